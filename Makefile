@@ -1,0 +1,40 @@
+# tilecam — the two commands: `make serve` and `make test`.
+# Each creates/updates the local virtualenv .venv by itself, then runs.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: serve test lint typecheck pytest install clean
+
+# Re-install when pyproject.toml changes (stamp files).
+$(VENV)/.stamp-runtime: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+$(VENV)/.stamp-dev: pyproject.toml $(VENV)/.stamp-runtime
+	$(PY) -m pip install -q -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.stamp-runtime
+
+serve: $(VENV)/.stamp-runtime
+	$(VENV)/bin/tilecam serve --host $(HOST) --port $(PORT)
+
+lint: $(VENV)/.stamp-dev
+	$(VENV)/bin/ruff check .
+
+typecheck: $(VENV)/.stamp-dev
+	$(VENV)/bin/mypy
+
+pytest: $(VENV)/.stamp-dev
+	$(PY) -m pytest -q -m "not slow"
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,55 @@
+"""The Detections container: shapes, validation, conversions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASSES, class_id
+from vision.detections import Detections
+
+
+def test_from_lists_round_trip_records() -> None:
+    d = Detections.from_lists(
+        [(0, 0, 10, 14), (12, 0, 22, 14)],
+        ["5p", "back"],
+        [0.9, 0.8],
+        rotations=[0, 90],
+        topk=[[("5p", 0.9), ("6p", 0.05)], [("back", 0.8)]],
+    )
+    assert d.codes == ["5p", "back"]
+    assert d.face_down.tolist() == [False, True]
+    rec = d.to_records()
+    assert rec[0]["topk"] == [{"code": "5p", "p": 0.9}, {"code": "6p", "p": 0.05}]
+    assert rec[1]["rotation"] == 90 and rec[1]["face_down"] is True
+    assert rec[1]["topk"] == [{"code": "back", "p": 0.8}]
+
+
+def test_select_keeps_rows_aligned() -> None:
+    d = Detections.from_lists([(0, 0, 1, 1), (5, 5, 6, 6), (9, 9, 10, 10)], ["1m", "2m", "3m"])
+    s = d.select(np.array([2, 0]))
+    assert s.codes == ["3m", "1m"]
+    assert s.boxes[0].tolist() == [9, 9, 10, 10]
+    assert s.centers.tolist() == [[9.5, 9.5], [0.5, 0.5]]
+
+
+def test_bad_shapes_and_values_are_rejected() -> None:
+    with pytest.raises(ValueError, match="rotations"):
+        Detections.from_lists([(0, 0, 1, 1)], ["1m"], rotations=[45])
+    with pytest.raises(ValueError, match="unknown tile code"):
+        Detections.from_lists([(0, 0, 1, 1)], ["0m"])
+    with pytest.raises(ValueError, match="boxes"):
+        Detections(
+            boxes=np.zeros((2, 3), np.float32),
+            class_ids=np.zeros(2, np.int64),
+            confidences=np.zeros(2, np.float32),
+            rotations=np.zeros(2, np.int64),
+            topk_ids=np.zeros((2, 1), np.int64),
+            topk_probs=np.zeros((2, 1), np.float32),
+        )
+
+
+def test_empty_and_class_table() -> None:
+    assert len(Detections.empty()) == 0
+    assert len(CLASSES) == 43 and len(set(CLASSES)) == 43
+    assert class_id("P") == 33

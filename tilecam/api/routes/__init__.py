@@ -1,0 +1,1 @@
+"""Routers of the service: one module each, discovered by :func:`tilecam.app.create_app`."""

@@ -1,0 +1,59 @@
+"""The ``tilecam`` command line.
+
+Each subcommand is a module in :mod:`tilecam.commands` that defines
+``register(subparsers) -> None``; the module adds its parser and sets
+``func`` (``Callable[[argparse.Namespace], int]``) as the parser default.
+Commands are discovered, so adding one never touches this file.
+
+Exit codes: 0 success, 2 bad input (a clear message on stderr), 1 other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from tilecam import __version__, commands
+
+
+class UserError(Exception):
+    """A problem with what the user asked for; printed without a traceback, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every discovered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="tilecam",
+        description="Photograph a mahjong hand and get its score.",
+    )
+    parser.add_argument("--version", action="version", version=f"tilecam {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (UserError, ValueError, FileNotFoundError) as exc:
+        print(f"tilecam {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of ``tilecam``: one module each, discovered by :mod:`tilecam.cli`."""

@@ -1,0 +1,51 @@
+"""Service settings, read from environment variables prefixed ``TILECAM_``.
+
+Example: ``TILECAM_PORT=9000 tilecam serve``. Sizes are in bytes, times in seconds.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """All service settings with their defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="TILECAM_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Folder for the SQLite database and stored frames.
+    data_dir: Path = REPO_ROOT / "data"
+    #: SQLAlchemy URL; empty means SQLite in ``data_dir/tilecam.db``.
+    database_url: str = ""
+    #: Folder holding the shipped model files (see models/README.md).
+    model_dir: Path = REPO_ROOT / "models"
+    #: Largest accepted upload, bytes.
+    max_upload_bytes: int = 15 * 1024 * 1024
+    #: Largest accepted decoded image, pixels (width * height).
+    max_pixels: int = 40_000_000
+    #: Recognitions allowed to run at once per process; more wait, then get 503.
+    recognize_concurrency: int = 2
+    #: Seconds a request may wait for a recognition slot or run before 503.
+    request_timeout_s: float = 30.0
+    #: Admin key for event/table administration; empty disables admin endpoints.
+    admin_key: str = ""
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The database URL to use (SQLite file in ``data_dir`` by default)."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'tilecam.db').as_posix()}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (cached; tests may call ``get_settings.cache_clear()``)."""
+    return Settings()

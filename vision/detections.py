@@ -1,0 +1,179 @@
+"""One container for the tiles found in an image.
+
+All stages of the vision pipeline (detect → classify → layout → correction)
+read and return a :class:`Detections`. Arrays are row-aligned, one row per tile:
+
+============  ===========  =======  ==================================================
+field         shape        dtype    meaning
+============  ===========  =======  ==================================================
+boxes         (n, 4)       float32  pixel box ``x1, y1, x2, y2`` in the original image
+class_ids     (n,)         int64    index into :data:`vision.classes.CLASSES`
+confidences   (n,)         float32  probability of the top-1 class, 0..1
+rotations     (n,)         int64    how the tile lies: 0, 90, 180 or 270 degrees
+                                    (clockwise from upright as seen in the image)
+topk_ids      (n, k)       int64    alternative classes, best first (column 0 = top-1)
+topk_probs    (n, k)       float32  their probabilities
+============  ===========  =======  ==================================================
+
+``face_down`` is derived: a row whose class is ``back``.
+
+>>> import numpy as np
+>>> d = Detections.from_lists([(0, 0, 10, 14)], ["5p"], [0.9])
+>>> len(d), d.codes, d.face_down.tolist()
+(1, ['5p'], [False])
+>>> d.to_records()[0]["code"]
+'5p'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.classes import BACK, CLASSES, class_id
+
+_BACK_ID = class_id(BACK)
+ROTATIONS = (0, 90, 180, 270)
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Row-aligned arrays describing tiles found in one image (see module doc)."""
+
+    boxes: npt.NDArray[np.float32]
+    class_ids: npt.NDArray[np.int64]
+    confidences: npt.NDArray[np.float32]
+    rotations: npt.NDArray[np.int64]
+    topk_ids: npt.NDArray[np.int64]
+    topk_probs: npt.NDArray[np.float32]
+    #: Image size ``(width, height)`` in pixels, when known.
+    image_size: tuple[int, int] | None = None
+    #: Free-form facts about how the detections were made (model name, timings in ms).
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.boxes)
+        if self.boxes.shape != (n, 4):
+            raise ValueError(f"boxes must have shape (n, 4), got {self.boxes.shape}")
+        for name in ("class_ids", "confidences", "rotations"):
+            arr = getattr(self, name)
+            if arr.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
+        if self.topk_ids.shape != self.topk_probs.shape or self.topk_ids.shape[0] != n:
+            raise ValueError("topk_ids and topk_probs must both have shape (n, k)")
+        if n and not np.isin(self.rotations, ROTATIONS).all():
+            raise ValueError("rotations must be 0, 90, 180 or 270")
+        if n and ((self.class_ids < 0) | (self.class_ids >= len(CLASSES))).any():
+            raise ValueError("class_ids out of range")
+
+    # ----------------------------------------------------------------- builders
+    @classmethod
+    def empty(cls, image_size: tuple[int, int] | None = None, k: int = 1) -> Detections:
+        """No tiles."""
+        return cls(
+            boxes=np.zeros((0, 4), np.float32),
+            class_ids=np.zeros(0, np.int64),
+            confidences=np.zeros(0, np.float32),
+            rotations=np.zeros(0, np.int64),
+            topk_ids=np.zeros((0, k), np.int64),
+            topk_probs=np.zeros((0, k), np.float32),
+            image_size=image_size,
+        )
+
+    @classmethod
+    def from_lists(
+        cls,
+        boxes: Sequence[Sequence[float]],
+        codes: Sequence[str],
+        confidences: Sequence[float] | None = None,
+        rotations: Sequence[int] | None = None,
+        topk: Sequence[Sequence[tuple[str, float]]] | None = None,
+        image_size: tuple[int, int] | None = None,
+    ) -> Detections:
+        """Build from plain Python lists (tests, hand-made layouts, automatic tables).
+
+        ``topk`` gives, per tile, ``(code, probability)`` pairs best first; by default
+        the single top-1 code with its confidence.
+        """
+        n = len(codes)
+        conf = [1.0] * n if confidences is None else list(confidences)
+        rot = [0] * n if rotations is None else list(rotations)
+        if topk is None:
+            topk = [[(c, p)] for c, p in zip(codes, conf, strict=True)]
+        k = max((len(t) for t in topk), default=1)
+        ids = np.zeros((n, k), np.int64)
+        probs = np.zeros((n, k), np.float32)
+        for i, alts in enumerate(topk):
+            for j in range(k):
+                code, p = alts[min(j, len(alts) - 1)]
+                ids[i, j] = class_id(code)
+                probs[i, j] = p if j < len(alts) else 0.0
+        return cls(
+            boxes=np.asarray(boxes, np.float32).reshape(n, 4),
+            class_ids=np.array([class_id(c) for c in codes], np.int64),
+            confidences=np.asarray(conf, np.float32),
+            rotations=np.asarray(rot, np.int64),
+            topk_ids=ids,
+            topk_probs=probs,
+            image_size=image_size,
+        )
+
+    # ----------------------------------------------------------------- views
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    @property
+    def codes(self) -> list[str]:
+        """Top-1 tile code of every row."""
+        return [CLASSES[i] for i in self.class_ids.tolist()]
+
+    @property
+    def face_down(self) -> npt.NDArray[np.bool_]:
+        """True where the tile is shown face down (class ``back``)."""
+        return self.class_ids == _BACK_ID
+
+    @property
+    def centers(self) -> npt.NDArray[np.float32]:
+        """Box centres, shape (n, 2), pixels."""
+        return np.stack(
+            [(self.boxes[:, 0] + self.boxes[:, 2]) / 2, (self.boxes[:, 1] + self.boxes[:, 3]) / 2],
+            axis=1,
+        ).astype(np.float32)
+
+    def select(self, index: npt.ArrayLike) -> Detections:
+        """A new container with the rows picked by ``index`` (mask or integer indices)."""
+        idx = np.asarray(index)
+        return Detections(
+            boxes=self.boxes[idx],
+            class_ids=self.class_ids[idx],
+            confidences=self.confidences[idx],
+            rotations=self.rotations[idx],
+            topk_ids=self.topk_ids[idx],
+            topk_probs=self.topk_probs[idx],
+            image_size=self.image_size,
+            meta=dict(self.meta),
+        )
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per tile: ``code, box, confidence, rotation, face_down, topk``."""
+        out = []
+        for i in range(len(self)):
+            out.append(
+                {
+                    "code": CLASSES[int(self.class_ids[i])],
+                    "box": [round(float(v), 1) for v in self.boxes[i]],
+                    "confidence": round(float(self.confidences[i]), 4),
+                    "rotation": int(self.rotations[i]),
+                    "face_down": bool(self.class_ids[i] == _BACK_ID),
+                    "topk": [
+                        {"code": CLASSES[int(c)], "p": round(float(p), 4)}
+                        for c, p in zip(self.topk_ids[i], self.topk_probs[i], strict=True)
+                        if p > 0
+                    ],
+                }
+            )
+        return out
