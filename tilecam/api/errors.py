@@ -1,0 +1,147 @@
+"""Every error the service answers with is JSON: ``{"error": {"code", "message"}}``.
+
+Routes raise :class:`ApiError` for problems they find themselves; the handlers
+installed by :func:`install_error_handlers` turn it, request-validation errors
+(wrong JSON types, missing fields), routing errors (404, 405) and anything
+unexpected into that one shape, so a client never sees an HTML page or a
+traceback.
+
+``code`` is a short machine-readable word (``invalid_hand``, ``image_too_large`` …),
+``message`` a sentence for people that names what is wrong.
+
+>>> err = ApiError(400, "invalid_hand", "unknown tile code 'x9'")
+>>> err.status_code, err.code, err.message
+(400, 'invalid_hand', "unknown tile code 'x9'")
+>>> error_body("not_found", "no such page")
+{'error': {'code': 'not_found', 'message': 'no such page'}}
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("tilecam.api")
+
+#: ``code`` for plain HTTP errors raised by the framework (routing, body limits).
+STATUS_CODES: dict[int, str] = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "request_timeout",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "too_many_requests",
+    503: "unavailable",
+}
+
+
+class ApiError(StarletteHTTPException):
+    """A request the service refuses, answered as ``{"error": {"code", "message"}}``.
+
+    ``status`` is the HTTP status (4xx for the client's mistakes, 503 when the
+    service is busy or not ready). It subclasses Starlette's ``HTTPException`` so
+    that FastAPI passes it through unchanged even when raised while the request
+    body is being read (the upload-size limit does that).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(status_code=status, detail=message, headers=dict(headers or {}) or None)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.status_code} {self.code}: {self.message}"
+
+
+def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
+    """The JSON body of an error answer."""
+    return {"error": {"code": code, "message": message}}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """A JSON error answer with the given status."""
+    return JSONResponse(error_body(code, message), status_code=status, headers=headers)
+
+
+def describe_validation_errors(errors: Sequence[Any]) -> str:
+    """One line naming every invalid field, e.g. ``body.hand: Input should be a valid string``.
+
+    >>> describe_validation_errors([{"loc": ("body", "flowers"), "msg": "Input should be "
+    ...     "a valid integer", "type": "int_type"}])
+    'body.flowers: Input should be a valid integer'
+    >>> describe_validation_errors([{"loc": ("body", 7), "msg": "JSON decode error",
+    ...     "type": "json_invalid", "ctx": {"error": "Expecting value"}}])
+    'body is not valid JSON (Expecting value at character 7)'
+    """
+    parts: list[str] = []
+    for err in errors:
+        loc = [str(p) for p in err.get("loc", ())]
+        if err.get("type") == "json_invalid":
+            detail = (err.get("ctx") or {}).get("error", "JSON decode error")
+            where = f" at character {loc[1]}" if len(loc) > 1 else ""
+            parts.append(f"body is not valid JSON ({detail}{where})")
+            continue
+        field = ".".join(loc) or "request"
+        parts.append(f"{field}: {err.get('msg', 'invalid value')}")
+    return "; ".join(parts) or "invalid request"
+
+
+async def _api_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status_code, exc.code, exc.message, exc.headers)
+
+
+async def _http_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    code = STATUS_CODES.get(status, "error" if status < 500 else "unavailable")
+    if status == 404:
+        message = f"no such endpoint: {request.method} {request.url.path}"
+    elif status == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    elif status == 413:
+        message = "request body too large"
+    elif isinstance(exc.detail, str) and exc.detail:
+        message = exc.detail
+    else:
+        message = code.replace("_", " ")
+    return error_response(status, code, message, exc.headers)
+
+
+async def _validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
+
+
+async def _unexpected_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return error_response(
+        500, "internal_error", f"internal error ({type(exc).__name__}); this is a tilecam bug"
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Make every error of ``app`` a JSON ``{"error": {"code", "message"}}`` answer."""
+    app.add_exception_handler(ApiError, _api_error_handler)
+    app.add_exception_handler(StarletteHTTPException, _http_error_handler)
+    app.add_exception_handler(RequestValidationError, _validation_error_handler)
+    app.add_exception_handler(Exception, _unexpected_error_handler)
