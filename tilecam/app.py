@@ -4,33 +4,109 @@ Routers are modules in :mod:`tilecam.api.routes` that define ``router``
 (an :class:`fastapi.APIRouter`); they are discovered and included in name order,
 so adding an endpoint module never touches this file.
 
+At startup (the lifespan) the tile detector is loaded once from
+``Settings.model_dir`` when a model is there; ``GET /readyz`` says whether it is.
+The scoring endpoints work without a model.
+
 Every error is answered as JSON ``{"error": {"code", "message"}}``
-(see :mod:`tilecam.api.errors`).
+(see :mod:`tilecam.api.errors`); request bodies are capped by
+:class:`tilecam.api.upload.BodyLimitMiddleware`.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from tilecam import __version__
 from tilecam.api import routes
+from tilecam.api.deps import RecognitionLimiter
 from tilecam.api.errors import install_error_handlers
+from tilecam.api.upload import FORM_OVERHEAD_BYTES, BodyLimitMiddleware
+from tilecam.settings import Settings, get_settings
+
+log = logging.getLogger("tilecam.app")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
-def create_app() -> FastAPI:
-    """Build the service app (uvicorn calls this with ``factory=True``)."""
+def load_detector_into(app: FastAPI, settings: Settings) -> None:
+    """Load the detector from ``settings.model_dir`` onto ``app.state`` (once, at startup).
+
+    Leaves ``app.state.detector`` as ``None`` and the reason in
+    ``app.state.detector_error`` when there is no model or it cannot be loaded, so
+    the rest of the service (scoring) still runs and ``/readyz`` explains.
+    """
+    app.state.detector = None
+    app.state.detector_error = None
+    app.state.detector_load_s = None
+    if not settings.load_model:
+        app.state.detector_error = "model loading is turned off (TILECAM_LOAD_MODEL=0)"
+        return
+    manifest = settings.model_dir / "manifest.json"
+    if not manifest.is_file():
+        app.state.detector_error = f"no model: {manifest} does not exist"
+        log.warning("tilecam: %s; recognition answers 503", app.state.detector_error)
+        return
+    start = time.perf_counter()
+    try:
+        from vision import load_detector
+
+        app.state.detector = load_detector(settings.model_dir)
+    except Exception as exc:  # a broken model must not stop the scoring service
+        app.state.detector_error = f"the model in {settings.model_dir} failed to load: {exc}"
+        log.exception("tilecam: %s", app.state.detector_error)
+        return
+    app.state.detector_load_s = round(time.perf_counter() - start, 3)
+    log.info("tilecam: detector loaded in %.2f s", app.state.detector_load_s)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the service app (uvicorn calls this with ``factory=True``).
+
+    ``settings`` defaults to the process settings from the environment.
+    """
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        load_detector_into(app, settings)
+        app.state.limiter = RecognitionLimiter(
+            settings.recognize_concurrency, settings.request_timeout_s
+        )
+        try:
+            yield
+        finally:
+            app.state.limiter.shutdown()
+
     app = FastAPI(
         title="tilecam",
         version=__version__,
-        description="Mahjong hand recognition and scoring (MCR, Xiamen, Zhenjiang).",
+        description=(
+            "Mahjong hand recognition and scoring (MCR, Xiamen, Zhenjiang). "
+            'Every error is JSON: {"error": {"code": "...", "message": "..."}}.'
+        ),
+        lifespan=lifespan,
     )
+    app.state.settings = settings
+    app.state.detector = None
+    app.state.detector_error = "the service is starting"
     install_error_handlers(app)
+    app.add_middleware(
+        BodyLimitMiddleware, max_bytes=settings.max_upload_bytes + FORM_OVERHEAD_BYTES
+    )
     for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{routes.__name__}.{info.name}")
         app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     recognize_concurrency: int = 2
     #: Seconds a request may wait for a recognition slot or run before 503.
     request_timeout_s: float = 30.0
+    #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).
+    load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints.
     admin_key: str = ""
 

@@ -1,0 +1,97 @@
+"""FastAPI dependencies: settings, the loaded detector, the recognition limiter.
+
+The app keeps its long-lived objects on ``app.state`` (set up by the lifespan in
+:mod:`tilecam.app`); these functions hand them to routes, and tests replace them
+with ``app.dependency_overrides``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from fastapi import Request
+
+from tilecam.api.errors import ApiError
+from tilecam.settings import Settings
+
+T = TypeVar("T")
+
+
+class RecognitionLimiter:
+    """Runs CPU-heavy work (decode, detect, layout, score) in a small thread pool.
+
+    At most ``slots`` jobs run at once. A request waits up to ``timeout_s`` seconds
+    for a slot, then gets 503 ``busy``; a job that runs longer than what is left of
+    ``timeout_s`` answers 503 ``timeout`` (the job finishes in the background and
+    only then frees its slot, so the bound on concurrent work always holds).
+    """
+
+    def __init__(self, slots: int, timeout_s: float) -> None:
+        if slots < 1:
+            raise ValueError(f"recognition slots must be at least 1, got {slots}")
+        self.slots = slots
+        self.timeout_s = timeout_s
+        self._semaphore = asyncio.BoundedSemaphore(slots)
+        self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="recognize")
+        self.running = 0
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(*args, **kwargs)`` in the pool within the limits; returns its result."""
+        start = time.monotonic()
+        try:
+            await asyncio.wait_for(self._semaphore.acquire(), self.timeout_s)
+        except TimeoutError:
+            raise ApiError(
+                503,
+                "busy",
+                f"the server is busy: no recognition slot became free within "
+                f"{self.timeout_s:g} s; try again",
+                headers={"Retry-After": "2"},
+            ) from None
+        self.running += 1
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+        def release(_: object) -> None:
+            self.running -= 1
+            self._semaphore.release()
+
+        future.add_done_callback(release)
+        left = max(0.0, self.timeout_s - (time.monotonic() - start))
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), left)
+        except TimeoutError:
+            raise ApiError(
+                503,
+                "timeout",
+                f"recognition did not finish within {self.timeout_s:g} s; try a smaller image",
+            ) from None
+
+    def shutdown(self) -> None:
+        """Stop the pool (waits for running jobs)."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def get_settings(request: Request) -> Settings:
+    """The settings the app was built with."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_detector(request: Request) -> Any:
+    """The detector loaded at startup; 503 ``not_ready`` when there is none."""
+    detector = getattr(request.app.state, "detector", None)
+    if detector is None:
+        reason = getattr(request.app.state, "detector_error", None) or "no model loaded"
+        raise ApiError(503, "not_ready", f"the tile detector is not available: {reason}")
+    return detector
+
+
+def get_limiter(request: Request) -> RecognitionLimiter:
+    """The per-process recognition limiter."""
+    limiter: RecognitionLimiter = request.app.state.limiter
+    return limiter

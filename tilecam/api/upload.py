@@ -1,0 +1,201 @@
+"""Reading an uploaded image safely: size caps while streaming, type and header checks.
+
+Two ways to send an image:
+
+* ``multipart/form-data`` with the file in a field named ``image`` (a phone page,
+  ``curl -F image=@hand.jpg``); other text fields (``rules``, ``self_drawn`` …) come
+  back in :attr:`Upload.fields`;
+* the raw bytes as the body with ``Content-Type: image/jpeg`` (or ``image/png``,
+  ``image/webp``, ``application/octet-stream``), options in the query string.
+
+The whole request body is capped by :class:`BodyLimitMiddleware` (Content-Length is
+checked before reading, and a chunked body is counted as it streams in), and the image
+itself by ``Settings.max_upload_bytes``. The pixel count is read from the image header
+*before decoding* (:func:`vision.imageio.image_size_from_header`), so a decompression
+bomb is refused without allocating its pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tilecam.api.errors import ApiError, error_response
+
+#: Bytes allowed in a request body beyond the image (multipart headers, form fields).
+FORM_OVERHEAD_BYTES = 256 * 1024
+#: Raw-body content types accepted as an image.
+RAW_IMAGE_TYPES = ("image/", "application/octet-stream")
+
+
+@dataclass
+class Upload:
+    """An uploaded image's bytes and the other form fields sent with it."""
+
+    data: bytes
+    filename: str
+    content_type: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+class BodyLimitMiddleware:
+    """Refuse request bodies over ``max_bytes`` with 413 JSON, before or while reading.
+
+    A declared ``Content-Length`` over the limit is refused before any byte is read;
+    a chunked body is counted as it streams in and refused as soon as it passes the
+    limit (the route sees :class:`ApiError` 413 from ``receive``).
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_bytes
+        declared = _content_length(scope)
+        if declared is not None and declared > limit:
+            response = error_response(
+                413,
+                "payload_too_large",
+                f"request body of {declared} bytes is over the limit of {limit} bytes",
+                headers={"Connection": "close"},
+            )
+            await response(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise ApiError(
+                        413,
+                        "payload_too_large",
+                        f"request body is over the limit of {limit} bytes",
+                    )
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _media_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+async def read_upload(request: Request, max_bytes: int) -> Upload:
+    """The image of a multipart (field ``image``) or raw-body request.
+
+    Raises :class:`ApiError`: 415 for a body that is neither, 400 for a missing or
+    empty image, 413 for one over ``max_bytes``.
+    """
+    content_type = request.headers.get("content-type", "")
+    media = _media_type(content_type)
+    if media == "multipart/form-data":
+        form = await request.form(max_files=1, max_fields=64, max_part_size=64 * 1024)
+        fields: dict[str, str] = {}
+        upload: UploadFile | None = None
+        for key, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                if key == "image":
+                    upload = value
+                continue
+            fields[key] = value
+        if upload is None:
+            await form.close()
+            raise ApiError(
+                400,
+                "missing_image",
+                "no image in the form: send the photo in a file field named 'image' "
+                "(curl -F image=@hand.jpg)",
+            )
+        part_type = _media_type(upload.content_type or "")
+        if part_type and not part_type.startswith(RAW_IMAGE_TYPES):
+            await form.close()
+            raise ApiError(
+                415,
+                "unsupported_media_type",
+                f"the 'image' field has content type {part_type!r}; "
+                "send a JPEG, PNG, WebP, BMP or TIFF image",
+            )
+        data = await upload.read(max_bytes + 1)
+        filename = upload.filename or "upload"
+        await form.close()
+        result = Upload(data, filename, part_type or "application/octet-stream", fields)
+    elif media.startswith(RAW_IMAGE_TYPES):
+        chunks: list[bytes] = []
+        total = 0
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > max_bytes:
+                raise _too_large(max_bytes)
+            chunks.append(chunk)
+        result = Upload(b"".join(chunks), "upload", media, {})
+    else:
+        shown = media or "none"
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"content type {shown!r} is not accepted here: send multipart/form-data with "
+            "the photo in a field named 'image', or the raw image with Content-Type image/jpeg",
+        )
+    if not result.data:
+        raise ApiError(400, "empty_image", "the uploaded image is empty (0 bytes)")
+    if len(result.data) > max_bytes:
+        raise _too_large(max_bytes)
+    return result
+
+
+def _too_large(max_bytes: int) -> ApiError:
+    return ApiError(
+        413,
+        "image_too_large",
+        f"the image file is over the upload limit of {max_bytes / 2**20:g} MiB",
+    )
+
+
+def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
+    """``(format, width, height)`` from the header, before any decoding.
+
+    Raises :class:`ApiError` 415 for data that is not a supported image format,
+    413 for more than ``max_pixels`` pixels, 400 for a broken header.
+    """
+    from vision.imageio import ImageError, image_size_from_header, sniff_format
+
+    if sniff_format(data) is None:
+        try:
+            image_size_from_header(data)
+        except ImageError as exc:
+            raise ApiError(415, "unsupported_image", str(exc)) from None
+        raise ApiError(415, "unsupported_image", "not a supported image format")
+    try:
+        fmt, width, height = image_size_from_header(data)
+    except ImageError as exc:
+        raise ApiError(400, "invalid_image", str(exc)) from None
+    if width <= 0 or height <= 0:
+        raise ApiError(400, "invalid_image", f"the image has zero size ({width}×{height} pixels)")
+    if width * height > max_pixels:
+        raise ApiError(
+            413,
+            "image_too_large",
+            f"the image is {width}×{height} = {width * height / 1e6:.1f} megapixels, over "
+            f"the limit of {max_pixels / 1e6:g} megapixels; resize it first",
+        )
+    return fmt, width, height
