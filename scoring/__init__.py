@@ -1,4 +1,137 @@
 """tilecam's rules engine: pure Python, standard library only.
 
-Chinese Official (MCR, 国标) with its rule versions, Xiamen (厦门) and Zhenjiang (镇江).
+Chinese Official (MCR, 国标) with its rule versions, Xiamen (厦门) and Zhenjiang (镇江),
+each a rule set in :mod:`scoring.rulesets` chosen with ``rules=``.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.hand import Hand, HandError, Meld
+from scoring.notation import format_hand, parse_hand
+from scoring.rulesets import get_rule_set, rule_sets
+from scoring.rulesets.base import (
+    Payment,
+    RuleSet,
+    Score,
+    ScoredFan,
+    Setting,
+    Settlement,
+    Waits,
+    WaitTile,
+    WinContext,
+)
+
+__all__ = [
+    "Hand",
+    "HandError",
+    "Meld",
+    "Payment",
+    "RuleSet",
+    "Score",
+    "ScoredFan",
+    "Setting",
+    "Settlement",
+    "WaitTile",
+    "Waits",
+    "WinContext",
+    "format_hand",
+    "get_rule_set",
+    "parse_hand",
+    "rule_sets",
+    "score",
+    "waits",
+]
+
+
+def _prepare(
+    hand: str | Hand,
+    rules: str,
+    version: str | None,
+    settings: Mapping[str, Any] | None,
+    context_kwargs: dict[str, Any],
+    rule_context: Mapping[str, Any],
+) -> tuple[RuleSet, Hand, WinContext, dict[str, Any]]:
+    rule_set = get_rule_set(rules)
+    if isinstance(hand, str):
+        hand = parse_hand(hand)
+    elif not isinstance(hand, Hand):
+        raise HandError(f"a hand string or Hand is needed, not {type(hand).__name__}")
+    given = dict(settings or {})
+    if version is not None:
+        if "version" not in rule_set.settings():
+            raise HandError(f"rules {rules!r} have no versions")
+        given["version"] = version
+    resolved = rule_set.resolve_settings(given)
+    extra = rule_set.resolve_context(rule_context)
+    context = WinContext(**context_kwargs, extra=extra)
+    return rule_set, hand, context, resolved
+
+
+def score(
+    hand: str | Hand,
+    *,
+    rules: str = "mcr",
+    version: str | None = None,
+    self_drawn: bool = False,
+    last_of_kind: bool = False,
+    kong: bool = False,
+    last_wall_tile: bool = False,
+    seat_wind: str = "E",
+    prevalent_wind: str = "E",
+    flowers: int = 0,
+    discarder: int | None = None,
+    settings: Mapping[str, Any] | None = None,
+    **rule_context: Any,
+) -> Score:
+    """Score a winning hand under ``rules`` (default MCR, version mil-2015).
+
+    ``hand``: notation string or :class:`Hand`; its last standing tile is the winning tile.
+    Flags describe the win (see :class:`WinContext`); ``settings`` and ``rule_context``
+    are rule-set specific (see ``get_rule_set(rules).describe()``).
+    Raises :class:`HandError` naming what is wrong.
+    """
+    rule_set, parsed, context, resolved = _prepare(
+        hand,
+        rules,
+        version,
+        settings,
+        dict(
+            self_drawn=self_drawn,
+            last_of_kind=last_of_kind,
+            kong=kong,
+            last_wall_tile=last_wall_tile,
+            seat_wind=seat_wind,
+            prevalent_wind=prevalent_wind,
+            flowers=flowers,
+            discarder=discarder,
+        ),
+        rule_context,
+    )
+    return rule_set.score(parsed, context, resolved)
+
+
+def waits(
+    hand: str | Hand,
+    *,
+    rules: str = "mcr",
+    version: str | None = None,
+    seat_wind: str = "E",
+    prevalent_wind: str = "E",
+    flowers: int = 0,
+    settings: Mapping[str, Any] | None = None,
+    **rule_context: Any,
+) -> Waits:
+    """Wait analysis of a hand one tile short of a win (13 standing+meld tiles in MCR):
+    the tiles it waits on with the best score on each, or its shanten when not ready."""
+    rule_set, parsed, context, resolved = _prepare(
+        hand,
+        rules,
+        version,
+        settings,
+        dict(seat_wind=seat_wind, prevalent_wind=prevalent_wind, flowers=flowers),
+        rule_context,
+    )
+    return rule_set.waits(parsed, context, resolved)

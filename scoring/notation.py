@@ -1,0 +1,179 @@
+"""Hand notation: the bracket format of RULES.md and Tenhou-style tile strings.
+
+A hand string is melds in brackets, then the standing tiles; the LAST standing tile is
+the winning tile. Tiles are written in groups, digits then a suit letter (``123m``,
+``55p``, ``1z`` Tenhou honours, ``12f`` flowers), or honour letters ``E S W N C F P``.
+A ``0`` rank is Tenhou's red five and reads as ``5``. Spaces are ignored.
+
+Melds: ``[123m,2]`` chow, 2nd tile claimed (``[123m]`` claimed tile unknown);
+``[555p,3]`` pung claimed from seat offset 3 (1 left, 2 opposite, 3 right);
+``[EEEE]`` concealed kong; ``[EEEE,1]`` melded kong; ``[EEEE,5]``-``[EEEE,7]`` kong
+added to a pung claimed from 1-3. Flowers anywhere in the string go to ``Hand.flowers``.
+
+>>> h = parse_hand("[EEE,2][SSSS,1]WWWNN55pN")
+>>> [m.kind for m in h.melds], h.standing[-1]
+(['pung', 'kong'], 'N')
+>>> format_hand(parse_hand("123m456p11z 1f"))
+'123m456pEE1f'
+>>> format_hand(parse_hand("555666777p5556s7s"))
+'555666777p5556s7s'
+>>> parse_hand("12x")
+Traceback (most recent call last):
+...
+scoring.hand.HandError: unknown character 'x' at position 3 of '12x'
+"""
+
+from __future__ import annotations
+
+from scoring import tiles as T
+from scoring.hand import Hand, HandError, Meld, normalize_code
+
+_SUIT_LETTERS = "mpszf"
+
+
+def _tile_groups(text: str, offset: int, whole: str) -> list[str]:
+    """Codes of a run of tile groups (``123m55pEE``); ``offset`` places errors in ``whole``."""
+    out: list[str] = []
+    pending: list[tuple[str, int]] = []
+    for n, ch in enumerate(text):
+        pos = offset + n + 1
+        if ch.isspace():
+            continue
+        if ch.isdigit():
+            pending.append((ch, pos))
+        elif ch in _SUIT_LETTERS:
+            if not pending:
+                raise HandError(f"suit letter {ch!r} at position {pos} of {whole!r} has no ranks")
+            for digit, dpos in pending:
+                out.append(normalize_code(digit + ch, f"at position {dpos} of {whole!r}"))
+            pending = []
+        elif ch in T.HONOURS:
+            if pending:
+                digits = "".join(d for d, _ in pending)
+                raise HandError(
+                    f"ranks {digits!r} before {ch!r} at position {pos} of {whole!r} need a suit"
+                )
+            out.append(ch)
+        else:
+            raise HandError(f"unknown character {ch!r} at position {pos} of {whole!r}")
+    if pending:
+        digits = "".join(d for d, _ in pending)
+        raise HandError(f"ranks {digits!r} at the end of {whole!r} need a suit letter (m p s z f)")
+    return out
+
+
+def _parse_meld(body: str, offset: int, whole: str) -> Meld:
+    """One bracketed meld; ``body`` is the text between the brackets."""
+    where = f"meld [{body}] at position {offset} of {whole!r}"
+    tile_text, sep, num_text = body.partition(",")
+    number: int | None = None
+    if sep:
+        num_text = num_text.strip()
+        if not num_text.isdigit():
+            raise HandError(f"{where}: {num_text!r} after the comma is not a number")
+        number = int(num_text)
+    codes = _tile_groups(tile_text, offset, whole)
+    if any(T.is_flower(c) for c in codes):
+        raise HandError(f"{where}: flowers are never part of a set")
+    idx = sorted(T.index(c) for c in codes)
+    if len(idx) == 3 and len(set(idx)) == 1:
+        if number is None or number not in (1, 2, 3):
+            raise HandError(f"{where}: a pung needs the seat offset it was claimed from (1-3)")
+        return Meld("pung", tuple(codes), claimed_from=number)
+    if len(idx) == 4 and len(set(idx)) == 1:
+        if number is None:
+            return Meld("kong", tuple(codes))
+        if number in (1, 2, 3):
+            return Meld("kong", tuple(codes), claimed_from=number)
+        if number in (5, 6, 7):
+            return Meld("kong", tuple(codes), claimed_from=number - 4, added=True)
+        raise HandError(f"{where}: a kong takes no number (concealed), 1-3 or 5-7 (added)")
+    if len(idx) == 3:
+        if number is not None and number not in (1, 2, 3):
+            raise HandError(f"{where}: the claimed tile of a chow is 1, 2 or 3")
+        return Meld("chow", tuple(codes), 1, None if number is None else number - 1)
+    raise HandError(f"{where} is not a chow, pung or kong")
+
+
+def parse_hand(text: str) -> Hand:
+    """Parse bracket notation or a Tenhou-style string into a :class:`Hand`.
+
+    Checks syntax and copy counts (at most 4 of a kind), not the hand size.
+    Raises :class:`HandError` naming the problem and its position.
+    """
+    if not isinstance(text, str):
+        raise HandError(f"a hand string is needed, not {type(text).__name__}")
+    if not text.strip():
+        raise HandError("empty hand string")
+    melds: list[Meld] = []
+    loose: list[str] = []
+    pos = 0
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "[":
+            end = text.find("]", pos)
+            if end < 0:
+                raise HandError(f"'[' at position {pos + 1} of {text!r} is never closed")
+            if loose and any(not T.is_flower(c) for c in loose):
+                raise HandError(
+                    f"meld at position {pos + 1} of {text!r} comes after standing tiles; "
+                    "write melds first"
+                )
+            melds.append(_parse_meld(text[pos + 1 : end], pos + 1, text))
+            pos = end + 1
+            continue
+        if ch == "]":
+            raise HandError(f"']' at position {pos + 1} of {text!r} has no matching '['")
+        end = text.find("[", pos)
+        end = len(text) if end < 0 else end
+        loose.extend(_tile_groups(text[pos:end], pos, text))
+        pos = end
+    standing = tuple(c for c in loose if not T.is_flower(c))
+    flowers = tuple(c for c in loose if T.is_flower(c))
+    return Hand(tuple(melds), standing, flowers)
+
+
+def format_tiles(codes: tuple[str, ...] | list[str]) -> str:
+    """Write codes in groups, keeping their order (``["1m","2m","E"]`` -> ``12mE``)."""
+    out: list[str] = []
+    digits: list[str] = []
+    suit = ""
+    for c in codes:
+        if len(c) == 2:
+            if c[1] != suit and digits:
+                out.append("".join(digits) + suit)
+                digits = []
+            suit = c[1]
+            digits.append(c[0])
+        else:
+            if digits:
+                out.append("".join(digits) + suit)
+                digits, suit = [], ""
+            out.append(c)
+    if digits:
+        out.append("".join(digits) + suit)
+    return "".join(out)
+
+
+def format_meld(meld: Meld) -> str:
+    """Bracket text of a meld (``[123m,2]``, ``[555p,3]``, ``[EEEE]``, ``[EEEE,5]``)."""
+    body = format_tiles(meld.tiles)
+    if meld.kind == "chow":
+        return f"[{body}]" if meld.claimed_index is None else f"[{body},{meld.claimed_index + 1}]"
+    if meld.claimed_from is None:
+        return f"[{body}]"
+    return f"[{body},{meld.claimed_from + (4 if meld.added else 0)}]"
+
+
+def format_hand(hand: Hand) -> str:
+    """Bracket notation of ``hand``; the winning (last) tile is written as its own group.
+
+    ``parse_hand(format_hand(h)) == h`` for every hand.
+    """
+    melds = "".join(format_meld(m) for m in hand.melds)
+    standing = hand.standing
+    body = format_tiles(standing[:-1])
+    if standing:
+        body += format_tiles(standing[-1:])
+    flowers = format_tiles(hand.flowers)
+    return melds + body + flowers

@@ -1,0 +1,342 @@
+"""The rule-set interface every scoring rule set implements, and the result types.
+
+A rule set is one module in :mod:`scoring.rulesets` that defines ``RULE_SET``, an
+instance of a :class:`RuleSet` subclass. The registry (:func:`scoring.rule_sets`)
+discovers these modules, so adding a rule set never touches the engine.
+
+A rule set states:
+
+- ``name`` (the ``rules=`` value), ``title``, ``hand_size`` (tiles in a winning hand,
+  each kong counted as 3: 14 for MCR, 17 for Xiamen);
+- ``settings()``: every setting with its default and description (a version preset,
+  chip values, ...); :meth:`RuleSet.resolve_settings` checks and fills them;
+- ``context_fields()``: rule-specific win context (wild-tile indicator, 游金 state, ...)
+  that callers pass as keyword arguments and that arrives in ``WinContext.extra``;
+- ``score(hand, context, settings) -> Score``, ``waits(hand, context, settings) -> Waits``
+  and ``settle(hand, total, legal, context, settings) -> Settlement``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from scoring import tiles as T
+from scoring.hand import Hand, HandError
+
+SEAT_NAMES: dict[int, str] = {1: "left", 2: "opposite", 3: "right"}
+"""Seat offsets relative to the winner (1 上家 left, 2 对家 opposite, 3 下家 right)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a rule set (or one rule-specific context field).
+
+    ``default`` fixes the type (bool, int, float or str; ``None`` means "optional str");
+    ``choices`` limits the values when given.
+    """
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """Check ``value`` (strings from the CLI are converted) or raise HandError."""
+        kind = type(self.default)
+        if isinstance(value, str) and kind is not str and self.default is not None:
+            text = value.strip().lower()
+            try:
+                if kind is bool:
+                    if text not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError(text)
+                    value = text in ("1", "true", "yes", "on")
+                elif kind is int:
+                    value = int(text)
+                elif kind is float:
+                    value = float(text)
+            except ValueError:
+                raise HandError(
+                    f"setting {self.name}={value!r}: expected {kind.__name__}"
+                ) from None
+        int_as_float = kind is float and isinstance(value, int) and not isinstance(value, bool)
+        if self.default is not None and not isinstance(value, kind) and not int_as_float:
+            raise HandError(
+                f"setting {self.name}={value!r}: expected {kind.__name__}, "
+                f"not {type(value).__name__}"
+            )
+        if kind is int and isinstance(value, bool):
+            raise HandError(f"setting {self.name}={value!r}: expected int, not bool")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise HandError(f"setting {self.name}={value!r}: choose one of {allowed}")
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description."""
+        out: dict[str, Any] = {"default": self.default, "description": self.description}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+
+@dataclass(frozen=True)
+class WinContext:
+    """How the hand was won, common to all rule sets.
+
+    ``flowers``: flower count when the hand itself lists none (bonus tiles in
+    ``Hand.flowers`` count otherwise). ``discarder``: seat offset (1-3) of the player who
+    discarded the winning tile, ``None`` when unknown or self-drawn. ``extra``: rule-set
+    specific fields, checked against :meth:`RuleSet.context_fields`.
+    """
+
+    self_drawn: bool = False
+    last_of_kind: bool = False
+    kong: bool = False
+    last_wall_tile: bool = False
+    seat_wind: str = "E"
+    prevalent_wind: str = "E"
+    flowers: int = 0
+    discarder: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("self_drawn", "last_of_kind", "kong", "last_wall_tile"):
+            if not isinstance(getattr(self, name), bool):
+                raise HandError(f"{name} must be true or false")
+        for name in ("seat_wind", "prevalent_wind"):
+            value = getattr(self, name)
+            if value not in T.WINDS:
+                raise HandError(f"{name} {value!r} is not a wind (E, S, W or N)")
+        if isinstance(self.flowers, bool) or not isinstance(self.flowers, int):
+            raise HandError("flowers must be a whole number")
+        if not 0 <= self.flowers <= 8:
+            raise HandError(f"flowers={self.flowers}: there are 8 bonus tiles")
+        if self.discarder is not None:
+            if self.discarder not in (1, 2, 3):
+                raise HandError(f"discarder={self.discarder!r}: use seat offset 1, 2 or 3")
+            if self.self_drawn:
+                raise HandError("a self-drawn win has no discarder")
+
+    def flower_count(self, hand: Hand) -> int:
+        """Flowers of the win: ``hand.flowers`` if listed, else ``flowers``; both must agree."""
+        listed = len(hand.flowers)
+        if listed and self.flowers and listed != self.flowers:
+            raise HandError(f"the hand shows {listed} flowers but flowers={self.flowers} was given")
+        return listed or self.flowers
+
+
+@dataclass(frozen=True)
+class ScoredFan:
+    """One scoring element of a result: a fan (MCR) or a rule set's scoring item.
+
+    ``value``: points of one occurrence; ``count``: occurrences; ``sets``: for each
+    occurrence, the sets or tiles (notation strings such as ``"567p"``) that form it.
+    """
+
+    zh: str
+    en: str
+    value: int
+    count: int = 1
+    sets: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def points(self) -> int:
+        """``value * count``."""
+        return self.value * self.count
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"zh", "en", "value", "count", "sets"}``."""
+        return {
+            "zh": self.zh,
+            "en": self.en,
+            "value": self.value,
+            "count": self.count,
+            "sets": [list(s) for s in self.sets],
+        }
+
+
+@dataclass(frozen=True)
+class Payment:
+    """``payer`` (a seat name such as ``left``, or a role such as ``discarder``/``other``)
+    pays ``amount`` to the winner (in the rule set's unit)."""
+
+    payer: str
+    amount: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"payer": self.payer, "amount": self.amount}
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """Who pays the winner what. ``unit``: ``"points"`` (match points) or ``"chips"``."""
+
+    unit: str
+    payments: tuple[Payment, ...] = ()
+    note: str = ""
+
+    @property
+    def winner_receives(self) -> int:
+        """Sum of all payments."""
+        return sum(p.amount for p in self.payments)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"unit", "winner", "payments": [{"payer", "amount"}], "note"}``."""
+        return {
+            "unit": self.unit,
+            "winner": self.winner_receives,
+            "payments": [p.to_dict() for p in self.payments],
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Score:
+    """A scored win. ``total`` includes flowers (or the rule set's bonus items);
+    ``legal`` says whether it meets the rule set's minimum."""
+
+    rules: str
+    version: str | None
+    total: int
+    legal: bool
+    fans: tuple[ScoredFan, ...]
+    settlement: Settlement
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"total", "legal", "rules", "version", "fans", "settlement"}``
+        (plus ``"details"`` when a rule set reports any)."""
+        out: dict[str, Any] = {
+            "total": self.total,
+            "legal": self.legal,
+            "rules": self.rules,
+            "version": self.version,
+            "fans": [f.to_dict() for f in self.fans],
+            "settlement": self.settlement.to_dict(),
+        }
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
+
+
+@dataclass(frozen=True)
+class WaitTile:
+    """One tile a ready hand waits on: ``remaining`` copies not in the hand itself, and the
+    best score on a discard and on a self-draw (``None`` where that win is impossible)."""
+
+    tile: str
+    remaining: int
+    discard: Score | None
+    self_drawn: Score | None
+
+    def to_dict(self) -> dict[str, Any]:
+        def brief(s: Score | None) -> dict[str, Any] | None:
+            if s is None:
+                return None
+            return {
+                "total": s.total,
+                "legal": s.legal,
+                "fans": [f.to_dict() for f in s.fans],
+            }
+
+        return {
+            "tile": self.tile,
+            "remaining": self.remaining,
+            "discard": brief(self.discard),
+            "self_drawn": brief(self.self_drawn),
+        }
+
+
+@dataclass(frozen=True)
+class Waits:
+    """Wait analysis of a hand one tile short of a win. ``shanten``: 0 when ready, else how
+    many tile changes it is from ready; ``waits`` is empty unless ready."""
+
+    rules: str
+    version: str | None
+    hand: str
+    shanten: int
+    waits: tuple[WaitTile, ...] = ()
+
+    @property
+    def ready(self) -> bool:
+        return self.shanten == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"rules", "version", "hand", "ready", "shanten", "waits"}``."""
+        return {
+            "rules": self.rules,
+            "version": self.version,
+            "hand": self.hand,
+            "ready": self.ready,
+            "shanten": self.shanten,
+            "waits": [w.to_dict() for w in self.waits],
+        }
+
+
+class RuleSet(ABC):
+    """A scoring rule set. Subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    hand_size: ClassVar[int]
+
+    @abstractmethod
+    def settings(self) -> Mapping[str, Setting]:
+        """Every setting: name -> :class:`Setting` (default + description)."""
+
+    def context_fields(self) -> Mapping[str, Setting]:
+        """Rule-specific win-context fields accepted in ``WinContext.extra``."""
+        return {}
+
+    def resolve_settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults overlaid with ``given`` (checked; CLI strings converted)."""
+        return _resolve(self.name, "setting", self.settings(), given)
+
+    def resolve_context(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Context-field defaults overlaid with ``given`` (checked; strings converted)."""
+        return _resolve(self.name, "context field", self.context_fields(), given)
+
+    @abstractmethod
+    def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
+        """Score a winning hand (its last standing tile is the winning tile)."""
+
+    @abstractmethod
+    def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
+        """Tiles a hand one short of a win waits on, or how far it is from ready."""
+
+    @abstractmethod
+    def settle(
+        self,
+        hand: Hand,
+        total: int,
+        legal: bool,
+        context: WinContext,
+        settings: Mapping[str, Any],
+    ) -> Settlement:
+        """Payments to the winner for a win worth ``total``."""
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description of the rule set and its settings."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "hand_size": self.hand_size,
+            "settings": {k: s.to_dict() for k, s in self.settings().items()},
+            "context": {k: s.to_dict() for k, s in self.context_fields().items()},
+        }
+
+
+def _resolve(
+    rules: str, what: str, table: Mapping[str, Setting], given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    out = {k: s.default for k, s in table.items()}
+    for key, value in (given or {}).items():
+        if key not in table:
+            known = ", ".join(sorted(table)) or "none"
+            raise HandError(f"rules {rules!r} have no {what} {key!r} (known: {known})")
+        out[key] = table[key].coerce(value)
+    return out
