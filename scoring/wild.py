@@ -79,13 +79,13 @@ class WildSet:
     def __str__(self) -> str:
         marks = list(self.wild_faces)
         parts = []
-        for f in self.faces:
+        for f in reversed(self.faces):  # mark the last copies: "pair 1m 1m(wild)"
             if f in marks:
                 marks.remove(f)
                 parts.append(f"{T.code(f)}(wild)")
             else:
                 parts.append(T.code(f))
-        return f"{self.shape} {' '.join(parts)}"
+        return f"{self.shape} {' '.join(reversed(parts))}"
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form: shape, tile codes, and the codes supplied by wilds."""
