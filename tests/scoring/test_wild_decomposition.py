@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 
 import pytest
@@ -26,7 +26,7 @@ def counts_of(codes: str) -> list[int]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def natural_complete(counts: tuple[int, ...], pair: bool = True) -> bool:
     """Independent brute-force checker for a natural hand: sets + exactly one pair."""
     i = next((k for k, c in enumerate(counts) if c), -1)
