@@ -95,3 +95,19 @@ def get_limiter(request: Request) -> RecognitionLimiter:
     """The per-process recognition limiter."""
     limiter: RecognitionLimiter = request.app.state.limiter
     return limiter
+
+
+def require_json(request: Request) -> None:
+    """415 unless the request body is declared as JSON (``Content-Type: application/json``)."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    is_json = media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+    if not is_json:
+        shown = media or "none"
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"content type {shown!r} is not accepted here: send the request as JSON "
+            "with Content-Type: application/json",
+        )

@@ -1,0 +1,36 @@
+"""``POST /v1/waits``: the tiles a hand one short of a win waits on, with the best score
+on each, or how far it is from ready (shanten)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+import scoring
+from tilecam.api.deps import require_json
+from tilecam.api.hands import hand_and_context, invalid_hand
+from tilecam.api.schemas import ERROR_RESPONSES, WaitsRequest
+
+router = APIRouter(prefix="/v1", tags=["scoring"], dependencies=[Depends(require_json)])
+
+_WAITS_DOC: dict[int | str, dict[str, Any]] = {
+    200: {"description": 'Waits.to_dict(): {"rules", "version", "hand", "ready", "shanten", '
+          '"waits": [{"tile", "remaining", "discard", "self_drawn"}]}'},
+}  # fmt: skip
+
+
+@router.post("/waits", responses={**ERROR_RESPONSES, **_WAITS_DOC})
+async def waits(req: WaitsRequest) -> JSONResponse:
+    """Wait analysis of a hand one tile short of a win (13 tiles in MCR, 16 in Xiamen).
+
+    Win flags (self_drawn …) do not apply; each wait is scored both on a discard and
+    self-drawn. A hand that is not ready answers with ``ready: false`` and its shanten.
+    """
+    hand, kwargs = hand_and_context(req, win=False)
+    try:
+        result = scoring.waits(hand, **kwargs)
+    except scoring.HandError as exc:
+        raise invalid_hand(exc) from None
+    return JSONResponse(result.to_dict())

@@ -1,0 +1,150 @@
+"""Request and response models of the HTTP API (pydantic v2).
+
+Requests are strict about their shape: an unknown field (a typo such as
+``selfdrawn``) or a value of the wrong JSON type is a 422 error naming the field.
+Tile codes themselves are checked by :mod:`scoring` (a 400 ``invalid_hand`` naming the
+code and where it is).
+
+>>> ScoreRequest.model_validate({"hand": "[EEE,2][SSSS,1]WWWNN55pN", "self_drawn": True}).rules
+'mcr'
+>>> ScoreRequest.model_validate({"standing": ["1m"] * 2, "melds": [
+...     {"kind": "pung", "tiles": ["E", "E", "E"], "claimed_from": 2}]}).melds[0].kind
+'pung'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Wind = Literal["E", "S", "W", "N"]
+#: A tile code such as ``5p``, ``E``, ``3f`` (Tenhou ``1z``-``7z`` is accepted too).
+TileCode = str
+SettingValue = bool | int | float | str
+
+
+class MeldIn(BaseModel):
+    """One exposed set (or concealed kong) of a structured hand."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["chow", "pung", "kong"]
+    tiles: list[TileCode] = Field(min_length=3, max_length=4, description="tile codes, any order")
+    claimed_from: int | None = Field(
+        None, ge=1, le=3, description="seat offset 1 left, 2 opposite, 3 right; null = concealed"
+    )
+    claimed_index: int | None = Field(
+        None, ge=0, le=2, description="chow only: which tile (0-based, sorted) was claimed"
+    )
+    added: bool = Field(False, description="kong made by adding a tile to a claimed pung")
+
+
+class WinContext(BaseModel):
+    """How the hand was won and the table situation (all optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: str = Field("mcr", max_length=40, description="rule set name, see GET /v1/rules")
+    version: str | None = Field(None, max_length=40, description="rule version (MCR)")
+    settings: dict[str, SettingValue] | None = Field(
+        None, description="rule-set settings by name (see GET /v1/rules)"
+    )
+    self_drawn: bool = False
+    last_of_kind: bool = Field(False, description="和绝张: the other three copies are visible")
+    kong: bool = Field(False, description="杠上开花 when self-drawn, 抢杠和 on a discard")
+    last_wall_tile: bool = Field(False, description="妙手回春 / 海底捞月")
+    seat_wind: Wind = "E"
+    prevalent_wind: Wind = "E"
+    discarder: int | None = Field(
+        None, ge=1, le=3, description="seat offset (1-3) of the discarder; null = unknown"
+    )
+    rule_context: dict[str, SettingValue] = Field(
+        default_factory=dict,
+        description="extra win context a rule set asks for (e.g. the Xiamen gold indicator)",
+    )
+
+
+class HandRequest(WinContext):
+    """A hand as notation (``hand``) or as structured tiles (``standing``, ``melds``)."""
+
+    hand: str | None = Field(
+        None,
+        max_length=200,
+        description="bracket or Tenhou notation; the last standing tile is the winning tile",
+        examples=["[EEE,2][SSSS,1]WWWNN55pN"],
+    )
+    standing: list[TileCode] | None = Field(
+        None, max_length=20, description="concealed tiles; with a win the last is the winning tile"
+    )
+    melds: list[MeldIn] = Field(default_factory=list, max_length=6)
+    winning_tile: TileCode | None = Field(
+        None, description="appended to standing (structured hands only)"
+    )
+    flowers: int | list[TileCode] = Field(
+        0, description="number of flowers, or their codes 1f-8f"
+    )
+
+    @model_validator(mode="after")
+    def _one_hand(self) -> HandRequest:
+        structured = self.standing is not None or self.melds or self.winning_tile is not None
+        if self.hand is not None and structured:
+            raise ValueError(
+                "give the hand either as 'hand' (notation) or as 'standing'/'melds', not both"
+            )
+        if self.hand is None and self.standing is None:
+            raise ValueError("no hand: give 'hand' (notation) or 'standing' (list of tile codes)")
+        if isinstance(self.flowers, int) and not 0 <= self.flowers <= 8:
+            raise ValueError(f"flowers must be 0 to 8, got {self.flowers}")
+        if isinstance(self.flowers, list) and len(self.flowers) > 8:
+            raise ValueError(f"at most 8 flowers, got {len(self.flowers)}")
+        return self
+
+
+class ScoreRequest(HandRequest):
+    """``POST /v1/score``: a winning hand and its win context."""
+
+
+class WaitsRequest(HandRequest):
+    """``POST /v1/waits``: a hand one tile short of a win (13 tiles in MCR)."""
+
+
+class FanOut(BaseModel):
+    """One fan of a score."""
+
+    zh: str
+    en: str
+    value: int
+    count: int
+    sets: list[Any]
+
+
+class ScoreOut(BaseModel):
+    """The score of a hand: the same JSON as ``tilecam score --json``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    total: int
+    legal: bool
+    rules: str
+    version: str | None = None
+    fans: list[FanOut]
+    settlement: Any = None
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    """Every error answer: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+#: ``responses=`` for routes, so /docs shows the error shape.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "bad input (the message names it)"},
+    422: {"model": ErrorOut, "description": "request of the wrong shape or types"},
+}
