@@ -1,0 +1,26 @@
+"""Alembic environment: runs the migrations on the engine passed in the config.
+
+:func:`tilecam.db.migrate.upgrade` puts the engine in ``config.attributes["engine"]``;
+there is no ``alembic.ini`` and no URL in this file.
+"""
+
+from __future__ import annotations
+
+from alembic import context
+
+from tilecam.db.models import Base
+
+config = context.config
+engine = config.attributes.get("engine")
+if engine is None:  # pragma: no cover - only reachable through the bare alembic CLI
+    raise RuntimeError("run migrations through `tilecam db upgrade` (tilecam.db.migrate)")
+
+with engine.connect() as connection:
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+    connection.commit()

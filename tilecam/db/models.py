@@ -1,0 +1,250 @@
+"""The database schema: events, tables, players, rounds (圈), hands (盘) and their history.
+
+History is append-only. A recorded hand (:class:`Hand`, one row per place in the
+score sheet, unique per ``(table_id, number)``) never changes; what was recorded,
+and every referee correction or void after it, is a :class:`HandRevision`
+(``revision`` 1, 2, …). The latest revision is the hand's current state.
+Penalties are rows of their own; voiding one stamps ``voided_at`` and keeps it.
+
+Seats: a table's four players are numbered by ``position`` 0-3, the seat they
+take for the first round (0 = East, 1 = South, 2 = West, 3 = North). Points in
+settlements and standings are lists of four integers in that order.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+#: Constraint names, so that migrations and both databases agree on them.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the project's constraint naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Event(Base):
+    """A competition: a set of tables playing under one rule set."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    rules: Mapped[str] = mapped_column(String(32), default="mcr")
+    version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    tables: Mapped[list[GameTable]] = relationship(
+        back_populates="event", order_by="GameTable.id"
+    )
+
+
+class GameTable(Base):
+    """One table of an event, with its API key (stored only as a SHA-256 hash)."""
+
+    __tablename__ = "event_tables"
+    __table_args__ = (UniqueConstraint("event_id", "name", name="uq_event_tables_event_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    rules: Mapped[str] = mapped_column(String(32))
+    version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: Rule-set settings for this table (name → value), passed to scoring.
+    rule_settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    #: Hex SHA-256 of the table's API key; the key itself is never stored.
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    event: Mapped[Event] = relationship(back_populates="tables")
+    players: Mapped[list[Player]] = relationship(
+        back_populates="table", order_by="Player.position"
+    )
+
+
+class Player(Base):
+    """A player of a table; ``position`` is the seat taken for round 1 (0 = East … 3 = North)."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("table_id", "position", name="uq_players_table_position"),
+        CheckConstraint("position >= 0 AND position <= 3", name="position_range"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("event_tables.id", ondelete="CASCADE"), index=True
+    )
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(200))
+
+    table: Mapped[GameTable] = relationship(back_populates="players")
+
+
+class Round(Base):
+    """A round (圈) of a table: its prevalent wind and who sat where.
+
+    ``seating`` maps each seat of the round (``"E"``, ``"S"``, ``"W"``, ``"N"``,
+    the seat that deals the round's first hand being ``"E"``) to a player position.
+    """
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="uq_rounds_table_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("event_tables.id", ondelete="CASCADE"), index=True
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    prevalent_wind: Mapped[str] = mapped_column(String(1))
+    seating: Mapped[dict[str, int]] = mapped_column(JSON)
+
+
+class Hand(Base):
+    """A hand (盘): one place in a table's score sheet. Unique per ``(table_id, number)``.
+
+    The row is written once; its content lives in :class:`HandRevision` rows.
+    """
+
+    __tablename__ = "hands"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="uq_hands_table_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("event_tables.id", ondelete="CASCADE"), index=True
+    )
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    #: 1-based place in the sheet (MCR: 1-16).
+    number: Mapped[int] = mapped_column(Integer)
+    #: 1-based hand within its round.
+    hand_in_round: Mapped[int] = mapped_column(Integer)
+    #: Player position of this hand's dealer (庄家, seat wind East).
+    dealer: Mapped[int] = mapped_column(Integer)
+    #: Who reported it: ``camera``, ``table`` (automatic table) or ``referee``.
+    source: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    round: Mapped[Round] = relationship()
+    revisions: Mapped[list[HandRevision]] = relationship(
+        back_populates="hand", order_by="HandRevision.revision"
+    )
+
+
+class HandRevision(Base):
+    """One version of a hand's content; never updated, only appended.
+
+    ``action`` is ``record`` (the first), ``correct`` or ``void`` (referee).
+    ``outcome`` is ``win``, ``draw`` (荒庄), ``pending`` (recorded but not
+    settled: the winner is unknown or the win is not legal; a referee decides)
+    or ``void``. ``winner``/``discarder`` are seat winds of this hand
+    (``"E"`` = the dealer). ``settlement`` is four integers by player position.
+    """
+
+    __tablename__ = "hand_revisions"
+    __table_args__ = (
+        UniqueConstraint("hand_id", "revision", name="uq_hand_revisions_hand_revision"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"), index=True)
+    revision: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(16))
+    outcome: Mapped[str] = mapped_column(String(16))
+    #: The hand in notation (RULES.md), as recorded or corrected.
+    hand_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: What the camera recognized (the recognizer's tiles/hand/corrections), if any.
+    recognized: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: Relative path (under the data dir) of the frame the hand was read from.
+    image_ref: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    #: Win context passed to scoring (self_drawn, last_of_kind, kong, …).
+    context: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    winner: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    discarder: Mapped[str | None] = mapped_column(String(1), nullable=True)
+    rules: Mapped[str] = mapped_column(String(32))
+    version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    legal: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    #: The scorer's full answer (``Score.to_dict()``).
+    score: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    settlement: Mapped[list[int]] = mapped_column(JSON)
+    #: Why this revision exists or why it is pending (free text).
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    author: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    hand: Mapped[Hand] = relationship(back_populates="revisions")
+
+
+class Penalty(Base):
+    """A penalty on a player (错和, 诈和 or a points deduction); ``deltas`` by position."""
+
+    __tablename__ = "penalties"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("event_tables.id", ondelete="CASCADE"), index=True
+    )
+    #: Player position of the offender.
+    player: Mapped[int] = mapped_column(Integer)
+    #: The sheet place it happened in, if given.
+    hand_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: ``wrong_win`` (错和), ``false_win`` (诈和) or ``deduction``.
+    kind: Mapped[str] = mapped_column(String(16))
+    points: Mapped[int] = mapped_column(Integer)
+    deltas: Mapped[list[int]] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    author: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    void_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class CameraState(Base):
+    """What a table's camera has been showing: the stability streak of its frames.
+
+    ``signature`` is the hand (normalized notation) of the latest complete reading
+    and ``streak`` how many frames in a row showed it; ``recorded_signature`` is
+    the hand last recorded from the camera (so a camera that keeps sending the same
+    revealed hand records it once); ``empty_streak`` counts frames in a row with
+    no tiles (a cleared table allows the same hand to be recorded again).
+    """
+
+    __tablename__ = "camera_states"
+
+    table_id: Mapped[int] = mapped_column(
+        ForeignKey("event_tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    signature: Mapped[str | None] = mapped_column(Text, nullable=True)
+    streak: Mapped[int] = mapped_column(Integer, default=0)
+    empty_streak: Mapped[int] = mapped_column(Integer, default=0)
+    recorded_signature: Mapped[str | None] = mapped_column(Text, nullable=True)
+    frames_seen: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

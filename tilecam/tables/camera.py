@@ -1,0 +1,141 @@
+"""Camera frames → recorded hands: read each frame, track stability, record once.
+
+A :data:`FrameReader` turns a decoded frame into a :class:`FrameReading`; the
+service's default runs :func:`vision.recognize`, tests inject a fake.
+:func:`process_frame` advances the table's camera state and, when the hand has
+been stable and complete for ``needed`` frames, records it with the frame saved
+under ``data_dir/frames/`` as its image reference — all in one transaction, so
+a retried or concurrent frame cannot record the hand twice.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sqlalchemy.orm import Session, sessionmaker
+
+from tilecam.tables import sheet
+from tilecam.tables.scoring_bridge import HandReport, normalize_hand
+from tilecam.tables.stability import Reading, Watch, step
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """What the recognizer read from one frame.
+
+    ``hand``: notation of the tiles as a hand (None when no hand could be formed);
+    ``complete``: a complete winning shape; ``tiles``: number of tiles detected;
+    ``recognized``: the recognizer's full JSON answer, kept with a recorded hand.
+    """
+
+    hand: str | None
+    complete: bool
+    tiles: int
+    recognized: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: ``(image BGR uint8 (H, W, 3), rules name) -> FrameReading``.
+FrameReader = Callable[[np.ndarray, str], FrameReading]
+
+
+def reading_from_recognition(data: Mapping[str, Any]) -> FrameReading:
+    """Adapt ``vision.Recognition.to_dict()``: ``hand`` (notation), ``tiles`` (list), and
+    ``score`` present when the tiles form a complete winning hand."""
+    tiles = data.get("tiles") or []
+    hand = data.get("hand")
+    if isinstance(hand, dict):
+        hand = hand.get("notation") or hand.get("text")
+    complete = bool(hand) and data.get("score") is not None
+    return FrameReading(hand if isinstance(hand, str) and hand else None, complete,
+                        len(tiles), dict(data))
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """The answer to one frame: ``status`` is ``waiting``, ``recorded`` (this frame
+    recorded the hand) or ``already_recorded``; ``streak``/``needed`` frames."""
+
+    status: str
+    streak: int
+    needed: int
+    hand_text: str | None
+    recorded: sheet.Recorded | None = None
+    hand_number: int | None = None
+
+
+def process_frame(
+    sf: sessionmaker[Session],
+    table_id: int,
+    reading: FrameReading,
+    image: bytes,
+    needed: int,
+    report: HandReport,
+    data_dir: Path,
+) -> FrameResult:
+    """Advance the table's camera with one frame; record the hand when it is revealed.
+
+    ``report`` carries what came with the frame (winner, discarder, win flags); its
+    hand is replaced by the recognized one. ``image`` is the frame as sent (JPEG).
+    """
+    hand_text = None
+    if reading.hand:
+        try:
+            hand_text = normalize_hand(reading.hand)
+        except ValueError:
+            hand_text = None  # the recognizer's hand does not parse: not a hand this frame
+    frame = Reading(hand_text, reading.complete and hand_text is not None, reading.tiles)
+    rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}.jpg"
+    target = data_dir / rel
+    wrote = False
+
+    def work(session: Session) -> FrameResult:
+        nonlocal wrote
+        table = sheet.get_table(session, table_id)
+        state = sheet.camera_state(session, table_id)
+        watch = Watch(state.signature, state.streak, state.empty_streak,
+                      state.recorded_signature, state.frames_seen)
+        watch, decision = step(watch, frame, needed)
+        state.signature, state.streak = watch.signature, watch.streak
+        state.empty_streak, state.recorded_signature = watch.empty_streak, watch.recorded_signature
+        state.frames_seen = watch.frames_seen
+        from tilecam.db.models import utcnow
+
+        state.updated_at = utcnow()
+        if decision != "record":
+            status = "already_recorded" if decision == "recorded" else "waiting"
+            number = None
+            if status == "already_recorded":
+                number = sheet.next_number(session, table_id) - 1
+            session.flush()
+            return FrameResult(status, watch.streak, needed, hand_text, hand_number=number)
+        _write(target, image)
+        wrote = True
+        full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
+                       image_ref=rel.as_posix())
+        recorded = sheet.insert_hand(session, table, full, "camera", "camera")
+        session.flush()
+        return FrameResult("recorded", watch.streak, needed, hand_text, recorded,
+                           recorded.hand.number)
+
+    try:
+        return sheet.transaction(sf, work)
+    except BaseException:
+        if wrote:
+            target.unlink(missing_ok=True)
+        raise
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

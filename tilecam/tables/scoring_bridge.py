@@ -1,0 +1,167 @@
+"""Score a reported hand with the table's rule set and place its payments on the sheet.
+
+:func:`evaluate` takes what a camera, an automatic table or a referee reports
+(:class:`HandReport`) and the hand's place in the session, and returns the
+content of a hand revision: the outcome, the scorer's answer and four
+settlement numbers by player position. Bad input raises ``ValueError``
+(``scoring.HandError`` included) with a message naming what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tilecam.tables.flow import WINDS, Place, offset
+from tilecam.tables.settlement import place_payments
+
+OUTCOMES = ("win", "draw")
+
+
+@dataclass(frozen=True)
+class HandReport:
+    """A reported hand.
+
+    ``outcome``: ``win`` or ``draw`` (荒庄, nobody wins). ``hand``: notation of the
+    winning hand (RULES.md; its last standing tile is the winning tile).
+    ``winner``/``discarder``: seat winds of this hand (``E`` is the dealer); a
+    self-drawn win has no discarder. ``context``: extra rule-set win context
+    (e.g. Xiamen's gold indicator). ``recognized``/``image_ref``: what a camera saw.
+    """
+
+    outcome: str = "win"
+    hand: str | None = None
+    winner: str | None = None
+    discarder: str | None = None
+    self_drawn: bool = False
+    last_of_kind: bool = False
+    kong: bool = False
+    last_wall_tile: bool = False
+    flowers: int = 0
+    context: Mapping[str, Any] = field(default_factory=dict)
+    recognized: Mapping[str, Any] | None = None
+    image_ref: str | None = None
+    note: str | None = None
+
+    def win_context(self) -> dict[str, Any]:
+        """The win flags as stored with the revision."""
+        return {
+            "self_drawn": self.self_drawn,
+            "last_of_kind": self.last_of_kind,
+            "kong": self.kong,
+            "last_wall_tile": self.last_wall_tile,
+            "flowers": self.flowers,
+            **dict(self.context),
+        }
+
+    def same_as(self, other: HandReport) -> bool:
+        """Whether two reports describe the same hand (for idempotent re-posts)."""
+        return (
+            self.outcome == other.outcome
+            and self.hand == other.hand
+            and self.winner == other.winner
+            and self.discarder == other.discarder
+            and self.win_context() == other.win_context()
+        )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The scored content of a hand revision."""
+
+    outcome: str
+    hand: str | None
+    total: int | None
+    legal: bool | None
+    score: dict[str, Any] | None
+    settlement: list[int]
+    note: str | None
+
+
+def normalize_hand(text: str) -> str:
+    """The hand in the scorer's canonical notation (raises ValueError when malformed)."""
+    import scoring
+
+    return scoring.format_hand(scoring.parse_hand(text))
+
+
+def _check_report(report: HandReport) -> None:
+    if report.outcome not in OUTCOMES:
+        raise ValueError(f"outcome {report.outcome!r}: use 'win' or 'draw'")
+    for name in ("winner", "discarder"):
+        value = getattr(report, name)
+        if value is not None and value not in WINDS:
+            raise ValueError(f"{name} {value!r} is not a seat wind of the hand (E, S, W or N)")
+    if report.outcome == "draw":
+        if report.winner or report.discarder or report.self_drawn:
+            raise ValueError("a drawn hand (outcome 'draw') has no winner, discarder or self-draw")
+        return
+    if not report.hand:
+        raise ValueError("a win needs the hand (tile codes in notation)")
+    if report.discarder is not None:
+        if report.self_drawn:
+            raise ValueError("a self-drawn win has no discarder")
+        if report.winner is None:
+            raise ValueError("a discarder was given without the winner")
+        if report.discarder == report.winner:
+            raise ValueError(f"the winner ({report.winner}) cannot be the discarder")
+
+
+def evaluate(
+    report: HandReport,
+    place: Place,
+    rules: str,
+    version: str | None,
+    rule_settings: Mapping[str, Any],
+) -> Evaluation:
+    """Score ``report`` at ``place`` under ``rules``; a win that cannot be settled yet
+    (winner or discarder unknown, not a legal win) comes back ``pending`` with a note."""
+    import scoring
+
+    _check_report(report)
+    zero = [0, 0, 0, 0]
+    if report.outcome == "draw":
+        hand = normalize_hand(report.hand) if report.hand else None
+        return Evaluation("draw", hand, None, None, None, zero, report.note)
+    assert report.hand is not None
+    hand = normalize_hand(report.hand)
+    if report.winner is None:
+        note = "winner seat unknown: a referee must correct this hand to settle it"
+        return Evaluation("pending", hand, None, None, None, zero, note)
+    rule_set = scoring.get_rule_set(rules)
+    extra = dict(report.context)
+    fields = rule_set.context_fields()
+    if "dealer" in fields and "dealer" not in extra:
+        extra["dealer"] = report.winner == "E"
+    discarder_offset = (
+        offset(report.winner, report.discarder) if report.discarder is not None else None
+    )
+    result = scoring.score(
+        hand,
+        rules=rules,
+        version=version,
+        self_drawn=report.self_drawn,
+        last_of_kind=report.last_of_kind,
+        kong=report.kong,
+        last_wall_tile=report.last_wall_tile,
+        seat_wind=report.winner,
+        prevalent_wind=place.prevalent_wind,
+        flowers=report.flowers,
+        discarder=discarder_offset,
+        settings=dict(rule_settings),
+        **extra,
+    )
+    data = result.to_dict()
+    if not result.legal:
+        note = (f"not a legal win under {rules} (total {result.total}): "
+                "a referee decides (错和 penalty or correction)")
+        return Evaluation("pending", hand, result.total, False, data, zero, note)
+    if not report.self_drawn and report.discarder is None:
+        note = "discarder unknown for a win on a discard: a referee must correct this hand"
+        return Evaluation("pending", hand, result.total, True, data, zero, note)
+    payments = result.settlement.to_dict()["payments"]
+    deltas = place_payments(payments, report.winner, report.discarder, place.seat_winds())
+    if sum(deltas) != 0:  # pragma: no cover - place_payments always balances
+        raise ValueError(f"settlement does not balance: {deltas}")
+    return Evaluation("win", hand, result.total, True, data, deltas, report.note)

@@ -1,0 +1,108 @@
+"""Turn a scored hand into the score sheet: points for each player, and penalties.
+
+Payments come from the rule set's own settlement (``Score.settlement``): MCR pays
+8 + total from each of the three others on a self-draw, and 8 + total from the
+discarder plus 8 from each other player on a discard (seed 003, 别人和牌时…也要支付8分底分);
+Xiamen and Zhenjiang pay as their rule sets say. This module only places those
+payments on the sheet's players.
+
+Penalties (seed 003, 六、错和与诈和的处理): 错和 (``wrong_win``, a win declared below
+8 fan, or on a tile that is not a winning one) pays 10 to each other player;
+诈和 (``false_win``, declared while not even ready) pays 20 to each; a
+``deduction`` (违例罚分 5-60) is taken from the offender's score only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tilecam.tables.flow import WINDS, wind_at_offset
+
+#: Payer names of ``scoring.Payment`` that are seats relative to the winner.
+PAYER_OFFSETS = {"left": 1, "opposite": 2, "right": 3}
+
+#: Points each other player receives, by penalty kind, for MCR tables (seed 003).
+MCR_PENALTY_POINTS = {"wrong_win": 10, "false_win": 20}
+
+
+def place_payments(
+    payments: Sequence[Mapping[str, Any]],
+    winner: str,
+    discarder: str | None,
+    seat_winds: Mapping[str, int],
+) -> list[int]:
+    """Points by player position (four ints, summing to 0) for a win by seat ``winner``.
+
+    ``payments``: ``[{"payer", "amount"}]`` from ``Settlement.to_dict()``; a payer is
+    ``left``/``opposite``/``right`` (seen from the winner), ``discarder``, or
+    ``other``/``others`` (each non-discarding loser). ``seat_winds``: seat wind →
+    player position for this hand.
+
+    >>> winds = {"E": 0, "S": 1, "W": 2, "N": 3}
+    >>> place_payments([{"payer": "discarder", "amount": 40}, {"payer": "other", "amount": 8},
+    ...                 {"payer": "other", "amount": 8}], "S", "W", winds)
+    [-8, 56, -40, -8]
+    >>> place_payments([{"payer": p, "amount": 20} for p in ("left", "opposite", "right")],
+    ...                "E", None, winds)
+    [60, -20, -20, -20]
+    """
+    if winner not in WINDS:
+        raise ValueError(f"winner {winner!r} is not a seat wind (E, S, W or N)")
+    deltas = [0, 0, 0, 0]
+    win_pos = seat_winds[winner]
+    others = [w for w in WINDS if w not in (winner, discarder)]
+    other_iter = iter(others)
+    paid_by_other: dict[str, int] = {}
+    for payment in payments:
+        payer, amount = str(payment["payer"]), int(payment["amount"])
+        if payer in PAYER_OFFSETS:
+            wind = wind_at_offset(winner, PAYER_OFFSETS[payer])
+        elif payer == "discarder":
+            if discarder is None:
+                raise ValueError("the settlement names a discarder but none was given")
+            wind = discarder
+        elif payer in ("other", "others", "each"):
+            if payer == "other":
+                try:
+                    wind = next(other_iter)
+                except StopIteration:
+                    raise ValueError("the settlement names too many 'other' payers") from None
+            else:
+                for w in others:
+                    paid_by_other[w] = paid_by_other.get(w, 0) + amount
+                continue
+        else:
+            raise ValueError(f"unknown payer {payer!r} in the rule set's settlement")
+        deltas[seat_winds[wind]] -= amount
+        deltas[win_pos] += amount
+    for wind, amount in paid_by_other.items():
+        deltas[seat_winds[wind]] -= amount
+        deltas[win_pos] += amount
+    return deltas
+
+
+def penalty_deltas(kind: str, offender: int, points_each: int) -> list[int]:
+    """Points by player position for a penalty on player ``offender``.
+
+    ``wrong_win``/``false_win``: the offender pays ``points_each`` to each other
+    player; ``deduction``: the offender loses ``points_each``, nobody gains.
+
+    >>> penalty_deltas("wrong_win", 2, 10)
+    [10, 10, -30, 10]
+    >>> penalty_deltas("deduction", 0, 5)
+    [-5, 0, 0, 0]
+    """
+    if not 0 <= offender <= 3:
+        raise ValueError(f"player position {offender} is not 0-3")
+    if points_each <= 0:
+        raise ValueError(f"penalty points must be positive, not {points_each}")
+    if kind == "deduction":
+        out = [0, 0, 0, 0]
+        out[offender] = -points_each
+        return out
+    if kind not in ("wrong_win", "false_win"):
+        raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win or deduction)")
+    out = [points_each] * 4
+    out[offender] = -3 * points_each
+    return out

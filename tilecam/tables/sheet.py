@@ -1,0 +1,403 @@
+"""The score sheet in the database: events, tables, recorded hands, corrections, penalties.
+
+Every write is one transaction. A hand's place is unique per ``(table, number)``
+in the database, so two processes (or a camera and an automatic table) that try
+to record the same place at once cannot both succeed: the loser retries and
+finds the place taken. Hand content is append-only (:class:`HandRevision`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session, selectinload, sessionmaker
+
+from tilecam.db.models import (
+    CameraState,
+    Event,
+    GameTable,
+    Hand,
+    HandRevision,
+    Penalty,
+    Player,
+    Round,
+    utcnow,
+)
+from tilecam.tables import flow
+from tilecam.tables.keys import hash_key, new_key
+from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
+from tilecam.tables.settlement import MCR_PENALTY_POINTS, penalty_deltas
+
+log = logging.getLogger("tilecam.tables")
+
+T = TypeVar("T")
+
+
+class Conflict(ValueError):
+    """The request contradicts what is recorded (answered 409)."""
+
+
+class NotFound(LookupError):
+    """No such event, table, hand or penalty (answered 404)."""
+
+
+def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempts: int = 5) -> T:
+    """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database."""
+    for attempt in range(1, attempts + 1):
+        with sf() as session:
+            try:
+                with session.begin():
+                    return work(session)
+            except (IntegrityError, OperationalError) as exc:
+                if attempt == attempts:
+                    raise
+                log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
+                time.sleep(0.01 * attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+# --- events and tables -------------------------------------------------------------------
+
+
+def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> None:
+    """ValueError unless ``rules``/``version``/``settings`` name a rule set the scorer has."""
+    import scoring
+
+    rule_set = scoring.get_rule_set(rules)
+    given = dict(settings)
+    if version is not None:
+        if "version" not in rule_set.settings():
+            raise ValueError(f"rules {rules!r} have no versions")
+        given["version"] = version
+    rule_set.resolve_settings(given)
+
+
+def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:
+    """A new event (rules checked against the scorer's registry)."""
+    if not name.strip():
+        raise ValueError("an event needs a name")
+    check_rules(rules, version, {})
+    event = Event(name=name.strip(), rules=rules, version=version)
+    session.add(event)
+    session.flush()
+    return event
+
+
+def create_table(
+    session: Session,
+    event: Event,
+    name: str,
+    players: Sequence[str],
+    rules: str | None = None,
+    version: str | None = None,
+    rule_settings: dict[str, Any] | None = None,
+) -> tuple[GameTable, str]:
+    """A new table of ``event`` with four players (East, South, West, North for round 1).
+
+    Returns the table and its API key; only the key's hash is stored, so this is
+    the one time the key can be shown.
+    """
+    if not name.strip():
+        raise ValueError("a table needs a name")
+    if len(players) != 4 or any(not p.strip() for p in players):
+        raise ValueError("a table needs four player names (East, South, West, North)")
+    if len({p.strip() for p in players}) != 4:
+        raise ValueError("the four player names must differ")
+    rules = rules or event.rules
+    if version is None and rules == event.rules:
+        version = event.version
+    settings = dict(rule_settings or {})
+    check_rules(rules, version, settings)
+    taken = session.scalar(
+        select(GameTable.id).where(GameTable.event_id == event.id, GameTable.name == name.strip())
+    )
+    if taken is not None:
+        raise Conflict(f"event {event.id} already has a table named {name.strip()!r}")
+    key = new_key()
+    table = GameTable(event_id=event.id, name=name.strip(), rules=rules, version=version,
+                      rule_settings=settings, key_hash=hash_key(key))
+    session.add(table)
+    session.flush()
+    for pos, pname in enumerate(players):
+        session.add(Player(table_id=table.id, position=pos, name=pname.strip()))
+    session.add(CameraState(table_id=table.id, streak=0, empty_streak=0, frames_seen=0))
+    session.flush()
+    return table, key
+
+
+def get_event(session: Session, event_id: int) -> Event:
+    event = session.get(Event, event_id)
+    if event is None:
+        raise NotFound(f"no event {event_id}")
+    return event
+
+
+def get_table(session: Session, table_id: int) -> GameTable:
+    table = session.get(GameTable, table_id, options=[selectinload(GameTable.players)])
+    if table is None:
+        raise NotFound(f"no table {table_id}")
+    return table
+
+
+def table_for_key(session: Session, key: str) -> GameTable | None:
+    """The table whose key hashes to ``hash_key(key)``, if any."""
+    return session.scalar(select(GameTable).where(GameTable.key_hash == hash_key(key)))
+
+
+# --- hands ---------------------------------------------------------------------------------
+
+
+def next_number(session: Session, table_id: int) -> int:
+    """The sheet place the next new hand of the table takes."""
+    top = session.scalar(select(func.max(Hand.number)).where(Hand.table_id == table_id))
+    return int(top or 0) + 1
+
+
+def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
+    row = session.scalar(
+        select(Round).where(Round.table_id == table_id, Round.number == place.round)
+    )
+    if row is None:
+        row = Round(table_id=table_id, number=place.round, prevalent_wind=place.prevalent_wind,
+                    seating=flow.round_seating(place.round))
+        session.add(row)
+        session.flush()
+    return row
+
+
+def _evaluate(table: GameTable, place: flow.Place, report: HandReport) -> Evaluation:
+    return evaluate(report, place, table.rules, table.version, table.rule_settings or {})
+
+
+def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
+              ev: Evaluation, author: str, note: str | None) -> HandRevision:
+    return HandRevision(
+        hand_id=hand.id, revision=number, action=action, outcome=ev.outcome,
+        hand_text=ev.hand, recognized=dict(report.recognized) if report.recognized else None,
+        image_ref=report.image_ref, context=report.win_context(), winner=report.winner,
+        discarder=report.discarder, rules=table.rules, version=table.version,
+        total=ev.total, legal=ev.legal, score=ev.score, settlement=ev.settlement,
+        note=note if note is not None else ev.note, author=author,
+    )
+
+
+@dataclass
+class Recorded:
+    """A recorded hand and its current revision; ``created`` is False for a repeat post."""
+
+    hand: Hand
+    revision: HandRevision
+    created: bool
+
+
+def insert_hand(session: Session, table: GameTable, report: HandReport, source: str,
+                author: str, number: int | None = None) -> Recorded:
+    """Record ``report`` as a new hand in this transaction.
+
+    ``number`` None takes the next place. A given ``number`` that is already recorded
+    with the same content returns that hand (``created`` False: a client re-sending a
+    hand it is not sure was stored); with other content it is a :class:`Conflict`.
+    """
+    nxt = next_number(session, table.id)
+    if number is not None:
+        existing = session.scalar(
+            select(Hand).where(Hand.table_id == table.id, Hand.number == number)
+            .options(selectinload(Hand.revisions))
+        )
+        if existing is not None:
+            first = existing.revisions[0]
+            if _same_report(first, report):
+                return Recorded(existing, existing.revisions[-1], False)
+            raise Conflict(
+                f"hand {number} of table {table.id} is already recorded with other content; "
+                "a referee can correct it"
+            )
+        if number != nxt:
+            raise Conflict(f"hand {number} is out of order: the next hand of table "
+                           f"{table.id} is {nxt}")
+    number = nxt
+    if number > flow.HANDS_PER_SESSION:
+        raise Conflict(f"table {table.id} has recorded all {flow.HANDS_PER_SESSION} hands "
+                       "of the session")
+    place = flow.place(number)
+    ev = _evaluate(table, place, report)
+    rnd = _round_row(session, table.id, place)
+    hand = Hand(table_id=table.id, round_id=rnd.id, number=number,
+                hand_in_round=place.hand_in_round, dealer=place.dealer, source=source)
+    session.add(hand)
+    session.flush()  # IntegrityError here when another process took this place
+    rev = _revision(hand, 1, "record", table, report, ev, author, None)
+    session.add(rev)
+    session.flush()
+    return Recorded(hand, rev, True)
+
+
+def _same_report(rev: HandRevision, report: HandReport) -> bool:
+    from tilecam.tables.scoring_bridge import normalize_hand
+
+    try:
+        text = normalize_hand(report.hand) if report.hand else None
+    except ValueError:
+        return False
+    return (rev.outcome in (report.outcome, "pending") and rev.hand_text == text
+            and rev.winner == report.winner and rev.discarder == report.discarder
+            and rev.context == report.win_context())
+
+
+def record_hand(sf: sessionmaker[Session], table_id: int, report: HandReport, source: str,
+                author: str, number: int | None = None) -> Recorded:
+    """Record a reported hand in its own transaction (retried on a race for the place)."""
+
+    def work(session: Session) -> Recorded:
+        table = get_table(session, table_id)
+        return insert_hand(session, table, report, source, author, number)
+
+    return transaction(sf, work)
+
+
+def _hand(session: Session, table_id: int, number: int) -> Hand:
+    hand = session.scalar(
+        select(Hand).where(Hand.table_id == table_id, Hand.number == number)
+        .options(selectinload(Hand.revisions))
+    )
+    if hand is None:
+        raise NotFound(f"table {table_id} has no hand {number}")
+    return hand
+
+
+def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
+                 author: str, reason: str | None) -> Recorded:
+    """A referee's correction: a new revision of hand ``number`` (the old ones stay)."""
+
+    def work(session: Session) -> Recorded:
+        table = get_table(session, table_id)
+        hand = _hand(session, table_id, number)
+        last = hand.revisions[-1]
+        if report.recognized is None and last.recognized is not None:
+            report_ = _with(report, recognized=last.recognized, image_ref=last.image_ref)
+        else:
+            report_ = report
+        ev = _evaluate(table, flow.place(number), report_)
+        rev = _revision(hand, last.revision + 1, "correct", table, report_, ev, author,
+                        reason or ev.note)
+        session.add(rev)
+        session.flush()
+        return Recorded(hand, rev, True)
+
+    return transaction(sf, work)
+
+
+def _with(report: HandReport, **changes: Any) -> HandReport:
+    from dataclasses import replace
+
+    return replace(report, **changes)
+
+
+def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str,
+              reason: str) -> Recorded:
+    """A referee voids hand ``number``: it keeps its place and scores nothing from now on."""
+    if not reason.strip():
+        raise ValueError("voiding a hand needs a reason")
+
+    def work(session: Session) -> Recorded:
+        hand = _hand(session, table_id, number)
+        last = hand.revisions[-1]
+        if last.outcome == "void":
+            raise Conflict(f"hand {number} of table {table_id} is already void")
+        rev = HandRevision(
+            hand_id=hand.id, revision=last.revision + 1, action="void", outcome="void",
+            hand_text=last.hand_text, recognized=last.recognized, image_ref=last.image_ref,
+            context=last.context, winner=last.winner, discarder=last.discarder,
+            rules=last.rules, version=last.version, total=last.total, legal=last.legal,
+            score=last.score, settlement=[0, 0, 0, 0], note=reason.strip(), author=author,
+        )
+        session.add(rev)
+        session.flush()
+        return Recorded(hand, rev, True)
+
+    return transaction(sf, work)
+
+
+def hands_of(session: Session, table_id: int) -> list[Hand]:
+    """The table's hands in sheet order, with all revisions loaded."""
+    return list(session.scalars(
+        select(Hand).where(Hand.table_id == table_id).order_by(Hand.number)
+        .options(selectinload(Hand.revisions), selectinload(Hand.round))
+    ))
+
+
+# --- penalties -----------------------------------------------------------------------------
+
+
+def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str,
+                points: int | None, hand_number: int | None, reason: str | None,
+                author: str) -> Penalty:
+    """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player."""
+
+    def work(session: Session) -> Penalty:
+        table = get_table(session, table_id)
+        pts = points
+        if pts is None:
+            if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
+                pts = MCR_PENALTY_POINTS[kind]
+            else:
+                raise ValueError(f"give the penalty points for a {kind!r} penalty on a "
+                                 f"{table.rules} table")
+        deltas = penalty_deltas(kind, player, pts)
+        if hand_number is not None and not 1 <= hand_number <= flow.HANDS_PER_SESSION:
+            raise ValueError(f"hand {hand_number} does not exist: hands are 1-"
+                             f"{flow.HANDS_PER_SESSION}")
+        pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
+                      points=pts, deltas=deltas, reason=reason, author=author)
+        session.add(pen)
+        session.flush()
+        return pen
+
+    return transaction(sf, work)
+
+
+def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, author: str,
+                 reason: str) -> Penalty:
+    """Mark a penalty void (it stays in the sheet, counted as zero)."""
+    if not reason.strip():
+        raise ValueError("voiding a penalty needs a reason")
+
+    def work(session: Session) -> Penalty:
+        pen = session.get(Penalty, penalty_id)
+        if pen is None or pen.table_id != table_id:
+            raise NotFound(f"table {table_id} has no penalty {penalty_id}")
+        if pen.voided_at is not None:
+            raise Conflict(f"penalty {penalty_id} is already void")
+        pen.voided_at = utcnow()
+        pen.void_reason = f"{reason.strip()} (by {author})"
+        session.flush()
+        return pen
+
+    return transaction(sf, work)
+
+
+def penalties_of(session: Session, table_id: int) -> list[Penalty]:
+    return list(session.scalars(
+        select(Penalty).where(Penalty.table_id == table_id).order_by(Penalty.id)
+    ))
+
+
+# --- camera frames -------------------------------------------------------------------------
+
+
+def camera_state(session: Session, table_id: int) -> CameraState:
+    """The table's camera state, locked for update (PostgreSQL; SQLite locks the database)."""
+    state = session.scalar(
+        select(CameraState).where(CameraState.table_id == table_id).with_for_update()
+    )
+    if state is None:
+        state = CameraState(table_id=table_id, streak=0, empty_streak=0, frames_seen=0)
+        session.add(state)
+        session.flush()
+    return state

@@ -1,0 +1,81 @@
+"""When a camera's view counts as a revealed hand: the same complete hand over N frames.
+
+Each frame is read into a :class:`Reading` (the hand in notation, whether it is a
+complete winning shape, how many tiles were seen). :func:`step` advances the
+camera's :class:`Watch` state by one frame and says what to do:
+
+- ``record``: the same complete hand has now been seen in ``needed`` frames in a
+  row and it is not the hand recorded last → record it (once);
+- ``recorded``: the camera still shows the hand recorded last → nothing to do;
+- ``waiting``: not (yet) stable, or not complete.
+
+A camera that keeps sending a revealed hand therefore records it once. The same
+hand can be recorded again only after the table was seen empty (no tiles) for
+``needed`` frames in a row, i.e. after the tiles were cleared for the next hand;
+a frame or two of misreading in between does not re-arm it.
+
+>>> w = Watch()
+>>> hand = Reading("123m456m789m123p55p", complete=True, tiles=14)
+>>> [step(w, hand, needed=3)[1] for _ in range(5)]
+['waiting', 'waiting', 'record', 'recorded', 'recorded']
+>>> empty = Reading(None, complete=False, tiles=0)
+>>> [step(w, x, needed=2)[1] for x in (empty, hand, empty, empty, hand, hand)]
+['waiting', 'recorded', 'waiting', 'waiting', 'waiting', 'record']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame shows: ``hand`` (normalized notation) when tiles form a hand,
+    ``complete`` when it is a complete winning shape, ``tiles`` detected."""
+
+    hand: str | None
+    complete: bool
+    tiles: int
+
+    @property
+    def signature(self) -> str | None:
+        """The stable identity of a revealed hand, or None when the frame shows none."""
+        return self.hand if (self.complete and self.hand) else None
+
+
+@dataclass
+class Watch:
+    """A table camera's state (persisted as :class:`tilecam.db.CameraState`)."""
+
+    signature: str | None = None
+    streak: int = 0
+    empty_streak: int = 0
+    recorded_signature: str | None = None
+    frames_seen: int = 0
+
+
+def step(watch: Watch, reading: Reading, needed: int) -> tuple[Watch, str]:
+    """Advance ``watch`` (in place) by one frame; returns it and the decision."""
+    if needed < 1:
+        raise ValueError(f"stable frame count must be at least 1, not {needed}")
+    watch.frames_seen += 1
+    sig = reading.signature
+    if reading.tiles == 0:
+        watch.empty_streak += 1
+        if watch.empty_streak >= needed:
+            watch.recorded_signature = None
+    else:
+        watch.empty_streak = 0
+    if sig is None:
+        watch.signature, watch.streak = None, 0
+        return watch, "waiting"
+    if sig == watch.signature:
+        watch.streak += 1
+    else:
+        watch.signature, watch.streak = sig, 1
+    if sig == watch.recorded_signature:
+        return watch, "recorded"
+    if watch.streak >= needed:
+        watch.recorded_signature = sig
+        return watch, "record"
+    return watch, "waiting"

@@ -1,0 +1,202 @@
+"""Standings from the score sheet: per table and per event, and the sheet as CSV.
+
+A hand counts with its latest revision (a void or pending hand counts zero);
+penalties count unless voided. Players are ranked by total points; equal totals
+share a rank.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
+from tilecam.tables import flow, sheet
+
+
+@dataclass
+class PlayerLine:
+    """One player's line in the standings."""
+
+    table_id: int
+    table: str
+    position: int
+    name: str
+    hand_points: int = 0
+    penalty_points: int = 0
+    wins: int = 0
+    self_drawn_wins: int = 0
+    dealt_in: int = 0
+    rank: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.hand_points + self.penalty_points
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "table_id": self.table_id,
+            "table": self.table,
+            "position": self.position,
+            "player": self.name,
+            "total": self.total,
+            "hand_points": self.hand_points,
+            "penalty_points": self.penalty_points,
+            "wins": self.wins,
+            "self_drawn_wins": self.self_drawn_wins,
+            "dealt_in": self.dealt_in,
+        }
+
+
+@dataclass
+class TableStandings:
+    """A table's standings and the state of its sheet."""
+
+    table: GameTable
+    players: list[PlayerLine]
+    hands_recorded: int
+    hands_settled: int
+    hands_pending: list[int] = field(default_factory=list)
+    hands_void: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        nxt = self.hands_recorded + 1
+        return {
+            "table_id": self.table.id,
+            "table": self.table.name,
+            "rules": self.table.rules,
+            "hands_recorded": self.hands_recorded,
+            "hands_settled": self.hands_settled,
+            "hands_pending": self.hands_pending,
+            "hands_void": self.hands_void,
+            "complete": self.hands_recorded >= flow.HANDS_PER_SESSION,
+            "next_hand": None if nxt > flow.HANDS_PER_SESSION else nxt,
+            "players": [p.to_dict() for p in sorted(self.players, key=lambda p: p.rank)],
+        }
+
+
+def _rank(lines: list[PlayerLine]) -> None:
+    ordered = sorted(lines, key=lambda p: -p.total)
+    for i, line in enumerate(ordered):
+        if i and line.total == ordered[i - 1].total:
+            line.rank = ordered[i - 1].rank
+        else:
+            line.rank = i + 1
+
+
+def current(hand: Hand) -> HandRevision:
+    """The hand's latest revision."""
+    return hand.revisions[-1]
+
+
+def table_standings(session: Session, table: GameTable) -> TableStandings:
+    """Standings of one table."""
+    lines = [PlayerLine(table.id, table.name, p.position, p.name) for p in table.players]
+    by_pos = {line.position: line for line in lines}
+    hands = sheet.hands_of(session, table.id)
+    out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0)
+    for hand in hands:
+        rev = current(hand)
+        if rev.outcome == "void":
+            out.hands_void.append(hand.number)
+            continue
+        if rev.outcome == "pending":
+            out.hands_pending.append(hand.number)
+            continue
+        out.hands_settled += 1
+        for pos, pts in enumerate(rev.settlement):
+            by_pos[pos].hand_points += int(pts)
+        if rev.outcome == "win" and rev.winner:
+            winds = flow.place(hand.number).seat_winds()
+            winner = by_pos[winds[rev.winner]]
+            winner.wins += 1
+            if rev.context.get("self_drawn"):
+                winner.self_drawn_wins += 1
+            if rev.discarder:
+                by_pos[winds[rev.discarder]].dealt_in += 1
+    for pen in sheet.penalties_of(session, table.id):
+        if pen.voided_at is not None:
+            continue
+        for pos, pts in enumerate(pen.deltas):
+            by_pos[pos].penalty_points += int(pts)
+    _rank(lines)
+    return out
+
+
+def event_standings(session: Session, event: Event) -> dict[str, Any]:
+    """Every player of the event ranked by total points, with each table's state."""
+    tables = [table_standings(session, t) for t in event.tables]
+    players = [line for t in tables for line in t.players]
+    _rank(players)
+    return {
+        "event_id": event.id,
+        "event": event.name,
+        "tables": [
+            {k: v for k, v in t.to_dict().items() if k != "players"} for t in tables
+        ],
+        "players": [p.to_dict() for p in sorted(players, key=lambda p: (p.rank, p.table_id,
+                                                                         p.position))],
+    }
+
+
+def _cell(value: Any) -> Any:
+    """Text that a spreadsheet would run as a formula gets a leading apostrophe."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _csv(rows: list[list[Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerows([[_cell(v) for v in row] for row in rows])
+    return buf.getvalue()
+
+
+def table_sheet_csv(session: Session, table: GameTable) -> str:
+    """The table's score sheet: one row per hand (current revision), then penalties, totals."""
+    names = [p.name for p in table.players]
+    head = ["row", "hand", "round", "prevalent_wind", "dealer", "outcome", "hand_notation",
+            "winner", "discarder", "self_drawn", "total", "revision", "note", *names]
+    rows: list[list[Any]] = [head]
+    for hand in sheet.hands_of(session, table.id):
+        rev = current(hand)
+        winds = flow.place(hand.number).seat_winds()
+        rows.append([
+            "hand", hand.number, hand.round.number, hand.round.prevalent_wind,
+            names[hand.dealer], rev.outcome, rev.hand_text or "",
+            names[winds[rev.winner]] if rev.winner else "",
+            names[winds[rev.discarder]] if rev.discarder else "",
+            "yes" if rev.context.get("self_drawn") else "no",
+            "" if rev.total is None else rev.total, rev.revision, rev.note or "",
+            *rev.settlement,
+        ])
+    pens: list[Penalty] = sheet.penalties_of(session, table.id)
+    for pen in pens:
+        deltas = [0, 0, 0, 0] if pen.voided_at else pen.deltas
+        rows.append([
+            "penalty", pen.hand_number or "", "", "", "",
+            f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", names[pen.player], "",
+            "", pen.points, "", pen.reason or "", *deltas,
+        ])
+    st = table_standings(session, table)
+    totals = {p.position: p.total for p in st.players}
+    rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "",
+                 *[totals[i] for i in range(4)]])
+    return _csv(rows)
+
+
+def event_standings_csv(session: Session, event: Event) -> str:
+    """The event's standings as CSV: rank, player, table, points."""
+    data = event_standings(session, event)
+    rows: list[list[Any]] = [["rank", "player", "table", "total", "hand_points",
+                              "penalty_points", "wins", "self_drawn_wins", "dealt_in"]]
+    for p in data["players"]:
+        rows.append([p["rank"], p["player"], p["table"], p["total"], p["hand_points"],
+                     p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"]])
+    return _csv(rows)
