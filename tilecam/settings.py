@@ -38,6 +38,14 @@ class Settings(BaseSettings):
     load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints.
     admin_key: str = ""
+    #: Camera frames in a row that must show the same complete hand before it is recorded.
+    stable_frames: int = 3
+    #: Requests per second allowed per API key (table or admin key), on average.
+    rate_limit_per_s: float = 5.0
+    #: Requests a key may make in a burst above the average rate.
+    rate_limit_burst: int = 30
+    #: Keep the camera frame each recorded hand was read from (in ``data_dir/frames``).
+    store_frames: bool = True
 
     @property
     def sqlalchemy_url(self) -> str:
