@@ -1,0 +1,143 @@
+"""The Detector pipeline on hand-made model outputs (test doubles for the backends)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import vision
+from vision.classes import class_id
+from vision.detect import Detector, ModelError, read_manifest
+
+
+class FakeBackend:
+    """Returns a fixed output; records the inputs it was given."""
+
+    name = "fake"
+    input_shape: tuple[int | None, ...] = (1, 3, 640, 640)
+
+    def __init__(self, output: np.ndarray) -> None:
+        self.output = output.astype(np.float32)
+        self.inputs: list[np.ndarray] = []
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        self.inputs.append(batch)
+        if self.output.ndim == 2 and self.output.shape[0] != len(batch):
+            return np.repeat(self.output[:1], len(batch), axis=0)
+        return self.output
+
+
+def _model_dir(tmp_path: Path, names: list[str], classifier: dict[str, Any] | None = None) -> Path:
+    manifest: dict[str, Any] = {
+        "name": "test-model",
+        "detector": {"file": "det.onnx", "imgsz": 640, "names": names, "input": "rgb"},
+    }
+    if classifier:
+        manifest["classifier"] = classifier
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+def _yolo(rows: list[list[float]]) -> np.ndarray:
+    return np.asarray(rows, np.float32).T[None]
+
+
+# 1280×960 image → 640 input: scale 0.5, 80 px of padding on top.
+ROWS = [
+    [115, 200, 30, 40, 0.90, 0.05, 0.0],  # upright 1m at original (200, 200, 260, 280)
+    [116, 200, 30, 40, 0.30, 0.60, 0.0],  # the same tile read as 2m: suppressed
+    [300, 200, 40, 30, 0.00, 0.10, 0.8],  # a face-down tile lying sideways
+    [500, 500, 30, 40, 0.10, 0.10, 0.1],  # below the threshold
+]
+
+
+def test_detect_maps_boxes_codes_topk_rotation(tmp_path: Path) -> None:
+    backend = FakeBackend(_yolo(ROWS))
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=backend, topk=3)
+    d = det.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert backend.inputs[0].shape == (1, 3, 640, 640)
+    assert d.codes == ["1m", "back"]
+    assert d.boxes[0].tolist() == pytest.approx([200, 200, 260, 280])
+    assert d.boxes[1].tolist() == pytest.approx([560, 210, 640, 270])
+    assert d.rotations.tolist() == [0, 90]
+    assert d.face_down.tolist() == [False, True]
+    assert d.confidences.tolist() == pytest.approx([0.9, 0.8])
+    assert d.topk_ids[0].tolist()[:2] == [class_id("1m"), class_id("2m")]
+    assert d.topk_probs[0, 0] == pytest.approx(0.9 / 0.95)
+    assert d.image_size == (1280, 960)
+    assert d.meta["model"] == "test-model" and d.meta["ms"]["total"] >= 0
+
+
+def test_detect_empty_result_and_thresholds(tmp_path: Path) -> None:
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=FakeBackend(_yolo(ROWS)))
+    strict = Detector(tmp_path, backend=FakeBackend(_yolo(ROWS)), conf=0.95)
+    assert len(strict.detect(np.zeros((960, 1280, 3), np.uint8))) == 0
+    assert len(det.detect(np.zeros((960, 1280, 3), np.uint8))) == 2
+
+
+def test_classifier_decides_code_and_rotation(tmp_path: Path) -> None:
+    names = ["1m", "5p", "back"]
+    logits = np.full((1, len(names) * 4), -5.0, np.float32)
+    logits[0, 1 * 4 + 2] = 6.0  # 5p, lying at 180°
+    model_dir = _model_dir(
+        tmp_path,
+        ["tile", "back"],
+        classifier={"file": "cls.onnx", "size": 32, "names": names},
+    )
+    cls = FakeBackend(logits)
+    det = Detector(
+        model_dir,
+        backend=FakeBackend(_yolo([[115, 200, 30, 40, 0.9, 0.0], [300, 200, 30, 40, 0.8, 0.0]])),
+        classifier=cls,
+    )
+    d = det.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert d.codes == ["5p", "5p"]
+    assert d.rotations.tolist() == [180, 180]
+    assert cls.inputs[0].shape == (2, 3, 32, 32)
+    assert 0.8 < d.confidences[0] <= 0.9
+
+
+def test_output_shape_must_match_manifest(tmp_path: Path) -> None:
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"]), backend=FakeBackend(_yolo(ROWS)))
+    with pytest.raises(ModelError, match="does not match the manifest's 2 classes"):
+        det.detect(np.zeros((64, 64, 3), np.uint8))
+
+
+def test_bad_image_raises_image_error(tmp_path: Path) -> None:
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=FakeBackend(_yolo(ROWS)))
+    with pytest.raises(vision.imageio.ImageError, match="not an image"):
+        det.detect(b"definitely not a photo")
+
+
+def test_manifest_errors_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"manifest\.json is missing"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ModelError, match="cannot read"):
+        read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"detector": {"file": "x.onnx"}}))
+    with pytest.raises(ModelError, match="'names' field is missing"):
+        read_manifest(tmp_path)
+    _model_dir(tmp_path, ["tile"])
+    with pytest.raises(ModelError, match="not tile codes and there is no classifier"):
+        read_manifest(tmp_path)
+    _model_dir(tmp_path, ["1m"], classifier={"file": "c.onnx", "size": 8, "names": ["1x"]})
+    with pytest.raises(ModelError, match="not tile codes"):
+        read_manifest(tmp_path)
+    _model_dir(tmp_path, ["1m"])
+    with pytest.raises(ModelError, match=r"model file named in .* is missing"):
+        Detector(tmp_path)
+
+
+def test_vision_detect_is_callable_however_it_was_imported(tmp_path: Path) -> None:
+    import vision.detect as module
+
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=FakeBackend(_yolo(ROWS)))
+    img = np.zeros((960, 1280, 3), np.uint8)
+    assert len(vision.detect(img, detector=det)) == 2
+    assert len(module.detect(img, detector=det)) == 2
+    assert callable(vision.load_detector)

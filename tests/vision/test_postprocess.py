@@ -1,0 +1,107 @@
+"""YOLO decode, class-agnostic NMS, probabilities, top-k, rotation decode, classifier fusion."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import postprocess as pp
+
+
+def _yolo(rows: list[list[float]]) -> np.ndarray:
+    """Hand-made detector output (1, 4 + C, N) from rows ``cx, cy, w, h, scores...``."""
+    return np.asarray(rows, np.float32).T[None]
+
+
+def test_decode_converts_centre_size_to_xyxy_and_thresholds() -> None:
+    out = _yolo([[100, 50, 20, 40, 0.1, 0.7], [10, 10, 4, 4, 0.2, 0.1]])
+    boxes, scores = pp.decode_yolo(out, conf_threshold=0.25)
+    assert boxes.tolist() == [[90, 30, 110, 70]]
+    assert scores[0].tolist() == pytest.approx([0.1, 0.7]) and scores.shape == (1, 2)
+
+
+def test_decode_rejects_wrong_shapes() -> None:
+    with pytest.raises(ValueError, match="batch of one"):
+        pp.decode_yolo(np.zeros((2, 6, 3), np.float32), 0.5)
+    with pytest.raises(ValueError, match="YOLO output"):
+        pp.decode_yolo(np.zeros((1, 3, 3), np.float32), 0.5)
+
+
+def test_decode_nothing_above_threshold() -> None:
+    boxes, scores = pp.decode_yolo(_yolo([[1, 1, 1, 1, 0.1, 0.1]]), 0.5)
+    assert boxes.shape == (0, 4) and scores.shape == (0, 2)
+
+
+def test_nms_is_class_agnostic_and_keeps_best() -> None:
+    boxes = np.array([[0, 0, 10, 14], [1, 0, 11, 14], [12, 0, 22, 14]], np.float32)
+    # the first two are one tile read as two different classes
+    keep = pp.nms(boxes, np.array([0.6, 0.9, 0.5], np.float32), iou_threshold=0.5)
+    assert keep.tolist() == [1, 2]
+
+
+def test_nms_keeps_touching_neighbours() -> None:
+    boxes = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14]], np.float32)
+    keep = pp.nms(boxes, np.array([0.5, 0.9, 0.7], np.float32), 0.5)
+    assert sorted(keep.tolist()) == [0, 1, 2]
+    assert keep.tolist() == [1, 2, 0]  # best first
+
+
+def test_nms_max_det_and_empty() -> None:
+    boxes = np.array([[i * 20, 0, i * 20 + 10, 10] for i in range(5)], np.float32)
+    assert len(pp.nms(boxes, np.arange(5, dtype=np.float32), 0.5, max_det=3)) == 3
+    assert pp.nms(np.zeros((0, 4), np.float32), np.zeros(0, np.float32)).tolist() == []
+
+
+def test_iou_matrix_matches_box_iou() -> None:
+    a = np.array([[0, 0, 2, 2], [5, 5, 6, 6]], np.float32)
+    b = np.array([[1, 0, 3, 2], [0, 0, 2, 2], [10, 10, 11, 11]], np.float32)
+    m = pp.iou_matrix(a, b)
+    assert m.shape == (2, 3)
+    assert m[0].tolist() == pytest.approx([1 / 3, 1.0, 0.0])
+    assert np.allclose(m[0], pp.box_iou(a[0], b))
+
+
+def test_normalise_rows_sum_to_one_and_zero_rows_are_uniform() -> None:
+    p = pp.normalise(np.array([[0.9, 0.3, 0.0], [0, 0, 0]], np.float32))
+    assert p.sum(axis=1) == pytest.approx([1, 1])
+    assert p[0].tolist() == pytest.approx([0.75, 0.25, 0])
+    assert p[1].tolist() == pytest.approx([1 / 3] * 3)
+
+
+def test_top_k_orders_and_caps() -> None:
+    ids, probs = pp.top_k(np.array([[0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], np.float32), 5)
+    assert ids.tolist() == [[1, 2, 0], [0, 2, 1]]
+    assert probs[:, 0].tolist() == pytest.approx([0.6, 0.5])
+
+
+def test_rotation_from_aspect_threshold() -> None:
+    boxes = np.array([[0, 0, 30, 40], [0, 0, 40, 30], [0, 0, 34, 30], [0, 0, 35, 30]], np.float32)
+    # 34/30 = 1.133 is still upright (perspective), 35/30 = 1.167 is sideways
+    assert pp.rotation_from_aspect(boxes).tolist() == [0, 90, 0, 90]
+
+
+def test_decode_classifier_marginals() -> None:
+    # two classes × four rotations; class 1 at rotation 180 dominates
+    logits = np.full((1, 8), -10.0, np.float32)
+    logits[0, 1 * 4 + 2] = 5.0
+    logits[0, 0 * 4 + 2] = 3.0
+    cls, rot = pp.decode_classifier(logits, 2)
+    assert cls.shape == (1, 2) and rot.shape == (1, 4)
+    assert cls[0].argmax() == 1 and rot[0].argmax() == 2
+    assert cls.sum() == pytest.approx(1) and rot.sum() == pytest.approx(1)
+    with pytest.raises(ValueError, match="classifier output"):
+        pp.decode_classifier(np.zeros((1, 7), np.float32), 2)
+
+
+def test_map_to_classes_places_columns() -> None:
+    out = pp.map_to_classes(np.array([[0.2, 0.8]], np.float32), np.array([3, 0]), 4)
+    assert out[0].tolist() == pytest.approx([0.8, 0, 0, 0.2])
+
+
+def test_fuse_weights() -> None:
+    det = np.array([[0.7, 0.3]], np.float32)
+    cls = np.array([[0.2, 0.8]], np.float32)
+    assert pp.fuse(det, cls, weight=0.0)[0] == pytest.approx(det[0], abs=1e-4)
+    assert pp.fuse(det, cls, weight=1.0)[0] == pytest.approx(cls[0], abs=1e-4)
+    both = pp.fuse(det, cls)
+    assert both.sum() == pytest.approx(1) and both[0, 1] > 0.5

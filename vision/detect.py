@@ -1,0 +1,325 @@
+"""Find the tiles in an image: ``detect(image) -> Detections``.
+
+A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
+(the contract in ``models/README.md``)::
+
+    {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
+                  "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
+                  "autocontrast": false, "conf": 0.25, "iou": 0.5},
+     "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
+                    "rotations": [0, 90, 180, 270], "weight": 0.5},
+     "name": "tilecam-yolo11n", "version": "..."}
+
+``autocontrast``, ``conf``, ``iou``, ``weight``, ``name`` and ``version`` are optional.
+Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
+spread over the classes the detector does not name, and the crop classifier decides.
+
+Pipeline (one frame): letterbox → detector → decode + confidence threshold → class-agnostic
+NMS → boxes back to original pixels → class probabilities (detector scores normalised,
+fused with the classifier's when there is one) → top-k → rotation (classifier, else box
+aspect: a box wider than 1.15 × its height is a sideways tile, 90; without the classifier
+0 vs 180 and 90 vs 270 cannot be told apart and are reported as 0 and 90).
+
+``confidence`` of a tile is the detector's best class score (0..1, what the threshold
+applies to) times, with a classifier, the fused top-1 probability.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision import postprocess as pp
+from vision.backends import Backend, open_backend
+from vision.classes import CLASSES
+from vision.detections import ROTATIONS, Detections
+from vision.imageio import ImageSource, load_image
+from vision.preprocess import crop_batch, prepare_input
+
+#: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+MANIFEST = "manifest.json"
+
+
+def default_model_dir() -> Path:
+    """``$TILECAM_MODEL_DIR`` if set, else ``<repo>/models``."""
+    env = os.environ.get("TILECAM_MODEL_DIR")
+    return Path(env) if env else DEFAULT_MODEL_DIR
+
+
+class ModelError(ValueError):
+    """The model folder or its manifest is missing or inconsistent."""
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    """The ``detector`` entry of the manifest."""
+
+    file: Path
+    imgsz: int
+    names: tuple[str, ...]
+    input: str
+    letterbox_pad: int
+    autocontrast: bool
+    conf: float
+    iou: float
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """The optional ``classifier`` entry of the manifest."""
+
+    file: Path
+    size: int
+    names: tuple[str, ...]
+    weight: float
+
+
+def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in entry:
+        raise ModelError(f"{where}: the {key!r} field is missing")
+    value = entry[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ModelError(f"{where}: {key!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None, dict[str, Any]]:
+    """Parse and check ``model_dir/manifest.json``; raises :class:`ModelError` naming the fault."""
+    path = model_dir / MANIFEST
+    if not path.is_file():
+        raise ModelError(
+            f"no model in {model_dir}: {MANIFEST} is missing "
+            "(the shipped model goes in models/, see models/README.md)"
+        )
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelError(f"cannot read {path}: {exc}") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("detector"), dict):
+        raise ModelError(f"{path}: expected an object with a 'detector' entry")
+    where = f"{path} detector"
+    d = manifest["detector"]
+    names = tuple(_need(d, "names", list, where))
+    if not names or not all(isinstance(n, str) for n in names):
+        raise ModelError(f"{where}: 'names' must be a non-empty list of class names")
+    mode = d.get("input", "rgb")
+    if mode not in ("rgb", "gray"):
+        raise ModelError(f"{where}: 'input' must be 'rgb' or 'gray', got {mode!r}")
+    if d.get("output", "yolo") != "yolo":
+        raise ModelError(f"{where}: only 'yolo' output is supported, got {d.get('output')!r}")
+    det = DetectorSpec(
+        file=model_dir / _need(d, "file", str, where),
+        imgsz=int(_need(d, "imgsz", int, where)),
+        names=names,
+        input=mode,
+        letterbox_pad=int(d.get("letterbox_pad", 114)),
+        autocontrast=bool(d.get("autocontrast", False)),
+        conf=float(d.get("conf", 0.25)),
+        iou=float(d.get("iou", 0.5)),
+    )
+    cls: ClassifierSpec | None = None
+    c = manifest.get("classifier")
+    if c:
+        where = f"{path} classifier"
+        cnames = tuple(_need(c, "names", list, where))
+        unknown = [n for n in cnames if n not in CLASSES]
+        if unknown:
+            raise ModelError(f"{where}: names {unknown} are not tile codes")
+        if tuple(c.get("rotations", ROTATIONS)) != ROTATIONS:
+            raise ModelError(f"{where}: 'rotations' must be [0, 90, 180, 270]")
+        cls = ClassifierSpec(
+            file=model_dir / _need(c, "file", str, where),
+            size=int(_need(c, "size", int, where)),
+            names=cnames,
+            weight=float(c.get("weight", 0.5)),
+        )
+    generic = [n for n in names if n not in CLASSES]
+    if generic and cls is None:
+        raise ModelError(
+            f"{path}: detector classes {generic} are not tile codes and there is no classifier"
+        )
+    return det, cls, manifest
+
+
+class Detector:
+    """A tile detector loaded once from a model folder; call it on images.
+
+    ``conf`` and ``iou`` override the manifest's thresholds; ``topk`` is the number of
+    alternatives kept per tile; ``threads`` the onnxruntime intra-op threads.
+    ``backend``/``classifier`` replace the manifest's model files with already opened
+    backends (e.g. an ultralytics ``.pt`` checkpoint during training, or a test double).
+    """
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        *,
+        conf: float | None = None,
+        iou: float | None = None,
+        topk: int = 5,
+        max_det: int = 300,
+        threads: int | None = None,
+        backend: Backend | None = None,
+        classifier: Backend | None = None,
+    ) -> None:
+        self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
+        self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
+        self.conf = self.spec.conf if conf is None else conf
+        self.iou = self.spec.iou if iou is None else iou
+        self.topk = topk
+        self.max_det = max_det
+        self.backend: Backend = backend or self._open(self.spec.file, threads)
+        self.classifier: Backend | None = None
+        if self.classifier_spec is not None:
+            self.classifier = classifier or self._open(self.classifier_spec.file, threads)
+        self.name = str(self.manifest.get("name") or self.spec.file.stem)
+        if self.manifest.get("version"):
+            self.name += f"@{self.manifest['version']}"
+        self._det_map = self._class_map(self.spec.names)
+        self._cls_ids = (
+            np.array([CLASSES.index(n) for n in self.classifier_spec.names], np.int64)
+            if self.classifier_spec
+            else None
+        )
+
+    def _open(self, file: Path, threads: int | None) -> Backend:
+        if not file.is_file():
+            raise ModelError(f"model file named in {self.model_dir / MANIFEST} is missing: {file}")
+        return open_backend(file, threads=threads)
+
+    def _class_map(self, names: tuple[str, ...]) -> npt.NDArray[np.float32]:
+        """``(C_det, 43)`` matrix spreading detector class scores onto tile classes."""
+        m = np.zeros((len(names), len(CLASSES)), np.float32)
+        named = {CLASSES.index(n) for n in names if n in CLASSES}
+        others = [i for i in range(len(CLASSES)) if i not in named]
+        for j, n in enumerate(names):
+            if n in CLASSES:
+                m[j, CLASSES.index(n)] = 1.0
+            else:
+                m[j, others] = 1.0 / len(others)
+        return m
+
+    def __repr__(self) -> str:
+        return f"Detector({self.name!r}, dir={str(self.model_dir)!r}, {self.backend.name})"
+
+    def __call__(self, image: ImageSource) -> Detections:
+        return self.detect(image)
+
+    def detect(self, image: ImageSource) -> Detections:
+        """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`)."""
+        t0 = time.perf_counter()
+        img = load_image(image)
+        t1 = time.perf_counter()
+        tensor, lb = prepare_input(
+            img,
+            self.spec.imgsz,
+            mode="gray" if self.spec.input == "gray" else "rgb",
+            pad_value=self.spec.letterbox_pad,
+            use_autocontrast=self.spec.autocontrast,
+        )
+        t2 = time.perf_counter()
+        raw = self.backend.run(tensor)
+        t3 = time.perf_counter()
+        if raw.ndim != 3 or raw.shape[1] != 4 + len(self.spec.names):
+            raise ModelError(
+                f"detector output shape {raw.shape} does not match the manifest's "
+                f"{len(self.spec.names)} classes (expected (1, {4 + len(self.spec.names)}, N))"
+            )
+        boxes, scores = pp.decode_yolo(raw, self.conf)
+        keep = pp.nms(boxes, scores.max(axis=1), self.iou, self.max_det)
+        boxes, scores = lb.to_original(boxes[keep]), scores[keep]
+        size = (img.shape[1], img.shape[0])
+        if not len(boxes):
+            return self._finish(Detections.empty(size, self.topk), t0, t1, t2, t3, 0)
+        score = scores.max(axis=1)
+        probs = pp.normalise(scores) @ self._det_map
+        rotations = pp.rotation_from_aspect(boxes)
+        t4 = time.perf_counter()
+        if self.classifier is not None and self.classifier_spec is not None:
+            assert self._cls_ids is not None
+            crops = crop_batch(img, boxes, self.classifier_spec.size)
+            logits = self.classifier.run(crops)
+            cls_probs, rot_probs = pp.decode_classifier(logits, len(self.classifier_spec.names))
+            cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
+            probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
+            rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
+        t5 = time.perf_counter()
+        ids, top_probs = pp.top_k(probs, self.topk)
+        confidence = score * (top_probs[:, 0] if self.classifier is not None else 1.0)
+        det = Detections(
+            boxes=boxes.astype(np.float32),
+            class_ids=ids[:, 0].copy(),
+            confidences=np.asarray(confidence, np.float32),
+            rotations=rotations,
+            topk_ids=ids,
+            topk_probs=top_probs,
+            image_size=size,
+        )
+        return self._finish(det, t0, t1, t2, t3, (t5 - t4) * 1000)
+
+    def _finish(
+        self, det: Detections, t0: float, t1: float, t2: float, t3: float, classify_ms: float
+    ) -> Detections:
+        end = time.perf_counter()
+        det.meta.update(
+            model=self.name,
+            backend=self.backend.name,
+            ms={
+                "decode_image": round((t1 - t0) * 1000, 2),
+                "preprocess": round((t2 - t1) * 1000, 2),
+                "inference": round((t3 - t2) * 1000, 2),
+                "classify": round(classify_ms, 2),
+                "total": round((end - t0) * 1000, 2),
+            },
+        )
+        return det
+
+
+_CACHE: dict[Path, Detector] = {}
+_LOCK = threading.Lock()
+
+
+def load_detector(model_dir: str | Path | None = None, **options: Any) -> Detector:
+    """A :class:`Detector` for ``model_dir`` (default :func:`default_model_dir`).
+
+    Without options the detector is cached per folder, so repeated calls are free;
+    with options (``conf``, ``iou``, ``topk``, ``threads``) a new one is built.
+    """
+    path = (Path(model_dir) if model_dir is not None else default_model_dir()).resolve()
+    if options:
+        return Detector(path, **options)
+    with _LOCK:
+        if path not in _CACHE:
+            _CACHE[path] = Detector(path)
+        return _CACHE[path]
+
+
+def detect(image: ImageSource, *, detector: Detector | None = None) -> Detections:
+    """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``."""
+    return (detector or load_detector()).detect(image)
+
+
+class _CallableModule(types.ModuleType):
+    """Lets ``vision.detect(image)`` work however the package attribute got bound.
+
+    ``vision.detect`` names both this module and its :func:`detect` function; once
+    ``import vision.detect`` has run, Python binds the package attribute to the module,
+    so the module itself forwards calls to the function.
+    """
+
+    def __call__(self, image: ImageSource, *, detector: Detector | None = None) -> Detections:
+        return detect(image, detector=detector)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,188 @@
+"""Detector output → tiles: decode YOLO rows, NMS, class probabilities, rotation, top-k.
+
+All functions are plain numpy over arrays; shapes are stated per function.
+
+The ultralytics YOLO head gives ``[1, 4 + C, N]``: for each of ``N`` anchors the box
+centre, width and height in *input* pixels, then ``C`` independent per-class scores
+(sigmoids, 0..1). Tiles never overlap, so NMS is class-agnostic: two boxes on the same
+spot are the same tile whatever class each one reads.
+
+>>> out = np.zeros((1, 6, 3), np.float32)
+>>> out[0, :, 0] = [50, 50, 20, 30, 0.9, 0.1]   # a tile, class 0
+>>> out[0, :, 1] = [51, 50, 20, 30, 0.2, 0.8]   # the same tile, read as class 1
+>>> out[0, :, 2] = [150, 50, 20, 30, 0.1, 0.05]  # below the threshold
+>>> boxes, scores = decode_yolo(out, conf_threshold=0.25)
+>>> keep = nms(boxes, scores.max(axis=1), iou_threshold=0.5)
+>>> boxes[keep].tolist(), scores[keep].argmax(axis=1).tolist()
+([[40.0, 35.0, 60.0, 65.0]], [0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import ROTATIONS
+
+F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
+
+#: A box wider than this many times its height is taken as a tile lying sideways.
+SIDEWAYS_ASPECT = 1.15
+
+
+def decode_yolo(output: npt.NDArray[np.floating], conf_threshold: float) -> tuple[F32, F32]:
+    """Keep the anchors whose best class score reaches ``conf_threshold``.
+
+    ``output``: ``(1, 4 + C, N)`` or ``(4 + C, N)``, boxes as ``cx, cy, w, h``.
+    Returns ``boxes (m, 4)`` xyxy in the same pixels and ``scores (m, C)``.
+    """
+    out = np.asarray(output, np.float32)
+    if out.ndim == 3:
+        if out.shape[0] != 1:
+            raise ValueError(f"expected a batch of one image, got output shape {out.shape}")
+        out = out[0]
+    if out.ndim != 2 or out.shape[0] < 5:
+        raise ValueError(f"expected YOLO output (1, 4 + classes, anchors), got {output.shape}")
+    best = out[4:].max(axis=0)
+    idx = np.flatnonzero(best >= conf_threshold)
+    rows = out[:, idx]
+    cx, cy, w, h = rows[0], rows[1], rows[2], rows[3]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    scores = np.ascontiguousarray(rows[4:].T)
+    return boxes.astype(np.float32), scores.astype(np.float32)
+
+
+def box_iou(box: F32, boxes: F32) -> F32:
+    """IoU of one xyxy ``box (4,)`` with each of ``boxes (n, 4)`` → ``(n,)``.
+
+    >>> box_iou(np.array([0, 0, 2, 2], np.float32), np.array([[1, 0, 3, 2]], np.float32))
+    array([0.33333334], dtype=float32)
+    """
+    ix = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    iy = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    inter = ix * iy
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    union = area + areas - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+
+
+def iou_matrix(a: F32, b: F32) -> F32:
+    """Pairwise IoU of xyxy boxes ``a (n, 4)`` and ``b (m, 4)`` → ``(n, m)``."""
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    ix = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    iy = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    inter = np.clip(ix, 0, None) * np.clip(iy, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+
+
+def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300) -> I64:
+    """Class-agnostic non-maximum suppression.
+
+    ``boxes (n, 4)`` xyxy, ``scores (n,)``. Returns the indices kept, best score first:
+    a box is dropped when its IoU with a better kept box exceeds ``iou_threshold``.
+    """
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    keep: list[int] = []
+    while order.size and len(keep) < max_det:
+        i = int(order[0])
+        keep.append(i)
+        if order.size == 1:
+            break
+        rest = order[1:]
+        order = rest[box_iou(boxes[i], boxes[rest]) <= iou_threshold]
+    return np.asarray(keep, np.int64)
+
+
+def normalise(scores: F32) -> F32:
+    """Rows of non-negative scores ``(n, C)`` → probabilities summing to 1 per row.
+
+    >>> normalise(np.array([[0.6, 0.2, 0.0]], np.float32)).round(2).tolist()
+    [[0.75, 0.25, 0.0]]
+    """
+    s = np.clip(np.asarray(scores, np.float32), 0, None)
+    total = s.sum(axis=1, keepdims=True)
+    out = np.where(total > 0, s / np.maximum(total, 1e-12), 1.0 / max(1, s.shape[1]))
+    return np.asarray(out, np.float32)
+
+
+def softmax(logits: npt.NDArray[np.floating], axis: int = -1) -> F32:
+    """Numerically stable softmax along ``axis``."""
+    z = np.asarray(logits, np.float64)
+    z = np.exp(z - z.max(axis=axis, keepdims=True))
+    return np.asarray(z / z.sum(axis=axis, keepdims=True), np.float32)
+
+
+def top_k(probs: F32, k: int) -> tuple[I64, F32]:
+    """The ``k`` most probable columns of each row of ``probs (n, C)``, best first.
+
+    Returns ``ids (n, k)`` and ``probs (n, k)``; ``k`` is capped at ``C``.
+
+    >>> top_k(np.array([[0.1, 0.7, 0.2]], np.float32), 2)
+    (array([[1, 2]]), array([[0.7, 0.2]], dtype=float32))
+    """
+    p = np.asarray(probs, np.float32)
+    k = max(1, min(k, p.shape[1]))
+    ids = np.argsort(-p, axis=1, kind="stable")[:, :k].astype(np.int64)
+    return ids, np.take_along_axis(p, ids, axis=1)
+
+
+def rotation_from_aspect(boxes: F32, ratio: float = SIDEWAYS_ASPECT) -> I64:
+    """Rotation guessed from the box shape: 90 when wider than ``ratio`` × height, else 0.
+
+    A box cannot tell 0 from 180 or 90 from 270 (an upside-down tile has the same box);
+    only the crop classifier sees which way up the face is.
+
+    >>> rotation_from_aspect(np.array([[0, 0, 30, 40], [0, 0, 40, 30]], np.float32)).tolist()
+    [0, 90]
+    """
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    return np.where(w > ratio * h, 90, 0).astype(np.int64)
+
+
+def map_to_classes(probs: F32, source_ids: I64, n_classes: int) -> F32:
+    """Spread ``probs (n, C_src)`` onto ``n_classes`` columns; column ``j`` goes to
+    ``source_ids[j]`` (classes not in the source get 0)."""
+    out = np.zeros((probs.shape[0], n_classes), np.float32)
+    for j, target in enumerate(np.asarray(source_ids).tolist()):
+        out[:, target] += probs[:, j]
+    return out
+
+
+def decode_classifier(logits: F32, n_names: int) -> tuple[F32, F32]:
+    """Classifier logits ``(B, n_names * 4)`` (index ``class * 4 + rotation_index``) →
+    ``class_probs (B, n_names)`` and ``rotation_probs (B, 4)`` (0/90/180/270), each the
+    marginal of one softmax over all class × rotation pairs."""
+    lg = np.asarray(logits, np.float32)
+    if lg.ndim != 2 or lg.shape[1] != n_names * len(ROTATIONS):
+        raise ValueError(
+            f"classifier output must have shape (B, {n_names * len(ROTATIONS)}), got {lg.shape}"
+        )
+    joint = softmax(lg, axis=1).reshape(len(lg), n_names, len(ROTATIONS))
+    return joint.sum(axis=2), joint.sum(axis=1)
+
+
+def fuse(
+    detector_probs: F32, classifier_probs: F32, weight: float = 0.5, floor: float = 1e-4
+) -> F32:
+    """Combine two class distributions ``(n, C)`` as a product of experts, renormalised.
+
+    Exponents ``(min(1, 2(1 - weight)), min(1, 2 weight))``: ``weight`` 0.5 multiplies the
+    two (agreement sharpens, a uniform detector column leaves the classifier's answer), 1 is
+    the classifier only, 0 the detector only. The ``floor`` keeps one model's zero from
+    vetoing a class the other is sure of.
+
+    >>> fuse(np.array([[0.6, 0.4]], np.float32), np.array([[0.1, 0.9]], np.float32)).round(2)
+    array([[0.14, 0.86]], dtype=float32)
+    """
+    a = min(1.0, 2 * (1 - weight))
+    b = min(1.0, 2 * weight)
+    d = np.log(np.clip(detector_probs, floor, None))
+    c = np.log(np.clip(classifier_probs, floor, None))
+    return softmax(a * d + b * c, axis=1)

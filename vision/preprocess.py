@@ -1,0 +1,157 @@
+"""Image → detector input: letterbox to a square, optional grey + autocontrast, NCHW float.
+
+Coordinates: the *original* image is ``W × H`` pixels; the *input* is ``S × S`` pixels.
+A letterbox scales by ``r = min(S / W, S / H)`` (keeping the aspect ratio) and pads the
+short side evenly; :class:`Letterbox` records ``r`` and the left/top padding so that
+boxes found in input pixels map back with :meth:`Letterbox.to_original`.
+
+>>> import numpy as np
+>>> canvas, lb = letterbox(np.zeros((480, 640, 3), np.uint8), 320)
+>>> canvas.shape, lb.scale, (lb.pad_x, lb.pad_y)
+((320, 320, 3), 0.5, (0, 40))
+>>> lb.to_original(np.array([[0, 40, 320, 280]], np.float32)).tolist()
+[[0.0, 0.0, 640.0, 480.0]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+InputMode = Literal["rgb", "gray"]
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an original ``width × height`` image was placed into a ``size × size`` input."""
+
+    #: Scale factor original → input (input pixels per original pixel).
+    scale: float
+    #: Padding on the left and top of the input, in input pixels.
+    pad_x: int
+    pad_y: int
+    #: Original image size in pixels.
+    width: int
+    height: int
+    #: Input side in pixels.
+    size: int
+
+    def to_original(self, boxes: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+        """Map ``(n, 4)`` xyxy boxes from input pixels to original pixels, clipped to the image."""
+        out = np.asarray(boxes, np.float32).reshape(-1, 4).copy()
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        out[:, [0, 2]] = np.clip(out[:, [0, 2]], 0, self.width)
+        out[:, [1, 3]] = np.clip(out[:, [1, 3]], 0, self.height)
+        return out
+
+    def to_input(self, boxes: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+        """Map ``(n, 4)`` xyxy boxes from original pixels to input pixels (inverse mapping)."""
+        out = np.asarray(boxes, np.float32).reshape(-1, 4).copy()
+        out[:, [0, 2]] = out[:, [0, 2]] * self.scale + self.pad_x
+        out[:, [1, 3]] = out[:, [1, 3]] * self.scale + self.pad_y
+        return out
+
+
+def letterbox(
+    image: npt.NDArray[np.uint8], size: int, pad_value: int = 114
+) -> tuple[npt.NDArray[np.uint8], Letterbox]:
+    """Resize ``image`` (``(H, W)`` or ``(H, W, C)`` uint8) into a ``size × size`` canvas.
+
+    The aspect ratio is kept; the image is centred and the rest filled with ``pad_value``
+    (114 grey as in ultralytics training). Returns the canvas and its :class:`Letterbox`.
+    """
+    h, w = image.shape[:2]
+    if h <= 0 or w <= 0:
+        raise ValueError(f"cannot letterbox an empty image of {w}×{h} pixels")
+    r = min(size / w, size / h)
+    new_w = max(1, min(size, round(w * r)))
+    new_h = max(1, min(size, round(h * r)))
+    pad_x = (size - new_w) // 2
+    pad_y = (size - new_h) // 2
+    if (new_w, new_h) != (w, h):
+        interp = cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR
+        resized = cv2.resize(image, (new_w, new_h), interpolation=interp)
+    else:
+        resized = image
+    shape = (size, size, *image.shape[2:])
+    canvas = np.full(shape, pad_value, np.uint8)
+    canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = resized.reshape(
+        (new_h, new_w, *image.shape[2:])
+    )
+    # Exact per-axis scales differ by rounding; use the mean so both axes map back well.
+    scale = (new_w / w + new_h / h) / 2
+    return canvas, Letterbox(scale, pad_x, pad_y, w, h, size)
+
+
+def autocontrast(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Stretch grey levels linearly so the darkest pixel becomes 0 and the brightest 255.
+
+    >>> autocontrast(np.array([[50, 100, 150]], np.uint8)).tolist()
+    [[0, 128, 255]]
+    """
+    lo, hi = int(grey.min()), int(grey.max())
+    if hi <= lo:
+        return grey
+    lut = np.clip(np.rint((np.arange(256) - lo) * 255.0 / (hi - lo)), 0, 255).astype(np.uint8)
+    return np.asarray(lut[grey], np.uint8)
+
+
+def prepare_input(
+    image: npt.NDArray[np.uint8],
+    size: int,
+    *,
+    mode: InputMode = "rgb",
+    pad_value: int = 114,
+    use_autocontrast: bool = False,
+) -> tuple[npt.NDArray[np.float32], Letterbox]:
+    """BGR ``(H, W, 3)`` uint8 image → detector input ``(1, 3, size, size)`` float32 in 0..1.
+
+    ``mode="gray"`` converts to grey (optionally with :func:`autocontrast`, applied to the
+    image before padding) and repeats it on the three channels; ``"rgb"`` swaps BGR → RGB.
+    """
+    if mode == "gray":
+        grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+        if use_autocontrast:
+            grey = autocontrast(grey)
+        canvas, lb = letterbox(grey, size, pad_value)
+        chw = np.broadcast_to(canvas, (3, size, size))
+    elif mode == "rgb":
+        canvas, lb = letterbox(image, size, pad_value)
+        chw = canvas[:, :, ::-1].transpose(2, 0, 1)
+    else:
+        raise ValueError(f"unknown detector input mode {mode!r}; expected 'rgb' or 'gray'")
+    tensor = np.empty((1, 3, size, size), np.float32)
+    np.multiply(chw, np.float32(1 / 255), out=tensor[0], casting="unsafe")
+    return tensor, lb
+
+
+def crop_batch(
+    image: npt.NDArray[np.uint8],
+    boxes: npt.NDArray[np.floating],
+    size: int,
+    expand: float = 0.10,
+) -> npt.NDArray[np.float32]:
+    """Crops for the tile classifier: ``(B, 3, size, size)`` float32 RGB in 0..1.
+
+    Each xyxy box (original pixels) grows by ``expand`` of its width/height on every side
+    (clipped to the image) and is resized to a square without keeping the ratio.
+    """
+    h, w = image.shape[:2]
+    out = np.empty((len(boxes), 3, size, size), np.float32)
+    for i, (x1, y1, x2, y2) in enumerate(np.asarray(boxes, np.float32)):
+        dx, dy = (x2 - x1) * expand, (y2 - y1) * expand
+        a = max(0, int(np.floor(x1 - dx)))
+        b = max(0, int(np.floor(y1 - dy)))
+        c = min(w, int(np.ceil(x2 + dx)))
+        d = min(h, int(np.ceil(y2 + dy)))
+        if c <= a or d <= b:
+            out[i] = 0.0
+            continue
+        crop = cv2.resize(image[b:d, a:c], (size, size), interpolation=cv2.INTER_AREA)
+        out[i] = crop[:, :, ::-1].transpose(2, 0, 1) * np.float32(1 / 255)
+    return out
