@@ -11,9 +11,9 @@ import asyncio
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from tilecam.api.errors import ApiError
 from tilecam.settings import Settings
@@ -111,3 +111,9 @@ def require_json(request: Request) -> None:
             f"content type {shown!r} is not accepted here: send the request as JSON "
             "with Content-Type: application/json",
         )
+
+
+#: Route parameter types: ``settings: SettingsDep`` etc.
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DetectorDep = Annotated[Any, Depends(get_detector)]
+LimiterDep = Annotated[RecognitionLimiter, Depends(get_limiter)]

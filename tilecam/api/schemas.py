@@ -148,3 +148,11 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "bad input (the message names it)"},
     422: {"model": ErrorOut, "description": "request of the wrong shape or types"},
 }
+
+#: ``responses=`` for routes that take an image.
+IMAGE_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "missing, empty, corrupt or truncated image"},
+    413: {"model": ErrorOut, "description": "image over the byte or pixel limit"},
+    415: {"model": ErrorOut, "description": "not an image / wrong content type"},
+    503: {"model": ErrorOut, "description": "no model loaded, busy, or timed out"},
+}

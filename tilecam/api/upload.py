@@ -18,6 +18,7 @@ bomb is refused without allocating its pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -199,3 +200,50 @@ def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
             f"the limit of {max_pixels / 1e6:g} megapixels; resize it first",
         )
     return fmt, width, height
+
+
+def decode_image(data: bytes, max_pixels: int, max_bytes: int) -> Any:
+    """Decode an upload to a BGR uint8 array ``(H, W, 3)`` (EXIF orientation applied).
+
+    CPU work: call it in the recognition pool. Raises :class:`ApiError`: 415 for a
+    format that is not an image, 413 over the limits, 400 for a corrupt or truncated file.
+    """
+    from vision.imageio import ImageError, load_image
+
+    check_image_header(data, max_pixels)
+    try:
+        return load_image(data, max_pixels=max_pixels, max_bytes=max_bytes)
+    except ImageError as exc:
+        raise ApiError(400, "invalid_image", str(exc)) from None
+
+
+#: ``openapi_extra`` for routes that read an image themselves (for /docs).
+IMAGE_REQUEST_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["image"],
+                    "properties": {
+                        "image": {"type": "string", "format": "binary"},
+                        "rules": {"type": "string", "default": "mcr"},
+                        "version": {"type": "string"},
+                        "self_drawn": {"type": "boolean"},
+                        "last_of_kind": {"type": "boolean"},
+                        "kong": {"type": "boolean"},
+                        "last_wall_tile": {"type": "boolean"},
+                        "seat_wind": {"type": "string", "enum": ["E", "S", "W", "N"]},
+                        "prevalent_wind": {"type": "string", "enum": ["E", "S", "W", "N"]},
+                        "discarder": {"type": "integer", "minimum": 1, "maximum": 3},
+                        "settings": {"type": "string", "description": "JSON object"},
+                        "rule_context": {"type": "string", "description": "JSON object"},
+                    },
+                }
+            },
+            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+}

@@ -1,0 +1,40 @@
+"""``POST /v1/detect``: an image → the tiles found in it (detections only, no layout).
+
+Answer: ``{"image_size": [w, h], "tiles": [{"code", "box", "confidence", "rotation",
+"face_down", "topk"}], "meta": {...}}`` with boxes in pixels of the (EXIF-rotated) image.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
+from tilecam.api.schemas import IMAGE_ERROR_RESPONSES
+from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload
+
+router = APIRouter(prefix="/v1", tags=["vision"])
+
+
+@router.post("/detect", openapi_extra=IMAGE_REQUEST_BODY, responses=IMAGE_ERROR_RESPONSES)
+async def detect(
+    request: Request,
+    settings: SettingsDep,
+    detector: DetectorDep,
+    limiter: LimiterDep,
+) -> JSONResponse:
+    """Find the tiles in a photo (multipart field ``image``, or a raw image body)."""
+    upload = await read_upload(request, settings.max_upload_bytes)
+
+    def work() -> dict[str, Any]:
+        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
+        found = detector.detect(image)
+        return {
+            "image_size": list(found.image_size or (image.shape[1], image.shape[0])),
+            "tiles": found.to_records(),
+            "meta": found.meta,
+        }
+
+    return JSONResponse(await limiter.run(work))

@@ -1,0 +1,454 @@
+/* tilecam phone page: photo → /v1/recognize → boxes on the photo → tap to correct →
+ * re-score with /v1/score. Plain browser JavaScript, no build step. */
+"use strict";
+
+const WINDS = ["E", "S", "W", "N"];
+const WIND_ZH = { E: "东", S: "南", W: "西", N: "北" };
+const MAX_SIDE = 1600; // photos are downscaled to this long side before upload (pixels)
+
+const state = {
+  zh: {},            // tile code → Chinese name
+  classes: [],       // the 43 detector classes
+  ruleSets: {},      // name → describe() of GET /v1/rules
+  seat_wind: "E",
+  prevalent_wind: "E",
+  flowers: 0,
+  photo: null,       // {url, width, height}
+  tiles: [],         // recognized tiles: {code, box, role, confidence, topk, meld, changed, removed}
+  melds: [],         // [{kind, claimed_from, claimed_index, added, tiles: [tile indices]}]
+  scoreSeq: 0,       // ignore answers of superseded requests
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = tag === "svg" || tag === "rect" || tag === "text"
+    ? document.createElementNS("http://www.w3.org/2000/svg", tag)
+    : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.setAttribute("class", v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+/* ------------------------------------------------------------------ HTTP */
+async function api(path, options = {}) {
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (err) {
+    throw new Error(`cannot reach the server (${err.message})`);
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (err) {
+    throw new Error(`the server answered ${response.status} without JSON`);
+  }
+  if (!response.ok) {
+    const e = (body && body.error) || {};
+    const error = new Error(e.message || `HTTP ${response.status}`);
+    error.code = e.code || "error";
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+const postJSON = (path, data) => api(path, {
+  method: "POST",
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify(data),
+});
+
+/* ------------------------------------------------------------------ notation */
+function tileSort(a, b) {
+  const order = (c) => {
+    if (/^[1-9][mps]$/.test(c)) return "mps".indexOf(c[1]) * 9 + Number(c[0]);
+    const h = "ESWNCFP".indexOf(c);
+    return h >= 0 ? 30 + h : 40;
+  };
+  return order(a) - order(b);
+}
+
+/** Codes in order → compact notation (["1m","2m","E"] → "12mE"). */
+function formatTiles(codes) {
+  let out = "";
+  let digits = "";
+  let suit = "";
+  for (const c of codes) {
+    if (/^[1-9][mps]$/.test(c)) {
+      if (suit && c[1] !== suit) { out += digits + suit; digits = ""; }
+      suit = c[1];
+      digits += c[0];
+    } else {
+      if (digits) { out += digits + suit; digits = ""; suit = ""; }
+      out += c;
+    }
+  }
+  return out + (digits ? digits + suit : "");
+}
+
+/** One meld → bracket notation of RULES.md. */
+function formatMeld(kind, codes, claimedFrom, claimedIndex, added) {
+  const text = formatTiles([...codes].sort(tileSort));
+  if (kind === "chow") return claimedIndex === null || claimedIndex === undefined
+    ? `[${text}]` : `[${text},${claimedIndex + 1}]`;
+  if (claimedFrom === null || claimedFrom === undefined) return `[${text}]`;
+  return `[${text},${added ? claimedFrom + 4 : claimedFrom}]`;
+}
+
+/** The hand in notation from the (corrected) tiles and the layout's melds. */
+function handFromTiles() {
+  const live = (i) => !state.tiles[i].removed;
+  const parts = [];
+  for (const m of state.melds) {
+    const idx = m.tiles.filter(live);
+    if (!idx.length) continue;
+    const codes = idx.map((i) => state.tiles[i].code);
+    const kind = codes.length === 4 ? "kong"
+      : (new Set(codes).size === 1 ? (m.kind === "chow" ? "pung" : m.kind) : m.kind);
+    const face = codes.filter((c) => c !== "back");
+    // a concealed kong shows backs: its kind is the face-up tiles' kind
+    const filled = codes.map((c) => (c === "back" && face.length ? face[0] : c));
+    parts.push(formatMeld(kind, filled, m.claimed_from, m.claimed_index, m.added));
+  }
+  const standing = [];
+  let winning = null;
+  state.tiles.forEach((t, i) => {
+    if (t.removed || t.role === "meld" || t.role === "flower" || t.role === "ignored") return;
+    if (t.code === "back" || /f$/.test(t.code)) return;
+    if (t.role === "winning") winning = i;
+    else standing.push(t.code);
+  });
+  let text = parts.join("") + formatTiles(standing);
+  if (winning !== null) text += state.tiles[winning].code;
+  return text;
+}
+
+function countFlowers() {
+  return state.tiles.filter((t) => !t.removed && /^[1-8]f$/.test(t.code)).length;
+}
+
+/* ------------------------------------------------------------------ context */
+function context() {
+  const rules = $("rules").value || "mcr";
+  const ctx = {
+    rules,
+    self_drawn: $("self_drawn").checked,
+    last_of_kind: $("last_of_kind").checked,
+    kong: $("kong").checked,
+    last_wall_tile: $("last_wall_tile").checked,
+    seat_wind: state.seat_wind,
+    prevalent_wind: state.prevalent_wind,
+    flowers: state.flowers,
+  };
+  const version = $("version").value;
+  if (version && !$("version-field").hidden) ctx.version = version;
+  return ctx;
+}
+
+function setFlowers(n) {
+  state.flowers = Math.max(0, Math.min(8, n));
+  $("flowers").textContent = String(state.flowers);
+}
+
+function buildWindButtons(id) {
+  const box = $(id);
+  box.replaceChildren(...WINDS.map((w) => el("button", {
+    type: "button", role: "radio", "data-wind": w, "aria-checked": String(state[id] === w),
+    onclick: () => {
+      state[id] = w;
+      for (const b of box.children) b.setAttribute("aria-checked", String(b.dataset.wind === w));
+      rescore();
+    },
+  }, `${w} ${WIND_ZH[w]}`)));
+}
+
+function fillVersions() {
+  const info = state.ruleSets[$("rules").value];
+  const versions = (info && info.versions) || [];
+  $("version-field").hidden = versions.length === 0;
+  $("version").replaceChildren(...versions.map((v) => el("option", {
+    value: v, selected: info.default_version === v,
+  }, v)));
+}
+
+/* ------------------------------------------------------------------ results */
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = false;
+}
+
+function clearResult() {
+  $("error").hidden = true;
+  $("result").hidden = true;
+  $("waits").hidden = true;
+}
+
+function renderScore(score) {
+  $("total").textContent = String(score.total);
+  const legal = $("legal");
+  legal.textContent = score.legal ? "legal win" : "below the minimum";
+  legal.className = `pill ${score.legal ? "ok" : "bad"}`;
+  $("fans").replaceChildren(...score.fans.map((f) => el("tr", {},
+    el("td", {}, f.zh, el("small", {}, f.en + (f.sets && f.sets.length
+      ? " · " + f.sets.map((s) => s.join(" ")).join(" / ") : ""))),
+    el("td", { class: "v" }, f.count > 1 ? `${f.value}×${f.count}` : String(f.value)),
+  )));
+  const s = score.settlement;
+  $("settlement").textContent = s && s.payments
+    ? `Settlement (${s.unit}): ` + s.payments.map((p) => `${p.payer} pays ${p.amount}`).join(", ")
+      + (s.note ? ` — ${s.note}` : "")
+    : "";
+  $("result").hidden = false;
+}
+
+function renderWaits(w) {
+  const box = $("waits");
+  if (w.ready) {
+    box.replaceChildren(el("h2", {}, "Ready 听牌 — waits on"), el("div", { class: "hand-tiles" },
+      w.waits.map((x) => el("span", { class: "tile" }, x.tile,
+        el("small", {}, `${x.remaining} left`),
+        el("small", {}, x.discard ? `${x.discard.total} / ${x.self_drawn ? x.self_drawn.total : "–"}` : "")))));
+  } else {
+    box.replaceChildren(el("p", {}, `Not ready: ${w.shanten} tile change(s) from ready (向听).`));
+  }
+  box.hidden = false;
+}
+
+function renderHandTiles(text) {
+  // a quick visual of the standing tiles the notation names (melds shown as text)
+  const box = $("hand-tiles");
+  box.replaceChildren();
+  if (!state.tiles.length) return;
+  const live = state.tiles.filter((t) => !t.removed && t.role !== "ignored");
+  for (const t of live) {
+    box.append(el("span", {
+      class: `tile${t.role === "winning" ? " win gap" : ""}`,
+      title: t.role,
+    }, t.code, el("small", {}, state.zh[t.code] || "")));
+  }
+  void text;
+}
+
+/** Score the hand in the text box (or its waits when it is one tile short). */
+async function rescore() {
+  const hand = $("hand").value.trim();
+  const seq = ++state.scoreSeq;
+  if (!hand) { clearResult(); return; }
+  const body = { hand, ...context() };
+  try {
+    const score = await postJSON("/v1/score", body);
+    if (seq !== state.scoreSeq) return;
+    clearResult();
+    renderScore(score);
+  } catch (err) {
+    if (seq !== state.scoreSeq) return;
+    clearResult();
+    showError(err.message);
+    if (err.code === "invalid_hand") {
+      const { self_drawn, last_of_kind, kong, last_wall_tile, ...waitCtx } = body;
+      try {
+        const w = await postJSON("/v1/waits", waitCtx);
+        if (seq === state.scoreSeq) renderWaits(w);
+      } catch (_) { /* the score error already says what is wrong */ }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ photo */
+async function downscale(file) {
+  // Re-encode big photos at MAX_SIDE so phones upload ~300 kB instead of ~5 MB.
+  // createImageBitmap applies the EXIF orientation, like the server does.
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+    if (scale === 1 && file.size < 4 * 1024 * 1024 && /jpe?g|png|webp/.test(file.type)) {
+      bitmap.close();
+      return file;
+    }
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", 0.9));
+    return blob || file;
+  } catch (_) {
+    return file; // the browser cannot decode it: let the server say what is wrong
+  }
+}
+
+async function onPhoto(file) {
+  if (!file) return;
+  clearResult();
+  $("busy").hidden = false;
+  try {
+    const blob = await downscale(file);
+    const form = new FormData();
+    form.append("image", blob, file.name || "photo.jpg");
+    const ctx = context();
+    for (const [k, v] of Object.entries(ctx)) {
+      if (k !== "flowers") form.append(k, String(v));
+    }
+    const rec = await api("/v1/recognize", { method: "POST", body: form });
+    if (state.photo) URL.revokeObjectURL(state.photo.url);
+    state.photo = { url: URL.createObjectURL(blob) };
+    showRecognition(rec);
+  } catch (err) {
+    showError(`Photo: ${err.message}`);
+  } finally {
+    $("busy").hidden = true;
+    $("photo").value = "";
+  }
+}
+
+function meldsOf(rec) {
+  // Recognition.to_dict() melds: each lists the indices of its tiles in rec.tiles.
+  return (rec.melds || []).map((m) => ({
+    kind: m.kind,
+    claimed_from: m.claimed_from ?? null,
+    claimed_index: m.claimed_index ?? null,
+    added: Boolean(m.added),
+    tiles: m.tile_indices || m.detections || m.tiles_index || [],
+  }));
+}
+
+function showRecognition(rec) {
+  state.tiles = (rec.tiles || []).map((t) => ({ ...t, orig: t.code, changed: false, removed: false }));
+  state.melds = meldsOf(rec);
+  const size = rec.image_size || (rec.image && rec.image.size) || null;
+  const img = $("shot");
+  img.onload = () => {
+    const w = size ? size[0] : img.naturalWidth;
+    const h = size ? size[1] : img.naturalHeight;
+    $("overlay").setAttribute("viewBox", `0 0 ${w} ${h}`);
+    drawBoxes();
+  };
+  img.src = state.photo.url;
+  $("stage").hidden = false;
+  $("tiles-hint").hidden = state.tiles.length === 0;
+  const notes = [];
+  if (!state.tiles.length) notes.push("No tiles found. Try more light, less glare, the tiles filling the photo.");
+  for (const c of rec.corrections || []) notes.push(describeCorrection(c));
+  if (rec.unscorable) notes.push(`Cannot score: ${rec.unscorable}`);
+  $("notes").replaceChildren(...notes.map((n) => el("li", {}, n)));
+  setFlowers(countFlowers());
+  $("hand").value = rec.hand || handFromTiles();
+  renderHandTiles();
+  if (rec.score) { clearResult(); renderScore(rec.score); }
+  else if (rec.waits) { clearResult(); renderWaits(rec.waits); }
+  else rescore();
+}
+
+function describeCorrection(c) {
+  if (typeof c === "string") return c;
+  const from = c.from ?? c.before;
+  const to = c.to ?? c.after;
+  const p = c.p ?? c.probability;
+  return `Corrected ${from} → ${to}` + (p !== undefined ? ` (p ${Number(p).toFixed(2)})` : "")
+    + (c.reason ? `: ${c.reason}` : "");
+}
+
+function drawBoxes() {
+  const svg = $("overlay");
+  const vb = svg.viewBox.baseVal;
+  const font = Math.max(14, Math.round((vb && vb.width ? vb.width : 1000) / 45));
+  svg.replaceChildren();
+  state.tiles.forEach((t, i) => {
+    if (t.removed) return;
+    const [x1, y1, x2, y2] = t.box;
+    const cls = [t.role || "standing", t.changed || t.corrected ? "changed" : "",
+      t.confidence !== undefined && t.confidence < 0.5 ? "unsure" : ""].join(" ");
+    svg.append(el("rect", {
+      x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 4, class: cls,
+      "data-index": i, tabindex: 0, role: "button",
+      "aria-label": `tile ${i + 1}: ${t.code}`,
+      onclick: () => openPicker(i),
+    }));
+    svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font }, t.code));
+  });
+}
+
+/* ------------------------------------------------------------------ picker */
+function tileButton(code, onPick, current) {
+  return el("button", {
+    type: "button", "data-code": code, class: code === current ? "current" : null,
+    onclick: () => onPick(code),
+  }, code === "back" ? "▮" : code, el("small", {}, state.zh[code] || ""));
+}
+
+function openPicker(index) {
+  const tile = state.tiles[index];
+  const dialog = $("picker");
+  const pick = (code) => {
+    dialog.close();
+    if (code !== tile.code) {
+      tile.code = code;
+      tile.changed = code !== tile.orig;
+      afterEdit();
+    }
+  };
+  $("picker-title").textContent = `Tile ${index + 1}: ${tile.code} (${state.zh[tile.code] || ""})`;
+  const alts = (tile.topk || []).map((a) => a.code).filter((c) => c !== tile.code).slice(0, 4);
+  $("picker-top").replaceChildren(...alts.map((c) => tileButton(c, pick, tile.code)));
+  $("picker-grid").replaceChildren(...state.classes.map((c) => tileButton(c, pick, tile.code)));
+  $("picker-remove").onclick = () => { dialog.close(); tile.removed = true; afterEdit(); };
+  if (typeof dialog.showModal === "function") dialog.showModal();
+  else dialog.setAttribute("open", "");
+}
+
+function afterEdit() {
+  drawBoxes();
+  setFlowers(countFlowers());
+  $("hand").value = handFromTiles();
+  renderHandTiles();
+  rescore();
+}
+
+/* ------------------------------------------------------------------ start */
+async function init() {
+  buildWindButtons("seat_wind");
+  buildWindButtons("prevalent_wind");
+  $("photo").addEventListener("change", (e) => onPhoto(e.target.files[0]));
+  $("score-btn").addEventListener("click", rescore);
+  $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
+  $("rules").addEventListener("change", () => { fillVersions(); rescore(); });
+  $("version").addEventListener("change", rescore);
+  for (const id of ["self_drawn", "last_of_kind", "kong", "last_wall_tile"]) {
+    $(id).addEventListener("change", rescore);
+  }
+  $("flowers-minus").addEventListener("click", () => { setFlowers(state.flowers - 1); rescore(); });
+  $("flowers-plus").addEventListener("click", () => { setFlowers(state.flowers + 1); rescore(); });
+
+  api("/readyz").then(
+    () => { $("ready").textContent = "camera ready"; $("ready").className = "pill ok"; },
+    (err) => {
+      $("ready").textContent = "no model: type the hand";
+      $("ready").className = "pill bad";
+      $("ready").title = err.message;
+    },
+  );
+  try {
+    const doc = await api("/v1/rules");
+    state.zh = doc.tiles.zh;
+    state.classes = doc.tiles.classes;
+    for (const r of doc.rule_sets) state.ruleSets[r.name] = r;
+    $("rules").replaceChildren(...doc.rule_sets.map((r) => el("option", {
+      value: r.name, selected: r.name === doc.default,
+    }, r.title || r.name)));
+    fillVersions();
+  } catch (err) {
+    showError(`Cannot load the rule sets: ${err.message}`);
+  }
+  document.body.dataset.ready = "1";
+}
+
+init();
