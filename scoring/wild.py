@@ -108,35 +108,37 @@ def _check(counts: Sequence[int], wilds: int) -> tuple[int, ...]:
     return tuple(int(c) for c in counts)
 
 
-def _size_ok(counts: tuple[int, ...], wilds: int) -> bool:
-    return (sum(counts) + wilds) % 3 == 2
+def _size_ok(counts: tuple[int, ...], wilds: int, pair: bool) -> bool:
+    return (sum(counts) + wilds) % 3 == (2 if pair else 0)
 
 
-def is_complete(counts: Sequence[int], wilds: int = 0) -> bool:
+def is_complete(counts: Sequence[int], wilds: int = 0, *, pair: bool = True) -> bool:
     """True if the natural ``counts`` (length 34) plus ``wilds`` wild copies form sets and
-    exactly one pair (any number of sets, ``3n + 2`` tiles)."""
+    exactly one pair (any number of sets, ``3n + 2`` tiles); with ``pair=False``, sets
+    only (``3n`` tiles)."""
     key = _check(counts, wilds)
-    if not _size_ok(key, wilds):
+    if not _size_ok(key, wilds, pair):
         return False
-    return _complete(key, wilds, True)
+    return _complete(key, wilds, pair)
 
 
 def decompositions(
-    counts: Sequence[int], wilds: int = 0, *, free_face: int | None = None
+    counts: Sequence[int], wilds: int = 0, *, free_face: int | None = None, pair: bool = True
 ) -> list[Decomposition]:
     """Every distinct reading of a complete hand as sets plus one pair (empty list when
-    the hand is not complete), each sorted with the pair first.
+    the hand is not complete), each sorted with the pair first; with ``pair=False``,
+    readings as sets only.
 
     ``free_face``: the kind a set made only of wilds stands for (default: the lowest kind,
     ``1m``; rule sets pass the wild kind itself).
     """
     key = _check(counts, wilds)
-    if not _size_ok(key, wilds):
+    if not _size_ok(key, wilds, pair):
         return []
     face = 0 if free_face is None else free_face
     if not 0 <= face < T.NUM_KINDS:
         raise ValueError(f"free_face must be a kind index 0..33, got {face}")
-    found = _readings(key, 0, wilds, True, face)
+    found = _readings(key, 0, wilds, pair, face)
     return sorted(found)
 
 
@@ -253,3 +255,41 @@ def _readings(
 
 def _set_key(s: WildSet) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     return (_SHAPE_ORDER[s.shape], s.faces, s.wild_faces)
+
+
+def shanten(counts: Sequence[int], wilds: int = 0) -> int:
+    """Tiles from ready (向听) of a hand of ``3n + 1`` tiles (naturals plus wilds): 0 when
+    ready, else the fewest natural tiles that must be exchanged before it is ready.
+
+    A hand is ready iff adding one wild completes it, so exchanging ``k`` naturals makes it
+    ready iff the kept naturals plus ``3n + 2 - kept - wilds`` wilds are complete; this
+    returns ``naturals - (most naturals n sets and a pair can keep)``.
+    """
+    key = _check(counts, wilds)
+    total = sum(key) + wilds
+    if total % 3 != 1:
+        raise ValueError(f"shanten needs 3n + 1 tiles, got {total}")
+    return sum(key) - _kept(key, total // 3, True)
+
+
+@lru_cache(maxsize=1 << 15)
+def _kept(counts: tuple[int, ...], sets: int, pair: bool) -> int:
+    """Most natural tiles that ``sets`` sets and (if ``pair``) a pair can use, the other
+    places filled by wilds."""
+    i = _first(counts, 0)
+    if i < 0 or (sets == 0 and not pair):
+        return 0
+    best = _kept(_take(counts, {i: counts[i]}), sets, pair)  # exchange every copy of i
+    c = counts[i]
+    if pair:
+        nat = min(c, 2)
+        best = max(best, nat + _kept(_take(counts, {i: nat}), sets, False))
+    if sets:
+        nat = min(c, 3)
+        best = max(best, nat + _kept(_take(counts, {i: nat}), sets - 1, pair))
+        for first in _chows_through(i):
+            upper = [f for f in (first, first + 1, first + 2) if f > i and counts[f] > 0]
+            for mask in range(1 << len(upper)):
+                taken = {i: 1} | {f: 1 for b, f in enumerate(upper) if mask >> b & 1}
+                best = max(best, len(taken) + _kept(_take(counts, taken), sets - 1, pair))
+    return best

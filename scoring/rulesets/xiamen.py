@@ -1,0 +1,432 @@
+"""Xiamen (厦门) rules: 144 tiles, 16-tile hands, the gold (金) wild tile.
+
+Hand size: every player wins with five sets and a pair, 17 tiles counting each kong as 3
+(the dealer's 17 at the deal are the same count; a non-dealer has 17 after drawing the
+winning tile). 三金倒 may also be declared holding 16 (a non-dealer at the opening).
+
+The gold: ``gold=`` (or ``indicator=``, the tile turned up: its kind is the gold). Copies
+of the gold kind in the standing tiles are wild for any kind, their own included. 白板
+(``P``) stands for the gold's face (not wild); golds are never melded, so a meld tile of
+the gold's kind (or a ``P`` in a meld) is a 白板 standing in.
+
+Money: ``unit = 底 + 水``, each of the three others pays ``unit × multiplier`` chips, plus
+bonus money reported apart (see :mod:`scoring.rulesets.xiamen_money`). ``Score.total`` is
+the chips one payer pays; ``Score.fans`` lists the unit's items (底 and each 水).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring import tiles as T
+from scoring.hand import Hand, HandError, Meld
+from scoring.regional.wild_hand import (
+    check_tile_count,
+    counts_and_wilds,
+    kind_of,
+    meld_text,
+    set_text,
+)
+from scoring.rulesets.base import (
+    SEAT_NAMES,
+    RuleSet,
+    Score,
+    ScoredFan,
+    Setting,
+    Settlement,
+    Waits,
+    WaitTile,
+    WinContext,
+)
+from scoring.rulesets.xiamen_money import (
+    SET_WATER_KEYS,
+    base,
+    flower_water,
+    multiplier,
+    payments,
+    set_water,
+)
+from scoring.rulesets.xiamen_settings import CONTEXT, SETTINGS, WIN_NAMES, WIN_TYPES
+from scoring.wild import Decomposition, WildSet, decompositions, shanten
+
+WHITE = T.index("P")
+SEATS = ("left", "opposite", "right")
+GOLD = "金"
+
+
+@dataclass(frozen=True)
+class _Win:
+    """The win as Xiamen sees it: gold kind, scored win type, who pays."""
+
+    gold: int
+    kind: str  # a key of WIN_NAMES
+    self_drawn: bool
+    dealer: bool
+
+
+class Xiamen(RuleSet):
+    """厦门: 金 (gold) wild tile, 游金/双游/三游, 三金倒, money as (底 + 水) × multiplier."""
+
+    name = "xiamen"
+    title = "Xiamen (厦门, 金 gold wild)"
+    hand_size = 17
+
+    def settings(self) -> Mapping[str, Setting]:
+        return SETTINGS
+
+    def context_fields(self) -> Mapping[str, Setting]:
+        return CONTEXT
+
+    # ------------------------------------------------------------------ scoring
+    def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
+        win = _win_of(context)
+        melds = _meld_faces(hand, win.gold)
+        reason = _illegal_reason(hand, win, context, settings)
+        if reason:
+            return _illegal(reason, win)
+        readings = _readings(hand, win)
+        if win.kind.startswith("three_golds"):
+            readings = [()]
+        if not readings:
+            if win.kind in ("you_jin", "shuang_you", "san_you"):
+                why = (
+                    f"not a {WIN_NAMES[win.kind][0]} hand: after setting aside one gold and the "
+                    "drawn tile, the rest is not five sets"
+                )
+            else:
+                why = "not complete: the tiles do not form five sets and a pair, golds as wilds"
+            return _illegal(why, win)
+        items, reading = _best_water(hand, win, melds, readings, settings)
+        golds = _golds(hand, win.gold)
+        flower_items = flower_water(settings, hand.flowers, context.flower_count(hand))
+        gold_items = (
+            [ScoredFan(GOLD, "gold held", int(settings["water_gold"]), golds)] if golds else []
+        )
+        extra = context.extra
+        bottom = base(
+            settings,
+            dealer=win.dealer,
+            repeats=int(extra["dealer_repeats"]),
+            drawn=int(extra["drawn_hands"]),
+        )
+        fans = (
+            ScoredFan("底", "base (dealer)" if win.dealer else "base", bottom),
+            *gold_items,
+            *flower_items,
+            *items,
+        )
+        unit = sum(f.points for f in fans)
+        settlement, kill, bonus_each = _settle(win, unit, context, settings)
+        zh, en = WIN_NAMES[win.kind]
+        details: dict[str, Any] = {
+            "win": win.kind,
+            "win_zh": zh,
+            "win_en": en,
+            "gold": T.code(win.gold),
+            "unit": unit,
+            "water": unit - bottom,
+            "multiplier": multiplier(settings, win.kind),
+            "bonus_per_payer": bonus_each,
+            "kill_three": kill,
+            "reading": [s.to_dict() for s in reading],
+        }
+        return Score(
+            rules=self.name,
+            version=None,
+            total=unit * multiplier(settings, win.kind),
+            legal=True,
+            fans=tuple(f for f in fans if f.count),
+            settlement=settlement,
+            details=details,
+        )
+
+    def settle(
+        self,
+        hand: Hand,
+        total: int,
+        legal: bool,
+        context: WinContext,
+        settings: Mapping[str, Any],
+    ) -> Settlement:
+        """Payments for a win whose chips per payer are ``total`` (``unit × multiplier``)."""
+        if not legal:
+            return Settlement("chips", (), "not a legal win: nobody pays")
+        win = _win_of(context)
+        unit, rest = divmod(total, multiplier(settings, win.kind))
+        if rest:
+            raise HandError(
+                f"total {total} is not a multiple of the {win.kind} multiplier "
+                f"{multiplier(settings, win.kind)}"
+            )
+        return _settle(win, unit, context, settings)[0]
+
+    # ------------------------------------------------------------------ waits
+    def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
+        gold = _gold_of(context.extra)
+        _meld_faces(hand, gold)
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(
+                f"Xiamen waits: a hand one tile short of a win has 16 tiles (each kong "
+                f"counted as 3), this one has {hand.tile_count}"
+            )
+        counts, wilds = counts_and_wilds(hand.standing, gold, _face_map(gold))
+        distance = shanten(counts, wilds)
+        text = str(hand)
+        if distance:
+            return Waits(self.name, None, text, distance)
+        held = _physical_counts(hand, gold)
+        found = []
+        for k in range(T.NUM_KINDS):
+            if held[k] >= T.COPIES:
+                continue
+            tile = T.code(k)
+            trial = Hand(hand.melds, (*hand.standing, tile), hand.flowers)
+            results = []
+            for drawn in (False, True):
+                ctx = WinContext(
+                    self_drawn=drawn,
+                    seat_wind=context.seat_wind,
+                    prevalent_wind=context.prevalent_wind,
+                    flowers=context.flowers,
+                    extra=context.extra,
+                )
+                s = self.score(trial, ctx, settings)
+                results.append(s if s.legal else None)
+            if results[0] or results[1]:
+                found.append(WaitTile(tile, T.COPIES - held[k], results[0], results[1]))
+        return Waits(self.name, None, text, 0, tuple(found))
+
+
+# ---------------------------------------------------------------------- helpers
+def _gold_of(extra: Mapping[str, Any]) -> int:
+    gold, indicator = extra.get("gold"), extra.get("indicator")
+    if gold is None and indicator is None:
+        raise HandError(
+            "Xiamen needs the gold (金): pass gold=KIND or indicator=TILE (e.g. gold=5m)"
+        )
+    kinds = {
+        name: kind_of(str(v), "the gold indicator" if name == "indicator" else "the gold")
+        for name, v in (("gold", gold), ("indicator", indicator))
+        if v is not None
+    }
+    if len(set(kinds.values())) > 1:
+        raise HandError(
+            f"gold={gold} and indicator={indicator} disagree: the indicator's kind is the gold"
+        )
+    return next(iter(kinds.values()))
+
+
+def _win_of(context: WinContext) -> _Win:
+    extra = context.extra
+    gold = _gold_of(extra)
+    for key in ("dealer_repeats", "drawn_hands"):
+        if int(extra[key]) < 0:
+            raise HandError(f"{key} must be 0 or more, got {extra[key]}")
+    raw = str(extra["win"])
+    kind = WIN_TYPES[raw]
+    dealer = bool(extra["dealer"])
+    self_drawn = context.self_drawn
+    if kind in ("you_jin", "shuang_you", "san_you", "three_golds", "tian_he"):
+        if context.discarder is not None:
+            raise HandError(f"{raw} is won without a discard: it has no discarder")
+        self_drawn = True
+    if kind == "tian_he" and not dealer:
+        raise HandError("天和 (tian_he) is the dealer's win on the deal: pass dealer=true")
+    if kind == "plain":
+        kind = "self_drawn" if self_drawn else "discard"
+    elif kind == "three_golds":
+        kind = "three_golds_opening" if extra["opening"] else "three_golds_later"
+    if extra["opening"] and not kind.startswith("three_golds"):
+        raise HandError("opening=true only describes 三金倒 (win=three_golds)")
+    return _Win(gold, kind, self_drawn, dealer)
+
+
+def _face_map(gold: int) -> dict[int, int]:
+    """白板 plays as the gold's face (unless the gold is 白板 itself)."""
+    return {} if gold == WHITE else {WHITE: gold}
+
+
+def _meld_faces(hand: Hand, gold: int) -> list[Meld]:
+    """Melds as the faces they show (a ``P`` in a meld is a 白板 standing for the gold);
+    checks that no more 白板 are used than exist and that no gold is melded."""
+    out = []
+    whites = sum(1 for t in hand.standing if T.index(t) == WHITE) if gold != WHITE else 0
+    for m in hand.melds:
+        faces = tuple(T.code(gold) if T.index(t) == WHITE else t for t in m.tiles)
+        if gold == WHITE and any(T.index(t) == WHITE for t in m.tiles):
+            raise HandError(
+                f"meld {meld_text(m)}: 白板 is the gold here, and golds are never melded"
+            )
+        whites += sum(1 for t in faces if T.index(t) == gold)
+        out.append(Meld(m.kind, faces, m.claimed_from, m.claimed_index, m.added) if
+                   faces != m.tiles else m)
+    if whites > T.COPIES:
+        raise HandError(
+            f"the hand uses {whites} 白板 (standing P, and meld tiles of the gold's kind "
+            f"{T.code(gold)}, which are 白板 standing in): there are only 4"
+        )
+    return out
+
+
+def _golds(hand: Hand, gold: int) -> int:
+    return sum(1 for t in hand.standing if T.index(t) == gold)
+
+
+def _physical_counts(hand: Hand, gold: int) -> list[int]:
+    held = [0] * T.NUM_KINDS
+    for t in hand.standing:
+        held[T.index(t)] += 1
+    for m in hand.melds:
+        for t in m.tiles:
+            i = T.index(t)
+            held[WHITE if (i == gold and gold != WHITE) else i] += 1
+    return held
+
+
+def _illegal_reason(
+    hand: Hand, win: _Win, context: WinContext, settings: Mapping[str, Any]
+) -> str:
+    """Why this cannot be a Xiamen win ('' when the shape check may go ahead)."""
+    sizes = (16, 17) if win.kind.startswith("three_golds") else (17,)
+    check_tile_count(hand, sizes, "Xiamen")
+    if not hand.standing:
+        raise HandError("Xiamen: the hand has no standing tiles (the last is the winning tile)")
+    wall = int(context.extra.get("wall_left", -1))
+    if 0 <= wall <= int(settings["drawn_hand_tiles"]):
+        return (
+            f"臭庄: with {wall} wall tiles left (at most {settings['drawn_hand_tiles']}) "
+            "the hand is already drawn"
+        )
+    golds = _golds(hand, win.gold)
+    winning = T.index(hand.standing[-1])
+    if win.kind == "discard" or (win.kind == "tian_ting" and not win.self_drawn):
+        if winning == win.gold:
+            return "a discarded gold (金) cannot be claimed or won on"
+        if golds:
+            return (
+                f"holding {golds} gold(s) ({T.code(win.gold)}) forbids winning on a discard: "
+                "self-draw only"
+            )
+    if win.kind.startswith("three_golds"):
+        if golds < 3:
+            return f"三金倒 needs three golds ({T.code(win.gold)}); the hand holds {golds}"
+        if win.kind == "three_golds_later" and not settings["three_golds_later"]:
+            return "三金倒 after the opening is off (setting three_golds_later=false)"
+    if win.kind in ("you_jin", "shuang_you", "san_you") and golds < 1:
+        return f"{WIN_NAMES[win.kind][0]} needs a gold in the pair; the hand holds none"
+    return ""
+
+
+def _readings(hand: Hand, win: _Win) -> list[Decomposition]:
+    counts, wilds = counts_and_wilds(hand.standing, win.gold, _face_map(win.gold))
+    if win.kind not in ("you_jin", "shuang_you", "san_you"):
+        return decompositions(counts, wilds, free_face=win.gold)
+    # 游金: the pair is a gold and the drawn tile (any tile, a gold included).
+    drawn = T.index(hand.standing[-1])
+    face = _face_map(win.gold).get(drawn, drawn)
+    rest = list(counts)
+    if drawn == win.gold:
+        pair = WildSet("pair", (win.gold, win.gold), (win.gold, win.gold))
+        spare = wilds - 2
+    else:
+        rest[face] -= 1
+        pair = WildSet("pair", (face, face), (face,))
+        spare = wilds - 1
+    if spare < 0:
+        return []
+    sets = decompositions(rest, spare, free_face=win.gold, pair=False)
+    return [(pair, *r) for r in sets]
+
+
+def _best_water(
+    hand: Hand,
+    win: _Win,
+    melds: Sequence[Meld],
+    readings: Sequence[Decomposition],
+    settings: Mapping[str, Any],
+) -> tuple[list[ScoredFan], Decomposition]:
+    """水 of the sets (melds, then the reading with the most 水: 就高), and that reading."""
+    meld_items: list[tuple[str, int, str]] = []
+    for m in melds:
+        kind = T.index(m.tiles[0])
+        if m.kind == "pung":
+            meld_items.append(("melded_pung", kind, meld_text(m)))
+        elif m.kind == "kong":
+            t = "concealed_kong" if m.concealed else "melded_kong"
+            meld_items.append((t, kind, meld_text(m)))
+    winning = T.index(hand.standing[-1])
+    winning_face = _face_map(win.gold).get(winning, winning)
+    best: tuple[int, list[tuple[str, int, str]], Decomposition] | None = None
+    for reading in readings:
+        items = list(meld_items)
+        on_discard = not win.self_drawn
+        elsewhere = on_discard and any(
+            s.shape != "pung" and winning_face in s.natural_faces for s in reading
+        )
+        claimed = False
+        for s in reading:
+            if s.shape != "pung":
+                continue
+            t = "concealed_triplet"
+            if on_discard and not elsewhere and not claimed and winning_face in s.natural_faces:
+                t, claimed = "melded_pung", True  # the discard completed this triplet
+            items.append((t, s.kind, set_text(s, GOLD)))
+        water = sum(set_water(settings, t, k) for t, k, _ in items)
+        if best is None or water > best[0]:
+            best = (water, items, reading)
+    assert best is not None
+    fans: list[ScoredFan] = []
+    for set_type, (_n, _h, zh, en) in SET_WATER_KEYS.items():
+        for honour in (False, True):
+            group = [
+                text
+                for t, k, text in best[1]
+                if t == set_type and T.is_honour(k) == honour
+            ]
+            value = set_water(settings, set_type, T.index("E") if honour else 0)
+            if group and value:
+                label_zh = zh if set_type == "melded_pung" else zh + ("(字)" if honour else "")
+                label_en = en + (" of honours" if honour and set_type != "melded_pung" else "")
+                fans.append(
+                    ScoredFan(label_zh, label_en, value, len(group), tuple((g,) for g in group))
+                )
+    return fans, best[2]
+
+
+def _settle(
+    win: _Win, unit: int, context: WinContext, settings: Mapping[str, Any]
+) -> tuple[Settlement, bool, int]:
+    """Payments of a win worth ``unit`` (底 + 水); also 杀三 and the bonus per payer."""
+    payers: tuple[str, ...] = SEATS
+    if win.kind == "discard" and settings["discard_payers"] == "discarder":
+        payers = (SEAT_NAMES[context.discarder],) if context.discarder else ("discarder",)
+    stacks = {}
+    for seat in SEATS:
+        have = int(context.extra[f"chips_{seat}"])
+        if have >= 0:
+            stacks[seat] = have
+    paid, kill = payments(settings, unit=unit, win=win.kind, payers=payers, stacks=stacks)
+    zh, _en = WIN_NAMES[win.kind]
+    note = (
+        f"{zh}: each payer pays (底 + 水) {unit} × {multiplier(settings, win.kind)} chips"
+        + (f" + {paid[0].bonus} bonus outside the chips" if paid and paid[0].bonus else "")
+        + (" (杀三)" if kill else "")
+    )
+    return Settlement("chips", tuple(paid), note), kill, (paid[0].bonus if paid else 0)
+
+
+def _illegal(reason: str, win: _Win) -> Score:
+    return Score(
+        rules="xiamen",
+        version=None,
+        total=0,
+        legal=False,
+        fans=(),
+        settlement=Settlement("chips", (), f"not a legal win: {reason}"),
+        details={"reason": reason, "win": win.kind, "gold": T.code(win.gold)},
+    )
+
+
+RULE_SET = Xiamen()

@@ -1,0 +1,158 @@
+"""Xiamen (厦门) money as pure functions: 水 items, 底, multiplier, bonus and payments.
+
+``unit = 底 + 水``; each of the three others pays ``unit × multiplier`` chips (capped at the
+chips they have when ``cap_at_stack``), plus the win's bonus money, which is reported apart
+from the chips. 杀三: the win empties all three payers' chips; it adds its own bonus.
+
+>>> s = {k: v.default for k, v in SETTINGS.items()}
+>>> base(s, dealer=False), base(s, dealer=True, repeats=1), base(s, dealer=True, repeats=1, drawn=1)
+(8, 32, 64)
+>>> paid, kill = payments(s, unit=10, win="self_drawn", payers=("left", "opposite", "right"))
+>>> [(p.payer, p.amount, p.bonus) for p in paid], kill
+([('left', 20, 0), ('opposite', 20, 0), ('right', 20, 0)], False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring import tiles as T
+from scoring.rulesets.base import Payment, ScoredFan
+from scoring.rulesets.xiamen_settings import SETTINGS
+
+SEASONS = ("1f", "2f", "3f", "4f")
+FLOWER_SET = ("5f", "6f", "7f", "8f")
+
+SET_WATER_KEYS: dict[str, tuple[str, str, str, str]] = {
+    # set type: (setting for number tiles, setting for honours, 中文, English)
+    "melded_pung": ("", "water_honour_pung", "碰(字)", "melded honour pung"),
+    "concealed_triplet": (
+        "water_concealed_triplet", "water_concealed_triplet_honour", "暗刻", "concealed triplet"
+    ),
+    "melded_kong": ("water_melded_kong", "water_melded_kong_honour", "明杠", "melded kong"),
+    "concealed_kong": (
+        "water_concealed_kong", "water_concealed_kong_honour", "暗杠", "concealed kong"
+    ),
+}
+
+MULTIPLIER_KEY: dict[str, str] = {
+    "discard": "mult_discard",
+    "self_drawn": "mult_self_drawn",
+    "you_jin": "mult_you_jin",
+    "shuang_you": "mult_shuang_you",
+    "san_you": "mult_san_you",
+    "three_golds_opening": "mult_three_golds_opening",
+    "three_golds_later": "mult_three_golds_later",
+    "tian_ting": "mult_tian_ting",
+    "tian_he": "mult_tian_he",
+}
+
+BONUS_KEY: dict[str, str] = {
+    "you_jin": "bonus_you_jin",
+    "shuang_you": "bonus_shuang_you",
+    "san_you": "bonus_san_you",
+    "three_golds_opening": "bonus_three_golds_opening",
+    "three_golds_later": "bonus_three_golds_later",
+    "tian_ting": "bonus_tian_ting",
+    "tian_he": "bonus_tian_he",
+}
+
+
+@dataclass(frozen=True)
+class ChipPayment(Payment):
+    """A payer's chips to the winner (``amount``) and the bonus money paid on top of them
+    (``bonus``, outside the chips)."""
+
+    bonus: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"payer": self.payer, "amount": self.amount, "bonus": self.bonus}
+
+
+def base(settings: Mapping[str, Any], *, dealer: bool, repeats: int = 0, drawn: int = 0) -> int:
+    """底 of the winner: the non-dealer's, or the dealer's doubled (by the factor settings)
+    for each consecutive dealership (连庄) and each drawn hand (臭庄) before this one."""
+    if not dealer:
+        return int(settings["base_nondealer"])
+    return int(
+        settings["base_dealer"]
+        * settings["dealer_repeat_factor"] ** repeats
+        * settings["drawn_hand_factor"] ** drawn
+    )
+
+
+def flower_water(
+    settings: Mapping[str, Any], flowers: Sequence[str], count: int
+) -> list[ScoredFan]:
+    """水 items for flowers: ``count`` flowers at ``water_flower`` each, plus
+    ``water_flower_set`` for all four seasons and again for all four flowers (needs the
+    flower codes in ``flowers``)."""
+    items: list[ScoredFan] = []
+    if count:
+        sets = tuple((f,) for f in flowers)
+        items.append(ScoredFan("花", "flower", int(settings["water_flower"]), count, sets))
+    have = set(flowers)
+    groups = ((SEASONS, "四季", "all four seasons"), (FLOWER_SET, "四花", "all four flowers"))
+    for group, zh, en in groups:
+        if have.issuperset(group):
+            items.append(ScoredFan(zh, en, int(settings["water_flower_set"]), 1, (group,)))
+    return items
+
+
+def set_water(settings: Mapping[str, Any], set_type: str, kind: int) -> int:
+    """水 of one set: ``set_type`` in melded_pung / concealed_triplet / melded_kong /
+    concealed_kong, ``kind`` its kind index (honours score more)."""
+    number_key, honour_key, _zh, _en = SET_WATER_KEYS[set_type]
+    key = honour_key if T.is_honour(kind) else number_key
+    return int(settings[key]) if key else 0
+
+
+def multiplier(settings: Mapping[str, Any], win: str) -> int:
+    """Multiplier of a scored win type (see ``MULTIPLIER_KEY``)."""
+    return int(settings[MULTIPLIER_KEY[win]])
+
+
+def bonus(settings: Mapping[str, Any], win: str) -> int:
+    """Bonus money per payer of a scored win type (0 for plain wins)."""
+    key = BONUS_KEY.get(win)
+    return int(settings[key]) if key else 0
+
+
+def payments(
+    settings: Mapping[str, Any],
+    *,
+    unit: int,
+    win: str,
+    payers: Sequence[str],
+    stacks: Mapping[str, int] | None = None,
+) -> tuple[list[ChipPayment], bool]:
+    """Each payer's chips (``unit × multiplier``, capped at their stack when
+    ``cap_at_stack``) and bonus. 杀三 (every one of three payers emptied) adds
+    ``bonus_kill_three`` to each bonus. ``stacks``: chips each payer has (default
+    ``chip_stack``). Returns the payments and whether the win is 杀三."""
+    owed = unit * multiplier(settings, win)
+    extra = bonus(settings, win)
+    full = int(settings["chip_stack"])
+    left = {p: (stacks or {}).get(p, full) for p in payers}
+    kill_three = len(payers) == 3 and all(owed >= left[p] for p in payers)
+    if kill_three:
+        extra += int(settings["bonus_kill_three"])
+    out = []
+    for p in payers:
+        chips = min(owed, left[p]) if settings["cap_at_stack"] else owed
+        out.append(ChipPayment(p, chips, extra))
+    return out, kill_three
+
+
+__all__ = [
+    "SETTINGS",
+    "ChipPayment",
+    "base",
+    "bonus",
+    "flower_water",
+    "multiplier",
+    "payments",
+    "set_water",
+]

@@ -1,0 +1,122 @@
+"""Xiamen (厦门) settings and win-context fields: every regional number, with the seed's
+default (seed ``000_9e6e3314f1efc731.txt`` and ``../shared/rules/RULES.md``).
+
+Money is in chips (筹码). ``unit = 底 + 水``; each payer pays ``unit × multiplier`` chips;
+bonus money (游金奖 …) is paid on top and reported apart from the chips.
+"""
+
+from __future__ import annotations
+
+from scoring.rulesets.base import Setting
+
+WIN_TYPES: dict[str, str] = {
+    "plain": "plain",
+    "平胡": "plain",
+    "平和": "plain",
+    "自摸": "plain",
+    "you_jin": "you_jin",
+    "游金": "you_jin",
+    "shuang_you": "shuang_you",
+    "双游": "shuang_you",
+    "san_you": "san_you",
+    "三游": "san_you",
+    "three_golds": "three_golds",
+    "三金倒": "three_golds",
+    "tian_ting": "tian_ting",
+    "天听": "tian_ting",
+    "tian_he": "tian_he",
+    "天和": "tian_he",
+}
+"""Accepted ``win=`` values (English and Chinese) → canonical win type."""
+
+WIN_NAMES: dict[str, tuple[str, str]] = {
+    "discard": ("平胡", "discard win"),
+    "self_drawn": ("自摸", "self-drawn"),
+    "you_jin": ("游金", "gold tour"),
+    "shuang_you": ("双游", "double gold tour"),
+    "san_you": ("三游", "triple gold tour"),
+    "three_golds_opening": ("三金倒(起手)", "three golds at the opening"),
+    "three_golds_later": ("三金倒", "three golds"),
+    "tian_ting": ("天听", "ready at the deal"),
+    "tian_he": ("天和", "heavenly win"),
+}
+"""Scored win type → (中文, English)."""
+
+
+def _s(name: str, default: object, description: str, choices: tuple[object, ...] | None = None
+       ) -> tuple[str, Setting]:
+    return name, Setting(name, default, description, choices)
+
+
+SETTINGS: dict[str, Setting] = dict(
+    [
+        _s("base_nondealer", 8, "底 (base) of a non-dealer winner, chips"),
+        _s("base_dealer", 16, "底 of the dealer (庄家) winner, chips"),
+        _s("dealer_repeat_factor", 2,
+           "the dealer's 底 is multiplied by this for each consecutive dealership (连庄)"),
+        _s("drawn_hand_factor", 2,
+           "the dealer's 底 is multiplied by this for each drawn hand (臭庄) before this one"),
+        _s("drawn_hand_tiles", 16, "臭庄: the hand is drawn when this many wall tiles are left"),
+        _s("water_gold", 1, "水 for each gold (金) held at the win"),
+        _s("water_flower", 1, "水 for each flower or season"),
+        _s("water_flower_set", 4,
+           "extra 水 for all four seasons 春夏秋冬, and again for all four flowers 梅兰菊竹"),
+        _s("water_honour_pung", 1, "水 for a melded pung of an honour (a melded number pung: 0)"),
+        _s("water_concealed_triplet", 1, "水 for a concealed triplet of a number tile"),
+        _s("water_concealed_triplet_honour", 2, "水 for a concealed triplet of an honour"),
+        _s("water_melded_kong", 2, "水 for a melded kong of a number tile"),
+        _s("water_melded_kong_honour", 3, "水 for a melded kong of an honour"),
+        _s("water_concealed_kong", 3, "水 for a concealed kong of a number tile"),
+        _s("water_concealed_kong_honour", 4, "水 for a concealed kong of an honour"),
+        _s("mult_discard", 1, "multiplier of a discard win (平胡)"),
+        _s("mult_self_drawn", 2, "multiplier of a self-drawn win (自摸)"),
+        _s("mult_you_jin", 4, "multiplier of 游金"),
+        _s("mult_shuang_you", 8, "multiplier of 双游"),
+        _s("mult_san_you", 12, "multiplier of 三游 (some rooms use 16)"),
+        _s("mult_three_golds_opening", 4, "multiplier of 三金倒 at the opening (起手)"),
+        _s("mult_three_golds_later", 3, "multiplier of 三金倒 after the opening"),
+        _s("mult_tian_ting", 4, "multiplier of 天听 (scores as 游金)"),
+        _s("mult_tian_he", 4, "multiplier of 天和"),
+        _s("bonus_you_jin", 50, "bonus money per payer for 游金 (outside the chips)"),
+        _s("bonus_shuang_you", 100, "bonus money per payer for 双游"),
+        _s("bonus_san_you", 150, "bonus money per payer for 三游"),
+        _s("bonus_three_golds_opening", 50,
+           "bonus per payer for 三金倒 at the opening (it takes the 游金 bonus)"),
+        _s("bonus_three_golds_later", 0, "bonus per payer for a later 三金倒 (none)"),
+        _s("bonus_tian_ting", 0,
+           "bonus per payer for 天听 (the seed scores it 'as 游金' in 番 only: none)"),
+        _s("bonus_tian_he", 0, "bonus per payer for 天和"),
+        _s("bonus_kill_three", 100,
+           "杀三 bonus per payer when the win empties all three other players' chips"),
+        _s("chip_stack", 100, "chips each player starts with (杀三 empties all three)"),
+        _s("cap_at_stack", True, "a payer pays at most the chips they have left"),
+        _s("three_golds_later", True,
+           "三金倒 may be declared after the opening, until 臭庄 (else only at the opening)"),
+        _s("discard_payers", "all",
+           "who pays a discard win: all three others (RULES.md) or only the discarder",
+           ("all", "discarder")),
+    ]
+)
+"""Every Xiamen setting: name → Setting (default from the seed)."""
+
+CONTEXT: dict[str, Setting] = dict(
+    [
+        _s("gold", None, "the gold (金) kind, e.g. 5m; or give indicator"),
+        _s("indicator", None,
+           "the tile turned up from the wall end; its kind is the gold (same as gold=)"),
+        _s("dealer", False, "the winner is the dealer (庄家)"),
+        _s("win", "plain",
+           "win type: plain (discard or self-drawn, see self_drawn), you_jin 游金, "
+           "shuang_you 双游, san_you 三游, three_golds 三金倒, tian_ting 天听, tian_he 天和",
+           tuple(WIN_TYPES)),
+        _s("opening", False, "三金倒 declared at the opening (起手), before any discard"),
+        _s("dealer_repeats", 0, "consecutive dealerships (连庄) of the winning dealer before this"),
+        _s("drawn_hands", 0, "drawn hands (臭庄) in a row just before this one"),
+        _s("wall_left", -1,
+           "wall tiles left at the win (-1: unknown); at drawn_hand_tiles or fewer it is 臭庄"),
+        _s("chips_left", -1, "chips the left player has before paying (-1: a full stack)"),
+        _s("chips_opposite", -1, "chips the opposite player has (-1: a full stack)"),
+        _s("chips_right", -1, "chips the right player has (-1: a full stack)"),
+    ]
+)
+"""Xiamen win-context fields (``score(..., rules="xiamen", gold="5m", win="游金")``)."""
