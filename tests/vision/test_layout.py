@@ -1,0 +1,205 @@
+"""Layout of hand-built detection sets: rows, melds and claim sources (seed 003,
+鸣牌的摆放), concealed and added kongs, flowers, the winning tile set apart, upside-down
+rows, turned and tilted photos, jitter. Hands are written in RULES.md notation."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.hand import Hand
+from scoring.notation import format_meld, parse_hand
+from vision.layout import FLOWER, MELD, STANDING, WINNING, analyze
+from vision.layout_scene import SceneBuilder
+
+
+def canon(hand: Hand) -> tuple[list[str], list[str], str | None, tuple[str, ...]]:
+    """Hand in a form where meld order and standing order (but the last) do not matter."""
+    return (
+        sorted(format_meld(m) for m in hand.melds),
+        sorted(hand.standing[:-1]),
+        hand.standing[-1] if hand.standing else None,
+        hand.flowers,
+    )
+
+
+def read(builder: SceneBuilder, **kw: object) -> Hand:
+    d = builder.detections(**kw)  # type: ignore[arg-type]
+    return analyze(d).hand(d.codes)
+
+
+def assert_reads(builder: SceneBuilder, expected: str, **kw: object) -> None:
+    assert canon(read(builder, **kw)) == canon(parse_hand(expected))
+
+
+# ---------------------------------------------------------------- claim source
+@pytest.mark.parametrize(("sideways", "offset"), [(0, 1), (1, 2), (2, 3)])
+def test_pung_claim_source_is_the_position_of_the_sideways_tile(sideways: int, offset: int) -> None:
+    b = SceneBuilder().standing("123m456p789sN").meld("CCC", sideways=sideways).win("N")
+    assert_reads(b, f"[CCC,{offset}]123m456p789sNN")
+
+
+@pytest.mark.parametrize(("sideways", "offset"), [(0, 1), (1, 2), (2, 2), (3, 3)])
+def test_melded_kong_from_opposite_may_turn_either_middle_tile(sideways: int, offset: int) -> None:
+    b = SceneBuilder().standing("123m456p789sN").meld("FFFF", sideways=sideways).win("N")
+    assert_reads(b, f"[FFFF,{offset}]123m456p789sNN")
+
+
+@pytest.mark.parametrize("sideways", [0, 1, 2])
+def test_chow_is_claimed_from_the_left_and_the_sideways_tile_is_the_claimed_one(
+    sideways: int,
+) -> None:
+    b = SceneBuilder().standing("123m456p99sNN").meld("678s", sideways=sideways).win("N")
+    assert_reads(b, f"[678s,{sideways + 1}]123m456p99sNNN")
+
+
+def test_sideways_rotation_90_reads_like_270() -> None:
+    b = SceneBuilder(sideways_rotation=90).standing("123m456p789sN").meld("CCC", sideways=2)
+    assert_reads(b.win("N"), "[CCC,3]123m456p789sNN")
+
+
+# ---------------------------------------------------------------- kongs and flowers
+def test_concealed_kong_with_face_down_ends() -> None:
+    b = SceneBuilder().standing("123m456p789sN").concealed_kong("W").win("N")
+    lay = analyze(b.detections())
+    assert lay.melds[0].concealed and lay.melds[0].claimed_from is None
+    assert_reads(b, "[WWWW]123m456p789sNN")
+
+
+def test_concealed_kong_all_face_down_needs_its_kind() -> None:
+    b = SceneBuilder().standing("123m456p789sN").concealed_kong("C", all_down=True).win("N")
+    d = b.detections()
+    lay = analyze(d)
+    assert lay.melds[0].concealed
+    with pytest.raises(ValueError, match="face down"):
+        lay.hand(d.codes)
+    hand = lay.hand(d.codes, hidden_kinds=["W"])
+    assert canon(hand) == canon(parse_hand("[WWWW]123m456p789sNN"))
+
+
+@pytest.mark.parametrize(("sideways", "offset"), [(0, 5), (1, 6), (2, 7)])
+def test_added_kong_stacked_on_the_sideways_tile(sideways: int, offset: int) -> None:
+    b = SceneBuilder().standing("123m456p789sN")
+    b.meld("SSS", sideways=sideways, added="S").win("N")
+    assert_reads(b, f"[SSSS,{offset}]123m456p789sNN")
+
+
+@pytest.mark.parametrize(("sideways", "offset"), [(0, 5), (1, 6), (2, 7)])
+def test_added_kong_lying_beside_the_sideways_tile(sideways: int, offset: int) -> None:
+    b = SceneBuilder().standing("123m456p789sN")
+    b.meld("SSS", sideways=sideways, added="beside:S").win("N")
+    assert_reads(b, f"[SSSS,{offset}]123m456p789sNN")
+
+
+def test_flowers_are_bonus_tiles_wherever_they_lie() -> None:
+    b = SceneBuilder().flowers("2f").row().standing("123m456p789sNN").win("N").flowers("1f7f")
+    d = b.detections()
+    lay = analyze(d)
+    roles = lay.roles(len(d))
+    assert [roles[i] for i in lay.flowers] == [FLOWER] * 3
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("123m456p789sNNN1f2f7f"))
+
+
+# ---------------------------------------------------------------- the winning tile
+def test_winning_tile_set_apart_goes_last() -> None:
+    b = SceneBuilder().standing("12345m").standing("6m", apart=False).standing("789p11s")
+    b.standing("EE").win("2m")
+    d = b.detections()
+    lay = analyze(d)
+    assert lay.winning is not None and d.codes[lay.winning] == "2m"
+    assert lay.roles(len(d))[lay.winning] == WINNING
+    assert lay.hand(d.codes).standing[-1] == "2m"
+
+
+def test_no_tile_set_apart_means_winning_tile_unknown() -> None:
+    b = SceneBuilder().standing("123456m789p11sEEE")
+    lay = analyze(b.detections())
+    assert lay.winning is None
+    assert lay.tile_count == 14
+
+
+def test_winning_tile_apart_after_melds_on_the_right() -> None:
+    b = SceneBuilder().standing("45m789pN").meld("111s", sideways=0).meld("CCC", sideways=2)
+    b.win("N")
+    assert_reads(b, "[111s,1][CCC,3]45m789pNN")
+
+
+def test_melds_in_a_row_of_their_own_in_front() -> None:
+    b = SceneBuilder().standing("45m789pN").win("N").row()
+    b.meld("111s", sideways=0).meld("234m", sideways=0).row()
+    assert_reads(b, "[111s,1][234m,1]45m789pNN")
+
+
+# ---------------------------------------------------------------- geometry robustness
+SCENE = "[5555p,7][678s,1][EEEE]123m22pNN1f3f"
+
+
+def full_scene(upside_down: bool = False, rotation: int = 270) -> SceneBuilder:
+    b = SceneBuilder(sideways_rotation=rotation).standing("123m22pN")
+    b.meld("555p", sideways=2, added="5p").meld("678s", sideways=0).concealed_kong("E")
+    return b.win("N").flowers("1f3f").row(upside_down=upside_down)
+
+
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+@pytest.mark.parametrize("tilt", [-20.0, -7.0, 0.0, 9.0, 20.0])
+def test_photo_turned_and_tilted(turn: int, tilt: float) -> None:
+    assert_reads(full_scene(), SCENE, turn=turn, tilt_deg=tilt)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rows_with_jitter(seed: int) -> None:
+    assert_reads(full_scene(), SCENE, jitter=0.04, seed=seed, tilt_deg=seed - 6.0)
+
+
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+def test_upside_down_row_reads_right_to_left(turn: int) -> None:
+    """A row seen from across the table: the owner's left is the image's right, so the
+    sideways tile on the image's left of a pung is the owner's right (下家)."""
+    b = SceneBuilder().standing("123m456p789sN").meld("CCC", sideways=0).win("N")
+    d = b.row(upside_down=True).detections(turn=turn)
+    lay = analyze(d)
+    assert lay.rows[0].upside_down == (turn == 0)  # turned 180 it is plainly upright
+    assert lay.melds[0].claimed_from == 1
+    assert_reads(full_scene(upside_down=True), SCENE, turn=turn, jitter=0.03)
+
+
+def test_rows_of_both_players_in_one_photo() -> None:
+    """The owner's melds in front, upright, and the standing row seen upside down."""
+    b = SceneBuilder().standing("123m456p789sN").win("N").row(upside_down=True)
+    b.meld("CCC", sideways=2).row()
+    d = b.detections(turn=90)
+    lay = analyze(d)
+    assert [r.upside_down for r in lay.rows].count(True) == 1
+    assert_reads(b, "[CCC,3]123m456p789sNN", turn=90)
+
+
+def test_small_and_large_tiles_read_alike() -> None:
+    for scale in (0.5, 2.5):
+        assert_reads(full_scene(), SCENE, scale=scale, jitter=0.02)
+
+
+def test_roles_cover_every_tile() -> None:
+    b = full_scene()
+    d = b.detections()
+    roles = analyze(d).roles(len(d))
+    assert roles.count(MELD) == 3 + 4 + 4
+    assert roles.count(STANDING) == 6
+    assert roles.count(WINNING) == 1
+    assert roles.count(FLOWER) == 2
+
+
+def test_a_sideways_tile_inside_the_standing_row_stays_standing() -> None:
+    """One tile misread as sideways in the middle of the row does not make a meld."""
+    b = SceneBuilder().standing("123m456p").sideways("7s").standing("89sEEE").win("N")
+    d = b.detections()
+    lay = analyze(d)
+    assert lay.melds == ()
+    assert lay.tile_count == 13
+
+
+def test_empty_and_flowers_only() -> None:
+    from vision.detections import Detections
+
+    assert analyze(Detections.empty()).tile_count == 0
+    d = SceneBuilder().flowers("1f2f").detections()
+    lay = analyze(d)
+    assert lay.flowers == (0, 1) and lay.tile_count == 0

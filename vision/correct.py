@@ -1,0 +1,407 @@
+"""Rule-aware correction: the most probable *legal* reading of the tiles.
+
+The detector gives every tile its top-k codes with probabilities. The top-1 reading of
+a hand can be impossible: a fifth copy of a kind, a second copy of a flower, a meld
+that is not a set, or — when the hand has the size of a win — no winning shape. This
+step searches the readings best first (the product of the tiles' probabilities, tiles
+assumed independent; cost = −log of the ratio to the top-1 reading) and keeps the
+first one that is legal, with the tiles it changed, from what, to what, and how sure
+(the probability ratio of the two codes).
+
+Two kinds of constraints:
+
+- *physical* (copy counts, one of each flower, melds being sets): the top-1 reading is
+  impossible, so the cheapest legal reading is taken however unlikely (within the
+  search bound);
+- *winning shape*: a reading that makes the hand a win is taken only when it is at most
+  ``CorrectParams.max_win_ratio`` times less probable than the best physically possible
+  reading. Strong evidence is never overridden to force a win: such a hand is reported
+  as not winning (the caller then shows its waits).
+
+Readings whose probability is within ``close_ratio`` of the chosen one are returned as
+alternatives.
+
+>>> from vision.layout_scene import SceneBuilder
+>>> from vision.layout import analyze
+>>> s = SceneBuilder().standing("123m456p78sEEECC").win("9p")
+>>> d = s.uncertain([("9p", 0.6), ("9s", 0.4)]).detections()
+>>> res = correct(d, analyze(d))
+>>> [(c.before, c.after) for c in res.best.changes], res.best.winning, res.problems
+([('9p', '9s')], True, ('not a winning hand',))
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vision.classes import BACK, BONUS, CLASSES, KINDS
+from vision.detections import Detections
+from vision.layout import Layout
+
+if TYPE_CHECKING:
+    from scoring.hand import Hand
+
+_KIND_INDEX = {c: i for i, c in enumerate(KINDS)}
+_BONUS = frozenset(BONUS)
+_MIN_P = 1e-6
+
+
+@dataclass(frozen=True)
+class CorrectParams:
+    """Search bounds and decision ratios (probability ratios, not logs)."""
+
+    #: readings popped from the search queue at most
+    max_readings: int = 4000
+    #: never consider readings this many times less probable than the top-1 reading
+    max_ratio: float = 1e6
+    #: a win-making reading is taken only if at most this many times less probable than
+    #: the best physically possible reading
+    max_win_ratio: float = 10.0
+    #: other legal readings within this ratio of the chosen one are alternatives
+    close_ratio: float = 4.0
+    #: at most this many alternatives
+    max_alternatives: int = 3
+
+
+@dataclass(frozen=True)
+class Correction:
+    """Detection ``tile`` read as ``after`` instead of the top-1 ``before``; ``p_before``
+    and ``p_after`` are the detector's probabilities, ``ratio`` = p_before / p_after."""
+
+    tile: int
+    before: str
+    after: str
+    p_before: float
+    p_after: float
+
+    @property
+    def ratio(self) -> float:
+        return self.p_before / max(self.p_after, _MIN_P)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"tile", "from", "to", "p_from", "p_to", "ratio"}``."""
+        return {
+            "tile": self.tile,
+            "from": self.before,
+            "to": self.after,
+            "p_from": round(self.p_before, 4),
+            "p_to": round(self.p_after, 4),
+            "ratio": round(self.ratio, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of every detection's code. ``cost`` = ln(P(top-1 reading) /
+    P(this reading)) ≥ 0; ``winning``: the hand has a winning shape; ``legal``: no
+    physical impossibility."""
+
+    codes: tuple[str, ...]
+    changes: tuple[Correction, ...]
+    cost: float
+    legal: bool
+    winning: bool
+
+    @property
+    def ratio(self) -> float:
+        """How many times less probable than the top-1 reading."""
+        return math.exp(self.cost)
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    """The chosen reading, close alternatives (best first), what was wrong with the top-1
+    reading, and how much was searched."""
+
+    best: Reading
+    alternatives: tuple[Reading, ...] = ()
+    problems: tuple[str, ...] = ()
+    claim_win: bool = False
+    searched: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------- shapes
+def _is_std(counts: list[int], sets: int) -> bool:
+    from scoring.wild import is_complete
+
+    return sum(counts) == 3 * sets + 2 and is_complete(counts, 0)
+
+
+_KNITTED = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
+
+
+def _knitted_permutations() -> list[tuple[int, ...]]:
+    """The 6 knitted straights (组合龙) as kind indices."""
+    out = []
+    for a in range(3):
+        for b in range(3):
+            for c in range(3):
+                if len({a, b, c}) == 3:
+                    out.append(
+                        tuple(sorted([s * 9 + r for s, k in zip((0, 1, 2), (a, b, c), strict=True)
+                                      for r in _KNITTED[k]]))
+                    )
+    return out
+
+
+_KNITTED_STRAIGHTS = _knitted_permutations()
+_ORPHANS = (0, 8, 9, 17, 18, 26, *range(27, 34))
+
+
+def mcr_winning_shape(hand: Hand) -> bool:
+    """True if ``hand`` (14 tiles, kongs as 3) has an MCR winning shape: four sets and a
+    pair, seven pairs, thirteen orphans, honours and knitted tiles (全不靠, 七星不靠), or a
+    knitted straight (组合龙) with a set and a pair."""
+    sets = 4 - len(hand.melds)
+    counts = [0] * 34
+    for t in hand.standing:
+        counts[_KIND_INDEX[t]] += 1
+    if sum(counts) != 3 * sets + 2:
+        return False
+    if _is_std(counts, sets):
+        return True
+    if not hand.melds:
+        if all(c in (0, 2, 4) for c in counts):
+            return True
+        if all(counts[i] >= 1 for i in _ORPHANS) and sum(counts[i] for i in _ORPHANS) == 14:
+            return True
+        if max(counts) == 1:
+            have = {i for i, c in enumerate(counts) if c}
+            suited = {i for i in have if i < 27}
+            if any(suited <= set(k) for k in _KNITTED_STRAIGHTS):
+                return True
+    if sets >= 1:
+        for k in _KNITTED_STRAIGHTS:
+            if all(counts[i] >= 1 for i in k):
+                rest = list(counts)
+                for i in k:
+                    rest[i] -= 1
+                if _is_std(rest, sets - 3):
+                    return True
+    return False
+
+
+def winning_shape_check(
+    rules: str, score_kwargs: Mapping[str, Any] | None = None
+) -> Callable[[Hand], bool]:
+    """A predicate ``hand -> bool``: does the hand have a winning shape under ``rules``?
+    MCR uses :func:`mcr_winning_shape`; other rule sets are asked through
+    ``scoring.score`` (a hand it refuses is not a win), with ``score_kwargs``."""
+    if rules == "mcr":
+        return mcr_winning_shape
+    import scoring
+
+    kwargs = dict(score_kwargs or {})
+    cache: dict[str, bool] = {}
+
+    def check(hand: Hand) -> bool:
+        key = scoring.format_hand(hand)
+        if key not in cache:
+            try:
+                scoring.score(hand, rules=rules, **kwargs)
+                cache[key] = True
+            except scoring.HandError:
+                cache[key] = False
+        return cache[key]
+
+    return check
+
+
+# --------------------------------------------------------------------------- search
+@dataclass(frozen=True)
+class _Slot:
+    det: int
+    codes: tuple[str, ...]  # best first
+    probs: tuple[float, ...]
+    deltas: tuple[float, ...]  # cost over the slot's top-1, ascending
+
+
+def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
+    """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
+    tiles for flowers; face-down tiles are fixed."""
+    hand_dets = list(layout.standing) + [i for m in layout.melds for i in m.detections]
+    if layout.winning is not None:
+        hand_dets.append(layout.winning)
+    top = dets.codes
+    out = []
+    for i in sorted(hand_dets) + sorted(layout.flowers):
+        if top[i] == BACK:
+            continue
+        allowed = _BONUS if top[i] in _BONUS else _KIND_INDEX
+        seen: dict[str, float] = {}
+        for cid, p in zip(dets.topk_ids[i].tolist(), dets.topk_probs[i].tolist(), strict=True):
+            code = CLASSES[int(cid)]
+            if code in allowed and code not in seen and (p > 0 or not seen):
+                seen[code] = float(p)
+        if top[i] not in seen:
+            seen = {top[i]: float(dets.confidences[i]), **seen}
+        items = sorted(seen.items(), key=lambda kv: -kv[1])
+        if items[0][0] != top[i]:  # keep the detector's own top-1 first
+            items = [(top[i], seen[top[i]])] + [kv for kv in items if kv[0] != top[i]]
+        base = -math.log(max(items[0][1], _MIN_P))
+        deltas = [max(0.0, -math.log(max(p, _MIN_P)) - base) for _, p in items]
+        order = sorted(range(len(items)), key=lambda k: (deltas[k], k))
+        out.append(
+            _Slot(
+                i,
+                tuple(items[k][0] for k in order),
+                tuple(items[k][1] for k in order),
+                tuple(deltas[k] for k in order),
+            )
+        )
+    return out
+
+
+def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
+    """What makes a reading physically impossible (empty when it is possible)."""
+    from scoring.hand import HandError
+
+    problems = []
+    in_hand = list(layout.standing) + [i for m in layout.melds for i in m.detections]
+    if layout.winning is not None:
+        in_hand.append(layout.winning)
+    counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
+    for m in layout.melds:  # a kong with face-down ends holds four of its kind
+        if m.concealed:
+            faces = [codes[i] for i in m.detections if codes[i] != BACK]
+            if faces:
+                counts[faces[0]] += 4 - len(faces)
+    problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
+    fl = Counter(codes[i] for i in layout.flowers)
+    problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
+    for m in layout.melds:
+        try:
+            m.meld(codes, hidden_kind="E")
+        except HandError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def _fillers(codes: Sequence[str], layout: Layout) -> tuple[str, ...]:
+    """Stand-in kinds for concealed kongs shown all face down (their kind does not change
+    the hand's shape): kinds the reading does not use, one per meld."""
+    used = set(codes)
+    free = [k for k in KINDS if k not in used]
+    return tuple(free[: len(layout.melds)])
+
+
+def correct(
+    dets: Detections,
+    layout: Layout,
+    *,
+    rules: str = "mcr",
+    claim_win: bool | None = None,
+    hand_size: int = 14,
+    is_winning: Callable[[Hand], bool] | None = None,
+    hidden_kinds: Sequence[str] = (),
+    params: CorrectParams | None = None,
+) -> CorrectionResult:
+    """Find the most probable legal reading of the hand laid out in ``layout``.
+
+    ``claim_win``: the hand is shown as a win (default: its tile count equals
+    ``hand_size``). ``is_winning``: winning-shape predicate (default for ``rules`` from
+    :func:`winning_shape_check`). ``hidden_kinds``: kinds of all-face-down kongs.
+    """
+    params = params or CorrectParams()
+    if claim_win is None:
+        claim_win = layout.tile_count == hand_size
+    check = is_winning or winning_shape_check(rules)
+    slots = _slots(dets, layout)
+    base_codes = list(dets.codes)
+
+    def build(idx: tuple[int, ...]) -> tuple[str, ...]:
+        codes = list(base_codes)
+        for s, k in zip(slots, idx, strict=True):
+            codes[s.det] = s.codes[k]
+        return tuple(codes)
+
+    def winning(codes: Sequence[str]) -> bool:
+        from scoring.hand import HandError
+
+        try:
+            hand = layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
+        except HandError:
+            return False
+        return check(hand)
+
+    def reading(idx: tuple[int, ...], cost: float, legal: bool, win: bool) -> Reading:
+        changes = tuple(
+            Correction(s.det, s.codes[0], s.codes[k], s.probs[0], s.probs[k])
+            for s, k in zip(slots, idx, strict=True)
+            if k
+        )
+        return Reading(build(idx), changes, cost, legal, win)
+
+    start = tuple(0 for _ in slots)
+    top_codes = build(start)
+    problems = _physical_problems(top_codes, layout)
+    top_win = claim_win and not problems and winning(top_codes)
+    if claim_win and not problems and not top_win:
+        problems = ["not a winning hand"]
+    max_cost = math.log(params.max_ratio)
+    close = math.log(params.close_ratio)
+    win_margin = math.log(params.max_win_ratio)
+    heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, start, -1)]
+    popped = 0
+    best_phys: Reading | None = None
+    best_win: Reading | None = None
+    found: list[Reading] = []
+    while heap and popped < params.max_readings:
+        cost, idx, last = heapq.heappop(heap)
+        popped += 1
+        if cost > max_cost:
+            break
+        if best_phys is not None:
+            limit = best_phys.cost + max(close, win_margin if claim_win else 0.0)
+            if best_win is not None:
+                limit = min(limit, best_win.cost + close)
+            if cost > limit:
+                break
+        codes = build(idx)
+        legal = not _physical_problems(codes, layout)
+        if legal:
+            win = claim_win and winning(codes)
+            r = reading(idx, cost, True, win)
+            found.append(r)
+            if best_phys is None:
+                best_phys = r
+            if win and best_win is None:
+                best_win = r
+        # successors: raise the last changed slot, or start changing a later one
+        if last >= 0 and idx[last] + 1 < len(slots[last].codes):
+            nxt = list(idx)
+            nxt[last] += 1
+            c = cost - slots[last].deltas[idx[last]] + slots[last].deltas[idx[last] + 1]
+            heapq.heappush(heap, (c, tuple(nxt), last))
+        for q in range(last + 1, len(slots)):
+            if len(slots[q].codes) > 1:
+                nxt = list(idx)
+                nxt[q] = 1
+                heapq.heappush(heap, (cost + slots[q].deltas[1], tuple(nxt), q))
+    notes: list[str] = []
+    if best_phys is None:
+        notes.append(
+            f"no possible reading found within {popped} readings; the top-1 reading is kept"
+        )
+        top = reading(start, 0.0, False, False)
+        return CorrectionResult(top, (), tuple(problems), claim_win, popped, tuple(notes))
+    chosen = best_phys
+    if claim_win:
+        if best_win is not None and best_win.cost - best_phys.cost <= win_margin:
+            chosen = best_win
+        elif best_win is not None:
+            notes.append(
+                f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
+                " times less probable; the hand is reported as not winning"
+            )
+    pool = [r for r in found if r is not chosen and r.winning == chosen.winning]
+    alts = tuple(
+        r for r in sorted(pool, key=lambda r: r.cost) if r.cost - chosen.cost <= close
+    )[: params.max_alternatives]
+    return CorrectionResult(chosen, alts, tuple(problems), claim_win, popped, tuple(notes))

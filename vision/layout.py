@@ -1,0 +1,472 @@
+"""Detections → the hand's layout: rows, melds with their claim source, flowers,
+standing tiles and the winning tile.
+
+How players lay out a hand (seed 003, 鸣牌的摆放) and how tilecam reads it:
+
+- Standing tiles (立牌) stand in a row. A tile set a little apart at the end of that
+  row (in the player's reading order) is the winning tile; when none is set apart the
+  winning tile is unknown (``Layout.winning is None``).
+- A claimed set lies face up with the claimed tile turned sideways (rotation 90/270
+  relative to its row). Its position gives the claim source, as the seed says for a
+  pung (碰): sideways on the left = from the left player (上家, offset 1), in the middle =
+  from the player opposite (对家, offset 2), on the right = from the right player (下家,
+  offset 3). A melded kong (大明杠) is laid out the same way; from the player opposite
+  either middle tile is sideways. A chow (吃) is always claimed from the left; its
+  sideways tile says which tile was claimed (``claimed_index``).
+- An added kong (加杠) is a claimed pung with the fourth tile stacked on its sideways
+  tile (or lying sideways right beside it); the claim source is the pung's.
+- A concealed kong (暗杠) shows face-down tiles: the two ends face down, or all four.
+- Flowers (``1f``-``8f``) are bonus tiles wherever they lie.
+
+Rows seen from across the table (tiles at rotation 180) are read right to left, so
+"left" always means the left of the player who owns the row.
+
+The layout holds detection indices only; :meth:`Layout.hand` turns it into a
+:class:`scoring.Hand` for a given reading of the codes (the correction step tries
+several readings over one layout).
+
+>>> from vision.layout_scene import SceneBuilder
+>>> s = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).win("N").row()
+>>> lay = analyze(s.detections())
+>>> lay.hand(s.detections().codes).standing[-1], lay.melds[0].claimed_from
+('N', 2)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.classes import BACK, BONUS, KINDS
+from vision.detections import Detections
+from vision.layout_geometry import Frame, canonical_frame, gaps_along, link_rows, stacked_on
+
+if TYPE_CHECKING:
+    from scoring.hand import Hand, Meld
+
+STANDING = "standing"
+MELD = "meld"
+FLOWER = "flower"
+WINNING = "winning"
+IGNORED = "ignored"
+ROLES = (STANDING, MELD, FLOWER, WINNING, IGNORED)
+
+
+@dataclass(frozen=True)
+class LayoutParams:
+    """Tunable thresholds (lengths in tile widths, i.e. the short side of a tile)."""
+
+    #: a gap wider than this splits a row into groups (melds, winning tile)
+    group_gap: float = 0.4
+    #: tiles further apart than this along a row belong to different rows
+    row_link_gap: float = 3.0
+    #: share of the smaller tile's height two tiles of one row overlap across it
+    row_overlap: float = 0.5
+    #: a box this much wider than its row's upright tiles is lying sideways
+    wide_ratio: float = 1.22
+    #: DP costs: a sideways or face-down tile left standing; a meld right against
+    #: standing tiles with no gap; a set of the wrong codes; a gap inside a meld
+    cost_odd_standing: float = 3.0
+    cost_no_gap: float = 2.0
+    cost_bad_codes: float = 2.0
+    cost_inner_gap: float = 3.0
+
+
+@dataclass(frozen=True)
+class MeldLayout:
+    """One meld as laid out. ``detections``: indices in the player's left-to-right order
+    (an added tile stacked on the sideways tile comes last). ``sideways``: the position
+    (0-based, among the three or four laid-out tiles) of the sideways tile, or None.
+    ``claimed_from``: 1 left / 2 opposite / 3 right, None for a concealed kong (it has
+    face-down tiles). ``added``: a kong added to a claimed pung."""
+
+    detections: tuple[int, ...]
+    sideways: int | None
+    claimed_from: int | None
+    added: bool = False
+    concealed: bool = False
+
+    def meld(self, codes: Sequence[str], hidden_kind: str | None = None) -> Meld:
+        """The :class:`scoring.Meld` for this meld under ``codes`` (code of every detection).
+
+        A concealed kong shown all face down needs ``hidden_kind``; otherwise it takes the
+        kind of its face-up tiles. Raises ``scoring.HandError`` for tiles that make no set.
+        """
+        from scoring.hand import HandError, Meld
+
+        tiles = [codes[i] for i in self.detections]
+        if self.concealed:
+            faces = [t for t in tiles if t != BACK]
+            kind = faces[0] if faces else hidden_kind
+            if kind is None:
+                raise HandError(
+                    "a concealed kong is shown all face down, so its kind is unknown; "
+                    "turn one tile face up"
+                )
+            if any(t != kind for t in faces):
+                raise HandError(f"concealed kong shows different tiles: {''.join(faces)}")
+            return Meld.kong(kind)
+        if BACK in tiles:
+            raise HandError("a face-down tile in a claimed meld")
+        if len(tiles) == 4:
+            return Meld("kong", tuple(tiles), self.claimed_from, None, self.added)
+        if len(set(tiles)) == 1:
+            return Meld("pung", tuple(tiles), self.claimed_from)
+        meld = Meld("chow", tuple(tiles), 1)
+        claimed = tiles[self.sideways] if self.sideways is not None else None
+        index = meld.tiles.index(claimed) if claimed in meld.tiles else None
+        return Meld("chow", meld.tiles, 1, index)
+
+
+@dataclass(frozen=True)
+class Row:
+    """A row of tiles: detection indices in the owner's reading order, and whether the
+    row is seen upside down (from across the table)."""
+
+    detections: tuple[int, ...]
+    upside_down: bool
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where every tile of one hand lies (detection indices; see module doc)."""
+
+    melds: tuple[MeldLayout, ...] = ()
+    standing: tuple[int, ...] = ()
+    winning: int | None = None
+    flowers: tuple[int, ...] = ()
+    ignored: tuple[int, ...] = ()
+    rows: tuple[Row, ...] = ()
+    notes: tuple[str, ...] = ()
+    frame_rotation: int = 0
+    tilt_deg: float = 0.0
+    sideways: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def tile_count(self) -> int:
+        """Tiles for the hand size (kongs count 3), winning tile included."""
+        return len(self.standing) + (self.winning is not None) + 3 * len(self.melds)
+
+    def roles(self, n: int) -> list[str]:
+        """The role of each of ``n`` detections: standing/meld/flower/winning/ignored."""
+        out = [IGNORED] * n
+        for i in self.standing:
+            out[i] = STANDING
+        for m in self.melds:
+            for i in m.detections:
+                out[i] = MELD
+        for i in self.flowers:
+            out[i] = FLOWER
+        if self.winning is not None:
+            out[self.winning] = WINNING
+        return out
+
+    def meld_of(self, n: int) -> list[int | None]:
+        """For each of ``n`` detections, the index of its meld in :attr:`melds`, or None."""
+        out: list[int | None] = [None] * n
+        for k, m in enumerate(self.melds):
+            for i in m.detections:
+                out[i] = k
+        return out
+
+    def hand(
+        self,
+        codes: Sequence[str],
+        hidden_kinds: Sequence[str] = (),
+    ) -> Hand:
+        """The :class:`scoring.Hand` under ``codes`` (one code per detection).
+
+        The winning tile set apart goes last in the standing tiles. ``hidden_kinds``
+        gives, in order, the kinds of concealed kongs shown all face down. Raises
+        ``scoring.HandError`` when the codes make no valid hand.
+        """
+        from scoring.hand import Hand
+
+        hidden = list(hidden_kinds)
+        melds = []
+        for m in self.melds:
+            all_down = m.concealed and all(codes[i] == BACK for i in m.detections)
+            melds.append(m.meld(codes, hidden.pop(0) if all_down and hidden else None))
+        standing = [codes[i] for i in self.standing]
+        if self.winning is not None:
+            standing.append(codes[self.winning])
+        flowers = [codes[i] for i in self.flowers]
+        return Hand(tuple(melds), tuple(standing), tuple(flowers))
+
+
+def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int, bool]:
+    """Which tiles of a row lie sideways: the detector's rotation (90/270 relative to the
+    row), or a box clearly wider and lower than the row's upright tiles. When most of a
+    row claims to be sideways the rotations are not trusted (e.g. rotation guessed from
+    box shape under a low camera) and only the relative box shape counts."""
+    rot_side = {i: int(f.rotation[i]) in (90, 270) for i in row}
+    if len(row) >= 4 and sum(rot_side.values()) > 0.6 * len(row):
+        rot_side = dict.fromkeys(row, False)
+    upright = [i for i in row if not rot_side[i]] or row
+    mw = float(np.median(f.w[upright]))
+    mh = float(np.median(f.h[upright]))
+    out = {}
+    for i in row:
+        wide = f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh
+        out[i] = rot_side[i] or bool(wide)
+    return out
+
+
+@dataclass
+class _Item:
+    det: int
+    code: str
+    sideways: bool
+    back: bool
+    stacked: int | None  # detection stacked on this tile
+    stacked_code: str | None = None
+
+
+def _chunk_cost(
+    items: list[_Item], gaps_before: list[float], params: LayoutParams
+) -> tuple[float, MeldLayout] | None:
+    """Cost and layout of reading ``items`` (3 or 4 tiles, in reading order) as one meld;
+    ``gaps_before`` are the gaps inside the chunk (len(items) - 1). None if impossible."""
+    n = len(items)
+    side = [k for k, it in enumerate(items) if it.sideways]
+    backs = [k for k, it in enumerate(items) if it.back]
+    stacked = [k for k, it in enumerate(items) if it.stacked is not None]
+    cost = params.cost_inner_gap * sum(g > params.group_gap for g in gaps_before)
+    dets = tuple(it.det for it in items)
+    codes = [it.code for it in items]
+    if backs:
+        if n != 4 or stacked:
+            return None
+        faces = {c for c in codes if c != BACK}
+        if len(faces) > 1:
+            cost += params.cost_bad_codes
+        if backs not in ([0, 3], [0, 1, 2, 3]):
+            cost += 1.0
+        cost += 1.0 * len(side)
+        return cost, MeldLayout(dets, None, None, False, True)
+    if n == 3 and len(side) == 1:
+        pos = side[0]
+        extra = [items[pos].stacked] if items[pos].stacked is not None else []
+        if len(stacked) > len(extra):
+            return None
+        all_codes = codes + [items[pos].stacked_code or BACK for _ in extra]
+        if not _is_set(all_codes):
+            cost += params.cost_bad_codes
+        src = (1, 2, 3)[pos]
+        if not extra and _is_chow(codes):
+            src = 1
+        return cost, MeldLayout(dets + tuple(extra), pos, src, bool(extra))
+    if n == 4 and not stacked:
+        if len(side) == 1:
+            pos = side[0]
+            src = (1, 2, 2, 3)[pos]
+            if len(set(codes)) != 1:
+                cost += params.cost_bad_codes
+            return cost, MeldLayout(dets, pos, src)
+        if len(side) == 2 and side[1] == side[0] + 1:
+            # added kong with the added tile lying beside the claimed one
+            pos = side[0]
+            src = (1, 2, 3)[pos]
+            if len(set(codes)) != 1:
+                cost += params.cost_bad_codes
+            return cost + 0.25, MeldLayout(dets, pos, src, True)
+    return None
+
+
+def _is_chow(codes: Sequence[str]) -> bool:
+    if len(codes) != 3 or any(c not in KINDS for c in codes):
+        return False
+    idx = sorted(KINDS.index(c) for c in codes)
+    return idx[0] < 27 and idx[0] // 9 == idx[2] // 9 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
+
+
+def _is_set(codes: Sequence[str]) -> bool:
+    """Three or four tiles forming a pung/kong, or three forming a chow."""
+    if any(c not in KINDS for c in codes):
+        return False
+    return len(set(codes)) == 1 or _is_chow(codes)
+
+
+def _parse_row(
+    items: list[_Item], gaps: list[float], params: LayoutParams
+) -> tuple[list[MeldLayout], list[list[int]]]:
+    """Split one row (reading order) into melds and runs of standing tiles with the least
+    cost (dynamic programming over the row). Returns the melds and the standing runs
+    (detection indices, split where a gap or a meld interrupts them)."""
+    n = len(items)
+    inf = float("inf")
+    # state (position, whether the last thing placed was a meld): cost and back-pointer
+    best = {(0, False): 0.0}
+    back: dict[tuple[int, bool], tuple[tuple[int, bool], MeldLayout | None]] = {}
+    big = [g > params.group_gap for g in gaps]
+
+    def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool],
+              meld: MeldLayout | None) -> None:
+        if cost < best.get(state, inf):
+            best[state] = cost
+            back[state] = (prev, meld)
+
+    for i in range(n):
+        for after_meld in (False, True):
+            here = best.get((i, after_meld), inf)
+            if here == inf:
+                continue
+            touching = i > 0 and not big[i - 1]
+            it = items[i]
+            c = here + (params.cost_odd_standing if (it.sideways or it.back) else 0.0)
+            if it.stacked is not None:
+                c += params.cost_odd_standing
+            if after_meld and touching:
+                c += params.cost_no_gap  # a standing tile right against a meld
+            relax((i + 1, False), c, (i, after_meld), None)
+            for size in (3, 4):
+                j = i + size
+                if j > n:
+                    continue
+                res = _chunk_cost(items[i:j], gaps[i : j - 1], params)
+                if res is None:
+                    continue
+                cost, meld = res
+                if i > 0 and touching and not after_meld:
+                    cost += params.cost_no_gap  # a meld right against standing tiles
+                relax((j, True), here + cost, (i, after_meld), meld)
+    melds: list[MeldLayout] = []
+    kinds: list[tuple[int, MeldLayout | None]] = []
+    state = min(((n, False), (n, True)), key=lambda st: best.get(st, inf))
+    while state[0] > 0:
+        prev, meld = back[state]
+        kinds.append((prev[0], meld))
+        state = prev
+    kinds.reverse()
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for i, meld in kinds:
+        if meld is not None:
+            melds.append(meld)
+            if current:
+                runs.append(current)
+                current = []
+            continue
+        if current and big[i - 1]:
+            runs.append(current)
+            current = []
+        current.append(items[i].det)
+    if current:
+        runs.append(current)
+    return melds, runs
+
+
+def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
+    """Read the layout of one player's hand from ``dets`` (see module doc)."""
+    params = params or LayoutParams()
+    codes = dets.codes
+    n = len(dets)
+    bonus = set(BONUS)
+    flowers = tuple(i for i in range(n) if codes[i] in bonus)
+    tiles = [i for i in range(n) if codes[i] not in bonus]
+    if not tiles:
+        return Layout(flowers=flowers)
+    frame = canonical_frame(dets.boxes[tiles], dets.rotations[tiles])
+    # local index k <-> detection tiles[k]
+    rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
+    side_local: dict[int, bool] = {}
+    for r in rows_local:
+        side_local.update(_sideways_flags(frame, r, params))
+    # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles
+    base_of: dict[int, int] = {}
+    main_rows = []
+    for r in rows_local:
+        bases = {}
+        for k in r:
+            for other in rows_local:
+                if other is r or len(other) <= len(r):
+                    continue
+                hit = [b for b in other if side_local[b] and stacked_on(frame, k, b)]
+                if hit:
+                    bases[k] = hit[0]
+                    break
+        if len(bases) == len(r) and len(set(bases.values())) == len(r):
+            base_of.update(bases)
+        else:
+            main_rows.append(r)
+    stacked_by_base = {b: k for k, b in base_of.items()}
+    notes: list[str] = []
+    melds: list[MeldLayout] = []
+    rows: list[Row] = []
+    runs_all: list[tuple[int, list[list[int]]]] = []  # (row number, standing runs)
+    for r in main_rows:
+        upright = [k for k in r if not side_local[k]]
+        n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
+        upside = n180 * 2 > len(upright)
+        gaps = gaps_along(frame, r)
+        order = list(r)
+        if upside:
+            order.reverse()
+            gaps = gaps[::-1]
+        items = [
+            _Item(
+                tiles[k],
+                codes[tiles[k]],
+                side_local[k],
+                codes[tiles[k]] == BACK,
+                tiles[stacked_by_base[k]] if k in stacked_by_base else None,
+                codes[tiles[stacked_by_base[k]]] if k in stacked_by_base else None,
+            )
+            for k in order
+        ]
+        row_melds, runs = _parse_row(items, gaps, params)
+        melds.extend(row_melds)
+        rows.append(Row(tuple(it.det for it in items), upside))
+        runs_all.append((len(rows) - 1, runs))
+    ignored = []
+    standing_runs: list[tuple[int, list[int]]] = []
+    for row_no, runs in runs_all:
+        for run in runs:
+            keep = [d for d in run if codes[d] != BACK]
+            ignored.extend(d for d in run if codes[d] == BACK)
+            if keep:
+                standing_runs.append((row_no, keep))
+    if ignored:
+        notes.append(f"{len(ignored)} face-down tile(s) outside a concealed kong ignored")
+    winning = _winning_tile(standing_runs)
+    standing = [d for _, run in standing_runs for d in run if d != winning]
+    sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
+    return Layout(
+        melds=tuple(melds),
+        standing=tuple(standing),
+        winning=winning,
+        flowers=flowers,
+        ignored=tuple(ignored),
+        rows=tuple(rows),
+        notes=tuple(notes),
+        frame_rotation=frame.frame_rotation,
+        tilt_deg=frame.tilt_deg,
+        sideways=sideways,
+    )
+
+
+def _winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
+    """The tile set apart from the standing tiles: a run of one tile at the end (else at
+    the start) of the row holding the most standing tiles, or a lone tile in a row of its
+    own. None when no tile, or more than one, is set apart."""
+    if len(runs) < 2:
+        return None
+    per_row = Counter[int]()
+    for row_no, run in runs:
+        per_row[row_no] += len(run)
+    main_row = per_row.most_common(1)[0][0]
+    main_runs = [run for row_no, run in runs if row_no == main_row]
+    singles_elsewhere = [run for row_no, run in runs if row_no != main_row and len(run) == 1]
+    if len(main_runs) >= 2:
+        if len(main_runs[-1]) == 1 and len(main_runs[0]) > 1:
+            return main_runs[-1][0]
+        if len(main_runs[0]) == 1 and len(main_runs[-1]) > 1 and len(main_runs) == 2:
+            return main_runs[0][0]
+        return None
+    if len(singles_elsewhere) == 1 and len(runs) == 2:
+        return singles_elsewhere[0][0]
+    return None

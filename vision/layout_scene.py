@@ -1,0 +1,211 @@
+"""Build :class:`~vision.detections.Detections` for a hand laid out on a table, without
+an image: for tests, benchmarks and automatic tables that know where tiles lie.
+
+Each row is laid out in its owner's reading order (left to right): standing tiles
+upright, melds with the claimed tile sideways, concealed kongs with face-down ends,
+a winning tile set apart, flowers apart. Rows can be seen upside down (from across the
+table); the whole scene can be turned by 90° steps, tilted, scaled and jittered.
+
+Tile codes in strings: ``"123m456p"`` style runs, honours ``ESWNCFP``, bonus tiles
+``"1f"``, and ``"X"`` for a face-down tile.
+
+>>> d = SceneBuilder().standing("123m").meld("555p", sideways=0).row().detections()
+>>> d.codes, d.rotations.tolist()
+(['1m', '2m', '3m', '5p', '5p', '5p'], [0, 0, 0, 270, 0, 0])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classes import BACK
+from vision.detections import Detections
+
+
+def split_codes(text: str) -> list[str]:
+    """``"123m45pEEX1f"`` → ``['1m','2m','3m','4p','5p','E','E','back','1f']``."""
+    out: list[str] = []
+    digits: list[str] = []
+    for ch in text.replace(" ", ""):
+        if ch.isdigit():
+            digits.append(ch)
+        elif ch in "mpsf":
+            if not digits:
+                raise ValueError(f"suit letter {ch!r} without ranks in {text!r}")
+            out.extend(f"{d}{ch}" for d in digits)
+            digits = []
+        elif ch in "ESWNCFP":
+            out.append(ch)
+        elif ch == "X":
+            out.append(BACK)
+        else:
+            raise ValueError(f"unexpected {ch!r} in tile string {text!r}")
+    if digits:
+        raise ValueError(f"ranks without a suit letter at the end of {text!r}")
+    return out
+
+
+@dataclass
+class _Tile:
+    code: str
+    x: float  # centre, owner's frame, in tile widths
+    y: float
+    sideways: bool
+    topk: list[tuple[str, float]] | None = None
+
+
+@dataclass
+class SceneBuilder:
+    """Lay tiles out row by row (see module doc). Sizes in pixels: ``tile_w`` the short
+    side, ``tile_h`` the long side; ``gap`` the space between groups in tile widths."""
+
+    tile_w: float = 40.0
+    tile_h: float = 54.0
+    gap: float = 0.8
+    sideways_rotation: int = 270
+    _rows: list[tuple[list[_Tile], bool]] = field(default_factory=list)
+    _cur: list[_Tile] = field(default_factory=list)
+    _x: float = 0.0
+
+    # ------------------------------------------------------------ row content
+    def _put(self, code: str, sideways: bool = False, gap: float = 0.0) -> _Tile:
+        if self._cur or self._x:
+            self._x += gap
+        width = self.tile_h / self.tile_w if sideways else 1.0
+        # sideways tiles lie along the near edge of the row
+        y = (self.tile_h - self.tile_w) / (2 * self.tile_w) if sideways else 0.0
+        t = _Tile(code, self._x + width / 2, y, sideways)
+        self._x += width
+        self._cur.append(t)
+        return t
+
+    def standing(self, tiles: str, apart: bool = False) -> SceneBuilder:
+        """Upright tiles continuing the row (after a gap when ``apart``)."""
+        for k, c in enumerate(split_codes(tiles)):
+            self._put(c, gap=self.gap if apart and k == 0 else 0.0)
+        return self
+
+    def sideways(self, tile: str) -> SceneBuilder:
+        """One tile lying sideways right in the row, with no gap (e.g. a misread)."""
+        self._put(split_codes(tile)[0], sideways=True)
+        return self
+
+    def win(self, tile: str) -> SceneBuilder:
+        """The winning tile, set apart from what comes before."""
+        return self.standing(tile, apart=True)
+
+    def meld(self, tiles: str, sideways: int | None = 0, added: str | None = None) -> SceneBuilder:
+        """A claimed set after a gap, tile ``sideways`` (0-based) turned sideways.
+        ``added``: a fourth tile (code) stacked on the sideways tile (加杠); with
+        ``beside`` in front of the code (``"beside:5p"``) it lies sideways next to it."""
+        codes = split_codes(tiles)
+        for k, c in enumerate(codes):
+            t = self._put(c, sideways=k == sideways, gap=self.gap if k == 0 else 0.0)
+            if added and k == sideways:
+                if added.startswith("beside:"):
+                    self._put(added.split(":", 1)[1], sideways=True)
+                else:
+                    top = _Tile(added, t.x, t.y - 1.0, True)
+                    self._cur.append(top)
+        return self
+
+    def concealed_kong(self, tile: str, all_down: bool = False) -> SceneBuilder:
+        """A concealed kong after a gap: ends face down (or all four)."""
+        for k in range(4):
+            down = all_down or k in (0, 3)
+            self._put("X" if down else tile, gap=self.gap if k == 0 else 0.0)
+            if down:
+                self._cur[-1].code = BACK
+        return self
+
+    def flowers(self, tiles: str) -> SceneBuilder:
+        """Bonus tiles after a gap."""
+        for k, c in enumerate(split_codes(tiles)):
+            self._put(c, gap=self.gap if k == 0 else 0.0)
+        return self
+
+    def uncertain(self, readings: Sequence[tuple[str, float]]) -> SceneBuilder:
+        """Give the last tile placed these top-k readings (best first); its code becomes
+        the first one."""
+        t = self._cur[-1]
+        t.topk = list(readings)
+        t.code = readings[0][0]
+        return self
+
+    def row(self, upside_down: bool = False) -> SceneBuilder:
+        """Finish the current row; ``upside_down``: seen from across the table."""
+        self._rows.append((self._cur, upside_down))
+        self._cur = []
+        self._x = 0.0
+        return self
+
+    # ------------------------------------------------------------ rendering
+    def detections(
+        self,
+        *,
+        turn: int = 0,
+        tilt_deg: float = 0.0,
+        jitter: float = 0.0,
+        scale: float = 1.0,
+        confidence: float = 0.98,
+        seed: int = 0,
+        row_spacing: float = 2.0,
+        origin: tuple[float, float] = (200.0, 200.0),
+    ) -> Detections:
+        """Axis-aligned boxes of the scene. ``turn``: the whole scene turned clockwise by
+        0/90/180/270; ``tilt_deg``: a further clockwise tilt; ``jitter``: noise on
+        centres and sides, in tile widths (standard deviation); ``row_spacing``: distance
+        between rows in tile heights."""
+        if self._cur:
+            self.row()
+        rng = np.random.default_rng(seed)
+        w, h = self.tile_w * scale, self.tile_h * scale
+        boxes, codes, rots, topk = [], [], [], []
+        for r, (tiles, upside) in enumerate(self._rows):
+            if not tiles:
+                continue
+            x_mid = (min(t.x for t in tiles) + max(t.x for t in tiles)) / 2
+            for t in tiles:
+                lx, ly = (t.x - x_mid) * w, t.y * w
+                rot = self.sideways_rotation if t.sideways else 0
+                if upside:
+                    lx, ly, rot = -lx, -ly, (rot + 180) % 360
+                ly += r * row_spacing * h
+                ang = math.radians(turn + tilt_deg)
+                c, s = math.cos(ang), math.sin(ang)
+                cx, cy = c * lx - s * ly, s * lx + c * ly
+                cx += float(rng.normal(0, jitter * w)) if jitter else 0.0
+                cy += float(rng.normal(0, jitter * w)) if jitter else 0.0
+                tw, th = (h, w) if t.sideways else (w, h)
+                tw *= 1 + (float(rng.normal(0, jitter)) if jitter else 0.0)
+                th *= 1 + (float(rng.normal(0, jitter)) if jitter else 0.0)
+                t_ang = math.radians(tilt_deg)
+                ca, sa = abs(math.cos(t_ang)), abs(math.sin(t_ang))
+                bw, bh = tw * ca + th * sa, tw * sa + th * ca
+                if turn % 180 == 90:
+                    bw, bh = bh, bw
+                boxes.append((cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+                codes.append(t.code)
+                rots.append((rot + turn) % 360)
+                topk.append(t.topk or [(t.code, confidence)])
+        arr = np.asarray(boxes, np.float64).reshape(-1, 4)
+        if len(arr):
+            arr[:, [0, 2]] += origin[0] - arr[:, 0].min()
+            arr[:, [1, 3]] += origin[1] - arr[:, 1].min()
+        size = (
+            (int(arr[:, 2].max() + origin[0]), int(arr[:, 3].max() + origin[1]))
+            if len(arr)
+            else None
+        )
+        return Detections.from_lists(
+            arr.tolist(),
+            codes,
+            [tk[0][1] for tk in topk],
+            rots,
+            topk,
+            image_size=size,
+        )
