@@ -1,0 +1,350 @@
+"""Zhenjiang (镇江) rules: 136 tiles, no flowers, no chow, the 百搭 wild tile.
+
+A win is four sets and a pair, 14 tiles counting each kong as 3 (concealed sequences
+are fine; only the chow *claim* does not exist), by self-draw or on a discard.
+
+百搭: ``wild=`` the kind, or ``indicator=`` the turned-up tile (正搭): the 百搭 is the next
+rank of the same kind (9 → 1), E → S → W → N → E, C → F → P → C. Every copy of that kind
+in the standing tiles is wild, for any kind including its own. A 百搭 in a meld, or the
+discarded 百搭 a player wins on, is just its own face.
+
+Scores are multiples of the base chip (see :mod:`scoring.rulesets.zhenjiang_settings`).
+``Score.total``: base chips one payer pays for the win (the discarder, on a discard).
+Discards of a 百搭 during the hand (打首搭, 碰后打搭) are transfers between players,
+reported in ``details["events"]`` with every seat's net in ``details["net"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scoring import tiles as T
+from scoring.hand import Hand, HandError
+from scoring.regional.wild_hand import (
+    check_tile_count,
+    counts_and_wilds,
+    kind_of,
+    next_kind,
+    set_text,
+)
+from scoring.rulesets.base import (
+    SEAT_NAMES,
+    Payment,
+    RuleSet,
+    Score,
+    ScoredFan,
+    Setting,
+    Settlement,
+    Waits,
+    WaitTile,
+    WinContext,
+)
+from scoring.rulesets.zhenjiang_settings import CONTEXT, SEATS, SETTINGS
+from scoring.wild import decompositions, is_complete, shanten
+
+WILD = "百搭"
+OTHERS = ("left", "opposite", "right")
+
+
+def wild_from_indicator(indicator: str) -> str:
+    """百搭 kind for an indicator tile (正搭): the next rank of the same kind.
+
+    >>> [wild_from_indicator(t) for t in ("9m", "N", "P", "5p", "C")]
+    ['1m', 'E', 'C', '6p', 'F']
+    """
+    return T.code(next_kind(kind_of(indicator, "the 百搭 indicator")))
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """``payer`` pays ``amount`` chips to ``payee`` (seats: winner, left, opposite, right)."""
+
+    payer: str
+    payee: str
+    amount: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"from": self.payer, "to": self.payee, "amount": self.amount, "reason": self.reason}
+
+
+def event_transfers(
+    settings: Mapping[str, Any], first_wild_discard: str, wild_after_pung: tuple[str, ...]
+) -> list[Transfer]:
+    """打首搭 and 碰后打搭: the discarding seat gets the setting's base chips from each
+    other seat.
+
+    >>> s = {k: v.default for k, v in SETTINGS.items()}
+    >>> [t.to_dict()["amount"] for t in event_transfers(s, "left", ())]
+    [6, 6, 6]
+    """
+    base = int(settings["base_chip"])
+    out = []
+    events = [(first_wild_discard, "first_wild_discard", "打首搭")] if first_wild_discard else []
+    events += [(seat, "wild_after_pung", "碰后打搭") for seat in wild_after_pung]
+    for seat, key, zh in events:
+        for other in SEATS:
+            if other != seat:
+                out.append(Transfer(other, seat, int(settings[key]) * base, zh))
+    return out
+
+
+def net(payments: tuple[Payment, ...], transfers: list[Transfer]) -> dict[str, int]:
+    """Every seat's net chips: the win's payments to the winner plus the transfers (an
+    unknown discarder appears as ``discarder``)."""
+    out = dict.fromkeys(SEATS, 0)
+    for p in payments:
+        out["winner"] += p.amount
+        out[p.payer] = out.get(p.payer, 0) - p.amount
+    for t in transfers:
+        out[t.payee] += t.amount
+        out[t.payer] -= t.amount
+    return out
+
+
+@dataclass(frozen=True)
+class _Win:
+    wild: int
+    self_drawn: bool
+    tian_hu: bool
+    kong_win: str  # "", "melded" or "concealed"
+    first_wild_discard: str
+    wild_after_pung: tuple[str, ...]
+
+
+class Zhenjiang(RuleSet):
+    """镇江: 百搭 wild tile, pung and kong but no chow, no flowers."""
+
+    name = "zhenjiang"
+    title = "Zhenjiang (镇江, 百搭 wild)"
+    hand_size = 14
+
+    def settings(self) -> Mapping[str, Setting]:
+        return SETTINGS
+
+    def context_fields(self) -> Mapping[str, Setting]:
+        return CONTEXT
+
+    def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
+        _check_hand(hand, context)
+        check_tile_count(hand, (self.hand_size,), "Zhenjiang")
+        win = _win_of(hand, context)
+        transfers = event_transfers(settings, win.first_wild_discard, win.wild_after_pung)
+        counts, wilds = counts_and_wilds(hand.standing, win.wild)
+        winning = T.index(hand.standing[-1])
+        deal_in = not win.self_drawn and winning == win.wild
+        if deal_in:  # the discarded 百搭 is its own face, not wild
+            counts[winning] += 1
+            wilds -= 1
+        readings = decompositions(counts, wilds, free_face=win.wild)
+        if not readings:
+            return _false_win(hand, win, settings, transfers)
+        # 脱搭: no 百搭 needed as a wild (a 百搭 used as its own face counts as none).
+        natural = list(counts)
+        natural[win.wild] += wilds
+        no_wild = wilds == 0 or is_complete(natural, 0)
+        fans = _win_items(win, no_wild, settings)
+        if deal_in:
+            extra = int(settings["wild_deal_in"])
+            fans.append(ScoredFan("打搭放冲", "won on a discarded 百搭", extra))
+        base = int(settings["base_chip"])
+        per_payer = sum(f.points for f in fans) * base
+        settlement = _settle(per_payer, win, context)
+        reading = next((r for r in readings if not any(s.uses_wild for s in r)), readings[0])
+        details: dict[str, Any] = {
+            "wild": T.code(win.wild),
+            "no_wild": no_wild,
+            "reading": [s.to_dict() for s in reading],
+            "reading_text": [set_text(s, WILD) for s in reading],
+            "events": [t.to_dict() for t in transfers],
+            "net": net(settlement.payments, transfers),
+        }
+        return Score(self.name, None, per_payer, True, tuple(fans), settlement, details)
+
+    def settle(
+        self,
+        hand: Hand,
+        total: int,
+        legal: bool,
+        context: WinContext,
+        settings: Mapping[str, Any],
+    ) -> Settlement:
+        """Payments for a win worth ``total`` chips per payer (the discarder on a discard)."""
+        win = _win_of(hand, context)
+        if not legal:
+            amount = int(settings["false_win"]) * int(settings["base_chip"])
+            return _false_win_settlement(amount)
+        return _settle(total, win, context)
+
+    def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
+        _check_hand(hand, context)
+        wild = _wild_of(context.extra)
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(
+                f"Zhenjiang waits: a hand one tile short of a win has 13 tiles (each kong "
+                f"counted as 3), this one has {hand.tile_count}"
+            )
+        counts, wilds = counts_and_wilds(hand.standing, wild)
+        distance = shanten(counts, wilds)
+        text = str(hand)
+        if distance:
+            return Waits(self.name, None, text, distance)
+        held = [0] * T.NUM_KINDS
+        for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
+            held[T.index(t)] += 1
+        found = []
+        for k in range(T.NUM_KINDS):
+            if held[k] >= T.COPIES:
+                continue
+            trial = Hand(hand.melds, (*hand.standing, T.code(k)), ())
+            results = []
+            for drawn in (False, True):
+                ctx = WinContext(
+                    self_drawn=drawn,
+                    seat_wind=context.seat_wind,
+                    prevalent_wind=context.prevalent_wind,
+                    extra={**context.extra, "tian_hu": False},
+                )
+                s = self.score(trial, ctx, settings)
+                results.append(s if s.legal else None)
+            if results[0] or results[1]:
+                found.append(WaitTile(T.code(k), T.COPIES - held[k], results[0], results[1]))
+        return Waits(self.name, None, text, 0, tuple(found))
+
+
+def _wild_of(extra: Mapping[str, Any]) -> int:
+    wild, indicator = extra.get("wild"), extra.get("indicator")
+    if wild is None and indicator is None:
+        raise HandError(
+            "Zhenjiang needs the 百搭: pass indicator=TILE (正搭, e.g. indicator=1m) or wild=KIND"
+        )
+    kinds = set()
+    if wild is not None:
+        kinds.add(kind_of(str(wild), "the 百搭"))
+    if indicator is not None:
+        kinds.add(T.index(wild_from_indicator(str(indicator))))
+    if len(kinds) > 1:
+        raise HandError(
+            f"wild={wild} and indicator={indicator} disagree: the 百搭 is the rank after "
+            "the indicator"
+        )
+    return kinds.pop()
+
+
+def _check_hand(hand: Hand, context: WinContext) -> None:
+    if hand.flowers or context.flowers:
+        raise HandError("Zhenjiang plays 136 tiles without flowers: remove the flowers")
+    for m in hand.melds:
+        if m.kind == "chow":
+            raise HandError(
+                f"chow meld {''.join(m.tiles)}: Zhenjiang has no chow claim (pung and kong only)"
+            )
+
+
+def _seats(text: str) -> tuple[str, ...]:
+    seats = tuple(s.strip() for s in text.split(",") if s.strip())
+    for s in seats:
+        if s not in SEATS:
+            raise HandError(f"wild_after_pung: {s!r} is not a seat (winner, left, opposite, right)")
+    return seats
+
+
+def _win_of(hand: Hand, context: WinContext) -> _Win:
+    extra = context.extra
+    wild = _wild_of(extra)
+    tian_hu = bool(extra["tian_hu"])
+    self_drawn = context.self_drawn
+    if tian_hu:
+        if not extra["dealer"]:
+            raise HandError("天胡 is the dealer's win on the deal: pass dealer=true")
+        if context.discarder is not None or hand.melds:
+            raise HandError("天胡 is won on the deal: no discarder and no melds")
+        self_drawn = True
+    kong_win = ""
+    if context.kong and self_drawn and not tian_hu:
+        kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}
+        wanted = str(extra["kong_type"])
+        if not kongs:
+            raise HandError("杠开 (kong=true, self-drawn) needs a kong among the melds")
+        if wanted == "auto":
+            if len(kongs) > 1:
+                raise HandError(
+                    "杠开: the hand has melded and concealed kongs; pass kong_type=melded "
+                    "or kong_type=concealed"
+                )
+            wanted = kongs.pop()
+        elif wanted not in kongs:
+            raise HandError(f"杠开 off a {wanted} kong, but the hand shows no {wanted} kong")
+        kong_win = wanted
+    return _Win(
+        wild,
+        self_drawn,
+        tian_hu,
+        kong_win,
+        str(extra["first_wild_discard"]),
+        _seats(str(extra["wild_after_pung"])),
+    )
+
+
+def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> list[ScoredFan]:
+    if win.tian_hu:
+        return [ScoredFan("天胡", "heavenly win", int(settings["tian_hu"]))]
+    if win.kong_win:
+        if not no_wild:
+            return [ScoredFan("杠开", "out on a kong replacement, with 百搭",
+                              int(settings["kong_win_with_wild"]))]
+        key = f"kong_win_no_wild_{win.kong_win}"
+        zh = "脱搭明杠杠开" if win.kong_win == "melded" else "脱搭暗杠杠开"
+        en = f"out on a {win.kong_win} kong replacement, no 百搭 (脱搭)"
+        return [ScoredFan(zh, en, int(settings[key]))]
+    if win.self_drawn:
+        return [ScoredFan("自摸", "self-drawn", int(settings["win_self_drawn"]))]
+    return [ScoredFan("冲", "won on a discard", int(settings["win_discard"]))]
+
+
+def _settle(per_payer: int, win: _Win, context: WinContext) -> Settlement:
+    if win.self_drawn:
+        payments = tuple(Payment(seat, per_payer) for seat in OTHERS)
+        note = f"each other player pays {per_payer}"
+    else:
+        payer = SEAT_NAMES[context.discarder] if context.discarder else "discarder"
+        payments = (Payment(payer, per_payer),)
+        note = f"the discarder pays {per_payer} (no double win: nearest claimant only)"
+    return Settlement("chips", payments, note)
+
+
+def _false_win_settlement(amount: int) -> Settlement:
+    payments = tuple(Payment(seat, -amount) for seat in OTHERS)
+    return Settlement(
+        "chips", payments, f"诈胡 (false win): the claimant pays {amount} to each other player"
+    )
+
+
+def _false_win(
+    hand: Hand, win: _Win, settings: Mapping[str, Any], transfers: list[Transfer]
+) -> Score:
+    amount = int(settings["false_win"]) * int(settings["base_chip"])
+    settlement = _false_win_settlement(amount)
+    reason = (
+        f"not complete: the tiles do not form four sets and a pair with {T.code(win.wild)} "
+        "(百搭) as wilds; a declared win is 诈胡"
+    )
+    return Score(
+        "zhenjiang",
+        None,
+        0,
+        False,
+        (),
+        settlement,
+        {
+            "reason": reason,
+            "wild": T.code(win.wild),
+            "events": [t.to_dict() for t in transfers],
+            "net": net(settlement.payments, transfers),
+        },
+    )
+
+
+RULE_SET = Zhenjiang()
