@@ -395,12 +395,26 @@ def correct(
     if claim_win:
         if best_win is not None and best_win.cost - best_phys.cost <= win_margin:
             chosen = best_win
-        elif best_win is not None:
+        elif best_win is None:
+            notes.append(
+                f"no reading within {params.max_win_ratio:g} times the most probable one "
+                "makes it a win; the hand is reported as not winning"
+            )
+        else:
             notes.append(
                 f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
                 " times less probable; the hand is reported as not winning"
             )
-    pool = [r for r in found if r is not chosen and r.winning == chosen.winning]
+    # alternatives: same verdict, and not a correction that adds needless changes to
+    # another legal correction
+    change_sets = [{(c.tile, c.after) for c in r.changes} for r in found]
+    pool = [
+        r
+        for r, cs in zip(found, change_sets, strict=True)
+        if r is not chosen
+        and r.winning == chosen.winning
+        and not any(other and other < cs for other in change_sets)
+    ]
     alts = tuple(
         r for r in sorted(pool, key=lambda r: r.cost) if r.cost - chosen.cost <= close
     )[: params.max_alternatives]

@@ -1,0 +1,152 @@
+"""Rule-aware correction over the detector's top-k readings: impossible readings (a fifth
+copy, a meld that is not a set, a second copy of a flower, no winning shape when a win is
+shown) are replaced by the most probable legal one; strong evidence is never overridden
+to force a win; close calls come back as alternatives."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scoring.notation import parse_hand
+from vision.correct import CorrectParams, correct, mcr_winning_shape
+from vision.layout import analyze
+from vision.layout_scene import SceneBuilder
+
+
+def run(b: SceneBuilder, **kw: object):  # type: ignore[no-untyped-def]
+    d = b.detections()
+    return d, correct(d, analyze(d), **kw)  # type: ignore[arg-type]
+
+
+def test_a_fifth_copy_is_read_as_its_most_probable_alternative() -> None:
+    b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.7), ("6p", 0.25)])
+    b.standing("7p123sEEEN").win("N")
+    d, res = run(b)
+    assert "5 copies of 5p (there are 4)" in res.problems
+    [change] = res.best.changes
+    assert (d.codes[change.tile], change.after) == ("5p", "6p")
+    assert change.ratio == pytest.approx(0.7 / 0.25)
+    assert res.best.legal and res.best.winning
+
+
+def test_a_fifth_copy_is_corrected_even_against_strong_evidence() -> None:
+    b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.99), ("8p", 0.005)])
+    b.standing("123sEEENN").win("N")
+    _, res = run(b)
+    assert [c.after for c in res.best.changes] == ["8p"]
+    assert res.best.ratio == pytest.approx(0.99 / 0.005)
+
+
+def test_6p_9p_swap_that_makes_the_hand_legal() -> None:
+    """57p + 9p read for 6p (a 6 seen upside down): only 6p completes 567p."""
+    b = SceneBuilder().standing("123m456s57pEEECC").win("9p")
+    b.uncertain([("9p", 0.55), ("6p", 0.43)])
+    d, res = run(b)
+    assert res.problems == ("not a winning hand",)
+    assert [(c.before, c.after) for c in res.best.changes] == [("9p", "6p")]
+    assert res.best.winning
+    hand = analyze(d).hand(res.best.codes)
+    assert mcr_winning_shape(hand)
+    assert hand == parse_hand("123m456s57pEEECC6p")
+
+
+def test_a_strong_non_winning_hand_is_left_as_is() -> None:
+    b = SceneBuilder().standing("123m456s57pEEECC").win("9p")
+    b.uncertain([("9p", 0.97), ("6p", 0.02)])
+    _, res = run(b)
+    assert res.best.changes == ()
+    assert not res.best.winning and res.best.legal
+    assert res.problems == ("not a winning hand",)
+
+
+def test_a_win_is_taken_only_within_max_win_ratio() -> None:
+    b = SceneBuilder().standing("123m456s57pEEECC").win("9p")
+    b.uncertain([("9p", 0.80), ("6p", 0.05)])  # 16 times less probable
+    _, res = run(b)
+    assert not res.best.winning
+    assert any("no reading within 10 times" in n for n in res.notes)
+    _, res = run(b, params=CorrectParams(max_win_ratio=20.0))
+    assert res.best.winning
+
+
+def test_a_close_call_returns_both_readings() -> None:
+    """34s waits on 2s and 5s; the winning tile reads 2s (0.5) or 5s (0.45): both win."""
+    b = SceneBuilder().standing("123m456p789p34sEE").win("2s")
+    b.uncertain([("2s", 0.5), ("5s", 0.45)])
+    _, res = run(b)
+    assert res.best.changes == () and res.best.winning
+    [alt] = res.alternatives
+    assert [c.after for c in alt.changes] == ["5s"]
+    assert math.exp(alt.cost - res.best.cost) == pytest.approx(0.5 / 0.45)
+
+
+def test_a_close_call_between_two_corrections() -> None:
+    """A fifth E: either of two uncertain E tiles may be the misread one."""
+    b = SceneBuilder().standing("EE").standing("E").uncertain([("E", 0.6), ("S", 0.38)])
+    b.standing("E").uncertain([("E", 0.6), ("W", 0.36)])
+    b.standing("E123m456p99s").win("9s")
+    _, res = run(b, claim_win=False)
+    assert [c.after for c in res.best.changes] == ["S"]
+    assert [[c.after for c in a.changes] for a in res.alternatives] == [["W"]]
+
+
+def test_a_claimed_meld_that_is_not_a_set_is_fixed() -> None:
+    b = SceneBuilder().standing("123m456p789sN").meld("CC", sideways=0)
+    b.standing("F").uncertain([("F", 0.6), ("C", 0.35)]).win("N")
+    d, res = run(b)
+    assert any("is not" in p for p in res.problems)
+    assert [(c.before, c.after) for c in res.best.changes] == [("F", "C")]
+    hand = analyze(d).hand(res.best.codes)
+    assert hand.melds[0].kind == "pung" and hand.melds[0].claimed_from == 1
+
+
+def test_a_flower_shows_once() -> None:
+    b = SceneBuilder().standing("123m456p789sNN").win("N").flowers("1f")
+    b.flowers("1f").uncertain([("1f", 0.8), ("5f", 0.15)])
+    _, res = run(b)
+    assert [c.after for c in res.best.changes] == ["5f"]
+
+
+def test_a_legal_top1_reading_is_kept() -> None:
+    b = SceneBuilder().standing("123m456p789sNN").win("N")
+    b2 = SceneBuilder().standing("123m456p789sNN").win("N").uncertain([("N", 0.5), ("S", 0.4)])
+    for builder in (b, b2):
+        _, res = run(builder)
+        assert res.best.changes == () and res.problems == ()
+
+
+def test_a_waiting_hand_is_not_forced_to_win() -> None:
+    """13 tiles: no win is claimed, so 9p stays even though 6p would complete a set."""
+    b = SceneBuilder().standing("123m456s78pEEEC").standing("9p")
+    b.uncertain([("9p", 0.55), ("6p", 0.43)])
+    _, res = run(b)
+    assert not res.claim_win and res.best.changes == ()
+
+
+def test_the_search_is_bounded() -> None:
+    """Nothing legal within the bound: the top-1 reading is kept and the fact noted."""
+    b = SceneBuilder().standing("EEEEE").uncertain([("E", 0.9), ("S", 0.1)])
+    b.standing("123m456p99s").win("9s")
+    _, res = run(b, claim_win=False, params=CorrectParams(max_ratio=2.0))
+    assert res.best.changes == () and not res.best.legal
+    assert res.notes and "no possible reading" in res.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("hand", "wins"),
+    [
+        ("123m456p789sEEENN", True),
+        ("1199m1199p1199s11z", True),  # seven pairs (1z = E)
+        ("1199m1199p1189s11z", False),
+        ("1122m3344p5566s77z", True),  # seven pairs
+        ("19m19p19s1234567zE", True),  # thirteen orphans
+        ("147m258p369sESWNC", True),  # knitted honours (全不靠)
+        ("147m258p369s234mNN", True),  # knitted straight with a set and a pair
+        ("147m258p369s235mNN", False),
+        ("123m456p789s1234zW", False),
+    ],
+)
+def test_mcr_winning_shapes(hand: str, wins: bool) -> None:
+    assert mcr_winning_shape(parse_hand(hand)) is wins

@@ -1,0 +1,348 @@
+"""Photo → scored hand: detect → layout → rule-aware correction → score (or waits).
+
+``recognize(image)`` runs the detector; ``recognize_detections(dets)`` starts from tile
+detections (tests, automatic tables that report where tiles lie). Both return a
+:class:`Recognition` whose :meth:`~Recognition.to_dict` is the JSON of
+``tilecam recognize --json`` and of the HTTP API::
+
+    {"image", "tiles": [{"code", "box", "confidence", "rotation", "face_down", "role"}],
+     "hand", "melds", "corrections", "alternatives",
+     "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
+
+``tiles`` holds the final (corrected) codes, one entry per detection in detector order;
+``role`` is standing / meld / flower / winning / ignored. Exactly one of ``score`` (a
+win), ``waits`` (a hand one tile short of a win, or a hand shown as a win that is not
+one: then ``unscorable`` says so too) or ``unscorable`` (why it cannot be scored) is
+present; ``waits`` and ``unscorable`` may come together.
+
+``context`` holds the win context of :func:`scoring.score` (``self_drawn``,
+``last_of_kind``, ``kong``, ``last_wall_tile``, ``seat_wind``, ``prevalent_wind``,
+``discarder``, ``version``, ``settings`` and rule-specific fields) plus two keys of
+this step: ``hidden_kongs`` (kinds of concealed kongs shown all face down, in layout
+order) and ``win`` (True/False: the hand is / is not shown as a win; default: decided
+by its tile count).
+
+>>> from vision.layout_scene import SceneBuilder
+>>> b = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).standing("N", apart=True)
+>>> r = recognize_detections(b.win("N").detections(), context={"self_drawn": True})
+>>> r.hand_text, r.melds[0].claimed_from
+('[EEE,2]123m456p789sNN', 2)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from vision.classes import BACK
+from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
+from vision.detections import Detections
+from vision.layout import Layout, LayoutParams, analyze
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from scoring import Hand, Meld, Score, Waits
+
+#: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
+_WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
+_WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder")
+_OWN_KEYS = ("hidden_kongs", "win")
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """The result of one recognition (see module doc)."""
+
+    detections: Detections
+    layout: Layout
+    correction: CorrectionResult
+    codes: tuple[str, ...]
+    roles: tuple[str, ...]
+    hand: Hand | None
+    rules: str
+    image: str | None = None
+    score: Score | None = None
+    waits: Waits | None = None
+    unscorable: str | None = None
+    winning_tile: str | None = None
+    alternatives: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+    ms: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def hand_text(self) -> str | None:
+        """The hand in bracket notation (RULES.md), or None when there is none."""
+        if self.hand is None:
+            return None
+        from scoring import format_hand
+
+        return format_hand(self.hand)
+
+    @property
+    def melds(self) -> tuple[Meld, ...]:
+        return self.hand.melds if self.hand is not None else ()
+
+    def tiles(self) -> list[dict[str, Any]]:
+        """One dict per detection: ``code, box, confidence, rotation, face_down, role``;
+        a corrected tile's confidence is the detector's probability of its new code."""
+        changed = {c.tile: c for c in self.correction.best.changes}
+        out = []
+        d = self.detections
+        for i in range(len(d)):
+            conf = float(d.confidences[i])
+            if i in changed:
+                conf = changed[i].p_after
+            out.append(
+                {
+                    "code": self.codes[i],
+                    "box": [round(float(v), 1) for v in d.boxes[i]],
+                    "confidence": round(conf, 4),
+                    "rotation": int(d.rotations[i]),
+                    "face_down": self.codes[i] == BACK,
+                    "role": self.roles[i],
+                }
+            )
+        return out
+
+    def melds_json(self) -> list[dict[str, Any]]:
+        """Melds with their notation, claim source and the tiles (detection indices)."""
+        from scoring.notation import format_meld
+
+        out = []
+        for m, lay in zip(self.melds, self.layout.melds, strict=False):
+            out.append(
+                {
+                    "notation": format_meld(m),
+                    "kind": m.kind,
+                    "tiles": list(m.tiles),
+                    "claimed_from": m.claimed_from,
+                    "claimed_index": m.claimed_index,
+                    "added": m.added,
+                    "concealed": m.concealed,
+                    "detections": list(lay.detections),
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result (see module doc)."""
+        out: dict[str, Any] = {
+            "image": self.image,
+            "rules": self.rules,
+            "tiles": self.tiles(),
+            "hand": self.hand_text,
+            "winning_tile": self.winning_tile,
+            "melds": self.melds_json(),
+            "corrections": [c.to_dict() for c in self.correction.best.changes],
+            "alternatives": list(self.alternatives),
+        }
+        if self.score is not None:
+            out["score"] = self.score.to_dict()
+        if self.waits is not None:
+            out["waits"] = self.waits.to_dict()
+        if self.unscorable is not None:
+            out["unscorable"] = self.unscorable
+        out["notes"] = list(self.notes)
+        out["ms"] = {k: round(v, 2) for k, v in self.ms.items()}
+        return out
+
+
+def _split_context(
+    context: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], bool | None, tuple[str, ...]]:
+    ctx = dict(context or {})
+    win = ctx.pop("win", None)
+    hidden = ctx.pop("hidden_kongs", None) or ()
+    if isinstance(hidden, str):
+        hidden = tuple(h for h in hidden.replace(",", " ").split() if h)
+    if win is not None and not isinstance(win, bool):
+        raise ValueError(f"context 'win' must be true or false, not {win!r}")
+    return ctx, win, tuple(hidden)
+
+
+def _waits_kwargs(ctx: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in ctx.items() if k not in _WIN_KEYS}
+
+
+def _with_winning(hand: Hand, tile: str) -> Hand:
+    """``hand`` with one copy of ``tile`` moved to the end of the standing tiles."""
+    standing = list(hand.standing)
+    standing.reverse()
+    standing.remove(tile)
+    standing.reverse()
+    return replace(hand, standing=(*standing, tile))
+
+
+def _without_last(hand: Hand) -> Hand:
+    return replace(hand, standing=hand.standing[:-1])
+
+
+def _score_best_winning(
+    hand: Hand, rules: str, ctx: Mapping[str, Any]
+) -> tuple[Score, str, list[str]]:
+    """Winning tile unknown: score each distinct standing kind as the winning tile and
+    keep the highest total (ties: the first kind in tile order)."""
+    import scoring
+
+    results: list[tuple[int, int, str, Score]] = []
+    errors = []
+    from scoring.tiles import sort_key
+
+    for n, tile in enumerate(sorted(set(hand.standing), key=sort_key)):
+        try:
+            s = scoring.score(_with_winning(hand, tile), rules=rules, **ctx)
+        except scoring.HandError as exc:
+            errors.append(f"{tile}: {exc}")
+            continue
+        results.append((s.total, -n, tile, s))
+    if not results:
+        raise scoring.HandError("; ".join(errors) or "no tile can be the winning tile")
+    results.sort(reverse=True)
+    total, _, tile, best = results[0]
+    totals = sorted({r[0] for r in results})
+    notes = [
+        f"the winning tile is not set apart: scored on {tile}, the highest of "
+        f"{len(results)} possible winning tiles (totals {totals[0]}-{totals[-1]})"
+        if len(totals) > 1
+        else f"the winning tile is not set apart: every choice scores {total}"
+    ]
+    return best, tile, notes
+
+
+def _alternative(
+    reading: Reading, layout: Layout, rules: str, ctx: Mapping[str, Any], hidden: Sequence[str],
+    chosen_cost: float,
+) -> dict[str, Any]:
+    import scoring
+
+    entry: dict[str, Any] = {
+        "hand": None,
+        "ratio": round(math.exp(reading.cost - chosen_cost), 3),
+        "corrections": [c.to_dict() for c in reading.changes],
+        "winning": reading.winning,
+        "score": None,
+    }
+    try:
+        hand = layout.hand(reading.codes, hidden)
+        entry["hand"] = scoring.format_hand(hand)
+        if reading.winning and layout.winning is not None:
+            entry["score"] = scoring.score(hand, rules=rules, **ctx).total
+    except scoring.HandError as exc:
+        entry["unscorable"] = str(exc)
+    return entry
+
+
+def recognize_detections(
+    dets: Detections,
+    rules: str = "mcr",
+    context: Mapping[str, Any] | None = None,
+    *,
+    image: str | None = None,
+    layout_params: LayoutParams | None = None,
+    ms: Mapping[str, float] | None = None,
+) -> Recognition:
+    """Layout, correction and scoring of detections (see module doc). Raises
+    ``scoring.HandError`` (a ``ValueError``) for an unknown rule set or a bad context."""
+    import scoring
+
+    timings = dict(ms or {})
+    ctx, win_flag, hidden = _split_context(context)
+    rule_set = scoring.get_rule_set(rules)
+    size = int(rule_set.hand_size)
+    t0 = time.perf_counter()
+    layout = analyze(dets, layout_params)
+    t1 = time.perf_counter()
+    timings["layout"] = (t1 - t0) * 1000
+    count = layout.tile_count
+    claim_win = win_flag if win_flag is not None else count == size
+    check = winning_shape_check(rules, ctx)
+    result = correct(
+        dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
+        hidden_kinds=hidden,
+    )
+    t2 = time.perf_counter()
+    timings["correct"] = (t2 - t1) * 1000
+    codes = result.best.codes
+    roles = tuple(layout.roles(len(dets)))
+    notes = list(layout.notes) + list(result.notes)
+    if result.problems:
+        notes.append("top-1 reading: " + "; ".join(result.problems))
+    base = dict(
+        detections=dets, layout=layout, correction=result, codes=codes, roles=roles,
+        rules=rules, image=image,
+    )
+    try:
+        hand = layout.hand(codes, hidden)
+    except scoring.HandError as exc:
+        timings["score"] = 0.0
+        return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
+    score = waits = None
+    unscorable = None
+    winning_tile = None
+    if count not in (size, size - 1) and win_flag is None:
+        unscorable = (
+            f"{count} tiles found (a kong counts 3): a {rule_set.title} hand shows "
+            f"{size - 1} tiles while waiting and {size} when won"
+        )
+    elif claim_win and result.best.winning:
+        try:
+            if layout.winning is not None:
+                score = scoring.score(hand, rules=rules, **ctx)
+                winning_tile = hand.standing[-1]
+            else:
+                score, winning_tile, extra = _score_best_winning(hand, rules, ctx)
+                notes.extend(extra)
+                hand = _with_winning(hand, winning_tile)
+        except scoring.HandError as exc:
+            unscorable = str(exc)
+    elif claim_win:
+        unscorable = "not a winning hand"
+        if layout.winning is not None:
+            try:
+                waits = scoring.waits(_without_last(hand), rules=rules, **_waits_kwargs(ctx))
+                unscorable += f" (without the tile set apart, {hand.standing[-1]}, it is "
+                unscorable += "ready)" if waits.ready else f"{waits.shanten} from ready)"
+            except scoring.HandError as exc:
+                notes.append(f"waits: {exc}")
+    else:
+        try:
+            waits = scoring.waits(hand, rules=rules, **_waits_kwargs(ctx))
+        except scoring.HandError as exc:
+            unscorable = str(exc)
+    alts = tuple(
+        _alternative(r, layout, rules, ctx, hidden, result.best.cost)
+        for r in result.alternatives
+    )
+    timings["score"] = (time.perf_counter() - t2) * 1000
+    return Recognition(
+        hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
+        alternatives=alts, notes=tuple(notes), ms=timings, **base,
+    )
+
+
+def recognize(
+    image: str | bytes | npt.NDArray[np.uint8],
+    rules: str = "mcr",
+    context: Mapping[str, Any] | None = None,
+    *,
+    detector: Any = None,
+) -> Recognition:
+    """Detect the tiles in ``image`` (a path, encoded bytes or a BGR array) and read the
+    hand (see module doc). ``detector``: a loaded :class:`vision.detect.Detector` (or
+    any callable image → Detections); default: the shipped model."""
+    from vision.detect import detect
+    from vision.imageio import load_image
+
+    name = str(image) if isinstance(image, str) else None
+    t0 = time.perf_counter()
+    pixels = load_image(image)
+    t1 = time.perf_counter()
+    dets = detector(pixels) if detector is not None else detect(pixels)
+    t2 = time.perf_counter()
+    ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
+    return recognize_detections(dets, rules, context, image=name, ms=ms)
