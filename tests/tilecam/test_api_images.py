@@ -33,7 +33,7 @@ class FakeDetector:
     def __init__(self) -> None:
         self.shapes: list[tuple[int, ...]] = []
 
-    def detect(self, image: np.ndarray) -> Detections:
+    def __call__(self, image: np.ndarray) -> Detections:
         self.shapes.append(image.shape)
         h, w = image.shape[:2]
         return Detections.from_lists(

@@ -156,3 +156,14 @@ IMAGE_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     415: {"model": ErrorOut, "description": "not an image / wrong content type"},
     503: {"model": ErrorOut, "description": "no model loaded, busy, or timed out"},
 }
+
+
+class RecognizeOptions(WinContext):
+    """Form fields (or query parameters) of ``POST /v1/recognize``."""
+
+    win: bool | None = Field(
+        None, description="the hand is shown as a win (true) or waiting (false); default by count"
+    )
+    hidden_kongs: str | None = Field(
+        None, max_length=40, description="kinds of kongs shown all face down, e.g. 'E 5p'"
+    )

@@ -17,6 +17,7 @@ bomb is refused without allocating its pixels.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,12 +102,25 @@ def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-async def read_upload(request: Request, max_bytes: int) -> Upload:
+async def read_upload(request: Request, max_bytes: int, timeout_s: float) -> Upload:
     """The image of a multipart (field ``image``) or raw-body request.
 
     Raises :class:`ApiError`: 415 for a body that is neither, 400 for a missing or
-    empty image, 413 for one over ``max_bytes``.
+    empty image, 413 for one over ``max_bytes``, 408 when the body has not arrived
+    within ``timeout_s`` seconds (a stalled or very slow client).
     """
+    try:
+        return await asyncio.wait_for(_read_upload(request, max_bytes), timeout_s)
+    except TimeoutError:
+        raise ApiError(
+            408,
+            "request_timeout",
+            f"the upload did not arrive within {timeout_s:g} s",
+            headers={"Connection": "close"},
+        ) from None
+
+
+async def _read_upload(request: Request, max_bytes: int) -> Upload:
     content_type = request.headers.get("content-type", "")
     media = _media_type(content_type)
     if media == "multipart/form-data":

@@ -26,11 +26,11 @@ async def detect(
     limiter: LimiterDep,
 ) -> JSONResponse:
     """Find the tiles in a photo (multipart field ``image``, or a raw image body)."""
-    upload = await read_upload(request, settings.max_upload_bytes)
+    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
 
     def work() -> dict[str, Any]:
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-        found = detector.detect(image)
+        found = detector(image)
         return {
             "image_size": list(found.image_size or (image.shape[1], image.shape[0])),
             "tiles": found.to_records(),

@@ -1,0 +1,147 @@
+"""``POST /v1/recognize``: a photo of a hand → tiles, hand, melds, corrections, score.
+
+Send the photo as multipart field ``image`` (other form fields: the win context —
+``rules``, ``version``, ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``,
+``seat_wind``, ``prevalent_wind``, ``discarder``, ``settings`` and ``rule_context`` as
+JSON objects, ``win`` and ``hidden_kongs``), or as a raw ``image/*`` body with the same
+options in the query string.
+
+The answer is ``Recognition.to_dict()`` (the JSON of ``tilecam recognize --json``) plus
+``image_size``; with ``?annotate=1`` also ``annotated_jpeg``, a ``data:image/jpeg;base64``
+URL of the photo with the tiles boxed (colour = role) and labelled.
+
+Decoding, detection, layout and scoring run in the recognition pool
+(:class:`tilecam.api.deps.RecognitionLimiter`): bounded concurrency, 503 when busy.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+import scoring
+from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
+from tilecam.api.errors import ApiError, describe_validation_errors
+from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, RecognizeOptions
+from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload
+
+router = APIRouter(prefix="/v1", tags=["vision"])
+
+#: Box colours (BGR) of the annotated image, by layout role.
+ROLE_COLORS: dict[str, tuple[int, int, int]] = {
+    "standing": (60, 200, 60),
+    "meld": (230, 120, 30),
+    "flower": (200, 60, 200),
+    "winning": (0, 170, 255),
+    "ignored": (140, 140, 140),
+}
+#: Largest side of the annotated JPEG, pixels (keeps the answer small).
+ANNOTATE_MAX_SIDE = 1280
+
+
+def parse_options(fields: Mapping[str, str]) -> RecognizeOptions:
+    """The win context from form fields or query parameters (strings).
+
+    ``settings`` and ``rule_context`` are JSON objects; booleans accept
+    true/false/1/0/yes/no. Raises :class:`ApiError` 422 naming the bad field.
+    """
+    data: dict[str, Any] = {k: v for k, v in fields.items() if k != "annotate"}
+    for key in ("settings", "rule_context"):
+        if key in data:
+            try:
+                value = json.loads(data[key]) if data[key].strip() else {}
+            except json.JSONDecodeError as exc:
+                raise ApiError(422, "invalid_request", f"{key} is not valid JSON: {exc}") from None
+            if not isinstance(value, dict):
+                raise ApiError(422, "invalid_request", f"{key} must be a JSON object")
+            data[key] = value
+    for key in ("version", "discarder", "win", "hidden_kongs"):
+        if data.get(key) == "":
+            data.pop(key)
+    try:
+        return RecognizeOptions.model_validate(data)
+    except ValidationError as exc:
+        raise ApiError(422, "invalid_request", describe_validation_errors(exc.errors())) from None
+
+
+def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
+    """The ``context`` of :func:`vision.recognize` (flat: rule fields included)."""
+    ctx: dict[str, Any] = {
+        "self_drawn": opts.self_drawn,
+        "last_of_kind": opts.last_of_kind,
+        "kong": opts.kong,
+        "last_wall_tile": opts.last_wall_tile,
+        "seat_wind": opts.seat_wind,
+        "prevalent_wind": opts.prevalent_wind,
+    }
+    for key in ("discarder", "version", "settings", "win"):
+        value = getattr(opts, key)
+        if value is not None:
+            ctx[key] = value
+    if opts.hidden_kongs:
+        ctx["hidden_kongs"] = opts.hidden_kongs
+    clash = sorted(set(opts.rule_context) & (set(ctx) | {"rules", "flowers"}))
+    if clash:
+        raise ApiError(
+            400, "invalid_context", f"rule_context may not set {', '.join(clash)}"
+        )
+    ctx.update(opts.rule_context)
+    return ctx
+
+
+def annotated_jpeg(image: Any, recognition: Any) -> str:
+    """The photo with the tiles boxed by role and labelled, as a JPEG data URL."""
+    import cv2
+
+    from vision.annotate import annotate
+
+    tiles = recognition.tiles()
+    labels = [f"{t['code']} {t['role'][0]}" for t in tiles]
+    colors = [ROLE_COLORS.get(t["role"], (255, 255, 255)) for t in tiles]
+    out = annotate(image, recognition.detections, labels=labels, colors=colors)
+    h, w = out.shape[:2]
+    scale = ANNOTATE_MAX_SIDE / max(h, w)
+    if scale < 1:
+        out = cv2.resize(out, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:  # pragma: no cover - OpenCV always encodes a BGR uint8 array
+        raise RuntimeError("JPEG encoding of the annotated image failed")
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+@router.post("/recognize", openapi_extra=IMAGE_REQUEST_BODY, responses=IMAGE_ERROR_RESPONSES)
+async def recognize(
+    request: Request,
+    settings: SettingsDep,
+    detector: DetectorDep,
+    limiter: LimiterDep,
+    annotate: bool = Query(False, description="add annotated_jpeg (base64 JPEG data URL)"),
+) -> JSONResponse:
+    """Read the hand in a photo and score it (or give its waits, or say why it cannot)."""
+    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+    fields = {**dict(request.query_params), **upload.fields}
+    opts = parse_options(fields)
+    context = recognition_context(opts)
+
+    def work() -> dict[str, Any]:
+        from vision.recognize import recognize as run_recognition
+
+        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
+        try:
+            result = run_recognition(image, opts.rules, context, detector=detector)
+        except scoring.HandError as exc:
+            raise ApiError(400, "invalid_context", str(exc)) from None
+        out = result.to_dict()
+        out["image"] = upload.filename
+        out["image_size"] = [int(image.shape[1]), int(image.shape[0])]
+        if annotate:
+            out["annotated_jpeg"] = annotated_jpeg(image, result)
+        return out
+
+    return JSONResponse(await limiter.run(work))
