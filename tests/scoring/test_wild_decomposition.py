@@ -201,3 +201,35 @@ def test_seventeen_tiles_with_four_wilds_is_fast_enough_to_enumerate() -> None:
     assert readings
     for r in readings:
         assert sum(len(s.wild_faces) for s in r) == 4
+
+
+def test_shanten_matches_brute_force_exchanges() -> None:
+    """shanten = fewest naturals to exchange (each for a wild) before one wild completes."""
+    from itertools import combinations
+
+    from scoring.wild import shanten
+
+    def brute(c: list[int], w: int) -> int:
+        tiles = [i for i, n in enumerate(c) for _ in range(n)]
+        for k in range(len(tiles) + 1):
+            for removed in set(combinations(tiles, k)):
+                trial = list(c)
+                for r in removed:
+                    trial[r] -= 1
+                if is_complete(trial, w + k + 1):
+                    return k
+        raise AssertionError("unreachable: removing every natural leaves only wilds")
+
+    rng = random.Random(99)
+    seen = set()
+    for _ in range(250):
+        w = rng.choice((0, 0, 1, 2))
+        c = [0] * 34
+        for _ in range(rng.choice((4, 7, 10)) - w):
+            c[rng.choice((0, 1, 2, 6, 7, 8, 9, 10, 27, 28))] += 1
+        if max(c) > 4:
+            continue
+        expected = brute(c, w)
+        assert shanten(c, w) == expected, (c, w)
+        seen.add(expected)
+    assert {0, 1, 2} <= seen

@@ -1,0 +1,79 @@
+"""``tilecam rules``: list the rule sets, and show one rule set's settings and context.
+
+``tilecam rules list`` prints each rule set's name, hand size and title;
+``tilecam rules show NAME [--json]`` prints every setting with its default and
+description, then the rule-specific win-context fields (``--context KEY=VALUE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("rules", help="list the rule sets and show their settings")
+    rsub = p.add_subparsers(dest="rules_command", metavar="ACTION")
+    lp = rsub.add_parser("list", help="list the rule sets")
+    lp.add_argument("--json", action="store_true", help="print JSON")
+    lp.set_defaults(func=run_list)
+    sp = rsub.add_parser("show", help="every setting of one rule set, with default and meaning")
+    sp.add_argument("name", help="rule set name (see `tilecam rules list`)")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    sp.set_defaults(func=run_show)
+    p.set_defaults(func=run_list)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the registered rule sets."""
+    from scoring import rule_sets
+
+    found = rule_sets()
+    if getattr(args, "json", False):
+        out = [
+            {"name": r.name, "title": r.title, "hand_size": r.hand_size}
+            for _, r in sorted(found.items())
+        ]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    for name, r in sorted(found.items()):
+        print(f"{name:<12} {r.hand_size:>2} tiles  {r.title}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print one rule set's settings and context fields (HandError for an unknown name)."""
+    from scoring import get_rule_set
+
+    rule_set = get_rule_set(args.name)
+    info = rule_set.describe()
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{info['name']}: {info['title']} ({info['hand_size']} tiles in a winning hand)")
+    for heading, key, flag in (
+        ("settings", "settings", "--set"),
+        ("win context", "context", "--context"),
+    ):
+        table: dict[str, dict[str, Any]] = info[key]
+        print(f"\n{heading} ({flag} KEY=VALUE):")
+        if not table:
+            print("  (none)")
+            continue
+        width = max(len(k) for k in table)
+        for name, s in table.items():
+            default = _text(s["default"])
+            choices = f" [{', '.join(_text(c) for c in s['choices'])}]" if "choices" in s else ""
+            print(f"  {name:<{width}}  {default:>6}  {s['description']}{choices}")
+    return 0
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value == "":
+        return '""'
+    return str(value)
