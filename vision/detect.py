@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -309,17 +307,3 @@ def detect(image: ImageSource, *, detector: Detector | None = None) -> Detection
     """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``."""
     return (detector or load_detector()).detect(image)
 
-
-class _CallableModule(types.ModuleType):
-    """Lets ``vision.detect(image)`` work however the package attribute got bound.
-
-    ``vision.detect`` names both this module and its :func:`detect` function; once
-    ``import vision.detect`` has run, Python binds the package attribute to the module,
-    so the module itself forwards calls to the function.
-    """
-
-    def __call__(self, image: ImageSource, *, detector: Detector | None = None) -> Detections:
-        return detect(image, detector=detector)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,130 @@
+"""``tilecam detect`` and ``tilecam eval`` end to end with a stand-in model backend."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.detect as detect_module
+from tilecam.cli import main
+from tilecam.commands.detect import annotate_path
+
+# 320×240 image → 640 input: scale 2, 80 px of padding on top.
+ROWS = [
+    [115, 200, 30, 40, 0.90, 0.05, 0.0],  # 1m at original (50, 50, 65, 70)
+    [300, 200, 40, 30, 0.00, 0.10, 0.8],  # face-down tile lying sideways
+    [50, 200, 30, 40, 0.10, 0.70, 0.0],  # 2m, leftmost
+]
+
+
+class FakeBackend:
+    name = "fake"
+    input_shape: tuple[int | None, ...] = (1, 3, 640, 640)
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        return np.asarray(ROWS, np.float32).T[None]
+
+
+@pytest.fixture
+def model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "model"
+    d.mkdir()
+    (d / "det.onnx").write_bytes(b"stand-in")
+    manifest = {"name": "fake", "detector": {"file": "det.onnx", "imgsz": 640,
+                "names": ["1m", "2m", "back"], "input": "rgb"}}  # fmt: skip
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(detect_module, "open_backend", lambda path, threads=None: FakeBackend())
+    return d
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> list[Path]:
+    paths = []
+    for name in ("one.jpg", "two.png"):
+        p = tmp_path / name
+        cv2.imwrite(str(p), np.full((240, 320, 3), 90, np.uint8))
+        paths.append(p)
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 truncated")
+    return [paths[0], bad, paths[1]]
+
+
+def test_detect_json_lines_in_argument_order(
+    model_dir: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["detect", "--json", "--model-dir", str(model_dir), *map(str, photos)])
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 2  # one bad image
+    assert [x["image"] for x in lines] == [str(p) for p in photos]
+    first = lines[0]
+    assert set(first) == {"image", "width", "height", "ms", "model", "tiles"}
+    assert (first["width"], first["height"], first["model"]) == (320, 240, "fake")
+    assert [t["code"] for t in first["tiles"]] == ["2m", "1m", "back"]  # left to right
+    assert set(first["tiles"][0]) == {"code", "box", "confidence", "rotation", "face_down"}
+    assert first["tiles"][1]["box"] == [50.0, 50.0, 65.0, 70.0]
+    assert first["tiles"][2]["face_down"] is True and first["tiles"][2]["rotation"] == 90
+    assert "JPEG" in lines[1]["error"]
+    assert lines[2]["tiles"] == first["tiles"]
+
+
+def test_detect_text_and_annotate(
+    model_dir: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ann.jpg"
+    good = [photos[0], photos[2]]
+    code = main(["detect", "--model-dir", str(model_dir), "--annotate", str(out), *map(str, good)])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "3 tiles" in text and "2m 1m back" in text
+    for p in (tmp_path / "ann-1.jpg", tmp_path / "ann-2.jpg"):
+        img = cv2.imread(str(p))
+        assert img.shape == (240, 320, 3) and not (img == 90).all()
+
+
+def test_detect_bad_options(
+    model_dir: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["detect", "--annotate", "/nonexistent/x.jpg", str(photos[0])]) == 2
+    assert main(["detect", "--annotate", "x.gif", str(photos[0])]) == 2
+    assert main(["detect", "--conf", "3", str(photos[0])]) == 2
+    assert main(["detect", "--model-dir", str(photos[0].parent), str(photos[0])]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "must end in" in err and "manifest.json is missing" in err
+
+
+def test_annotate_path_single_and_many() -> None:
+    assert annotate_path(Path("o.png"), 0, 1) == Path("o.png")
+    assert annotate_path(Path("o.png"), 0, 2) == Path("o-1.png")
+
+
+def test_eval_cli_json(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ds = tmp_path / "ds"
+    (ds / "images" / "val").mkdir(parents=True)
+    (ds / "labels" / "val").mkdir(parents=True)
+    (ds / "data.yaml").write_text("names: ['1m', '2m', 'back']\n")
+    cv2.imwrite(str(ds / "images" / "val" / "x.png"), np.zeros((240, 320, 3), np.uint8))
+    # the fake model's tiles, in normalised cx cy w h
+    (ds / "labels" / "val" / "x.txt").write_text(
+        "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n2 0.4688 0.25 0.0625 0.0625\n"
+    )
+    assert main(["eval", str(ds), "--json", "--model-dir", str(model_dir)]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["f1"] == 1.0 and rep["images_all_right"] == 1.0 and rep["map50"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import vision.detect as m; import vision; assert callable(vision.detect) and m.Detector",
+        "import vision; f = vision.detect; import vision.detect as m; assert m is f and m.Detector",
+        "from vision.detect import Detector; from vision import detect; assert callable(detect)",
+    ],
+)
+def test_vision_detect_name_works_in_any_import_order(code: str) -> None:
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,129 @@
+"""Evaluation metrics on a tiny hand-made YOLO dataset with a fake detector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classes import CLASSES
+from vision.detections import Detections
+from vision.evaluate import average_precision, code_for_name, evaluate, load_dataset, match
+
+
+def _label(box: tuple[float, float, float, float], cls: int, size: int = 100) -> str:
+    x1, y1, x2, y2 = box
+    return (
+        f"{cls} {(x1 + x2) / 2 / size} {(y1 + y2) / 2 / size} {(x2 - x1) / size} {(y2 - y1) / size}"
+    )
+
+
+A1, A2 = (10, 10, 30, 40), (40, 10, 60, 40)
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "data.yaml").write_text("names: ['1m', '2m', '5p']\nval: images/val\n")
+    blank = np.zeros((100, 100, 3), np.uint8)
+    for name, rows in {
+        "a": [_label(A1, 0), _label(A2, 1)],  # 1m 2m
+        "b": [_label(A1, 2), _label(A2, 0)],  # 5p 1m
+        "c": [_label(A1, 1)],  # 2m, image unreadable
+    }.items():
+        (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
+        if name == "c":
+            (tmp_path / "images" / "val" / "c.png").write_bytes(b"not a png")
+        else:
+            cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"), blank)
+    return tmp_path
+
+
+def fake_detect(path: Path) -> Detections:
+    if path.stem == "a":  # both right
+        return Detections.from_lists([A1, A2], ["1m", "2m"], [0.9, 0.8], image_size=(100, 100))
+    if path.stem == "b":  # 5p read as 2m, 1m missed (only a 0.1 row), one extra tile
+        return Detections.from_lists(
+            [A1, (70, 70, 90, 95), A2], ["2m", "1m", "1m"], [0.9, 0.6, 0.1], image_size=(100, 100)
+        )
+    raise ValueError(f"cannot read {path.name}")
+
+
+def test_load_dataset_maps_names_and_pixels(dataset: Path) -> None:
+    samples = load_dataset(dataset, "val")
+    assert [s.image.name for s in samples] == ["a.png", "b.png", "c.png"]
+    assert samples[1].class_ids.tolist() == [13, 0]  # 5p, 1m in CLASSES order
+    assert samples[0].boxes(100, 100)[0].tolist() == pytest.approx(list(A1))
+
+
+def test_metrics_on_hand_made_dataset(dataset: Path) -> None:
+    rep = evaluate(load_dataset(dataset), fake_detect, conf=0.25)
+    # TP 2 (a); FP 2 (b: 2m for 5p, extra 1m); FN 3 (5p and 1m in b, 2m in c)
+    assert rep.precision == pytest.approx(0.5)
+    assert rep.recall == pytest.approx(0.4)
+    assert rep.f1 == pytest.approx(2 * 0.5 * 0.4 / 0.9)
+    assert rep.images_all_right == pytest.approx(1 / 3)
+    assert rep.confused == [("5p", "2m", 1)]
+    assert rep.per_class["1m"]["precision"] == 0.5 and rep.per_class["1m"]["recall"] == 0.5
+    assert rep.per_class["5p"]["recall"] == 0.0
+    # AP 1m: ranks .9 hit, .6 miss, .1 hit of 2 → 0.5·1 + 0.5·(2/3); 2m: .9 miss, .8 hit → 0.25
+    assert rep.per_class["1m"]["ap50"] == pytest.approx(0.8333, abs=1e-4)
+    assert rep.per_class["2m"]["ap50"] == pytest.approx(0.25)
+    assert rep.map50 == pytest.approx((0.8333 + 0.25 + 0) / 3, abs=1e-4)
+    assert [r.error for r in rep.results][2] == "cannot read c.png"
+    d = rep.to_dict()
+    assert d["errors"] == [
+        {"image": str(dataset / "images/val/c.png"), "error": "cannot read c.png"}
+    ]
+    assert "5p → 2m: 1" in rep.format()
+
+
+def test_perfect_detector_scores_one(dataset: Path) -> None:
+    samples = [s for s in load_dataset(dataset) if s.image.stem != "c"]
+
+    def oracle(path: Path) -> Detections:
+        s = next(x for x in samples if x.image == path)
+        codes = [CLASSES[i] for i in s.class_ids.tolist()]
+        return Detections.from_lists(s.boxes(100, 100).tolist(), codes, image_size=(100, 100))
+
+    rep = evaluate(samples, oracle)
+    assert (rep.precision, rep.recall, rep.f1, rep.map50, rep.images_all_right) == (1, 1, 1, 1, 1)
+
+
+def test_match_is_one_to_one_best_first() -> None:
+    gt = np.array([[0, 0, 10, 10]], np.float32)
+    dets = np.array([[0, 0, 10, 10], [1, 0, 11, 10]], np.float32)
+    assert match(gt, dets, np.array([0.5, 0.9], np.float32)).tolist() == [-1, 0]
+    assert match(gt, dets, np.array([0.5, 0.9], np.float32), iou_threshold=0.95).tolist() == [0, -1]
+
+
+def test_average_precision_perfect_and_none() -> None:
+    assert average_precision(np.array([0.5, 1.0]), np.array([1.0, 1.0])) == 1.0
+    assert average_precision(np.array([0.0]), np.array([0.0])) == 0.0
+
+
+def test_code_for_name_and_unknown() -> None:
+    assert [code_for_name(n) for n in ("sc9", "sd1", "sb5", "bs4", "hwn", "hdg")] == [
+        "9m", "1p", "5s", "4f", "N", "F",
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="no known mapping"):
+        code_for_name("dragon")
+
+
+def test_dataset_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not found"):
+        load_dataset(tmp_path / "missing")
+    with pytest.raises(ValueError, match=r"no data\.yaml"):
+        load_dataset(tmp_path)
+    (tmp_path / "data.yaml").write_text("names: ['1m']\n")
+    with pytest.raises(ValueError, match="no images for split 'val'"):
+        load_dataset(tmp_path)
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "val" / "x.png"), np.zeros((4, 4, 3), np.uint8))
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val" / "x.txt").write_text("7 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(ValueError, match=r"x\.txt:1: expected"):
+        load_dataset(tmp_path)

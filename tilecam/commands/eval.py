@@ -1,0 +1,79 @@
+"""``tilecam eval DATASET_DIR``: measure the detector on a labelled YOLO dataset.
+
+Prints per-class precision/recall/F1 at IoU 0.5, mAP50, the share of images with every
+tile right and the most confused pairs (``--json`` for one JSON object). The detector
+runs with a low threshold (0.01) so that mAP50 sees the whole ranking; precision,
+recall, F1 and images-right use the model's operating threshold (``--conf``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+#: Threshold the detector runs at during evaluation (mAP needs the low-confidence tail).
+EVAL_CONF = 0.01
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="measure the detector on a labelled YOLO dataset (P/R/F1, mAP50, whole images)",
+        description="Measure the tile detector on a YOLO-layout dataset folder.",
+    )
+    p.add_argument("dataset", type=Path, metavar="DATASET_DIR", help="folder with data.yaml")
+    p.add_argument("--split", default="val", help="which split to evaluate (default val)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--model-dir", type=Path, default=None, help="model folder (default models/)")
+    p.add_argument(
+        "--weights",
+        type=Path,
+        default=None,
+        help="evaluate this .onnx or .pt file instead of the manifest's detector "
+        "(same classes; .pt needs torch + ultralytics)",
+    )
+    p.add_argument(
+        "--conf", type=float, default=None, help="operating threshold (default: model's)"
+    )
+    p.add_argument("--iou", type=float, default=0.5, help="IoU for a match (default 0.5)")
+    p.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.backends import open_backend
+    from vision.detect import Detector
+    from vision.evaluate import evaluate, load_dataset
+
+    if args.conf is not None and not 0 <= args.conf <= 1:
+        raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
+    if not 0 < args.iou <= 1:
+        raise ValueError(f"--iou must be in (0, 1], got {args.iou}")
+    samples = load_dataset(args.dataset, args.split)
+    if args.limit is not None:
+        samples = samples[: max(0, args.limit)]
+    backend = open_backend(args.weights) if args.weights else None
+    probe = Detector(args.model_dir, backend=backend)
+    conf = probe.spec.conf if args.conf is None else args.conf
+    detector = Detector(args.model_dir, conf=min(EVAL_CONF, conf), backend=probe.backend)
+
+    tty = sys.stderr.isatty()
+
+    def progress(done: int) -> None:
+        if done % (10 if tty else 100) == 0 or done == len(samples):
+            end = "" if tty and done < len(samples) else "\n"
+            lead = "\r" if tty else ""
+            print(f"{lead}eval: {done}/{len(samples)} images", end=end, file=sys.stderr, flush=True)
+
+    report = evaluate(samples, detector.detect, conf=conf, iou=args.iou, progress=progress)
+    if args.json:
+        out = report.to_dict()
+        out.update(dataset=str(args.dataset), split=args.split, model=detector.name)
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(f"{args.dataset} [{args.split}], model {detector.name}")
+        print(report.format())
+    return 0

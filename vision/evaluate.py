@@ -1,0 +1,399 @@
+"""Measure a detector on a YOLO-layout dataset: per-class P/R/F1, mAP50, whole hands right.
+
+Dataset layout (ultralytics): ``DIR/data.yaml`` with ``names`` (tile codes, or the
+hk-photos / mahjong-detector names, mapped to codes) and optional ``train``/``val`` paths;
+images in ``DIR/images/<split>/`` (or ``DIR/<split>/images/``) and one label file per image
+in the parallel ``labels`` folder, rows ``class cx cy w h`` normalised to 0..1.
+
+Definitions (IoU threshold 0.5 by default):
+
+- **tile right**: a detection matched one-to-one (greedy, best confidence first, highest
+  IoU) to a ground-truth tile *and* carrying its code. A matched detection with another
+  code is a false positive of its code, a false negative of the true code, and one
+  *confusion* ``(true, read)``. Unmatched detections are false positives, unmatched
+  ground truth false negatives. Per-class and overall (micro) precision, recall and F1
+  count those, at the detector's operating confidence threshold.
+- **image right**: every ground-truth tile right and no false positive.
+- **mAP50**: per class, the area under the precision envelope of the detections of that
+  class ranked by confidence (class-aware matching at IoU ≥ 0.5, all points), averaged
+  over the classes present in the ground truth. Computed from every detection the
+  detector returned (run it with a low threshold for a faithful mAP).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.classes import CLASSES
+from vision.detections import Detections
+from vision.postprocess import iou_matrix
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
+
+
+# --------------------------------------------------------------------------- dataset
+@dataclass(frozen=True)
+class Sample:
+    """One labelled image: ``labels`` ``(n, 5)`` rows ``class_id, cx, cy, w, h`` (0..1)."""
+
+    image: Path
+    labels: npt.NDArray[np.float64]
+
+    def boxes(self, width: int, height: int) -> npt.NDArray[np.float32]:
+        """Ground-truth xyxy boxes in pixels of a ``width × height`` image, ``(n, 4)``."""
+        cx, cy, w, h = (self.labels[:, i] for i in range(1, 5))
+        xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        return np.asarray(xyxy * np.array([width, height, width, height]), np.float32)
+
+    @property
+    def class_ids(self) -> npt.NDArray[np.int64]:
+        return self.labels[:, 0].astype(np.int64)
+
+
+def code_for_name(name: str) -> str:
+    """Tile code for a dataset class name (a code, or an hk-photos/mahjong-detector name).
+
+    >>> code_for_name("5p"), code_for_name("hdr"), code_for_name("bf1"), code_for_name("tou")
+    ('5p', 'C', '5f', 'E')
+    """
+    if name in CLASSES:
+        return name
+    hk = {"sc": "m", "sd": "p", "sb": "s"}
+    if len(name) == 3 and name[:2] in hk and name[2] in "123456789":
+        return f"{name[2]}{hk[name[:2]]}"
+    if len(name) == 3 and name[:2] in ("bs", "bf") and name[2] in "1234":
+        return f"{int(name[2]) + (4 if name[:2] == 'bf' else 0)}f"
+    aliases = {
+        "hwe": "E", "hws": "S", "hww": "W", "hwn": "N", "hdr": "C", "hdg": "F", "hdw": "P",
+        "tou": "E", "nan": "S", "sha": "W", "pe": "N", "chun": "C", "hatsu": "F", "haku": "P",
+    }  # fmt: skip
+    if name in aliases:
+        return aliases[name]
+    raise ValueError(f"dataset class name {name!r} is not a tile code and has no known mapping")
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping with 'names'")
+    return data
+
+
+def _names(data: dict[str, Any], where: Path) -> list[str]:
+    names = data.get("names")
+    if isinstance(names, dict):
+        names = [names[k] for k in sorted(names)]
+    if not isinstance(names, list) or not names:
+        raise ValueError(f"{where}: 'names' must list the class names")
+    return [str(n) for n in names]
+
+
+def _image_dir(root: Path, data: dict[str, Any], split: str) -> Path:
+    base = Path(data["path"]) if data.get("path") else root
+    if not base.is_absolute():
+        base = root / base
+    entry = data.get(split)
+    candidates = []
+    if isinstance(entry, str):
+        candidates.append(base / entry)
+    candidates += [root / "images" / split, root / split / "images", root / split]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    tried = ", ".join(str(c) for c in candidates)
+    raise ValueError(f"no images for split {split!r} in {root} (looked in {tried})")
+
+
+def _label_path(image: Path) -> Path:
+    parts = list(image.parts)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            return Path(*parts).with_suffix(".txt")
+    return image.with_suffix(".txt")
+
+
+def _read_labels(path: Path, to_code_id: Sequence[int]) -> npt.NDArray[np.float64]:
+    if not path.is_file():
+        return np.zeros((0, 5))
+    rows = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            values = [float(v) for v in fields[:5]]
+            cls = int(values[0])
+        except ValueError:
+            raise ValueError(f"{path}:{line_no}: expected 'class cx cy w h'") from None
+        if len(fields) < 5 or not 0 <= cls < len(to_code_id):
+            raise ValueError(f"{path}:{line_no}: expected 'class cx cy w h' with a known class")
+        rows.append([to_code_id[cls], *values[1:5]])
+    return np.asarray(rows, np.float64).reshape(-1, 5)
+
+
+def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
+    """The labelled images of ``split`` in a YOLO dataset folder, sorted by file name."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ValueError(f"dataset folder not found: {root}")
+    yaml_path = next(
+        (root / n for n in ("data.yaml", "dataset.yaml") if (root / n).is_file()), None
+    )
+    if yaml_path is None:
+        raise ValueError(f"{root} has no data.yaml (YOLO layout with class 'names' expected)")
+    data = _read_yaml(yaml_path)
+    to_code_id = [CLASSES.index(code_for_name(n)) for n in _names(data, yaml_path)]
+    images = sorted(
+        p for p in _image_dir(root, data, split).rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES
+    )
+    if not images:
+        raise ValueError(f"no images in split {split!r} of {root}")
+    return [Sample(p, _read_labels(_label_path(p), to_code_id)) for p in images]
+
+
+# --------------------------------------------------------------------------- matching
+@dataclass
+class ImageResult:
+    """Matching outcome for one image."""
+
+    image: str
+    n_true: int
+    right: int
+    false_pos: int
+    false_neg: int
+    confusions: list[tuple[str, str]] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def all_right(self) -> bool:
+        return self.error is None and self.false_pos == 0 and self.false_neg == 0
+
+
+def match(
+    gt_boxes: npt.NDArray[np.float32],
+    det_boxes: npt.NDArray[np.float32],
+    det_scores: npt.NDArray[np.float32],
+    iou_threshold: float = 0.5,
+) -> npt.NDArray[np.int64]:
+    """One-to-one matching; returns for each detection the matched ground-truth index or -1.
+
+    Detections are taken best score first; each takes the unmatched ground truth with
+    the highest IoU ≥ ``iou_threshold``.
+    """
+    out = np.full(len(det_boxes), -1, np.int64)
+    if not len(gt_boxes) or not len(det_boxes):
+        return out
+    iou = iou_matrix(det_boxes, gt_boxes)
+    taken = np.zeros(len(gt_boxes), bool)
+    for d in np.argsort(-det_scores, kind="stable"):
+        cand = np.where(taken, -1.0, iou[d])
+        g = int(cand.argmax())
+        if cand[g] >= iou_threshold:
+            out[d] = g
+            taken[g] = True
+    return out
+
+
+def average_precision(recall: npt.NDArray[np.float64], precision: npt.NDArray[np.float64]) -> float:
+    """Area under the precision envelope (all-point interpolation).
+
+    >>> average_precision(np.array([0.5, 1.0]), np.array([1.0, 0.5]))
+    0.75
+    """
+    r = np.concatenate([[0.0], recall, [1.0]])
+    p = np.concatenate([[1.0], precision, [0.0]])
+    p = np.maximum.accumulate(p[::-1])[::-1]
+    steps = np.flatnonzero(r[1:] != r[:-1])
+    return float(np.sum((r[steps + 1] - r[steps]) * p[steps + 1]))
+
+
+# --------------------------------------------------------------------------- report
+@dataclass
+class EvalReport:
+    """Everything :func:`evaluate` measured; ``to_dict`` for JSON, ``format`` for people."""
+
+    images: int
+    iou: float
+    conf: float
+    per_class: dict[str, dict[str, float]]
+    precision: float
+    recall: float
+    f1: float
+    map50: float
+    images_all_right: float
+    confused: list[tuple[str, str, int]]
+    results: list[ImageResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "iou": self.iou,
+            "conf": self.conf,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "map50": round(self.map50, 4),
+            "images_all_right": round(self.images_all_right, 4),
+            "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
+            "per_class": self.per_class,
+            "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
+        }
+
+    def format(self) -> str:
+        lines = [
+            f"{self.images} images, IoU {self.iou}, confidence ≥ {self.conf}",
+            f"tiles: precision {self.precision:.3f}  recall {self.recall:.3f}  F1 {self.f1:.3f}",
+            f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}",
+            "",
+            f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
+        ]
+        for code, m in self.per_class.items():
+            lines.append(
+                f"{code:<6}{int(m['support']):>6}{int(m['detections']):>7}"
+                f"{m['precision']:>7.3f}{m['recall']:>7.3f}{m['f1']:>7.3f}{m['ap50']:>7.3f}"
+            )
+        if self.confused:
+            lines += ["", "most confused (true → read: count)"]
+            lines += [f"  {t} → {r}: {n}" for t, r, n in self.confused]
+        errors = [r for r in self.results if r.error]
+        if errors:
+            lines += ["", f"{len(errors)} images could not be read:"]
+            lines += [f"  {r.image}: {r.error}" for r in errors]
+        return "\n".join(lines)
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def _f1(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def evaluate(
+    samples: Iterable[Sample],
+    detect: Callable[[Path], Detections],
+    *,
+    conf: float = 0.25,
+    iou: float = 0.5,
+    top_confusions: int = 10,
+    progress: Callable[[int], None] | None = None,
+) -> EvalReport:
+    """Run ``detect`` on every sample and score it (see the module doc for definitions).
+
+    ``conf`` is the operating threshold for P/R/F1 and images-right; ``detect`` may return
+    lower-confidence rows, which only mAP50 uses. ``ValueError`` from ``detect`` (e.g. an
+    unreadable image) is recorded for that image, whose tiles then count as missed.
+    """
+    n_cls = len(CLASSES)
+    tp = np.zeros(n_cls)
+    fp = np.zeros(n_cls)
+    fn = np.zeros(n_cls)
+    support = np.zeros(n_cls)
+    ranked: list[list[tuple[float, bool]]] = [[] for _ in range(n_cls)]
+    confusions: Counter[tuple[str, str]] = Counter()
+    results: list[ImageResult] = []
+    for k, sample in enumerate(samples):
+        gt_ids = sample.class_ids
+        np.add.at(support, gt_ids, 1)
+        try:
+            det = detect(sample.image)
+        except ValueError as exc:
+            np.add.at(fn, gt_ids, 1)
+            n = len(gt_ids)
+            results.append(ImageResult(str(sample.image), n, 0, 0, n, [], str(exc)))
+            if progress is not None:
+                progress(k + 1)
+            continue
+        width, height = det.image_size or (1, 1)
+        gt_boxes = sample.boxes(width, height)
+        # mAP: class-aware matching over every returned detection
+        for c in np.unique(np.concatenate([gt_ids, det.class_ids])):
+            dm = det.class_ids == c
+            gm = gt_ids == c
+            m = match(gt_boxes[gm], det.boxes[dm], det.confidences[dm], iou)
+            ranked[int(c)] += list(
+                zip(det.confidences[dm].tolist(), (m >= 0).tolist(), strict=True)
+            )
+        # operating point: class-agnostic matching, then compare codes
+        keep = det.confidences >= conf
+        boxes, ids, scores = det.boxes[keep], det.class_ids[keep], det.confidences[keep]
+        m = match(gt_boxes, boxes, scores, iou)
+        res = ImageResult(str(sample.image), len(gt_ids), 0, 0, 0)
+        matched_gt = np.zeros(len(gt_ids), bool)
+        for d, g in enumerate(m.tolist()):
+            if g < 0:
+                fp[ids[d]] += 1
+                res.false_pos += 1
+                continue
+            matched_gt[g] = True
+            if ids[d] == gt_ids[g]:
+                tp[ids[d]] += 1
+                res.right += 1
+            else:
+                fp[ids[d]] += 1
+                fn[gt_ids[g]] += 1
+                res.false_pos += 1
+                res.false_neg += 1
+                pair = (CLASSES[int(gt_ids[g])], CLASSES[int(ids[d])])
+                res.confusions.append(pair)
+                confusions[pair] += 1
+        for g in np.flatnonzero(~matched_gt):
+            fn[gt_ids[g]] += 1
+            res.false_neg += 1
+        results.append(res)
+        if progress is not None:
+            progress(k + 1)
+
+    per_class: dict[str, dict[str, float]] = {}
+    aps = []
+    for c in range(n_cls):
+        if not support[c] and not tp[c] + fp[c] and not ranked[c]:
+            continue
+        ap = 0.0
+        if support[c]:
+            rows = sorted(ranked[c], key=lambda t: -t[0])
+            hits = np.array([h for _, h in rows], np.float64)
+            ctp = np.cumsum(hits)
+            cfp = np.cumsum(1 - hits)
+            if len(rows):
+                ap = average_precision(ctp / support[c], ctp / np.maximum(ctp + cfp, 1e-12))
+            aps.append(ap)
+        p = _ratio(tp[c], tp[c] + fp[c])
+        r = _ratio(tp[c], tp[c] + fn[c])
+        per_class[CLASSES[c]] = {
+            "support": int(support[c]),
+            "detections": int(tp[c] + fp[c]),
+            "precision": round(p, 4),
+            "recall": round(r, 4),
+            "f1": round(_f1(p, r), 4),
+            "ap50": round(ap, 4),
+        }
+    precision = _ratio(tp.sum(), tp.sum() + fp.sum())
+    recall = _ratio(tp.sum(), tp.sum() + fn.sum())
+    return EvalReport(
+        images=len(results),
+        iou=iou,
+        conf=conf,
+        per_class=per_class,
+        precision=precision,
+        recall=recall,
+        f1=_f1(precision, recall),
+        map50=float(np.mean(aps)) if aps else 0.0,
+        images_all_right=_ratio(sum(r.all_right for r in results), len(results)),
+        confused=[(t, r, n) for (t, r), n in confusions.most_common(top_confusions)],
+        results=results,
+    )
