@@ -77,11 +77,13 @@ def process_frame(
     needed: int,
     report: HandReport,
     data_dir: Path,
+    store: bool = True,
 ) -> FrameResult:
     """Advance the table's camera with one frame; record the hand when it is revealed.
 
     ``report`` carries what came with the frame (winner, discarder, win flags); its
-    hand is replaced by the recognized one. ``image`` is the frame as sent (JPEG).
+    hand is replaced by the recognized one. ``image`` is the frame as sent (JPEG); with
+    ``store`` it is kept as the recorded hand's image reference.
     """
     hand_text = None
     if reading.hand:
@@ -114,10 +116,11 @@ def process_frame(
                 number = sheet.next_number(session, table_id) - 1
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, hand_number=number)
-        _write(target, image)
-        wrote = True
+        if store:
+            _write(target, image)
+            wrote = True
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
-                       image_ref=rel.as_posix())
+                       image_ref=rel.as_posix() if store else None)
         recorded = sheet.insert_hand(session, table, full, "camera", "camera")
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, recorded,

@@ -1,0 +1,381 @@
+"""Event tables through the API, on SQLite and on PostgreSQL: hands recorded exactly once
+from camera frames and automatic-table posts, referee corrections/voids kept as history,
+penalties (错和/诈和), standings following seed 003's rotation and settlement, CSV export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from test_tables_helpers import (
+    ADMIN,
+    FakeCamera,
+    admin,
+    client_for,
+    database_url,
+    frame,
+    make_app,
+    new_event,
+)
+
+import scoring
+
+
+def _mcr_available() -> bool:
+    return "mcr" in scoring.rule_sets()
+
+
+needs_mcr = pytest.mark.skipif(not _mcr_available(), reason="the MCR rule set is not built yet")
+
+# 清龙 with a wind pung: the 门风刻/圈风刻 fans depend on the seat and round winds.
+WIND_HAND = "[SSS,1]123m456m789m55p"
+PLAIN_HAND = "123m456m789m123p55p"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def setup(backend: str, tmp_path: Path) -> Iterator[tuple[TestClient, FakeCamera, Path]]:
+    url = database_url(backend, tmp_path)
+    app, cam = make_app(url, tmp_path / "data")
+    for client in client_for(app):
+        yield client, cam, tmp_path / "data"
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def post_frame(client: TestClient, table: int, key: str, level: int,
+               **fields: str) -> dict:
+    r = client.post(f"/v1/tables/{table}/frames", headers=bearer(key),
+                    files={"image": ("f.jpg", frame(level), "image/jpeg")}, data=fields)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@needs_mcr
+def test_event_of_two_tables_records_each_hand_exactly_once(setup) -> None:
+    client, cam, data_dir = setup
+    event_id, [(t1, k1), (t2, k2)] = new_event(client)
+    hand = cam.show(120, PLAIN_HAND)
+    cam.show(60, "123m456m789m123p5p", complete=False, tiles=13)
+    # Table 1: an overhead camera. Stable over 3 frames → recorded on the third, once.
+    statuses = [post_frame(client, t1, k1, lvl, winner="S", self_drawn="true")["status"]
+                for lvl in (60, hand, hand, hand, hand, hand)]
+    assert statuses == ["waiting", "waiting", "waiting", "recorded", "already_recorded",
+                        "already_recorded"]
+    # Table 2: an automatic table posting tiles; a re-send of hand 1 is not a new hand.
+    body = {"number": 1, "hand": PLAIN_HAND, "winner": "W", "discarder": "E"}
+    assert client.post(f"/v1/tables/{t2}/hands", json=body, headers=bearer(k2)).status_code == 201
+    again = client.post(f"/v1/tables/{t2}/hands", json=body, headers=bearer(k2))
+    assert again.status_code == 200 and again.json()["created"] is False
+    for t, k in ((t1, k1), (t2, k2)):
+        hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+        assert [h["number"] for h in hands] == [1]
+    rec = client.get(f"/v1/tables/{t1}/hands/1", headers=bearer(k1)).json()
+    assert rec["source"] == "camera" and rec["outcome"] == "win"
+    assert rec["image_ref"] and (data_dir / rec["image_ref"]).is_file()
+    assert rec["recognized"]["hand"] == PLAIN_HAND
+    total = scoring.score(PLAIN_HAND, self_drawn=True, seat_wind="S").total
+    assert rec["points"] == {"Ann0": -(8 + total), "Bo0": 3 * (8 + total),
+                             "Cai0": -(8 + total), "Dan0": -(8 + total)}
+    st = client.get(f"/v1/events/{event_id}/standings", headers=admin()).json()
+    assert [t["hands_recorded"] for t in st["tables"]] == [1, 1]
+    assert st["players"][0]["player"] == "Bo0" and st["players"][0]["total"] == 3 * (8 + total)
+
+
+@needs_mcr
+def test_cleared_table_lets_the_camera_record_the_next_hand(setup) -> None:
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a, b = cam.show(120, PLAIN_HAND), cam.show(180, WIND_HAND)
+    seq = [a, a, a, 0, a, 0, 0, 0, b, b, b, b]
+    got = [post_frame(client, t, k, lvl, winner="E", self_drawn="1")["status"] for lvl in seq]
+    assert got.count("recorded") == 2
+    hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+    assert [(h["number"], h["hand"]) for h in hands] == [(1, PLAIN_HAND), (2, WIND_HAND)]
+
+
+@needs_mcr
+def test_standings_follow_seed_rotation_and_8_point_settlement(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client, tables=2)
+    # Who wins each of the 16 hands (by name) and how; seats come from the seed's rotation.
+    seats = {1: "ABCD", 2: "BADC", 3: "CDBA", 4: "DCAB"}  # E S W N per round (A=Ann0 …)
+    names = {"A": "Ann0", "B": "Bo0", "C": "Cai0", "D": "Dan0"}
+    plan = [("A", None), ("B", "C"), ("C", None), ("D", "A"), (None, None), ("A", "B"),
+            ("C", None), ("D", "B"), ("B", None), ("A", "C"), ("B", "D"), (None, None),
+            ("D", None), ("C", "D"), ("A", None), ("B", "A")]
+    expected = dict.fromkeys(names.values(), 0)
+    winds = "ESWN"
+    for n, (winner, discarder) in enumerate(plan, start=1):
+        rnd, k_in = divmod(n - 1, 4)
+        order = seats[rnd + 1]  # players in E, S, W, N seats of the round
+        wind_of = {order[(k_in + i) % 4]: winds[i] for i in range(4)}  # dealer is East
+        nxt = client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]
+        assert nxt["dealer"] == names[order[k_in]] and nxt["prevalent_wind"] == winds[rnd]
+        assert nxt["seats"] == {wind_of[p]: names[p] for p in "ABCD"}
+        if winner is None:
+            body = {"outcome": "draw"}
+        else:
+            body = {"hand": WIND_HAND, "winner": wind_of[winner],
+                    "self_drawn": discarder is None}
+            if discarder:
+                body["discarder"] = wind_of[discarder]
+            total = scoring.score(WIND_HAND, self_drawn=discarder is None,
+                                  seat_wind=wind_of[winner], prevalent_wind=winds[rnd]).total
+            for p in "ABCD":
+                if p == winner:
+                    expected[names[p]] += 3 * (8 + total) if discarder is None else 24 + total
+                elif discarder is None or p == discarder:
+                    expected[names[p]] -= 8 + total
+                else:
+                    expected[names[p]] -= 8
+        r = client.post(f"/v1/tables/{t}/hands", json=body, headers=bearer(k))
+        assert r.status_code == 201, r.text
+        assert r.json()["number"] == n
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert st["complete"] and st["hands_settled"] == 16 and st["next_hand"] is None
+    assert {p["player"]: p["total"] for p in st["players"]} == expected
+    assert sum(expected.values()) == 0 and len(set(expected.values())) > 1
+    full = client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
+    assert full.status_code == 409 and "16 hands" in full.json()["error"]["message"]
+
+
+@needs_mcr
+def test_wind_fans_use_the_hand_seat_and_round_wind(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    for _ in range(5):
+        client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
+    # Hand 6: round 2 (南圈); the South seat holds a pung of S: 圈风刻 and 门风刻.
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                    json={"hand": WIND_HAND, "winner": "S", "self_drawn": True})
+    south = scoring.score(WIND_HAND, self_drawn=True, seat_wind="S", prevalent_wind="S")
+    east = scoring.score(WIND_HAND, self_drawn=True, seat_wind="E", prevalent_wind="E")
+    assert r.json()["total"] == south.total and south.total > east.total
+
+
+@needs_mcr
+def test_referee_correction_and_void_keep_history(setup) -> None:
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    h = cam.show(120, PLAIN_HAND)
+    for _ in range(3):  # the camera does not know who won: recorded as pending
+        last = post_frame(client, t, k, h)
+    assert last["recorded"]["outcome"] == "pending"
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert st["hands_pending"] == [1] and all(p["total"] == 0 for p in st["players"])
+    # Table keys cannot correct; the referee (admin key) can.
+    fix = {"hand": PLAIN_HAND, "winner": "N", "discarder": "W", "reason": "N won on W's 5p"}
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=fix, headers=bearer(k))
+    assert r.status_code == 403
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=fix, headers=admin())
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["revision"] == 2 and body["outcome"] == "win"
+    assert [h["action"] for h in body["history"]] == ["record", "correct"]
+    assert body["history"][0]["outcome"] == "pending"
+    assert body["history"][1]["image_ref"] == body["history"][0]["image_ref"]
+    total = body["total"]
+    assert body["points"] == {"Ann0": -8, "Bo0": -8, "Cai0": -(8 + total), "Dan0": 24 + total}
+    r = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "misdeal"}, headers=admin())
+    assert r.status_code == 201
+    assert [h["action"] for h in r.json()["history"]] == ["record", "correct", "void"]
+    again = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "x"}, headers=admin())
+    assert again.status_code == 409
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert st["hands_void"] == [1] and all(p["total"] == 0 for p in st["players"])
+    nxt = client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
+    assert nxt.json()["number"] == 2  # the voided hand keeps its place
+
+
+@needs_mcr
+def test_wrong_win_and_false_win_penalties(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Cai0", "kind": "wrong_win", "hand": 1, "reason": "7 fan"})
+    assert r.status_code == 201, r.text
+    assert r.json()["deltas"] == {"Ann0": 10, "Bo0": 10, "Cai0": -30, "Dan0": 10}
+    r2 = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                     json={"player": 3, "kind": "false_win"})
+    assert r2.json()["deltas"] == {"Ann0": 20, "Bo0": 20, "Cai0": 20, "Dan0": -60}
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["total"] for p in st["players"]} == {
+        "Ann0": 30, "Bo0": 30, "Cai0": -10, "Dan0": -50}
+    pid = r2.json()["id"]
+    v = client.post(f"/v1/tables/{t}/penalties/{pid}/void", json={"reason": "withdrawn"},
+                    headers=admin())
+    assert v.status_code == 200 and v.json()["void"] is True
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["penalty_points"] for p in st["players"]} == {
+        "Ann0": 10, "Bo0": 10, "Cai0": -30, "Dan0": 10}
+    bad = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                      json={"player": "Zed", "kind": "wrong_win"})
+    assert bad.status_code == 400 and "Zed" in bad.json()["error"]["message"]
+
+
+@needs_mcr
+def test_illegal_win_below_8_fan_is_pending_for_the_referee(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    weak = "[123m,1]456p789s234s55m"  # chows and a pair, melded: under 8 fan
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                    json={"hand": weak, "winner": "E", "discarder": "S"})
+    assert r.status_code == 201, r.text
+    assert r.json()["outcome"] == "pending" and r.json()["legal"] is False
+    assert set(r.json()["points"].values()) == {0}
+
+
+@needs_mcr
+def test_csv_sheet_and_event_standings(setup) -> None:
+    client, _, _ = setup
+    event_id, [(t, k), _] = new_event(client)
+    client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                json={"hand": PLAIN_HAND, "winner": "E", "self_drawn": True})
+    client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                json={"player": "Bo0", "kind": "false_win"})
+    r = client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert rows[0][-4:] == ["Ann0", "Bo0", "Cai0", "Dan0"]
+    assert [row[0] for row in rows[1:]] == ["hand", "penalty", "total"]
+    totals = [int(x) for x in rows[-1][-4:]]
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert totals == [next(p["total"] for p in st["players"] if p["position"] == i)
+                      for i in range(4)]
+    ev = client.get(f"/v1/events/{event_id}/standings.csv", headers=admin())
+    erows = list(csv.reader(io.StringIO(ev.text)))
+    assert erows[0][:3] == ["rank", "player", "table"] and len(erows) == 9
+    assert erows[1][1] == "Ann0"
+
+
+@needs_mcr
+def test_same_place_posted_at_once_is_recorded_once(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    body = {"number": 1, "hand": PLAIN_HAND, "winner": "S", "self_drawn": True}
+    codes: list[int] = []
+
+    def send() -> None:
+        codes.append(client.post(f"/v1/tables/{t}/hands", json=body, headers=bearer(k))
+                     .status_code)
+
+    threads = [threading.Thread(target=send) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert sorted(codes) == [200] * 5 + [201]
+    hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+    assert len(hands) == 1
+
+
+@needs_mcr
+def test_resend_with_other_content_or_out_of_order_is_a_conflict(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    ok = {"number": 1, "hand": PLAIN_HAND, "winner": "S", "self_drawn": True}
+    assert client.post(f"/v1/tables/{t}/hands", json=ok, headers=bearer(k)).status_code == 201
+    other = {**ok, "winner": "W"}
+    r = client.post(f"/v1/tables/{t}/hands", json=other, headers=bearer(k))
+    assert r.status_code == 409 and "already recorded" in r.json()["error"]["message"]
+    r = client.post(f"/v1/tables/{t}/hands", json={**ok, "number": 5}, headers=bearer(k))
+    assert r.status_code == 409 and "next hand" in r.json()["error"]["message"]
+
+
+def test_xiamen_table_settles_with_xiamen_money(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    # Non-dealer self-drawn, no gold held, two flowers: unit 8 + 2 = 10, ×2 = 20 each.
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": "123m456m789m123p456p55s", "winner": "S", "self_drawn": True, "flowers": 2,
+        "context": {"gold": "9s"}})
+    assert r.status_code == 201, r.text
+    assert r.json()["points"] == {"Ann0": -20, "Bo0": 60, "Cai0": -20, "Dan0": -20}
+    assert r.json()["rules"] == "xiamen"
+
+
+def test_bad_input_answers_clear_errors(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    cases = [
+        ({"hand": "123x", "winner": "E", "self_drawn": True}, 400, "'x'"),
+        ({"hand": "123m456m789m123p456p55s", "winner": "E", "discarder": "E"}, 400,
+         "cannot be the discarder"),
+        ({"outcome": "draw", "winner": "E"}, 400, "no winner"),
+        ({"outcome": "win"}, 400, "needs the hand"),
+        ({"hand": "123m", "winner": "Q"}, 422, "winner"),
+        ({"hand": "123m", "flowers": "many"}, 422, "flowers"),
+    ]
+    for body, status, words in cases:
+        r = client.post(f"/v1/tables/{t}/hands", json=body, headers=bearer(k))
+        assert r.status_code == status, (body, r.text)
+        assert words in r.json()["error"]["message"], (body, r.text)
+    r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                    files={"image": ("x.jpg", b"not an image at all", "image/jpeg")})
+    assert r.status_code in (400, 415) and r.json()["error"]["code"]
+    r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                    files={"image": ("f.jpg", frame(0), "image/jpeg")}, data={"winner": "X"})
+    assert r.status_code == 400 and "winner" in r.json()["error"]["message"]
+    r = client.post("/v1/events/999/tables", headers=admin(),
+                    json={"name": "T", "players": ["a", "b", "c", "d"]})
+    assert r.status_code == 404
+    r = client.post("/v1/events", headers=admin(), json={"name": "x", "rules": "poker"})
+    assert r.status_code == 400 and "poker" in r.json()["error"]["message"]
+    eid = client.post("/v1/events", headers=admin(), json={"name": "y", "rules": "xiamen"})
+    r = client.post(f"/v1/events/{eid.json()['id']}/tables", headers=admin(),
+                    json={"name": "T", "players": ["a", "b", "c"]})
+    assert r.status_code == 400 and "four player" in r.json()["error"]["message"]
+    assert client.get(f"/v1/tables/{t}/hands/7", headers=bearer(k)).status_code == 404
+
+
+def test_table_keys_admin_key_and_rate_limits(backend: str, tmp_path: Path) -> None:
+    url = database_url(backend, tmp_path)
+    app, _ = make_app(url, tmp_path / "data", rate_limit_per_s=0.01, rate_limit_burst=8)
+    for client in client_for(app):
+        _, [(t1, k1), (t2, k2)] = new_event(client, rules="xiamen")
+        draw = {"outcome": "draw"}
+        assert client.post(f"/v1/tables/{t1}/hands", json=draw).status_code == 401
+        assert client.post(f"/v1/tables/{t1}/hands", json=draw,
+                           headers=bearer("tc_wrong")).status_code == 401
+        r = client.post(f"/v1/tables/{t1}/hands", json=draw, headers=bearer(k2))
+        assert r.status_code == 403 and "another table" in r.json()["error"]["message"]
+        assert client.get(f"/v1/tables/{t2}/standings", headers=bearer(k1)).status_code == 403
+        assert client.post("/v1/events", json={"name": "x"}, headers=bearer(k1)).status_code == 403
+        assert client.get("/v1/events", headers=admin("nope")).status_code == 401
+        # Keys are stored hashed: the database never holds the key itself.
+        from tilecam.db.models import GameTable
+        from tilecam.tables.keys import hash_key
+
+        with app.state.table_db() as session:
+            stored = {row.key_hash for row in session.query(GameTable)}
+        assert stored == {hash_key(k1), hash_key(k2)} and k1 not in stored
+        # Rate limit per key: table 1's key runs out; table 2's key is unaffected.
+        codes = [client.get(f"/v1/tables/{t1}", headers=bearer(k1)).status_code
+                 for _ in range(10)]
+        assert 429 in codes and codes[0] == 200
+        limited = client.get(f"/v1/tables/{t1}", headers=bearer(k1))
+        assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
+        assert client.get(f"/v1/tables/{t2}", headers=bearer(k2)).status_code == 200
+        # Failed attempts are limited per client address too.
+        fails = [client.get(f"/v1/tables/{t1}", headers=bearer(f"tc_guess{i}")).status_code
+                 for i in range(12)]
+        assert fails[0] == 401 and fails[-1] == 429
+
+
+def test_admin_endpoints_are_off_without_an_admin_key(tmp_path: Path) -> None:
+    app, _ = make_app(database_url("sqlite", tmp_path), tmp_path / "data", admin_key="")
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "x"}, headers=admin(ADMIN))
+        assert r.status_code == 403 and "TILECAM_ADMIN_KEY" in r.json()["error"]["message"]

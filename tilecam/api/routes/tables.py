@@ -1,0 +1,339 @@
+"""Table endpoints: camera frames, automatic-table hands, the sheet, referee actions.
+
+Table key (its own table only) or admin key:
+
+- ``GET /v1/tables/{id}``: the table, its players and the next hand's seats.
+- ``POST /v1/tables/{id}/frames``: a camera frame (multipart field ``image``, or the raw
+  JPEG/PNG body); optional fields ``winner``, ``discarder`` (seat winds of the hand, E =
+  dealer), ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``, ``flowers``.
+  The hand is recorded once it is complete and the same in ``TILECAM_STABLE_FRAMES``
+  frames in a row; a camera that keeps sending it gets ``already_recorded``.
+- ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
+  drawn hand); ``number`` makes a re-send idempotent.
+- ``GET /v1/tables/{id}/hands``, ``GET /v1/tables/{id}/hands/{n}`` (with history),
+  ``GET /v1/tables/{id}/standings``, ``GET /v1/tables/{id}/sheet.csv``.
+
+Admin key only (referee): ``POST /v1/tables/{id}/hands/{n}/corrections``,
+``POST /v1/tables/{id}/hands/{n}/void``, ``POST /v1/tables/{id}/penalties``,
+``POST /v1/tables/{id}/penalties/{pid}/void``. Corrections and voids add a revision;
+nothing recorded is overwritten.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session, sessionmaker
+
+from tilecam.api.deps import require_json
+from tilecam.api.errors import ApiError
+from tilecam.api.routes.events import domain_error
+from tilecam.tables import camera, sheet, standings, views
+from tilecam.tables.access import (
+    Caller,
+    app_settings,
+    database,
+    frame_reader,
+    require_admin,
+    require_table,
+)
+from tilecam.tables.camera import FrameReader
+from tilecam.tables.scoring_bridge import HandReport
+
+router = APIRouter(prefix="/v1/tables", tags=["tables"])
+
+DB = Annotated[sessionmaker[Session], Depends(database)]
+TableCaller = Annotated[Caller, Depends(require_table)]
+Wind = Literal["E", "S", "W", "N"]
+
+
+class HandIn(BaseModel):
+    """A hand reported by an automatic table (or a referee's corrected content)."""
+
+    model_config = ConfigDict(extra="forbid")
+    number: int | None = Field(None, ge=1, description="the hand's place (1-16); makes a "
+                               "re-send idempotent; default: the next place")
+    outcome: Literal["win", "draw"] = "win"
+    hand: str | None = Field(None, max_length=200,
+                             description="the winning hand in notation, winning tile last")
+    winner: Wind | None = Field(None, description="seat wind of the winner (E = dealer)")
+    discarder: Wind | None = Field(None, description="seat wind of the discarder")
+    self_drawn: bool = False
+    last_of_kind: bool = False
+    kong: bool = False
+    last_wall_tile: bool = False
+    flowers: int = Field(0, ge=0, le=8)
+    context: dict[str, Any] = Field(default_factory=dict,
+                                    description="rule-set win context (e.g. Xiamen gold)")
+    note: str | None = Field(None, max_length=2000)
+
+    def report(self) -> HandReport:
+        return HandReport(
+            outcome=self.outcome, hand=self.hand, winner=self.winner, discarder=self.discarder,
+            self_drawn=self.self_drawn, last_of_kind=self.last_of_kind, kong=self.kong,
+            last_wall_tile=self.last_wall_tile, flowers=self.flowers,
+            context=dict(self.context), note=self.note,
+        )
+
+
+class CorrectionIn(HandIn):
+    """A referee's correction: the hand's full new content and why."""
+
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class VoidIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class PenaltyIn(BaseModel):
+    """错和 (``wrong_win``), 诈和 (``false_win``) or a ``deduction`` on one player."""
+
+    model_config = ConfigDict(extra="forbid")
+    player: int | str = Field(description="player name, or position 0-3 (round-1 seat)")
+    kind: Literal["wrong_win", "false_win", "deduction"]
+    points: int | None = Field(None, ge=1, le=1000, description="points to each other player "
+                               "(MCR defaults: wrong_win 10, false_win 20); deduction: taken")
+    hand: int | None = Field(None, ge=1, description="the hand it happened in")
+    reason: str | None = Field(None, max_length=2000)
+
+
+def _table_or_404(session: Session, table_id: int) -> sheet.GameTable:
+    try:
+        return sheet.get_table(session, table_id)
+    except sheet.NotFound as exc:
+        raise ApiError(404, "not_found", str(exc)) from None
+
+
+def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded,
+                   history: bool = False) -> dict[str, Any]:
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        hand = sheet._hand(session, table_id, rec.hand.number)
+        return views.hand_view(hand, table, history=history)
+
+
+@router.get("/{table_id}")
+def get_table(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """The table, its players and where the next hand falls."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        return views.table_view(table, next_hand=sheet.next_number(session, table_id))
+
+
+@router.post("/{table_id}/hands", dependencies=[Depends(require_json)])
+def post_hand(table_id: int, body: HandIn, sf: DB, caller: TableCaller,
+              response: Response) -> dict[str, Any]:
+    """Record a hand reported by an automatic table: 201 when new, 200 for a repeat."""
+    try:
+        rec = sheet.record_hand(sf, table_id, body.report(), "table", caller.author,
+                                body.number)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    response.status_code = 201 if rec.created else 200
+    return {**_recorded_view(sf, table_id, rec), "created": rec.created}
+
+
+def _flag(fields: dict[str, str], name: str) -> bool:
+    text = fields.get(name, "").strip().lower()
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    if text in ("1", "true", "yes", "on"):
+        return True
+    raise ApiError(400, "invalid_request", f"field {name}={text!r}: use true or false")
+
+
+def _frame_report(fields: dict[str, str]) -> HandReport:
+    known = {"winner", "discarder", "self_drawn", "last_of_kind", "kong", "last_wall_tile",
+             "flowers"}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ApiError(400, "invalid_request", f"unknown field(s) {', '.join(unknown)}; "
+                       f"known: image, {', '.join(sorted(known))}")
+    seats: dict[str, str | None] = {}
+    for name in ("winner", "discarder"):
+        value = fields.get(name, "").strip().upper() or None
+        if value is not None and value not in ("E", "S", "W", "N"):
+            raise ApiError(400, "invalid_request",
+                           f"field {name}={value!r}: use a seat wind E, S, W or N")
+        seats[name] = value
+    try:
+        flowers = int(fields.get("flowers", "0") or 0)
+    except ValueError:
+        raise ApiError(400, "invalid_request", "field flowers must be a whole number") from None
+    return HandReport(winner=seats["winner"], discarder=seats["discarder"],
+                      self_drawn=_flag(fields, "self_drawn"),
+                      last_of_kind=_flag(fields, "last_of_kind"), kong=_flag(fields, "kong"),
+                      last_wall_tile=_flag(fields, "last_wall_tile"), flowers=flowers)
+
+
+@router.post("/{table_id}/frames")
+async def post_frame(
+    table_id: int,
+    request: Request,
+    sf: DB,
+    _: TableCaller,
+    reader: Annotated[FrameReader, Depends(frame_reader)],
+) -> dict[str, Any]:
+    """Read one camera frame; record the hand when it is revealed (stable and complete)."""
+    from tilecam.api.upload import check_image_header, decode_image, read_upload
+
+    settings = app_settings(request)
+    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+    report = _frame_report(dict(upload.fields) | dict(request.query_params))
+    check_image_header(upload.data, settings.max_pixels)
+
+    def table_rules() -> str:
+        with sf() as session:
+            return _table_or_404(session, table_id).rules
+
+    rules = await run_in_threadpool(table_rules)
+
+    def read() -> camera.FrameReading:
+        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
+        try:
+            return reader(image, rules)
+        except ValueError as exc:  # scoring.HandError from the recognizer's scoring
+            raise ApiError(400, "invalid_context", str(exc)) from None
+
+    limiter = getattr(request.app.state, "limiter", None)
+    reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+
+    def process() -> camera.FrameResult:
+        return camera.process_frame(sf, table_id, reading, upload.data,
+                                    settings.stable_frames, report, settings.data_dir,
+                                    store=settings.store_frames)
+
+    try:
+        result = await run_in_threadpool(process)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    out: dict[str, Any] = {
+        "status": result.status,
+        "streak": result.streak,
+        "needed": result.needed,
+        "hand": result.hand_text,
+        "complete": reading.complete,
+        "tiles": reading.tiles,
+        "hand_number": result.hand_number,
+    }
+    if result.recorded is not None:
+        rec = result.recorded
+        out["recorded"] = await run_in_threadpool(_recorded_view, sf, table_id, rec)
+    return out
+
+
+@router.get("/{table_id}/hands")
+def list_hands(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """Every hand of the sheet with its current revision."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        hands = sheet.hands_of(session, table_id)
+        return {"table_id": table_id, "hands": [views.hand_view(h, table) for h in hands]}
+
+
+@router.get("/{table_id}/hands/{number}")
+def get_hand(table_id: int, number: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """One hand with every revision (record, corrections, void)."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        try:
+            hand = sheet._hand(session, table_id, number)
+        except sheet.NotFound as exc:
+            raise ApiError(404, "not_found", str(exc)) from None
+        return views.hand_view(hand, table, history=True)
+
+
+@router.post("/{table_id}/hands/{number}/corrections", status_code=201,
+             dependencies=[Depends(require_json)])
+def correct_hand(table_id: int, number: int, body: CorrectionIn, sf: DB,
+                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: replace the hand's content with a new revision (history kept)."""
+    if body.number is not None and body.number != number:
+        raise ApiError(400, "invalid_request",
+                       f"number {body.number} in the body differs from hand {number} in the URL")
+    try:
+        rec = sheet.correct_hand(sf, table_id, number, body.report(), caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _recorded_view(sf, table_id, rec, history=True)
+
+
+@router.post("/{table_id}/hands/{number}/void", status_code=201,
+             dependencies=[Depends(require_json)])
+def void_hand(table_id: int, number: int, body: VoidIn, sf: DB,
+              caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: void the hand (it keeps its place, scores nothing; history kept)."""
+    try:
+        rec = sheet.void_hand(sf, table_id, number, caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _recorded_view(sf, table_id, rec, history=True)
+
+
+def _player_position(table: sheet.GameTable, player: int | str) -> int:
+    if isinstance(player, int):
+        if not 0 <= player <= 3:
+            raise ApiError(400, "invalid_request", f"player position {player} is not 0-3")
+        return player
+    for p in table.players:
+        if p.name == player.strip():
+            return p.position
+    names = ", ".join(p.name for p in table.players)
+    raise ApiError(400, "invalid_request", f"no player {player!r} at this table ({names})")
+
+
+@router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
+def add_penalty(table_id: int, body: PenaltyIn, sf: DB,
+                caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, or a deduction)."""
+    with sf() as session:
+        pos = _player_position(_table_or_404(session, table_id), body.player)
+    try:
+        pen = sheet.add_penalty(sf, table_id, pos, body.kind, body.points, body.hand,
+                                body.reason, caller.author)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    with sf() as session:
+        return views.penalty_view(pen, _table_or_404(session, table_id))
+
+
+@router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)])
+def void_penalty(table_id: int, penalty_id: int, body: VoidIn, sf: DB,
+                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: void a penalty (kept in the sheet, counted as zero)."""
+    try:
+        pen = sheet.void_penalty(sf, table_id, penalty_id, caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    with sf() as session:
+        return views.penalty_view(pen, _table_or_404(session, table_id))
+
+
+@router.get("/{table_id}/penalties")
+def list_penalties(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        return {"penalties": [views.penalty_view(p, table)
+                              for p in sheet.penalties_of(session, table_id)]}
+
+
+@router.get("/{table_id}/standings")
+def table_standings(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """The table's standings: points per player (hands + penalties), ranks, sheet state."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        return standings.table_standings(session, table).to_dict()
+
+
+@router.get("/{table_id}/sheet.csv", response_class=Response)
+def sheet_csv(table_id: int, sf: DB, _: TableCaller) -> Response:
+    """The score sheet as CSV: a row per hand, per penalty, and the totals."""
+    with sf() as session:
+        text = standings.table_sheet_csv(session, _table_or_404(session, table_id))
+    return Response(text, media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="table-{table_id}-sheet.csv"'})

@@ -1,0 +1,180 @@
+"""FastAPI dependencies of the event-table endpoints: database, keys, rate limits, recognizer.
+
+- The database is opened on first use (per app and URL) and migrated to the newest
+  schema (:func:`tilecam.db.upgrade`), so a fresh data dir just works.
+- Keys come as ``Authorization: Bearer KEY`` (or ``X-Api-Key: KEY``). The admin key
+  (``TILECAM_ADMIN_KEY``) opens admin and referee endpoints and may read any table; a
+  table key opens only its own table. No key or an unknown key: 401; a valid key
+  for something else: 403.
+- Each key (by its hash) has a token bucket (``rate_limit_per_s``, ``rate_limit_burst``);
+  failed authentications are limited per client address. Over the limit: 429 with
+  ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Annotated
+
+import numpy as np
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session, sessionmaker
+
+from tilecam.api.errors import ApiError
+from tilecam.db import get_engine, session_factory, upgrade
+from tilecam.settings import Settings
+from tilecam.tables import sheet
+from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recognition
+from tilecam.tables.keys import hash_key, verify_admin_key, verify_key
+from tilecam.tables.ratelimit import RateLimiter
+
+_init_lock = threading.Lock()
+
+
+def app_settings(request: Request) -> Settings:
+    """The settings the app was built with (falls back to the environment's)."""
+    settings = getattr(request.app.state, "settings", None)
+    if settings is None:
+        from tilecam.settings import get_settings
+
+        settings = get_settings()
+    return settings
+
+
+def database(request: Request) -> sessionmaker[Session]:
+    """Session factory of the app's database, migrated on first use."""
+    state = request.app.state
+    sf = getattr(state, "table_db", None)
+    if sf is not None:
+        return sf
+    with _init_lock:
+        sf = getattr(state, "table_db", None)
+        if sf is None:
+            url = app_settings(request).sqlalchemy_url
+            try:
+                engine = get_engine(url)
+                upgrade(engine)
+            except Exception as exc:
+                raise ApiError(503, "database_unavailable",
+                               f"the database cannot be opened: {exc}") from None
+            sf = state.table_db = session_factory(engine)
+    return sf
+
+
+def _limiter(request: Request, name: str) -> RateLimiter:
+    state = request.app.state
+    limiter = getattr(state, name, None)
+    if limiter is None:
+        with _init_lock:
+            limiter = getattr(state, name, None)
+            if limiter is None:
+                s = app_settings(request)
+                limiter = RateLimiter(s.rate_limit_per_s, s.rate_limit_burst)
+                setattr(state, name, limiter)
+    return limiter
+
+
+def _throttle(request: Request, bucket: str, key: str) -> None:
+    wait = _limiter(request, bucket).check(key)
+    if wait > 0:
+        raise ApiError(429, "rate_limited",
+                       f"too many requests with this key: retry in {wait:.1f} s",
+                       headers={"Retry-After": str(max(1, math.ceil(wait)))})
+
+
+def presented_key(request: Request) -> str | None:
+    """The key sent with the request, if any."""
+    auth = request.headers.get("authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return request.headers.get("x-api-key", "").strip() or None
+
+
+def _fail(request: Request, status: int, code: str, message: str) -> ApiError:
+    client = request.client.host if request.client else "unknown"
+    _throttle(request, "auth_fail_limiter", f"fail:{client}")
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return ApiError(status, code, message, headers=headers)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the admin (referee), or the table whose key was sent."""
+
+    admin: bool
+    table_id: int | None
+
+    @property
+    def author(self) -> str:
+        return "referee" if self.admin else f"table:{self.table_id}"
+
+
+def require_admin(
+    request: Request, sf: Annotated[sessionmaker[Session], Depends(database)]
+) -> Caller:
+    """Only the admin key (401 without a key or with an unknown one, 403 with a table key)."""
+    settings = app_settings(request)
+    if not settings.admin_key:
+        raise ApiError(403, "admin_disabled",
+                       "admin endpoints are off: set TILECAM_ADMIN_KEY to enable them")
+    key = presented_key(request)
+    if key is None:
+        raise _fail(request, 401, "unauthorized",
+                    "this endpoint needs the admin key (Authorization: Bearer KEY)")
+    if verify_admin_key(key, settings.admin_key):
+        _throttle(request, "key_limiter", hash_key(key))
+        return Caller(admin=True, table_id=None)
+    with sf() as session:
+        table = sheet.table_for_key(session, key)
+    if table is not None:
+        raise _fail(request, 403, "forbidden", "a table key cannot use admin endpoints")
+    raise _fail(request, 401, "unauthorized", "the key is not valid")
+
+
+def require_table(
+    table_id: int,
+    request: Request,
+    sf: Annotated[sessionmaker[Session], Depends(database)],
+) -> Caller:
+    """The table's own key or the admin key; a key of another table gets 403."""
+    key = presented_key(request)
+    if key is None:
+        raise _fail(request, 401, "unauthorized",
+                    f"table {table_id} needs its key (Authorization: Bearer KEY)")
+    settings = app_settings(request)
+    if settings.admin_key and verify_admin_key(key, settings.admin_key):
+        _throttle(request, "key_limiter", hash_key(key))
+        with sf() as session:
+            if session.get(sheet.GameTable, table_id) is None:
+                raise ApiError(404, "not_found", f"no table {table_id}")
+        return Caller(admin=True, table_id=table_id)
+    with sf() as session:
+        table = sheet.table_for_key(session, key)
+        if table is None:
+            raise _fail(request, 401, "unauthorized", "the key is not valid")
+        own = table.id == table_id and verify_key(key, table.key_hash)
+    if not own:
+        raise _fail(request, 403, "forbidden", f"this key belongs to another table, "
+                    f"not table {table_id}")
+    _throttle(request, "key_limiter", hash_key(key))
+    return Caller(admin=False, table_id=table_id)
+
+
+def frame_reader(request: Request) -> FrameReader:
+    """The recognizer for camera frames: :func:`vision.recognize` with the app's detector.
+
+    Tests override this dependency with a fake.
+    """
+    detector = getattr(request.app.state, "detector", None)
+    if detector is None:
+        reason = getattr(request.app.state, "detector_error", None) or "no model loaded"
+        raise ApiError(503, "not_ready", f"the tile detector is not available: {reason}")
+
+    def read(image: np.ndarray, rules: str) -> FrameReading:
+        from vision.recognize import recognize
+
+        return reading_from_recognition(recognize(image, rules, None, detector=detector).to_dict())
+
+    return read

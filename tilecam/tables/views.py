@@ -1,0 +1,116 @@
+"""JSON views of the score sheet's rows for the API (plain dicts, no ORM objects)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
+from tilecam.tables import flow
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def event_view(event: Event) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "name": event.name,
+        "rules": event.rules,
+        "version": event.version,
+        "created_at": _iso(event.created_at),
+    }
+
+
+def table_view(table: GameTable, next_hand: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": table.id,
+        "event_id": table.event_id,
+        "name": table.name,
+        "rules": table.rules,
+        "version": table.version,
+        "settings": table.rule_settings,
+        "players": [{"position": p.position, "name": p.name} for p in table.players],
+        "created_at": _iso(table.created_at),
+    }
+    if next_hand is not None:
+        if next_hand > flow.HANDS_PER_SESSION:
+            out["next_hand"] = None
+        else:
+            out["next_hand"] = place_view(table, next_hand)
+    return out
+
+
+def place_view(table: GameTable, number: int) -> dict[str, Any]:
+    """Where hand ``number`` falls: round, winds, dealer and who holds each seat wind."""
+    place = flow.place(number)
+    names = [p.name for p in table.players]
+    return {
+        "number": number,
+        "round": place.round,
+        "hand_in_round": place.hand_in_round,
+        "prevalent_wind": place.prevalent_wind,
+        "dealer": names[place.dealer],
+        "seats": {w: names[pos] for w, pos in place.seat_winds().items()},
+    }
+
+
+def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str, Any]:
+    names = [p.name for p in table.players]
+    winds = flow.place(number).seat_winds()
+
+    def seat(w: str | None) -> dict[str, str] | None:
+        return None if w is None else {"seat": w, "player": names[winds[w]]}
+
+    return {
+        "revision": rev.revision,
+        "action": rev.action,
+        "outcome": rev.outcome,
+        "hand": rev.hand_text,
+        "winner": seat(rev.winner),
+        "discarder": seat(rev.discarder),
+        "context": rev.context,
+        "rules": rev.rules,
+        "version": rev.version,
+        "total": rev.total,
+        "legal": rev.legal,
+        "score": rev.score,
+        "points": {names[i]: int(v) for i, v in enumerate(rev.settlement)},
+        "settlement": [int(v) for v in rev.settlement],
+        "recognized": rev.recognized,
+        "image_ref": rev.image_ref,
+        "note": rev.note,
+        "author": rev.author,
+        "created_at": _iso(rev.created_at),
+    }
+
+
+def hand_view(hand: Hand, table: GameTable, history: bool = False,
+              current: HandRevision | None = None) -> dict[str, Any]:
+    """The hand's place and current revision (and every revision with ``history``)."""
+    rev = current or hand.revisions[-1]
+    out = {"table_id": table.id, **place_view(table, hand.number), "source": hand.source,
+           "created_at": _iso(hand.created_at), **revision_view(rev, table, hand.number)}
+    if history:
+        out["history"] = [revision_view(r, table, hand.number) for r in hand.revisions]
+    return out
+
+
+def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
+    names = [p.name for p in table.players]
+    return {
+        "id": pen.id,
+        "table_id": pen.table_id,
+        "player": names[pen.player],
+        "position": pen.player,
+        "hand": pen.hand_number,
+        "kind": pen.kind,
+        "points": pen.points,
+        "deltas": {names[i]: int(v) for i, v in enumerate(pen.deltas)},
+        "reason": pen.reason,
+        "author": pen.author,
+        "created_at": _iso(pen.created_at),
+        "void": pen.voided_at is not None,
+        "voided_at": _iso(pen.voided_at),
+        "void_reason": pen.void_reason,
+    }
