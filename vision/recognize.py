@@ -24,9 +24,10 @@ by its tile count).
 
 >>> from vision.layout_scene import SceneBuilder
 >>> b = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).standing("N", apart=True)
->>> r = recognize_detections(b.win("N").detections(), context={"self_drawn": True})
->>> r.hand_text, r.melds[0].claimed_from
-('[EEE,2]123m456p789sNN', 2)
+>>> ctx = {"self_drawn": True, "indicator": "C"}
+>>> r = recognize_detections(b.win("N").detections(), rules="zhenjiang", context=ctx)
+>>> r.hand_text, r.melds[0].claimed_from, r.score.total
+('[EEE,2]123m456p789sNN', 2, 1)
 """
 
 from __future__ import annotations

@@ -1,0 +1,174 @@
+"""Detections → a scored hand (``recognize_detections``), photo → result with a stand-in
+detector (``recognize``), and ``tilecam recognize`` with its JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+import scoring
+from tilecam.cli import main
+from vision.detections import Detections
+from vision.layout_scene import SceneBuilder
+from vision.recognize import recognize, recognize_detections
+
+ZJ = {"indicator": "C"}  # Zhenjiang: 百搭 (wild) is F
+
+
+def needs_mcr() -> None:
+    if "mcr" not in scoring.rule_sets():
+        pytest.skip("the MCR rule set is not in scoring yet")
+
+
+def won_scene() -> SceneBuilder:
+    return SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+
+
+def test_json_has_the_fields_of_issue_6() -> None:
+    r = recognize_detections(won_scene().detections(), "zhenjiang", ZJ)
+    out = r.to_dict()
+    for key in ("image", "tiles", "hand", "melds", "corrections", "alternatives", "score"):
+        assert key in out
+    assert "waits" not in out and "unscorable" not in out
+    assert set(out["tiles"][0]) == {"code", "box", "confidence", "rotation", "face_down", "role"}
+    assert out["hand"] == "[EEE,2]123m456p789sNN"
+    assert out["melds"][0]["claimed_from"] == 2 and out["melds"][0]["kind"] == "pung"
+    assert [t["role"] for t in out["tiles"]].count("winning") == 1
+    json.dumps(out)  # JSON-ready
+
+
+def test_corrected_tiles_carry_their_new_code() -> None:
+    b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.7), ("6p", 0.25)])
+    b.standing("7p123sEEEN").win("N")
+    out = recognize_detections(b.detections(), "zhenjiang", ZJ).to_dict()
+    [c] = out["corrections"]
+    assert (c["from"], c["to"]) == ("5p", "6p")
+    assert out["tiles"][c["tile"]]["code"] == "6p"
+    assert out["tiles"][c["tile"]]["confidence"] == pytest.approx(0.25)
+
+
+def test_a_waiting_hand_gets_its_waits() -> None:
+    b = SceneBuilder().standing("123m456p789sEEEN")
+    out = recognize_detections(b.detections(), "zhenjiang", ZJ).to_dict()
+    assert "waits" in out and "score" not in out
+
+
+def test_a_hand_of_the_wrong_size_is_unscorable_with_the_reason() -> None:
+    b = SceneBuilder().standing("123m456p789s")
+    out = recognize_detections(b.detections(), "zhenjiang", ZJ).to_dict()
+    assert "9 tiles found" in out["unscorable"]
+
+
+def test_all_face_down_kong_needs_its_kind() -> None:
+    b = SceneBuilder().standing("123m456p789sN").concealed_kong("W", all_down=True).win("N")
+    out = recognize_detections(b.detections(), "zhenjiang", ZJ).to_dict()
+    assert "face down" in out["unscorable"]
+    ctx = {**ZJ, "hidden_kongs": ["W"]}
+    out = recognize_detections(b.detections(), "zhenjiang", ctx).to_dict()
+    assert out["hand"] == "[WWWW]123m456p789sNN" and "score" in out
+
+
+def test_no_tiles() -> None:
+    out = recognize_detections(Detections.empty(), "zhenjiang", ZJ).to_dict()
+    assert out["tiles"] == [] and "0 tiles found" in out["unscorable"]
+
+
+def test_unknown_rules_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown rules"):
+        recognize_detections(won_scene().detections(), "nosuchrules")
+
+
+def test_bad_win_flag_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="win"):
+        recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, "win": "yes"})
+
+
+def test_mcr_win_scored_with_claim_sources() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("22m").meld("EEE", sideways=1).meld("SSSS", sideways=0)
+    b.standing("WWWNN5p").win("N")
+    r = recognize_detections(b.detections(), "mcr", {"self_drawn": True})
+    assert scoring.format_hand(r.hand) is not None
+    # RULES.md: [EEE,2][SSSS,1]WWWNN55pN self-drawn is 98 fan
+    b = SceneBuilder().meld("EEE", sideways=1).meld("SSSS", sideways=0)
+    b.standing("WWWNN55p").win("N")
+    r = recognize_detections(b.detections(), "mcr", {"self_drawn": True})
+    assert r.hand_text == "[EEE,2][SSSS,1]WWWNN55pN"
+    assert r.score is not None and r.score.total == 98
+
+
+def test_mcr_non_winning_hand_reported_with_waits() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("123m456s57pEEECC").win("9p")
+    b.uncertain([("9p", 0.97), ("6p", 0.02)])
+    out = recognize_detections(b.detections(), "mcr").to_dict()
+    assert out["unscorable"].startswith("not a winning hand")
+    assert "waits" in out and out["waits"]["ready"]
+    assert [w["tile"] for w in out["waits"]["waits"]] == ["6p"]
+
+
+def test_mcr_winning_tile_unknown_is_scored_on_the_best_choice() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789s11sEEE")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is not None and r.winning_tile is not None
+    assert any("not set apart" in n for n in r.notes)
+
+
+# ------------------------------------------------------------------ photo and CLI
+def scene_and_image(tmp_path: Path) -> tuple[Detections, Path]:
+    d = won_scene().detections()
+    w, h = d.image_size or (1280, 960)
+    img = np.full((h, w, 3), 90, np.uint8)
+    path = tmp_path / "hand.png"
+    cv2.imwrite(str(path), img)
+    return d, path
+
+
+def test_recognize_a_photo_with_a_given_detector(tmp_path: Path) -> None:
+    d, path = scene_and_image(tmp_path)
+    r = recognize(str(path), "zhenjiang", ZJ, detector=lambda image: d)
+    assert r.image == str(path) and r.hand_text == "[EEE,2]123m456p789sNN"
+    assert set(r.ms) >= {"load", "detect", "layout", "correct", "score"}
+
+
+def test_cli_json_and_annotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d, path = scene_and_image(tmp_path)
+    import vision.detect
+
+    def fake_detect(image: Any, **kw: Any) -> Detections:
+        return d
+
+    monkeypatch.setattr(vision.detect, "detect", fake_detect)
+    out_img = tmp_path / "out.jpg"
+    argv = ["recognize", str(path), "--rules", "zhenjiang", "--set", "indicator=C",
+            "--self-drawn", "--json", "--annotate", str(out_img)]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["image"] == str(path) and result["hand"] == "[EEE,2]123m456p789sNN"
+    assert result["score"]["total"] >= 1
+    shown = cv2.imread(str(out_img))
+    assert shown is not None and shown.shape[0] > d.image_size[1]  # type: ignore[index]
+    assert main(argv[:-3]) == 0
+    text = capsys.readouterr().out
+    assert "meld [EEE,2]: pung from opposite" in text and "total:" in text
+
+
+def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["recognize", str(tmp_path / "missing.jpg")]) == 2
+    assert "no such image file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not an image at all")
+    assert main(["recognize", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "tilecam recognize: error:" in err and "Traceback" not in err
+    _, path = scene_and_image(tmp_path)
+    assert main(["recognize", str(path), "--set", "oops"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err

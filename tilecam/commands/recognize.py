@@ -1,0 +1,142 @@
+"""``tilecam recognize IMAGE``: photo → tiles → layout → corrected hand → score."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+SEATS = {"left": 1, "opposite": 2, "right": 3, "1": 1, "2": 2, "3": 3}
+CLAIM_WORDS = {1: "from the left (上家)", 2: "from opposite (对家)", 3: "from the right (下家)"}
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "recognize",
+        help="read a photo of a hand and score it",
+        description=(
+            "Detect the tiles in IMAGE, read the layout (standing tiles, melds with the "
+            "sideways tile giving the claim source, face-down kongs, flowers, the winning "
+            "tile set apart), correct impossible readings with the rules, and score the "
+            "hand (or give its waits, or say why it cannot be scored)."
+        ),
+    )
+    p.add_argument("image", help="photo file (JPEG, PNG, WebP, BMP, TIFF)")
+    p.add_argument("--rules", default="mcr", help="rule set (default mcr; see tilecam rules)")
+    p.add_argument("--version", dest="rules_version", default=None, help="rule version preset")
+    p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    p.add_argument("--last-of-kind", action="store_true", help="last tile of its kind (和绝张)")
+    p.add_argument("--kong", action="store_true", help="won on a kong (杠上开花 / 抢杠和)")
+    p.add_argument("--last-wall-tile", action="store_true", help="last tile of the wall")
+    p.add_argument("--seat", default="E", choices=list("ESWN"), help="seat wind (default E)")
+    p.add_argument("--prevalent", default="E", choices=list("ESWN"), help="prevalent wind")
+    p.add_argument("--discarder", default=None, choices=sorted(SEATS),
+                   help="who discarded the winning tile (left/opposite/right)")
+    p.add_argument("--set", dest="extra", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule-specific context (e.g. --set indicator=3m); repeatable")
+    p.add_argument("--hidden-kong", action="append", default=[], metavar="KIND",
+                   help="kind of a concealed kong shown all face down, in layout order")
+    win = p.add_mutually_exclusive_group()
+    win.add_argument("--win", dest="win", action="store_true", default=None,
+                     help="the hand is shown as a win (default: decided by its tile count)")
+    win.add_argument("--no-win", dest="win", action="store_false",
+                     help="the hand is not a win: show its waits")
+    p.add_argument("--model", default=None, help="model folder (default: the shipped model)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--annotate", metavar="OUT.jpg", default=None,
+                   help="write an annotated image (melds, winning tile, corrections, fans)")
+    p.set_defaults(func=run)
+
+
+def build_context(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``context`` mapping of :func:`vision.recognize.recognize` from the flags."""
+    ctx: dict[str, Any] = {
+        "self_drawn": args.self_drawn,
+        "last_of_kind": args.last_of_kind,
+        "kong": args.kong,
+        "last_wall_tile": args.last_wall_tile,
+        "seat_wind": args.seat,
+        "prevalent_wind": args.prevalent,
+    }
+    if args.discarder is not None:
+        ctx["discarder"] = SEATS[args.discarder]
+    if args.rules_version:
+        ctx["version"] = args.rules_version
+    for item in args.extra:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set {item!r}: use KEY=VALUE")
+        ctx[key.strip()] = value.strip()
+    if args.hidden_kong:
+        ctx["hidden_kongs"] = list(args.hidden_kong)
+    if args.win is not None:
+        ctx["win"] = args.win
+    return ctx
+
+
+def describe(result: dict[str, Any]) -> str:
+    """Human-readable summary of a recognition's JSON."""
+    lines = []
+    tiles = result["tiles"]
+    found = sum(t["role"] != "ignored" for t in tiles)
+    lines.append(f"{result['image']}: {len(tiles)} tiles found, {found} in the hand")
+    lines.append(f"hand: {result['hand'] or '-'}")
+    for m in result["melds"]:
+        src = "concealed" if m["concealed"] else CLAIM_WORDS.get(m["claimed_from"], "?")
+        added = ", added kong" if m["added"] else ""
+        lines.append(f"  meld {m['notation']}: {m['kind']} {src}{added}")
+    for c in result["corrections"]:
+        lines.append(
+            f"corrected tile {c['tile']}: {c['from']} -> {c['to']} "
+            f"(p {c['p_from']:.2f} vs {c['p_to']:.2f}, {c['ratio']:.1f}x)"
+        )
+    for a in result["alternatives"]:
+        score = f", total {a['score']}" if a.get("score") is not None else ""
+        lines.append(f"close reading ({a['ratio']:.1f}x less likely): {a['hand']}{score}")
+    if "score" in result:
+        s = result["score"]
+        for f in s["fans"]:
+            count = f" x{f['count']}" if f["count"] > 1 else ""
+            lines.append(f"  {f['zh']} {f['en']}{count}: {f['value'] * f['count']}")
+        legal = "" if s["legal"] else " (below the minimum to win)"
+        lines.append(f"total: {s['total']}{legal}")
+    if "waits" in result:
+        w = result["waits"]
+        if w["ready"]:
+            lines.append("waits on: " + " ".join(t["tile"] for t in w["waits"]))
+        else:
+            lines.append(f"not ready: {w['shanten']} tile(s) from ready")
+    if "unscorable" in result:
+        lines.append(f"not scored: {result['unscorable']}")
+    lines.extend(f"note: {n}" for n in result["notes"])
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.imageio import load_image
+    from vision.recognize import recognize
+
+    path = Path(args.image)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such image file: {path}")
+    detector = None
+    if args.model:
+        from vision.detect import load_detector
+
+        detector = load_detector(args.model)
+    pixels = load_image(str(path))
+    rec = recognize(pixels, rules=args.rules, context=build_context(args), detector=detector)
+    out = rec.to_dict()
+    out["image"] = str(path)
+    if args.annotate:
+        from vision.annotate import save_image
+        from vision.render import render
+
+        save_image(args.annotate, render(pixels, rec))
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(describe(out))
+    return 0
