@@ -160,7 +160,7 @@ def test_waits_with_a_wild() -> None:
     plain = scoring.waits("111p456m789m123p5s", rules="zhenjiang", indicator="1m")
     assert [t.tile for t in plain.waits] == ["2m", "5s"]
     assert plain.waits[0].discard is None and plain.waits[0].self_drawn is not None
-    far = scoring.waits("13579m2468pESW", rules="zhenjiang", indicator="1m")
+    far = scoring.waits("13579m2468pESWN", rules="zhenjiang", indicator="1m")
     assert far.shanten > 0 and not far.waits
 
 
