@@ -1,0 +1,146 @@
+"""Speed of tile detection on this machine: median ms per 1280×960 image.
+
+Measures, in one run on the same frames:
+
+- ``vision.detect`` on a decoded BGR frame (a camera frame already in memory),
+- ``vision.detect`` on the JPEG bytes of the frame (an upload: decode included),
+- mahjong-detector's own pipeline (``mahjong_detector.detect_tiles`` on a PIL image:
+  grey + autocontrast + letterbox, its ONNX model, its NMS) when the PyPI package
+  ``mahjong-detector`` is installed; otherwise that column is skipped with a message.
+
+Frames: real photos from ``../shared/datasets/hk-photos`` resized to 1280×960 when that
+folder is there (``TILECAM_SHARED`` overrides ``../shared``), else random test patterns
+(speed only; few or no tiles are found in them). Target: ≤ 50 ms median for
+``vision.detect``.
+
+Usage::
+
+    .venv/bin/python bench/detect_bench.py [--model-dir models] [--frames 8] [--repeat 40]
+        [--threads N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 1280, 960
+TARGET_MS = 50.0
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("TILECAM_SHARED", REPO.parent / "shared"))
+
+
+def load_frames(count: int) -> tuple[list[np.ndarray], str]:
+    """``count`` BGR frames of 1280×960 and where they came from."""
+    photos = shared_dir() / "datasets" / "hk-photos" / "images"
+    if photos.is_dir():
+        files = sorted(photos.glob("*.jpg"))[:: max(1, len(list(photos.glob("*.jpg"))) // count)]
+        frames = [cv2.resize(cv2.imread(str(f)), (WIDTH, HEIGHT)) for f in files[:count]]
+        if frames:
+            return frames, f"{len(frames)} hk-photos resized to {WIDTH}×{HEIGHT}"
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 255, (HEIGHT, WIDTH, 3), np.uint8) for _ in range(count)]
+    return frames, f"{count} random test patterns"
+
+
+def median_ms(fn: Callable[[Any], object], inputs: list[Any], repeat: int) -> dict[str, float]:
+    """Median, p10 and p90 wall-clock ms of ``fn(x)`` over ``repeat`` calls cycling ``inputs``."""
+    for x in inputs[:2]:  # warm-up (session allocation, caches)
+        fn(x)
+    times = []
+    for i in range(repeat):
+        x = inputs[i % len(inputs)]
+        t = time.perf_counter()
+        fn(x)
+        times.append((time.perf_counter() - t) * 1000)
+    q = statistics.quantiles(times, n=10)
+    return {"median": statistics.median(times), "p10": q[0], "p90": q[-1], "n": repeat}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model-dir", type=Path, default=None, help="model folder (default models/)")
+    ap.add_argument("--frames", type=int, default=8, help="distinct frames (default 8)")
+    ap.add_argument("--repeat", type=int, default=40, help="timed calls per column (default 40)")
+    ap.add_argument("--threads", type=int, default=None, help="onnxruntime intra-op threads")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+
+    sys.path.insert(0, str(REPO))
+    from vision.backends.onnx import default_threads
+    from vision.detect import ModelError, load_detector
+
+    try:
+        options = {"threads": args.threads} if args.threads else {}
+        detector = load_detector(args.model_dir, **options)
+    except ModelError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
+    frames, source = load_frames(args.frames)
+    jpegs = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes() for f in frames]
+    result: dict[str, Any] = {
+        "frames": source,
+        "cpu_cores": len(os.sched_getaffinity(0)),
+        "load_average": os.getloadavg()[0],
+        "threads": args.threads or default_threads(),
+        "model": detector.name,
+        "target_ms": TARGET_MS,
+    }
+    result["tilecam_frame"] = median_ms(detector.detect, frames, args.repeat)
+    result["tilecam_jpeg"] = median_ms(detector.detect, jpegs, args.repeat)
+    tiles = [len(detector.detect(f)) for f in frames]
+    result["tiles_per_frame"] = statistics.mean(tiles)
+    stages = [detector.detect(f).meta["ms"] for f in frames]
+    result["tilecam_stages_ms"] = {
+        k: round(statistics.median(s[k] for s in stages), 2) for k in stages[0]
+    }
+    try:
+        import mahjong_detector
+        from PIL import Image
+
+        pil = [Image.fromarray(cv2.cvtColor(f, cv2.COLOR_BGR2RGB)) for f in frames]
+        result["mahjong_detector"] = median_ms(mahjong_detector.detect_tiles, pil, args.repeat)
+    except ImportError as exc:
+        result["mahjong_detector"] = None
+        result["mahjong_detector_skipped"] = f"package not installed ({exc.name})"
+
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(
+        f"frames: {source}; {result['cpu_cores']} cores, load average {result['load_average']:.2f}"
+    )
+    print(f"model: {result['model']}, onnxruntime intra-op threads {result['threads']}")
+    print(f"{'pipeline':<42}{'median ms':>10}{'p10':>8}{'p90':>8}")
+    rows = [
+        ("vision.detect (BGR frame)", result["tilecam_frame"]),
+        ("vision.detect (JPEG bytes, decode included)", result["tilecam_jpeg"]),
+        ("mahjong-detector detect_tiles (PIL image)", result["mahjong_detector"]),
+    ]
+    for name, m in rows:
+        if m is None:
+            print(f"{name:<42}{'skipped: ' + result['mahjong_detector_skipped']}")
+        else:
+            print(f"{name:<42}{m['median']:>10.1f}{m['p10']:>8.1f}{m['p90']:>8.1f}")
+    print(f"stages (median ms): {result['tilecam_stages_ms']}")
+    print(f"tiles per frame: {result['tiles_per_frame']:.1f}")
+    verdict = "meets" if result["tilecam_frame"]["median"] <= TARGET_MS else "misses"
+    print(f"vision.detect {verdict} the {TARGET_MS:.0f} ms target on this machine")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
