@@ -9,6 +9,8 @@ of the gold kind in the standing tiles are wild for any kind, their own included
 (``P``) stands for the gold's face (not wild); golds are never melded, so a meld tile of
 the gold's kind (or a ``P`` in a meld) is a 白板 standing in.
 
+Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸).
+
 Money: ``unit = 底 + 水``, each of the three others pays ``unit × multiplier`` chips, plus
 bonus money reported apart (see :mod:`scoring.rulesets.xiamen_money`). ``Score.total`` is
 the chips one payer pays; ``Score.fans`` lists the unit's items (底 and each 水).
@@ -227,7 +229,8 @@ def _win_of(context: WinContext) -> _Win:
     raw = str(extra["win"])
     kind = WIN_TYPES[raw]
     dealer = bool(extra["dealer"])
-    self_drawn = context.self_drawn
+    # 抢杠自摸: robbing a kong (kong=true on another player's tile) counts as self-drawn.
+    self_drawn = context.self_drawn or context.kong
     if kind in ("you_jin", "shuang_you", "san_you", "three_golds", "tian_he"):
         if context.discarder is not None:
             raise HandError(f"{raw} is won without a discard: it has no discarder")

@@ -257,3 +257,9 @@ def test_json_form_reports_bonus_apart_from_chips() -> None:
     assert d["settlement"]["winner"] == 216
     assert d["settlement"]["payments"][0] == {"payer": "left", "amount": 72, "bonus": 50}
     assert d["details"]["bonus_per_payer"] == 50
+
+
+def test_robbing_a_kong_counts_as_self_drawn() -> None:
+    s = xm(PLAIN, kong=True, discarder=1)
+    assert s.details["win"] == "self_drawn"
+    assert amounts(s) == [(p, 16, 0) for p in ("left", "opposite", "right")]
