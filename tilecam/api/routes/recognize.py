@@ -8,7 +8,8 @@ options in the query string.
 
 The answer is ``Recognition.to_dict()`` (the JSON of ``tilecam recognize --json``) plus
 ``image_size``; with ``?annotate=1`` also ``annotated_jpeg``, a ``data:image/jpeg;base64``
-URL of the photo with the tiles boxed (colour = role) and labelled.
+URL of the photo drawn by :func:`vision.render.render` (tiles by role, melds, the
+winning tile, corrections, and a panel with the fans).
 
 Decoding, detection, layout and scoring run in the recognition pool
 (:class:`tilecam.api.deps.RecognitionLimiter`): bounded concurrency, 503 when busy.
@@ -33,14 +34,6 @@ from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
-#: Box colours (BGR) of the annotated image, by layout role.
-ROLE_COLORS: dict[str, tuple[int, int, int]] = {
-    "standing": (60, 200, 60),
-    "meld": (230, 120, 30),
-    "flower": (200, 60, 200),
-    "winning": (0, 170, 255),
-    "ignored": (140, 140, 140),
-}
 #: Largest side of the annotated JPEG, pixels (keeps the answer small).
 ANNOTATE_MAX_SIDE = 1280
 
@@ -96,15 +89,13 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
 
 
 def annotated_jpeg(image: Any, recognition: Any) -> str:
-    """The photo with the tiles boxed by role and labelled, as a JPEG data URL."""
+    """The photo drawn by :func:`vision.render.render` (tiles by role, melds, winning
+    tile, corrections, fan panel), as a JPEG data URL at most ``ANNOTATE_MAX_SIDE`` wide."""
     import cv2
 
-    from vision.annotate import annotate
+    from vision.render import render
 
-    tiles = recognition.tiles()
-    labels = [f"{t['code']} {t['role'][0]}" for t in tiles]
-    colors = [ROLE_COLORS.get(t["role"], (255, 255, 255)) for t in tiles]
-    out = annotate(image, recognition.detections, labels=labels, colors=colors)
+    out = render(image, recognition)
     h, w = out.shape[:2]
     scale = ANNOTATE_MAX_SIDE / max(h, w)
     if scale < 1:
