@@ -44,6 +44,7 @@ from scoring.rulesets.base import (
 )
 from scoring.rulesets.xiamen_money import (
     SET_WATER_KEYS,
+    ChipPayment,
     base,
     flower_water,
     multiplier,
@@ -87,7 +88,7 @@ class Xiamen(RuleSet):
         melds = _meld_faces(hand, win.gold)
         reason = _illegal_reason(hand, win, context, settings)
         if reason:
-            return _illegal(reason, win)
+            return _illegal(reason, win, settings)
         readings = _readings(hand, win)
         if win.kind.startswith("three_golds"):
             readings = [()]
@@ -99,7 +100,7 @@ class Xiamen(RuleSet):
                 )
             else:
                 why = "not complete: the tiles do not form five sets and a pair, golds as wilds"
-            return _illegal(why, win)
+            return _illegal(why, win, settings)
         items, reading = _best_water(hand, win, melds, readings, settings)
         golds = _golds(hand, win.gold)
         flower_items = flower_water(settings, hand.flowers, context.flower_count(hand))
@@ -154,7 +155,7 @@ class Xiamen(RuleSet):
     ) -> Settlement:
         """Payments for a win whose chips per payer are ``total`` (``unit × multiplier``)."""
         if not legal:
-            return Settlement("chips", (), "not a legal win: nobody pays")
+            return _false_win_settlement(settings, "not a legal win")
         win = _win_of(context)
         unit, rest = divmod(total, multiplier(settings, win.kind))
         if rest:
@@ -420,14 +421,23 @@ def _settle(
     return Settlement("chips", tuple(paid), note), kill, (paid[0].bonus if paid else 0)
 
 
-def _illegal(reason: str, win: _Win) -> Score:
+def _false_win_settlement(settings: Mapping[str, Any], reason: str) -> Settlement:
+    """诈胡: the claimant pays each other player ``false_win_money`` outside the chips
+    (a negative bonus: money from the would-be winner)."""
+    money = int(settings["false_win_money"])
+    paid = tuple(ChipPayment(seat, 0, -money) for seat in SEATS) if money else ()
+    note = f"{reason}: 诈胡, the claimant pays {money} to each other player outside the chips"
+    return Settlement("chips", paid, note)
+
+
+def _illegal(reason: str, win: _Win, settings: Mapping[str, Any]) -> Score:
     return Score(
         rules="xiamen",
         version=None,
         total=0,
         legal=False,
         fans=(),
-        settlement=Settlement("chips", (), f"not a legal win: {reason}"),
+        settlement=_false_win_settlement(settings, f"not a legal win ({reason})"),
         details={"reason": reason, "win": win.kind, "gold": T.code(win.gold)},
     )
 

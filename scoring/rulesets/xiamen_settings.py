@@ -88,6 +88,9 @@ SETTINGS: dict[str, Setting] = dict(
         _s("bonus_tian_he", 0, "bonus per payer for 天和"),
         _s("bonus_kill_three", 100,
            "杀三 bonus per payer when the win empties all three other players' chips"),
+        _s("false_win_money", 50,
+           "诈胡 (false win): the claimant pays each other player half a 课 (the 100-chip "
+           "stake), outside the chips"),
         _s("chip_stack", 100, "chips each player starts with (杀三 empties all three)"),
         _s("cap_at_stack", True, "a payer pays at most the chips they have left"),
         _s("three_golds_later", True,

@@ -81,7 +81,8 @@ def test_discard_win_with_a_gold_in_hand_is_illegal() -> None:
     s = xm("123m456m789m234p56p9s 5s5s", discarder=1)
     assert not s.legal
     assert "forbids winning on a discard" in s.details["reason"]
-    assert s.settlement.payments == ()
+    # A declared win that is not one is 诈胡: half a 课 (50) to each, outside the chips.
+    assert amounts(s) == [(p, 0, -50) for p in ("left", "opposite", "right")]
 
 
 def test_a_discarded_gold_cannot_be_won_on() -> None:
