@@ -15,7 +15,8 @@ const state = {
   flowers: 0,
   photo: null,       // {url, width, height}
   tiles: [],         // recognized tiles: {code, box, role, confidence, topk, meld, changed, removed}
-  melds: [],         // [{kind, claimed_from, claimed_index, added, tiles: [tile indices]}]
+  melds: [],         // [{notation, claimed_from, claimed_index, added, tiles: [tile indices]}]
+  winningTile: null, // the winning tile the recognizer chose when none was set apart
   scoreSeq: 0,       // ignore answers of superseded requests
 };
 
@@ -104,36 +105,59 @@ function formatMeld(kind, codes, claimedFrom, claimedIndex, added) {
   return `[${text},${added ? claimedFrom + 4 : claimedFrom}]`;
 }
 
-/** The hand in notation from the (corrected) tiles and the layout's melds. */
+/** The hand in notation from the (corrected) tiles and the layout's melds.
+ * Melds none of whose tiles changed keep the recognizer's notation (it knows the kind
+ * of a kong shown all face down); changed ones are rebuilt from their tiles. */
 function handFromTiles() {
   const live = (i) => !state.tiles[i].removed;
   const parts = [];
+  const inMeld = new Set();
   for (const m of state.melds) {
+    m.tiles.forEach((i) => inMeld.add(i));
     const idx = m.tiles.filter(live);
     if (!idx.length) continue;
+    const touched = m.tiles.some((i) => state.tiles[i].changed || state.tiles[i].removed);
+    if (!touched && m.notation) { parts.push(m.notation); continue; }
     const codes = idx.map((i) => state.tiles[i].code);
-    const kind = codes.length === 4 ? "kong"
-      : (new Set(codes).size === 1 ? (m.kind === "chow" ? "pung" : m.kind) : m.kind);
     const face = codes.filter((c) => c !== "back");
     // a concealed kong shows backs: its kind is the face-up tiles' kind
     const filled = codes.map((c) => (c === "back" && face.length ? face[0] : c));
-    parts.push(formatMeld(kind, filled, m.claimed_from, m.claimed_index, m.added));
+    const kind = filled.length === 4 ? "kong"
+      : (new Set(filled).size === 1 ? "pung" : "chow");
+    parts.push(formatMeld(kind, filled, kind === "chow" ? 1 : m.claimed_from,
+      kind === "chow" ? m.claimed_index : null, kind === "kong" && m.added));
   }
   const standing = [];
+  const flowers = [];
   let winning = null;
   state.tiles.forEach((t, i) => {
-    if (t.removed || t.role === "meld" || t.role === "flower" || t.role === "ignored") return;
-    if (t.code === "back" || /f$/.test(t.code)) return;
-    if (t.role === "winning") winning = i;
+    if (t.removed || inMeld.has(i) || t.role === "ignored" || t.code === "back") return;
+    if (/^[1-8]f$/.test(t.code)) flowers.push(t.code);
+    else if (t.role === "winning") winning = t.code;
     else standing.push(t.code);
   });
+  if (winning === null && state.winningTile) {
+    // the winning tile was not set apart: the recognizer chose the best one
+    const k = standing.lastIndexOf(state.winningTile);
+    if (k >= 0) winning = standing.splice(k, 1)[0];
+  }
   let text = parts.join("") + formatTiles(standing);
-  if (winning !== null) text += state.tiles[winning].code;
-  return text;
+  if (winning !== null) text += winning;
+  return text + flowers.sort(tileSort).join("");
 }
 
-function countFlowers() {
-  return state.tiles.filter((t) => !t.removed && /^[1-8]f$/.test(t.code)).length;
+/** Flowers written in the hand text (``1f``-``8f``), counted. */
+function flowersInHand(text) {
+  let n = 0;
+  for (const m of text.matchAll(/([1-8]+)f/g)) n += m[1].length;
+  return n;
+}
+
+function syncFlowerStepper() {
+  // flowers listed in the hand count themselves; the stepper is for flowers not shown
+  const listed = flowersInHand($("hand").value);
+  $("flowers-minus").disabled = $("flowers-plus").disabled = listed > 0;
+  if (listed > 0) setFlowers(listed);
 }
 
 /* ------------------------------------------------------------------ context */
@@ -147,7 +171,7 @@ function context() {
     last_wall_tile: $("last_wall_tile").checked,
     seat_wind: state.seat_wind,
     prevalent_wind: state.prevalent_wind,
-    flowers: state.flowers,
+    flowers: flowersInHand($("hand").value) > 0 ? 0 : state.flowers,
   };
   const version = $("version").value;
   if (version && !$("version-field").hidden) ctx.version = version;
@@ -311,20 +335,25 @@ async function onPhoto(file) {
 }
 
 function meldsOf(rec) {
-  // Recognition.to_dict() melds: each lists the indices of its tiles in rec.tiles.
+  // Recognition.to_dict() melds list their tiles as detection indices into rec.tiles.
   return (rec.melds || []).map((m) => ({
+    notation: m.notation,
     kind: m.kind,
     claimed_from: m.claimed_from ?? null,
     claimed_index: m.claimed_index ?? null,
     added: Boolean(m.added),
-    tiles: m.tile_indices || m.detections || m.tiles_index || [],
+    tiles: m.detections || [],
   }));
 }
 
 function showRecognition(rec) {
-  state.tiles = (rec.tiles || []).map((t) => ({ ...t, orig: t.code, changed: false, removed: false }));
+  const corrected = new Set((rec.corrections || []).map((c) => c.tile));
+  state.tiles = (rec.tiles || []).map((t, i) => ({
+    ...t, orig: t.code, changed: false, removed: false, corrected: corrected.has(i),
+  }));
   state.melds = meldsOf(rec);
-  const size = rec.image_size || (rec.image && rec.image.size) || null;
+  state.winningTile = rec.winning_tile || null;
+  const size = rec.image_size || null;
   const img = $("shot");
   img.onload = () => {
     const w = size ? size[0] : img.naturalWidth;
@@ -336,25 +365,35 @@ function showRecognition(rec) {
   $("stage").hidden = false;
   $("tiles-hint").hidden = state.tiles.length === 0;
   const notes = [];
-  if (!state.tiles.length) notes.push("No tiles found. Try more light, less glare, the tiles filling the photo.");
-  for (const c of rec.corrections || []) notes.push(describeCorrection(c));
-  if (rec.unscorable) notes.push(`Cannot score: ${rec.unscorable}`);
-  $("notes").replaceChildren(...notes.map((n) => el("li", {}, n)));
-  setFlowers(countFlowers());
+  if (!state.tiles.length) {
+    notes.push(el("li", {}, "No tiles found. Try more light, less glare, tiles filling the photo."));
+  }
+  for (const c of rec.corrections || []) notes.push(el("li", {}, describeCorrection(c)));
+  for (const n of rec.notes || []) notes.push(el("li", {}, n));
+  if (rec.unscorable) notes.push(el("li", {}, `Cannot score: ${rec.unscorable}`));
+  for (const a of rec.alternatives || []) {
+    if (!a.hand) continue;
+    notes.push(el("li", {}, `Also possible: ${a.hand}`
+      + (a.score !== null && a.score !== undefined ? ` (${a.score} fan)` : "")
+      + ` — ${Math.round(a.ratio * 100)}% as likely `,
+    el("button", { type: "button", class: "ghost small", onclick: () => {
+      $("hand").value = a.hand; syncFlowerStepper(); rescore();
+    } }, "use")));
+  }
+  $("notes").replaceChildren(...notes);
   $("hand").value = rec.hand || handFromTiles();
+  setFlowers(0);
+  syncFlowerStepper();
   renderHandTiles();
   if (rec.score) { clearResult(); renderScore(rec.score); }
-  else if (rec.waits) { clearResult(); renderWaits(rec.waits); }
+  else if (rec.waits) { clearResult(); if (rec.unscorable) showError(rec.unscorable); renderWaits(rec.waits); }
   else rescore();
 }
 
 function describeCorrection(c) {
-  if (typeof c === "string") return c;
-  const from = c.from ?? c.before;
-  const to = c.to ?? c.after;
-  const p = c.p ?? c.probability;
-  return `Corrected ${from} → ${to}` + (p !== undefined ? ` (p ${Number(p).toFixed(2)})` : "")
-    + (c.reason ? `: ${c.reason}` : "");
+  const p = (x) => Number(x).toFixed(2);
+  return `Tile ${c.tile + 1} read as ${c.to} instead of ${c.from} (p ${p(c.p_to)} vs ${p(c.p_from)}): `
+    + "the first reading was not a possible hand.";
 }
 
 function drawBoxes() {
@@ -407,8 +446,8 @@ function openPicker(index) {
 
 function afterEdit() {
   drawBoxes();
-  setFlowers(countFlowers());
   $("hand").value = handFromTiles();
+  syncFlowerStepper();
   renderHandTiles();
   rescore();
 }
@@ -420,6 +459,7 @@ async function init() {
   $("photo").addEventListener("change", (e) => onPhoto(e.target.files[0]));
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
+  $("hand").addEventListener("input", syncFlowerStepper);
   $("rules").addEventListener("change", () => { fillVersions(); rescore(); });
   $("version").addEventListener("change", rescore);
   for (const id of ["self_drawn", "last_of_kind", "kong", "last_wall_tile"]) {

@@ -7,7 +7,7 @@ JSON objects, ``win`` and ``hidden_kongs``), or as a raw ``image/*`` body with t
 options in the query string.
 
 The answer is ``Recognition.to_dict()`` (the JSON of ``tilecam recognize --json``) plus
-``image_size``; with ``?annotate=1`` also ``annotated_jpeg``, a ``data:image/jpeg;base64``
+``image_size`` and, per tile, the detector's ``topk`` alternatives; with ``?annotate=1`` also ``annotated_jpeg``, a ``data:image/jpeg;base64``
 URL of the photo drawn by :func:`vision.render.render` (tiles by role, melds, the
 winning tile, corrections, and a panel with the fans).
 
@@ -129,6 +129,9 @@ async def recognize(
         except scoring.HandError as exc:
             raise ApiError(400, "invalid_context", str(exc)) from None
         out = result.to_dict()
+        # the page's tile picker offers the detector's alternatives first
+        for tile, record in zip(out["tiles"], result.detections.to_records(), strict=True):
+            tile["topk"] = record["topk"]
         out["image"] = upload.filename
         out["image_size"] = [int(image.shape[1]), int(image.shape[0])]
         if annotate:
