@@ -1,0 +1,496 @@
+"""Fan calculation for one MCR win: every reading is scored, the highest total is kept
+(就高不就低).
+
+A result is a table ``fan id -> list of occurrences``; each occurrence names the sets
+(or tiles) that form it. Fan values come from :mod:`scoring.mcr.fans`, with the
+version's kong values (:mod:`scoring.mcr.versions`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scoring.mcr.combos import chow_fans, pung_fans
+from scoring.mcr.decompose import CHOW, KONG, PAIR, PUNG, Reading, Set, readings
+from scoring.mcr.fans import FANS
+from scoring.mcr.sets import (
+    GREEN,
+    REVERSIBLE,
+    TERMINAL_OR_HONOUR,
+    knitted_text,
+    set_text,
+)
+from scoring.mcr.versions import (
+    FORCED_CONCEALED,
+    SEVEN_PAIRS_TRAIT_FANS,
+    VOIDED_SUIT_HONOUR_FANS,
+    Version,
+)
+from scoring.mcr.waits import basic_waits, formal_waits
+from scoring.tiles import code
+
+Table = dict[str, list[tuple[str, ...]]]
+"""fan id -> one entry per occurrence, each the sets/tiles forming it."""
+
+
+@dataclass
+class Win:
+    """Everything about one win the fan checks read (tile indices 0..33).
+
+    ``counts``: standing tiles with the winning tile (length 34); ``before``: without it;
+    ``all_counts``: standing + melds; ``melds``: meld sets; ``claimed``: melds claimed
+    from others (concealed kongs excluded); ``seat``/``prevalent``: wind tile indices.
+    """
+
+    counts: list[int]
+    before: list[int]
+    all_counts: list[int]
+    win: int
+    melds: tuple[Set, ...]
+    claimed: int
+    self_drawn: bool
+    last_of_kind: bool
+    kong: bool
+    last_wall_tile: bool
+    seat: int
+    prevalent: int
+    version: Version
+    _waits: list[int] | None = field(default=None, repr=False)
+
+    def waits(self) -> list[int]:
+        """Formal waits of the hand before the winning tile (computed once)."""
+        if self._waits is None:
+            self._waits = formal_waits(self.before, len(self.melds))
+        return self._waits
+
+
+def fan_value(fan_id: str, version: Version) -> int:
+    """Value of one occurrence of ``fan_id`` under ``version``."""
+    if fan_id == "two_melded_kongs":
+        return version.two_melded_kongs
+    if fan_id == "two_concealed_kongs":
+        return version.two_concealed_kongs
+    if fan_id == "concealed_kong_and_melded_kong":
+        return version.concealed_kong_and_melded_kong
+    return FANS[fan_id].value
+
+
+def table_total(table: Table, version: Version) -> int:
+    """Sum of a fan table's values."""
+    return sum(fan_value(f, version) * len(occ) for f, occ in table.items())
+
+
+def _add(table: Table, fan_id: str, sets: tuple[str, ...]) -> None:
+    table.setdefault(fan_id, []).append(sets)
+
+
+def _win_flag_fans(w: Win, table: Table) -> None:
+    win_text = (code(w.win),)
+    if w.last_of_kind:
+        _add(table, "last_tile", win_text)
+    if w.last_wall_tile:
+        _add(table, "last_tile_draw" if w.self_drawn else "last_tile_claim", win_text)
+    if w.kong:
+        _add(table, "out_with_replacement_tile" if w.self_drawn else "robbing_the_kong", win_text)
+    if w.self_drawn:
+        _add(table, "self_drawn", win_text)
+
+
+def _suit_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
+    """无字, 缺一门, 混一色, 清一色, 五门齐 from the tiles of the whole hand."""
+    suits = [any(counts[s * 9 : s * 9 + 9]) for s in range(3)]
+    winds = any(counts[27:31])
+    dragons = any(counts[31:34])
+    honours = winds or dragons
+    n_suits = sum(suits)
+    if not honours:
+        _add(table, "no_honors", everything)
+    if n_suits == 2:
+        _add(table, "one_voided_suit", everything)
+    elif n_suits == 1:
+        _add(table, "half_flush" if honours else "full_flush", everything)
+    elif n_suits == 3 and winds and dragons:
+        _add(table, "all_types", everything)
+
+
+def _trait_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
+    """断幺, 推不倒, 绿一色, 字一色, 清幺九, 混幺九."""
+    present = [i for i in range(34) if counts[i]]
+    simples = not any(TERMINAL_OR_HONOUR[i] for i in present)
+    if simples:
+        _add(table, "all_simples", everything)
+    if all(i in REVERSIBLE for i in present):
+        _add(table, "reversible_tiles", everything)
+    if all(i in GREEN for i in present):
+        _add(table, "all_green", everything)
+    if simples:
+        return
+    if all(i >= 27 for i in present):
+        _add(table, "all_honors", everything)
+    elif all(i < 27 and i % 9 in (0, 8) for i in present):
+        _add(table, "all_terminals", everything)
+    elif all(TERMINAL_OR_HONOUR[i] for i in present):
+        _add(table, "all_terminals_and_honors", everything)
+
+
+def _rank_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
+    """全大, 全中, 全小, 大于五, 小于五 (numbered tiles only)."""
+    if any(counts[27:34]):
+        return
+    ranks = {i % 9 + 1 for i in range(27) if counts[i]}
+    if ranks <= {1, 2, 3, 4}:
+        _add(table, "lower_four" if 4 in ranks else "lower_tiles", everything)
+    elif ranks <= {6, 7, 8, 9}:
+        _add(table, "upper_four" if 6 in ranks else "upper_tiles", everything)
+    elif ranks <= {4, 5, 6}:
+        _add(table, "middle_tiles", everything)
+
+
+def _tile_hog(counts: list[int], kongs: list[int], table: Table) -> None:
+    for i in range(34):
+        if counts[i] == 4 and i not in kongs:
+            _add(table, "tile_hog", (code(i) * 4 if i >= 27 else code(i)[0] * 4 + code(i)[1],))
+
+
+def _kong_fans(
+    melded_kongs: list[str], concealed_kongs: list[str], concealed_pungs: list[str],
+    version: Version, table: Table,
+) -> None:  # fmt: skip
+    """三杠/四杠, the kong fans and the concealed-pung fans, by the version table."""
+    mk, ck = len(melded_kongs), len(concealed_kongs)
+    kongs = mk + ck
+    every_concealed = tuple(concealed_kongs + concealed_pungs)
+    all_kongs = tuple(melded_kongs + concealed_kongs)
+    if kongs == 4:
+        _add(table, "four_kongs", all_kongs)
+    elif kongs == 3:
+        _add(table, "three_kongs", all_kongs)
+    many = kongs >= 3
+    kong_fans = not many or version.kong_fans_with_many_kongs
+    two_concealed_kongs = False
+    if kong_fans:
+        if not many and mk == 2:
+            _add(table, "two_melded_kongs", tuple(melded_kongs))
+        elif not many and mk == 1 and ck == 1:
+            _add(table, "concealed_kong_and_melded_kong", all_kongs)
+        elif ck == 2:
+            _add(table, "two_concealed_kongs", tuple(concealed_kongs))
+            two_concealed_kongs = True
+        elif not many and mk == 1:
+            _add(table, "melded_kong", tuple(melded_kongs))
+        elif ck == 1:
+            _add(table, "concealed_kong", tuple(concealed_kongs))
+    n = ck + len(concealed_pungs)
+    if n == 2 and not two_concealed_kongs:
+        _add(table, "two_concealed_pungs", every_concealed)
+    elif n == 3:
+        _add(table, "three_concealed_pungs", every_concealed)
+    elif n == 4:
+        _add(table, "four_concealed_pungs", every_concealed)
+
+
+def _concealment_fans(w: Win, table: Table, everything: tuple[str, ...]) -> None:
+    """不求人 / 门前清 / 全求人 by the number of claimed melds."""
+    if w.claimed == 0:
+        _add(table, "fully_concealed_hand" if w.self_drawn else "concealed_hand", everything)
+    elif w.claimed == 4 and not w.self_drawn:
+        _add(table, "melded_hand", everything)
+
+
+def _wait_fans(
+    w: Win, concealed_sets: list[tuple[int, int]], waits: list[int], table: Table
+) -> None:
+    """边张 / 坎张 / 单钓将 when the hand formally waits on exactly one kind."""
+    if len(waits) != 1:
+        return
+    win = w.win
+    edge = closed = single = ""
+    for kind, tile in concealed_sets:
+        if kind == CHOW and tile <= win <= tile + 2:
+            if win == tile + 1:
+                closed = closed or set_text(kind, tile)
+            else:
+                edge = edge or set_text(kind, tile)
+        elif kind == PAIR and tile == win:
+            single = set_text(kind, tile)
+    if edge:
+        _add(table, "edge_wait", (edge,))
+    elif closed:
+        _add(table, "closed_wait", (closed,))
+    elif single:
+        _add(table, "single_wait", (single,))
+
+
+def _winds(pung_tiles: list[tuple[int, str]], w: Win, table: Table) -> None:
+    for tile, text in pung_tiles:
+        if tile == w.prevalent:
+            _add(table, "prevalent_wind", (text,))
+        if tile == w.seat:
+            _add(table, "seat_wind", (text,))
+
+
+def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str, ...]) -> Table:
+    """Apply 不计 lists, version rules and the 幺九刻 bookkeeping; returns the final table."""
+    v = w.version
+    present = set(table)
+    forced = [f for f in FORCED_CONCEALED if f in present]
+    if forced and w.self_drawn:
+        if v.forced_concealed_self_draw == "self_drawn":
+            table.pop("fully_concealed_hand", None)
+            if "self_drawn" not in table:
+                table["self_drawn"] = [self_drawn_text]
+        else:
+            table.pop("self_drawn", None)
+            table["fully_concealed_hand"] = [self_drawn_text]
+        present = set(table)
+    removed: set[str] = set()
+    for f in present:
+        removed.update(FANS[f].excludes)
+    if forced and v.forced_concealed_self_draw == "fully_concealed_hand":
+        removed.discard("fully_concealed_hand")
+    if "all_green" in present and v.all_green_counts_half_flush:
+        removed.discard("half_flush")
+    if "all_terminals" in present:
+        if v.all_terminals_count_double_pung:
+            removed.discard("double_pung")
+        if not v.all_terminals_count_triple_pung:
+            removed.add("triple_pung")
+    if not v.seven_pairs_take_trait_fans and "seven_pairs" in present:
+        removed.update(SEVEN_PAIRS_TRAIT_FANS)
+    if not v.honour_fans_count_voided_suit and present.intersection(VOIDED_SUIT_HONOUR_FANS):
+        removed.add("one_voided_suit")
+    for f in removed:
+        table.pop(f, None)
+    if yaojiu and "pung_of_terminals_or_honors" not in removed:
+        spare = list(yaojiu)
+        claimed: list[str] = []
+        for f in ("big_three_winds", "little_four_winds", "prevalent_wind", "seat_wind"):
+            for occ in table.get(f, ()):
+                claimed.extend(occ)
+        for text in claimed:
+            if text in spare:
+                spare.remove(text)
+        if "nine_gates" in table and spare:
+            spare.pop()
+        for text in spare:
+            _add(table, "pung_of_terminals_or_honors", (text,))
+    return table
+
+
+def basic_fans(reading: Reading, w: Win) -> Table:
+    """Fans of a 4 sets + pair reading."""
+    table: Table = {}
+    sets = reading.sets
+    everything = tuple(set_text(k, t) for k, t, _ in sets)
+    chows = sorted(t for k, t, _ in sets if k == CHOW)
+    pair = sets[-1][1]
+    win = w.win
+    # a pung completed by a discard is exposed unless the tile fits a concealed chow
+    expose = not w.self_drawn and not any(
+        k == CHOW and c and t <= win <= t + 2 for k, t, c in sets
+    )
+    melded_kongs: list[str] = []
+    concealed_kongs: list[str] = []
+    concealed_pungs: list[str] = []
+    pungs: list[tuple[int, str]] = []
+    for k, t, c in sets:
+        if k == KONG:
+            text = set_text(k, t)
+            (concealed_kongs if c else melded_kongs).append(text)
+            pungs.append((t, text))
+        elif k == PUNG:
+            text = set_text(k, t)
+            if c and not (expose and t == win):
+                concealed_pungs.append(text)
+            pungs.append((t, text))
+    pungs.sort()
+    if pungs:
+        _kong_fans(melded_kongs, concealed_kongs, concealed_pungs, w.version, table)
+        if len(pungs) == 4 and "four_kongs" not in table and "four_concealed_pungs" not in table:
+            _add(table, "all_pungs", everything)
+    yaojiu = []
+    for t, text in pungs:
+        if t >= 31:
+            _add(table, "dragon_pung", (text,))
+        elif TERMINAL_OR_HONOUR[t]:
+            yaojiu.append(text)
+    chow_texts = [set_text(CHOW, t) for t in chows]
+    pair_text = set_text(PAIR, pair)
+    if len(chows) == 4 and pair < 27 and pair % 9 == 4:
+        ranks = sorted(t % 9 for t in chows)
+        suits = [t // 9 for t in chows]
+        if ranks == [0, 0, 6, 6]:
+            if all(s == pair // 9 for s in suits):
+                _add(table, "pure_terminal_chows", everything)
+            elif pair // 9 not in suits and len(set(suits)) == 2 and len(
+                {(t // 9, t % 9) for t in chows}
+            ) == 4:
+                _add(table, "three_suited_terminal_chows", everything)
+    if "pure_terminal_chows" not in table and "three_suited_terminal_chows" not in table:
+        for fan, used in chow_fans(chows):
+            _add(table, fan, tuple(chow_texts[i] for i in used))
+    pung_tiles = [t for t, _ in pungs]
+    for fan, used in pung_fans(pung_tiles):
+        _add(table, fan, tuple(pungs[i][1] for i in used))
+    if not w.melds and w.counts[win] >= 1:
+        before = w.before
+        for s in range(3):
+            part = before[s * 9 : s * 9 + 9]
+            if part == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
+                _add(table, "nine_gates", everything)
+    _concealment_fans(w, table, everything)
+    _win_flag_fans(w, table)
+    if len(chows) == 4:
+        if pair < 27:
+            _add(table, "all_chows", everything)
+    elif "two_dragon_pungs" in table and pair >= 31:
+        occ = table.pop("two_dragon_pungs")[0]
+        _add(table, "little_three_dragons", (*occ, pair_text))
+    elif "big_three_winds" in table and 27 <= pair <= 30:
+        occ = table.pop("big_three_winds")[0]
+        _add(table, "little_four_winds", (*occ, pair_text))
+    _pack_trait_fans(sets, table, everything)
+    counts = w.all_counts
+    _suit_fans(counts, table, everything)
+    _trait_fans(counts, table, everything)
+    _rank_fans(counts, table, everything)
+    _tile_hog(counts, [t for k, t, _ in sets if k == KONG], table)
+    if "melded_hand" not in table and "four_kongs" not in table:
+        concealed = [(k, t) for k, t, c in sets[len(w.melds) :]]
+        if any(
+            (k == CHOW and t <= win <= t + 2) or (k == PAIR and t == win) for k, t in concealed
+        ):
+            _wait_fans(w, concealed, w.waits(), table)
+    if "big_four_winds" not in table:
+        _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
+    _finish(table, w, yaojiu, (code(win),))
+    if not table:
+        _add(table, "chicken_hand", everything)
+    return table
+
+
+def _pack_trait_fans(sets: tuple[Set, ...], table: Table, everything: tuple[str, ...]) -> None:
+    """全带幺, 全带五, 全双刻 from the five sets."""
+    outside = fives = evens = 0
+    for k, t, _ in sets:
+        if t >= 27:
+            outside += 1
+            continue
+        r = t % 9
+        if k == CHOW:
+            if r in (0, 6):
+                outside += 1
+            elif r in (2, 3, 4):
+                fives += 1
+        else:
+            if r in (0, 8):
+                outside += 1
+            elif r == 4:
+                fives += 1
+            elif r in (1, 3, 5, 7):
+                evens += 1
+    if outside == 5:
+        _add(table, "outside_hand", everything)
+    elif fives == 5:
+        _add(table, "all_five", everything)
+    elif evens == 5:
+        _add(table, "all_even_pungs", everything)
+
+
+def knitted_fans(reading: Reading, w: Win) -> Table:
+    """Fans of 组合龙 + a set + a pair."""
+    table: Table = {}
+    seq = reading.knitted
+    fourth, pair = reading.sets[0], reading.sets[1]
+    k4, t4, c4 = fourth
+    dragon_text = knitted_text(seq)
+    everything = (*dragon_text, set_text(k4, t4), set_text(PAIR, pair[1]))
+    _add(table, "knitted_straight", dragon_text)
+    yaojiu: list[str] = []
+    pungs: list[tuple[int, str]] = []
+    if k4 == CHOW:
+        if pair[1] < 27:
+            _add(table, "all_chows", everything)
+    else:
+        text = set_text(k4, t4)
+        if k4 == KONG:
+            _kong_fans([] if c4 else [text], [text] if c4 else [], [], w.version, table)
+        pungs.append((t4, text))
+        if t4 >= 31:
+            _add(table, "dragon_pung", (text,))
+        elif TERMINAL_OR_HONOUR[t4]:
+            yaojiu.append(text)
+    _win_flag_fans(w, table)
+    if not w.melds or (k4 == KONG and c4):
+        _add(table, "fully_concealed_hand" if w.self_drawn else "concealed_hand", everything)
+    counts = w.all_counts
+    _suit_fans(counts, table, everything)
+    _tile_hog(counts, [t4] if k4 == KONG else [], table)
+    win = w.win
+    if w.version.knitted_wait_ruling:
+        if not w.melds:
+            rest = list(w.counts)
+            for i in seq:
+                rest[i] -= 1
+            if rest[win] > 0:
+                rest[win] -= 1
+                concealed = [(k4, t4), (PAIR, pair[1])]
+                _wait_fans(w, concealed, basic_waits(rest), table)
+        elif w.counts[win] > 1:
+            _add(table, "single_wait", (set_text(PAIR, pair[1]),))
+    elif win not in seq or w.counts[win] > 1:
+        concealed = [(k, t) for k, t, c in reading.sets if c]
+        _wait_fans(w, concealed, w.waits(), table)
+    _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
+    return _finish(table, w, yaojiu, (code(win),))
+
+
+def special_fans(reading: Reading, w: Win) -> Table:
+    """Fans of 七对, 十三幺, 全不靠 and 七星不靠."""
+    table: Table = {}
+    counts = w.counts
+    if reading.form == "seven_pairs":
+        pairs = [t for _, t, _ in reading.sets]
+        everything = tuple(set_text(PAIR, t) for t in pairs)
+        if pairs[0] < 27 and pairs[6] // 9 == pairs[0] // 9 and all(
+            pairs[i + 1] == pairs[i] + 1 for i in range(6)
+        ):
+            _add(table, "seven_shifted_pairs", everything)
+            _trait_fans(counts, table, everything)
+        else:
+            _add(table, "seven_pairs", everything)
+            _suit_fans(counts, table, everything)
+            _trait_fans(counts, table, everything)
+            _rank_fans(counts, table, everything)
+            _tile_hog(counts, [], table)
+    elif reading.form == "thirteen_orphans":
+        tiles = tuple(code(i) for i in range(34) for _ in range(counts[i]))
+        _add(table, "thirteen_orphans", tiles)
+    else:
+        tiles = tuple(code(i) for i in range(34) if counts[i])
+        if all(counts[i] for i in range(27, 34)):
+            _add(table, "greater_honors_and_knitted_tiles", tiles)
+        else:
+            _add(table, "lesser_honors_and_knitted_tiles", tiles)
+            if sum(counts[0:27]) == 9:
+                _add(table, "knitted_straight", knitted_text(reading.knitted))
+    _win_flag_fans(w, table)
+    return _finish(table, w, [], (code(w.win),))
+
+
+def best_table(w: Win) -> tuple[Table, Reading] | None:
+    """The highest-scoring reading's fan table (before flowers), or None if no reading."""
+    best: tuple[Table, Reading] | None = None
+    best_total = -1
+    for reading in readings(w.counts, w.melds):
+        if reading.form == "basic":
+            table = basic_fans(reading, w)
+        elif reading.form == "knitted":
+            table = knitted_fans(reading, w)
+        else:
+            table = special_fans(reading, w)
+        total = table_total(table, w.version)
+        if total > best_total:
+            best, best_total = (table, reading), total
+    return best
+

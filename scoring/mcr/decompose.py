@@ -1,0 +1,262 @@
+"""Every reading (拆分) of a winning hand's standing tiles, table-driven and cached.
+
+Tiles are indices 0..33 (see :mod:`scoring.tiles`); a hand is a count vector of
+length 34. A set is a tuple ``(kind, tile, concealed)``: ``kind`` one of
+:data:`CHOW` (``tile`` = its lowest tile), :data:`PUNG`, :data:`KONG`, :data:`PAIR`.
+
+Each suit is split on its own: :func:`suit_readings` lists every way to cut one suit's
+9 counts into chows, pungs and at most one pair, cached per count pattern
+(``functools.lru_cache``), so a hand costs four cached look-ups and a small product.
+
+Forms: ``basic`` (4 sets + pair), ``seven_pairs``, ``thirteen_orphans``,
+``honors_knitted`` (全不靠/七星不靠) and ``knitted`` (组合龙 + a set + a pair).
+
+>>> suit_readings((3, 1, 1, 0, 0, 0, 0, 0, 0))  # 11123: chow 123 and pair 11
+((((0, 0),), 0),)
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import permutations
+from typing import NamedTuple
+
+CHOW, PUNG, KONG, PAIR = 0, 1, 2, 3
+
+Set = tuple[int, int, bool]
+"""``(kind, tile, concealed)``."""
+
+SuitReading = tuple[tuple[tuple[int, int], ...], int]
+"""One suit's reading: ``((kind, rank0), ...)`` sets and the pair's rank0 (-1: none)."""
+
+ORPHANS: tuple[int, ...] = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+"""The 13 terminal and honour kinds of 十三幺."""
+
+KNITTED: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(suit * 9 + start + 3 * k for suit, start in zip(range(3), order, strict=True)
+                 for k in range(3)))
+    for order in permutations((0, 1, 2))
+)
+"""The six 组合龙 (knitted straights): 147/258/369 spread over the three suits."""
+
+
+class Reading(NamedTuple):
+    """One reading of a complete hand.
+
+    ``sets``: the melds and standing sets, the pair last (for ``seven_pairs`` the seven
+    pairs; empty for ``thirteen_orphans`` and ``honors_knitted``). ``knitted``: the nine
+    tile indices of the 组合龙 in ``knitted`` (and ``honors_knitted``) forms.
+    """
+
+    form: str
+    sets: tuple[Set, ...]
+    knitted: tuple[int, ...] = ()
+
+
+@cache
+def suit_readings(counts: tuple[int, ...]) -> tuple[SuitReading, ...]:
+    """All splits of one numbered suit (9 counts) into chows, pungs and at most one pair.
+
+    Each split once: ``((kind, rank0) sorted, pair rank0 or -1)``.
+    """
+    found: set[SuitReading] = set()
+    work = list(counts)
+
+    def walk(sets: list[tuple[int, int]], pair: int) -> None:
+        i = 0
+        while i < 9 and work[i] == 0:
+            i += 1
+        if i == 9:
+            found.add((tuple(sorted(sets)), pair))
+            return
+        if work[i] >= 3:
+            work[i] -= 3
+            sets.append((PUNG, i))
+            walk(sets, pair)
+            sets.pop()
+            work[i] += 3
+        if pair < 0 and work[i] >= 2:
+            work[i] -= 2
+            walk(sets, i)
+            work[i] += 2
+        if i <= 6 and work[i + 1] and work[i + 2]:
+            work[i] -= 1
+            work[i + 1] -= 1
+            work[i + 2] -= 1
+            sets.append((CHOW, i))
+            walk(sets, pair)
+            sets.pop()
+            work[i] += 1
+            work[i + 1] += 1
+            work[i + 2] += 1
+
+    walk([], -1)
+    return tuple(sorted(found))
+
+
+@cache
+def honour_reading(counts: tuple[int, ...]) -> SuitReading | None:
+    """The only reading of the 7 honour counts (pungs and at most one pair), or None."""
+    sets: list[tuple[int, int]] = []
+    pair = -1
+    for i, n in enumerate(counts):
+        if n == 3:
+            sets.append((PUNG, i))
+        elif n == 2:
+            if pair >= 0:
+                return None
+            pair = i
+        elif n:
+            return None
+    return tuple(sets), pair
+
+
+@cache
+def suit_status(counts: tuple[int, ...]) -> int:
+    """Bit 1: the suit splits into sets only; bit 2: into sets and one pair."""
+    status = 0
+    for _, pair in suit_readings(counts):
+        status |= 2 if pair >= 0 else 1
+    return status
+
+
+@cache
+def honour_status(counts: tuple[int, ...]) -> int:
+    """:func:`suit_status` for the 7 honour counts."""
+    reading = honour_reading(counts)
+    if reading is None:
+        return 0
+    return 2 if reading[1] >= 0 else 1
+
+
+def split_counts(counts: list[int]) -> tuple[tuple[int, ...], ...]:
+    """The count vector as (m, p, s, honours) tuples."""
+    return (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
+
+
+def is_basic_complete(parts: tuple[tuple[int, ...], ...]) -> bool:
+    """True when the split counts form sets plus exactly one pair."""
+    st = (suit_status(parts[0]), suit_status(parts[1]), suit_status(parts[2]),
+          honour_status(parts[3]))  # fmt: skip
+    if not (st[0] and st[1] and st[2] and st[3]):
+        return False
+    return any(st[j] & 2 and all(st[k] & 1 for k in range(4) if k != j) for j in range(4))
+
+
+def basic_readings(counts: list[int]) -> list[tuple[tuple[int, int], ...]]:
+    """Every split of the standing counts into sets and one pair.
+
+    Returns lists of ``(kind, tile)`` with the pair as ``(PAIR, tile)`` last.
+    """
+    parts = split_counts(counts)
+    per_suit: list[tuple[SuitReading, ...]] = []
+    for s in range(3):
+        readings = suit_readings(parts[s]) if any(parts[s]) else (((), -1),)
+        if not readings:
+            return []
+        per_suit.append(readings)
+    honours = honour_reading(parts[3])
+    if honours is None:
+        return []
+    out: list[tuple[tuple[int, int], ...]] = []
+    hon_sets = tuple((k, 27 + t) for k, t in honours[0])
+    hon_pair = honours[1]
+    for rm in per_suit[0]:
+        pm = rm[1]
+        for rp in per_suit[1]:
+            pp = rp[1]
+            if pm >= 0 and pp >= 0:
+                continue
+            for rs in per_suit[2]:
+                ps = rs[1]
+                pairs = (pm >= 0) + (pp >= 0) + (ps >= 0) + (hon_pair >= 0)
+                if pairs != 1:
+                    continue
+                sets = (
+                    [(k, t) for k, t in rm[0]]
+                    + [(k, 9 + t) for k, t in rp[0]]
+                    + [(k, 18 + t) for k, t in rs[0]]
+                    + list(hon_sets)
+                )
+                if pm >= 0:
+                    pair = pm
+                elif pp >= 0:
+                    pair = 9 + pp
+                elif ps >= 0:
+                    pair = 18 + ps
+                else:
+                    pair = 27 + hon_pair
+                sets.append((PAIR, pair))
+                out.append(tuple(sets))
+    return out
+
+
+def is_seven_pairs(counts: list[int]) -> bool:
+    """Seven pairs (four of a kind counts as two pairs) in 14 standing tiles."""
+    return all(n in (0, 2, 4) for n in counts) and sum(counts) == 14
+
+
+def is_thirteen_orphans(counts: list[int]) -> bool:
+    """The 13 orphans, one of them paired."""
+    return sum(counts) == 14 and all(counts[i] for i in ORPHANS) and sum(
+        counts[i] for i in ORPHANS
+    ) == 14
+
+
+def honors_knitted(counts: list[int]) -> tuple[int, ...] | None:
+    """For 全不靠/七星不靠: the 组合龙 whose tiles hold all numbered tiles, or None."""
+    if sum(counts) != 14 or any(n > 1 for n in counts):
+        return None
+    numbered = [i for i in range(27) if counts[i]]
+    if not 7 <= len(numbered) <= 9:
+        return None
+    for seq in KNITTED:
+        if all(i in seq for i in numbered):
+            return seq
+    return None
+
+
+def knitted_in(counts: list[int]) -> tuple[int, ...] | None:
+    """The first 组合龙 whose nine tiles all appear in ``counts``, or None."""
+    for seq in KNITTED:
+        if all(counts[i] for i in seq):
+            return seq
+    return None
+
+
+def readings(counts: list[int], melds: tuple[Set, ...]) -> list[Reading]:
+    """All readings of a complete hand: standing ``counts`` (win tile included) + ``melds``.
+
+    Special forms come first. A 组合龙 form is read as in the reference rulebook: when it
+    exists, the basic form is not tried (a hand cannot be both).
+    """
+    out: list[Reading] = []
+    n_melds = len(melds)
+    if n_melds <= 1:
+        seq = knitted_in(counts)
+        if seq is not None:
+            rest = list(counts)
+            for i in seq:
+                rest[i] -= 1
+            for r in basic_readings(rest):
+                sets = melds + tuple((k, t, True) for k, t in r)
+                if len(sets) == 2:
+                    out.append(Reading("knitted", sets, seq))
+            if out:
+                return out
+    if n_melds == 0:
+        if is_seven_pairs(counts):
+            pairs: list[Set] = []
+            for i, n in enumerate(counts):
+                pairs.extend([(PAIR, i, True)] * (n // 2))
+            out.append(Reading("seven_pairs", tuple(pairs)))
+        elif is_thirteen_orphans(counts):
+            return [Reading("thirteen_orphans", ())]
+        else:
+            hk = honors_knitted(counts)
+            if hk is not None:
+                return [Reading("honors_knitted", (), hk)]
+    for r in basic_readings(counts):
+        if len(r) + n_melds == 5:
+            out.append(Reading("basic", melds + tuple((k, t, True) for k, t in r)))
+    return out

@@ -1,0 +1,112 @@
+"""Chinese Official mahjong (MCR, 国标): 81 fans, four rule versions, 8-fan minimum.
+
+>>> RULE_SET.score(parse_hand("19m19s19pESWNCFPP"), WinContext(), RULE_SET.resolve_settings()).total
+88
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.hand import Hand
+from scoring.mcr import engine
+from scoring.mcr.versions import DEFAULT_VERSION, VERSIONS
+from scoring.notation import format_hand, parse_hand
+from scoring.rulesets.base import (
+    RuleSet,
+    Score,
+    Setting,
+    Settlement,
+    Waits,
+    WaitTile,
+    WinContext,
+)
+
+__all__ = ["RULE_SET", "McrRuleSet", "parse_hand"]
+
+
+class McrRuleSet(RuleSet):
+    """MCR (国标麻将) with the version presets of seed 003."""
+
+    name = "mcr"
+    title = "Chinese Official (MCR, 国标)"
+    hand_size = engine.HAND_SIZE
+
+    def settings(self) -> Mapping[str, Setting]:
+        return {
+            "version": Setting(
+                "version",
+                DEFAULT_VERSION,
+                "rule version preset: "
+                + ", ".join(f"{v.name} ({v.title})" for v in VERSIONS.values()),
+                tuple(VERSIONS),
+            ),
+            "min_fan": Setting(
+                "min_fan", engine.MIN_FAN, "fan needed before flowers for a legal win (起和番)"
+            ),
+            "base_points": Setting(
+                "base_points", 8, "points each losing player pays on top of the total (底分)"
+            ),
+        }
+
+    def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
+        version = str(settings["version"])
+        min_fan = int(settings["min_fan"])
+        result = engine.score_hand(hand, context, version, min_fan)
+        settlement = engine.settle(
+            result.total, result.legal, context, int(settings["base_points"]), result.base,
+            min_fan,
+        )
+        return Score(self.name, version, result.total, result.legal, result.fans, settlement)
+
+    def settle(
+        self,
+        hand: Hand,
+        total: int,
+        legal: bool,
+        context: WinContext,
+        settings: Mapping[str, Any],
+    ) -> Settlement:
+        flowers = context.flower_count(hand)
+        return engine.settle(
+            total, legal, context, int(settings["base_points"]), total - flowers,
+            int(settings["min_fan"]),
+        )
+
+    def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
+        version = str(settings["version"])
+        min_fan = int(settings["min_fan"])
+        s, waits, results = engine.wait_analysis(hand, context, version, min_fan)
+        full: list[WaitTile] = []
+        for w, (on_discard, on_draw) in zip(waits, results, strict=True):
+            full.append(
+                WaitTile(
+                    w.tile,
+                    w.remaining,
+                    self._as_score(on_discard, version, context, settings),
+                    self._as_score(on_draw, version, context, settings, self_drawn=True),
+                )
+            )
+        return Waits(self.name, version, format_hand(hand), s, tuple(full))
+
+    def _as_score(
+        self,
+        result: engine.McrResult | None,
+        version: str,
+        context: WinContext,
+        settings: Mapping[str, Any],
+        self_drawn: bool = False,
+    ) -> Score | None:
+        if result is None:
+            return None
+        ctx = WinContext(self_drawn=self_drawn, seat_wind=context.seat_wind,
+                         prevalent_wind=context.prevalent_wind)  # fmt: skip
+        settlement = engine.settle(
+            result.total, result.legal, ctx, int(settings["base_points"]), result.base,
+            int(settings["min_fan"]),
+        )
+        return Score(self.name, version, result.total, result.legal, result.fans, settlement)
+
+
+RULE_SET = McrRuleSet()
