@@ -1,0 +1,108 @@
+"""`tilecam watch`: a video file written here with cv2.VideoWriter is sampled, JPEG-encoded
+and posted to a running test server; the hand it shows is recorded once."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import uvicorn
+from test_tables_helpers import client_for, database_url, make_app, new_event
+
+import scoring
+from tilecam.cli import main
+from tilecam.commands.watch import sample_frames
+
+HAND = "123m456m789m123p456p55s"
+
+
+def write_video(path: Path, levels: list[int], fps: int = 10) -> None:
+    """One second of video per grey level (64×48 px, MJPG)."""
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (64, 48))
+    assert out.isOpened()
+    for level in levels:
+        for _ in range(fps):
+            out.write(np.full((48, 64, 3), level, np.uint8))
+    out.release()
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_sampling_a_file_by_video_time(tmp_path: Path) -> None:
+    video = tmp_path / "v.avi"
+    write_video(video, [60, 120, 180])
+    cap = cv2.VideoCapture(str(video))
+    frames = list(sample_frames(cap, 0.5, live=False))
+    cap.release()
+    assert len(frames) == 6
+    assert [round(float(f.mean()) / 60) * 60 for f in frames] == [60, 60, 120, 120, 180, 180]
+
+
+def test_watch_posts_a_video_and_the_hand_is_recorded_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    video = tmp_path / "table.avi"
+    write_video(video, [0, 120, 120, 120])
+    app, cam = make_app(database_url("sqlite", tmp_path), tmp_path / "data")
+    cam.show(120, HAND)
+    for client in client_for(app):
+        _, [(table, key)] = new_event(client, rules="xiamen", tables=1)
+        port = _port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="off"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        try:
+            code = main(["watch", "--table", str(table), "--key", key, "--source", str(video),
+                         "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+        assert code == 0
+        out = capsys.readouterr().out
+        assert '"frames_posted": 8' in out and '"hands_recorded": 1' in out
+        hands = client.get(f"/v1/tables/{table}/hands",
+                           headers={"Authorization": f"Bearer {key}"}).json()["hands"]
+        assert [h["hand"] for h in hands] == [scoring.format_hand(scoring.parse_hand(HAND))]
+        assert hands[0]["source"] == "camera"
+
+
+def test_watch_names_a_source_it_cannot_open(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["watch", "--table", "1", "--key", "k", "--source", str(tmp_path / "no.mp4")])
+    assert code == 2
+    assert "cannot open video source" in capsys.readouterr().err
+
+
+def test_watch_stops_on_a_refused_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    video = tmp_path / "t.avi"
+    write_video(video, [120])
+    app, _ = make_app(database_url("sqlite", tmp_path), tmp_path / "data")
+    for client in client_for(app):
+        _, [(table, _key)] = new_event(client, rules="xiamen", tables=1)
+        port = _port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="off"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.05)
+        try:
+            code = main(["watch", "--table", str(table), "--key", "tc_wrong", "--source",
+                         str(video), "--server", f"http://127.0.0.1:{port}"])
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+        assert code == 2
+        assert "refused" in capsys.readouterr().err
