@@ -134,6 +134,7 @@ class Xiamen(RuleSet):
             "bonus_per_payer": bonus_each,
             "kill_three": kill,
             "reading": [s.to_dict() for s in reading],
+            "reading_text": [set_text(s, GOLD) for s in reading],
         }
         return Score(
             rules=self.name,
