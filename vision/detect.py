@@ -41,7 +41,7 @@ from vision import postprocess as pp
 from vision.backends import Backend, open_backend
 from vision.classes import CLASSES
 from vision.detections import ROTATIONS, Detections
-from vision.imageio import ImageSource, load_image
+from vision.imageio import ImageSource, load_image_reduced
 from vision.preprocess import crop_batch, prepare_input
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
@@ -185,6 +185,8 @@ class Detector:
         if self.manifest.get("version"):
             self.name += f"@{self.manifest['version']}"
         self._det_map = self._class_map(self.spec.names)
+        # decode big JPEGs no smaller than the detector input (2× when crops are classified)
+        self._min_long_side = self.spec.imgsz * (2 if self.classifier_spec else 1)
         self._cls_ids = (
             np.array([CLASSES.index(n) for n in self.classifier_spec.names], np.int64)
             if self.classifier_spec
@@ -215,9 +217,14 @@ class Detector:
         return self.detect(image)
 
     def detect(self, image: ImageSource) -> Detections:
-        """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`)."""
+        """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`).
+
+        A large JPEG is decoded at a reduced scale that still covers the detector input
+        (see :func:`vision.imageio.load_image_reduced`); boxes are always in pixels of
+        the full-resolution image, whose ``(width, height)`` is ``image_size``.
+        """
         t0 = time.perf_counter()
-        img = load_image(image)
+        img, size = load_image_reduced(image, min_long_side=self._min_long_side)
         t1 = time.perf_counter()
         tensor, lb = prepare_input(
             img,
@@ -237,7 +244,6 @@ class Detector:
         boxes, scores = pp.decode_yolo(raw, self.conf)
         keep = pp.nms(boxes, scores.max(axis=1), self.iou, self.max_det)
         boxes, scores = lb.to_original(boxes[keep]), scores[keep]
-        size = (img.shape[1], img.shape[0])
         if not len(boxes):
             return self._finish(Detections.empty(size, self.topk), t0, t1, t2, t3, 0)
         score = scores.max(axis=1)
@@ -253,6 +259,10 @@ class Detector:
             probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
         t5 = time.perf_counter()
+        if size != (img.shape[1], img.shape[0]):  # decoded reduced: back to full pixels
+            boxes = boxes * np.array(
+                [size[0] / img.shape[1], size[1] / img.shape[0]] * 2, np.float32
+            )
         ids, top_probs = pp.top_k(probs, self.topk)
         confidence = score * (top_probs[:, 0] if self.classifier is not None else 1.0)
         det = Detections(
@@ -306,4 +316,3 @@ def load_detector(model_dir: str | Path | None = None, **options: Any) -> Detect
 def detect(image: ImageSource, *, detector: Detector | None = None) -> Detections:
     """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``."""
     return (detector or load_detector()).detect(image)
-

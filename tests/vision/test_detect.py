@@ -141,3 +141,16 @@ def test_vision_detect_is_callable_however_it_was_imported(tmp_path: Path) -> No
     assert len(vision.detect(img, detector=det)) == 2
     assert len(module.detect(img, detector=det)) == 2
     assert callable(vision.load_detector)
+
+
+def test_big_jpeg_is_decoded_reduced_but_boxes_are_full_size(tmp_path: Path) -> None:
+    import cv2
+
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=FakeBackend(_yolo(ROWS)))
+    frame = np.full((1920, 2560, 3), 80, np.uint8)
+    jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
+    from_array = det.detect(frame)
+    from_jpeg = det.detect(jpeg)  # decoded at 1/4: 640×480
+    assert from_jpeg.image_size == from_array.image_size == (2560, 1920)
+    assert np.allclose(from_jpeg.boxes, from_array.boxes, atol=0.5)
+    assert from_array.boxes[0].tolist() == pytest.approx([400, 400, 520, 560])

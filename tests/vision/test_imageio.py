@@ -11,7 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.imageio import ImageError, image_size_from_header, load_image, sniff_format
+from vision.imageio import (
+    ImageError,
+    image_size_from_header,
+    load_image,
+    load_image_reduced,
+    sniff_format,
+)
 
 
 def _picture(h: int = 20, w: int = 40) -> np.ndarray:
@@ -204,3 +210,30 @@ def test_bad_array_shapes_and_types() -> None:
 
 def test_image_error_is_a_value_error() -> None:
     assert issubclass(ImageError, ValueError)
+
+
+def test_reduced_jpeg_decode_keeps_long_side_and_reports_full_size() -> None:
+    big = cv2.resize(_picture(), (2000, 1000), interpolation=cv2.INTER_NEAREST)
+    data = _encode(".jpg", big)
+    img, full = load_image_reduced(data, min_long_side=400)  # 1/4: 500 ≥ 400 > 250
+    assert img.shape == (250, 500, 3) and full == (2000, 1000)
+    img, full = load_image_reduced(_with_exif_orientation(data, 6), min_long_side=400)
+    assert img.shape == (500, 250, 3) and full == (1000, 2000)
+    assert img[0, 125, 2] > 200  # the red half is on top after the EXIF turn
+    img, full = load_image_reduced(data, min_long_side=1500)  # no reduction possible
+    assert img.shape == (1000, 2000, 3) and full == (2000, 1000)
+
+
+def test_reduced_decode_of_png_and_array_is_full_size() -> None:
+    img, full = load_image_reduced(_encode(".png", _picture(200, 400)), min_long_side=50)
+    assert img.shape == (200, 400, 3) and full == (400, 200)
+    img, full = load_image_reduced(np.zeros((30, 60), np.uint8), min_long_side=10)
+    assert img.shape == (30, 60, 3) and full == (60, 30)
+
+
+def test_reduced_decode_still_refuses_bad_input() -> None:
+    with pytest.raises(ImageError, match="too large"):
+        load_image_reduced(_png_bomb(), min_long_side=640)
+    data = _encode(".jpg", np.random.default_rng(1).integers(0, 255, (64, 64, 3), np.uint8))
+    with pytest.raises(ImageError, match="truncated JPEG"):
+        load_image_reduced(data[: len(data) // 2], min_long_side=8)
