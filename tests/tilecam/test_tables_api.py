@@ -235,7 +235,7 @@ def test_wrong_win_and_false_win_penalties(setup) -> None:
 def test_illegal_win_below_8_fan_is_pending_for_the_referee(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client)
-    weak = "[123m,1]456p789s234s55m"  # chows and a pair, melded: under 8 fan
+    weak = "[234m,1]456p678s234s99m"  # 平和, 喜相逢, 单钓将: 4 fan, under 8
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                     json={"hand": weak, "winner": "E", "discarder": "S"})
     assert r.status_code == 201, r.text
