@@ -60,8 +60,9 @@ ROLES = (STANDING, MELD, FLOWER, WINNING, IGNORED)
 class LayoutParams:
     """Tunable thresholds (lengths in tile widths, i.e. the short side of a tile)."""
 
-    #: a gap wider than this splits a row into groups (melds, winning tile)
-    group_gap: float = 0.4
+    #: a gap this much wider than the row's usual gap between touching tiles (its
+    #: median, within -0.3..0.2) splits the row (melds, the winning tile set apart)
+    group_gap: float = 0.3
     #: tiles further apart than this along a row belong to different rows
     row_link_gap: float = 3.0
     #: share of the smaller tile's height two tiles of one row overlap across it
@@ -73,6 +74,8 @@ class LayoutParams:
     cost_odd_standing: float = 3.0
     cost_no_gap: float = 2.0
     cost_bad_codes: float = 2.0
+    #: four tiles with one sideways that are not one kind (more likely a set + a tile)
+    cost_bad_kong: float = 3.5
     cost_inner_gap: float = 3.0
 
 
@@ -227,15 +230,16 @@ class _Item:
 
 
 def _chunk_cost(
-    items: list[_Item], gaps_before: list[float], params: LayoutParams
+    items: list[_Item], gaps_before: list[bool], params: LayoutParams
 ) -> tuple[float, MeldLayout] | None:
     """Cost and layout of reading ``items`` (3 or 4 tiles, in reading order) as one meld;
-    ``gaps_before`` are the gaps inside the chunk (len(items) - 1). None if impossible."""
+    ``gaps_before`` says which gaps inside the chunk (len(items) - 1) are wide. None if
+    impossible."""
     n = len(items)
     side = [k for k, it in enumerate(items) if it.sideways]
     backs = [k for k, it in enumerate(items) if it.back]
     stacked = [k for k, it in enumerate(items) if it.stacked is not None]
-    cost = params.cost_inner_gap * sum(g > params.group_gap for g in gaps_before)
+    cost = params.cost_inner_gap * sum(gaps_before)
     dets = tuple(it.det for it in items)
     codes = [it.code for it in items]
     if backs:
@@ -264,8 +268,8 @@ def _chunk_cost(
         if len(side) == 1:
             pos = side[0]
             src = (1, 2, 2, 3)[pos]
-            if len(set(codes)) != 1:
-                cost += params.cost_bad_codes
+            # four of a kind explain more tiles than a pung and a standing copy beside it
+            cost += params.cost_bad_kong if len(set(codes)) != 1 else -0.5
             return cost, MeldLayout(dets, pos, src)
         if len(side) == 2 and side[1] == side[0] + 1:
             # added kong with the added tile lying beside the claimed one
@@ -302,7 +306,8 @@ def _parse_row(
     # state (position, whether the last thing placed was a meld): cost and back-pointer
     best = {(0, False): 0.0}
     back: dict[tuple[int, bool], tuple[tuple[int, bool], MeldLayout | None]] = {}
-    big = [g > params.group_gap for g in gaps]
+    usual = min(0.2, max(-0.3, float(np.median(gaps)))) if gaps else 0.0
+    big = [g > usual + params.group_gap for g in gaps]
 
     def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool],
               meld: MeldLayout | None) -> None:
@@ -327,7 +332,7 @@ def _parse_row(
                 j = i + size
                 if j > n:
                     continue
-                res = _chunk_cost(items[i:j], gaps[i : j - 1], params)
+                res = _chunk_cost(items[i:j], big[i : j - 1], params)
                 if res is None:
                     continue
                 cost, meld = res
@@ -462,7 +467,7 @@ def _winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
     main_runs = [run for row_no, run in runs if row_no == main_row]
     singles_elsewhere = [run for row_no, run in runs if row_no != main_row and len(run) == 1]
     if len(main_runs) >= 2:
-        if len(main_runs[-1]) == 1 and len(main_runs[0]) > 1:
+        if len(main_runs[-1]) == 1:
             return main_runs[-1][0]
         if len(main_runs[0]) == 1 and len(main_runs[-1]) > 1 and len(main_runs) == 2:
             return main_runs[0][0]

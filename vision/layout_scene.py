@@ -154,17 +154,23 @@ class SceneBuilder:
         confidence: float = 0.98,
         seed: int = 0,
         row_spacing: float = 2.0,
+        perspective: float = 0.0,
         origin: tuple[float, float] = (200.0, 200.0),
     ) -> Detections:
         """Axis-aligned boxes of the scene. ``turn``: the whole scene turned clockwise by
         0/90/180/270; ``tilt_deg``: a further clockwise tilt; ``jitter``: noise on
         centres and sides, in tile widths (standard deviation); ``row_spacing``: distance
-        between rows in tile heights."""
+        between rows in tile heights; ``perspective``: how much smaller things at the
+        top of the picture look than at its bottom, per picture size (0.3 = 30% over
+        a distance equal to the picture's larger side), applied to tile corners."""
         if self._cur:
             self.row()
         rng = np.random.default_rng(seed)
         w, h = self.tile_w * scale, self.tile_h * scale
         boxes, codes, rots, topk = [], [], [], []
+        ang = math.radians(turn + tilt_deg)
+        c, s = math.cos(ang), math.sin(ang)
+        rects = []  # per tile: 4 corners in the picture, before perspective
         for r, (tiles, upside) in enumerate(self._rows):
             if not tiles:
                 continue
@@ -175,23 +181,36 @@ class SceneBuilder:
                 if upside:
                     lx, ly, rot = -lx, -ly, (rot + 180) % 360
                 ly += r * row_spacing * h
-                ang = math.radians(turn + tilt_deg)
-                c, s = math.cos(ang), math.sin(ang)
-                cx, cy = c * lx - s * ly, s * lx + c * ly
-                cx += float(rng.normal(0, jitter * w)) if jitter else 0.0
-                cy += float(rng.normal(0, jitter * w)) if jitter else 0.0
+                if jitter:
+                    lx += float(rng.normal(0, jitter * w))
+                    ly += float(rng.normal(0, jitter * w))
                 tw, th = (h, w) if t.sideways else (w, h)
-                tw *= 1 + (float(rng.normal(0, jitter)) if jitter else 0.0)
-                th *= 1 + (float(rng.normal(0, jitter)) if jitter else 0.0)
-                t_ang = math.radians(tilt_deg)
-                ca, sa = abs(math.cos(t_ang)), abs(math.sin(t_ang))
-                bw, bh = tw * ca + th * sa, tw * sa + th * ca
-                if turn % 180 == 90:
-                    bw, bh = bh, bw
-                boxes.append((cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+                if jitter:
+                    tw *= 1 + float(rng.normal(0, jitter))
+                    th *= 1 + float(rng.normal(0, jitter))
+                corners = []
+                for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                    px, py = lx + dx * tw / 2, ly + dy * th / 2
+                    corners.append((c * px - s * py, s * px + c * py))
+                rects.append(corners)
                 codes.append(t.code)
                 rots.append((rot + turn) % 360)
                 topk.append(t.topk or [(t.code, confidence)])
+        if rects and perspective:
+            pts = np.asarray(rects, np.float64)  # (n, 4, 2)
+            y0, y1 = pts[..., 1].min(), pts[..., 1].max()
+            # the picture's depth span: its larger side (a camera looking down at a slant)
+            span = max(y1 - y0, pts[..., 0].max() - pts[..., 0].min(), 1.0)
+            # depth grows towards the top of the picture: far tiles look smaller
+            depth = 1.0 + perspective * (y1 - pts[..., 1]) / span
+            xm = (pts[..., 0].min() + pts[..., 0].max()) / 2
+            pts[..., 0] = xm + (pts[..., 0] - xm) / depth
+            pts[..., 1] = y1 - (y1 - pts[..., 1]) / depth
+            rects = pts.tolist()
+        for corners in rects:
+            xs = [p[0] for p in corners]
+            ys = [p[1] for p in corners]
+            boxes.append((min(xs), min(ys), max(xs), max(ys)))
         arr = np.asarray(boxes, np.float64).reshape(-1, 4)
         if len(arr):
             arr[:, [0, 2]] += origin[0] - arr[:, 0].min()
@@ -209,3 +228,133 @@ class SceneBuilder:
             topk,
             image_size=size,
         )
+
+
+@dataclass(frozen=True)
+class RandomScene:
+    """A random hand laid out as players do, with the hand it shows.
+
+    ``hand``: RULES.md notation (melds, standing tiles, the winning tile last when
+    ``winning_apart``, flowers); ``hidden_kinds``: kinds of kongs shown all face down;
+    ``render``: keyword arguments for :meth:`SceneBuilder.detections`."""
+
+    builder: SceneBuilder
+    hand: str
+    winning_apart: bool
+    hidden_kinds: tuple[str, ...]
+    render: dict[str, float]
+
+    def detections(self) -> Detections:
+        return self.builder.detections(**self.render)  # type: ignore[arg-type]
+
+
+def _kind_text(codes: Sequence[str]) -> str:
+    """Codes written one after another (``['1m', 'E']`` → ``'1mE'``); split_codes reads it."""
+    return "".join(codes)
+
+
+def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
+    """A random hand (copy counts respected; the shape need not be a win) laid out with
+    random melds of every kind and claim source, face-down kongs, flowers, a winning tile
+    set apart or not, melds beside or in front of the standing row, seen from either side
+    of the table, turned, tilted, in perspective and jittered."""
+    from vision.classes import BONUS, KINDS
+
+    wall = [k for k in KINDS for _ in range(4)]
+    rng.shuffle(wall)  # type: ignore[arg-type]
+
+    def take(code: str, n: int) -> bool:
+        if wall.count(code) < n:
+            return False
+        for _ in range(n):
+            wall.remove(code)
+        return True
+
+    melds_text: list[str] = []
+    actions: list[tuple[str, dict[str, object]]] = []
+    hidden: list[str] = []
+    n_melds = int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.3, 0.2, 0.12, 0.08]))
+    for _ in range(n_melds):
+        kind = str(rng.choice(["chow", "pung", "kong", "added", "concealed"],
+                              p=[0.35, 0.3, 0.12, 0.1, 0.13]))
+        if kind == "chow":
+            suit = str(rng.choice(list("mps")))
+            start = int(rng.integers(1, 8))
+            codes = [f"{start + k}{suit}" for k in range(3)]
+            if not all(take(c, 1) for c in codes):
+                continue
+            side = int(rng.integers(0, 3))
+            text = f"{start}{start + 1}{start + 2}{suit}"
+            melds_text.append(f"[{text},{side + 1}]")
+            actions.append(("meld", {"tiles": text, "sideways": side}))
+            continue
+        code = str(rng.choice(list(KINDS)))
+        size = 3 if kind == "pung" else 4
+        if not take(code, size):
+            continue
+        body = code * size if len(code) == 1 else code[0] * size + code[1]
+        if kind == "pung":
+            side = int(rng.integers(0, 3))
+            melds_text.append(f"[{body},{side + 1}]")
+            actions.append(("meld", {"tiles": body, "sideways": side}))
+        elif kind == "kong":
+            side = int(rng.integers(0, 4))
+            melds_text.append(f"[{body},{(1, 2, 2, 3)[side]}]")
+            actions.append(("meld", {"tiles": body, "sideways": side}))
+        elif kind == "added":
+            side = int(rng.integers(0, 3))
+            beside = bool(rng.random() < 0.3)
+            three = body[:-2] + body[-1] if len(code) == 2 else code * 3
+            melds_text.append(f"[{body},{side + 5}]")
+            actions.append(("meld", {"tiles": three, "sideways": side,
+                                     "added": ("beside:" if beside else "") + code}))
+        else:
+            all_down = bool(rng.random() < 0.3)
+            if all_down:
+                hidden.append(code)
+            melds_text.append(f"[{body}]")
+            actions.append(("kong", {"tile": code, "all_down": all_down}))
+    n_standing = hand_size - 3 * len(melds_text)
+    standing = [wall.pop() for _ in range(n_standing)]
+    apart = bool(rng.random() < 0.85)
+    body = sorted(standing[:-1], key=KINDS.index) if apart else list(standing)
+    if apart:
+        body.append(standing[-1])
+    flowers = sorted(rng.choice(list(BONUS), size=int(rng.choice([0, 0, 1, 2, 3])),
+                                replace=False).tolist(), key=BONUS.index)
+    b = SceneBuilder(sideways_rotation=int(rng.choice([90, 270])),
+                     gap=float(rng.uniform(0.5, 1.2)))
+    upside = bool(rng.random() < 0.3)
+    melds_in_front = bool(rng.random() < 0.4) and bool(actions)
+    flowers_row = bool(rng.random() < 0.5) and bool(flowers)
+    b.standing(_kind_text(body[:-1] if apart else body))
+
+    def lay_melds() -> None:
+        for what, kw in actions:
+            if what == "meld":
+                b.meld(**kw)  # type: ignore[arg-type]
+            else:
+                b.concealed_kong(**kw)  # type: ignore[arg-type]
+
+    if apart:
+        b.win(body[-1])
+    if not melds_in_front:
+        lay_melds()
+    if flowers and not flowers_row:
+        b.flowers("".join(flowers))
+    b.row(upside_down=upside)
+    if melds_in_front:
+        lay_melds()
+        b.row(upside_down=upside)
+    if flowers_row:
+        b.flowers("".join(flowers)).row(upside_down=upside)
+    render = {
+        "turn": int(rng.choice([0, 90, 180, 270])),
+        "tilt_deg": float(rng.uniform(-20, 20)),
+        "jitter": float(rng.uniform(0, 0.04)),
+        "perspective": float(rng.uniform(0, 0.3)),
+        "scale": float(rng.uniform(0.5, 2.0)),
+        "seed": int(rng.integers(0, 2**31)),
+    }
+    hand = "".join(melds_text) + _kind_text(body) + _kind_text(flowers)
+    return RandomScene(b, hand, apart, tuple(hidden), render)

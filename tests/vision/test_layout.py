@@ -203,3 +203,33 @@ def test_empty_and_flowers_only() -> None:
     d = SceneBuilder().flowers("1f2f").detections()
     lay = analyze(d)
     assert lay.flowers == (0, 1) and lay.tile_count == 0
+
+
+def test_random_scenes_read_exactly() -> None:
+    """Random hands with every meld kind and claim source, face-down kongs, flowers, the
+    winning tile apart or not, seen from either side, turned, tilted (±20°), in
+    perspective and jittered: at least 97% read exactly (measured 99-100%)."""
+    import numpy as np
+
+    from vision.layout_scene import random_scene
+
+    rng = np.random.default_rng(2026)
+    n, exact = 200, 0
+    for _ in range(n):
+        scene = random_scene(rng)
+        d = scene.detections()
+        lay = analyze(d)
+        expected = parse_hand(scene.hand)
+        if (lay.winning is not None) != scene.winning_apart:
+            continue
+        try:
+            got = lay.hand(d.codes, scene.hidden_kinds)
+        except ValueError:
+            continue
+        if scene.winning_apart:
+            exact += canon(got) == canon(expected)
+        else:
+            exact += canon(got)[0] == canon(expected)[0] and sorted(got.standing) == sorted(
+                expected.standing
+            )
+    assert exact / n >= 0.97
