@@ -211,6 +211,7 @@ function showError(message) {
 }
 
 function clearResult() {
+  $("head-total").hidden = true;
   $("error").hidden = true;
   $("result").hidden = true;
   $("waits").hidden = true;
@@ -232,6 +233,10 @@ function renderScore(score) {
       + (s.note ? ` — ${s.note}` : "")
     : "";
   $("result").hidden = false;
+  const head = $("head-total");
+  head.textContent = `${score.total} fan`;
+  head.className = `head-total${score.legal ? "" : " bad"}`;
+  head.hidden = false;
 }
 
 function renderWaits(w) {

@@ -7,9 +7,10 @@ JSON objects, ``win`` and ``hidden_kongs``), or as a raw ``image/*`` body with t
 options in the query string.
 
 The answer is ``Recognition.to_dict()`` (the JSON of ``tilecam recognize --json``) plus
-``image_size`` and, per tile, the detector's ``topk`` alternatives; with ``?annotate=1`` also ``annotated_jpeg``, a ``data:image/jpeg;base64``
-URL of the photo drawn by :func:`vision.render.render` (tiles by role, melds, the
-winning tile, corrections, and a panel with the fans).
+``image_size`` and, per tile, the detector's ``topk`` alternatives; with ``?annotate=1``
+also ``annotated_jpeg``, a ``data:image/jpeg;base64`` URL of the photo drawn by
+:func:`vision.render.render` (tiles by role, melds, the winning tile, corrections, and a
+panel with the fans).
 
 Decoding, detection, layout and scoring run in the recognition pool
 (:class:`tilecam.api.deps.RecognitionLimiter`): bounded concurrency, 503 when busy.
@@ -88,6 +89,22 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
     return ctx
 
 
+def check_context(opts: RecognizeOptions) -> None:
+    """Refuse an unknown rule set, version, setting or rule-specific field up front (400),
+    so that a bad request is not answered as an "unscorable" photo."""
+    try:
+        rule_set = scoring.get_rule_set(opts.rules)
+        given = dict(opts.settings or {})
+        if opts.version is not None:
+            if "version" not in rule_set.settings():
+                raise scoring.HandError(f"rules {opts.rules!r} have no versions")
+            given["version"] = opts.version
+        rule_set.resolve_settings(given)
+        rule_set.resolve_context(opts.rule_context)
+    except scoring.HandError as exc:
+        raise ApiError(400, "invalid_context", str(exc)) from None
+
+
 def annotated_jpeg(image: Any, recognition: Any) -> str:
     """The photo drawn by :func:`vision.render.render` (tiles by role, melds, winning
     tile, corrections, fan panel), as a JPEG data URL at most ``ANNOTATE_MAX_SIDE`` wide."""
@@ -118,6 +135,7 @@ async def recognize(
     upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
     fields = {**dict(request.query_params), **upload.fields}
     opts = parse_options(fields)
+    check_context(opts)
     context = recognition_context(opts)
 
     def work() -> dict[str, Any]:

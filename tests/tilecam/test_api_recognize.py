@@ -1,0 +1,172 @@
+"""``POST /v1/recognize``: a photo → tiles, hand, melds, score — through the HTTP layer.
+
+The fast tests use a fake detector (dependency override) that "finds" a laid-out hand,
+so they check the service: form/query context fields, the JSON shape, annotation, and
+that the score is exactly the scorer's. One test runs the shipped model on a synthetic
+image (skipped with the reason when no model is in ``models/``).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+import scoring
+from tilecam.api.deps import get_detector
+from tilecam.app import create_app
+from tilecam.settings import REPO_ROOT, Settings
+from vision.detections import Detections
+
+HAND = "[EEE,2]123m456p789sNN"
+
+
+class SceneDetector:
+    """Finds a winning hand laid out as at the table (a claimed pung of E with its middle
+    tile sideways, the winning N set apart), scaled to the photo."""
+
+    calls = 0
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        from vision.layout_scene import SceneBuilder
+
+        SceneDetector.calls += 1
+        d = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).standing("N")
+        d = d.win("N").detections()
+        w0, h0 = d.image_size or (1, 1)
+        h, w = image.shape[:2]
+        scale = np.array([w / w0, h / h0, w / w0, h / h0], np.float32)
+        return Detections(
+            boxes=(d.boxes * scale).astype(np.float32), class_ids=d.class_ids,
+            confidences=d.confidences, rotations=d.rotations, topk_ids=d.topk_ids,
+            topk_probs=d.topk_probs, image_size=(w, h),
+        )
+
+
+def jpeg(width: int = 640, height: int = 480) -> bytes:
+    img = np.full((height, width, 3), (40, 110, 40), np.uint8)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    return buf.tobytes()
+
+
+@pytest.fixture()
+def client() -> Iterator[TestClient]:
+    app = create_app(Settings(load_model=False))
+    app.dependency_overrides[get_detector] = SceneDetector
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+def post(client: TestClient, data: dict[str, str] | None = None, query: str = ""):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/v1/recognize" + query, files={"image": ("hand.jpg", jpeg(), "image/jpeg")}, data=data
+    )
+
+
+def test_recognize_reads_and_scores_the_hand_like_the_scorer(client: TestClient) -> None:
+    r = post(client, {"self_drawn": "true", "seat_wind": "S"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["hand"] == HAND
+    assert body["image"] == "hand.jpg" and body["image_size"] == [640, 480]
+    assert len(body["tiles"]) == 14
+    roles = [t["role"] for t in body["tiles"]]
+    assert roles.count("meld") == 3 and roles.count("winning") == 1
+    assert body["melds"][0]["kind"] == "pung" and body["melds"][0]["claimed_from"] == 2
+    want = scoring.score(HAND, self_drawn=True, seat_wind="S").to_dict()
+    assert body["score"] == want
+    assert "annotated_jpeg" not in body
+
+
+def test_recognize_context_changes_the_score(client: TestClient) -> None:
+    discard = post(client).json()["score"]
+    assert discard == scoring.score(HAND).to_dict()
+    prevalent = post(client, {"prevalent_wind": "E"}).json()["score"]
+    north = post(client, {"prevalent_wind": "N"}).json()["score"]
+    assert prevalent["total"] != north["total"]  # 圈风刻 of E only when E is prevalent
+
+
+def test_raw_body_with_query_context(client: TestClient) -> None:
+    r = client.post(
+        "/v1/recognize?self_drawn=1&seat_wind=W",
+        content=jpeg(),
+        headers={"content-type": "image/jpeg"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["score"] == scoring.score(HAND, self_drawn=True, seat_wind="W").to_dict()
+
+
+def test_annotate_adds_a_decodable_jpeg(client: TestClient) -> None:
+    r = post(client, query="?annotate=1")
+    assert r.status_code == 200, r.text
+    url = r.json()["annotated_jpeg"]
+    assert url.startswith("data:image/jpeg;base64,")
+    img = cv2.imdecode(np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8), 1)
+    assert img.shape[1] == 640 and img.shape[0] >= 480  # the fan panel goes below
+
+
+@pytest.mark.parametrize(
+    ("fields", "status", "code", "word"),
+    [
+        ({"seat_wind": "X"}, 422, "invalid_request", "seat_wind"),
+        ({"self_drawn": "maybe"}, 422, "invalid_request", "self_drawn"),
+        ({"selfdrawn": "true"}, 422, "invalid_request", "selfdrawn"),
+        ({"settings": "[1, 2]"}, 422, "invalid_request", "settings"),
+        ({"settings": "{bad json"}, 422, "invalid_request", "settings"),
+        ({"rules": "poker"}, 400, "invalid_context", "poker"),
+        ({"version": "1850"}, 400, "invalid_context", "1850"),
+        ({"rule_context": '{"rules": "mcr"}'}, 400, "invalid_context", "rules"),
+    ],
+)
+def test_bad_context_fields_are_4xx_naming_the_field(
+    client: TestClient, fields: dict[str, str], status: int, code: str, word: str
+) -> None:
+    r = post(client, fields)
+    assert r.status_code == status, r.text
+    err = r.json()["error"]
+    assert err["code"] == code and word in err["message"], err
+
+
+def test_recognize_without_a_model_is_503() -> None:
+    with TestClient(create_app(Settings(load_model=False))) as c:
+        r = post(c)
+    assert r.status_code == 503
+    assert r.json()["error"]["code"] == "not_ready"
+
+
+MODEL_DIR = REPO_ROOT / "models"
+
+
+@pytest.mark.skipif(
+    not (MODEL_DIR / "manifest.json").is_file(),
+    reason="no shipped model yet: models/manifest.json is missing",
+)
+def test_real_model_recognizes_a_synthetic_image() -> None:
+    """The shipped detector, loaded by the app at startup, on a synthetic tile image."""
+    img = np.full((960, 1280, 3), (40, 110, 40), np.uint8)
+    for k in range(14):  # 14 blank tile faces in a row: shapes a detector may or may not read
+        x = 200 + k * 62
+        cv2.rectangle(img, (x, 400), (x + 58, 480), (235, 235, 225), -1)
+        font = cv2.FONT_HERSHEY_SIMPLEX
+        cv2.putText(img, str(k % 9 + 1), (x + 15, 455), font, 1.2, (0, 0, 180), 3)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    with TestClient(create_app(Settings(model_dir=MODEL_DIR))) as c:
+        ready = c.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        r = c.post("/v1/recognize", files={"image": ("s.jpg", buf.tobytes(), "image/jpeg")})
+        d = c.post("/v1/detect", files={"image": ("s.jpg", buf.tobytes(), "image/jpeg")})
+    assert r.status_code == 200, r.text
+    assert d.status_code == 200, d.text
+    body = r.json()
+    assert body["image_size"] == [1280, 960]
+    assert len(body["tiles"]) == len(d.json()["tiles"])
+    assert {"score", "waits", "unscorable"} & set(body)
+    for t in body["tiles"]:
+        x1, y1, x2, y2 = t["box"]
+        assert 0 <= x1 < x2 <= 1280 and 0 <= y1 < y2 <= 960

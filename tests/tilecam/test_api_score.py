@@ -1,0 +1,196 @@
+"""``POST /v1/score``, ``POST /v1/waits`` and ``GET /v1/rules``: the scorer over HTTP.
+
+The answers must be exactly the scorer's (``Score.to_dict()``, the JSON of
+``tilecam score --json``); malformed hands, wrong JSON types and wrong content types
+are 4xx JSON errors naming the problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import scoring
+from tilecam.app import create_app
+from tilecam.settings import Settings
+
+# RULES.md: "[EEE,2][SSSS,1]WWWNN55pN self-drawn is 98 fan".
+BIG_FOUR = "[EEE,2][SSSS,1]WWWNN55pN"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(load_model=False)), raise_server_exceptions=False) as c:
+        yield c
+
+
+def error_of(r: Any, status: int) -> dict[str, str]:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert list(body) == ["error"] and set(body["error"]) == {"code", "message"}, body
+    return dict(body["error"])
+
+
+def test_score_of_the_rules_example_is_98_self_drawn(client: TestClient) -> None:
+    r = client.post("/v1/score", json={"hand": BIG_FOUR, "self_drawn": True})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["total"] == 98
+    assert body == scoring.score(BIG_FOUR, self_drawn=True).to_dict()
+    assert {"total", "legal", "rules", "version", "fans", "settlement"} <= set(body)
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        {},
+        {"self_drawn": True, "seat_wind": "S", "prevalent_wind": "W"},
+        {"last_of_kind": True},
+        {"version": "98-strict"},
+        {"flowers": 3},
+    ],
+)
+def test_score_equals_the_scorer_for_each_context(
+    client: TestClient, context: dict[str, Any]
+) -> None:
+    hand = "[123m,2]456m11p555s78s9s"
+    r = client.post("/v1/score", json={"hand": hand, **context})
+    assert r.status_code == 200, r.text
+    assert r.json() == scoring.score(hand, **context).to_dict()
+
+
+def test_structured_hand_scores_like_its_notation(client: TestClient) -> None:
+    structured = {
+        "melds": [
+            {"kind": "pung", "tiles": ["E", "E", "E"], "claimed_from": 2},
+            {"kind": "kong", "tiles": ["S"] * 4, "claimed_from": 1},
+        ],
+        "standing": ["W", "W", "W", "N", "N", "5p", "5p"],
+        "winning_tile": "N",
+        "self_drawn": True,
+    }
+    r = client.post("/v1/score", json=structured)
+    assert r.status_code == 200, r.text
+    assert r.json() == scoring.score(BIG_FOUR, self_drawn=True).to_dict()
+
+
+def test_flowers_as_codes_count_like_a_number(client: TestClient) -> None:
+    by_codes = client.post("/v1/score", json={"hand": BIG_FOUR, "flowers": ["1f", "5f"]})
+    by_count = client.post("/v1/score", json={"hand": BIG_FOUR, "flowers": 2})
+    assert by_codes.status_code == by_count.status_code == 200
+    assert by_codes.json()["total"] == by_count.json()["total"]
+
+
+def test_waits_of_a_ready_hand(client: TestClient) -> None:
+    hand = "[EEE,2][SSSS,1]WWWNN55p"
+    r = client.post("/v1/waits", json={"hand": hand})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body == scoring.waits(hand).to_dict()
+    assert body["ready"] and {w["tile"] for w in body["waits"]} == {"N", "5p"}
+
+
+def test_rules_lists_every_rule_set_with_versions_and_tiles(client: TestClient) -> None:
+    r = client.get("/v1/rules")
+    assert r.status_code == 200
+    body = r.json()
+    names = {s["name"] for s in body["rule_sets"]}
+    assert names == set(scoring.rule_sets())
+    mcr = next(s for s in body["rule_sets"] if s["name"] == "mcr")
+    assert {"98-strict", "98-supplement", "wmo-2006", "mil-2015"} <= set(mcr["versions"])
+    assert mcr["default_version"] == "mil-2015"
+    assert len(body["tiles"]["classes"]) == 43 and body["tiles"]["zh"]["C"] == "中"
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        ({"hand": "123m456x"}, "x"),
+        ({"hand": "11111m"}, "copies"),
+        ({"hand": "[123m,2]456m789m11p55s"}, ""),  # 13 tiles: not a winning hand
+        ({"hand": BIG_FOUR, "rules": "poker"}, "poker"),
+        ({"hand": BIG_FOUR, "version": "1850"}, "1850"),
+        ({"hand": BIG_FOUR, "settings": {"nope": 1}}, "nope"),
+        ({"standing": ["1m", "2m", "zz"]}, "zz"),
+        ({"standing": ["1m"], "melds": [{"kind": "chow", "tiles": ["1m", "2m", "4m"]}]}, "chow"),
+    ],
+)
+def test_malformed_hands_are_400_naming_the_problem(
+    client: TestClient, body: dict[str, Any], word: str
+) -> None:
+    err = error_of(client.post("/v1/score", json=body), 400)
+    assert err["code"] == "invalid_hand"
+    assert word in err["message"], err
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"hand": 123}, "hand"),
+        ({"hand": BIG_FOUR, "self_drawn": "often"}, "self_drawn"),
+        ({"hand": BIG_FOUR, "seat_wind": "X"}, "seat_wind"),
+        ({"hand": BIG_FOUR, "flowers": "two"}, "flowers"),
+        ({"hand": BIG_FOUR, "flowers": 9}, "flowers"),
+        ({"hand": BIG_FOUR, "selfdrawn": True}, "selfdrawn"),
+        ({"standing": "123m"}, "standing"),
+        ({"hand": BIG_FOUR, "standing": ["1m"]}, "not both"),
+        ({}, "no hand"),
+        ({"standing": ["1m"], "melds": [{"kind": "triple", "tiles": ["1m"] * 3}]}, "kind"),
+    ],
+)
+def test_wrong_json_types_are_422_naming_the_field(
+    client: TestClient, body: dict[str, Any], field: str
+) -> None:
+    err = error_of(client.post("/v1/score", json=body), 422)
+    assert err["code"] == "invalid_request"
+    assert field in err["message"], err
+
+
+def test_a_json_array_instead_of_an_object_is_422(client: TestClient) -> None:
+    err = error_of(client.post("/v1/score", json=[BIG_FOUR]), 422)
+    assert err["code"] == "invalid_request"
+
+
+def test_invalid_json_is_422_saying_so(client: TestClient) -> None:
+    r = client.post("/v1/score", content=b'{"hand": ', headers={"content-type": "application/json"})
+    err = error_of(r, 422)
+    assert "not valid JSON" in err["message"]
+
+
+@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_wrong_content_type_is_415(client: TestClient, ctype: str | None) -> None:
+    headers = {"content-type": ctype} if ctype else {}
+    r = client.post("/v1/score", content=b'{"hand": "x"}', headers=headers)
+    err = error_of(r, 415)
+    assert err["code"] == "unsupported_media_type"
+    assert "application/json" in err["message"]
+
+
+def test_unknown_path_is_404_json(client: TestClient) -> None:
+    err = error_of(client.get("/v1/nothing-here"), 404)
+    assert err["code"] == "not_found" and "/v1/nothing-here" in err["message"]
+
+
+def test_wrong_method_is_405_json(client: TestClient) -> None:
+    err = error_of(client.get("/v1/score"), 405)
+    assert err["code"] == "method_not_allowed" and "GET" in err["message"]
+
+
+def test_openapi_docs_are_served(client: TestClient) -> None:
+    assert client.get("/docs").status_code == 200
+    spec = client.get("/openapi.json").json()
+    for path in ("/v1/score", "/v1/recognize", "/v1/detect", "/v1/waits", "/v1/rules", "/readyz"):
+        assert path in spec["paths"], path
+
+
+def test_page_and_its_assets_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert 'capture="environment"' in page.text and "/static/app.js" in page.text
+    for asset in ("/static/app.js", "/static/app.css"):
+        assert client.get(asset).status_code == 200, asset
+    err = error_of(client.get("/static/nope.js"), 404)
+    assert err["code"] == "not_found"
