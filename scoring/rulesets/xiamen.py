@@ -82,6 +82,18 @@ class Xiamen(RuleSet):
     def context_fields(self) -> Mapping[str, Setting]:
         return CONTEXT
 
+    def describe(self) -> dict[str, Any]:
+        """The base description plus the game's shape: claims, wild tile, flowers, wins."""
+        return {
+            **super().describe(),
+            "tiles": 144,
+            "claims": ["chow", "pung", "kong"],
+            "flowers": True,
+            "wild": "金 gold: the indicator's kind; 白板 plays as the gold's face",
+            "winning_shape": "five sets and a pair (17 tiles, a kong counted as 3)",
+            "wins": "discard (holding no gold) or self-draw; 游金/双游/三游, 三金倒, 天听, 天和",
+        }
+
     # ------------------------------------------------------------------ scoring
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         win = _win_of(context)

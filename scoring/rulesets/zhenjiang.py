@@ -127,6 +127,18 @@ class Zhenjiang(RuleSet):
     def context_fields(self) -> Mapping[str, Setting]:
         return CONTEXT
 
+    def describe(self) -> dict[str, Any]:
+        """The base description plus the game's shape: claims, wild tile, flowers, wins."""
+        return {
+            **super().describe(),
+            "tiles": 136,
+            "claims": ["pung", "kong"],
+            "flowers": False,
+            "wild": "百搭: the next rank after the indicator (9→1, E→S→W→N→E, C→F→P→C)",
+            "winning_shape": "four sets and a pair (14 tiles, a kong counted as 3)",
+            "wins": "self-draw or discard; no double win (nearest claimant)",
+        }
+
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         _check_hand(hand, context)
         check_tile_count(hand, (self.hand_size,), "Zhenjiang")

@@ -264,3 +264,9 @@ def test_robbing_a_kong_counts_as_self_drawn() -> None:
     s = xm(PLAIN, kong=True, discarder=1)
     assert s.details["win"] == "self_drawn"
     assert amounts(s) == [(p, 16, 0) for p in ("left", "opposite", "right")]
+
+
+def test_description_states_claims_and_flowers() -> None:
+    info = scoring.get_rule_set("xiamen").describe()
+    assert info["claims"] == ["chow", "pung", "kong"]
+    assert info["flowers"] is True and info["tiles"] == 144

@@ -174,3 +174,9 @@ def test_settings_are_listed_with_seed_defaults() -> None:
         "kong_win_with_wild": 5, "kong_win_no_wild_melded": 8,
         "kong_win_no_wild_concealed": 9, "false_win": 6,
     }
+
+
+def test_description_states_claims_and_flowers() -> None:
+    info = scoring.get_rule_set("zhenjiang").describe()
+    assert info["claims"] == ["pung", "kong"]
+    assert info["flowers"] is False and info["tiles"] == 136

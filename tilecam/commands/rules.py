@@ -52,6 +52,11 @@ def run_show(args: argparse.Namespace) -> int:
         print(json.dumps(info, ensure_ascii=False, indent=2))
         return 0
     print(f"{info['name']}: {info['title']} ({info['hand_size']} tiles in a winning hand)")
+    standard = {"name", "title", "hand_size", "settings", "context"}
+    for key, value in info.items():
+        if key not in standard:
+            text = ", ".join(map(_text, value)) if isinstance(value, list) else _text(value)
+            print(f"  {key.replace('_', ' ')}: {text}")
     for heading, key, flag in (
         ("settings", "settings", "--set"),
         ("win context", "context", "--context"),
