@@ -430,6 +430,11 @@ def _settle(
         f"{zh}: each payer pays (底 + 水) {unit} × {multiplier(settings, win.kind)} chips"
         + (f" + {paid[0].bonus} bonus outside the chips" if paid and paid[0].bonus else "")
         + (" (杀三)" if kill else "")
+        + (
+            "; capped at the chips the payer has left"
+            if any(p.amount < unit * multiplier(settings, win.kind) for p in paid)
+            else ""
+        )
     )
     return Settlement("chips", tuple(paid), note), kill, (paid[0].bonus if paid else 0)
 
