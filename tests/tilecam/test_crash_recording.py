@@ -3,6 +3,7 @@ after a restart no acknowledged hand is lost or duplicated and the database is c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -26,13 +27,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def _start(data_dir: Path, port: int, workers: int = 1) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TILECAM_DATA_DIR": str(data_dir), "TILECAM_ADMIN_KEY": ADMIN,
            "TILECAM_LOAD_MODEL": "0", "TILECAM_DATABASE_URL": "",
            "TILECAM_RATE_LIMIT_PER_S": "100000", "TILECAM_RATE_LIMIT_BURST": "100000"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tilecam.cli", "serve", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "tilecam.cli", "serve", "--port", str(port), "--workers",
+         str(workers)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -43,8 +45,15 @@ def _start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
             time.sleep(0.2)
         if proc.poll() is not None:
             break
-    proc.kill()
+    _kill(proc)
     pytest.fail("the server did not start within 60 s")
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the server and any worker processes it started (its own session)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
 
 
 def _body(n: int) -> dict[str, object]:
@@ -87,8 +96,7 @@ def test_kill_9_while_recording_loses_and_duplicates_nothing(tmp_path: Path) -> 
             deadline = time.monotonic() + 60
             while len(acked) < target - 1 and time.monotonic() < deadline and poster.is_alive():
                 time.sleep(0.005)
-            proc.send_signal(signal.SIGKILL)  # kill -9 mid-stream
-            proc.wait(timeout=30)
+            _kill(proc)  # kill -9 mid-stream
             poster.join(timeout=30)
             assert len(acked) >= target - 1, f"cycle {cycle}: only {len(acked)} hands acknowledged"
             proc = _start(data_dir, port)
@@ -111,8 +119,7 @@ def test_kill_9_while_recording_loses_and_duplicates_nothing(tmp_path: Path) -> 
         _post_until_killed(url, key, len(acked) + 1, acked)
         assert acked == list(range(1, 17))
     finally:
-        proc.kill()
-        proc.wait(timeout=30)
+        _kill(proc)
     db = sqlite3.connect(data_dir / "tilecam.db")
     try:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -129,3 +136,48 @@ def test_kill_9_while_recording_loses_and_duplicates_nothing(tmp_path: Path) -> 
         assert all(sum(json.loads(s[0])) == 0 for s in sums)
     finally:
         db.close()
+
+
+def test_two_worker_processes_record_each_hand_once(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = _start(data_dir, port, workers=2)
+    try:
+        adm = {"Authorization": f"Bearer {ADMIN}"}
+        ev = httpx.post(f"{base}/v1/events", json={"name": "w", "rules": "xiamen"},
+                        headers=adm, timeout=30).json()
+        tb = httpx.post(f"{base}/v1/events/{ev['id']}/tables", headers=adm, timeout=30,
+                        json={"name": "T1", "players": ["a", "b", "c", "d"]}).json()
+        url = f"{base}/v1/tables/{tb['id']}/hands"
+        auth = {"Authorization": f"Bearer {tb['api_key']}"}
+        codes: dict[int, list[int]] = {n: [] for n in range(1, 5)}
+        auto: list[int] = []
+
+        def resend(n: int) -> None:  # several senders of the same numbered hand
+            with httpx.Client(timeout=30, headers=auth) as c:
+                codes[n].append(c.post(url, json=_body(n)).status_code)
+
+        def draw() -> None:  # hands without a number take the next place
+            with httpx.Client(timeout=30, headers=auth) as c:
+                r = c.post(url, json={"outcome": "draw"})
+                assert r.status_code == 201, r.text
+                auto.append(r.json()["number"])
+
+        for n in range(1, 5):
+            threads = [threading.Thread(target=resend, args=(n,)) for _ in range(4)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        threads = [threading.Thread(target=draw) for _ in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert all(sorted(c) == [200, 200, 200, 201] for c in codes.values()), codes
+        assert sorted(auto) == list(range(5, 13))
+        hands = httpx.get(url, headers=auth, timeout=30).json()["hands"]
+        assert [h["number"] for h in hands] == list(range(1, 13))
+    finally:
+        _kill(proc)

@@ -288,6 +288,32 @@ def test_same_place_posted_at_once_is_recorded_once(setup) -> None:
 
 
 @needs_mcr
+def test_a_camera_flooding_frames_at_once_records_the_hand_once(setup) -> None:
+    client, cam, _ = setup
+    _, [(t, k), (t2, k2)] = new_event(client)
+    h = cam.show(120, PLAIN_HAND)
+    statuses: list[str] = []
+
+    def send(table: int, key: str) -> None:
+        for _ in range(4):
+            statuses.append(post_frame(client, table, key, h, winner="E",
+                                       self_drawn="true")["status"])
+
+    threads = [threading.Thread(target=send, args=(t, k)) for _ in range(4)]
+    threads.append(threading.Thread(target=client.post, args=(f"/v1/tables/{t}/hands",),
+                                    kwargs={"json": {"outcome": "draw"}, "headers": bearer(k)}))
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert statuses.count("recorded") == 1 and len(statuses) == 16
+    hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+    assert sorted(h["source"] for h in hands) == ["camera", "table"]
+    assert [h["number"] for h in hands] == [1, 2]
+    assert client.get(f"/v1/tables/{t2}/hands", headers=bearer(k2)).json()["hands"] == []
+
+
+@needs_mcr
 def test_resend_with_other_content_or_out_of_order_is_a_conflict(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client)
@@ -310,6 +336,26 @@ def test_xiamen_table_settles_with_xiamen_money(setup) -> None:
     assert r.status_code == 201, r.text
     assert r.json()["points"] == {"Ann0": -20, "Bo0": 60, "Cai0": -20, "Dan0": -20}
     assert r.json()["rules"] == "xiamen"
+
+
+def test_zhenjiang_table_settles_discard_with_the_discarder_only(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="zhenjiang", tables=1)
+    hand = "[555m,1]456m789m123p55p"
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": hand, "winner": "W", "discarder": "E", "context": {"indicator": "9s"}})
+    assert r.status_code == 201, r.text
+    each = scoring.score(hand, rules="zhenjiang", discarder=2, indicator="9s",
+                         seat_wind="W").total
+    assert each > 0
+    assert r.json()["points"] == {"Ann0": -each, "Bo0": 0, "Cai0": each, "Dan0": 0}
+    # 诈胡 on a Zhenjiang table: the rule set's false_win chips (6 by default) to each.
+    p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Bo0", "kind": "false_win"})
+    assert p.status_code == 201 and p.json()["points"] == 6
+    p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Bo0", "kind": "wrong_win"})
+    assert p.status_code == 400 and "give the penalty points" in p.json()["error"]["message"]
 
 
 def test_bad_input_answers_clear_errors(setup) -> None:

@@ -342,13 +342,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
 
     def work(session: Session) -> Penalty:
         table = get_table(session, table_id)
-        pts = points
-        if pts is None:
-            if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
-                pts = MCR_PENALTY_POINTS[kind]
-            else:
-                raise ValueError(f"give the penalty points for a {kind!r} penalty on a "
-                                 f"{table.rules} table")
+        pts = points if points is not None else default_penalty_points(table, kind)
         deltas = penalty_deltas(kind, player, pts)
         if hand_number is not None and not 1 <= hand_number <= flow.HANDS_PER_SESSION:
             raise ValueError(f"hand {hand_number} does not exist: hands are 1-"
@@ -360,6 +354,25 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         return pen
 
     return transaction(sf, work)
+
+
+def default_penalty_points(table: GameTable, kind: str) -> int:
+    """Points each other player gets for a penalty when the referee gives none.
+
+    MCR (seed 003): 错和 10, 诈和 20. A rule set with a ``false_win`` setting (Zhenjiang
+    诈胡: 6 base chips to each) uses it, times ``base_chip`` when it has one. Otherwise the
+    referee must give the points (ValueError).
+    """
+    if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
+        return MCR_PENALTY_POINTS[kind]
+    if kind == "false_win":
+        import scoring
+
+        rule_set = scoring.get_rule_set(table.rules)
+        resolved = rule_set.resolve_settings(table.rule_settings or {})
+        if "false_win" in resolved:
+            return int(resolved["false_win"]) * int(resolved.get("base_chip", 1))
+    raise ValueError(f"give the penalty points for a {kind!r} penalty on a {table.rules} table")
 
 
 def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, author: str,
