@@ -1,0 +1,227 @@
+"""The synthetic data generator: labels match its own geometry, seeds decide everything,
+glyphs are never mirrored, the CLI writes what it says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASSES
+from vision.synth.art import ArtError, ArtSet, load_art
+from vision.synth.hands import random_hand, tile_sort_key
+from vision.synth.scene import SceneOptions, render_scene
+
+
+def _art(name: str) -> ArtSet:
+    try:
+        return load_art(name)
+    except ArtError as exc:
+        pytest.skip(f"art set {name} unavailable: {exc}")
+
+
+def _any_art() -> ArtSet:
+    for name in ("xmahjongg-real", "gnome-smooth", "fluffy", "kmahjongg-default"):
+        try:
+            return load_art(name)
+        except ArtError:
+            continue
+    pytest.skip("no tile art installed (apt-get install xmahjongg gnome-mahjongg, or ../shared)")
+
+
+def _synthetic_art() -> ArtSet:
+    """A tiny art set drawn here: each face a distinct flat colour plus a marker in its
+    top-left quarter (so mirroring or turning is visible). Needs nothing installed."""
+    faces = {}
+    rng = np.random.default_rng(7)
+    for code in CLASSES[:-1]:
+        face = np.full((64, 48, 3), 230, np.uint8)
+        face[8:56, 6:42] = rng.integers(40, 200, 3)
+        face[4:20, 4:16] = (255, 0, 0)  # marker: top-left
+        faces[code] = [face]
+    return ArtSet("test-colours", faces)
+
+
+SCENES = 24
+
+
+@pytest.fixture(scope="module")
+def scenes() -> list:
+    art = _synthetic_art()
+    opts = SceneOptions(width=320, height=320)
+    return [render_scene(art, np.random.default_rng([11, i]), opts) for i in range(SCENES)]
+
+
+def test_every_box_encloses_its_tiles_pixels(scenes: list) -> None:
+    for r in scenes:
+        for t in r.truth["tiles"]:
+            ys, xs = np.nonzero(r.index == t["id"])
+            if len(xs) == 0:
+                continue  # fully hidden behind other tiles
+            x1, y1, x2, y2 = t["box"]
+            assert xs.min() >= np.floor(x1) - 1 and xs.max() <= np.ceil(x2) + 1
+            assert ys.min() >= np.floor(y1) - 1 and ys.max() <= np.ceil(y2) + 1
+
+
+def test_every_painted_tile_has_a_box_and_no_box_leaves_the_image(scenes: list) -> None:
+    for r in scenes:
+        ids = {t["id"] for t in r.truth["tiles"]}
+        painted = set(np.unique(r.index).tolist()) - {-1}
+        assert painted <= ids
+        for t in r.truth["tiles"]:
+            x1, y1, x2, y2 = t["box"]
+            assert 0 <= x1 < x2 <= r.truth["width"] and 0 <= y1 < y2 <= r.truth["height"]
+
+
+def test_sideways_meld_tiles_are_labelled_turned_a_quarter(scenes: list) -> None:
+    seen = 0
+    for r in scenes:
+        roll = r.truth["camera"]["roll_deg"]
+        # near 45 degrees off (roll jitter + azimuth + perspective) a label may
+        # legitimately flip; check the clear cases
+        if (min(abs(roll - a) for a in (0, 90, 180, 270, 360)) > 15
+                or r.truth["camera"]["elevation_deg"] < 65):
+            continue
+        base = round(roll / 90) % 4 * 90
+        for t in r.truth["tiles"]:
+            if t["role"] == "meld" and not t["face_down"]:
+                assert ((t["rotation"] - base) % 180 == 90) == t["sideways"], (roll, t)
+                seen += 1
+    assert seen > 0
+
+
+def test_rotation_labels_follow_the_camera_roll(scenes: list) -> None:
+    checked = 0
+    for r in scenes:
+        roll = r.truth["camera"]["roll_deg"]
+        # near 45 degrees off (roll jitter + azimuth + perspective) a label may
+        # legitimately flip; check the clear cases
+        if (min(abs(roll - a) for a in (0, 90, 180, 270, 360)) > 15
+                or r.truth["camera"]["elevation_deg"] < 65):
+            continue
+        base = round(roll / 90) % 4 * 90
+        for t in r.truth["tiles"]:
+            if t["role"] in ("standing", "winning") and not t["upright_on_edge"]:
+                assert t["rotation"] == base, (roll, t)
+                checked += 1
+    assert checked > 0
+
+
+def test_same_seed_same_scene_other_seed_other_scene() -> None:
+    art = _synthetic_art()
+    opts = SceneOptions(width=256, height=256)
+    a = render_scene(art, np.random.default_rng([5, 3]), opts)
+    b = render_scene(art, np.random.default_rng([5, 3]), opts)
+    c = render_scene(art, np.random.default_rng([6, 3]), opts)
+    assert np.array_equal(a.image, b.image) and a.truth == b.truth
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_glyphs_are_not_mirrored() -> None:
+    """An upright face seen from straight above keeps its marker top-left (a mirror would
+    put it top-right)."""
+    art = _synthetic_art()
+    checked = 0
+    for i in range(60):
+        r = render_scene(art, np.random.default_rng([21, i]),
+                         SceneOptions(width=320, height=320, hand_prob=0.0,
+                                      min_tile_px=80, max_tile_px=120))
+        for t in r.truth["tiles"]:
+            if t["face_down"] or t["rotation"] != 0 or r.truth["camera"]["elevation_deg"] < 80:
+                continue
+            mask = r.index == t["id"]
+            ys, xs = np.nonzero(mask)
+            if len(xs) < 400:
+                continue
+            red = mask & (r.image[..., 0] > 150) & (r.image[..., 1] < 90) & (r.image[..., 2] < 90)
+            ry, rx = np.nonzero(red)
+            if len(rx) < 5:
+                continue
+            cx, cy = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
+            assert rx.mean() < cx and ry.mean() < cy
+            checked += 1
+    assert checked >= 3
+
+
+def test_hand_truth_matches_its_tiles(scenes: list) -> None:
+    for r in scenes:
+        t = r.truth
+        if t["scene"] != "hand":
+            continue
+        standing = [x["code"] for x in t["tiles"] if x["role"] == "standing"]
+        winning = [x["code"] for x in t["tiles"] if x["role"] == "winning"]
+        assert standing + winning == t["standing"]
+        assert winning == [t["winning_tile"]]
+        for m in t["melds"]:
+            codes = sorted((t["tiles"][i]["code"] for i in m["tile_ids"]), key=tile_sort_key)
+            assert codes == m["tiles"]
+            downs = [t["tiles"][i]["face_down"] for i in m["tile_ids"]]
+            assert any(downs) == m["concealed"]
+            claimed = [t["tiles"][i] for i in m["tile_ids"] if t["tiles"][i]["claimed"]]
+            assert len(claimed) == (0 if m["concealed"] else 1)
+
+
+def test_random_hands_are_complete_and_respect_copy_counts() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        h = random_hand(rng)
+        tiles = [t for m in h.melds for t in m.tiles] + h.standing
+        kongs = sum(1 for m in h.melds if m.kind == "kong")
+        assert len(tiles) == 14 + kongs
+        assert max(tiles.count(t) for t in set(tiles)) <= 4
+        assert len(set(h.flowers)) == len(h.flowers)
+
+
+def test_hand_notation_parses_with_the_scorer() -> None:
+    scoring = pytest.importorskip("scoring")
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        h = random_hand(rng)
+        parsed = scoring.parse_hand(h.notation())
+        assert list(parsed.standing) == h.standing
+        assert len(parsed.melds) == len(h.melds)
+        for pm, m in zip(parsed.melds, h.melds, strict=True):
+            assert pm.kind == m.kind and pm.claimed_from == m.claimed_from
+            assert pm.added == m.added
+
+
+def test_installed_art_renders_every_code() -> None:
+    art = _any_art()
+    assert len(art.codes) >= 34
+    for code in art.codes:
+        face = art.faces[code][0]
+        assert face.ndim == 3 and face.shape[0] > face.shape[1]
+
+
+def test_cli_writes_n_images_labels_and_truth(tmp_path: Path) -> None:
+    from tilecam.cli import main
+
+    art = _any_art()
+    out = tmp_path / "synth"
+    rc = main(["dataset", "synth", "--out", str(out), "--count", "3", "--seed", "4",
+               "--art", art.name, "--imgsz", "256", "--quiet"])
+    assert rc == 0
+    images = sorted((out / "images").glob("*.jpg"))
+    labels = sorted((out / "labels").glob("*.txt"))
+    truths = sorted((out / "truth").glob("*.json"))
+    assert len(images) == len(labels) == len(truths) == 3
+    for lab, tr in zip(labels, truths, strict=True):
+        rows = [line.split() for line in lab.read_text().splitlines() if line.strip()]
+        truth = json.loads(tr.read_text())
+        assert len(rows) == len(truth["tiles"]) > 0
+        for row, tile in zip(rows, truth["tiles"], strict=True):
+            assert CLASSES[int(row[0])] == tile["label"]
+            assert all(0.0 <= float(v) <= 1.0 for v in row[1:])
+    assert "names:" in (out / "data.yaml").read_text()
+
+
+def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tilecam.cli import main
+
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--count", "0"]) == 2
+    assert "--count" in capsys.readouterr().err
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--art", "no-such-set"]) == 2
+    assert "unknown art set" in capsys.readouterr().err
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--imgsz", "1", "2", "3"]) == 2

@@ -1,0 +1,136 @@
+"""``tilecam dataset``: build training data.
+
+- ``tilecam dataset synth --out DIR --count N [--seed S] [--art SETS] [--imgsz W [H]]``:
+  synthetic table photos in YOLO layout with per-image layout ground truth
+  (:mod:`vision.synth`). ``--art`` takes comma-separated art set names, ``default``
+  (every realistic set except the held-out one), ``heldout``, ``all``, or ``-name`` to
+  remove one; ``--list-art`` shows what is installed.
+- ``tilecam dataset photos [--src DIR] --out DIR``: the real photos
+  (``../shared/datasets/hk-photos``) as a YOLO set split by file-name stem, mirrored
+  copies fixed or dropped (:func:`vision.data.photos.prepare_photos`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("dataset", help="build training data (synthetic scenes, real photos)")
+    dsub = p.add_subparsers(dest="dataset_command", metavar="SUBCOMMAND")
+
+    s = dsub.add_parser(
+        "synth",
+        help="render synthetic table photos with YOLO labels and layout ground truth",
+        description="Render synthetic mahjong table photos (seeded, deterministic).",
+    )
+    s.add_argument("--out", type=Path, help="output folder (YOLO layout)")
+    s.add_argument("--count", type=int, default=100, help="number of images (default 100)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument(
+        "--art",
+        default="default",
+        help="art sets: comma-separated names, 'default' (all realistic sets but the "
+        "held-out one), 'heldout', 'all', '-name' removes one (default: default)",
+    )
+    s.add_argument(
+        "--imgsz", type=int, nargs="+", default=[640], metavar="PX",
+        help="image size: W (square) or W H in pixels (default 640)",
+    )
+    s.add_argument("--hand-prob", type=float, default=0.75,
+                   help="share of scenes showing a full hand; the rest are close-ups (0..1)")
+    s.add_argument("--extras-prob", type=float, default=0.35,
+                   help="share of hand scenes with other tiles around (wall, discards); "
+                   "use 0 for layout evaluation sets")
+    s.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--list-art", action="store_true", help="list installed art sets and exit")
+    s.set_defaults(func=run_synth)
+
+    ph = dsub.add_parser(
+        "photos",
+        help="prepare the real photos (hk-photos) as a YOLO set split by stem",
+        description="Map hk-photos classes to tile codes, fix or drop mirrored copies, "
+        "split train/val by file-name stem.",
+    )
+    ph.add_argument("--src", type=Path, default=None,
+                    help="hk-photos folder (default ../shared/datasets/hk-photos)")
+    ph.add_argument("--out", type=Path, required=True, help="output folder")
+    ph.add_argument("--val-fraction", type=float, default=0.2, help="share of stems for val")
+    ph.add_argument("--seed", type=int, default=0, help="split seed (default 0)")
+    ph.add_argument("--mirrored", choices=("fix", "drop"), default="fix",
+                    help="what to do with mirrored copies (default fix)")
+    ph.set_defaults(func=run_photos)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _imgsz(values: list[int]) -> tuple[int, int]:
+    if len(values) == 1:
+        return values[0], values[0]
+    if len(values) == 2:
+        return values[0], values[1]
+    raise ValueError(f"--imgsz takes W or W H, got {len(values)} numbers")
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    from vision.synth.art import HELD_OUT, available_sets, default_sets, resolve_art_names
+
+    if args.list_art:
+        have = available_sets()
+        realistic = set(default_sets())
+        for name in have:
+            tags = []
+            if name in realistic:
+                tags.append("default")
+            if name == HELD_OUT:
+                tags = ["held out of 'default' for validation"]
+            print(f"{name}{'  (' + ', '.join(tags) + ')' if tags else ''}")
+        if not have:
+            print("no art installed: see datasets/synth.md")
+        return 0
+    if args.out is None:
+        raise ValueError("--out DIR is required")
+    if args.count < 1:
+        raise ValueError(f"--count must be at least 1, got {args.count}")
+    for name in ("hand_prob", "extras_prob"):
+        v = getattr(args, name)
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"--{name.replace('_', '-')} must be between 0 and 1, got {v}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    width, height = _imgsz(args.imgsz)
+
+    from vision.synth.writer import Progress, SynthConfig, generate
+
+    cfg = SynthConfig(
+        out=args.out, count=args.count, seed=args.seed, art=resolve_art_names(args.art),
+        width=width, height=height, hand_prob=args.hand_prob, extras_prob=args.extras_prob,
+        workers=args.workers,
+    )
+    bar = None if args.quiet else Progress(cfg.count)
+    manifest = generate(cfg, bar.update if bar else None)
+    print(f"wrote {manifest['images']} images ({manifest['tiles']} tiles) to {cfg.out} "
+          f"in {manifest['seconds']} s ({manifest['images_per_second']} img/s); "
+          f"art: {', '.join(manifest['art'])}")
+    return 0
+
+
+def run_photos(args: argparse.Namespace) -> int:
+    try:
+        from vision.data.photos import prepare_photos
+    except ImportError as exc:
+        raise ValueError(f"real-photo preparation is not available: {exc}") from None
+    from vision.synth.art import shared_dir
+
+    src = args.src or shared_dir() / "datasets" / "hk-photos"
+    if not Path(src).is_dir():
+        raise ValueError(f"hk-photos folder not found: {src} (use --src or TILECAM_SHARED)")
+    if not 0.0 < args.val_fraction < 1.0:
+        raise ValueError(f"--val-fraction must be between 0 and 1, got {args.val_fraction}")
+    counts = prepare_photos(Path(src), args.out, val_fraction=args.val_fraction,
+                            seed=args.seed, mirrored=args.mirrored)
+    print(json.dumps(counts))
+    return 0

@@ -1,0 +1,123 @@
+"""Table surfaces and camera/lighting effects. Never flips or mirrors anything.
+
+Surfaces are drawn in table coordinates (then warped by the scene's perspective);
+effects work on the finished RGB float image ``(H, W, 3)`` with values 0..255.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+F32 = npt.NDArray[np.float32]
+U8 = npt.NDArray[np.uint8]
+
+SURFACES = ("felt", "wood", "laminate", "cloth", "plain")
+
+
+def _noise(rng: np.random.Generator, h: int, w: int, scale: float) -> F32:
+    """Smooth noise ``(h, w)`` in about -1..1 with features ``scale`` pixels wide."""
+    sh, sw = max(2, int(h / scale) + 2), max(2, int(w / scale) + 2)
+    small = rng.standard_normal((sh, sw)).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tuple[F32, str]:
+    """A square table texture ``(size, size, 3)`` float32 RGB and its kind."""
+    kind = kind or str(rng.choice(SURFACES, p=[0.3, 0.25, 0.2, 0.1, 0.15]))
+    h = w = size
+    if kind == "felt":
+        base = np.array(
+            [(40, 120, 60), (30, 100, 80), (30, 70, 130), (120, 30, 40), (60, 60, 60),
+             (70, 150, 80), (20, 90, 60)][int(rng.integers(0, 7))], np.float32)
+        base = base * rng.uniform(0.8, 1.2)
+        grain = rng.standard_normal((h, w)).astype(np.float32) * rng.uniform(4, 12)
+        weave = np.zeros((h, w), np.float32)
+        if rng.random() < 0.5:  # woven mat texture like many automatic tables
+            p = rng.uniform(3, 7)
+            yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+            weave = (np.sin(xx * 2 * np.pi / p) * np.sin(yy * 2 * np.pi / p)) * rng.uniform(5, 15)
+        img = base[None, None, :] + (grain + weave + _noise(rng, h, w, 80) * 10)[..., None]
+    elif kind in ("wood", "laminate"):
+        light = kind == "laminate"
+        base = (np.array([225, 215, 205], np.float32) if light
+                else np.array([190, 140, 90], np.float32)) * rng.uniform(0.75, 1.15)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        warp = _noise(rng, h, w, 120) * rng.uniform(10, 40)
+        freq = rng.uniform(0.04, 0.15)
+        rings = np.sin((yy + warp) * freq + _noise(rng, h, w, 30) * 0.8)
+        streak = _noise(rng, h, w, 4)[:, :1].repeat(w, 1) if rng.random() < 0.5 else 0
+        amp = rng.uniform(6, 14) if light else rng.uniform(12, 30)
+        shade = rings * amp + streak * amp * 0.5 + _noise(rng, h, w, 60) * 8
+        img = base[None, None, :] + shade[..., None] * np.array([1.0, 0.9, 0.75], np.float32)
+        if rng.random() < 0.5:
+            img = np.ascontiguousarray(np.transpose(img, (1, 0, 2)))
+    elif kind == "cloth":
+        c1 = rng.uniform(40, 230, 3).astype(np.float32)
+        c2 = rng.uniform(40, 230, 3).astype(np.float32)
+        p = rng.uniform(20, 80)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        if rng.random() < 0.5:
+            m = ((xx // p + yy // p) % 2).astype(np.float32)
+        else:
+            m = ((xx // p) % 2).astype(np.float32)
+        m = cv2.GaussianBlur(m, (0, 0), 1.0)[..., None]
+        img = c1 * (1 - m) + c2 * m + _noise(rng, h, w, 3)[..., None] * 6
+    else:  # plain: white/grey desk or paper
+        base = rng.uniform(150, 245) * np.array([1, 1, 1], np.float32) + rng.uniform(-8, 8, 3)
+        img = base[None, None, :] + _noise(rng, h, w, 100)[..., None] * 8
+        img = img + rng.standard_normal((h, w, 1)).astype(np.float32) * 2
+    return np.clip(img, 0, 255).astype(np.float32), kind
+
+
+def lighting(rng: np.random.Generator, img: F32) -> F32:
+    """Uneven illumination: a linear ramp and a vignette, plus a colour cast."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, 2 * np.pi)
+    ramp = ((xx / w - 0.5) * np.cos(ang) + (yy / h - 0.5) * np.sin(ang)) * rng.uniform(0, 0.5)
+    r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2
+    vig = 1 - r2 * rng.uniform(0, 0.35)
+    gain = (1 + ramp) * vig * rng.uniform(0.7, 1.15)
+    cast = np.array([rng.uniform(0.9, 1.1), 1.0, rng.uniform(0.88, 1.1)], np.float32)
+    return img * gain[..., None] * cast
+
+
+def glare(rng: np.random.Generator, img: F32, tops: F32, tile_px: float) -> F32:
+    """Specular spots on glossy tile faces: soft white blobs where ``tops`` (coverage of
+    upward faces, ``(H, W)`` 0..1) is set."""
+    h, w = img.shape[:2]
+    out = img
+    for _ in range(int(rng.integers(1, 4))):
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        sx = rng.uniform(0.3, 3.0) * tile_px
+        sy = sx * rng.uniform(0.3, 1.5)
+        yy, xx = np.ogrid[0:h, 0:w]
+        blob = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2)).astype(np.float32)
+        k = blob * tops * rng.uniform(60, 200)
+        out = out + k[..., None]
+    return out
+
+
+def camera_effects(rng: np.random.Generator, img: F32) -> F32:
+    """Defocus or motion blur, then sensor noise."""
+    r = rng.random()
+    if r < 0.35:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.6))
+    elif r < 0.5:
+        n = int(rng.integers(3, 8))
+        k = np.zeros((n, n), np.float32)
+        k[n // 2, :] = 1.0 / n
+        m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0)
+        k = cv2.warpAffine(k, m, (n, n))
+        k /= max(k.sum(), 1e-6)
+        img = cv2.filter2D(img, -1, k)
+    sigma = rng.uniform(0, 6)
+    if sigma > 0.5:
+        img = img + rng.standard_normal(img.shape).astype(np.float32) * sigma
+    return img
+
+
+def to_uint8(img: F32) -> U8:
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
