@@ -14,11 +14,13 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
-Pipeline (one frame): letterbox → detector → decode + confidence threshold → class-agnostic
-NMS → boxes back to original pixels → class probabilities (detector scores normalised,
-fused with the classifier's when there is one) → top-k → rotation (classifier, else box
-aspect: a box wider than 1.15 × its height is a sideways tile, 90; without the classifier
-0 vs 180 and 90 vs 270 cannot be told apart and are reported as 0 and 90).
+Pipeline (one frame): letterbox (to the model's fixed input, or to the smallest
+stride-32 rectangle when the ONNX input height/width are dynamic) → detector → decode
++ confidence threshold → class-agnostic NMS → boxes back to original pixels → class
+probabilities (detector scores normalised, fused with the classifier's when there is
+one) → top-k → rotation (classifier, else box aspect: a box wider than 1.15 × its
+height is a sideways tile, 90; without the classifier 0 vs 180 and 90 vs 270 cannot be
+told apart and are reported as 0 and 90).
 
 ``confidence`` of a tile is the detector's best class score (0..1, what the threshold
 applies to) times, with a classifier, the fused top-1 probability.
@@ -42,7 +44,7 @@ from vision.backends import Backend, open_backend
 from vision.classes import CLASSES
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
-from vision.preprocess import crop_batch, prepare_input
+from vision.preprocess import crop_batch, input_size, prepare_input
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -193,6 +195,15 @@ class Detector:
             else None
         )
 
+    def input_size(self, width: int, height: int) -> tuple[int, int]:
+        """Model input ``(Sw, Sh)`` for a ``width × height`` image: the model's fixed input
+        shape, or, when its height/width are dynamic, the smallest stride-32 rectangle with
+        long side ``imgsz`` (a 4:3 frame runs at 640 × 480, a quarter less work)."""
+        shape = self.backend.input_shape
+        if len(shape) == 4 and shape[2] and shape[3]:
+            return int(shape[3]), int(shape[2])
+        return input_size(width, height, self.spec.imgsz)
+
     def _open(self, file: Path, threads: int | None) -> Backend:
         if not file.is_file():
             raise ModelError(f"model file named in {self.model_dir / MANIFEST} is missing: {file}")
@@ -228,7 +239,7 @@ class Detector:
         t1 = time.perf_counter()
         tensor, lb = prepare_input(
             img,
-            self.spec.imgsz,
+            self.input_size(img.shape[1], img.shape[0]),
             mode="gray" if self.spec.input == "gray" else "rgb",
             pad_value=self.spec.letterbox_pad,
             use_autocontrast=self.spec.autocontrast,

@@ -1,9 +1,10 @@
 """Image → detector input: letterbox to a square, optional grey + autocontrast, NCHW float.
 
-Coordinates: the *original* image is ``W × H`` pixels; the *input* is ``S × S`` pixels.
-A letterbox scales by ``r = min(S / W, S / H)`` (keeping the aspect ratio) and pads the
-short side evenly; :class:`Letterbox` records ``r`` and the left/top padding so that
-boxes found in input pixels map back with :meth:`Letterbox.to_original`.
+Coordinates: the *original* image is ``W × H`` pixels; the *input* is ``S × S`` pixels
+(or any ``Sw × Sh`` rectangle, see :func:`input_size`). A letterbox scales by
+``r = min(Sw / W, Sh / H)`` (keeping the aspect ratio) and pads evenly;
+:class:`Letterbox` records ``r`` and the left/top padding so that boxes found in
+input pixels map back with :meth:`Letterbox.to_original`.
 
 >>> import numpy as np
 >>> canvas, lb = letterbox(np.zeros((480, 640, 3), np.uint8), 320)
@@ -27,7 +28,7 @@ InputMode = Literal["rgb", "gray"]
 
 @dataclass(frozen=True)
 class Letterbox:
-    """How an original ``width × height`` image was placed into a ``size × size`` input."""
+    """How an original ``width × height`` image was placed into the model input."""
 
     #: Scale factor original → input (input pixels per original pixel).
     scale: float
@@ -37,8 +38,8 @@ class Letterbox:
     #: Original image size in pixels.
     width: int
     height: int
-    #: Input side in pixels.
-    size: int
+    #: Input ``(width, height)`` in pixels.
+    size: tuple[int, int]
 
     def to_original(self, boxes: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
         """Map ``(n, 4)`` xyxy boxes from input pixels to original pixels, clipped to the image."""
@@ -57,10 +58,26 @@ class Letterbox:
         return out
 
 
+def input_size(width: int, height: int, size: int, stride: int = 32) -> tuple[int, int]:
+    """The smallest ``(Sw, Sh)`` input, multiples of ``stride``, holding a ``width × height``
+    image scaled so that its long side is ``size`` (for models with a dynamic input shape:
+    a 4:3 frame needs a 640 × 480 input instead of 640 × 640).
+
+    >>> input_size(1280, 960, 640), input_size(960, 1280, 640), input_size(1000, 333, 640)
+    ((640, 480), (480, 640), (640, 224))
+    """
+    r = size / max(width, height)
+    return (
+        max(stride, -(-round(width * r) // stride) * stride),
+        max(stride, -(-round(height * r) // stride) * stride),
+    )
+
+
 def letterbox(
-    image: npt.NDArray[np.uint8], size: int, pad_value: int = 114
+    image: npt.NDArray[np.uint8], size: int | tuple[int, int], pad_value: int = 114
 ) -> tuple[npt.NDArray[np.uint8], Letterbox]:
-    """Resize ``image`` (``(H, W)`` or ``(H, W, C)`` uint8) into a ``size × size`` canvas.
+    """Resize ``image`` (``(H, W)`` or ``(H, W, C)`` uint8) into a ``size × size`` canvas
+    (or ``size = (width, height)``).
 
     The aspect ratio is kept; the image is centred and the rest filled with ``pad_value``
     (114 grey as in ultralytics training). Returns the canvas and its :class:`Letterbox`.
@@ -68,24 +85,25 @@ def letterbox(
     h, w = image.shape[:2]
     if h <= 0 or w <= 0:
         raise ValueError(f"cannot letterbox an empty image of {w}×{h} pixels")
-    r = min(size / w, size / h)
-    new_w = max(1, min(size, round(w * r)))
-    new_h = max(1, min(size, round(h * r)))
-    pad_x = (size - new_w) // 2
-    pad_y = (size - new_h) // 2
+    sw, sh = (size, size) if isinstance(size, int) else size
+    r = min(sw / w, sh / h)
+    new_w = max(1, min(sw, round(w * r)))
+    new_h = max(1, min(sh, round(h * r)))
+    pad_x = (sw - new_w) // 2
+    pad_y = (sh - new_h) // 2
     if (new_w, new_h) != (w, h):
         interp = cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR
         resized = cv2.resize(image, (new_w, new_h), interpolation=interp)
     else:
         resized = image
-    shape = (size, size, *image.shape[2:])
+    shape = (sh, sw, *image.shape[2:])
     canvas = np.full(shape, pad_value, np.uint8)
     canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = resized.reshape(
         (new_h, new_w, *image.shape[2:])
     )
     # Exact per-axis scales differ by rounding; use the mean so both axes map back well.
     scale = (new_w / w + new_h / h) / 2
-    return canvas, Letterbox(scale, pad_x, pad_y, w, h, size)
+    return canvas, Letterbox(scale, pad_x, pad_y, w, h, (sw, sh))
 
 
 def autocontrast(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
@@ -103,13 +121,14 @@ def autocontrast(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 def prepare_input(
     image: npt.NDArray[np.uint8],
-    size: int,
+    size: int | tuple[int, int],
     *,
     mode: InputMode = "rgb",
     pad_value: int = 114,
     use_autocontrast: bool = False,
 ) -> tuple[npt.NDArray[np.float32], Letterbox]:
-    """BGR ``(H, W, 3)`` uint8 image → detector input ``(1, 3, size, size)`` float32 in 0..1.
+    """BGR ``(H, W, 3)`` uint8 image → detector input ``(1, 3, Sh, Sw)`` float32 in 0..1
+    (``size`` is ``S`` for a square input or ``(Sw, Sh)``).
 
     ``mode="gray"`` converts to grey (optionally with :func:`autocontrast`, applied to the
     image before padding) and repeats it on the three channels; ``"rgb"`` swaps BGR → RGB.
@@ -119,13 +138,13 @@ def prepare_input(
         if use_autocontrast:
             grey = autocontrast(grey)
         canvas, lb = letterbox(grey, size, pad_value)
-        chw = np.broadcast_to(canvas, (3, size, size))
+        chw = np.broadcast_to(canvas, (3, *canvas.shape))
     elif mode == "rgb":
         canvas, lb = letterbox(image, size, pad_value)
         chw = canvas[:, :, ::-1].transpose(2, 0, 1)
     else:
         raise ValueError(f"unknown detector input mode {mode!r}; expected 'rgb' or 'gray'")
-    tensor = np.empty((1, 3, size, size), np.float32)
+    tensor = np.empty((1, 3, lb.size[1], lb.size[0]), np.float32)
     np.multiply(chw, np.float32(1 / 255), out=tensor[0], casting="unsafe")
     return tensor, lb
 

@@ -154,3 +154,14 @@ def test_big_jpeg_is_decoded_reduced_but_boxes_are_full_size(tmp_path: Path) -> 
     assert from_jpeg.image_size == from_array.image_size == (2560, 1920)
     assert np.allclose(from_jpeg.boxes, from_array.boxes, atol=0.5)
     assert from_array.boxes[0].tolist() == pytest.approx([400, 400, 520, 560])
+
+
+def test_dynamic_input_model_runs_on_the_smallest_rectangle(tmp_path: Path) -> None:
+    backend = FakeBackend(_yolo([[115, 200, 30, 40, 0.9, 0.0, 0.0]]))
+    backend.input_shape = (1, 3, None, None)
+    det = Detector(_model_dir(tmp_path, ["1m", "2m", "back"]), backend=backend)
+    d = det.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert backend.inputs[0].shape == (1, 3, 480, 640)  # no padding rows for a 4:3 frame
+    assert d.boxes[0].tolist() == pytest.approx([200, 360, 260, 440])
+    det.detect(np.zeros((1280, 960, 3), np.uint8))
+    assert backend.inputs[1].shape == (1, 3, 640, 480)
