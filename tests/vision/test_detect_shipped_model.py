@@ -1,0 +1,61 @@
+"""Smoke test of the shipped model (models/) on synthetic hands rendered in the test.
+
+Uses ``TILECAM_MODEL_DIR`` when set. Skips with a reason when models/ holds no model yet
+or no tile art is installed; a model that is there but broken or blind fails.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detect import MANIFEST, default_model_dir, load_detector
+from vision.evaluate import match
+
+#: Share of rendered tiles that must be found with the right code (and at most this
+#: share of extra detections): a smoke threshold well below the model's targets.
+MIN_RIGHT = 0.8
+MAX_EXTRA = 0.2
+
+
+@pytest.fixture(scope="module")
+def scenes() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Three 1280×960 hand scenes: BGR image, true boxes (n, 4), true class ids (n,)."""
+    if not (default_model_dir() / MANIFEST).is_file():
+        pytest.skip(f"no shipped model yet: {default_model_dir() / MANIFEST} is missing")
+    try:
+        from vision.synth.art import ArtError, default_sets, load_art
+        from vision.synth.scene import SceneOptions, class_of, render_scene
+    except ImportError as exc:
+        pytest.skip(f"synthetic data generator not available ({exc})")
+    try:
+        art = load_art(default_sets()[0])
+    except (ArtError, IndexError) as exc:
+        pytest.skip(f"no tile art installed for the synthetic scenes ({exc})")
+    out = []
+    opts = SceneOptions(width=1280, height=960, hand_prob=1.0, extras_prob=0.0, min_tile_px=40)
+    for i in range(3):
+        result = render_scene(art, np.random.default_rng([2026, i]), opts)
+        tiles = result.truth["tiles"]
+        boxes = np.array([t["box"] for t in tiles], np.float32).reshape(-1, 4)
+        ids = np.array([class_of(t) for t in tiles], np.int64)
+        out.append((np.ascontiguousarray(result.image[..., ::-1]), boxes, ids))
+    return out
+
+
+def test_shipped_model_finds_rendered_tiles_with_right_codes(
+    scenes: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> None:
+    detector = load_detector(default_model_dir())
+    right = extra = total = 0
+    for image, boxes, ids in scenes:
+        det = detector.detect(image)
+        assert det.image_size == (1280, 960)
+        m = match(boxes, det.boxes, det.confidences, 0.5)
+        hit = [g for d, g in enumerate(m.tolist()) if g >= 0 and det.class_ids[d] == ids[g]]
+        right += len(hit)
+        extra += int((m < 0).sum())
+        total += len(ids)
+    assert total > 0
+    assert right / total >= MIN_RIGHT, f"only {right}/{total} rendered tiles found right"
+    assert extra / total <= MAX_EXTRA, f"{extra} extra detections for {total} tiles"
