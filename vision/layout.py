@@ -76,6 +76,10 @@ class LayoutParams:
     cost_bad_codes: float = 2.0
     #: four tiles with one sideways that are not one kind (more likely a set + a tile)
     cost_bad_kong: float = 3.5
+    #: tiles in a hand (kongs count 3) when it is won; one less while waiting
+    hand_size: int = 14
+    #: rows further than this (in tile heights) from the standing row are not the hand's
+    hand_row_distance: float = 2.6
     cost_inner_gap: float = 3.0
 
 
@@ -227,6 +231,7 @@ class _Item:
     back: bool
     stacked: int | None  # detection stacked on this tile
     stacked_code: str | None = None
+    flower: bool = False
 
 
 def _chunk_cost(
@@ -295,25 +300,66 @@ def _is_set(codes: Sequence[str]) -> bool:
     return len(set(codes)) == 1 or _is_chow(codes)
 
 
+@dataclass
+class _RowParse:
+    """One row read on its own: melds, standing runs, flowers, face-down leftovers."""
+
+    row: Row
+    melds: list[MeldLayout]
+    runs: list[list[int]]
+    flowers: list[int]
+    ignored: list[int]
+    cy: float  # centre across the rows (canonical frame), pixels
+    height: float  # median long side of its tiles, pixels
+
+    @property
+    def count(self) -> int:
+        """Tiles for the hand size: kongs count 3."""
+        return 3 * len(self.melds) + sum(len(r) for r in self.runs)
+
+    @property
+    def standing_count(self) -> int:
+        return sum(len(r) for r in self.runs)
+
+
+def _back_runs(items: list[_Item]) -> list[int]:
+    """For each item, the length of the run of consecutive face-down tiles it is in."""
+    out = [0] * len(items)
+    i = 0
+    while i < len(items):
+        if not items[i].back:
+            i += 1
+            continue
+        j = i
+        while j < len(items) and items[j].back:
+            j += 1
+        for k in range(i, j):
+            out[k] = j - i
+        i = j
+    return out
+
+
 def _parse_row(
     items: list[_Item], gaps: list[float], params: LayoutParams
-) -> tuple[list[MeldLayout], list[list[int]]]:
-    """Split one row (reading order) into melds and runs of standing tiles with the least
-    cost (dynamic programming over the row). Returns the melds and the standing runs
-    (detection indices, split where a gap or a meld interrupts them)."""
+) -> tuple[list[MeldLayout], list[list[int]], list[int]]:
+    """Split one row (reading order) into melds, runs of standing tiles and flowers with
+    the least cost (dynamic programming over the row). Returns the melds, the standing
+    runs (detection indices, split where a gap, a meld or a flower interrupts them) and
+    the flowers."""
     n = len(items)
     inf = float("inf")
     # state (position, whether the last thing placed was a meld): cost and back-pointer
     best = {(0, False): 0.0}
-    back: dict[tuple[int, bool], tuple[tuple[int, bool], MeldLayout | None]] = {}
+    back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
     usual = min(0.2, max(-0.3, float(np.median(gaps)))) if gaps else 0.0
     big = [g > usual + params.group_gap for g in gaps]
+    back_run = _back_runs(items)
 
-    def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool],
+    def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool], what: str,
               meld: MeldLayout | None) -> None:
         if cost < best.get(state, inf):
             best[state] = cost
-            back[state] = (prev, meld)
+            back[state] = (prev, what, meld)
 
     for i in range(n):
         for after_meld in (False, True):
@@ -322,36 +368,45 @@ def _parse_row(
                 continue
             touching = i > 0 and not big[i - 1]
             it = items[i]
+            if it.flower:
+                relax((i + 1, False), here, (i, after_meld), "flower", None)
+                continue
             c = here + (params.cost_odd_standing if (it.sideways or it.back) else 0.0)
             if it.stacked is not None:
                 c += params.cost_odd_standing
             if after_meld and touching:
                 c += params.cost_no_gap  # a standing tile right against a meld
-            relax((i + 1, False), c, (i, after_meld), None)
+            relax((i + 1, False), c, (i, after_meld), "standing", None)
             for size in (3, 4):
                 j = i + size
-                if j > n:
+                if j > n or any(x.flower for x in items[i:j]):
                     continue
+                if all(x.back for x in items[i:j]) and back_run[i] > 4:
+                    continue  # a face-down wall, not a concealed kong
                 res = _chunk_cost(items[i:j], big[i : j - 1], params)
                 if res is None:
                     continue
                 cost, meld = res
                 if i > 0 and touching and not after_meld:
                     cost += params.cost_no_gap  # a meld right against standing tiles
-                relax((j, True), here + cost, (i, after_meld), meld)
+                relax((j, True), here + cost, (i, after_meld), "meld", meld)
     melds: list[MeldLayout] = []
-    kinds: list[tuple[int, MeldLayout | None]] = []
+    flowers: list[int] = []
+    steps: list[tuple[int, str, MeldLayout | None]] = []
     state = min(((n, False), (n, True)), key=lambda st: best.get(st, inf))
     while state[0] > 0:
-        prev, meld = back[state]
-        kinds.append((prev[0], meld))
+        prev, what, meld = back[state]
+        steps.append((prev[0], what, meld))
         state = prev
-    kinds.reverse()
+    steps.reverse()
     runs: list[list[int]] = []
     current: list[int] = []
-    for i, meld in kinds:
-        if meld is not None:
-            melds.append(meld)
+    for i, what, meld in steps:
+        if what != "standing":
+            if meld is not None:
+                melds.append(meld)
+            else:
+                flowers.append(items[i].det)
             if current:
                 runs.append(current)
                 current = []
@@ -362,7 +417,57 @@ def _parse_row(
         current.append(items[i].det)
     if current:
         runs.append(current)
-    return melds, runs
+    return melds, runs, flowers
+
+
+def _select_hand_rows(parses: list[_RowParse], params: LayoutParams) -> list[int]:
+    """Which rows hold the hand: the row with the most standing tiles, and rows near it
+    (each within ``hand_row_distance`` tile heights of the standing row or of another
+    near row) seen from the same side, choosing among
+    those the set whose tile count is a hand's (won, else waiting) and, at equal count,
+    the nearest rows. Other rows (a wall, discards, another player's melds) are left
+    out."""
+    if not parses:
+        return []
+    main = max(
+        range(len(parses)),
+        key=lambda k: (parses[k].standing_count, parses[k].count, parses[k].cy),
+    )
+    m = parses[main]
+    pool = [
+        k
+        for k, p in enumerate(parses)
+        if k != main and p.row.upside_down == m.row.upside_down and (p.melds or p.runs or p.flowers)
+    ]
+    # rows chained to the standing row, each within the distance of one already near
+    near: list[tuple[float, int]] = []
+    reached = [m.cy]
+    grew = True
+    while grew:
+        grew = False
+        for k in pool:
+            if any(k == j for _, j in near):
+                continue
+            step = min(abs(parses[k].cy - y) for y in reached) / max(m.height, 1e-6)
+            if step <= params.hand_row_distance:
+                near.append((abs(parses[k].cy - m.cy) / max(m.height, 1e-6), k))
+                reached.append(parses[k].cy)
+                grew = True
+    near.sort()
+    near = near[:8]
+    best_key: tuple[float, ...] | None = None
+    best_set: list[int] = [main]
+    for mask in range(1 << len(near)):
+        chosen = [k for b, (_, k) in enumerate(near) if mask >> b & 1]
+        count = m.count + sum(parses[k].count for k in chosen)
+        fit = 2 if count == params.hand_size else 1 if count == params.hand_size - 1 else 0
+        far = sum(d for b, (d, _) in enumerate(near) if mask >> b & 1)
+        # rows that show melds or flowers belong to a hand more surely than loose tiles
+        shown = sum(1 for k in chosen if parses[k].melds or parses[k].flowers)
+        key = (fit, shown, -far)
+        if best_key is None or key > best_key:
+            best_key, best_set = key, [main, *chosen]
+    return sorted(best_set, key=lambda k: parses[k].cy)
 
 
 def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
@@ -370,13 +475,11 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     params = params or LayoutParams()
     codes = dets.codes
     n = len(dets)
+    if n == 0:
+        return Layout()
     bonus = set(BONUS)
-    flowers = tuple(i for i in range(n) if codes[i] in bonus)
-    tiles = [i for i in range(n) if codes[i] not in bonus]
-    if not tiles:
-        return Layout(flowers=flowers)
-    frame = canonical_frame(dets.boxes[tiles], dets.rotations[tiles])
-    # local index k <-> detection tiles[k]
+    tiles = list(range(n))
+    frame = canonical_frame(dets.boxes, dets.rotations)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
     side_local: dict[int, bool] = {}
     for r in rows_local:
@@ -387,6 +490,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     for r in rows_local:
         bases = {}
         for k in r:
+            if codes[k] in bonus or codes[k] == BACK:
+                break
             for other in rows_local:
                 if other is r or len(other) <= len(r):
                     continue
@@ -399,10 +504,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         else:
             main_rows.append(r)
     stacked_by_base = {b: k for k, b in base_of.items()}
-    notes: list[str] = []
-    melds: list[MeldLayout] = []
-    rows: list[Row] = []
-    runs_all: list[tuple[int, list[list[int]]]] = []  # (row number, standing runs)
+    parses: list[_RowParse] = []
     for r in main_rows:
         upright = [k for k in r if not side_local[k]]
         n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
@@ -420,23 +522,48 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
                 codes[tiles[k]] == BACK,
                 tiles[stacked_by_base[k]] if k in stacked_by_base else None,
                 codes[tiles[stacked_by_base[k]]] if k in stacked_by_base else None,
+                codes[tiles[k]] in bonus,
             )
             for k in order
         ]
-        row_melds, runs = _parse_row(items, gaps, params)
-        melds.extend(row_melds)
-        rows.append(Row(tuple(it.det for it in items), upside))
-        runs_all.append((len(rows) - 1, runs))
-    ignored = []
-    standing_runs: list[tuple[int, list[int]]] = []
-    for row_no, runs in runs_all:
+        row_melds, runs, row_flowers = _parse_row(items, gaps, params)
+        kept_runs, dropped = [], []
         for run in runs:
             keep = [d for d in run if codes[d] != BACK]
-            ignored.extend(d for d in run if codes[d] == BACK)
+            dropped.extend(d for d in run if codes[d] == BACK)
             if keep:
-                standing_runs.append((row_no, keep))
+                kept_runs.append(keep)
+        parses.append(
+            _RowParse(
+                Row(tuple(it.det for it in items), upside),
+                row_melds,
+                kept_runs,
+                row_flowers,
+                dropped,
+                float(np.median(frame.cy[r])),
+                float(np.median(np.maximum(frame.w[r], frame.h[r]))),
+            )
+        )
+    chosen = _select_hand_rows(parses, params)
+    notes: list[str] = []
+    melds: list[MeldLayout] = []
+    flowers: list[int] = []
+    ignored: list[int] = []
+    standing_runs: list[tuple[int, list[int]]] = []
+    rows: list[Row] = []
+    for k in chosen:
+        p = parses[k]
+        rows.append(p.row)
+        melds.extend(p.melds)
+        flowers.extend(p.flowers)
+        ignored.extend(p.ignored)
+        standing_runs.extend((len(rows) - 1, run) for run in p.runs)
     if ignored:
         notes.append(f"{len(ignored)} face-down tile(s) outside a concealed kong ignored")
+    others = [d for k, p in enumerate(parses) if k not in chosen for d in p.row.detections]
+    if others:
+        ignored.extend(others)
+        notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
     winning = _winning_tile(standing_runs)
     standing = [d for _, run in standing_runs for d in run if d != winning]
     sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
@@ -444,7 +571,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         melds=tuple(melds),
         standing=tuple(standing),
         winning=winning,
-        flowers=flowers,
+        flowers=tuple(flowers),
         ignored=tuple(ignored),
         rows=tuple(rows),
         notes=tuple(notes),

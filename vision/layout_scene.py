@@ -153,7 +153,7 @@ class SceneBuilder:
         scale: float = 1.0,
         confidence: float = 0.98,
         seed: int = 0,
-        row_spacing: float = 2.0,
+        row_spacing: float = 1.5,
         perspective: float = 0.0,
         origin: tuple[float, float] = (200.0, 200.0),
     ) -> Detections:

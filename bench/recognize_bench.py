@@ -1,0 +1,131 @@
+"""Speed of ``vision.recognize`` end to end: median ms per 1280×960 image.
+
+One call = detect + layout + rule-aware correction + score (or waits), on a decoded BGR
+frame (a camera frame already in memory). Also reports the median of each stage
+(``Recognition.ms``) and, separately, layout + correction + scoring alone on the same
+frames' detections.
+
+Frames: real photos from ``../shared/datasets/hk-photos`` resized to 1280×960
+(``TILECAM_SHARED`` overrides ``../shared``), or ``--images DIR`` (every .jpg/.png there,
+resized). Target: ≤ 60 ms median.
+
+Usage::
+
+    .venv/bin/python bench/recognize_bench.py [--model-dir models] [--frames 8]
+        [--repeat 40] [--rules mcr] [--images DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 1280, 960
+TARGET_MS = 60.0
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("TILECAM_SHARED", REPO.parent / "shared"))
+
+
+def load_frames(count: int, folder: Path | None) -> tuple[list[np.ndarray], str]:
+    """``count`` BGR frames of 1280×960 and where they came from."""
+    src = folder or shared_dir() / "datasets" / "hk-photos" / "images"
+    files = sorted([*src.glob("*.jpg"), *src.glob("*.png")]) if src.is_dir() else []
+    if not files:
+        raise SystemExit(f"bench: no images in {src} (give --images DIR)")
+    step = max(1, len(files) // count)
+    frames = []
+    for f in files[::step][:count]:
+        img = cv2.imread(str(f))
+        if img is not None:
+            frames.append(cv2.resize(img, (WIDTH, HEIGHT)))
+    return frames, f"{len(frames)} images from {src} resized to {WIDTH}×{HEIGHT}"
+
+
+def timed(fn: Callable[[Any], object], inputs: list[Any], repeat: int) -> dict[str, float]:
+    """Median, p10, p90 wall ms and median CPU ms of ``fn(x)`` over ``repeat`` calls."""
+    for x in inputs[:2]:
+        fn(x)
+    wall, cpu = [], []
+    for i in range(repeat):
+        x = inputs[i % len(inputs)]
+        t, c = time.perf_counter(), time.process_time()
+        fn(x)
+        wall.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    q = statistics.quantiles(wall, n=10)
+    return {"median": statistics.median(wall), "p10": q[0], "p90": q[-1],
+            "cpu_median": statistics.median(cpu), "n": repeat}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model-dir", type=Path, default=None, help="model folder (default models/)")
+    ap.add_argument("--frames", type=int, default=8, help="distinct frames (default 8)")
+    ap.add_argument("--repeat", type=int, default=40, help="timed calls (default 40)")
+    ap.add_argument("--rules", default="mcr", help="rule set (default mcr)")
+    ap.add_argument("--images", type=Path, default=None, help="folder of images to use")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+
+    sys.path.insert(0, str(REPO))
+    from vision.detect import ModelError, load_detector
+    from vision.recognize import recognize, recognize_detections
+
+    try:
+        detector = load_detector(args.model_dir)
+    except ModelError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
+    frames, source = load_frames(args.frames, args.images)
+    result: dict[str, Any] = {
+        "frames": source,
+        "cpu_cores": len(os.sched_getaffinity(0)),
+        "load_average": os.getloadavg()[0],
+        "model": detector.name,
+        "rules": args.rules,
+        "target_ms": TARGET_MS,
+    }
+    result["recognize"] = timed(
+        lambda f: recognize(f, args.rules, detector=detector), frames, args.repeat
+    )
+    dets = [detector.detect(f) for f in frames]
+    result["after_detect"] = timed(
+        lambda d: recognize_detections(d, args.rules), dets, args.repeat
+    )
+    stages = [recognize(f, args.rules, detector=detector).ms for f in frames]
+    result["stages_ms"] = {
+        k: round(statistics.median(s.get(k, 0.0) for s in stages), 2) for k in stages[0]
+    }
+    result["tiles_per_frame"] = statistics.mean(len(d) for d in dets)
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(f"frames: {source}; {result['cpu_cores']} cores, "
+          f"load average {result['load_average']:.2f}; model {result['model']}")
+    print(f"{'pipeline':<48}{'median ms':>10}{'p10':>8}{'p90':>8}{'CPU ms':>8}")
+    for name, m in (("recognize (detect+layout+correct+score)", result["recognize"]),
+                    ("layout+correct+score only", result["after_detect"])):
+        print(f"{name:<48}{m['median']:>10.1f}{m['p10']:>8.1f}{m['p90']:>8.1f}"
+              f"{m['cpu_median']:>8.1f}")
+    print(f"stages (median ms): {result['stages_ms']}")
+    print(f"tiles per frame: {result['tiles_per_frame']:.1f}")
+    verdict = "meets" if result["recognize"]["median"] <= TARGET_MS else "misses"
+    print(f"recognize {verdict} the {TARGET_MS:.0f} ms target on this machine")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
