@@ -10,10 +10,10 @@ Measures, in one run on the same frames:
   grey + autocontrast + letterbox, its ONNX model, its NMS) when the PyPI package
   ``mahjong-detector`` is installed; otherwise that column is skipped with a message.
 
-Frames: real photos from ``../shared/datasets/hk-photos`` resized to 1280×960 when that
-folder is there (``TILECAM_SHARED`` overrides ``../shared``), else random test patterns
-(speed only; few or no tiles are found in them). Target: ≤ 50 ms median for
-``vision.detect``.
+Frames: synthetic 1280×960 hand scenes from :mod:`vision.synth` (needs its tile art),
+else real photos from ``../shared/datasets/hk-photos`` resized to 1280×960
+(``TILECAM_SHARED`` overrides ``../shared``), else random test patterns (speed only).
+Target: ≤ 50 ms median for ``vision.detect``.
 
 Usage::
 
@@ -45,14 +45,33 @@ def shared_dir() -> Path:
     return Path(os.environ.get("TILECAM_SHARED", REPO.parent / "shared"))
 
 
+def synthetic_frames(count: int) -> list[np.ndarray]:
+    """``count`` rendered 1280×960 hand scenes (BGR) from :mod:`vision.synth`."""
+    from vision.synth.art import default_sets, load_art
+    from vision.synth.scene import SceneOptions, render_scene
+
+    art = load_art(default_sets()[0])
+    opts = SceneOptions(width=WIDTH, height=HEIGHT, hand_prob=1.0)
+    return [
+        np.ascontiguousarray(
+            render_scene(art, np.random.default_rng([99, i]), opts).image[..., ::-1]
+        )
+        for i in range(count)
+    ]
+
+
 def load_frames(count: int) -> tuple[list[np.ndarray], str]:
     """``count`` BGR frames of 1280×960 and where they came from."""
+    try:
+        return synthetic_frames(count), f"{count} synthetic hands (vision.synth) {WIDTH}×{HEIGHT}"
+    except Exception as exc:  # the generator or its art may be missing: fall back
+        print(f"bench: no synthetic frames ({type(exc).__name__}: {exc})", file=sys.stderr)
     photos = shared_dir() / "datasets" / "hk-photos" / "images"
-    if photos.is_dir():
-        files = sorted(photos.glob("*.jpg"))[:: max(1, len(list(photos.glob("*.jpg"))) // count)]
-        frames = [cv2.resize(cv2.imread(str(f)), (WIDTH, HEIGHT)) for f in files[:count]]
-        if frames:
-            return frames, f"{len(frames)} hk-photos resized to {WIDTH}×{HEIGHT}"
+    files = sorted(photos.glob("*.jpg")) if photos.is_dir() else []
+    if files:
+        picked = files[:: max(1, len(files) // count)][:count]
+        frames = [cv2.resize(cv2.imread(str(f)), (WIDTH, HEIGHT)) for f in picked]
+        return frames, f"{len(frames)} hk-photos resized to {WIDTH}×{HEIGHT}"
     rng = np.random.default_rng(0)
     frames = [rng.integers(0, 255, (HEIGHT, WIDTH, 3), np.uint8) for _ in range(count)]
     return frames, f"{count} random test patterns"
