@@ -40,16 +40,16 @@ ROOT = Path(__file__).resolve().parent.parent
 HANDS: list[dict[str, object]] = [
     {"hand": "[EEE,2][SSSS,1]WWWNN55pN", "self_drawn": True},
     {"hand": "[123m,2]456m789m11p555s"},
-    {"hand": "123m456p789s123sEE1s", "self_drawn": True},
+    {"hand": "123m456p789s12sEE3s", "self_drawn": True},
     {"hand": "19m19p19sESWNCFPP", "self_drawn": True},
-    {"hand": "1133557799m2244p", "self_drawn": True},
-    {"hand": "555666777p5556s", "self_drawn": True},
-    {"hand": "[234p,1][678s,3]345m567m99p9p", "seat_wind": "S"},
-    {"hand": "[CCC,1][FFF,3]PP123m456m7m", "last_of_kind": False},
+    {"hand": "1133557799m224p4p", "self_drawn": True},
+    {"hand": "555666777p5556s7s", "self_drawn": True},
+    {"hand": "[234p,1][678s,3]345m567m9p9p", "seat_wind": "S"},
+    {"hand": "[CCC,1][FFF,3]PP123m45m6m"},
     {"hand": "11122233344455m", "self_drawn": True},
     {"hand": "[111m,3][999p,2]111s99sEE9s", "prevalent_wind": "S"},
-    {"hand": "123456789m11p22p2p", "flowers": 2},
-    {"hand": "[NNNN][EEE,1]234s567s88p8p", "self_drawn": True, "kong": True},
+    {"hand": "123456789m11p23p4p", "flowers": 2},
+    {"hand": "[NNNN][EEE,1]234s567s8p8p", "self_drawn": True, "kong": True},
 ]
 
 

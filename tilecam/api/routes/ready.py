@@ -18,7 +18,7 @@ router = APIRouter(tags=["health"])
     "/readyz",
     responses={503: {"description": "no detector loaded; the message says why"}},
 )
-def readyz(request: Request) -> dict[str, Any]:
+async def readyz(request: Request) -> dict[str, Any]:
     """Whether the detector is loaded (200) or not (503 ``not_ready`` with the reason)."""
     state = request.app.state
     if getattr(state, "detector", None) is None:

@@ -39,7 +39,7 @@ def rules_document() -> dict[str, Any]:
 
 
 @router.get("/rules")
-def rules() -> dict[str, Any]:
+async def rules() -> dict[str, Any]:
     """Rule sets (name, title, hand size, versions, settings with defaults and
     descriptions, rule-specific context fields) and the 43 tile codes."""
     return rules_document()
