@@ -421,7 +421,8 @@ def _parse_row(
 
 
 def _select_hand_rows(parses: list[_RowParse], params: LayoutParams) -> list[int]:
-    """Which rows hold the hand: the row with the most standing tiles, and rows near it
+    """Which rows hold the hand: the row with the most tiles of a hand (melds and standing
+    tiles), and rows near it
     (each within ``hand_row_distance`` tile heights of the standing row or of another
     near row) seen from the same side, choosing among
     those the set whose tile count is a hand's (won, else waiting) and, at equal count,
@@ -431,7 +432,7 @@ def _select_hand_rows(parses: list[_RowParse], params: LayoutParams) -> list[int
         return []
     main = max(
         range(len(parses)),
-        key=lambda k: (parses[k].standing_count, parses[k].count, parses[k].cy),
+        key=lambda k: (parses[k].count, parses[k].standing_count, parses[k].cy),
     )
     m = parses[main]
     pool = [

@@ -256,7 +256,8 @@ def recognize_detections(
     rule_set = scoring.get_rule_set(rules)
     size = int(rule_set.hand_size)
     t0 = time.perf_counter()
-    layout = analyze(dets, layout_params)
+    params = replace(layout_params or LayoutParams(), hand_size=size)
+    layout = analyze(dets, params)
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count

@@ -1,0 +1,252 @@
+"""How often the layout step reads exactly the right hand.
+
+Three evaluations:
+
+``synth DIR``
+    Scenes written by ``tilecam dataset synth`` (``truth/*.json`` per image: every
+    tile's box, rotation, role, meld; the hand in notation). Close-ups without a hand
+    are skipped. Two columns:
+
+    - *ground-truth boxes* (layout alone): the truth's boxes, codes (``back`` for
+      face-down tiles) and rotations → :func:`vision.layout.analyze` → hand;
+    - *detector* (end to end, with ``--detector``): the model on the image →
+      :func:`vision.recognize.recognize_detections` (layout + correction) → hand.
+
+    A scene is exact when the hand equals the truth: the same melds with their kind,
+    tiles, claim source, claimed chow tile and added flag; the same standing tiles; the
+    same winning tile; the same flowers. Target: ≥ 95%.
+
+``photos DIR``
+    A YOLO dataset of real photos (``images/val`` + ``labels/val``, class ids of
+    ``vision.classes``; e.g. ``datasets/build/hk-photos``). Share of photos whose tile
+    multiset is exactly right: top-1 codes of the detector, and the final codes after
+    rule-aware correction (default: a win claimed when the tile count is a hand's; also
+    with ``win=False``, physical constraints only).
+
+``builder``
+    Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
+    no image): a quick check of the layout rules.
+
+Usage::
+
+    .venv/bin/python bench/layout_eval.py synth /tmp/heldout [--detector] [--model-dir M]
+    .venv/bin/python bench/layout_eval.py photos datasets/build/hk-photos [--model-dir M]
+    .venv/bin/python bench/layout_eval.py builder [--count 1000] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from scoring import Hand, parse_hand  # noqa: E402
+from scoring.notation import format_meld  # noqa: E402
+from vision.classes import BACK, CLASSES  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
+
+
+def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
+    """A hand where meld order and the order of standing tiles (but the last) do not
+    matter."""
+    last = hand.standing[-1] if (hand.standing and winning_known) else None
+    rest = hand.standing[:-1] if winning_known else hand.standing
+    return (sorted(format_meld(m) for m in hand.melds), sorted(rest), last, hand.flowers)
+
+
+def layout_hand(lay: Layout, codes: list[str], hidden: tuple[str, ...]) -> list[Hand]:
+    """Hands the layout gives (one per order of the all-face-down kong kinds)."""
+    out = []
+    for order in set(itertools.permutations(hidden)) or {()}:
+        with contextlib.suppress(ValueError):
+            out.append(lay.hand(codes, order))
+    return out
+
+
+# ----------------------------------------------------------------------------- synth
+def truth_detections(truth: dict[str, Any]) -> Detections:
+    tiles = truth["tiles"]
+    return Detections.from_lists(
+        [t["box"] for t in tiles],
+        [BACK if t["face_down"] else t["code"] for t in tiles],
+        [1.0] * len(tiles),
+        [int(t["rotation"]) for t in tiles],
+        image_size=(int(truth["width"]), int(truth["height"])),
+    )
+
+
+def eval_synth(folder: Path, detector: Any, limit: int | None, show: int) -> dict[str, Any]:
+    from vision.recognize import recognize_detections
+
+    files = sorted((folder / "truth").glob("*.json"))
+    if not files:
+        raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
+    n = exact_gt = exact_det = 0
+    failures: list[str] = []
+    why = Counter[str]()
+    t_layout = 0.0
+    for f in files:
+        truth = json.loads(f.read_text())
+        if not truth.get("hand"):
+            continue
+        if limit is not None and n >= limit:
+            break
+        n += 1
+        hand = parse_hand(truth["hand"])
+        if truth.get("flowers") and not hand.flowers:  # flowers listed apart in the truth
+            hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
+        expected = canon(hand)
+        d = truth_detections(truth)
+        t0 = time.perf_counter()
+        lay = analyze(d, LayoutParams())
+        t_layout += time.perf_counter() - t0
+        got = [canon(h) for h in layout_hand(lay, d.codes, ())]
+        ok = expected in got
+        exact_gt += ok
+        if not ok:
+            why[_reason(truth, lay, got, expected)] += 1
+            if len(failures) < show:
+                failures.append(f"{f.name} [{truth.get('arrangement')}] truth {truth['hand']}"
+                                f" got {got[0] if got else 'no hand'}")
+        if detector is not None:
+            import cv2
+
+            image = cv2.imread(str(folder / truth["image"]))
+            rec = recognize_detections(detector(image), "mcr", {"win": True})
+            exact_det += rec.hand is not None and canon(rec.hand) == expected
+    out: dict[str, Any] = {
+        "scenes": n,
+        "exact_from_truth_boxes": exact_gt / max(n, 1),
+        "layout_ms_mean": 1000 * t_layout / max(n, 1),
+        "failure_kinds": dict(why),
+        "failures": failures,
+    }
+    if detector is not None:
+        out["exact_end_to_end"] = exact_det / max(n, 1)
+    return out
+
+
+def _reason(truth: dict[str, Any], lay: Layout, got: list[Any], expected: Any) -> str:
+    if not got:
+        return "no hand (layout gives tiles that make no hand)"
+    g = got[0]
+    if g[0] != expected[0]:
+        return "melds differ"
+    if g[2] != expected[2]:
+        return "winning tile differs" if lay.winning is not None else "winning tile not found"
+    if g[3] != expected[3]:
+        return "flowers differ"
+    return "standing tiles differ"
+
+
+# ----------------------------------------------------------------------------- photos
+def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> dict[str, Any]:
+    from vision.recognize import recognize_detections
+
+    images = sorted((folder / "images" / split).glob("*"))
+    if not images:
+        raise SystemExit(f"layout_eval: no images in {folder / 'images' / split}")
+    import cv2
+
+    n = before = after = after_physical = changed = changed_phys = 0
+    for img_path in images[:limit]:
+        label = folder / "labels" / split / (img_path.stem + ".txt")
+        if not label.is_file():
+            continue
+        truth = Counter(
+            CLASSES[int(line.split()[0])]
+            for line in label.read_text().splitlines()
+            if line.strip()
+        )
+        image = cv2.imread(str(img_path))
+        if image is None:
+            continue
+        n += 1
+        d = detector(image)
+        before += Counter(d.codes) == truth
+        rec = recognize_detections(d, "mcr")
+        after += Counter(rec.codes) == truth
+        changed += bool(rec.correction.best.changes)
+        rec_p = recognize_detections(d, "mcr", {"win": False})
+        after_physical += Counter(rec_p.codes) == truth
+        changed_phys += bool(rec_p.correction.best.changes)
+    return {
+        "photos": n,
+        "exact_multiset_top1": before / max(n, 1),
+        "exact_multiset_corrected": after / max(n, 1),
+        "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
+        "photos_corrected": changed,
+        "photos_corrected_physical_only": changed_phys,
+    }
+
+
+# ----------------------------------------------------------------------------- builder
+def eval_builder(count: int, seed: int) -> dict[str, Any]:
+    import numpy as np
+
+    from vision.layout_scene import random_scene
+
+    rng = np.random.default_rng(seed)
+    exact = 0
+    t = 0.0
+    for _ in range(count):
+        scene = random_scene(rng)
+        d = scene.detections()
+        t0 = time.perf_counter()
+        lay = analyze(d)
+        t += time.perf_counter() - t0
+        apart = scene.winning_apart
+        expected = canon(parse_hand(scene.hand), apart)
+        got = [canon(h, apart) for h in layout_hand(lay, d.codes, scene.hidden_kinds)]
+        exact += expected in got and (lay.winning is not None) == apart
+    return {"scenes": count, "exact": exact / count, "layout_ms_mean": 1000 * t / count}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("synth", help="scenes from tilecam dataset synth (truth/*.json)")
+    s.add_argument("folder", type=Path)
+    s.add_argument("--detector", action="store_true", help="also run the model end to end")
+    s.add_argument("--model-dir", type=Path, default=None)
+    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--show", type=int, default=10, help="failures to list (default 10)")
+    p = sub.add_parser("photos", help="real photos, YOLO dataset (tile multisets)")
+    p.add_argument("folder", type=Path)
+    p.add_argument("--split", default="val")
+    p.add_argument("--model-dir", type=Path, default=None)
+    p.add_argument("--limit", type=int, default=None)
+    b = sub.add_parser("builder", help="random scenes of vision.layout_scene (no image)")
+    b.add_argument("--count", type=int, default=1000)
+    b.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    if args.what == "builder":
+        result = eval_builder(args.count, args.seed)
+    else:
+        detector = None
+        if args.what == "photos" or args.detector:
+            from vision.detect import load_detector
+
+            detector = load_detector(args.model_dir)
+        if args.what == "synth":
+            result = eval_synth(args.folder, detector, args.limit, args.show)
+        else:
+            result = eval_photos(args.folder, detector, args.split, args.limit)
+    print(json.dumps(result, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
