@@ -34,6 +34,7 @@ several readings over one layout).
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -214,8 +215,8 @@ def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int,
     if len(row) >= 4 and sum(rot_side.values()) > 0.6 * len(row):
         rot_side = dict.fromkeys(row, False)
     upright = [i for i in row if not rot_side[i]] or row
-    mw = float(np.median(f.w[upright]))
-    mh = float(np.median(f.h[upright]))
+    mw = statistics.median(f.w[upright].tolist())
+    mh = statistics.median(f.h[upright].tolist())
     out = {}
     for i in row:
         wide = f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh
@@ -351,7 +352,7 @@ def _parse_row(
     # state (position, whether the last thing placed was a meld): cost and back-pointer
     best = {(0, False): 0.0}
     back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
-    usual = min(0.2, max(-0.3, float(np.median(gaps)))) if gaps else 0.0
+    usual = min(0.2, max(-0.3, statistics.median(gaps))) if gaps else 0.0
     big = [g > usual + params.group_gap for g in gaps]
     back_run = _back_runs(items)
 
@@ -541,8 +542,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
                 kept_runs,
                 row_flowers,
                 dropped,
-                float(np.median(frame.cy[r])),
-                float(np.median(np.maximum(frame.w[r], frame.h[r]))),
+                statistics.median(frame.cy[r].tolist()),
+                statistics.median(np.maximum(frame.w[r], frame.h[r]).tolist()),
             )
         )
     chosen = _select_hand_rows(parses, params)

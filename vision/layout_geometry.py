@@ -159,22 +159,23 @@ def link_rows(f: Frame, max_gap: float = 3.0, min_overlap: float = 0.5) -> list[
     row is at most ``max_gap`` tile widths. Rows are returned far to near (by ``cy``),
     each sorted along the row (by ``cx``)."""
     n = len(f.cx)
-    uf = _Union(n)
     x1, x2, y1, y2 = f.x1(), f.x2(), f.y1(), f.y2()
     short = f.short_side
-    for i in range(n):
-        for j in range(i + 1, n):
-            overlap = min(y2[i], y2[j]) - max(y1[i], y1[j])
-            if overlap < min_overlap * min(f.h[i], f.h[j]):
-                continue
-            gap = max(x1[j] - x2[i], x1[i] - x2[j])
-            if gap <= max_gap * (short[i] + short[j]) / 2:
-                uf.union(i, j)
+    overlap = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
+    gap = np.maximum(x1[None, :] - x2[:, None], x1[:, None] - x2[None, :])
+    linked = (overlap >= min_overlap * np.minimum(f.h[:, None], f.h[None, :])) & (
+        gap <= max_gap * (short[:, None] + short[None, :]) / 2
+    )
+    uf = _Union(n)
+    for i, j in zip(*np.nonzero(np.triu(linked, 1)), strict=True):
+        uf.union(int(i), int(j))
     comps: dict[int, list[int]] = {}
     for i in range(n):
         comps.setdefault(uf.find(i), []).append(i)
-    rows = [sorted(c, key=lambda k: f.cx[k]) for c in comps.values()]
-    rows.sort(key=lambda r: float(np.median(f.cy[r])))
+    cx = f.cx.tolist()
+    cy = f.cy.tolist()
+    rows = [sorted(c, key=lambda k: cx[k]) for c in comps.values()]
+    rows.sort(key=lambda r: sorted(cy[k] for k in r)[len(r) // 2])
     return rows
 
 
@@ -182,8 +183,9 @@ def stacked_on(f: Frame, top: int, base: int) -> bool:
     """True when tile ``top`` lies on (or right against the far or near side of) tile
     ``base``: they overlap along the row by half the narrower one, and their centres are
     0.4-1.6 tile heights apart across the row."""
-    ov = min(f.x2()[top], f.x2()[base]) - max(f.x1()[top], f.x1()[base])
-    if ov < 0.5 * min(f.w[top], f.w[base]):
+    wt, wb = f.w[top], f.w[base]
+    ov = min(f.cx[top] + wt / 2, f.cx[base] + wb / 2) - max(f.cx[top] - wt / 2, f.cx[base] - wb / 2)
+    if ov < 0.5 * min(wt, wb):
         return False
     dy = abs(f.cy[top] - f.cy[base])
     ref = min(f.h[top], f.h[base])
