@@ -12,7 +12,7 @@ import pytest
 from vision.classes import CLASSES
 from vision.synth.art import ArtError, ArtSet, load_art
 from vision.synth.hands import random_hand, tile_sort_key
-from vision.synth.scene import SceneOptions, render_scene
+from vision.synth.scene import SceneOptions, SceneResult, render_scene
 
 
 def _art(name: str) -> ArtSet:
@@ -48,13 +48,13 @@ SCENES = 24
 
 
 @pytest.fixture(scope="module")
-def scenes() -> list:
+def scenes() -> list[SceneResult]:
     art = _synthetic_art()
     opts = SceneOptions(width=320, height=320)
     return [render_scene(art, np.random.default_rng([11, i]), opts) for i in range(SCENES)]
 
 
-def test_every_box_encloses_its_tiles_pixels(scenes: list) -> None:
+def test_every_box_encloses_its_tiles_pixels(scenes: list[SceneResult]) -> None:
     for r in scenes:
         for t in r.truth["tiles"]:
             ys, xs = np.nonzero(r.index == t["id"])
@@ -65,7 +65,9 @@ def test_every_box_encloses_its_tiles_pixels(scenes: list) -> None:
             assert ys.min() >= np.floor(y1) - 1 and ys.max() <= np.ceil(y2) + 1
 
 
-def test_every_painted_tile_has_a_box_and_no_box_leaves_the_image(scenes: list) -> None:
+def test_every_painted_tile_has_a_box_and_no_box_leaves_the_image(
+    scenes: list[SceneResult],
+) -> None:
     for r in scenes:
         ids = {t["id"] for t in r.truth["tiles"]}
         painted = set(np.unique(r.index).tolist()) - {-1}
@@ -75,7 +77,7 @@ def test_every_painted_tile_has_a_box_and_no_box_leaves_the_image(scenes: list) 
             assert 0 <= x1 < x2 <= r.truth["width"] and 0 <= y1 < y2 <= r.truth["height"]
 
 
-def test_sideways_meld_tiles_are_labelled_turned_a_quarter(scenes: list) -> None:
+def test_sideways_meld_tiles_are_labelled_turned_a_quarter(scenes: list[SceneResult]) -> None:
     seen = 0
     for r in scenes:
         roll = r.truth["camera"]["roll_deg"]
@@ -92,7 +94,7 @@ def test_sideways_meld_tiles_are_labelled_turned_a_quarter(scenes: list) -> None
     assert seen > 0
 
 
-def test_rotation_labels_follow_the_camera_roll(scenes: list) -> None:
+def test_rotation_labels_follow_the_camera_roll(scenes: list[SceneResult]) -> None:
     checked = 0
     for r in scenes:
         roll = r.truth["camera"]["roll_deg"]
@@ -124,12 +126,14 @@ def test_glyphs_are_not_mirrored() -> None:
     put it top-right)."""
     art = _synthetic_art()
     checked = 0
-    for i in range(60):
+    for i in range(80):
         r = render_scene(art, np.random.default_rng([21, i]),
                          SceneOptions(width=320, height=320, hand_prob=0.0,
                                       min_tile_px=80, max_tile_px=120))
         for t in r.truth["tiles"]:
-            if t["face_down"] or t["rotation"] != 0 or r.truth["camera"]["elevation_deg"] < 80:
+            roll = r.truth["camera"]["roll_deg"]
+            if (t["face_down"] or t["rotation"] != 0 or r.truth["camera"]["elevation_deg"] < 80
+                    or min(roll, 360 - roll) > 12):
                 continue
             mask = r.index == t["id"]
             ys, xs = np.nonzero(mask)
@@ -145,7 +149,7 @@ def test_glyphs_are_not_mirrored() -> None:
     assert checked >= 3
 
 
-def test_hand_truth_matches_its_tiles(scenes: list) -> None:
+def test_hand_truth_matches_its_tiles(scenes: list[SceneResult]) -> None:
     for r in scenes:
         t = r.truth
         if t["scene"] != "hand":

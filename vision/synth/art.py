@@ -203,7 +203,7 @@ def _fit_face(art: Image, face_w: int, face_h: int, bg: tuple[int, int, int], fi
     crop = art[y0:y1, x0:x1]
     s = min(face_w * fill / crop.shape[1], face_h * fill / crop.shape[0])
     w, h = max(1, round(crop.shape[1] * s)), max(1, round(crop.shape[0] * s))
-    crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+    crop = np.asarray(cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
     ox, oy = (face_w - w) // 2, (face_h - h) // 2
     canvas[oy : oy + h, ox : ox + w] = _over(crop, canvas[oy : oy + h, ox : ox + w])
     return canvas
@@ -476,10 +476,10 @@ def load_gnome(theme: str, root: Path = GNOME_DIR) -> ArtSet:
         if src.suffix == ".svg":
             sheet = render_svg(src.read_bytes(), 43 * 200, 2 * 275)
         else:
-            sheet = cv2.imread(str(src), cv2.IMREAD_UNCHANGED)
-            if sheet is None or sheet.ndim != 3 or sheet.shape[2] != 4:
+            raw = cv2.imread(str(src), cv2.IMREAD_UNCHANGED)
+            if raw is None or raw.ndim != 3 or raw.shape[2] != 4:
                 raise ArtError(f"cannot read gnome-mahjongg theme {src}")
-            sheet = np.ascontiguousarray(sheet[..., [2, 1, 0, 3]])
+            sheet = np.ascontiguousarray(np.asarray(raw, np.uint8)[..., [2, 1, 0, 3]])
         cw, ch = sheet.shape[1] / 43, sheet.shape[0] / 2
         fx0, fy0, fx1, fy1 = _GNOME_FACE.get(theme, (0.12, 0.03, 0.96, 0.87))
         columns = list(GNOME_COLUMNS)
@@ -494,7 +494,8 @@ def load_gnome(theme: str, root: Path = GNOME_DIR) -> ArtSet:
             cell = sheet[y0:y1, x0:x1]
             rgb = _over(cell, np.full((*cell.shape[:2], 3), 230, np.uint8))
             w = round(h * (x1 - x0) / (y1 - y0))
-            out[code] = cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA)
+            out[code] = np.asarray(cv2.resize(rgb, (w, h), interpolation=cv2.INTER_AREA),
+                                   np.uint8)
         return out
 
     images = _cached(f"gnome-{theme}-v2", [src], build)
@@ -541,7 +542,8 @@ def load_xmahjongg_real(root: Path = XMAHJONGG_DIR) -> ArtSet:
                 y0, y1 = round(r * ch) + 3, round((r + 1) * ch) - 4
                 cell = rgb[y0:y1, x0:x1]
                 w = round(h * cell.shape[1] / cell.shape[0])
-                out[code] = cv2.resize(cell, (w, h), interpolation=cv2.INTER_CUBIC)
+                out[code] = np.asarray(
+                    cv2.resize(cell, (w, h), interpolation=cv2.INTER_CUBIC), np.uint8)
         return out
 
     images = _cached("xmahjongg-real", [src], build)

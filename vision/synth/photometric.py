@@ -20,7 +20,7 @@ def _noise(rng: np.random.Generator, h: int, w: int, scale: float) -> F32:
     """Smooth noise ``(h, w)`` in about -1..1 with features ``scale`` pixels wide."""
     sh, sw = max(2, int(h / scale) + 2), max(2, int(w / scale) + 2)
     small = rng.standard_normal((sh, sw)).astype(np.float32)
-    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    return np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
 
 
 def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tuple[F32, str]:
@@ -41,16 +41,20 @@ def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tup
         img = base[None, None, :] + (grain + weave + _noise(rng, h, w, 80) * 10)[..., None]
     elif kind in ("wood", "laminate"):
         light = kind == "laminate"
-        base = (np.array([225, 215, 205], np.float32) if light
-                else np.array([190, 140, 90], np.float32)) * rng.uniform(0.75, 1.15)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        warp = _noise(rng, h, w, 120) * rng.uniform(10, 40)
-        freq = rng.uniform(0.04, 0.15)
-        rings = np.sin((yy + warp) * freq + _noise(rng, h, w, 30) * 0.8)
-        streak = _noise(rng, h, w, 4)[:, :1].repeat(w, 1) if rng.random() < 0.5 else 0
-        amp = rng.uniform(6, 14) if light else rng.uniform(12, 30)
-        shade = rings * amp + streak * amp * 0.5 + _noise(rng, h, w, 60) * 8
-        img = base[None, None, :] + shade[..., None] * np.array([1.0, 0.9, 0.75], np.float32)
+        base = (np.array([222, 214, 208], np.float32) * rng.uniform(0.8, 1.08) if light
+                else np.array([196, 150, 100], np.float32) * rng.uniform(0.6, 1.15))
+        # Grain: noise stretched along the boards, fine streaks plus broad bands.
+        fine = cv2.resize(rng.standard_normal((h, max(2, w // 60))).astype(np.float32), (w, h),
+                          interpolation=cv2.INTER_LINEAR)
+        broad = cv2.resize(rng.standard_normal((max(2, h // 12), max(2, w // 150)))
+                           .astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        amp = rng.uniform(3, 8) if light else rng.uniform(6, 16)
+        shade = fine * amp + broad * amp * 1.5 + _noise(rng, h, w, 90) * amp * 0.6
+        img = base[None, None, :] + shade[..., None] * np.array([1.0, 0.92, 0.8], np.float32)
+        if rng.random() < 0.4:  # board seams
+            step = int(rng.integers(60, 200))
+            off = int(rng.integers(0, step))
+            img[off::step, :, :] *= 0.75
         if rng.random() < 0.5:
             img = np.ascontiguousarray(np.transpose(img, (1, 0, 2)))
     elif kind == "cloth":
@@ -65,7 +69,7 @@ def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tup
         m = cv2.GaussianBlur(m, (0, 0), 1.0)[..., None]
         img = c1 * (1 - m) + c2 * m + _noise(rng, h, w, 3)[..., None] * 6
     else:  # plain: white/grey desk or paper
-        base = rng.uniform(150, 245) * np.array([1, 1, 1], np.float32) + rng.uniform(-8, 8, 3)
+        base = (rng.uniform(150, 245) + rng.uniform(-8, 8, 3)).astype(np.float32)
         img = base[None, None, :] + _noise(rng, h, w, 100)[..., None] * 8
         img = img + rng.standard_normal((h, w, 1)).astype(np.float32) * 2
     return np.clip(img, 0, 255).astype(np.float32), kind
@@ -81,7 +85,7 @@ def lighting(rng: np.random.Generator, img: F32) -> F32:
     vig = 1 - r2 * rng.uniform(0, 0.35)
     gain = (1 + ramp) * vig * rng.uniform(0.7, 1.15)
     cast = np.array([rng.uniform(0.9, 1.1), 1.0, rng.uniform(0.88, 1.1)], np.float32)
-    return img * gain[..., None] * cast
+    return np.asarray(img * gain[..., None] * cast, np.float32)
 
 
 def glare(rng: np.random.Generator, img: F32, tops: F32, tile_px: float) -> F32:
@@ -104,15 +108,15 @@ def camera_effects(rng: np.random.Generator, img: F32) -> F32:
     """Defocus or motion blur, then sensor noise."""
     r = rng.random()
     if r < 0.35:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.6))
+        img = np.asarray(cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.6)), np.float32)
     elif r < 0.5:
         n = int(rng.integers(3, 8))
         k = np.zeros((n, n), np.float32)
         k[n // 2, :] = 1.0 / n
         m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0)
-        k = cv2.warpAffine(k, m, (n, n))
+        k = np.asarray(cv2.warpAffine(k, m, (n, n)), np.float32)
         k /= max(k.sum(), 1e-6)
-        img = cv2.filter2D(img, -1, k)
+        img = np.asarray(cv2.filter2D(img, -1, k), np.float32)
     sigma = rng.uniform(0, 6)
     if sigma > 0.5:
         img = img + rng.standard_normal(img.shape).astype(np.float32) * sigma
@@ -120,4 +124,5 @@ def camera_effects(rng: np.random.Generator, img: F32) -> F32:
 
 
 def to_uint8(img: F32) -> U8:
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    out: U8 = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    return out

@@ -167,7 +167,7 @@ class Canvas:
         if x1 <= x0 or y1 <= y0:
             return
         th, tw = texture.shape[:2]
-        src = np.float32([[0, 0], [tw, 0], [tw, th], [0, th]])
+        src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
         dst = (quad - [x0, y0]).astype(np.float32)
         m = cv2.getPerspectiveTransform(src, dst)
         size = (x1 - x0, y1 - y0)
@@ -186,7 +186,7 @@ class Canvas:
         elif hit.any():
             self.tops[y0:y1, x0:x1][hit] = 0
 
-    def paint_polygon(self, poly: F64, colour: F64, tile_id: int) -> None:
+    def paint_polygon(self, poly: F64, colour: npt.ArrayLike, tile_id: int) -> None:
         """Fill a convex polygon (k, 2) with a flat colour (anti-aliased edges)."""
         w_img, h_img = self.size
         x0 = max(0, math.floor(poly[:, 0].min()) - 1)

@@ -225,29 +225,38 @@ def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
 
 
 def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) -> list[Placed]:
-    """A few random tiles (``back`` included) in one to three small grids or scattered."""
+    """A few random tiles (``back`` included): rows of touching tiles (like tiles lined
+    up for a photo), a small grid, or scattered."""
     codes = [*art.codes, BACK]
     out: list[Placed] = []
-    n = int(rng.integers(2, 13))
-    scattered = rng.random() < 0.3
-    cols = int(rng.integers(1, 6))
+    mode = str(rng.choice(["rows", "grid", "scattered"], p=[0.5, 0.25, 0.25]))
     group_yaw = float(rng.choice([0, 90, 180, 270], p=[0.55, 0.15, 0.15, 0.15]))
-    for i in range(n):
+    cells: list[tuple[float, float]] = []
+    if mode == "rows":
+        y = 0.0
+        for _ in range(int(rng.integers(1, 5))):
+            n = int(rng.integers(2, 10))
+            x0 = rng.uniform(-1.5, 1.5) * w
+            cells += [(x0 + c * (w + 0.4), y) for c in range(n)]
+            y += h * rng.uniform(1.05, 2.0)
+    elif mode == "grid":
+        cols, rows = int(rng.integers(2, 5)), int(rng.integers(1, 5))
+        cells = [(c * (w + 0.5), r * (h + 0.5)) for r in range(rows) for c in range(cols)]
+    else:
+        cells = [(rng.uniform(0, 4 * w), rng.uniform(0, 3 * h)) for _ in range(rng.integers(2, 9))]
+    c_, s_ = math.cos(math.radians(group_yaw)), math.sin(math.radians(group_yaw))
+    for x, y in cells:
         code = str(rng.choice(codes))
         down = code == BACK
         if down:
             code = str(rng.choice(art.codes))
-        if scattered:
-            x, y = rng.uniform(0, 4 * w), rng.uniform(0, 3 * h)
+        if mode == "scattered":
             yaw = float(rng.choice([0, 90, 180, 270])) + rng.normal(0, 10)
         else:
-            r, c = divmod(i, cols)
-            x, y = c * (w + 0.5), r * (h + 0.5)
-            c_, s_ = math.cos(math.radians(group_yaw)), math.sin(math.radians(group_yaw))
             x, y = x * c_ - y * s_, x * s_ + y * c_
             yaw = group_yaw + rng.normal(0, 1.5)
         out.append(Placed(TileBox(code, x, y, yaw, face_down=down), "other"))
-    if scattered:  # push overlapping tiles apart (simple relaxation)
+    if mode == "scattered":  # push overlapping tiles apart (simple relaxation)
         _separate(out, max(w, h) * 1.05)
     return out
 
@@ -300,7 +309,8 @@ def _texture_for(art: ArtSet, p: Placed, rng: np.random.Generator, back: F32 | N
     tw = max(6, round(src.shape[1] * th / src.shape[0]))
     rkey = (key, th)
     if rkey not in cache:
-        cache[rkey] = cv2.resize(src, (tw, th), interpolation=cv2.INTER_AREA)
+        cache[rkey] = np.asarray(cv2.resize(src, (tw, th), interpolation=cv2.INTER_AREA),
+                                 np.float32)
     return cache[rkey]
 
 
@@ -330,14 +340,14 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     # Small rotation of the whole layout on the table.
     ang = math.radians(rng.normal(0, 6))
     ca, sa = math.cos(ang), math.sin(ang)
-    xs = np.array([p.box.x for p in placed])
-    ys = np.array([p.box.y for p in placed])
-    mx, my = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
+    pxs = np.array([p.box.x for p in placed])
+    pys = np.array([p.box.y for p in placed])
+    mx, my = (pxs.min() + pxs.max()) / 2, (pys.min() + pys.max()) / 2
     for p in placed:
         dx, dy = p.box.x - mx, p.box.y - my
         p.box.x, p.box.y = dx * ca - dy * sa, dx * sa + dy * ca
         p.box.yaw += math.degrees(ang)
-    extent = float(max(xs.max() - xs.min(), ys.max() - ys.min()) + 2 * th)
+    extent = float(max(pxs.max() - pxs.min(), pys.max() - pys.min()) + 2 * th)
 
     # Camera: from the player's side (or straight above), elevation 45-90 degrees.
     elev = math.radians(rng.uniform(48, 90))
@@ -349,7 +359,10 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     if abs(math.degrees(elev) - 90) < 1e-3:
         cam_pos[1] -= 1e-3
     camera = Camera(cam_pos, target)
-    roll = float(rng.choice([0, 90, 180, 270], p=[0.5, 0.12, 0.26, 0.12])) + rng.normal(0, 10)
+    if rng.random() < 0.2:  # any angle (hand-held photos, tilted tables)
+        roll = float(rng.uniform(0, 360))
+    else:
+        roll = float(rng.choice([0, 90, 180, 270], p=[0.5, 0.12, 0.26, 0.12])) + rng.normal(0, 10)
 
     # Geometry of every tile in normalised image coordinates.
     face_w = [p.box.corners(tw, th, td) for p in placed]
@@ -378,9 +391,10 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     half = extent * rng.uniform(0.4, 1.0)
     tbl = np.array([[-half, half, 0], [half, half, 0], [half, -half, 0], [-half, -half, 0]])
     tbl_px = apply_affine(affine, camera.project(tbl)).astype(np.float32)
-    hmat = cv2.getPerspectiveTransform(np.float32([[0, 0], [512, 0], [512, 512], [0, 512]]), tbl_px)
+    tex_px = np.array([[0, 0], [512, 0], [512, 512], [0, 512]], np.float32)
+    hmat = cv2.getPerspectiveTransform(tex_px, tbl_px)
     bg = cv2.warpPerspective(tex, hmat, (opts.width, opts.height), flags=cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_REFLECT_101)
+                             borderMode=cv2.BORDER_REFLECT_101).astype(np.float32)
     # Light from above, somewhat from one side.
     l_el = math.radians(rng.uniform(35, 80))
     l_az = rng.uniform(0, 2 * math.pi)
@@ -493,7 +507,8 @@ def _shadows(bg: F32, placed: list[Placed], corners: list[F64], camera: Camera, 
         cv2.fillConvexPoly(mask, hull, 1.0, lineType=cv2.LINE_AA, shift=2)
     tile_px = max(2.0, float(np.median([np.ptp(apply_affine(affine, camera.project(c))[:, 1])
                                         for c in corners])))
-    mask = cv2.GaussianBlur(mask, (0, 0), max(0.8, tile_px * rng.uniform(0.03, 0.12)))
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), max(0.8, tile_px * rng.uniform(0.03, 0.12))),
+                      np.float32)
     strength = rng.uniform(0.25, 0.6)
     return bg * (1 - strength * np.clip(mask, 0, 1))[..., None]
 
