@@ -9,13 +9,12 @@ version's kong values (:mod:`scoring.mcr.versions`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from scoring.mcr.combos import chow_fans, pung_fans
 from scoring.mcr.decompose import CHOW, KONG, PAIR, PUNG, Reading, Set, readings
 from scoring.mcr.fans import FANS
 from scoring.mcr.sets import (
-    GREEN,
-    REVERSIBLE,
     TERMINAL_OR_HONOUR,
     knitted_text,
     set_text,
@@ -55,13 +54,25 @@ class Win:
     seat: int
     prevalent: int
     version: Version
-    _waits: list[int] | None = field(default=None, repr=False)
+    _single: bool | None = field(default=None, repr=False)
+    _masks: tuple[tuple[int, int, int], tuple[int, ...]] | None = field(default=None, repr=False)
 
-    def waits(self) -> list[int]:
-        """Formal waits of the hand before the winning tile (computed once)."""
-        if self._waits is None:
-            self._waits = formal_waits(self.before, len(self.melds))
-        return self._waits
+    def single_wait(self) -> bool:
+        """True when the hand before the winning tile formally waits on one kind only."""
+        if self._single is None:
+            self._single = len(formal_waits(self.before, len(self.melds), stop_at=2)) == 1
+        return self._single
+
+    def masks(self) -> tuple[tuple[int, int, int], tuple[int, ...]]:
+        """Rank masks of m, p, s and the 7 honour counts of the whole hand."""
+        if self._masks is None:
+            c = self.all_counts
+            self._masks = (
+                (_rank_mask(tuple(c[0:9])), _rank_mask(tuple(c[9:18])),
+                 _rank_mask(tuple(c[18:27]))),
+                tuple(c[27:34]),
+            )  # fmt: skip
+        return self._masks
 
 
 def fan_value(fan_id: str, version: Version) -> int:
@@ -77,7 +88,10 @@ def fan_value(fan_id: str, version: Version) -> int:
 
 def table_total(table: Table, version: Version) -> int:
     """Sum of a fan table's values."""
-    return sum(fan_value(f, version) * len(occ) for f, occ in table.items())
+    total = 0
+    for f, occ in table.items():
+        total += fan_value(f, version) * len(occ)
+    return total
 
 
 def _add(table: Table, fan_id: str, sets: tuple[str, ...]) -> None:
@@ -96,60 +110,96 @@ def _win_flag_fans(w: Win, table: Table) -> None:
         _add(table, "self_drawn", win_text)
 
 
-def _suit_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
-    """无字, 缺一门, 混一色, 清一色, 五门齐 from the tiles of the whole hand."""
-    suits = [any(counts[s * 9 : s * 9 + 9]) for s in range(3)]
-    winds = any(counts[27:31])
-    dragons = any(counts[31:34])
-    honours = winds or dragons
-    n_suits = sum(suits)
-    if not honours:
-        _add(table, "no_honors", everything)
+ALL: tuple[str, ...] = ("*",)
+"""Occurrence sentinel: the fan is formed by every set of the reading."""
+
+HandFans = tuple[tuple[str, tuple[str, ...]], ...]
+
+_SIMPLE_RANKS = 0b0111111100  # bits 2..8: ranks 2-8
+_TERMINAL_RANKS = 0b1000000010  # ranks 1 and 9
+_REVERSIBLE_RANKS = (0, 0b1100111110, 0b1101110100)  # m none, p 1234589, s 245689
+_GREEN_RANKS = (0, 0, 0b0101011100)  # s 23468
+
+
+@cache
+def _rank_mask(part: tuple[int, ...]) -> int:
+    """Bit r set when rank r (1-9) is present in a suit's counts."""
+    mask = 0
+    for r, n in enumerate(part):
+        if n:
+            mask |= 1 << (r + 1)
+    return mask
+
+
+def suit_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans:
+    """无字, 缺一门, 混一色, 清一色, 五门齐 (``masks``: rank masks of m, p, s)."""
+    winds = any(honours[0:4])
+    dragons = any(honours[4:7])
+    n_suits = (masks[0] != 0) + (masks[1] != 0) + (masks[2] != 0)
+    out: list[tuple[str, tuple[str, ...]]] = []
+    if not (winds or dragons):
+        out.append(("no_honors", ALL))
     if n_suits == 2:
-        _add(table, "one_voided_suit", everything)
+        out.append(("one_voided_suit", ALL))
     elif n_suits == 1:
-        _add(table, "half_flush" if honours else "full_flush", everything)
+        out.append(("half_flush" if winds or dragons else "full_flush", ALL))
     elif n_suits == 3 and winds and dragons:
-        _add(table, "all_types", everything)
+        out.append(("all_types", ALL))
+    return tuple(out)
 
 
-def _trait_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
+def trait_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans:
     """断幺, 推不倒, 绿一色, 字一色, 清幺九, 混幺九."""
-    present = [i for i in range(34) if counts[i]]
-    simples = not any(TERMINAL_OR_HONOUR[i] for i in present)
+    any_honour = any(honours)
+    terminals = any(m & _TERMINAL_RANKS for m in masks)
+    simples_present = any(m & _SIMPLE_RANKS for m in masks)
+    out: list[tuple[str, tuple[str, ...]]] = []
+    simples = not any_honour and not terminals
     if simples:
-        _add(table, "all_simples", everything)
-    if all(i in REVERSIBLE for i in present):
-        _add(table, "reversible_tiles", everything)
-    if all(i in GREEN for i in present):
-        _add(table, "all_green", everything)
+        out.append(("all_simples", ALL))
+    if all(masks[s] & ~_REVERSIBLE_RANKS[s] == 0 for s in range(3)) and not any(
+        honours[0:6]
+    ):
+        out.append(("reversible_tiles", ALL))
+    if all(masks[s] & ~_GREEN_RANKS[s] == 0 for s in range(3)) and not any(
+        n for k, n in enumerate(honours) if k != 5
+    ):
+        out.append(("all_green", ALL))
     if simples:
-        return
-    if all(i >= 27 for i in present):
-        _add(table, "all_honors", everything)
-    elif all(i < 27 and i % 9 in (0, 8) for i in present):
-        _add(table, "all_terminals", everything)
-    elif all(TERMINAL_OR_HONOUR[i] for i in present):
-        _add(table, "all_terminals_and_honors", everything)
+        return tuple(out)
+    if not any(masks):
+        out.append(("all_honors", ALL))
+    elif not simples_present:
+        out.append(("all_terminals_and_honors" if any_honour else "all_terminals", ALL))
+    return tuple(out)
 
 
-def _rank_fans(counts: list[int], table: Table, everything: tuple[str, ...]) -> None:
+def rank_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans:
     """全大, 全中, 全小, 大于五, 小于五 (numbered tiles only)."""
-    if any(counts[27:34]):
-        return
-    ranks = {i % 9 + 1 for i in range(27) if counts[i]}
-    if ranks <= {1, 2, 3, 4}:
-        _add(table, "lower_four" if 4 in ranks else "lower_tiles", everything)
-    elif ranks <= {6, 7, 8, 9}:
-        _add(table, "upper_four" if 6 in ranks else "upper_tiles", everything)
-    elif ranks <= {4, 5, 6}:
-        _add(table, "middle_tiles", everything)
+    if any(honours):
+        return ()
+    ranks = masks[0] | masks[1] | masks[2]
+    if ranks & ~0b11110 == 0:
+        return (("lower_four" if ranks & 0b10000 else "lower_tiles", ALL),)
+    if ranks & ~0b1111000000 == 0:
+        return (("upper_four" if ranks & 0b1000000 else "upper_tiles", ALL),)
+    if ranks & ~0b1110000 == 0:
+        return (("middle_tiles", ALL),)
+    return ()
 
 
-def _tile_hog(counts: list[int], kongs: list[int], table: Table) -> None:
-    for i in range(34):
-        if counts[i] == 4 and i not in kongs:
-            _add(table, "tile_hog", (code(i) * 4 if i >= 27 else code(i)[0] * 4 + code(i)[1],))
+def tile_hog_fans(counts: list[int], kongs: tuple[int, ...]) -> HandFans:
+    """四归一: four copies of a kind that are not a kong."""
+    return tuple(
+        ("tile_hog", (code(i) * 4 if i >= 27 else code(i)[0] * 4 + code(i)[1],))
+        for i in range(34)
+        if counts[i] == 4 and i not in kongs
+    )
+
+
+def _extend(table: Table, fans: HandFans) -> None:
+    for fan_id, occ in fans:
+        table.setdefault(fan_id, []).append(occ)
 
 
 def _kong_fans(
@@ -197,12 +247,8 @@ def _concealment_fans(w: Win, table: Table, everything: tuple[str, ...]) -> None
         _add(table, "melded_hand", everything)
 
 
-def _wait_fans(
-    w: Win, concealed_sets: list[tuple[int, int]], waits: list[int], table: Table
-) -> None:
-    """边张 / 坎张 / 单钓将 when the hand formally waits on exactly one kind."""
-    if len(waits) != 1:
-        return
+def _wait_fans(w: Win, concealed_sets: list[tuple[int, int]], table: Table) -> None:
+    """边张 / 坎张 / 单钓将 by the winning tile's place (the caller checked the single wait)."""
     win = w.win
     edge = closed = single = ""
     for kind, tile in concealed_sets:
@@ -281,7 +327,7 @@ def basic_fans(reading: Reading, w: Win) -> Table:
     """Fans of a 4 sets + pair reading."""
     table: Table = {}
     sets = reading.sets
-    everything = tuple(set_text(k, t) for k, t, _ in sets)
+    everything = ALL
     chows = sorted(t for k, t, _ in sets if k == CHOW)
     pair = sets[-1][1]
     win = w.win
@@ -350,17 +396,17 @@ def basic_fans(reading: Reading, w: Win) -> Table:
         occ = table.pop("big_three_winds")[0]
         _add(table, "little_four_winds", (*occ, pair_text))
     _pack_trait_fans(sets, table, everything)
-    counts = w.all_counts
-    _suit_fans(counts, table, everything)
-    _trait_fans(counts, table, everything)
-    _rank_fans(counts, table, everything)
-    _tile_hog(counts, [t for k, t, _ in sets if k == KONG], table)
+    masks, honours = w.masks()
+    _extend(table, suit_fans(masks, honours))
+    _extend(table, trait_fans(masks, honours))
+    _extend(table, rank_fans(masks, honours))
+    _extend(table, tile_hog_fans(w.all_counts, tuple(t for k, t, _ in sets if k == KONG)))
     if "melded_hand" not in table and "four_kongs" not in table:
         concealed = [(k, t) for k, t, c in sets[len(w.melds) :]]
         if any(
             (k == CHOW and t <= win <= t + 2) or (k == PAIR and t == win) for k, t in concealed
-        ):
-            _wait_fans(w, concealed, w.waits(), table)
+        ) and w.single_wait():
+            _wait_fans(w, concealed, table)
     if "big_four_winds" not in table:
         _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
     _finish(table, w, yaojiu, (code(win),))
@@ -404,7 +450,7 @@ def knitted_fans(reading: Reading, w: Win) -> Table:
     fourth, pair = reading.sets[0], reading.sets[1]
     k4, t4, c4 = fourth
     dragon_text = knitted_text(seq)
-    everything = (*dragon_text, set_text(k4, t4), set_text(PAIR, pair[1]))
+    everything = ALL
     _add(table, "knitted_straight", dragon_text)
     yaojiu: list[str] = []
     pungs: list[tuple[int, str]] = []
@@ -423,9 +469,9 @@ def knitted_fans(reading: Reading, w: Win) -> Table:
     _win_flag_fans(w, table)
     if not w.melds or (k4 == KONG and c4):
         _add(table, "fully_concealed_hand" if w.self_drawn else "concealed_hand", everything)
-    counts = w.all_counts
-    _suit_fans(counts, table, everything)
-    _tile_hog(counts, [t4] if k4 == KONG else [], table)
+    masks, honours = w.masks()
+    _extend(table, suit_fans(masks, honours))
+    _extend(table, tile_hog_fans(w.all_counts, (t4,) if k4 == KONG else ()))
     win = w.win
     if w.version.knitted_wait_ruling:
         if not w.melds:
@@ -434,13 +480,12 @@ def knitted_fans(reading: Reading, w: Win) -> Table:
                 rest[i] -= 1
             if rest[win] > 0:
                 rest[win] -= 1
-                concealed = [(k4, t4), (PAIR, pair[1])]
-                _wait_fans(w, concealed, basic_waits(rest), table)
+                if len(basic_waits(rest)) == 1:
+                    _wait_fans(w, [(k4, t4), (PAIR, pair[1])], table)
         elif w.counts[win] > 1:
             _add(table, "single_wait", (set_text(PAIR, pair[1]),))
-    elif win not in seq or w.counts[win] > 1:
-        concealed = [(k, t) for k, t, c in reading.sets if c]
-        _wait_fans(w, concealed, w.waits(), table)
+    elif (win not in seq or w.counts[win] > 1) and w.single_wait():
+        _wait_fans(w, [(k, t) for k, t, c in reading.sets if c], table)
     _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
     return _finish(table, w, yaojiu, (code(win),))
 
@@ -451,18 +496,19 @@ def special_fans(reading: Reading, w: Win) -> Table:
     counts = w.counts
     if reading.form == "seven_pairs":
         pairs = [t for _, t, _ in reading.sets]
-        everything = tuple(set_text(PAIR, t) for t in pairs)
+        everything = ALL
+        masks, honours = w.masks()
         if pairs[0] < 27 and pairs[6] // 9 == pairs[0] // 9 and all(
             pairs[i + 1] == pairs[i] + 1 for i in range(6)
         ):
             _add(table, "seven_shifted_pairs", everything)
-            _trait_fans(counts, table, everything)
+            _extend(table, trait_fans(masks, honours))
         else:
             _add(table, "seven_pairs", everything)
-            _suit_fans(counts, table, everything)
-            _trait_fans(counts, table, everything)
-            _rank_fans(counts, table, everything)
-            _tile_hog(counts, [], table)
+            _extend(table, suit_fans(masks, honours))
+            _extend(table, trait_fans(masks, honours))
+            _extend(table, rank_fans(masks, honours))
+            _extend(table, tile_hog_fans(counts, ()))
     elif reading.form == "thirteen_orphans":
         tiles = tuple(code(i) for i in range(34) for _ in range(counts[i]))
         _add(table, "thirteen_orphans", tiles)
@@ -478,10 +524,18 @@ def special_fans(reading: Reading, w: Win) -> Table:
     return _finish(table, w, [], (code(w.win),))
 
 
-def best_table(w: Win) -> tuple[Table, Reading] | None:
-    """The highest-scoring reading's fan table (before flowers), or None if no reading."""
-    best: tuple[Table, Reading] | None = None
-    best_total = -1
+def reading_texts(reading: Reading, w: Win) -> tuple[str, ...]:
+    """Every set of a reading as text (what :data:`ALL` stands for)."""
+    if reading.form in ("basic", "seven_pairs"):
+        return tuple(set_text(k, t) for k, t, _ in reading.sets)
+    if reading.form == "knitted":
+        return knitted_text(reading.knitted) + tuple(set_text(k, t) for k, t, _ in reading.sets)
+    return tuple(code(i) for i in range(34) for _ in range(w.counts[i]))
+
+
+def reading_tables(w: Win) -> list[tuple[Table, Reading]]:
+    """The fan table (before flowers) of every reading of the hand, in reading order."""
+    out = []
     for reading in readings(w.counts, w.melds):
         if reading.form == "basic":
             table = basic_fans(reading, w)
@@ -489,6 +543,18 @@ def best_table(w: Win) -> tuple[Table, Reading] | None:
             table = knitted_fans(reading, w)
         else:
             table = special_fans(reading, w)
+        out.append((table, reading))
+    return out
+
+
+def best_table(w: Win) -> tuple[Table, Reading] | None:
+    """The highest-scoring reading's fan table (before flowers), or None if no reading.
+
+    就高不就低: the highest total wins; of equal totals the first reading is kept.
+    """
+    best: tuple[Table, Reading] | None = None
+    best_total = -1
+    for table, reading in reading_tables(w):
         total = table_total(table, w.version)
         if total > best_total:
             best, best_total = (table, reading), total

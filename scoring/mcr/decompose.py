@@ -143,57 +143,91 @@ def is_basic_complete(parts: tuple[tuple[int, ...], ...]) -> bool:
     return any(st[j] & 2 and all(st[k] & 1 for k in range(4) if k != j) for j in range(4))
 
 
-def basic_readings(counts: list[int]) -> list[tuple[tuple[int, int], ...]]:
-    """Every split of the standing counts into sets and one pair.
+@cache
+def suit_sets(part: tuple[int, ...], suit: int) -> tuple[tuple[tuple[Set, ...], int], ...]:
+    """:func:`suit_readings` (or :func:`honour_reading` for ``suit`` 3) with absolute tile
+    indices: ``(concealed sets, pair tile or -1)`` per reading; empty when none."""
+    base = suit * 9
+    if suit == 3:
+        reading = honour_reading(part)
+        found: tuple[SuitReading, ...] = () if reading is None else (reading,)
+    elif not any(part):
+        found = (((), -1),)
+    else:
+        found = suit_readings(part)
+    return tuple(
+        (tuple((k, base + t, True) for k, t in sets), -1 if pair < 0 else base + pair)
+        for sets, pair in found
+    )
 
-    Returns lists of ``(kind, tile)`` with the pair as ``(PAIR, tile)`` last.
-    """
-    parts = split_counts(counts)
-    per_suit: list[tuple[SuitReading, ...]] = []
-    for s in range(3):
-        readings = suit_readings(parts[s]) if any(parts[s]) else (((), -1),)
-        if not readings:
-            return []
-        per_suit.append(readings)
-    honours = honour_reading(parts[3])
-    if honours is None:
+
+def basic_readings(counts: list[int]) -> list[tuple[Set, ...]]:
+    """Every split of the standing counts into concealed sets and one pair (last)."""
+    per = [
+        suit_sets(tuple(counts[0:9]), 0),
+        suit_sets(tuple(counts[9:18]), 1),
+        suit_sets(tuple(counts[18:27]), 2),
+        suit_sets(tuple(counts[27:34]), 3),
+    ]
+    if not (per[0] and per[1] and per[2] and per[3]):
         return []
-    out: list[tuple[tuple[int, int], ...]] = []
-    hon_sets = tuple((k, 27 + t) for k, t in honours[0])
-    hon_pair = honours[1]
-    for rm in per_suit[0]:
-        pm = rm[1]
-        for rp in per_suit[1]:
-            pp = rp[1]
+    out: list[tuple[Set, ...]] = []
+    hon_sets, hon_pair = per[3][0]
+    for sm, pm in per[0]:
+        for sp, pp in per[1]:
             if pm >= 0 and pp >= 0:
                 continue
-            for rs in per_suit[2]:
-                ps = rs[1]
-                pairs = (pm >= 0) + (pp >= 0) + (ps >= 0) + (hon_pair >= 0)
-                if pairs != 1:
-                    continue
-                sets = (
-                    [(k, t) for k, t in rm[0]]
-                    + [(k, 9 + t) for k, t in rp[0]]
-                    + [(k, 18 + t) for k, t in rs[0]]
-                    + list(hon_sets)
-                )
-                if pm >= 0:
-                    pair = pm
-                elif pp >= 0:
-                    pair = 9 + pp
-                elif ps >= 0:
-                    pair = 18 + ps
-                else:
-                    pair = 27 + hon_pair
-                sets.append((PAIR, pair))
-                out.append(tuple(sets))
+            for ss, ps in per[2]:
+                pair = -1
+                n = 0
+                for p in (pm, pp, ps, hon_pair):
+                    if p >= 0:
+                        pair = p
+                        n += 1
+                if n == 1:
+                    out.append(sm + sp + ss + hon_sets + ((PAIR, pair, True),))
     return out
+
+
+@cache
+def suit_shape(part: tuple[int, ...]) -> tuple[bool, int, int, bool]:
+    """Cached facts of one suit's counts: (all counts even, bitmask of the knitted
+    patterns 147/258/369 fully present, largest count, only ranks 1 and 9)."""
+    even = all(n % 2 == 0 for n in part)
+    knit = 0
+    if len(part) == 9:
+        for start in range(3):
+            if part[start] and part[start + 3] and part[start + 6]:
+                knit |= 1 << start
+    terminal_only = len(part) == 9 and not any(part[1:8])
+    return even, knit, max(part), terminal_only
+
+
+def knitted_in(counts: list[int]) -> tuple[int, ...] | None:
+    """The first 组合龙 whose nine tiles all appear in ``counts``, or None."""
+    m0 = suit_shape(tuple(counts[0:9]))[1]
+    if not m0:
+        return None
+    m1 = suit_shape(tuple(counts[9:18]))[1]
+    m2 = suit_shape(tuple(counts[18:27]))[1]
+    for order, seq in zip(_ORDERS, KNITTED, strict=True):
+        if m0 >> order[0] & 1 and m1 >> order[1] & 1 and m2 >> order[2] & 1:
+            return seq
+    return None
+
+
+_ORDERS = tuple(permutations((0, 1, 2)))
 
 
 def is_seven_pairs(counts: list[int]) -> bool:
     """Seven pairs (four of a kind counts as two pairs) in 14 standing tiles."""
-    return all(n in (0, 2, 4) for n in counts) and sum(counts) == 14
+    return (
+        sum(counts) == 14
+        and suit_shape(tuple(counts[0:9]))[0]
+        and suit_shape(tuple(counts[9:18]))[0]
+        and suit_shape(tuple(counts[18:27]))[0]
+        and suit_shape(tuple(counts[27:34]))[0]
+    )
 
 
 def is_thirteen_orphans(counts: list[int]) -> bool:
@@ -205,21 +239,13 @@ def is_thirteen_orphans(counts: list[int]) -> bool:
 
 def honors_knitted(counts: list[int]) -> tuple[int, ...] | None:
     """For 全不靠/七星不靠: the 组合龙 whose tiles hold all numbered tiles, or None."""
-    if sum(counts) != 14 or any(n > 1 for n in counts):
+    if sum(counts) != 14 or max(counts) > 1:
         return None
     numbered = [i for i in range(27) if counts[i]]
     if not 7 <= len(numbered) <= 9:
         return None
     for seq in KNITTED:
         if all(i in seq for i in numbered):
-            return seq
-    return None
-
-
-def knitted_in(counts: list[int]) -> tuple[int, ...] | None:
-    """The first 组合龙 whose nine tiles all appear in ``counts``, or None."""
-    for seq in KNITTED:
-        if all(counts[i] for i in seq):
             return seq
     return None
 
@@ -239,7 +265,7 @@ def readings(counts: list[int], melds: tuple[Set, ...]) -> list[Reading]:
             for i in seq:
                 rest[i] -= 1
             for r in basic_readings(rest):
-                sets = melds + tuple((k, t, True) for k, t in r)
+                sets = melds + r
                 if len(sets) == 2:
                     out.append(Reading("knitted", sets, seq))
             if out:
@@ -256,7 +282,29 @@ def readings(counts: list[int], melds: tuple[Set, ...]) -> list[Reading]:
             hk = honors_knitted(counts)
             if hk is not None:
                 return [Reading("honors_knitted", (), hk)]
-    for r in basic_readings(counts):
+    basic = basic_readings(counts)
+    if len(basic) > 1:
+        basic.sort(key=_reading_order)
+    for r in basic:
         if len(r) + n_melds == 5:
-            out.append(Reading("basic", melds + tuple((k, t, True) for k, t in r)))
+            out.append(Reading("basic", melds + r))
     return out
+
+
+_SUIT_ORDER = (0, 2, 1, 3)
+
+
+def _reading_order(reading: tuple[Set, ...]) -> list[tuple[int, int, int]]:
+    """Order in which readings are tried; the first of equal totals is kept.
+
+    Sets sorted by tile in the order characters, bamboo, dots, honours (pungs before
+    chows), compared lexicographically: the order the reference calculator finds them,
+    so ties between readings with different fans resolve the same way.
+    """
+    keys = [
+        (_SUIT_ORDER[t // 9] if t < 27 else 3, t % 9 if t < 27 else t - 27, 0 if k == PUNG else 1)
+        for k, t, _ in reading
+        if k != PAIR
+    ]
+    keys.sort()
+    return keys

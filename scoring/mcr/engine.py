@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError
-from scoring.mcr.calculator import Table, Win, best_table, fan_value
-from scoring.mcr.decompose import CHOW, KONG, PUNG, Set
+from scoring.mcr.calculator import ALL, Table, Win, best_table, fan_value, reading_texts
+from scoring.mcr.decompose import CHOW, KONG, PUNG, Reading, Set
 from scoring.mcr.fans import FANS, ORDER
 from scoring.mcr.versions import VERSIONS
 from scoring.mcr.waits import formal_waits, shanten
@@ -110,11 +110,17 @@ def build_win(hand: Hand, context: WinContext, version: str) -> Win:
     )
 
 
-def scored_fans(table: Table, win: Win) -> list[ScoredFan]:
-    """A fan table as :class:`ScoredFan` entries in rulebook order."""
+def scored_fans(table: Table, reading: Reading, win: Win) -> list[ScoredFan]:
+    """A fan table as :class:`ScoredFan` entries in rulebook order; each occurrence names
+    its sets (whole-hand fans name every set of the reading)."""
     out = []
+    everything: tuple[str, ...] | None = None
     for fan_id in sorted(table, key=ORDER.__getitem__):
         occ = table[fan_id]
+        if any(o is ALL for o in occ):
+            if everything is None:
+                everything = reading_texts(reading, win)
+            occ = [everything if o is ALL else o for o in occ]
         f = FANS[fan_id]
         out.append(ScoredFan(f.zh, f.en, fan_value(fan_id, win.version), len(occ), tuple(occ)))
     return out
@@ -131,8 +137,8 @@ def score_hand(
             f"not a winning hand: {format_hand(hand)} does not form 4 sets and a pair, "
             "seven pairs, thirteen orphans, 全不靠/七星不靠 or 组合龙 with a set and a pair"
         )
-    table = best[0]
-    fans = scored_fans(table, win)
+    table, reading = best
+    fans = scored_fans(table, reading, win)
     base = sum(f.points for f in fans)
     flowers = context.flower_count(hand)
     if flowers:

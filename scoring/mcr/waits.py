@@ -19,17 +19,36 @@ from functools import cache
 from scoring.mcr.decompose import KNITTED, ORPHANS, honour_status, is_basic_complete, suit_status
 
 
-def _combine(st: list[int]) -> bool:
-    if not (st[0] and st[1] and st[2] and st[3]):
-        return False
-    return any(st[j] & 2 and all(st[k] & 1 for k in range(4) if k != j) for j in range(4))
+@cache
+def _suit_additions(part: tuple[int, ...], honours: bool) -> tuple[tuple[int, int], ...]:
+    """For one suit: (rank0, status after adding that tile) for every tile that could
+    matter (held or within two ranks of a held tile); status as in ``suit_status``."""
+    out = []
+    size = len(part)
+    for r in range(size):
+        if honours:
+            near = part[r] > 0
+        else:
+            near = any(part[k] for k in range(max(0, r - 2), min(size, r + 3)))
+        if not near:
+            continue
+        added = list(part)
+        added[r] += 1
+        st = honour_status(tuple(added)) if honours else suit_status(tuple(added))
+        if st:
+            out.append((r, st))
+    return tuple(out)
 
 
-def basic_waits(counts: list[int]) -> list[int]:
-    """Kinds that complete ``counts`` (3n+1 tiles) as sets plus one pair."""
-    parts = [tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34])]
-    base = [suit_status(parts[0]), suit_status(parts[1]), suit_status(parts[2]),
-            honour_status(parts[3])]  # fmt: skip
+def basic_waits(counts: list[int], stop_at: int = 34) -> list[int]:
+    """Kinds that complete ``counts`` (3n+1 tiles) as sets plus one pair.
+
+    Kinds whose four copies are all in ``counts`` count too (the formal wait). Stops after
+    ``stop_at`` waits.
+    """
+    parts = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
+    base = (suit_status(parts[0]), suit_status(parts[1]), suit_status(parts[2]),
+            honour_status(parts[3]))  # fmt: skip
     bad = [k for k in range(4) if not base[k]]
     if len(bad) > 1:
         return []
@@ -37,22 +56,20 @@ def basic_waits(counts: list[int]) -> list[int]:
     for s in range(4):
         if bad and bad[0] != s:
             continue
-        part = parts[s]
-        size = 9 if s < 3 else 7
-        for r in range(size):
-            if s < 3:
-                near = part[r] or (r > 0 and part[r - 1]) or (r < 8 and part[r + 1]) or (
-                    r > 1 and part[r - 2]) or (r < 7 and part[r + 2])
-            else:
-                near = part[r]
-            if not near:
-                continue
-            added = list(part)
-            added[r] += 1
-            st = list(base)
-            st[s] = suit_status(tuple(added)) if s < 3 else honour_status(tuple(added))
-            if _combine(st):
+        others = [base[k] for k in range(4) if k != s]
+        if not all(others):
+            continue
+        # completing suit s: either s takes the pair and the others are sets only,
+        # or s is sets only and exactly one other suit takes the pair
+        others_sets = all(st & 1 for st in others)
+        pair_elsewhere = any(
+            others[j] & 2 and all(others[k] & 1 for k in range(3) if k != j) for j in range(3)
+        )
+        for r, st in _suit_additions(parts[s], s == 3):
+            if (st & 2 and others_sets) or (st & 1 and pair_elsewhere):
                 out.append(s * 9 + r)
+                if len(out) >= stop_at:
+                    return out
     return out
 
 
@@ -110,10 +127,13 @@ def knitted_waits(counts: list[int], n_melds: int) -> list[int]:
     return sorted(out)
 
 
-def formal_waits(counts: list[int], n_melds: int) -> list[int]:
+def formal_waits(counts: list[int], n_melds: int, stop_at: int = 34) -> list[int]:
     """Every kind that completes the hand (``counts``: standing tiles, 13 - 3*melds) under
-    any reading, held-out kinds included."""
-    waits = set(basic_waits(counts))
+    any reading, held-out kinds included. With ``stop_at``, may stop once that many are
+    found (enough to tell a single wait from several)."""
+    waits = set(basic_waits(counts, stop_at))
+    if len(waits) >= stop_at:
+        return sorted(waits)
     if n_melds == 0:
         waits.update(seven_pairs_waits(counts))
         waits.update(thirteen_orphans_waits(counts))

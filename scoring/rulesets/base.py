@@ -334,7 +334,9 @@ def _resolve(
     rules: str, what: str, table: Mapping[str, Setting], given: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     out = {k: s.default for k, s in table.items()}
-    for key, value in (given or {}).items():
+    if not given:
+        return out
+    for key, value in given.items():
         if key not in table:
             known = ", ".join(sorted(table)) or "none"
             raise HandError(f"rules {rules!r} have no {what} {key!r} (known: {known})")

@@ -26,6 +26,24 @@ from scoring.rulesets.base import (
 __all__ = ["RULE_SET", "McrRuleSet", "parse_hand"]
 
 
+_SETTINGS: dict[str, Setting] = {
+    "version": Setting(
+        "version",
+        DEFAULT_VERSION,
+        "rule version preset: "
+        + ", ".join(f"{v.name} ({v.title})" for v in VERSIONS.values()),
+        tuple(VERSIONS),
+    ),
+    "min_fan": Setting(
+        "min_fan", engine.MIN_FAN, "fan needed before flowers for a legal win (起和番)"
+    ),
+    "base_points": Setting(
+        "base_points", 8, "points each losing player pays on top of the total (底分)"
+    ),
+}
+_DEFAULTS = {k: v.default for k, v in _SETTINGS.items()}
+
+
 class McrRuleSet(RuleSet):
     """MCR (国标麻将) with the version presets of seed 003."""
 
@@ -34,21 +52,12 @@ class McrRuleSet(RuleSet):
     hand_size = engine.HAND_SIZE
 
     def settings(self) -> Mapping[str, Setting]:
-        return {
-            "version": Setting(
-                "version",
-                DEFAULT_VERSION,
-                "rule version preset: "
-                + ", ".join(f"{v.name} ({v.title})" for v in VERSIONS.values()),
-                tuple(VERSIONS),
-            ),
-            "min_fan": Setting(
-                "min_fan", engine.MIN_FAN, "fan needed before flowers for a legal win (起和番)"
-            ),
-            "base_points": Setting(
-                "base_points", 8, "points each losing player pays on top of the total (底分)"
-            ),
-        }
+        return _SETTINGS
+
+    def resolve_settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        if not given:
+            return dict(_DEFAULTS)
+        return super().resolve_settings(given)
 
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         version = str(settings["version"])

@@ -1,0 +1,104 @@
+"""The reference calculator (PyPI ``pymahjonggb``) for differential tests, and the ONE list
+of intended differences between it and tilecam's MCR engine under ``mil-2015``.
+
+Never used as a scorer: only tests and ``bench/score_bench.py`` import this module.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from scoring import Hand
+from scoring.mcr.fans import FANS
+
+# Intended differences (tilecam vs pymahjonggb, mil-2015). Each is either avoided by the
+# hand generator (the context is made consistent) or checked by its own test.
+DIFFERENCES: dict[str, str] = {
+    "last_tile_inferred": (
+        "The reference sets 和绝张 by itself when the winner's own melds hold the other three "
+        "copies of the winning tile; tilecam takes 和绝张 only from the last_of_kind flag. "
+        "The generator sets the flag in that case, so the results agree."
+    ),
+    "impossible_context": (
+        "The reference silently drops 和绝张 when the standing hand holds another copy, "
+        "杠上开花 with no kong and 抢杠和 on a tile the winner holds; tilecam rejects these "
+        "contexts with a HandError (test_mcr_context)."
+    ),
+    "flowers_and_minimum": (
+        "The reference total includes flowers without checking the 8-fan minimum; tilecam's "
+        "total also includes flowers but reports legal=False below 8 fan before flowers "
+        "(totals agree; legality is tilecam's own)."
+    ),
+    "knitted_straight_waits": (
+        "In a 组合龙 hand the reference judges 边张/坎张/单钓将 on the part outside the "
+        "组合龙 (MIL offline ruling). tilecam does the same under mil-2015 only; the other "
+        "versions use the formal wait of the whole hand."
+    ),
+}
+
+_EN_TO_ID = {f.en: f.id for f in FANS.values()}
+_REFERENCE_EN = {
+    # reference English name -> tilecam fan id, where the names differ
+    "Two Dragons Pungs": "two_dragon_pungs",
+    "All Five": "all_five",
+    "Robbing The Kong": "robbing_the_kong",
+}
+_SUIT = {"m": "W", "p": "B", "s": "T"}
+_HONOUR = {"E": "F1", "S": "F2", "W": "F3", "N": "F4", "C": "J1", "F": "J2", "P": "J3"}
+
+
+def ref_tile(code: str) -> str:
+    """tilecam code -> reference code (``5p`` -> ``B5``, ``C`` -> ``J1``)."""
+    if code in _HONOUR:
+        return _HONOUR[code]
+    return _SUIT[code[1]] + code[0]
+
+
+def reference_args(hand: Hand, ctx: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of ``MahjongGB.MahjongFanCalculator`` for a hand and context."""
+    packs = []
+    for m in hand.melds:
+        if m.kind == "chow":
+            index = 1 if m.claimed_index is None else m.claimed_index + 1
+            packs.append(("CHI", ref_tile(m.tiles[1]), index))
+        elif m.kind == "pung":
+            packs.append(("PENG", ref_tile(m.tiles[0]), m.claimed_from))
+        else:
+            packs.append(("GANG", ref_tile(m.tiles[0]), m.claimed_from or 0))
+    winds = "ESWN"
+    return {
+        "pack": tuple(packs),
+        "hand": tuple(ref_tile(t) for t in hand.standing[:-1]),
+        "winTile": ref_tile(hand.standing[-1]),
+        "flowerCount": int(ctx.get("flowers", 0)),
+        "isSelfDrawn": bool(ctx.get("self_drawn", False)),
+        "is4thTile": bool(ctx.get("last_of_kind", False)),
+        "isAboutKong": bool(ctx.get("kong", False)),
+        "isWallLast": bool(ctx.get("last_wall_tile", False)),
+        "seatWind": winds.index(ctx.get("seat_wind", "E")),
+        "prevalentWind": winds.index(ctx.get("prevalent_wind", "E")),
+        "verbose": True,
+    }
+
+
+def reference_score(hand: Hand, ctx: dict[str, Any]) -> tuple[int, Counter[str]]:
+    """Total and fan counts (tilecam ids) from the reference calculator."""
+    from MahjongGB import MahjongFanCalculator
+
+    fans = MahjongFanCalculator(**reference_args(hand, ctx))
+    counts: Counter[str] = Counter()
+    total = 0
+    for value, count, _zh, en in fans:
+        fan_id = _REFERENCE_EN.get(en) or _EN_TO_ID.get(en)
+        if fan_id is None:
+            raise KeyError(f"reference fan {en!r} has no tilecam id")
+        counts[fan_id] += count
+        total += value * count
+    return total, counts
+
+
+def tilecam_fans(score: Any) -> Counter[str]:
+    """Fan counts (ids) of a tilecam Score."""
+    by_en = {f.en: f.id for f in FANS.values()}
+    return Counter({by_en[f.en]: f.count for f in score.fans})
