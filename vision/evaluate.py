@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from vision.classes import CLASSES
 from vision.detections import Detections
+from vision.imageio import image_size_from_header
 from vision.postprocess import iou_matrix
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
@@ -236,6 +237,8 @@ class EvalReport:
     images_all_right: float
     confused: list[tuple[str, str, int]]
     results: list[ImageResult]
+    #: Median detection time per image (``meta["ms"]["total"]``), when reported.
+    ms_median: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -247,6 +250,7 @@ class EvalReport:
             "f1": round(self.f1, 4),
             "map50": round(self.map50, 4),
             "images_all_right": round(self.images_all_right, 4),
+            "ms_median": None if self.ms_median is None else round(self.ms_median, 1),
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
             "per_class": self.per_class,
             "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
@@ -257,6 +261,7 @@ class EvalReport:
             f"{self.images} images, IoU {self.iou}, confidence ≥ {self.conf}",
             f"tiles: precision {self.precision:.3f}  recall {self.recall:.3f}  F1 {self.f1:.3f}",
             f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}",
+            *([f"median {self.ms_median:.1f} ms per image"] if self.ms_median is not None else []),
             "",
             f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
         ]
@@ -306,6 +311,7 @@ def evaluate(
     ranked: list[list[tuple[float, bool]]] = [[] for _ in range(n_cls)]
     confusions: Counter[tuple[str, str]] = Counter()
     results: list[ImageResult] = []
+    times: list[float] = []
     for k, sample in enumerate(samples):
         gt_ids = sample.class_ids
         np.add.at(support, gt_ids, 1)
@@ -318,7 +324,12 @@ def evaluate(
             if progress is not None:
                 progress(k + 1)
             continue
-        width, height = det.image_size or (1, 1)
+        if isinstance(det.meta.get("ms"), dict) and "total" in det.meta["ms"]:
+            times.append(float(det.meta["ms"]["total"]))
+        if det.image_size is not None:
+            width, height = det.image_size
+        else:  # the detector did not say: read the size from the file header
+            _, width, height = image_size_from_header(sample.image.read_bytes())
         gt_boxes = sample.boxes(width, height)
         # mAP: class-aware matching over every returned detection
         for c in np.unique(np.concatenate([gt_ids, det.class_ids])):
@@ -396,4 +407,5 @@ def evaluate(
         images_all_right=_ratio(sum(r.all_right for r in results), len(results)),
         confused=[(t, r, n) for (t, r), n in confusions.most_common(top_confusions)],
         results=results,
+        ms_median=float(np.median(times)) if times else None,
     )
