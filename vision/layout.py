@@ -208,20 +208,15 @@ class Layout:
 
 def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int, bool]:
     """Which tiles of a row lie sideways: the detector's rotation (90/270 relative to the
-    row), or a box clearly wider and lower than the row's upright tiles. When most of a
-    row claims to be sideways the rotations are not trusted (e.g. rotation guessed from
-    box shape under a low camera) and only the relative box shape counts."""
+    row). When most of a row claims to be sideways the rotations are not trusted (e.g.
+    rotation guessed from box shape under a low camera, or tiles standing on their
+    edge); then a box clearly wider and lower than the row's median box is sideways."""
     rot_side = {i: int(f.rotation[i]) in (90, 270) for i in row}
-    if len(row) >= 4 and sum(rot_side.values()) > 0.6 * len(row):
-        rot_side = dict.fromkeys(row, False)
-    upright = [i for i in row if not rot_side[i]] or row
-    mw = statistics.median(f.w[upright].tolist())
-    mh = statistics.median(f.h[upright].tolist())
-    out = {}
-    for i in row:
-        wide = f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh
-        out[i] = rot_side[i] or bool(wide)
-    return out
+    if len(row) < 4 or sum(rot_side.values()) <= 0.6 * len(row):
+        return rot_side
+    mw = statistics.median(f.w[row].tolist())
+    mh = statistics.median(f.h[row].tolist())
+    return {i: bool(f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh) for i in row}
 
 
 @dataclass

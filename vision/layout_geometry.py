@@ -133,8 +133,11 @@ def canonical_frame(boxes: npt.ArrayLike, rotations: npt.ArrayLike) -> Frame:
             ok = (w > 0.2 * bw) & (h > 0.2 * bh)
             bw = np.where(ok, w, bw)
             bh = np.where(ok, h, bh)
-    rel = (rot - frame_rot) % 360
-    return Frame(cx, cy, bw, bh, rel.astype(np.int64), frame_rot, math.degrees(tilt))
+    # rotation relative to the rows: the detector's rotation is the tile's angle in the
+    # image rounded to 90°; the rows' own angle is frame_rot + tilt, known more finely
+    tilt_deg = math.degrees(tilt)
+    rel = (np.round((rot - frame_rot - tilt_deg) / 90.0).astype(np.int64) * 90) % 360
+    return Frame(cx, cy, bw, bh, rel, frame_rot, tilt_deg)
 
 
 class _Union:
