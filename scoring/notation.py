@@ -165,15 +165,19 @@ def format_meld(meld: Meld) -> str:
     return f"[{body},{meld.claimed_from + (4 if meld.added else 0)}]"
 
 
-def format_hand(hand: Hand) -> str:
-    """Bracket notation of ``hand``; the winning (last) tile is written as its own group.
+def format_hand(hand: Hand, winning_tile: bool = True) -> str:
+    """Bracket notation of ``hand``; the winning (last) tile is written as its own group
+    unless ``winning_tile`` is False (a hand still waiting).
 
     ``parse_hand(format_hand(h)) == h`` for every hand.
     """
     melds = "".join(format_meld(m) for m in hand.melds)
     standing = hand.standing
-    body = format_tiles(standing[:-1])
-    if standing:
-        body += format_tiles(standing[-1:])
+    if winning_tile:
+        body = format_tiles(standing[:-1])
+        if standing:
+            body += format_tiles(standing[-1:])
+    else:
+        body = format_tiles(standing)
     flowers = format_tiles(hand.flowers)
     return melds + body + flowers

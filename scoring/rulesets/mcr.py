@@ -97,7 +97,7 @@ class McrRuleSet(RuleSet):
                     self._as_score(on_draw, version, context, settings, self_drawn=True),
                 )
             )
-        return Waits(self.name, version, format_hand(hand), s, tuple(full))
+        return Waits(self.name, version, format_hand(hand, winning_tile=False), s, tuple(full))
 
     def _as_score(
         self,

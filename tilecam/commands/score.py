@@ -1,0 +1,187 @@
+"""``tilecam score``: score a winning hand (MCR by default, any registered rule set).
+
+Examples::
+
+    tilecam score "[EEE,2][SSSS,1]WWWNN55pN" --self-drawn
+    tilecam score 555666777p5556s7s --self-drawn --json
+    tilecam score --batch hands.txt --json      # one "HAND [flags]" per line
+    tilecam score HAND --rules xiamen --set dealer_base=16 --context gold=5p
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Any, TextIO
+
+import scoring
+from scoring import HandError, Score
+
+
+def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}``; HandError naming a malformed item."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise HandError(f"{what} {item!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def add_rules_arguments(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``score`` and ``waits``: rule set, version, settings, context."""
+    names = sorted(scoring.rule_sets())
+    p.add_argument(
+        "--rules", default="mcr", choices=names, help="rule set (default mcr)"
+    )
+    p.add_argument(
+        "--version", dest="rules_version", default=None, metavar="V",
+        help="rule version, e.g. 98-strict, 98-supplement, wmo-2006, mil-2015 (MCR default)",
+    )  # fmt: skip
+    p.add_argument(
+        "--set", dest="settings", action="append", metavar="KEY=VALUE",
+        help="a rule-set setting (repeatable); see the rule set's settings",
+    )  # fmt: skip
+    p.add_argument(
+        "--context", dest="rule_context", action="append", metavar="KEY=VALUE",
+        help="rule-specific win context (repeatable), e.g. a wild-tile indicator",
+    )  # fmt: skip
+    p.add_argument("--seat", default="E", choices=list("ESWN"), help="seat wind (default E)")
+    p.add_argument(
+        "--prevalent", default="E", choices=list("ESWN"), help="prevalent wind (default E)"
+    )
+    p.add_argument("--flowers", type=int, default=0, help="number of flowers (0-8)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _add_win_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    p.add_argument("--last-of-kind", action="store_true", help="last tile of its kind (和绝张)")
+    p.add_argument(
+        "--kong", action="store_true",
+        help="kong win: 杠上开花 when self-drawn, 抢杠和 on another player's added kong",
+    )  # fmt: skip
+    p.add_argument(
+        "--last-wall-tile", action="store_true",
+        help="last tile of the wall (妙手回春 self-drawn, 海底捞月 on a discard)",
+    )  # fmt: skip
+    p.add_argument(
+        "--discarder", type=int, choices=(1, 2, 3), default=None,
+        help="seat offset of the discarder (1 left, 2 opposite, 3 right) for the settlement",
+    )  # fmt: skip
+
+
+class _LineParser(argparse.ArgumentParser):
+    """Argument parser for one batch line: raises instead of exiting."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise HandError(message)
+
+
+def _hand_parser() -> argparse.ArgumentParser:
+    """Parser of one batch line: ``HAND [flags]``."""
+    p = _LineParser(prog="batch line", add_help=False, exit_on_error=False)
+    p.add_argument("hand")
+    _add_win_flags(p)
+    add_rules_arguments(p)
+    return p
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score a winning hand (last standing tile is the winning tile)",
+        description="Score a winning hand. Notation: melds in brackets first ([123m,2] chow, "
+        "[555p,3] pung from seat 3, [EEEE] concealed kong, [EEEE,1] melded, [EEEE,5] added), "
+        "then standing tiles, the last one winning; Tenhou 1z-7z = E S W N P F C.",
+    )
+    p.add_argument("hand", nargs="?", help="hand notation, e.g. 555666777p5556s7s")
+    p.add_argument(
+        "--batch", metavar="FILE",
+        help="score one 'HAND [flags]' per line of FILE ('-' for stdin); a bad line prints "
+        "an error object and the batch goes on",
+    )  # fmt: skip
+    _add_win_flags(p)
+    add_rules_arguments(p)
+    p.set_defaults(func=run)
+
+
+def score_args(args: argparse.Namespace) -> Score:
+    """Score the hand an argument namespace describes (HandError on bad input)."""
+    return scoring.score(
+        args.hand,
+        rules=args.rules,
+        version=args.rules_version,
+        self_drawn=args.self_drawn,
+        last_of_kind=args.last_of_kind,
+        kong=args.kong,
+        last_wall_tile=args.last_wall_tile,
+        seat_wind=args.seat,
+        prevalent_wind=args.prevalent,
+        flowers=args.flowers,
+        discarder=args.discarder,
+        settings=parse_pairs(args.settings, "--set"),
+        **parse_pairs(args.rule_context, "--context"),
+    )
+
+
+def format_score(hand: str, s: Score) -> str:
+    """Human-readable result: one line per fan with the sets that form it."""
+    lines = [f"{hand}   ({s.rules}{' ' + s.version if s.version else ''})"]
+    width = max((len(f.en) for f in s.fans), default=0)
+    for f in s.fans:
+        count = f" x{f.count}" if f.count > 1 else ""
+        sets = "; ".join(" ".join(occ) for occ in f.sets)
+        lines.append(f"  {f.zh}\t{f.en:<{width}} {f.value:>3}{count:<4} {sets}")
+    lines.append(f"total {s.total}" + ("" if s.legal else "  (NOT a legal win)"))
+    st = s.settlement
+    if st.payments:
+        paid = ", ".join(f"{p.payer} {p.amount}" for p in st.payments)
+        lines.append(f"settlement ({st.unit}): winner +{st.winner_receives}; pays: {paid}")
+    if st.note:
+        lines.append(f"  {st.note}")
+    return "\n".join(lines)
+
+
+def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
+    stream: TextIO = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    parser = _hand_parser()
+    try:
+        for number, line in enumerate(stream, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                args = parser.parse_args(shlex.split(text))
+                result = score_args(args)
+            except (ValueError, argparse.ArgumentError) as exc:  # HandError is a ValueError
+                message = f"line {number}: {exc}"
+                print(json.dumps({"error": message}, ensure_ascii=False) if as_json
+                      else f"error: {message}", file=out)  # fmt: skip
+                continue
+            if as_json:
+                print(json.dumps(result.to_dict(), ensure_ascii=False), file=out)
+            else:
+                print(format_score(args.hand, result), file=out)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.batch:
+        if args.hand:
+            raise HandError("give either a HAND or --batch FILE, not both")
+        return _run_batch(args.batch, args.json, sys.stdout)
+    if not args.hand:
+        raise HandError("no hand given (tilecam score HAND, or --batch FILE)")
+    result = score_args(args)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(format_score(args.hand, result))
+    return 0

@@ -1,0 +1,65 @@
+"""``tilecam waits``: what a hand one tile short of a win waits on, and the score of each.
+
+Example::
+
+    tilecam waits 1112345678999m       # nine gates: waits on every 1m-9m
+    tilecam waits 123m456p789s1122z --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import scoring
+from scoring import Waits
+from tilecam.commands.score import add_rules_arguments, parse_pairs
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "waits",
+        help="tiles a hand one short of a win waits on, or how far from ready it is",
+        description="Wait analysis: for a ready hand (13 tiles in MCR, kongs counted as 3) "
+        "every tile that completes it (kinds whose four copies you hold included: the formal "
+        "wait) with the best score on a discard and self-drawn; otherwise the shanten.",
+    )
+    p.add_argument("hand", help="hand notation without the winning tile")
+    add_rules_arguments(p)
+    p.set_defaults(func=run)
+
+
+def format_waits(w: Waits) -> str:
+    """Human-readable wait analysis."""
+    if not w.ready:
+        return f"{w.hand}: not ready, {w.shanten} tile(s) from ready (shanten {w.shanten})"
+    lines = [f"{w.hand}: ready, waits on {len(w.waits)} kind(s)"]
+    for t in w.waits:
+        parts = [f"  {t.tile:<3} {t.remaining} left"]
+        for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
+            if s is None:
+                parts.append(f"{label}: -")
+            else:
+                legal = "" if s.legal else " (below minimum)"
+                parts.append(f"{label}: {s.total}{legal}")
+        lines.append(";  ".join(parts))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = scoring.waits(
+        args.hand,
+        rules=args.rules,
+        version=args.rules_version,
+        seat_wind=args.seat,
+        prevalent_wind=args.prevalent,
+        flowers=args.flowers,
+        settings=parse_pairs(args.settings, "--set"),
+        **parse_pairs(args.rule_context, "--context"),
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(format_waits(result))
+    return 0
