@@ -1,0 +1,86 @@
+"""Export a trained checkpoint to ONNX and write ``models/manifest.json``.
+
+usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
+           [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25]
+
+Writes ``models/tilecam-tiles-yolo11n.onnx`` (ultralytics export, opset 17, simplified,
+input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]) and the manifest
+the inference side reads (names = tile codes in output-class order). Checks the file
+with onnxruntime against the PyTorch model on a random input before writing the manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+import torch  # noqa: E402
+from ultralytics import YOLO  # noqa: E402
+
+from vision.classes import CLASSES  # noqa: E402
+
+FILE = "tilecam-tiles-yolo11n.onnx"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("weights")
+    ap.add_argument("--imgsz", type=int, default=640)
+    ap.add_argument("--version", required=True)
+    ap.add_argument("--conf", type=float, default=0.25)
+    ap.add_argument("--iou", type=float, default=0.5)
+    ap.add_argument("--models", default=str(REPO / "models"))
+    args = ap.parse_args()
+
+    model = YOLO(args.weights)
+    names = [model.names[i] for i in range(len(model.names))]
+    if names != list(CLASSES):
+        sys.exit(f"model classes {names} are not tilecam's 43 classes in order")
+    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, opset=17, simplify=True,
+                                  dynamic=False, device="cpu"))
+    # onnxruntime must give what torch gives
+    x = np.random.default_rng(0).random((1, 3, args.imgsz, args.imgsz), dtype=np.float32)
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    ort_out = session.run(None, {session.get_inputs()[0].name: x})[0]
+    net = model.model.float().eval()
+    with torch.no_grad():
+        torch_out = net(torch.from_numpy(x))[0].numpy()
+    err = float(np.abs(ort_out - torch_out).max())
+    print(f"onnx output {ort_out.shape}, max |onnx - torch| = {err:.2e}")
+    if ort_out.shape != (1, 4 + len(CLASSES), ort_out.shape[2]) or err > 1e-2:
+        sys.exit("exported model does not match the checkpoint")
+
+    models = Path(args.models)
+    models.mkdir(exist_ok=True)
+    shutil.copyfile(onnx_path, models / FILE)
+    manifest_path = models / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    manifest.update(
+        name="tilecam-tiles-yolo11n",
+        version=args.version,
+        detector={
+            "file": FILE,
+            "imgsz": args.imgsz,
+            "names": names,
+            "input": "rgb",
+            "letterbox_pad": 114,
+            "output": "yolo",
+            "conf": args.conf,
+            "iou": args.iou,
+        },
+    )
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    size = (models / FILE).stat().st_size / 2**20
+    print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Fine-tune the tilecam detector with ultralytics (CPU or GPU), resumable.
+
+One stage per call; every epoch writes ``runs/<name>/weights/last.pt`` (and ``best.pt``),
+so a stopped job continues with ``--resume``. Flips are off (mirrored glyphs do not exist
+on real tables); the data already holds ±45° and right-angle rotations.
+
+usage (CPU, from the repo root, after ``. train/env.sh``):
+  .venv-train/bin/python train/train.py --model datasets/build/start43.pt \
+      --data datasets/build/hk-photos/data.yaml --epochs 8 --name hk
+  .venv-train/bin/python train/train.py --resume runs/hk/weights/last.pt
+GPU: add ``--device 0 --batch 64 --workers 8``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ultralytics import YOLO
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--model", help="starting weights (.pt), e.g. the head-surgery output")
+    ap.add_argument("--data", help="YOLO data.yaml")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--imgsz", type=int, default=640)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--name", default="tiles")
+    ap.add_argument("--lr0", type=float, default=0.002)
+    ap.add_argument("--warmup", type=float, default=0.5, help="warm-up epochs")
+    ap.add_argument("--mosaic", type=float, default=1.0)
+    ap.add_argument("--close-mosaic", type=int, default=2)
+    ap.add_argument("--fraction", type=float, default=1.0)
+    ap.add_argument("--resume", help="continue a stopped run from its last.pt")
+    args = ap.parse_args()
+
+    if args.resume:
+        YOLO(args.resume).train(resume=True)
+        return
+    if not args.model or not args.data:
+        ap.error("--model and --data are required (or --resume)")
+    YOLO(args.model).train(
+        data=args.data,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        device=args.device,
+        workers=args.workers,
+        project=str(REPO / "runs"),
+        name=args.name,
+        exist_ok=True,
+        optimizer="AdamW",
+        lr0=args.lr0,
+        lrf=0.1,
+        cos_lr=False,
+        warmup_epochs=args.warmup,
+        fliplr=0.0,
+        flipud=0.0,
+        mosaic=args.mosaic,
+        close_mosaic=args.close_mosaic,
+        degrees=0.0,
+        scale=0.5,
+        translate=0.1,
+        hsv_h=0.015,
+        hsv_s=0.6,
+        hsv_v=0.4,
+        fraction=args.fraction,
+        cache="ram",
+        patience=100,
+        plots=False,
+        save_period=1,
+        seed=0,
+        deterministic=False,
+        amp=args.device != "cpu",
+        verbose=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,647 @@
+"""Prepare the real photos (``../shared/datasets/hk-photos``) as a YOLO dataset.
+
+The source is a Roboflow export: every source photo has up to 5 augmented *copies*
+sharing a file-name *stem* (the part before ``.rf.``). The export flipped copies
+horizontally and vertically at random, so about half the copies are **mirrored**
+(glyphs that no real table shows); copies with both flips are 180° rotations and fine.
+
+How the mirrored copies are found (two steps):
+
+1. **Parity within a stem** (relative, geometric): copies of one photo differ by
+   rotations, shear and flips. SIFT keypoints are matched between copy 0 and each
+   other copy, and between the *mirror image* of copy 0 and each other copy; an
+   affine model is fitted with RANSAC in both cases. Whichever match has more inliers
+   says whether the copy has the same handedness as copy 0 (parity 0) or the
+   opposite one (parity 1). SIFT descriptors are not mirror-invariant, so the wrong
+   hypothesis finds few inliers (typically 10x fewer).
+2. **Which parity group is the real one** (absolute, learned): a reference tile
+   detector trained on real, un-mirrored tiles scores how well it recognises the
+   labelled tiles in a copy and in its mirror image (best of the 4 right-angle
+   rotations). The difference is summed over the group's copies; the group that
+   the detector prefers is the un-mirrored one.
+
+Mirrored copies are then flipped back (image and labels, ``mirrored="fix"``) or left
+out (``mirrored="drop"``). Train/validation are split by stem, so no photo leaks.
+
+The output is a YOLO dataset: ``images/{train,val}``, ``labels/{train,val}``
+(class ids of :data:`vision.classes.CLASSES`), ``data.yaml`` and ``mirror.csv``
+(per copy: stem, parity, mirrored, split) for audit.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import random
+import re
+import shutil
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.classes import CLASSES, class_id
+
+#: hk-photos class name → tile code (RULES.md). ``bf`` = flowers plum, orchid,
+#: chrysanthemum, bamboo (``5f``-``8f``); ``bs`` = seasons spring..winter (``1f``-``4f``).
+HK_CODES: dict[str, str] = {
+    **{f"sc{r}": f"{r}m" for r in range(1, 10)},
+    **{f"sd{r}": f"{r}p" for r in range(1, 10)},
+    **{f"sb{r}": f"{r}s" for r in range(1, 10)},
+    "hwe": "E",
+    "hws": "S",
+    "hww": "W",
+    "hwn": "N",
+    "hdr": "C",
+    "hdg": "F",
+    "hdw": "P",
+    **{f"bs{r}": f"{r}f" for r in range(1, 5)},
+    **{f"bf{r}": f"{r + 4}f" for r in range(1, 5)},
+}
+
+#: Class names used by other detectors (mahjong-detector's Japanese names) → tile codes.
+ALIAS_CODES: dict[str, str] = {
+    "chun": "C",
+    "haku": "P",
+    "hatsu": "F",
+    "nan": "S",
+    "pe": "N",
+    "sha": "W",
+    "tou": "E",
+}
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+#: A labelled image: ``(n, 5)`` float64 rows ``class_id, cx, cy, w, h``, coordinates
+#: normalised to 0..1 of the image width/height, class ids of :data:`CLASSES`.
+Labels = npt.NDArray[np.float64]
+#: ``scorer(image_bgr, labels) -> float``: how well a reference model recognises the
+#: labelled tiles; higher = more natural (un-mirrored) glyphs.
+Scorer = Callable[[npt.NDArray[np.uint8], Labels], float]
+Progress = Callable[[Iterable[str]], Iterable[str]]
+
+
+def source_stem(name: str) -> str:
+    """The source photo a Roboflow copy came from.
+
+    >>> source_stem("hand_046_jpg.rf.3a82ad70dc2ff0c0.jpg")
+    'hand_046_jpg'
+    >>> source_stem("plain.jpg")
+    'plain'
+    """
+    base = Path(name).name
+    return base.split(".rf.")[0] if ".rf." in base else Path(base).stem
+
+
+def hk_code(name: str) -> str:
+    """The tile code of an hk-photos class name.
+
+    >>> hk_code("sd5"), hk_code("hdr"), hk_code("bs1"), hk_code("bf1")
+    ('5p', 'C', '1f', '5f')
+    """
+    try:
+        return HK_CODES[name]
+    except KeyError:
+        raise ValueError(f"unknown hk-photos class name {name!r}") from None
+
+
+def read_class_names(src: Path) -> list[str]:
+    """The class names (in YOLO id order) from ``src/classes.yaml`` (``names: [...]``)."""
+    path = src / "classes.yaml"
+    if not path.is_file():
+        raise ValueError(f"{path} not found: is {src} an hk-photos folder?")
+    match = re.search(r"^names:\s*(\[.*?\])", path.read_text(encoding="utf-8"), re.M | re.S)
+    if not match:
+        raise ValueError(f"{path} has no 'names: [...]' list")
+    names = ast.literal_eval(match.group(1))
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{path}: names must be a list of strings")
+    return names
+
+
+def read_labels(path: Path, names: Sequence[str]) -> Labels:
+    """Read one YOLO label file, mapping class ids through ``names`` to :data:`CLASSES` ids.
+
+    Polygon rows (``cls x1 y1 x2 y2 ...``) become their enclosing box. Returns ``(n, 5)``.
+    """
+    rows: list[list[float]] = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise ValueError(f"{path}:{lineno}: not numbers: {line!r}") from None
+        src_id = int(values[0])
+        if not 0 <= src_id < len(names) or values[0] != src_id:
+            raise ValueError(f"{path}:{lineno}: class id {parts[0]} out of range")
+        cls = class_id(hk_code(names[src_id]))
+        if len(values) == 5:
+            cx, cy, w, h = values[1:]
+        elif len(values) >= 7 and len(values) % 2 == 1:
+            xs, ys = values[1::2], values[2::2]
+            cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+            w, h = max(xs) - min(xs), max(ys) - min(ys)
+        else:
+            raise ValueError(f"{path}:{lineno}: expected 5 values or a polygon, got {len(values)}")
+        rows.append([cls, cx, cy, w, h])
+    return np.array(rows, np.float64).reshape(-1, 5)
+
+
+def flip_labels(labels: Labels) -> Labels:
+    """Labels of the horizontally flipped image (``cx → 1 - cx``)."""
+    out = labels.copy()
+    out[:, 1] = 1.0 - out[:, 1]
+    return out
+
+
+def rotate_labels_cw(labels: Labels) -> Labels:
+    """Labels of the image rotated 90° clockwise (``(x, y) → (1 - y, x)``)."""
+    out = labels.copy()
+    out[:, 1], out[:, 2] = 1.0 - labels[:, 2], labels[:, 1]
+    out[:, 3], out[:, 4] = labels[:, 4], labels[:, 3]
+    return out
+
+
+def format_labels(labels: Labels) -> str:
+    """YOLO text, one ``class cx cy w h`` line per tile (6 decimals)."""
+    return "".join(f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}\n" for r in labels)
+
+
+# ----------------------------------------------------------------- parity (relative)
+class ParityMatcher:
+    """Tells whether two copies of one photo have the same handedness (SIFT + RANSAC)."""
+
+    def __init__(self, max_side: int = 400, features: int = 1000) -> None:
+        self.max_side = max_side
+        self._sift = cv2.SIFT_create(nfeatures=features)
+        self._matcher = cv2.BFMatcher(cv2.NORM_L2)
+
+    def _features(self, image: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], object]:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        scale = self.max_side / max(grey.shape[:2])
+        if scale < 1:
+            grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        keypoints, descriptors = self._sift.detectAndCompute(grey, None)
+        points = np.float32([k.pt for k in keypoints]).reshape(-1, 2)
+        return points, descriptors
+
+    def _inliers(
+        self, a: tuple[npt.NDArray[np.float32], object], b: tuple[npt.NDArray[np.float32], object]
+    ) -> int:
+        (pa, da), (pb, db) = a, b
+        if da is None or db is None or len(pa) < 3 or len(pb) < 3:
+            return 0
+        pairs = self._matcher.knnMatch(da, db, k=2)
+        good = [m[0] for m in pairs if len(m) == 2 and m[0].distance < 0.75 * m[1].distance]
+        if len(good) < 3:
+            return 0
+        src = pa[[m.queryIdx for m in good]]
+        dst = pb[[m.trainIdx for m in good]]
+        model, mask = cv2.estimateAffine2D(src, dst, ransacReprojThreshold=3.0)
+        if model is None or mask is None:
+            return 0
+        return int(mask.sum())
+
+    def parities(self, images: Sequence[npt.NDArray[np.uint8]]) -> list[tuple[int, int, int]]:
+        """Per copy: ``(parity, inliers_same, inliers_mirrored)`` relative to copy 0.
+
+        Parity 0 = same handedness as copy 0 (copy 0 itself is ``(0, -1, -1)``).
+        """
+        if not images:
+            return []
+        ref = self._features(images[0])
+        ref_mirror = self._features(cv2.flip(images[0], 1))
+        out = [(0, -1, -1)]
+        for image in images[1:]:
+            feats = self._features(image)
+            same, mirrored = self._inliers(ref, feats), self._inliers(ref_mirror, feats)
+            out.append((0 if same >= mirrored else 1, same, mirrored))
+        return out
+
+
+# --------------------------------------------------------- handedness (absolute)
+def _code_of(name: str) -> str | None:
+    code = ALIAS_CODES.get(name, name)
+    return code if code in CLASSES else None
+
+
+class DetectorScorer:
+    """Scores a labelled image with a reference YOLO ONNX detector (ultralytics export).
+
+    The score is the mean, over labelled tiles the detector knows, of the detector's
+    probability for the labelled class at anchors near the tile centre, taking the best
+    of the four right-angle rotations of the image (the detector was trained on upright
+    tiles; copies may be turned by 90°).
+
+    ``input="gray"``: grey + autocontrast (how mahjong-detector was trained);
+    ``"rgb"``: colour (tilecam's own model).
+    """
+
+    def __init__(self, model: Path, *, input: str = "gray", threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        if input not in ("gray", "rgb"):
+            raise ValueError(f"input must be 'gray' or 'rgb', got {input!r}")
+        if not Path(model).is_file():
+            raise ValueError(f"reference model {model} not found")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        meta = self._session.get_modelmeta().custom_metadata_map
+        names = ast.literal_eval(meta.get("names", "{}"))
+        if not names:
+            raise ValueError(f"{model}: no class names in the ONNX metadata")
+        self._row = {}  # our class id -> output row
+        for idx, name in names.items():
+            code = _code_of(str(name))
+            if code is not None:
+                self._row[class_id(code)] = 4 + int(idx)
+        shape = self._session.get_inputs()[0].shape
+        self.size = int(shape[2]) if isinstance(shape[2], int) else 640
+        self.input = input
+
+    def _tensor(self, image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        image = cv2.resize(image, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        if self.input == "gray":
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+            lo, hi = np.percentile(grey, (0.5, 99.5))
+            grey = np.clip((grey - lo) * 255.0 / max(hi - lo, 1.0), 0, 255)
+            planes = np.repeat(grey[None], 3, 0)
+        else:
+            planes = image[:, :, ::-1].transpose(2, 0, 1).astype(np.float32)
+        return np.ascontiguousarray(planes[None] / 255.0, dtype=np.float32)
+
+    def _score_upright(self, image: npt.NDArray[np.uint8], labels: Labels) -> float:
+        name = self._session.get_inputs()[0].name
+        out = self._session.run(None, {name: self._tensor(image)})[0][0]
+        cx, cy = out[0] / self.size, out[1] / self.size
+        values = []
+        for cls, x, y, w, h in labels:
+            row = self._row.get(int(cls))
+            if row is None:
+                continue
+            near = (np.abs(cx - x) < 0.3 * w) & (np.abs(cy - y) < 0.3 * h)
+            values.append(float(out[row][near].max()) if near.any() else 0.0)
+        return float(np.mean(values)) if values else 0.0
+
+    def __call__(self, image: npt.NDArray[np.uint8], labels: Labels) -> float:
+        best = 0.0
+        for _ in range(4):
+            best = max(best, self._score_upright(image, labels))
+            image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+            labels = rotate_labels_cw(labels)
+        return best
+
+
+def tile_crops(
+    image: npt.NDArray[np.uint8], labels: Labels, size: int = 48
+) -> npt.NDArray[np.uint8]:
+    """Square grey crops ``(n, size, size)`` centred on each tile (side = longer box side)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    height, width = grey.shape[:2]
+    padded = cv2.copyMakeBorder(grey, size, size, size, size, cv2.BORDER_REPLICATE)
+    out = np.zeros((len(labels), size, size), np.uint8)
+    for i, (_, cx, cy, w, h) in enumerate(labels):
+        side = max(w * width, h * height, 4.0)
+        x0 = round(cx * width - side / 2) + size
+        y0 = round(cy * height - side / 2) + size
+        s_int = round(side)
+        x0 = min(max(x0, 0), padded.shape[1] - s_int)
+        y0 = min(max(y0, 0), padded.shape[0] - s_int)
+        crop = padded[y0 : y0 + s_int, x0 : x0 + s_int]
+        if crop.size:
+            out[i] = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+    return out
+
+
+class CropHandednessScorer:
+    """Scores a labelled image with a tile-crop handedness model (ONNX).
+
+    The model reads grey crops ``[B, 1, S, S]`` float 0..1 (see :func:`tile_crops`) and
+    returns one logit per crop, > 0 when the crop looks **mirrored**. The score is the
+    mean of ``-logit`` over the tiles: higher = more natural glyphs.
+    """
+
+    def __init__(self, model: Path, *, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        if not Path(model).is_file():
+            raise ValueError(f"handedness model {model} not found")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self._input = self._session.get_inputs()[0]
+        self.size = int(self._input.shape[-1])
+
+    def logits(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        """Mirrored-logit per crop, shape ``(n,)``."""
+        if not len(crops):
+            return np.zeros(0, np.float32)
+        x = crops[:, None].astype(np.float32) / 255.0
+        return np.asarray(self._session.run(None, {self._input.name: x})[0], np.float32).ravel()
+
+    def __call__(self, image: npt.NDArray[np.uint8], labels: Labels) -> float:
+        logits = self.logits(tile_crops(image, labels, self.size))
+        return float(-logits.mean()) if len(logits) else 0.0
+
+
+def handedness_margin(scorer: Scorer, image: npt.NDArray[np.uint8], labels: Labels) -> float:
+    """``scorer(image) - scorer(mirror image)``: > 0 when the copy looks un-mirrored."""
+    return scorer(image, labels) - scorer(cv2.flip(image, 1), flip_labels(labels))
+
+
+def tightness(labels: Labels) -> float:
+    """Mean box area (normalised): copies turned by ~45° have loose, larger boxes."""
+    return float((labels[:, 3] * labels[:, 4]).mean()) if len(labels) else 1.0
+
+
+@dataclass(frozen=True)
+class CopyDecision:
+    """How one copy of a source photo was judged."""
+
+    name: str
+    stem: str
+    parity: int
+    inliers_same: int
+    inliers_mirrored: int
+    margin: float | None  # handedness margin when scored, else None
+    mirrored: bool
+
+
+def compute_parities(
+    groups: dict[str, list[Path]],
+    matcher: ParityMatcher | None = None,
+    progress: Progress | None = None,
+) -> dict[str, tuple[int, int, int]]:
+    """``{file name: (parity, inliers_same, inliers_mirrored)}`` for every copy of every stem."""
+    matcher = matcher or ParityMatcher()
+    out: dict[str, tuple[int, int, int]] = {}
+    stems: Iterable[str] = sorted(groups)
+    if progress is not None:
+        stems = progress(stems)
+    for stem in stems:
+        paths = groups[stem]
+        for path, parity in zip(
+            paths, matcher.parities([_load_image(p) for p in paths]), strict=True
+        ):
+            out[path.name] = parity
+    return out
+
+
+def decide_stem(
+    names: Sequence[str],
+    images: Sequence[npt.NDArray[np.uint8]],
+    labels: Sequence[Labels],
+    matcher: ParityMatcher,
+    scorer: Scorer,
+    *,
+    votes_per_group: int = 1,
+) -> list[CopyDecision]:
+    """Split one stem's copies into parity groups and decide which group is mirrored.
+
+    Each group votes with its ``votes_per_group`` tightest-boxed copies; a copy's vote
+    counts for its own group and against the other (its mirror image belongs there).
+    """
+    parities = matcher.parities(images)
+    margins: list[float | None] = [None] * len(images)
+    for group in (0, 1):
+        members = [i for i, p in enumerate(parities) if p[0] == group and len(labels[i])]
+        members.sort(key=lambda i: tightness(labels[i]))
+        for i in members[:votes_per_group]:
+            margins[i] = handedness_margin(scorer, images[i], labels[i])
+    vote = sum((m if parities[i][0] == 0 else -m) for i, m in enumerate(margins) if m is not None)
+    group0_mirrored = vote < 0
+    stem = source_stem(names[0])
+    return [
+        CopyDecision(
+            name=names[i],
+            stem=stem,
+            parity=p[0],
+            inliers_same=p[1],
+            inliers_mirrored=p[2],
+            margin=margins[i],
+            mirrored=(p[0] == 0) == group0_mirrored,
+        )
+        for i, p in enumerate(parities)
+    ]
+
+
+# ----------------------------------------------------------------------- dataset
+def group_copies(images_dir: Path) -> dict[str, list[Path]]:
+    """Image files grouped by source stem (sorted by name)."""
+    groups: dict[str, list[Path]] = {}
+    for path in sorted(images_dir.iterdir()):
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            groups.setdefault(source_stem(path.name), []).append(path)
+    return groups
+
+
+def split_stems(stems: Iterable[str], val_fraction: float, seed: int) -> tuple[set[str], set[str]]:
+    """Deterministic train/val split of stems (at least one val stem if fraction > 0).
+
+    >>> train, val = split_stems(["a", "b", "c", "d", "e"], 0.2, 0)
+    >>> len(train), len(val), train.isdisjoint(val)
+    (4, 1, True)
+    """
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError(f"val_fraction must be in [0, 1), got {val_fraction}")
+    ordered = sorted(set(stems))
+    random.Random(seed).shuffle(ordered)
+    n_val = round(len(ordered) * val_fraction)
+    if val_fraction > 0 and n_val == 0 and len(ordered) > 1:
+        n_val = 1
+    return set(ordered[n_val:]), set(ordered[:n_val])
+
+
+#: The shipped handedness model (train/handedness.py), relative to the repository root.
+HANDEDNESS_MODEL = Path("models") / "handedness.onnx"
+
+
+def default_scorer(repo: Path | None = None) -> Scorer:
+    """The shipped tile-crop handedness model (``models/handedness.onnx``)."""
+    root = repo or Path(__file__).resolve().parents[2]
+    model = root / HANDEDNESS_MODEL
+    if not model.is_file():
+        raise ValueError(f"{model} not found: pass a scorer or a reference model")
+    return CropHandednessScorer(model)
+
+
+def _load_image(path: Path) -> npt.NDArray[np.uint8]:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: not a readable image")
+    return image
+
+
+def _read_decisions(path: Path) -> dict[str, CopyDecision]:
+    if not path.is_file():
+        return {}
+    out = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            out[row["name"]] = CopyDecision(
+                name=row["name"],
+                stem=row["stem"],
+                parity=int(row["parity"]),
+                inliers_same=int(row["inliers_same"]),
+                inliers_mirrored=int(row["inliers_mirrored"]),
+                margin=float(row["margin"]) if row["margin"] else None,
+                mirrored=row["mirrored"] == "1",
+            )
+    return out
+
+
+def prepare_photos(
+    src: Path,
+    out: Path,
+    *,
+    val_fraction: float = 0.2,
+    seed: int = 0,
+    mirrored: str = "fix",
+    scorer: Scorer | None = None,
+    reference_model: Path | None = None,
+    reference_input: str = "gray",
+    votes_per_group: int = 5,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Build a YOLO dataset from hk-photos in ``out`` and return counts.
+
+    ``mirrored``: ``"fix"`` flips mirrored copies back (image and labels), ``"drop"``
+    leaves them out, ``"keep"`` copies them unchanged without judging (only for a
+    handedness-agnostic warm-up stage; never for validation). ``scorer`` (or
+    ``reference_model``, an ultralytics ONNX detector read with ``reference_input``)
+    decides which parity group is un-mirrored; by default the shipped tile-crop
+    handedness model ``models/handedness.onnx``. Each parity group votes with its
+    ``votes_per_group`` tightest-boxed copies. Decisions are cached in
+    ``out/mirror.csv``: a re-run with the same ``out`` reuses them.
+
+    Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
+    "val_stems", "mirrored", "fixed", "dropped", "tiles"}``.
+    """
+    src, out = Path(src), Path(out)
+    if mirrored not in ("fix", "drop", "keep"):
+        raise ValueError(f"mirrored must be 'fix', 'drop' or 'keep', got {mirrored!r}")
+    images_dir, labels_dir = src / "images", src / "labels"
+    if not images_dir.is_dir() or not labels_dir.is_dir():
+        raise ValueError(f"{src} must hold images/ and labels/ (an hk-photos folder)")
+    names = read_class_names(src)
+    groups = group_copies(images_dir)
+    if not groups:
+        raise ValueError(f"no images in {images_dir}")
+    train_stems, val_stems = split_stems(groups, val_fraction, seed)
+
+    cache_path = out / "mirror.csv"
+    cached = _read_decisions(cache_path)
+    matcher: ParityMatcher | None = None
+    for split in ("train", "val"):
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+
+    counts = dict.fromkeys(
+        ("images", "train_images", "val_images", "mirrored", "fixed", "dropped", "tiles"), 0
+    )
+    decisions: list[CopyDecision] = []
+    stems: Iterable[str] = sorted(groups)
+    if progress is not None:
+        stems = progress(stems)
+    for stem in stems:
+        paths = groups[stem]
+        images = [_load_image(p) for p in paths]
+        labels = []
+        for p in paths:
+            label_path = labels_dir / (p.stem + ".txt")
+            if not label_path.is_file():
+                raise ValueError(f"{label_path} missing for image {p.name}")
+            labels.append(read_labels(label_path, names))
+        if mirrored == "keep":
+            stem_decisions = [CopyDecision(p.name, stem, 0, -1, -1, None, False) for p in paths]
+        elif all(p.name in cached for p in paths):
+            stem_decisions = [cached[p.name] for p in paths]
+        else:
+            if scorer is None:
+                scorer = (
+                    DetectorScorer(reference_model, input=reference_input)
+                    if reference_model is not None
+                    else default_scorer()
+                )
+            matcher = matcher or ParityMatcher()
+            stem_decisions = decide_stem(
+                [p.name for p in paths],
+                images,
+                labels,
+                matcher,
+                scorer,
+                votes_per_group=votes_per_group,
+            )
+        decisions.extend(stem_decisions)
+        split = "val" if stem in val_stems else "train"
+        for path, image, label, decision in zip(paths, images, labels, stem_decisions, strict=True):
+            target = out / "images" / split / path.name
+            if decision.mirrored:
+                counts["mirrored"] += 1
+                if mirrored == "drop":
+                    counts["dropped"] += 1
+                    continue
+                image, label = cv2.flip(image, 1), flip_labels(label)
+                counts["fixed"] += 1
+                if not cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+                    raise ValueError(f"could not write {target}")
+            else:
+                shutil.copyfile(path, target)  # unchanged: keep the original bytes
+            stem_name = path.stem
+            (out / "labels" / split / f"{stem_name}.txt").write_text(
+                format_labels(label), encoding="utf-8"
+            )
+            counts["images"] += 1
+            counts[f"{split}_images"] += 1
+            counts["tiles"] += len(label)
+
+    if mirrored == "keep":
+        cache_path = out / "mirror-unjudged.csv"
+    with cache_path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(
+            [
+                "name",
+                "stem",
+                "split",
+                "parity",
+                "inliers_same",
+                "inliers_mirrored",
+                "margin",
+                "mirrored",
+            ]
+        )
+        for d in decisions:
+            writer.writerow(
+                [
+                    d.name,
+                    d.stem,
+                    "val" if d.stem in val_stems else "train",
+                    d.parity,
+                    d.inliers_same,
+                    d.inliers_mirrored,
+                    "" if d.margin is None else f"{d.margin:.5f}",
+                    int(d.mirrored),
+                ]
+            )
+    yaml_lines = [
+        f"path: {out.resolve()}",
+        "train: images/train",
+        "val: images/val",
+        f"nc: {len(CLASSES)}",
+        "names:",
+    ]
+    yaml_lines += [f"  {i}: '{code}'" for i, code in enumerate(CLASSES)]
+    (out / "data.yaml").write_text("\n".join(yaml_lines) + "\n", encoding="utf-8")
+    counts.update(stems=len(groups), train_stems=len(train_stems), val_stems=len(val_stems))
+    return counts
