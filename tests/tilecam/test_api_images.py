@@ -228,3 +228,9 @@ def test_limiter_times_out_but_keeps_the_slot_until_the_job_ends() -> None:
         return code, running_after_timeout, running_later
 
     assert asyncio.run(scenario()) == ("timeout", 1, 0)
+
+
+def test_json_body_over_the_json_limit_is_413(client: TestClient) -> None:
+    body = b'{"hand": "' + b"1m" * 600_000 + b'"}'  # 1.2 MB of JSON
+    r = client.post("/v1/score", content=body, headers={"content-type": "application/json"})
+    assert_error(r, 413, "payload_too_large", "limit")

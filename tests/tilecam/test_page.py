@@ -230,3 +230,27 @@ def test_photo_is_boxed_and_a_tapped_tile_can_be_corrected(
     new = expected_total(corrected)
     assert new != want
     wait_for(lambda: browser.find_element(By.ID, "total").text == str(new), what=f"total {new}")
+
+
+def test_rule_set_fields_come_from_the_rules_endpoint(server: str, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server + "/")
+    wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready"),
+             what="page start")
+    Select(browser.find_element(By.ID, "rules")).select_by_value("zhenjiang")
+    assert not browser.find_element(By.ID, "version-field").is_displayed()  # MCR only
+    field = '#rule-context select[data-name="indicator"]'
+    indicator = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, field), what="indicator")
+    Select(indicator).select_by_value('"E"')  # 正搭 E: the 百搭 is S
+    hand = "[EEE,2]123m456p789sSN"
+    box = browser.find_element(By.ID, "hand")
+    box.clear()
+    box.send_keys(hand)
+    browser.find_element(By.ID, "score-btn").click()
+    want = scoring.score(hand, rules="zhenjiang", indicator="E")
+    wait_for(lambda: browser.find_element(By.ID, "total").text == str(want.total),
+             what=f"zhenjiang total {want.total}")
+    fans = browser.find_element(By.ID, "fans").text
+    assert all(f.zh in fans for f in want.fans)

@@ -44,23 +44,26 @@ class Upload:
 
 
 class BodyLimitMiddleware:
-    """Refuse request bodies over ``max_bytes`` with 413 JSON, before or while reading.
+    """Refuse request bodies over ``max_bytes`` (``max_json_bytes`` for JSON bodies) with
+    413 JSON, before or while reading.
 
     A declared ``Content-Length`` over the limit is refused before any byte is read;
     a chunked body is counted as it streams in and refused as soon as it passes the
     limit (the route sees :class:`ApiError` 413 from ``receive``).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, max_json_bytes: int = 1024 * 1024) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_json_bytes = max_json_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.max_bytes
-        declared = _content_length(scope)
+        declared, media = _content_length_and_type(scope)
+        is_json = media == "application/json" or media.endswith("+json")
+        limit = self.max_json_bytes if is_json else self.max_bytes
         if declared is not None and declared > limit:
             response = error_response(
                 413,
@@ -88,14 +91,18 @@ class BodyLimitMiddleware:
         await self.app(scope, limited_receive, send)
 
 
-def _content_length(scope: Scope) -> int | None:
+def _content_length_and_type(scope: Scope) -> tuple[int | None, str]:
+    length: int | None = None
+    media = ""
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
             try:
-                return int(value)
+                length = int(value)
             except ValueError:
-                return None
-    return None
+                length = None
+        elif name == b"content-type":
+            media = _media_type(value.decode("latin-1"))
+    return length, media
 
 
 def _media_type(content_type: str) -> str:

@@ -175,6 +175,10 @@ function context() {
   };
   const version = $("version").value;
   if (version && !$("version-field").hidden) ctx.version = version;
+  const ruleContext = collectFields($("rule-context"));
+  if (Object.keys(ruleContext).length) ctx.rule_context = ruleContext;
+  const settings = collectFields($("rule-settings"));
+  if (Object.keys(settings).length) ctx.settings = settings;
   return ctx;
 }
 
@@ -193,6 +197,57 @@ function buildWindButtons(id) {
       rescore();
     },
   }, `${w} ${WIND_ZH[w]}`)));
+}
+
+const TILE_FIELDS = new Set(["gold", "indicator", "wild"]);
+
+/** One input for a rule set's setting or context field (see GET /v1/rules). */
+function fieldInput(name, spec) {
+  const common = { "data-name": name, "data-default": JSON.stringify(spec.default), title: spec.description };
+  let input;
+  if (spec.choices) {
+    input = el("select", common, spec.choices.map((c) => el("option", {
+      value: JSON.stringify(c), selected: c === spec.default,
+    }, c === "" ? "—" : String(c))));
+  } else if (TILE_FIELDS.has(name)) {
+    input = el("select", common, el("option", { value: "null" }, "—"),
+      state.classes.filter((c) => !/f$/.test(c) && c !== "back").map((c) => el("option", {
+        value: JSON.stringify(c), selected: c === spec.default,
+      }, `${c} ${state.zh[c] || ""}`)));
+  } else if (typeof spec.default === "boolean") {
+    input = el("input", { ...common, type: "checkbox", checked: spec.default });
+    return el("label", { class: "toggle" }, input, ` ${name.replace(/_/g, " ")}`);
+  } else if (typeof spec.default === "number") {
+    input = el("input", { ...common, type: "number", step: "any", value: String(spec.default), inputmode: "decimal" });
+  } else {
+    input = el("input", { ...common, type: "text", value: spec.default ?? "" });
+  }
+  return el("label", { class: "field" }, name.replace(/_/g, " "), input,
+    el("small", { class: "hint" }, spec.description));
+}
+
+/** {name: value} of the inputs in ``box`` whose value differs from the default. */
+function collectFields(box) {
+  const out = {};
+  for (const input of box.querySelectorAll("[data-name]")) {
+    const def = JSON.parse(input.dataset.default);
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.tagName === "SELECT") value = JSON.parse(input.value);
+    else if (input.type === "number") value = input.value === "" ? def : Number(input.value);
+    else value = input.value === "" && def === null ? null : input.value;
+    if (value !== def) out[input.dataset.name] = value;
+  }
+  return out;
+}
+
+function fillRuleFields() {
+  const info = state.ruleSets[$("rules").value] || {};
+  const ctx = Object.entries(info.context || {});
+  $("rule-context").replaceChildren(...ctx.map(([n, spec]) => fieldInput(n, spec)));
+  const settings = Object.entries(info.settings || {}).filter(([n]) => n !== "version");
+  $("rule-settings").replaceChildren(...settings.map(([n, spec]) => fieldInput(n, spec)));
+  $("settings-box").hidden = settings.length === 0;
 }
 
 function fillVersions() {
@@ -325,7 +380,8 @@ async function onPhoto(file) {
     form.append("image", blob, file.name || "photo.jpg");
     const ctx = context();
     for (const [k, v] of Object.entries(ctx)) {
-      if (k !== "flowers") form.append(k, String(v));
+      if (k === "flowers") continue;
+      form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
     }
     const rec = await api("/v1/recognize", { method: "POST", body: form });
     if (state.photo) URL.revokeObjectURL(state.photo.url);
@@ -465,7 +521,8 @@ async function init() {
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
   $("hand").addEventListener("input", syncFlowerStepper);
-  $("rules").addEventListener("change", () => { fillVersions(); rescore(); });
+  $("rules").addEventListener("change", () => { fillVersions(); fillRuleFields(); rescore(); });
+  for (const id of ["rule-context", "rule-settings"]) $(id).addEventListener("change", rescore);
   $("version").addEventListener("change", rescore);
   for (const id of ["self_drawn", "last_of_kind", "kong", "last_wall_tile"]) {
     $(id).addEventListener("change", rescore);
@@ -490,6 +547,7 @@ async function init() {
       value: r.name, selected: r.name === doc.default,
     }, r.title || r.name)));
     fillVersions();
+    fillRuleFields();
   } catch (err) {
     showError(`Cannot load the rule sets: ${err.message}`);
   }

@@ -80,10 +80,15 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
             ctx[key] = value
     if opts.hidden_kongs:
         ctx["hidden_kongs"] = opts.hidden_kongs
-    clash = sorted(set(opts.rule_context) & (set(ctx) | {"rules", "flowers"}))
+    reserved = set(ctx) | {"rules", "flowers", "win", "hidden_kongs"}
+    clash = sorted(set(opts.rule_context) & reserved)
     if clash:
         raise ApiError(
-            400, "invalid_context", f"rule_context may not set {', '.join(clash)}"
+            400,
+            "invalid_context",
+            f"rule_context may not set {', '.join(clash)} here: give them as fields "
+            "(in /v1/recognize 'win' says whether the photo shows a win; a rule set's own "
+            "'win' type can be scored with /v1/score)",
         )
     ctx.update(opts.rule_context)
     return ctx
@@ -144,7 +149,7 @@ async def recognize(
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
         try:
             result = run_recognition(image, opts.rules, context, detector=detector)
-        except scoring.HandError as exc:
+        except ValueError as exc:  # HandError or a context the recognizer refuses
             raise ApiError(400, "invalid_context", str(exc)) from None
         out = result.to_dict()
         # the page's tile picker offers the detector's alternatives first
