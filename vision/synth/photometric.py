@@ -44,8 +44,10 @@ def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tup
         base = (np.array([222, 214, 208], np.float32) * rng.uniform(0.8, 1.08) if light
                 else np.array([196, 150, 100], np.float32) * rng.uniform(0.6, 1.15))
         # Grain: noise stretched along the boards, fine streaks plus broad bands.
-        fine = cv2.resize(rng.standard_normal((h, max(2, w // 60))).astype(np.float32), (w, h),
+        fine = cv2.resize(rng.standard_normal((h, max(2, w // 24))).astype(np.float32), (w, h),
                           interpolation=cv2.INTER_LINEAR)
+        fine += 0.5 * cv2.resize(rng.standard_normal((h, max(2, w // 4))).astype(np.float32),
+                                 (w, h), interpolation=cv2.INTER_LINEAR)
         broad = cv2.resize(rng.standard_normal((max(2, h // 12), max(2, w // 150)))
                            .astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
         amp = rng.uniform(3, 8) if light else rng.uniform(6, 16)
@@ -70,9 +72,26 @@ def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tup
         img = c1 * (1 - m) + c2 * m + _noise(rng, h, w, 3)[..., None] * 6
     else:  # plain: white/grey desk or paper
         base = (rng.uniform(150, 245) + rng.uniform(-8, 8, 3)).astype(np.float32)
-        img = base[None, None, :] + _noise(rng, h, w, 100)[..., None] * 8
+        img = base[None, None, :] + _noise(rng, h, w, 100)[..., None] * rng.uniform(1, 5)
         img = img + rng.standard_normal((h, w, 1)).astype(np.float32) * 2
     return np.clip(img, 0, 255).astype(np.float32), kind
+
+
+def with_table_edge(rng: np.random.Generator, tex: F32, edge: float, side: int) -> F32:
+    """Replace the part of a square texture beyond ``edge`` (0..1 across the texture,
+    measured from ``side``: 0 bottom, 1 right, 2 top, 3 left) by a wooden frame strip and
+    another surface (the floor or the table's rim), as photos of a table's edge show."""
+    size = tex.shape[0]
+    frame, _ = surface(rng, size, "wood")
+    beyond, _ = surface(rng, size, str(rng.choice(["wood", "plain", "laminate"])))
+    out = np.rot90(tex, side).copy()  # work with the edge at the bottom
+    frame_r = np.rot90(frame, side)
+    beyond_r = np.rot90(beyond, side)
+    r0 = int(np.clip(edge, 0.05, 0.98) * size)
+    width = int(rng.uniform(0.03, 0.12) * size)
+    out[r0 : r0 + width] = frame_r[r0 : r0 + width] * rng.uniform(0.8, 1.1)
+    out[r0 + width :] = beyond_r[r0 + width :] * rng.uniform(0.4, 0.9)
+    return np.ascontiguousarray(np.rot90(out, -side))
 
 
 def lighting(rng: np.random.Generator, img: F32) -> F32:
@@ -83,7 +102,7 @@ def lighting(rng: np.random.Generator, img: F32) -> F32:
     ramp = ((xx / w - 0.5) * np.cos(ang) + (yy / h - 0.5) * np.sin(ang)) * rng.uniform(0, 0.5)
     r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2
     vig = 1 - r2 * rng.uniform(0, 0.35)
-    gain = (1 + ramp) * vig * rng.uniform(0.7, 1.15)
+    gain = (1 + ramp) * vig * rng.uniform(0.8, 1.2)
     cast = np.array([rng.uniform(0.9, 1.1), 1.0, rng.uniform(0.88, 1.1)], np.float32)
     return np.asarray(img * gain[..., None] * cast, np.float32)
 

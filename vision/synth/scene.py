@@ -197,13 +197,23 @@ def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
     out: list[Placed] = []
     codes = list(art.codes)
     far_y = y1 + h * rng.uniform(1.5, 4)
-    if rng.random() < 0.5:  # wall segment, face down, lengthwise along x
-        n = int(rng.integers(3, 10))
-        sx = rng.uniform(x0, max(x0 + 1, x1 - n * w))
-        for i in range(n):
-            out.append(Placed(TileBox(str(rng.choice(codes)), sx + i * (w + 0.3), far_y,
-                                      rng.normal(0, 1), face_down=True), "other"))
-        far_y += h * 1.3
+    if rng.random() < 0.5:  # wall segments, face down, lengthwise along x
+        for _ in range(int(rng.integers(1, 3))):
+            n = int(rng.integers(4, 14))
+            sx = rng.uniform(x0 - 2 * w, max(x0, x1 - n * w))
+            for i in range(n):
+                out.append(Placed(TileBox(str(rng.choice(codes)), sx + i * (w + 0.3), far_y,
+                                          rng.normal(0, 1), face_down=True), "other"))
+            far_y += h * rng.uniform(1.1, 1.6)
+    if rng.random() < 0.25:  # a pile of tiles pushed together, any way up
+        n = int(rng.integers(6, 20))
+        cx = rng.uniform(x0, x1)
+        pile = [Placed(TileBox(str(rng.choice(codes)), cx + rng.normal(0, 2 * w),
+                               far_y + h + abs(rng.normal(0, 1.5 * h)), rng.uniform(0, 360),
+                               face_down=bool(rng.random() < 0.3)), "other") for _ in range(n)]
+        _separate(pile, max(w, h) * 1.02)
+        out += pile
+        far_y = max(p.box.y for p in pile) + h
     if rng.random() < 0.6:  # discards, a little scattered
         n = int(rng.integers(2, 9))
         cols = int(rng.integers(3, 7))
@@ -359,7 +369,10 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     if abs(math.degrees(elev) - 90) < 1e-3:
         cam_pos[1] -= 1e-3
     camera = Camera(cam_pos, target)
-    if rng.random() < 0.2:  # any angle (hand-held photos, tilted tables)
+    if math.degrees(elev) > 65:  # from high above a tile standing on its edge shows no face
+        for p in placed:
+            p.box.standing = False
+    if rng.random() < 0.35:  # any angle (hand-held photos, tilted tables)
         roll = float(rng.uniform(0, 360))
     else:
         roll = float(rng.choice([0, 90, 180, 270], p=[0.5, 0.12, 0.26, 0.12])) + rng.normal(0, 10)
@@ -379,7 +392,9 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     margin = 4.0
     fit = min((opts.width - 2 * margin) / max(span[0], 1e-9),
               (opts.height - 2 * margin) / max(span[1], 1e-9))
-    want = math.exp(rng.uniform(math.log(opts.min_tile_px), math.log(opts.max_tile_px)))
+    lo_px = opts.min_tile_px if hand is not None else min(opts.max_tile_px,
+                                                          max(opts.min_tile_px, 35.0))
+    want = math.exp(rng.uniform(math.log(lo_px), math.log(opts.max_tile_px)))
     scale = min(want / med_h, fit)
     lo = -rp.min(0) * scale + margin
     hi = np.array([opts.width, opts.height]) - margin - rp.max(0) * scale
@@ -388,7 +403,14 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
 
     # Background: a table surface in table coordinates, warped by the camera.
     tex, surface_kind = photometric.surface(rng, 512)
-    half = extent * rng.uniform(0.4, 1.0)
+    half = extent * rng.uniform(0.7, 1.4)
+    if rng.random() < 0.35:  # a table edge in view, beyond the tiles
+        side = int(rng.choice([0, 1, 2, 3], p=[0.55, 0.15, 0.15, 0.15]))
+        far = max(abs(float(v)) for v in (*pxs - mx, *pys - my)) + th
+        edge = 0.5 + (far / (2 * half)) * rng.uniform(1.0, 1.6)
+        if edge < 0.97:
+            tex = photometric.with_table_edge(rng, tex, edge, side)
+            surface_kind += "+edge"
     tbl = np.array([[-half, half, 0], [half, half, 0], [half, -half, 0], [-half, -half, 0]])
     tbl_px = apply_affine(affine, camera.project(tbl)).astype(np.float32)
     tex_px = np.array([[0, 0], [512, 0], [512, 512], [0, 512]], np.float32)
@@ -415,7 +437,7 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     tex_h = int(np.clip(med_h * scale * 1.6, 16, 160))
     tex_cache: dict[Any, F32] = {}
     masks: dict[tuple[int, int], tuple[F32, F32]] = {}
-    ambient = rng.uniform(0.45, 0.7)
+    ambient = rng.uniform(0.6, 0.85)
     for i in order:
         _paint_tile(canvas, i, placed[i], corners[i], camera, affine, light, ambient,
                     _texture_for(art, placed[i], rng, back_tex, back_colour, tex_h, tex_cache),
