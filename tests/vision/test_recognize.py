@@ -148,7 +148,7 @@ def test_cli_json_and_annotation(
 
     monkeypatch.setattr(vision.detect, "detect", fake_detect)
     out_img = tmp_path / "out.jpg"
-    argv = ["recognize", str(path), "--rules", "zhenjiang", "--set", "indicator=C",
+    argv = ["recognize", str(path), "--rules", "zhenjiang", "--context", "indicator=C",
             "--self-drawn", "--json", "--annotate", str(out_img)]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
@@ -170,5 +170,7 @@ def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     err = capsys.readouterr().err
     assert "tilecam recognize: error:" in err and "Traceback" not in err
     _, path = scene_and_image(tmp_path)
-    assert main(["recognize", str(path), "--set", "oops"]) == 2
+    assert main(["recognize", str(path), "--context", "oops"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+    assert main(["recognize", str(path), "--context", "win=1"]) == 2
+    assert "may not set win" in capsys.readouterr().err

@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-SEATS = {"left": 1, "opposite": 2, "right": 3, "1": 1, "2": 2, "3": 3}
+from tilecam.commands.score import add_rules_arguments, parse_pairs
+
 CLAIM_WORDS = {1: "from the left (上家)", 2: "from opposite (对家)", 3: "from the right (下家)"}
 
 
@@ -22,18 +23,21 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("image", help="photo file (JPEG, PNG, WebP, BMP, TIFF)")
-    p.add_argument("--rules", default="mcr", help="rule set (default mcr; see tilecam rules)")
-    p.add_argument("--version", dest="rules_version", default=None, help="rule version preset")
     p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
     p.add_argument("--last-of-kind", action="store_true", help="last tile of its kind (和绝张)")
-    p.add_argument("--kong", action="store_true", help="won on a kong (杠上开花 / 抢杠和)")
-    p.add_argument("--last-wall-tile", action="store_true", help="last tile of the wall")
-    p.add_argument("--seat", default="E", choices=list("ESWN"), help="seat wind (default E)")
-    p.add_argument("--prevalent", default="E", choices=list("ESWN"), help="prevalent wind")
-    p.add_argument("--discarder", default=None, choices=sorted(SEATS),
-                   help="who discarded the winning tile (left/opposite/right)")
-    p.add_argument("--set", dest="extra", action="append", default=[], metavar="KEY=VALUE",
-                   help="rule-specific context (e.g. --set indicator=3m); repeatable")
+    p.add_argument(
+        "--kong", action="store_true",
+        help="kong win: 杠上开花 when self-drawn, 抢杠和 on another player's added kong",
+    )  # fmt: skip
+    p.add_argument(
+        "--last-wall-tile", action="store_true",
+        help="last tile of the wall (妙手回春 self-drawn, 海底捞月 on a discard)",
+    )  # fmt: skip
+    p.add_argument(
+        "--discarder", type=int, choices=(1, 2, 3), default=None,
+        help="seat offset of the discarder (1 left, 2 opposite, 3 right) for the settlement",
+    )  # fmt: skip
+    add_rules_arguments(p)  # --rules --version --set --context --seat --prevalent --flowers --json
     p.add_argument("--hidden-kong", action="append", default=[], metavar="KIND",
                    help="kind of a concealed kong shown all face down, in layout order")
     win = p.add_mutually_exclusive_group()
@@ -42,14 +46,14 @@ def register(sub: Any) -> None:
     win.add_argument("--no-win", dest="win", action="store_false",
                      help="the hand is not a win: show its waits")
     p.add_argument("--model", default=None, help="model folder (default: the shipped model)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--annotate", metavar="OUT.jpg", default=None,
                    help="write an annotated image (melds, winning tile, corrections, fans)")
     p.set_defaults(func=run)
 
 
 def build_context(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``context`` mapping of :func:`vision.recognize.recognize` from the flags."""
+    """The ``context`` mapping of :func:`vision.recognize.recognize` from the flags (the
+    same win flags, settings and rule context as ``tilecam score``)."""
     ctx: dict[str, Any] = {
         "self_drawn": args.self_drawn,
         "last_of_kind": args.last_of_kind,
@@ -59,14 +63,19 @@ def build_context(args: argparse.Namespace) -> dict[str, Any]:
         "prevalent_wind": args.prevalent,
     }
     if args.discarder is not None:
-        ctx["discarder"] = SEATS[args.discarder]
+        ctx["discarder"] = args.discarder
+    if args.flowers:
+        ctx["flowers"] = args.flowers
     if args.rules_version:
         ctx["version"] = args.rules_version
-    for item in args.extra:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set {item!r}: use KEY=VALUE")
-        ctx[key.strip()] = value.strip()
+    settings = parse_pairs(args.settings, "--set")
+    if settings:
+        ctx["settings"] = settings
+    rule_context = parse_pairs(args.rule_context, "--context")
+    clash = sorted(set(rule_context) & (set(ctx) | {"win", "hidden_kongs"}))
+    if clash:
+        raise ValueError(f"--context may not set {', '.join(clash)}; use its own option")
+    ctx.update(rule_context)
     if args.hidden_kong:
         ctx["hidden_kongs"] = list(args.hidden_kong)
     if args.win is not None:
