@@ -194,3 +194,16 @@ def test_page_and_its_assets_are_served(client: TestClient) -> None:
         assert client.get(asset).status_code == 200, asset
     err = error_of(client.get("/static/nope.js"), 404)
     assert err["code"] == "not_found"
+
+
+def test_score_json_is_the_same_as_the_cli(
+    client: TestClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tilecam.cli import main
+
+    assert main(["score", BIG_FOUR, "--self-drawn", "--seat", "S", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    api = client.post("/v1/score", json={"hand": BIG_FOUR, "self_drawn": True, "seat_wind": "S"})
+    assert api.json() == cli
