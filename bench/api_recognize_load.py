@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -129,13 +130,23 @@ def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
+    """SIGTERM the server's process group (supervisor and workers), then SIGKILL
+    whatever is left of the group after 15 s."""
+    try:
         os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        proc.poll()
         try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
+            os.killpg(proc.pid, 0)  # anyone left in the group?
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(5)
 
 
 async def load(port: int, images: list[bytes], clients: int, duration: float) -> dict[str, object]:
