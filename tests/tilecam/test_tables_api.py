@@ -244,6 +244,22 @@ def test_illegal_win_below_8_fan_is_pending_for_the_referee(setup) -> None:
 
 
 @needs_mcr
+def test_camera_hand_the_scorer_refuses_is_pending_with_the_reason(setup) -> None:
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    short = cam.show(90, "123m456m789m55p", tiles=11)  # read as complete, but 11 tiles
+    for _ in range(3):
+        last = post_frame(client, t, k, short, winner="E", self_drawn="1")
+    assert last["status"] == "recorded"
+    rec = last["recorded"]
+    assert rec["outcome"] == "pending" and "wrong number of tiles" in rec["note"]
+    # The same hand from an automatic table is refused outright.
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                    json={"hand": "123m456m789m55p", "winner": "E", "self_drawn": True})
+    assert r.status_code == 400 and "wrong number of tiles" in r.json()["error"]["message"]
+
+
+@needs_mcr
 def test_csv_sheet_and_event_standings(setup) -> None:
     client, _, _ = setup
     event_id, [(t, k), _] = new_event(client)

@@ -23,7 +23,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from tilecam.api.errors import ApiError
-from tilecam.db import get_engine, session_factory, upgrade
+from tilecam.db import GameTable, get_engine, session_factory, upgrade
 from tilecam.settings import Settings
 from tilecam.tables import sheet
 from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recognition
@@ -46,7 +46,7 @@ def app_settings(request: Request) -> Settings:
 def database(request: Request) -> sessionmaker[Session]:
     """Session factory of the app's database, migrated on first use."""
     state = request.app.state
-    sf = getattr(state, "table_db", None)
+    sf: sessionmaker[Session] | None = getattr(state, "table_db", None)
     if sf is not None:
         return sf
     with _init_lock:
@@ -147,7 +147,7 @@ def require_table(
     if settings.admin_key and verify_admin_key(key, settings.admin_key):
         _throttle(request, "key_limiter", hash_key(key))
         with sf() as session:
-            if session.get(sheet.GameTable, table_id) is None:
+            if session.get(GameTable, table_id) is None:
                 raise ApiError(404, "not_found", f"no table {table_id}")
         return Caller(admin=True, table_id=table_id)
     with sf() as session:

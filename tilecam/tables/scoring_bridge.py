@@ -114,9 +114,14 @@ def evaluate(
     rules: str,
     version: str | None,
     rule_settings: Mapping[str, Any],
+    lenient: bool = False,
 ) -> Evaluation:
     """Score ``report`` at ``place`` under ``rules``; a win that cannot be settled yet
-    (winner or discarder unknown, not a legal win) comes back ``pending`` with a note."""
+    (winner or discarder unknown, not a legal win) comes back ``pending`` with a note.
+
+    A hand the scorer refuses raises ``ValueError``; with ``lenient`` (a camera's
+    reading, which a referee checks) it comes back ``pending`` with the scorer's reason.
+    """
     import scoring
 
     _check_report(report)
@@ -130,14 +135,43 @@ def evaluate(
         note = "winner seat unknown: a referee must correct this hand to settle it"
         return Evaluation("pending", hand, None, None, None, zero, note)
     rule_set = scoring.get_rule_set(rules)
+    try:
+        result = _score(report, place, rules, version, rule_settings, hand, rule_set)
+    except ValueError as exc:
+        if not lenient:
+            raise
+        return Evaluation("pending", hand, None, None, None, zero,
+                          f"the scorer refused this hand: {exc}")
+    data = result.to_dict()
+    if not result.legal:
+        note = (f"not a legal win under {rules} (total {result.total}): "
+                "a referee decides (错和 penalty or correction)")
+        return Evaluation("pending", hand, result.total, False, data, zero, note)
+    if not report.self_drawn and report.discarder is None:
+        note = "discarder unknown for a win on a discard: a referee must correct this hand"
+        return Evaluation("pending", hand, result.total, True, data, zero, note)
+    assert report.winner is not None
+    payments = result.settlement.to_dict()["payments"]
+    deltas = place_payments(payments, report.winner, report.discarder, place.seat_winds())
+    if sum(deltas) != 0:  # pragma: no cover - place_payments always balances
+        raise ValueError(f"settlement does not balance: {deltas}")
+    return Evaluation("win", hand, result.total, True, data, deltas, report.note)
+
+
+def _score(report: HandReport, place: Place, rules: str, version: str | None,
+           rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> Any:
+    """``scoring.score`` of the hand for its winner's seat and the round's wind; the rule
+    set's ``dealer`` context field, when it has one, is filled from the seat (E)."""
+    import scoring
+
+    assert report.winner is not None
     extra = dict(report.context)
-    fields = rule_set.context_fields()
-    if "dealer" in fields and "dealer" not in extra:
+    if "dealer" in rule_set.context_fields() and "dealer" not in extra:
         extra["dealer"] = report.winner == "E"
     discarder_offset = (
         offset(report.winner, report.discarder) if report.discarder is not None else None
     )
-    result = scoring.score(
+    return scoring.score(
         hand,
         rules=rules,
         version=version,
@@ -152,16 +186,3 @@ def evaluate(
         settings=dict(rule_settings),
         **extra,
     )
-    data = result.to_dict()
-    if not result.legal:
-        note = (f"not a legal win under {rules} (total {result.total}): "
-                "a referee decides (错和 penalty or correction)")
-        return Evaluation("pending", hand, result.total, False, data, zero, note)
-    if not report.self_drawn and report.discarder is None:
-        note = "discarder unknown for a win on a discard: a referee must correct this hand"
-        return Evaluation("pending", hand, result.total, True, data, zero, note)
-    payments = result.settlement.to_dict()["payments"]
-    deltas = place_payments(payments, report.winner, report.discarder, place.seat_winds())
-    if sum(deltas) != 0:  # pragma: no cover - place_payments always balances
-        raise ValueError(f"settlement does not balance: {deltas}")
-    return Evaluation("win", hand, result.total, True, data, deltas, report.note)

@@ -171,8 +171,10 @@ def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
     return row
 
 
-def _evaluate(table: GameTable, place: flow.Place, report: HandReport) -> Evaluation:
-    return evaluate(report, place, table.rules, table.version, table.rule_settings or {})
+def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
+              lenient: bool = False) -> Evaluation:
+    return evaluate(report, place, table.rules, table.version, table.rule_settings or {},
+                    lenient=lenient)
 
 
 def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
@@ -226,7 +228,7 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
         raise Conflict(f"table {table.id} has recorded all {flow.HANDS_PER_SESSION} hands "
                        "of the session")
     place = flow.place(number)
-    ev = _evaluate(table, place, report)
+    ev = _evaluate(table, place, report, lenient=source == "camera")
     rnd = _round_row(session, table.id, place)
     hand = Hand(table_id=table.id, round_id=rnd.id, number=number,
                 hand_in_round=place.hand_in_round, dealer=place.dealer, source=source)

@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
+from tilecam.db.models import GameTable
 from tilecam.tables import camera, sheet, standings, views
 from tilecam.tables.access import (
     Caller,
@@ -102,7 +103,7 @@ class PenaltyIn(BaseModel):
     reason: str | None = Field(None, max_length=2000)
 
 
-def _table_or_404(session: Session, table_id: int) -> sheet.GameTable:
+def _table_or_404(session: Session, table_id: int) -> GameTable:
     try:
         return sheet.get_table(session, table_id)
     except sheet.NotFound as exc:
@@ -189,7 +190,7 @@ async def post_frame(
 
     def table_rules() -> str:
         with sf() as session:
-            return _table_or_404(session, table_id).rules
+            return str(_table_or_404(session, table_id).rules)
 
     rules = await run_in_threadpool(table_rules)
 
@@ -275,7 +276,7 @@ def void_hand(table_id: int, number: int, body: VoidIn, sf: DB,
     return _recorded_view(sf, table_id, rec, history=True)
 
 
-def _player_position(table: sheet.GameTable, player: int | str) -> int:
+def _player_position(table: GameTable, player: int | str) -> int:
     if isinstance(player, int):
         if not 0 <= player <= 3:
             raise ApiError(400, "invalid_request", f"player position {player} is not 0-3")
