@@ -307,6 +307,7 @@ class _RowParse:
     ignored: list[int]
     cy: float  # centre across the rows (canonical frame), pixels
     height: float  # median long side of its tiles, pixels
+    oriented: bool = True  # False when no upright face-up tile says which side it faces
 
     @property
     def count(self) -> int:
@@ -434,7 +435,9 @@ def _select_hand_rows(parses: list[_RowParse], params: LayoutParams) -> list[int
     pool = [
         k
         for k, p in enumerate(parses)
-        if k != main and p.row.upside_down == m.row.upside_down and (p.melds or p.runs or p.flowers)
+        if k != main
+        and (p.row.upside_down == m.row.upside_down or not p.oriented or not m.oriented)
+        and (p.melds or p.runs or p.flowers)
     ]
     # rows chained to the standing row, each within the distance of one already near
     near: list[tuple[float, int]] = []
@@ -502,15 +505,12 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             main_rows.append(r)
     stacked_by_base = {b: k for k, b in base_of.items()}
     parses: list[_RowParse] = []
-    for r in main_rows:
-        upright = [k for k in r if not side_local[k]]
-        n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
-        upside = n180 * 2 > len(upright)
-        gaps = gaps_along(frame, r)
-        order = list(r)
-        if upside:
-            order.reverse()
-            gaps = gaps[::-1]
+    # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
+    # 90); then a row is read in the direction that puts the tile set apart (the winning
+    # tile) at its right end, as players lay it.
+    sides_known = bool(np.isin(frame.rotation, (180, 270)).any())
+
+    def parse(order: list[int], gaps: list[float], upside: bool) -> _RowParse:
         items = [
             _Item(
                 tiles[k],
@@ -530,17 +530,27 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             dropped.extend(d for d in run if codes[d] == BACK)
             if keep:
                 kept_runs.append(keep)
-        parses.append(
-            _RowParse(
-                Row(tuple(it.det for it in items), upside),
-                row_melds,
-                kept_runs,
-                row_flowers,
-                dropped,
-                statistics.median(frame.cy[r].tolist()),
-                statistics.median(np.maximum(frame.w[r], frame.h[r]).tolist()),
-            )
+        return _RowParse(
+            Row(tuple(it.det for it in items), upside),
+            row_melds,
+            kept_runs,
+            row_flowers,
+            dropped,
+            statistics.median(frame.cy[order].tolist()),
+            statistics.median(np.maximum(frame.w[order], frame.h[order]).tolist()),
         )
+
+    for r in main_rows:
+        # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
+        upright = [k for k in r if not side_local[k] and codes[k] != BACK]
+        n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
+        upside = n180 * 2 > len(upright)
+        gaps = gaps_along(frame, r)
+        p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
+        if not sides_known and _apart_at_start(p.runs):
+            p = parse(r[::-1], gaps[::-1], True)
+        p.oriented = bool(upright)
+        parses.append(p)
     chosen = _select_hand_rows(parses, params)
     notes: list[str] = []
     melds: list[MeldLayout] = []
@@ -576,6 +586,11 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         tilt_deg=frame.tilt_deg,
         sideways=sideways,
     )
+
+
+def _apart_at_start(runs: list[list[int]]) -> bool:
+    """A single tile set apart at the start of a row's standing tiles but not at the end."""
+    return len(runs) >= 2 and len(runs[0]) == 1 and len(runs[-1]) > 1
 
 
 def _winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
