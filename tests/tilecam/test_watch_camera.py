@@ -37,6 +37,18 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
+def _serve(server: uvicorn.Server) -> threading.Thread:
+    """Run ``server`` in a thread; returns once it accepts connections (or fails the test)."""
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    return thread
+
+
 def test_sampling_a_file_by_video_time(tmp_path: Path) -> None:
     video = tmp_path / "v.avi"
     write_video(video, [60, 120, 180])
@@ -59,10 +71,7 @@ def test_watch_posts_a_video_and_the_hand_is_recorded_once(
         port = _port()
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                log_level="warning", lifespan="off"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
+        thread = _serve(server)
         try:
             code = main(["watch", "--table", str(table), "--key", key, "--source", str(video),
                          "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
@@ -94,10 +103,7 @@ def test_watch_stops_on_a_refused_key(tmp_path: Path, capsys: pytest.CaptureFixt
         port = _port()
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                                log_level="warning", lifespan="off"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
+        thread = _serve(server)
         try:
             code = main(["watch", "--table", str(table), "--key", "tc_wrong", "--source",
                          str(video), "--server", f"http://127.0.0.1:{port}"])
