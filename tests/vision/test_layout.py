@@ -250,3 +250,15 @@ def same_reading(
     return (canon(got)[0], sorted(got.standing), got.flowers) == (
         canon(expected)[0], sorted(expected.standing), expected.flowers
     )
+
+
+def test_without_rotation_classifier_the_tile_set_apart_says_which_side() -> None:
+    """A detector without a rotation classifier reports 0 for 180 and 90 for 270; an
+    upside-down row is then read so that the winning tile set apart is at its right."""
+    b = SceneBuilder().standing("123m456p789sN").meld("CCC", sideways=0).win("N")
+    d = b.row(upside_down=True).detections()
+    collapsed = d.select(list(range(len(d))))
+    object.__setattr__(collapsed, "rotations", d.rotations % 180)
+    lay = analyze(collapsed)
+    assert lay.rows[0].upside_down
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,1]123m456p789sNN"))
