@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +58,8 @@ class CorrectParams:
 
     #: readings popped from the search queue at most
     max_readings: int = 4000
+    #: and at most this much time, milliseconds
+    max_ms: float = 40.0
     #: never consider readings this many times less probable than the top-1 reading
     max_ratio: float = 1e6
     #: a win-making reading is taken only if at most this many times less probable than
@@ -258,11 +261,26 @@ def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
     return out
 
 
-def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
-    """What makes a reading physically impossible (empty when it is possible)."""
+def _meld_ok(tiles: Sequence[str], concealed: bool) -> bool:
+    """Codes of one laid-out meld make a set (fast check, no objects)."""
+    if concealed:
+        return len({t for t in tiles if t != BACK}) <= 1
+    if BACK in tiles:
+        return False
+    if len(set(tiles)) == 1:
+        return True
+    if len(tiles) != 3 or any(t not in _KIND_INDEX for t in tiles):
+        return False
+    idx = sorted(_KIND_INDEX[t] for t in tiles)
+    return idx[0] < 27 and idx[0] % 9 <= 6 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
+
+
+def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False) -> list[str]:
+    """What makes a reading physically impossible (empty when it is possible); with
+    ``quick`` only whether there is a problem (the first one found)."""
     from scoring.hand import HandError
 
-    problems = []
+    problems: list[str] = []
     in_hand = list(layout.standing) + [i for m in layout.melds for i in m.detections]
     if layout.winning is not None:
         in_hand.append(layout.winning)
@@ -275,9 +293,17 @@ def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
     fl = Counter(codes[i] for i in layout.flowers)
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
+    if quick and problems:
+        return problems
     for m in layout.melds:
+        tiles = [codes[i] for i in m.detections]
+        if _meld_ok(tiles, m.concealed):
+            continue
+        if quick:
+            return ["a meld is not a set"]
         try:
             m.meld(codes, hidden_kind="E")
+            problems.append(f"meld {''.join(tiles)} is not a set")
         except HandError as exc:
             problems.append(str(exc))
     return problems
@@ -352,7 +378,12 @@ def correct(
     best_phys: Reading | None = None
     best_win: Reading | None = None
     found: list[Reading] = []
+    notes: list[str] = []
+    deadline = time.perf_counter() + params.max_ms / 1000
     while heap and popped < params.max_readings:
+        if popped % 64 == 63 and time.perf_counter() > deadline:
+            notes.append(f"search stopped after {params.max_ms:g} ms")
+            break
         cost, idx, last = heapq.heappop(heap)
         popped += 1
         if cost > max_cost:
@@ -364,7 +395,7 @@ def correct(
             if cost > limit:
                 break
         codes = build(idx)
-        legal = not _physical_problems(codes, layout)
+        legal = not _physical_problems(codes, layout, quick=True)
         if legal:
             win = claim_win and winning(codes)
             r = reading(idx, cost, True, win)
@@ -384,7 +415,6 @@ def correct(
                 nxt = list(idx)
                 nxt[q] = 1
                 heapq.heappush(heap, (cost + slots[q].deltas[1], tuple(nxt), q))
-    notes: list[str] = []
     if best_phys is None:
         notes.append(
             f"no possible reading found within {popped} readings; the top-1 reading is kept"
