@@ -39,10 +39,11 @@ def _pick_tile(rng: random.Random, left: list[int], need: int, favour: int) -> i
 
 def _basic(rng: random.Random, left: list[int]) -> tuple[list[Meld], list[str]] | None:
     favour = rng.randrange(4)
+    kong_rate = 0.6 if rng.random() < 0.04 else 0.08
     melds: list[Meld] = []
     standing: list[str] = []
     for _ in range(4):
-        kind = rng.choices(("chow", "pung", "kong"), (0.55, 0.37, 0.08))[0]
+        kind = rng.choices(("chow", "pung", "kong"), (0.55, 0.45 - kong_rate, kong_rate))[0]
         if kind == "chow":
             for _ in range(30):
                 i = rng.randrange(27) if rng.random() < 0.5 else favour * 9 + rng.randrange(9)

@@ -1,0 +1,134 @@
+"""Every row of seed 003's version table, checked on hands under each version."""
+
+from __future__ import annotations
+
+import pytest
+
+import scoring
+from scoring.mcr.fans import FANS
+from scoring.mcr.versions import KONG_ROWS, VERSIONS
+
+ALL_VERSIONS = sorted(VERSIONS)
+ZH_TO_ID = {f.zh: f.id for f in FANS.values()}
+
+
+def zh(hand: str, version: str, **ctx: object) -> dict[str, int]:
+    s = scoring.score(hand, version=version, **ctx)  # type: ignore[arg-type]
+    return {f.zh: f.value for f in s.fans}
+
+
+@pytest.mark.parametrize(
+    ("version", "two_melded", "melded_concealed", "two_concealed"),
+    [("98-strict", 4, 3, 6), ("98-supplement", 4, 5, 6), ("wmo-2006", 4, 6, 8),
+     ("mil-2015", 4, 5, 6)],
+)  # fmt: skip
+def test_kong_pair_values(
+    version: str, two_melded: int, melded_concealed: int, two_concealed: int
+) -> None:
+    assert zh("[1111m,1][9999p,2]123sEEE55p", version)["双明杠"] == two_melded
+    assert zh("[5555p][1111m,2]789sEEE99m", version)["明暗杠"] == melded_concealed
+    assert zh("[1111m][9999p]123sEEE55p", version)["双暗杠"] == two_concealed
+
+
+FORCED = {
+    "七对": "1133m5577p99sEECC",
+    "全不靠": "147m258p369sESWNC",
+    "七星不靠": "147m25p36sESWNCFP",
+    "十三幺": "19m19p19sESWNCFPC",
+    "四暗刻": "222m444p666s888m55s",
+    "连七对": "22334455667788m",
+    "九莲宝灯": "1112345678999p5p",
+}
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize("fan", sorted(FORCED))
+def test_forced_concealed_fans_on_a_self_draw(version: str, fan: str) -> None:
+    fans = zh(FORCED[fan], version, self_drawn=True)
+    assert fan in fans
+    if VERSIONS[version].forced_concealed_self_draw == "self_drawn":
+        assert "自摸" in fans and "不求人" not in fans
+    else:
+        assert "不求人" in fans and "自摸" not in fans
+    assert "门前清" not in fans
+
+
+SEVEN_PAIRS_WITH = {
+    "绿一色": "22336688sFF2244s",
+    "字一色": "EESSWWNNCCFFPP",
+    "清幺九": "1199m1199p1199s11m",
+    "混幺九": "1199m99pEESSWWCC",
+    "全大": "7788m7799p778899s",
+    "全中": "4455m4466p445566s",
+    "全小": "1122m1133p112233s",
+}
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize("fan", sorted(SEVEN_PAIRS_WITH))
+def test_seven_pairs_with_trait_fans(version: str, fan: str) -> None:
+    fans = zh(SEVEN_PAIRS_WITH[fan], version)
+    assert "七对" in fans
+    assert (fan in fans) == (version != "98-strict")
+
+
+VOIDED = {
+    "大三元": "CCCFFFPPP234m55p",
+    "小三元": "CCCFFFPP234m567p",
+    "三风刻": "[EEE,1]SSSWWW234m99p",
+    "一色四同顺": "234234234234s55m",
+    "一色四节高": "[222p,1]333444555p77s",
+}
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize("fan", sorted(VOIDED))
+def test_honour_fans_and_one_voided_suit(version: str, fan: str) -> None:
+    fans = zh(VOIDED[fan], version)
+    assert fan in fans
+    assert ("缺一门" in fans) == (version != "98-strict")
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_all_green_with_green_dragon_and_half_flush(version: str) -> None:
+    fans = zh("223344666888sFF", version)
+    assert "绿一色" in fans
+    assert ("混一色" in fans) == (version == "wmo-2006")
+
+
+@pytest.mark.parametrize(
+    ("version", "double", "triple"),
+    [("98-strict", False, False), ("98-supplement", False, False), ("wmo-2006", True, True),
+     ("mil-2015", False, True)],
+)  # fmt: skip
+def test_all_terminals_with_double_and_triple_pung(
+    version: str, double: bool, triple: bool
+) -> None:
+    with_double = zh("111m111p999s999m99p", version)
+    assert "清幺九" in with_double and ("双同刻" in with_double) == double
+    with_triple = zh("111m111p111s999m99p", version)
+    assert "清幺九" in with_triple and ("三同刻" in with_triple) == triple
+
+
+KONG_HANDS = {
+    "三杠(1):暗杠*1+明杠*2": "[2222m][5555p,1][7777s,2]345sEE",
+    "三杠(2):暗杠*1+明杠*2+暗刻": "[2222m][5555p,1][7777s,2]999sEE",
+    "三杠(3):暗杠*2+明杠*1": "[2222m][5555p][7777s,2]345sEE",
+    "三杠(4):暗杠*2+明杠*1+暗刻*1": "[2222m][5555p][7777s,2]999sEE",
+    "四杠(1):暗杠*1+明杠*3": "[2222m][5555p,1][7777s,2][9999s,3]EE",
+    "四杠(2):暗杠*2+明杠*2": "[2222m][5555p][7777s,2][9999s,3]EE",
+}
+KONG_FANS = {"三杠", "四杠", "暗杠", "双暗杠", "明杠", "双明杠", "明暗杠", "双暗刻", "三暗刻",
+             "四暗刻"}  # fmt: skip
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize(("row", "expected"), KONG_ROWS, ids=[r for r, _ in KONG_ROWS])
+def test_three_and_four_kong_rows(version: str, row: str, expected: dict[str, str]) -> None:
+    fans = zh(KONG_HANDS[row], version, self_drawn=True)
+    assert {f for f in fans if f in KONG_FANS} == set(expected[version].split("+"))
+
+
+def test_unknown_version_is_rejected_with_the_known_ones() -> None:
+    with pytest.raises(scoring.HandError, match="mil-2015"):
+        scoring.score("19m19s19pESWNCFPP", version="2020")
