@@ -94,6 +94,43 @@ def with_table_edge(rng: np.random.Generator, tex: F32, edge: float, side: int) 
     return np.ascontiguousarray(np.rot90(out, -side))
 
 
+def clutter(rng: np.random.Generator, img: F32, tiles: list[npt.NDArray[np.float64]]) -> F32:
+    """Things that are not tiles lying on the table (a phone, a remote, chips, coins,
+    paper), drawn where no tile is: flat shapes with a soft shadow. ``tiles`` are each
+    tile's projected corners in pixels ``(8, 2)``, kept clear."""
+    h, w = img.shape[:2]
+    busy = np.zeros((h, w), np.uint8)
+    for c in tiles:
+        hull = cv2.convexHull(np.round(c).astype(np.int32))
+        cv2.fillConvexPoly(busy, hull, 1)
+    busy = cv2.dilate(busy, np.ones((9, 9), np.uint8))
+    out = img.copy()
+    for _ in range(int(rng.integers(1, 4))):
+        shape = np.zeros((h, w), np.uint8)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        size = rng.uniform(0.04, 0.25) * min(h, w)
+        kind = rng.random()
+        if kind < 0.4:  # rounded rectangle: phone, remote, box
+            rect = ((cx, cy), (size, size * rng.uniform(0.3, 2.5)), rng.uniform(0, 180))
+            pts = cv2.boxPoints(rect).astype(np.int32)
+            cv2.fillConvexPoly(shape, pts, 1, lineType=cv2.LINE_AA)
+        elif kind < 0.75:  # disc: coin, chip, cup seen from above
+            cv2.circle(shape, (int(cx), int(cy)), max(2, int(size / 2)), 1, -1, cv2.LINE_AA)
+        else:  # thin stick: scoring stick, pen
+            rect = ((cx, cy), (size * 2, max(2.0, size * 0.08)), rng.uniform(0, 180))
+            cv2.fillConvexPoly(shape, cv2.boxPoints(rect).astype(np.int32), 1, lineType=cv2.LINE_AA)
+        shape[busy > 0] = 0
+        if not shape.any():
+            continue
+        m = shape.astype(np.float32)
+        shadow = cv2.GaussianBlur(np.roll(m, (3, 3), (0, 1)), (0, 0), 3)
+        out *= (1 - 0.35 * shadow)[..., None]
+        colour = rng.uniform(10, 245, 3).astype(np.float32)
+        shade = 1 + _noise(rng, h, w, max(4.0, size / 2)) * 0.08
+        out = out * (1 - m[..., None]) + (colour[None, None, :] * shade[..., None]) * m[..., None]
+    return np.asarray(out, np.float32)
+
+
 def lighting(rng: np.random.Generator, img: F32) -> F32:
     """Uneven illumination: a linear ramp and a vignette, plus a colour cast."""
     h, w = img.shape[:2]

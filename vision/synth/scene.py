@@ -360,7 +360,7 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     extent = float(max(pxs.max() - pxs.min(), pys.max() - pys.min()) + 2 * th)
 
     # Camera: from the player's side (or straight above), elevation 45-90 degrees.
-    elev = math.radians(rng.uniform(48, 90))
+    elev = math.radians(rng.uniform(48, 90) if rng.random() < 0.8 else rng.uniform(35, 48))
     dist = extent * rng.uniform(1.3, 3.5)
     az = math.radians(rng.normal(0, 12))
     cam_pos = np.array([dist * math.cos(elev) * math.sin(az),
@@ -423,6 +423,8 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     light = np.array([math.cos(l_el) * math.cos(l_az), math.cos(l_el) * math.sin(l_az),
                       math.sin(l_el)])
     bg = _shadows(bg, placed, corners, camera, affine, light, rng)
+    if rng.random() < 0.3:
+        bg = photometric.clutter(rng, bg, [apply_affine(affine, pr) for pr in proj])
     canvas = Canvas(bg)
 
     # Paint far to near.
