@@ -19,8 +19,9 @@ present; ``waits`` and ``unscorable`` may come together.
 ``last_of_kind``, ``kong``, ``last_wall_tile``, ``seat_wind``, ``prevalent_wind``,
 ``discarder``, ``version``, ``settings`` and rule-specific fields) plus two keys of
 this step: ``hidden_kongs`` (kinds of concealed kongs shown all face down, in layout
-order) and ``win`` (True/False: the hand is / is not shown as a win; default: decided
-by its tile count).
+order) and ``claim_win`` (True/False: the hand is / is not shown as a win; default:
+decided by its tile count; ``win`` given as a bool means the same, while a string
+``win`` is left to the rule set, e.g. Xiamen's win type).
 
 >>> from vision.layout_scene import SceneBuilder
 >>> b = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).standing("N", apart=True)
@@ -156,13 +157,17 @@ class Recognition:
 def _split_context(
     context: Mapping[str, Any] | None,
 ) -> tuple[dict[str, Any], bool | None, tuple[str, ...]]:
+    """Split off this step's keys: ``claim_win`` (or ``win`` given as a bool; a string
+    ``win`` is a rule set's win type, e.g. Xiamen 游金, and stays) and ``hidden_kongs``."""
     ctx = dict(context or {})
-    win = ctx.pop("win", None)
+    win = ctx.pop("claim_win", None)
+    if win is None and (ctx.get("win") is None or isinstance(ctx.get("win"), bool)):
+        win = ctx.pop("win", None)
     hidden = ctx.pop("hidden_kongs", None) or ()
     if isinstance(hidden, str):
         hidden = tuple(h for h in hidden.replace(",", " ").split() if h)
     if win is not None and not isinstance(win, bool):
-        raise ValueError(f"context 'win' must be true or false, not {win!r}")
+        raise ValueError(f"context 'claim_win' must be true or false, not {win!r}")
     return ctx, win, tuple(hidden)
 
 

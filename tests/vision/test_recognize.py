@@ -84,8 +84,17 @@ def test_unknown_rules_is_a_clear_error() -> None:
 
 
 def test_bad_win_flag_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="win"):
-        recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, "win": "yes"})
+    with pytest.raises(ValueError, match="claim_win"):
+        recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, "claim_win": "yes"})
+
+
+def test_a_string_win_is_the_rule_sets_win_type() -> None:
+    """Xiamen's ``win`` context field (游金 ...) passes through; a bool ``win`` claims a win."""
+    b = SceneBuilder().standing("123m456p789s111sEEEN").win("N")
+    r = recognize_detections(b.detections(), "xiamen", {"self_drawn": True, "win": "plain", "gold": "C"})
+    assert r.score is not None
+    r = recognize_detections(b.detections(), "xiamen", {"win": False, "gold": "C"})
+    assert r.score is None and r.unscorable and "16 tiles" in r.unscorable
 
 
 def test_mcr_win_scored_with_claim_sources() -> None:
@@ -172,5 +181,5 @@ def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     _, path = scene_and_image(tmp_path)
     assert main(["recognize", str(path), "--context", "oops"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
-    assert main(["recognize", str(path), "--context", "win=1"]) == 2
-    assert "may not set win" in capsys.readouterr().err
+    assert main(["recognize", str(path), "--context", "hidden_kongs=5p"]) == 2
+    assert "may not set hidden_kongs" in capsys.readouterr().err

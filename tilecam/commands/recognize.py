@@ -72,14 +72,14 @@ def build_context(args: argparse.Namespace) -> dict[str, Any]:
     if settings:
         ctx["settings"] = settings
     rule_context = parse_pairs(args.rule_context, "--context")
-    clash = sorted(set(rule_context) & (set(ctx) | {"win", "hidden_kongs"}))
+    clash = sorted(set(rule_context) & (set(ctx) | {"claim_win", "hidden_kongs"}))
     if clash:
         raise ValueError(f"--context may not set {', '.join(clash)}; use its own option")
     ctx.update(rule_context)
     if args.hidden_kong:
         ctx["hidden_kongs"] = list(args.hidden_kong)
     if args.win is not None:
-        ctx["win"] = args.win
+        ctx["claim_win"] = args.win
     return ctx
 
 
