@@ -229,3 +229,24 @@ def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["dataset", "synth", "--out", str(tmp_path), "--art", "no-such-set"]) == 2
     assert "unknown art set" in capsys.readouterr().err
     assert main(["dataset", "synth", "--out", str(tmp_path), "--imgsz", "1", "2", "3"]) == 2
+
+
+def test_photos_command_names_a_missing_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tilecam.cli import main
+
+    missing = tmp_path / "no-photos"
+    assert main(["dataset", "photos", "--src", str(missing), "--out", str(tmp_path / "o")]) == 2
+    assert str(missing) in capsys.readouterr().err
+
+
+def test_same_seed_gives_the_same_files(tmp_path: Path) -> None:
+    from tilecam.cli import main
+
+    art = _any_art()
+    for name in ("a", "b"):
+        assert main(["dataset", "synth", "--out", str(tmp_path / name), "--count", "2",
+                     "--seed", "9", "--art", art.name, "--imgsz", "192", "--quiet"]) == 0
+    for sub in ("images/000001.jpg", "labels/000001.txt", "truth/000001.json"):
+        assert (tmp_path / "a" / sub).read_bytes() == (tmp_path / "b" / sub).read_bytes()
