@@ -85,7 +85,9 @@ def truth_detections(truth: dict[str, Any]) -> Detections:
     )
 
 
-def eval_synth(folder: Path, detector: Any, limit: int | None, show: int) -> dict[str, Any]:
+def eval_synth(
+    folder: Path, detector: Any, limit: int | None, show: int, mod180: bool = False
+) -> dict[str, Any]:
     from vision.recognize import recognize_detections
 
     files = sorted((folder / "truth").glob("*.json"))
@@ -107,6 +109,9 @@ def eval_synth(folder: Path, detector: Any, limit: int | None, show: int) -> dic
             hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
         expected = canon(hand)
         d = truth_detections(truth)
+        if mod180:  # what a detector without a rotation classifier reports
+            d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations % 180,
+                           d.topk_ids, d.topk_probs, d.image_size)
         t0 = time.perf_counter()
         lay = analyze(d, LayoutParams())
         t_layout += time.perf_counter() - t0
@@ -221,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--model-dir", type=Path, default=None)
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--show", type=int, default=10, help="failures to list (default 10)")
+    s.add_argument("--rotations-mod-180", action="store_true",
+                   help="truth rotations mod 180, as a detector without a rotation classifier")
     p = sub.add_parser("photos", help="real photos, YOLO dataset (tile multisets)")
     p.add_argument("folder", type=Path)
     p.add_argument("--split", default="val")
@@ -241,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
 
             detector = load_detector(args.model_dir)
         if args.what == "synth":
-            result = eval_synth(args.folder, detector, args.limit, args.show)
+            result = eval_synth(args.folder, detector, args.limit, args.show,
+                                args.rotations_mod_180)
         else:
             result = eval_photos(args.folder, detector, args.split, args.limit)
     print(json.dumps(result, indent=1, ensure_ascii=False))

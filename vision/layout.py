@@ -506,8 +506,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     stacked_by_base = {b: k for k, b in base_of.items()}
     parses: list[_RowParse] = []
     # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
-    # 90); then a row is read in the direction that puts the tile set apart (the winning
-    # tile) at its right end, as players lay it.
+    # 90); then the whole picture is judged by how players lay a hand out (see
+    # _seen_from_across).
     sides_known = bool(np.isin(frame.rotation, (180, 270)).any())
 
     def parse(order: list[int], gaps: list[float], upside: bool) -> _RowParse:
@@ -547,10 +547,13 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         upside = n180 * 2 > len(upright)
         gaps = gaps_along(frame, r)
         p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
-        if not sides_known and _apart_at_start(p.runs):
-            p = parse(r[::-1], gaps[::-1], True)
         p.oriented = bool(upright)
         parses.append(p)
+    if not sides_known and parses and _seen_from_across(parses):
+        for k, r in enumerate(main_rows):
+            oriented = parses[k].oriented
+            parses[k] = parse(r[::-1], gaps_along(frame, r)[::-1], True)
+            parses[k].oriented = oriented
     chosen = _select_hand_rows(parses, params)
     notes: list[str] = []
     melds: list[MeldLayout] = []
@@ -591,6 +594,31 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
 def _apart_at_start(runs: list[list[int]]) -> bool:
     """A single tile set apart at the start of a row's standing tiles but not at the end."""
     return len(runs) >= 2 and len(runs[0]) == 1 and len(runs[-1]) > 1
+
+
+def _apart_at_end(runs: list[list[int]]) -> bool:
+    return len(runs) >= 2 and len(runs[-1]) == 1 and len(runs[0]) > 1
+
+
+def _seen_from_across(parses: list[_RowParse]) -> bool:
+    """For rows read as if upright, do the layout cues say the hand faces away from the
+    camera? Players set the winning tile apart at the right end of the standing row and
+    lay melds and flowers beyond it (towards the table centre): a tile apart at the left
+    end, or meld/flower rows nearer the camera than the standing row, say the picture
+    is upside down."""
+    main = max(range(len(parses)), key=lambda k: (parses[k].standing_count, parses[k].count))
+    m = parses[main]
+    votes = 0
+    if _apart_at_start(m.runs):
+        votes += 2
+    elif _apart_at_end(m.runs):
+        votes -= 2
+    for k, p in enumerate(parses):
+        if k == main or p.standing_count > 1 or not (p.melds or p.flowers):
+            continue
+        if abs(p.cy - m.cy) <= 2.6 * m.height:
+            votes += 1 if p.cy > m.cy else -1
+    return votes > 0
 
 
 def _winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:

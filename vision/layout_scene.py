@@ -137,7 +137,8 @@ class SceneBuilder:
         return self
 
     def row(self, upside_down: bool = False) -> SceneBuilder:
-        """Finish the current row; ``upside_down``: seen from across the table."""
+        """Finish the current row; ``upside_down``: seen from across the table. Rows are
+        laid far to near: the first row is the furthest from the camera."""
         self._rows.append((self._cur, upside_down))
         self._cur = []
         self._x = 0.0
@@ -327,8 +328,6 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
     upside = bool(rng.random() < 0.3)
     melds_in_front = bool(rng.random() < 0.4) and bool(actions)
     flowers_row = bool(rng.random() < 0.5) and bool(flowers)
-    b.standing(_kind_text(body[:-1] if apart else body))
-
     def lay_melds() -> None:
         for what, kw in actions:
             if what == "meld":
@@ -336,6 +335,13 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
             else:
                 b.concealed_kong(**kw)  # type: ignore[arg-type]
 
+    # rows far to near: flowers and melds "in front" lie beyond the standing row
+    if flowers_row:
+        b.flowers("".join(flowers)).row(upside_down=upside)
+    if melds_in_front:
+        lay_melds()
+        b.row(upside_down=upside)
+    b.standing(_kind_text(body[:-1] if apart else body))
     if apart:
         b.win(body[-1])
     if not melds_in_front:
@@ -343,11 +349,6 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
     if flowers and not flowers_row:
         b.flowers("".join(flowers))
     b.row(upside_down=upside)
-    if melds_in_front:
-        lay_melds()
-        b.row(upside_down=upside)
-    if flowers_row:
-        b.flowers("".join(flowers)).row(upside_down=upside)
     render = {
         "turn": int(rng.choice([0, 90, 180, 270])),
         "tilt_deg": float(rng.uniform(-20, 20)),

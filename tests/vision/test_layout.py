@@ -126,8 +126,9 @@ def test_winning_tile_apart_after_melds_on_the_right() -> None:
 
 
 def test_melds_in_a_row_of_their_own_in_front() -> None:
-    b = SceneBuilder().standing("45m789pN").win("N").row()
-    b.meld("111s", sideways=0).meld("234m", sideways=0).row()
+    """Melds laid beyond the standing row (towards the table centre)."""
+    b = SceneBuilder().meld("111s", sideways=0).meld("234m", sideways=0).row()
+    b.standing("45m789pN").win("N").row()
     assert_reads(b, "[111s,1][234m,1]45m789pNN")
 
 
