@@ -1,7 +1,9 @@
 """Throughput of ``POST /v1/score`` over HTTP on loopback.
 
 Starts ``tilecam serve --workers N --no-access-log`` on a free 127.0.0.1 port (without
-loading the detector), checks every benchmark hand scores, then drives it with
+loading the detector), checks the 12 curated hands score, adds ``--random`` seeded
+random winning hands (``scoring.mcr.samples``, so the scorer's caches see realistic
+variety, not 12 repeats), then drives it with
 ``wrk`` (Debian package; a Lua script cycles through the hands) or, when wrk is
 missing, a bounded asyncio HTTP/1.1 keep-alive client. Prints requests/s, latency
 percentiles and the count of non-200 answers, and exits 1 if any request failed.
@@ -99,8 +101,42 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(5)
 
 
+def random_bodies(n: int, seed: int) -> list[bytes]:
+    """``n`` seeded random winning MCR hands with their win context (scoring's own
+    generator), as request bodies; each is checked to score locally first."""
+    import scoring
+    from scoring.mcr.samples import random_wins
+
+    out = []
+    for hand, ctx in random_wins(n, seed=seed):
+        text = scoring.format_hand(hand)
+        scoring.score(text, **ctx)  # raises if the generator made a hand that cannot score
+        out.append(json.dumps({"hand": text, **ctx}).encode())
+    return out
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and its descendants (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += stats.get(p, (0, 0.0))[1]
+        todo.extend(c for c, (ppid, _) in stats.items() if ppid == p)
+    return total
+
+
 def check_hands(port: int) -> list[bytes]:
-    """Each hand's JSON body; fail loudly if one does not score (a bench of errors is void)."""
+    """The curated hands' JSON bodies, each checked over HTTP (a bench of errors is void)."""
     bodies = []
     for h in HANDS:
         body = json.dumps(h).encode()
@@ -215,6 +251,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="server worker processes (default 2)")
     ap.add_argument("--connections", type=int, default=32, help="open connections (default 32)")
     ap.add_argument("--duration", type=int, default=20, help="seconds of load (default 20, ≤120)")
+    ap.add_argument("--random", type=int, default=2000,
+                    help="seeded random winning hands added to the 12 curated ones (default 2000)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the random hands (default 1)")
     ap.add_argument("--client", choices=["wrk", "python"], default=None,
                     help="load generator (default: wrk when installed)")  # fmt: skip
     args = ap.parse_args()
@@ -226,20 +265,37 @@ def main() -> int:
           f"{connections} connections, {duration} s; CPUs here: {os.cpu_count()}")  # fmt: skip
     proc = start_server(port, args.workers)
     try:
-        bodies = check_hands(port)
+        bodies = check_hands(port) + random_bodies(max(0, args.random), args.seed)
+        print(f"  + {max(0, args.random)} seeded random winning hands (seed {args.seed}); "
+              f"{len(bodies)} distinct request bodies, cycled")  # fmt: skip
         # warm-up: let both workers import everything and fill caches
         if client == "wrk":
             run_wrk(port, bodies, connections, 2)
-            result = run_wrk(port, bodies, connections, duration)
         else:
             asyncio.run(_python_client(port, bodies, connections, 2))
+        load_before = os.getloadavg()[0]
+        cpu_before = tree_cpu_s(proc.pid)
+        if client == "wrk":
+            result = run_wrk(port, bodies, connections, duration)
+        else:
             result = asyncio.run(_python_client(port, bodies, connections, duration))
+        server_cpu = tree_cpu_s(proc.pid) - cpu_before
+        load_after = os.getloadavg()[0]
     finally:
         stop_server(proc)
+    result["server_cpu_s"] = round(server_cpu, 2)
+    result["server_cpu_ms_per_request"] = round(1000 * server_cpu / max(1, result["requests"]), 3)
+    result["loadavg_1min"] = [round(load_before, 2), round(load_after, 2)]
     print(
         f"POST /v1/score: {result['rps']:.0f} requests/s, {int(result['requests'])} requests, "
         f"{int(result['failed'])} failed; latency p50 {result['p50_ms']:.2f} ms, "
         f"p99 {result['p99_ms']:.2f} ms, max {result['max_ms']:.1f} ms"
+    )
+    print(
+        f"server CPU: {result['server_cpu_s']} s for the run = "
+        f"{result['server_cpu_ms_per_request']} ms per request; machine load average "
+        f"{result['loadavg_1min'][0]} -> {result['loadavg_1min'][1]} on {os.cpu_count()} CPUs "
+        "(other work on the machine takes CPU from the server)"
     )
     print("RESULT " + json.dumps({"workers": args.workers, "client": client,
                                   "connections": connections, **result}))  # fmt: skip

@@ -1,8 +1,9 @@
 """The FastAPI application factory.
 
 Routers are modules in :mod:`tilecam.api.routes` that define ``router``
-(an :class:`fastapi.APIRouter`); they are discovered and included in name order,
-so adding an endpoint module never touches this file.
+(an :class:`fastapi.APIRouter`); they are discovered and included in name order
+(a module may set ``ROUTE_PRIORITY``, default 100; lower is matched first, which the
+hot ``/v1/score`` path uses), so adding an endpoint module never touches this file.
 
 At startup (the lifespan) the tile detector is loaded once from
 ``Settings.model_dir`` when a model is there; ``GET /readyz`` says whether it is.
@@ -103,10 +104,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         BodyLimitMiddleware, max_bytes=settings.max_upload_bytes + FORM_OVERHEAD_BYTES
     )
-    for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{routes.__name__}.{info.name}")
+    modules = [
+        importlib.import_module(f"{routes.__name__}.{info.name}")
+        for info in sorted(pkgutil.iter_modules(routes.__path__), key=lambda m: m.name)
+        if not info.name.startswith("_")
+    ]
+    # Requests are matched against routes in order: hot paths (ROUTE_PRIORITY 0) first.
+    for module in sorted(modules, key=lambda m: getattr(m, "ROUTE_PRIORITY", 100)):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

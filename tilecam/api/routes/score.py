@@ -15,6 +15,9 @@ from tilecam.api.deps import require_json
 from tilecam.api.hands import hand_and_context, invalid_hand
 from tilecam.api.schemas import ERROR_RESPONSES, ScoreOut, ScoreRequest
 
+#: Matched before the other routes (see tilecam.app): the automatic tables' hot path.
+ROUTE_PRIORITY = 0
+
 router = APIRouter(prefix="/v1", tags=["scoring"], dependencies=[Depends(require_json)])
 
 

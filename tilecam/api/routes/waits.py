@@ -13,6 +13,9 @@ from tilecam.api.deps import require_json
 from tilecam.api.hands import hand_and_context, invalid_hand
 from tilecam.api.schemas import ERROR_RESPONSES, WaitsRequest
 
+#: Matched before the other routes (see tilecam.app): the automatic tables' hot path.
+ROUTE_PRIORITY = 0
+
 router = APIRouter(prefix="/v1", tags=["scoring"], dependencies=[Depends(require_json)])
 
 _WAITS_DOC: dict[int | str, dict[str, Any]] = {
