@@ -508,7 +508,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
     # 90); then the whole picture is judged by how players lay a hand out (see
     # _seen_from_across).
-    sides_known = bool(np.isin(frame.rotation, (180, 270)).any())
+    sides_known = bool(np.isin(dets.rotations, (180, 270)).any())
 
     def parse(order: list[int], gaps: list[float], upside: bool) -> _RowParse:
         items = [
@@ -606,7 +606,10 @@ def _seen_from_across(parses: list[_RowParse]) -> bool:
     lay melds and flowers beyond it (towards the table centre): a tile apart at the left
     end, or meld/flower rows nearer the camera than the standing row, say the picture
     is upside down."""
-    main = max(range(len(parses)), key=lambda k: (parses[k].standing_count, parses[k].count))
+    hand = max(range(len(parses)), key=lambda k: (parses[k].count, parses[k].standing_count))
+    h = parses[hand]
+    near = [k for k, p in enumerate(parses) if abs(p.cy - h.cy) <= 2.6 * h.height]
+    main = max(near, key=lambda k: (parses[k].standing_count, parses[k].count))
     m = parses[main]
     votes = 0
     if _apart_at_start(m.runs):
