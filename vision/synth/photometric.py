@@ -44,9 +44,9 @@ def surface(rng: np.random.Generator, size: int, kind: str | None = None) -> tup
         base = (np.array([222, 214, 208], np.float32) * rng.uniform(0.8, 1.08) if light
                 else np.array([196, 150, 100], np.float32) * rng.uniform(0.6, 1.15))
         # Grain: noise stretched along the boards, fine streaks plus broad bands.
-        fine = cv2.resize(rng.standard_normal((h, max(2, w // 24))).astype(np.float32), (w, h),
-                          interpolation=cv2.INTER_LINEAR)
-        fine += 0.5 * cv2.resize(rng.standard_normal((h, max(2, w // 4))).astype(np.float32),
+        fine = np.asarray(cv2.resize(rng.standard_normal((h, max(2, w // 24))).astype(np.float32),
+                                     (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+        fine = fine + 0.5 * cv2.resize(rng.standard_normal((h, max(2, w // 4))).astype(np.float32),
                                  (w, h), interpolation=cv2.INTER_LINEAR)
         broad = cv2.resize(rng.standard_normal((max(2, h // 12), max(2, w // 150)))
                            .astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
@@ -103,8 +103,8 @@ def clutter(rng: np.random.Generator, img: F32, tiles: list[npt.NDArray[np.float
     for c in tiles:
         hull = cv2.convexHull(np.round(c).astype(np.int32))
         cv2.fillConvexPoly(busy, hull, 1)
-    busy = cv2.dilate(busy, np.ones((9, 9), np.uint8))
-    out = img.copy()
+    busy = np.asarray(cv2.dilate(busy, np.ones((9, 9), np.uint8)), np.uint8)
+    out: npt.NDArray[np.floating] = img.copy()
     for _ in range(int(rng.integers(1, 4))):
         shape = np.zeros((h, w), np.uint8)
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
