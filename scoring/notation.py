@@ -47,6 +47,8 @@ def _tile_groups(text: str, offset: int, whole: str) -> list[str]:
             for digit, dpos in pending:
                 out.append(normalize_code(digit + ch, f"at position {dpos} of {whole!r}"))
             pending = []
+        elif ch == "]":
+            raise HandError(f"']' at position {pos} of {whole!r} has no matching '['")
         elif ch in T.HONOURS:
             if pending:
                 digits = "".join(d for d, _ in pending)

@@ -1,0 +1,73 @@
+"""Wait analysis: waits with their scores, formal waits, shanten when not ready."""
+
+from __future__ import annotations
+
+import pytest
+
+import scoring
+from scoring import HandError
+from scoring.mcr.waits import formal_waits, shanten
+from scoring.tiles import index
+
+
+def counts(text: str) -> list[int]:
+    c = [0] * 34
+    for t in scoring.parse_hand(text).standing:
+        c[index(t)] += 1
+    return c
+
+
+def test_nine_gates_waits_on_every_tile_of_its_suit() -> None:
+    w = scoring.waits("1112345678999m")
+    assert w.ready and [t.tile for t in w.waits] == [f"{r}m" for r in range(1, 10)]
+    assert all(t.discard is not None and t.discard.total >= 88 for t in w.waits)
+    assert w.waits[0].remaining == 1 and w.waits[1].remaining == 3
+
+
+def test_each_wait_has_a_discard_and_a_self_drawn_score() -> None:
+    w = scoring.waits("[EEE,2][SSSS,1]WWWNN55p")
+    assert [t.tile for t in w.waits] == ["5p", "N"]
+    north = w.waits[1]
+    assert north.discard is not None and north.self_drawn is not None
+    assert north.self_drawn.total == 98 and north.discard.total < 98
+
+
+def test_formal_wait_counts_kinds_whose_four_copies_are_held() -> None:
+    waits = formal_waits(counts("1234444678m456p"), 0)
+    assert index("4m") in waits and index("1m") in waits
+
+
+def test_held_out_wait_has_no_tiles_left_and_no_score() -> None:
+    w = scoring.waits("1234444678m456p")
+    four = next(t for t in w.waits if t.tile == "4m")
+    assert four.remaining == 0 and four.discard is None and four.self_drawn is None
+
+
+def test_seven_pairs_wait_is_a_formal_wait() -> None:
+    assert index("9s") in formal_waits(counts("445566m2277779s"), 0)
+
+
+@pytest.mark.parametrize(
+    ("hand", "expected"),
+    [
+        ("123m456p789s1122z", 0),
+        ("123m456p789sESWN", 2),
+        ("19m19p19sESWNCF1m", 0),
+        ("147m258p369sESWN", 0),
+        ("13579m13579p135s", 4),
+    ],
+)
+def test_shanten(hand: str, expected: int) -> None:
+    assert shanten(counts(hand), 0) == expected
+    w = scoring.waits(hand)
+    assert w.shanten == expected and w.ready == (expected == 0)
+
+
+def test_not_ready_hand_reports_shanten_and_no_waits() -> None:
+    d = scoring.waits("123m456p789sESWN").to_dict()
+    assert d["ready"] is False and d["shanten"] == 2 and d["waits"] == []
+
+
+def test_waits_need_thirteen_tiles() -> None:
+    with pytest.raises(HandError, match="wrong number of tiles for a wait: 14"):
+        scoring.waits("19m19s19pESWNCFPP")
