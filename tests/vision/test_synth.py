@@ -241,12 +241,13 @@ def test_photos_command_names_a_missing_source(
     assert str(missing) in capsys.readouterr().err
 
 
-def test_same_seed_gives_the_same_files(tmp_path: Path) -> None:
+def test_same_seed_gives_the_same_files_with_any_worker_count(tmp_path: Path) -> None:
     from tilecam.cli import main
 
     art = _any_art()
-    for name in ("a", "b"):
+    for name, workers in (("a", "1"), ("b", "2")):
         assert main(["dataset", "synth", "--out", str(tmp_path / name), "--count", "2",
-                     "--seed", "9", "--art", art.name, "--imgsz", "192", "--quiet"]) == 0
+                     "--seed", "9", "--art", art.name, "--imgsz", "192", "--quiet",
+                     "--workers", workers]) == 0
     for sub in ("images/000001.jpg", "labels/000001.txt", "truth/000001.json"):
         assert (tmp_path / "a" / sub).read_bytes() == (tmp_path / "b" / sub).read_bytes()

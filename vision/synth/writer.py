@@ -16,6 +16,7 @@ first ``N`` of a larger one with the same seed.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -134,6 +135,21 @@ class Progress:
             self.stream.flush()
 
 
+def code_version() -> str | None:
+    """The git commit of the generator's checkout (``+dirty`` with local changes), or
+    ``None`` outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--",
+                                "vision/synth"], capture_output=True, text=True, timeout=5,
+                               check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
 def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Write ``cfg.count`` images to ``cfg.out``; returns the manifest (also written)."""
     if cfg.count < 1:
@@ -165,6 +181,7 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
     (cfg.out / "data.yaml").write_text(data_yaml(cfg.out))
     manifest = {
         "generator": "tilecam dataset synth",
+        "code": code_version(),
         "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()},
         "art": list(cfg.art),
         "images": cfg.count,
