@@ -234,3 +234,26 @@ def test_json_body_over_the_json_limit_is_413(client: TestClient) -> None:
     body = b'{"hand": "' + b"1m" * 600_000 + b'"}'  # 1.2 MB of JSON
     r = client.post("/v1/score", content=body, headers={"content-type": "application/json"})
     assert_error(r, 413, "payload_too_large", "limit")
+
+
+def test_multipart_without_boundary_is_400(client: TestClient) -> None:
+    r = client.post("/v1/detect", content=b"abc", headers={"content-type": "multipart/form-data"})
+    assert_error(r, 400, "bad_request", "boundary")
+
+
+def test_two_images_in_one_form_are_400(client: TestClient) -> None:
+    files = [("image", ("a.jpg", jpeg(), "image/jpeg")), ("image", ("b.jpg", jpeg(), "image/jpeg"))]
+    assert_error(client.post("/v1/detect", files=files), 400, "bad_request", "files")
+
+
+def test_gif_is_415_naming_the_format(client: TestClient) -> None:
+    gif = b"GIF89a" + b"\0" * 64
+    r = client.post("/v1/detect", files={"image": ("a.gif", gif, "image/gif")})
+    assert_error(r, 415, "unsupported_image", "GIF")
+
+
+def test_grey_png_is_decoded_to_three_channels(client: TestClient, fake: FakeDetector) -> None:
+    _, buf = cv2.imencode(".png", np.zeros((50, 60), np.uint8))
+    r = client.post("/v1/detect", files={"image": ("g.png", buf.tobytes(), "image/png")})
+    assert r.status_code == 200, r.text
+    assert fake.shapes == [(50, 60, 3)]
