@@ -134,7 +134,8 @@ def clutter(rng: np.random.Generator, img: F32, tiles: list[npt.NDArray[np.float
 def lighting(rng: np.random.Generator, img: F32) -> F32:
     """Uneven illumination: a linear ramp and a vignette, plus a colour cast."""
     h, w = img.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy = np.arange(h, dtype=np.float32)[:, None]  # broadcast instead of full grids
+    xx = np.arange(w, dtype=np.float32)[None, :]
     ang = rng.uniform(0, 2 * np.pi)
     ramp = ((xx / w - 0.5) * np.cos(ang) + (yy / h - 0.5) * np.sin(ang)) * rng.uniform(0, 0.5)
     r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2
