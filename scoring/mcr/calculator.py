@@ -63,6 +63,11 @@ class Win:
             self._single = len(formal_waits(self.before, len(self.melds), stop_at=2)) == 1
         return self._single
 
+    @property
+    def hog(self) -> bool:
+        """True when some kind has all four copies in the hand (四归一 candidates)."""
+        return 4 in self.all_counts
+
     def masks(self) -> tuple[tuple[int, int, int], tuple[int, ...]]:
         """Rank masks of m, p, s and the 7 honour counts of the whole hand."""
         if self._masks is None:
@@ -327,91 +332,97 @@ def basic_fans(reading: Reading, w: Win) -> Table:
     """Fans of a 4 sets + pair reading."""
     table: Table = {}
     sets = reading.sets
-    everything = ALL
-    chows = sorted(t for k, t, _ in sets if k == CHOW)
-    pair = sets[-1][1]
     win = w.win
-    # a pung completed by a discard is exposed unless the tile fits a concealed chow
-    expose = not w.self_drawn and not any(
-        k == CHOW and c and t <= win <= t + 2 for k, t, c in sets
-    )
+    chows: list[int] = []
     melded_kongs: list[str] = []
     concealed_kongs: list[str] = []
-    concealed_pungs: list[str] = []
+    pung_list: list[tuple[int, bool]] = []
     pungs: list[tuple[int, str]] = []
+    win_in_concealed_chow = False
     for k, t, c in sets:
-        if k == KONG:
+        if k == CHOW:
+            chows.append(t)
+            if c and t <= win <= t + 2:
+                win_in_concealed_chow = True
+        elif k == PUNG:
+            pung_list.append((t, c))
+        elif k == KONG:
             text = set_text(k, t)
             (concealed_kongs if c else melded_kongs).append(text)
             pungs.append((t, text))
-        elif k == PUNG:
-            text = set_text(k, t)
-            if c and not (expose and t == win):
-                concealed_pungs.append(text)
-            pungs.append((t, text))
-    pungs.sort()
+    pair = sets[-1][1]
+    # a pung completed by a discard is exposed unless the tile fits a concealed chow
+    expose = not w.self_drawn and not win_in_concealed_chow
+    concealed_pungs: list[str] = []
+    for t, c in pung_list:
+        text = set_text(PUNG, t)
+        if c and not (expose and t == win):
+            concealed_pungs.append(text)
+        pungs.append((t, text))
     if pungs:
+        pungs.sort()
         _kong_fans(melded_kongs, concealed_kongs, concealed_pungs, w.version, table)
         if len(pungs) == 4 and "four_kongs" not in table and "four_concealed_pungs" not in table:
-            _add(table, "all_pungs", everything)
+            table["all_pungs"] = [ALL]
     yaojiu = []
     for t, text in pungs:
         if t >= 31:
             _add(table, "dragon_pung", (text,))
         elif TERMINAL_OR_HONOUR[t]:
             yaojiu.append(text)
-    chow_texts = [set_text(CHOW, t) for t in chows]
-    pair_text = set_text(PAIR, pair)
-    if len(chows) == 4 and pair < 27 and pair % 9 == 4:
-        ranks = sorted(t % 9 for t in chows)
-        suits = [t // 9 for t in chows]
-        if ranks == [0, 0, 6, 6]:
-            if all(s == pair // 9 for s in suits):
-                _add(table, "pure_terminal_chows", everything)
-            elif pair // 9 not in suits and len(set(suits)) == 2 and len(
-                {(t // 9, t % 9) for t in chows}
-            ) == 4:
-                _add(table, "three_suited_terminal_chows", everything)
-    if "pure_terminal_chows" not in table and "three_suited_terminal_chows" not in table:
-        for fan, used in chow_fans(chows):
-            _add(table, fan, tuple(chow_texts[i] for i in used))
-    pung_tiles = [t for t, _ in pungs]
-    for fan, used in pung_fans(pung_tiles):
-        _add(table, fan, tuple(pungs[i][1] for i in used))
-    if not w.melds and w.counts[win] >= 1:
-        before = w.before
-        for s in range(3):
-            part = before[s * 9 : s * 9 + 9]
-            if part == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
-                _add(table, "nine_gates", everything)
-    _concealment_fans(w, table, everything)
+    n_chows = len(chows)
+    if n_chows > 1:
+        chows.sort()
+        special = False
+        if n_chows == 4 and pair < 27 and pair % 9 == 4:
+            ranks = sorted(t % 9 for t in chows)
+            if ranks == [0, 0, 6, 6]:
+                suits = [t // 9 for t in chows]
+                if all(s == pair // 9 for s in suits):
+                    table["pure_terminal_chows"] = [ALL]
+                    special = True
+                elif pair // 9 not in suits and len(set(suits)) == 2 and len(set(chows)) == 4:
+                    table["three_suited_terminal_chows"] = [ALL]
+                    special = True
+        if not special:
+            for fan, used in chow_fans(chows):
+                _add(table, fan, tuple(set_text(CHOW, chows[i]) for i in used))
+    if len(pungs) > 1:
+        for fan, used in pung_fans([t for t, _ in pungs]):
+            _add(table, fan, tuple(pungs[i][1] for i in used))
+    if not w.melds and win < 27:
+        s = win // 9 * 9
+        if w.before[s : s + 9] == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
+            table["nine_gates"] = [ALL]
+    _concealment_fans(w, table, ALL)
     _win_flag_fans(w, table)
-    if len(chows) == 4:
+    if n_chows == 4:
         if pair < 27:
-            _add(table, "all_chows", everything)
-    elif "two_dragon_pungs" in table and pair >= 31:
+            table["all_chows"] = [ALL]
+    elif pair >= 31 and "two_dragon_pungs" in table:
         occ = table.pop("two_dragon_pungs")[0]
-        _add(table, "little_three_dragons", (*occ, pair_text))
-    elif "big_three_winds" in table and 27 <= pair <= 30:
+        _add(table, "little_three_dragons", (*occ, set_text(PAIR, pair)))
+    elif 27 <= pair <= 30 and "big_three_winds" in table:
         occ = table.pop("big_three_winds")[0]
-        _add(table, "little_four_winds", (*occ, pair_text))
-    _pack_trait_fans(sets, table, everything)
+        _add(table, "little_four_winds", (*occ, set_text(PAIR, pair)))
+    _pack_trait_fans(sets, table, ALL)
     masks, honours = w.masks()
     _extend(table, suit_fans(masks, honours))
     _extend(table, trait_fans(masks, honours))
     _extend(table, rank_fans(masks, honours))
-    _extend(table, tile_hog_fans(w.all_counts, tuple(t for k, t, _ in sets if k == KONG)))
+    if w.hog:
+        _extend(table, tile_hog_fans(w.all_counts, tuple(t for k, t, _ in sets if k == KONG)))
     if "melded_hand" not in table and "four_kongs" not in table:
-        concealed = [(k, t) for k, t, c in sets[len(w.melds) :]]
-        if any(
-            (k == CHOW and t <= win <= t + 2) or (k == PAIR and t == win) for k, t in concealed
-        ) and w.single_wait():
-            _wait_fans(w, concealed, table)
+        positioned = win_in_concealed_chow or pair == win
+        if positioned and w.single_wait():
+            _wait_fans(w, [(k, t) for k, t, c in sets[len(w.melds) :]], table)
     if "big_four_winds" not in table:
-        _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
+        winds = [p for p in pungs if 27 <= p[0] <= 30]
+        if winds:
+            _winds(winds, w, table)
     _finish(table, w, yaojiu, (code(win),))
     if not table:
-        _add(table, "chicken_hand", everything)
+        table["chicken_hand"] = [ALL]
     return table
 
 

@@ -21,6 +21,8 @@ from scoring.mcr.waits import formal_waits, shanten
 from scoring.notation import format_hand
 from scoring.rulesets.base import Payment, ScoredFan, Settlement, WaitTile, WinContext
 
+_INDEX = {code: i for i, code in enumerate(T.KINDS)}
+
 HAND_SIZE = 14
 MIN_FAN = 8
 
@@ -41,7 +43,7 @@ def meld_sets(hand: Hand) -> tuple[tuple[Set, ...], int]:
     sets: list[Set] = []
     claimed = 0
     for m in hand.melds:
-        tile = T.index(m.tiles[0])
+        tile = _INDEX[m.tiles[0]]
         if m.kind == "chow":
             sets.append((CHOW, tile, False))
         elif m.kind == "pung":
@@ -66,11 +68,12 @@ def build_win(hand: Hand, context: WinContext, version: str) -> Win:
             f"wrong number of tiles: {n} (a winning MCR hand has 14, each kong counted as 3; "
             f"{len(hand.standing)} standing + {len(hand.melds)} melds)"
         )
+    idx = _INDEX
     counts = [0] * T.NUM_KINDS
     for t in hand.standing:
-        counts[T.index(t)] += 1
+        counts[idx[t]] += 1
     win_code = hand.standing[-1]
-    win = T.index(win_code)
+    win = idx[win_code]
     before = list(counts)
     before[win] -= 1
     melds, claimed = meld_sets(hand)
@@ -78,7 +81,7 @@ def build_win(hand: Hand, context: WinContext, version: str) -> Win:
     held_in_melds = 0
     for m in hand.melds:
         for t in m.tiles:
-            i = T.index(t)
+            i = idx[t]
             all_counts[i] += 1
             if i == win:
                 held_in_melds += 1
@@ -117,10 +120,10 @@ def scored_fans(table: Table, reading: Reading, win: Win) -> list[ScoredFan]:
     everything: tuple[str, ...] | None = None
     for fan_id in sorted(table, key=ORDER.__getitem__):
         occ = table[fan_id]
-        if any(o is ALL for o in occ):
+        if occ[0] is ALL:  # whole-hand fans occur once
             if everything is None:
                 everything = reading_texts(reading, win)
-            occ = [everything if o is ALL else o for o in occ]
+            occ = [everything]
         f = FANS[fan_id]
         out.append(ScoredFan(f.zh, f.en, fan_value(fan_id, win.version), len(occ), tuple(occ)))
     return out
