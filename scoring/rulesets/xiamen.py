@@ -116,8 +116,13 @@ class Xiamen(RuleSet):
         items, reading = _best_water(hand, win, melds, readings, settings)
         golds = _golds(hand, win.gold)
         flower_items = flower_water(settings, hand.flowers, context.flower_count(hand))
+        # Each gold's occurrence shows the set it stands in ("23p+金(1p)").
+        used = [(set_text(st, GOLD),) for st in reading for _ in st.wild_faces]
+        gold_sets = tuple(used) if len(used) == golds else ((T.code(win.gold),),) * golds
         gold_items = (
-            [ScoredFan(GOLD, "gold held", int(settings["water_gold"]), golds)] if golds else []
+            [ScoredFan(GOLD, "gold held", int(settings["water_gold"]), golds, gold_sets)]
+            if golds
+            else []
         )
         extra = context.extra
         bottom = base(

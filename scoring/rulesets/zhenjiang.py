@@ -26,6 +26,7 @@ from scoring.regional.wild_hand import (
     check_tile_count,
     counts_and_wilds,
     kind_of,
+    meld_text,
     next_kind,
     set_text,
 )
@@ -157,14 +158,19 @@ class Zhenjiang(RuleSet):
         natural = list(counts)
         natural[win.wild] += wilds
         no_wild = wilds == 0 or is_complete(natural, 0)
-        fans = _win_items(win, no_wild, settings)
+        # Show a reading without wilds when there is one (脱搭), else the first.
+        reading = next((r for r in readings if not any(s.uses_wild for s in r)), readings[0])
+        sets = tuple(meld_text(m) for m in hand.melds) + tuple(set_text(s, WILD) for s in reading)
+        main = _win_items(win, no_wild, settings)
+        fans = [ScoredFan(main.zh, main.en, main.value, 1, (sets,))]
         if deal_in:
             extra = int(settings["wild_deal_in"])
-            fans.append(ScoredFan("打搭放冲", "won on a discarded 百搭", extra))
+            fans.append(
+                ScoredFan("打搭放冲", "won on a discarded 百搭", extra, 1, ((T.code(winning),),))
+            )
         base = int(settings["base_chip"])
         per_payer = sum(f.points for f in fans) * base
         settlement = _settle(per_payer, win, context)
-        reading = next((r for r in readings if not any(s.uses_wild for s in r)), readings[0])
         details: dict[str, Any] = {
             "wild": T.code(win.wild),
             "no_wild": no_wild,
@@ -300,20 +306,21 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
     )
 
 
-def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> list[ScoredFan]:
+def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> ScoredFan:
+    """The win's scoring item (exactly one applies)."""
     if win.tian_hu:
-        return [ScoredFan("天胡", "heavenly win", int(settings["tian_hu"]))]
+        return ScoredFan("天胡", "heavenly win", int(settings["tian_hu"]))
     if win.kong_win:
         if not no_wild:
-            return [ScoredFan("杠开", "out on a kong replacement, with 百搭",
-                              int(settings["kong_win_with_wild"]))]
+            return ScoredFan("杠开", "out on a kong replacement, with 百搭",
+                             int(settings["kong_win_with_wild"]))
         key = f"kong_win_no_wild_{win.kong_win}"
         zh = "脱搭明杠杠开" if win.kong_win == "melded" else "脱搭暗杠杠开"
         en = f"out on a {win.kong_win} kong replacement, no 百搭 (脱搭)"
-        return [ScoredFan(zh, en, int(settings[key]))]
+        return ScoredFan(zh, en, int(settings[key]))
     if win.self_drawn:
-        return [ScoredFan("自摸", "self-drawn", int(settings["win_self_drawn"]))]
-    return [ScoredFan("冲", "won on a discard", int(settings["win_discard"]))]
+        return ScoredFan("自摸", "self-drawn", int(settings["win_self_drawn"]))
+    return ScoredFan("冲", "won on a discard", int(settings["win_discard"]))
 
 
 def _settle(per_payer: int, win: _Win, context: WinContext) -> Settlement:

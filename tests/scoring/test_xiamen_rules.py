@@ -63,6 +63,8 @@ def test_complete_only_with_the_gold_as_wild() -> None:
     assert with_gold.legal
     wild_sets = [s for s in with_gold.details["reading"] if s["wild"]]
     assert wild_sets and wild_sets[0]["shape"] == "chow"
+    gold_fan = next(f for f in with_gold.fans if f.zh == "金")
+    assert gold_fan.count == 1 and "+金(" in gold_fan.sets[0][0]
     other_gold = xm(hand, self_drawn=True, gold="1s")
     assert not other_gold.legal
     assert "not complete" in other_gold.details["reason"]

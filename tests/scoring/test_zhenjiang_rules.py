@@ -83,6 +83,7 @@ def test_kong_win_with_wild_is_5() -> None:
     s = zj("[SSSS,1]46m789m123p2mE E", indicator="1m", self_drawn=True, kong=True)
     assert s.legal
     assert paid(s) == [(p, 5) for p in OTHERS]
+    assert s.fans[0].sets == (("SSSS", "EE", "46m+百搭(5m)", "789m", "123p"),)
 
 
 def test_kong_win_without_wild_is_8_melded_and_9_concealed() -> None:
