@@ -37,3 +37,29 @@ def test_rules_show_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_rules_show_unknown_name_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "show", "nope"]) == 2
     assert "unknown rules 'nope'" in capsys.readouterr().err
+
+
+def test_score_command_with_xiamen_context(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", "--rules", "xiamen", "--context", "gold=9s", "--context", "win=游金",
+            "--context", "dealer=true", "--json", "123m456m789m234p567p9s 1f 3p"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == 72
+    assert out["settlement"]["payments"][0] == {"payer": "left", "amount": 72, "bonus": 50}
+
+
+def test_score_command_with_zhenjiang_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", "--rules", "zhenjiang", "--context", "indicator=1m", "--self-drawn",
+            "--kong", "--set", "kong_win_no_wild_concealed=10", "--json",
+            "[SSSS]456m789mEE 5s5s5s"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["settlement"]["winner"] == 30
+
+
+def test_score_command_flower_indicator_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["score", "--rules", "zhenjiang", "--context", "indicator=3f", "111p456m789m123pEE"]
+    assert main(argv) == 2
+    assert "flower" in capsys.readouterr().err
