@@ -9,7 +9,7 @@ version's kong values (:mod:`scoring.mcr.versions`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from scoring.mcr.combos import chow_fans, pung_fans
 from scoring.mcr.decompose import CHOW, KONG, PAIR, PUNG, Reading, Set, readings
@@ -69,14 +69,17 @@ class Win:
         return 4 in self.all_counts
 
     def masks(self) -> tuple[tuple[int, int, int], tuple[int, ...]]:
-        """Rank masks of m, p, s and the 7 honour counts of the whole hand."""
+        """Rank masks of m, p, s and the presence (0/1) of the 7 honours in the hand."""
         if self._masks is None:
             c = self.all_counts
+            m = [0, 0, 0]
+            for i in range(27):
+                if c[i]:
+                    m[i // 9] |= 2 << (i % 9)
             self._masks = (
-                (_rank_mask(tuple(c[0:9])), _rank_mask(tuple(c[9:18])),
-                 _rank_mask(tuple(c[18:27]))),
-                tuple(c[27:34]),
-            )  # fmt: skip
+                (m[0], m[1], m[2]),
+                tuple(1 if n else 0 for n in c[27:34]),
+            )
         return self._masks
 
 
@@ -91,11 +94,17 @@ def fan_value(fan_id: str, version: Version) -> int:
     return FANS[fan_id].value
 
 
+@cache
+def _values(version: Version) -> dict[str, int]:
+    return {f: fan_value(f, version) for f in FANS}
+
+
 def table_total(table: Table, version: Version) -> int:
     """Sum of a fan table's values."""
+    values = _values(version)
     total = 0
     for f, occ in table.items():
-        total += fan_value(f, version) * len(occ)
+        total += values[f] * len(occ)
     return total
 
 
@@ -124,16 +133,6 @@ _SIMPLE_RANKS = 0b0111111100  # bits 2..8: ranks 2-8
 _TERMINAL_RANKS = 0b1000000010  # ranks 1 and 9
 _REVERSIBLE_RANKS = (0, 0b1100111110, 0b1101110100)  # m none, p 1234589, s 245689
 _GREEN_RANKS = (0, 0, 0b0101011100)  # s 23468
-
-
-@cache
-def _rank_mask(part: tuple[int, ...]) -> int:
-    """Bit r set when rank r (1-9) is present in a suit's counts."""
-    mask = 0
-    for r, n in enumerate(part):
-        if n:
-            mask |= 1 << (r + 1)
-    return mask
 
 
 def suit_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans:
@@ -191,6 +190,13 @@ def rank_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans
     if ranks & ~0b1110000 == 0:
         return (("middle_tiles", ALL),)
     return ()
+
+
+@lru_cache(maxsize=65536)
+def hand_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans:
+    """:func:`suit_fans` + :func:`trait_fans` + :func:`rank_fans`, cached (they depend on
+    the rank masks and which honours are present only)."""
+    return suit_fans(masks, honours) + trait_fans(masks, honours) + rank_fans(masks, honours)
 
 
 def tile_hog_fans(counts: list[int], kongs: tuple[int, ...]) -> HandFans:
@@ -280,11 +286,15 @@ def _winds(pung_tiles: list[tuple[int, str]], w: Win, table: Table) -> None:
             _add(table, "seat_wind", (text,))
 
 
+_EXCLUDES = {f.id: f.excludes for f in FANS.values()}
+_FORCED = frozenset(FORCED_CONCEALED)
+
+
 def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str, ...]) -> Table:
     """Apply 不计 lists, version rules and the 幺九刻 bookkeeping; returns the final table."""
     v = w.version
     present = set(table)
-    forced = [f for f in FORCED_CONCEALED if f in present]
+    forced = [f for f in FORCED_CONCEALED if f in present] if present & _FORCED else []
     if forced and w.self_drawn:
         if v.forced_concealed_self_draw == "self_drawn":
             table.pop("fully_concealed_hand", None)
@@ -296,7 +306,9 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
         present = set(table)
     removed: set[str] = set()
     for f in present:
-        removed.update(FANS[f].excludes)
+        excl = _EXCLUDES[f]
+        if excl:
+            removed.update(excl)
     if forced and v.forced_concealed_self_draw == "fully_concealed_hand":
         removed.discard("fully_concealed_hand")
     if "all_green" in present and v.all_green_counts_half_flush:
@@ -407,9 +419,7 @@ def basic_fans(reading: Reading, w: Win) -> Table:
         _add(table, "little_four_winds", (*occ, set_text(PAIR, pair)))
     _pack_trait_fans(sets, table, ALL)
     masks, honours = w.masks()
-    _extend(table, suit_fans(masks, honours))
-    _extend(table, trait_fans(masks, honours))
-    _extend(table, rank_fans(masks, honours))
+    _extend(table, hand_fans(masks, honours))
     if w.hog:
         _extend(table, tile_hog_fans(w.all_counts, tuple(t for k, t, _ in sets if k == KONG)))
     if "melded_hand" not in table and "four_kongs" not in table:
