@@ -44,7 +44,14 @@ import numpy as np
 
 from vision.classes import BACK, BONUS, KINDS
 from vision.detections import Detections
-from vision.layout_geometry import Frame, canonical_frame, gaps_along, link_rows, stacked_on
+from vision.layout_geometry import (
+    Frame,
+    canonical_frame,
+    gaps_along,
+    link_rows,
+    pitch_ratios,
+    stacked_on,
+)
 
 if TYPE_CHECKING:
     from scoring.hand import Hand, Meld
@@ -61,9 +68,9 @@ ROLES = (STANDING, MELD, FLOWER, WINNING, IGNORED)
 class LayoutParams:
     """Tunable thresholds (lengths in tile widths, i.e. the short side of a tile)."""
 
-    #: a gap this much wider than the row's usual gap between touching tiles (its
-    #: median, within -0.3..0.2) splits the row (melds, the winning tile set apart)
-    group_gap: float = 0.3
+    #: a gap this much wider than touching tiles (or than a long row's median gap,
+    #: within -0.3..0.2) splits the row (melds, the winning tile set apart)
+    group_gap: float = 0.2
     #: tiles further apart than this along a row belong to different rows
     row_link_gap: float = 3.0
     #: share of the smaller tile's height two tiles of one row overlap across it
@@ -308,6 +315,7 @@ class _RowParse:
     cy: float  # centre across the rows (canonical frame), pixels
     height: float  # median long side of its tiles, pixels
     oriented: bool = True  # False when no upright face-up tile says which side it faces
+    gaps: list[float] = field(default_factory=list)  # between tiles in reading order
 
     @property
     def count(self) -> int:
@@ -348,7 +356,8 @@ def _parse_row(
     # state (position, whether the last thing placed was a meld): cost and back-pointer
     best = {(0, False): 0.0}
     back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
-    usual = min(0.2, max(-0.3, statistics.median(gaps))) if gaps else 0.0
+    # gaps are measured against touching tiles (0); a long row may still show an offset
+    usual = min(0.2, max(-0.3, statistics.median(gaps))) if len(gaps) >= 4 else 0.0
     big = [g > usual + params.group_gap for g in gaps]
     back_run = _back_runs(items)
 
@@ -538,21 +547,25 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             dropped,
             statistics.median(frame.cy[order].tolist()),
             statistics.median(np.maximum(frame.w[order], frame.h[order]).tolist()),
+            gaps=list(gaps),
         )
 
+    # pitch ratio of touching tiles in this picture, for rows too short to show theirs
+    all_ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
+    touching = all_ratios[len(all_ratios) // 3] if len(all_ratios) >= 3 else None
     for r in main_rows:
         # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
         upright = [k for k in r if not side_local[k] and codes[k] != BACK]
         n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
         upside = n180 * 2 > len(upright)
-        gaps = gaps_along(frame, r)
+        gaps = gaps_along(frame, r, touching)
         p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
         p.oriented = bool(upright)
         parses.append(p)
     if not sides_known and parses and _seen_from_across(parses):
         for k, r in enumerate(main_rows):
             oriented = parses[k].oriented
-            parses[k] = parse(r[::-1], gaps_along(frame, r)[::-1], True)
+            parses[k] = parse(r[::-1], gaps_along(frame, r, touching)[::-1], True)
             parses[k].oriented = oriented
     chosen = _select_hand_rows(parses, params)
     notes: list[str] = []
@@ -575,6 +588,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         ignored.extend(others)
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
     winning = _winning_tile(standing_runs)
+    if winning is None:
+        winning = _slightly_apart([parses[k] for k in chosen])
     standing = [d for _, run in standing_runs for d in run if d != winning]
     sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
     return Layout(
@@ -622,6 +637,31 @@ def _seen_from_across(parses: list[_RowParse]) -> bool:
         if abs(p.cy - m.cy) <= 2.6 * m.height:
             votes += 1 if p.cy > m.cy else -1
     return votes > 0
+
+
+def _slightly_apart(parses: list[_RowParse]) -> int | None:
+    """The last standing tile of the standing row when the gap before it, though under
+    the row's split threshold, stands out: above 0.1 tile widths, the widest in its run,
+    and beyond the row's usual gap by 4 times the gaps' spread (median absolute
+    deviation). None otherwise."""
+    with_standing = [p for p in parses if p.runs]
+    if not with_standing:
+        return None
+    p = max(with_standing, key=lambda q: q.standing_count)
+    run = p.runs[-1]
+    if len(run) < 3 or not p.gaps:
+        return None
+    pos = {d: k for k, d in enumerate(p.row.detections)}
+    a, b = pos[run[-2]], pos[run[-1]]
+    if b != a + 1:
+        return None
+    inner = [p.gaps[pos[d]] for d in run[:-2] if pos[d] + 1 < len(p.row.detections)]
+    last = p.gaps[a]
+    usual = statistics.median(p.gaps)
+    spread = statistics.median(abs(g - usual) for g in p.gaps)
+    if last > max(0.1, usual + 4 * spread) and all(last > g for g in inner):
+        return run[-1]
+    return None
 
 
 def _winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:

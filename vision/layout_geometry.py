@@ -18,8 +18,8 @@ given in *tile widths* (divided by the short side of the tiles around them).
 
 from __future__ import annotations
 
-import itertools
 import math
+import statistics
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,11 +195,33 @@ def stacked_on(f: Frame, top: int, base: int) -> bool:
     return 0.4 * ref <= dy <= 1.6 * ref
 
 
-def gaps_along(f: Frame, row: list[int]) -> list[float]:
-    """Gaps between consecutive tiles of ``row`` (sorted by ``cx``), in tile widths."""
+def pitch_ratios(f: Frame, row: list[int]) -> list[float]:
+    """For consecutive tiles of ``row`` (sorted by ``cx``): centre distance divided by the
+    mean of their lengths along the row. Touching tiles give a constant of the picture
+    (boxes include tile bodies seen at a slant, so it is often below 1)."""
+    cx = f.cx[row]
+    w = f.w[row]
+    return ((cx[1:] - cx[:-1]) / ((w[1:] + w[:-1]) / 2)).tolist()
+
+
+def gaps_along(f: Frame, row: list[int], touching: float | None = None) -> list[float]:
+    """Gaps between consecutive tiles of ``row`` (sorted by ``cx``), in tile widths.
+
+    A gap is measured from the centre distance, against what touching tiles there would
+    show: the median pitch ratio (:func:`pitch_ratios`) of up to three pairs on each
+    side, so perspective that shrinks a row along its length, and boxes inflated by tile
+    bodies, do not look like gaps. ``touching``: the picture's ratio for rows too short
+    to have their own (default 1.0, boxes that just touch).
+    """
+    ratios = pitch_ratios(f, row)
+    w = f.w[row]
+    short = f.short_side[row]
+    default = 1.0 if touching is None else touching
     out = []
-    short = f.short_side
-    for a, b in itertools.pairwise(row):
-        gap = (f.cx[b] - f.w[b] / 2) - (f.cx[a] + f.w[a] / 2)
-        out.append(float(gap / ((short[a] + short[b]) / 2)))
+    for k, r in enumerate(ratios):
+        window = ratios[max(0, k - 3) : k] + ratios[k + 1 : k + 4]
+        ref = statistics.median(window) if len(window) >= 3 else default
+        length = (w[k] + w[k + 1]) / 2
+        unit = (short[k] + short[k + 1]) / 2
+        out.append(float((r - ref) * length / unit))
     return out

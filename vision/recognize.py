@@ -188,36 +188,30 @@ def _without_last(hand: Hand) -> Hand:
     return replace(hand, standing=hand.standing[:-1])
 
 
-def _score_best_winning(
+def _score_unmarked_winning(
     hand: Hand, rules: str, ctx: Mapping[str, Any]
-) -> tuple[Score, str, list[str]]:
-    """Winning tile unknown: score each distinct standing kind as the winning tile and
-    keep the highest total (ties: the first kind in tile order)."""
+) -> tuple[Score, list[str]]:
+    """Winning tile not set apart: score the hand on its last standing tile (the right
+    end of the standing row, where players put it), and say what the other choices
+    would score."""
     import scoring
-
-    results: list[tuple[int, int, str, Score]] = []
-    errors = []
     from scoring.tiles import sort_key
 
-    for n, tile in enumerate(sorted(set(hand.standing), key=sort_key)):
+    chosen = scoring.score(hand, rules=rules, **ctx)
+    totals = {}
+    for tile in sorted(set(hand.standing[:-1]) - {hand.standing[-1]}, key=sort_key):
         try:
-            s = scoring.score(_with_winning(hand, tile), rules=rules, **ctx)
-        except scoring.HandError as exc:
-            errors.append(f"{tile}: {exc}")
+            totals[tile] = scoring.score(_with_winning(hand, tile), rules=rules, **ctx).total
+        except scoring.HandError:
             continue
-        results.append((s.total, -n, tile, s))
-    if not results:
-        raise scoring.HandError("; ".join(errors) or "no tile can be the winning tile")
-    results.sort(reverse=True)
-    total, _, tile, best = results[0]
-    totals = sorted({r[0] for r in results})
-    notes = [
-        f"the winning tile is not set apart: scored on {tile}, the highest of "
-        f"{len(results)} possible winning tiles (totals {totals[0]}-{totals[-1]})"
-        if len(totals) > 1
-        else f"the winning tile is not set apart: every choice scores {total}"
-    ]
-    return best, tile, notes
+    note = (
+        f"the winning tile is not set apart: scored on the last standing tile, "
+        f"{hand.standing[-1]} ({chosen.total})"
+    )
+    if totals:
+        others = ", ".join(f"{t} {v}" for t, v in totals.items())
+        note += f"; on another tile it would score: {others}"
+    return chosen, [note]
 
 
 def _alternative(
@@ -302,9 +296,9 @@ def recognize_detections(
                 score = scoring.score(hand, rules=rules, **ctx)
                 winning_tile = hand.standing[-1]
             else:
-                score, winning_tile, extra = _score_best_winning(hand, rules, ctx)
+                score, extra = _score_unmarked_winning(hand, rules, ctx)
+                winning_tile = hand.standing[-1]
                 notes.extend(extra)
-                hand = _with_winning(hand, winning_tile)
         except scoring.HandError as exc:
             unscorable = str(exc)
     elif claim_win:

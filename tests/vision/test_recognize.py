@@ -91,7 +91,8 @@ def test_bad_win_flag_is_a_clear_error() -> None:
 def test_a_string_win_is_the_rule_sets_win_type() -> None:
     """Xiamen's ``win`` context field (游金 ...) passes through; a bool ``win`` claims a win."""
     b = SceneBuilder().standing("123m456p789s111sEEEN").win("N")
-    r = recognize_detections(b.detections(), "xiamen", {"self_drawn": True, "win": "plain", "gold": "C"})
+    ctx = {"self_drawn": True, "win": "plain", "gold": "C"}
+    r = recognize_detections(b.detections(), "xiamen", ctx)
     assert r.score is not None
     r = recognize_detections(b.detections(), "xiamen", {"win": False, "gold": "C"})
     assert r.score is None and r.unscorable and "16 tiles" in r.unscorable
@@ -121,12 +122,14 @@ def test_mcr_non_winning_hand_reported_with_waits() -> None:
     assert [w["tile"] for w in out["waits"]["waits"]] == ["6p"]
 
 
-def test_mcr_winning_tile_unknown_is_scored_on_the_best_choice() -> None:
+def test_mcr_winning_tile_not_set_apart_is_the_last_standing_tile() -> None:
     needs_mcr()
     b = SceneBuilder().standing("123m456p789s11sEEE")
     r = recognize_detections(b.detections(), "mcr")
-    assert r.score is not None and r.winning_tile is not None
-    assert any("not set apart" in n for n in r.notes)
+    assert r.score is not None and r.winning_tile == "E"
+    assert r.hand_text is not None and r.hand_text.endswith("E")
+    [note] = [n for n in r.notes if "not set apart" in n]
+    assert "on another tile it would score" in note and "1m " in note
 
 
 # ------------------------------------------------------------------ photo and CLI
