@@ -140,10 +140,17 @@ def expected_total(hand: str, **context: Any) -> int:
 
 
 def screenshot(driver: Any, name: str) -> None:
+    """Save the phone-size view, and the whole page, when $TILECAM_SCREENSHOT_DIR is set."""
     folder = os.environ.get("TILECAM_SCREENSHOT_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(folder) / name))
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(Path(folder) / name))
+    size = driver.get_window_size()
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(size["width"], max(size["height"], int(height)))
+    driver.save_screenshot(str(Path(folder) / name.replace(".png", "-full.png")))
+    driver.set_window_size(size["width"], size["height"])
 
 
 def photo(tmp_path: Path) -> Path:

@@ -307,19 +307,26 @@ function renderWaits(w) {
   box.hidden = false;
 }
 
-function renderHandTiles(text) {
-  // a quick visual of the standing tiles the notation names (melds shown as text)
+const ROLE_ORDER = { standing: 0, winning: 1, meld: 2, flower: 3 };
+
+/** The photo's tiles as text chips: standing, the winning tile, melds, flowers. */
+function renderHandTiles() {
   const box = $("hand-tiles");
-  box.replaceChildren();
-  if (!state.tiles.length) return;
-  const live = state.tiles.filter((t) => !t.removed && t.role !== "ignored");
-  for (const t of live) {
-    box.append(el("span", {
-      class: `tile${t.role === "winning" ? " win gap" : ""}`,
-      title: t.role,
-    }, t.code, el("small", {}, state.zh[t.code] || "")));
-  }
-  void text;
+  const live = state.tiles
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => !t.removed && t.role in ROLE_ORDER)
+    .sort((a, b) => ROLE_ORDER[a.t.role] - ROLE_ORDER[b.t.role] || a.i - b.i);
+  let last = null;
+  box.replaceChildren(...live.map(({ t, i }) => {
+    const gap = last !== null && t.role !== last;
+    last = t.role;
+    return el("button", {
+      type: "button",
+      class: `tile${t.role === "winning" ? " win" : ""}${gap ? " gap" : ""}`,
+      title: `${t.role}: tap to correct`,
+      onclick: () => openPicker(i),
+    }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || ""));
+  }));
 }
 
 /** Score the hand in the text box (or its waits when it is one tile short). */
