@@ -6,13 +6,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.classes import CLASSES
 from vision.synth.art import ArtError, ArtSet, load_art
 from vision.synth.hands import random_hand, tile_sort_key
-from vision.synth.scene import SceneOptions, SceneResult, render_scene
+from vision.synth.scene import (
+    Placed,
+    SceneOptions,
+    SceneResult,
+    layout_closeup,
+    layout_extras,
+    layout_hand,
+    render_scene,
+)
 
 
 def _art(name: str) -> ArtSet:
@@ -253,3 +262,36 @@ def test_same_seed_gives_the_same_files_with_any_worker_count(tmp_path: Path) ->
                      "--workers", workers]) == 0
     for sub in ("images/000001.jpg", "labels/000001.txt", "truth/000001.json"):
         assert (tmp_path / "a" / sub).read_bytes() == (tmp_path / "b" / sub).read_bytes()
+
+
+def _footprints_overlap(placed: list[Placed], w: float, h: float) -> bool:
+    """Whether two tiles' footprints on the table overlap by more than ~1.5 mm."""
+    pts = np.vstack([np.vstack(p.box.corners(w, h, 20.0))[:, :2] for p in placed])
+    origin = pts.min(0) - 5
+    size = np.ceil((pts.max(0) - origin + 5) * 2).astype(int)
+    taken = np.zeros((size[1], size[0]), np.uint8)
+    for p in placed:
+        corners = np.vstack(p.box.corners(w, h, 20.0))[:, :2]
+        hull = cv2.convexHull(((corners - origin) * 2).astype(np.int32))
+        mask = np.zeros_like(taken)
+        cv2.fillConvexPoly(mask, hull, 1)
+        mask = cv2.erode(mask, np.ones((7, 7), np.uint8))
+        if (taken & mask).any():
+            return True
+        taken |= mask
+    return False
+
+
+def test_tiles_never_overlap_on_the_table() -> None:
+    art = _synthetic_art()
+    w, h = 26.0, 36.0
+    for i in range(150):
+        rng = np.random.default_rng([17, i])
+        if i % 3 == 0:
+            placed = layout_closeup(rng, art, w, h)
+        else:
+            placed, _ = layout_hand(random_hand(rng), rng, w, h)
+            xs = [p.box.x for p in placed]
+            ys = [p.box.y for p in placed]
+            placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)))
+        assert not _footprints_overlap(placed, w, h), i

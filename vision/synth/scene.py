@@ -102,7 +102,7 @@ class _Row:
 
     def put(self, code: str, role: str, *, sideways: bool = False, face_down: bool = False,
             meld: int | None = None, claimed: bool = False, added_beyond: bool = False) -> None:
-        jitter = self.rng.normal(0, 0.6, 2)
+        jitter = np.clip(self.rng.normal(0, 0.4, 2), -0.3, 0.3)
         yaw_j = self.rng.normal(0, 1.2)
         if sideways:
             yaw = 90.0 if self.rng.random() < 0.7 else -90.0
@@ -211,21 +211,28 @@ def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
         pile = [Placed(TileBox(str(rng.choice(codes)), cx + rng.normal(0, 2 * w),
                                far_y + h + abs(rng.normal(0, 1.5 * h)), rng.uniform(0, 360),
                                face_down=bool(rng.random() < 0.3)), "other") for _ in range(n)]
-        _separate(pile, max(w, h) * 1.02)
+        _separate(pile, math.hypot(w, h))  # any yaw: keep diagonals apart
+        lift = far_y + math.hypot(w, h) / 2 + 1 - min(p.box.y for p in pile)
+        for p in pile:
+            p.box.y += max(0.0, lift)
         out += pile
-        far_y = max(p.box.y for p in pile) + h
-    if rng.random() < 0.6:  # discards, a little scattered
+        far_y = max(p.box.y for p in pile) + h * 1.3
+    if rng.random() < 0.6:  # discards in rows, a little untidy, mostly facing the player
         n = int(rng.integers(2, 9))
         cols = int(rng.integers(3, 7))
         sx = rng.uniform(x0, max(x0 + 1, x1 - cols * w))
+        x, row = sx, 0
         for i in range(n):
-            r, c = divmod(i, cols)
+            if i and i % cols == 0:
+                x, row = sx, row + 1
             yaw = float(rng.choice([0, 90, 180, 270])) if rng.random() < 0.3 else 180.0
-            x = sx + c * (w + 1.0) + rng.normal(0, 1.5)
-            out.append(Placed(TileBox(str(rng.choice(codes)), x,
-                                      far_y + r * (h + 1.0) + rng.normal(0, 1.5),
-                                      yaw + rng.normal(0, 4)), "other"))
-        far_y += h * (n // cols + 1.5)
+            across = h if yaw in (90.0, 270.0) else w
+            jx, jy = np.clip(rng.normal(0, 0.8, 2), -1.2, 1.2)
+            out.append(Placed(TileBox(str(rng.choice(codes)), x + across / 2 + jx,
+                                      far_y + row * (h + 4.0) + jy, yaw + rng.normal(0, 2)),
+                              "other"))
+            x += across + 4.0
+        far_y += (h + 4.0) * ((n - 1) // cols + 1) + h * 0.5
     if rng.random() < 0.4:  # opposite player's meld, seen upside down
         k = str(rng.choice([c for c in codes if not c.endswith("f")]))
         for i in range(3):
@@ -267,7 +274,7 @@ def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) ->
             yaw = group_yaw + rng.normal(0, 1.5)
         out.append(Placed(TileBox(code, x, y, yaw, face_down=down), "other"))
     if mode == "scattered":  # push overlapping tiles apart (simple relaxation)
-        _separate(out, max(w, h) * 1.05)
+        _separate(out, math.hypot(w, h))
     return out
 
 
