@@ -5,7 +5,8 @@ How players lay out a hand (seed 003, 鸣牌的摆放) and how tilecam reads it:
 
 - Standing tiles (立牌) stand in a row. A tile set a little apart at the end of that
   row (in the player's reading order) is the winning tile; when none is set apart the
-  winning tile is unknown (``Layout.winning is None``).
+  winning tile is unknown (``Layout.winning is None``; :meth:`Layout.hand` then keeps
+  the standing tiles in row order, so the right-most one comes last).
 - A claimed set lies face up with the claimed tile turned sideways (rotation 90/270
   relative to its row). Its position gives the claim source, as the seed says for a
   pung (碰): sideways on the left = from the left player (上家, offset 1), in the middle =
@@ -13,13 +14,21 @@ How players lay out a hand (seed 003, 鸣牌的摆放) and how tilecam reads it:
   offset 3). A melded kong (大明杠) is laid out the same way; from the player opposite
   either middle tile is sideways. A chow (吃) is always claimed from the left; its
   sideways tile says which tile was claimed (``claimed_index``).
-- An added kong (加杠) is a claimed pung with the fourth tile stacked on its sideways
-  tile (or lying sideways right beside it); the claim source is the pung's.
+- An added kong (加杠) is a claimed pung with the fourth tile on its sideways tile,
+  just beyond it, or lying sideways right beside it; the claim source is the pung's.
 - A concealed kong (暗杠) shows face-down tiles: the two ends face down, or all four.
-- Flowers (``1f``-``8f``) are bonus tiles wherever they lie.
+  A longer run of face-down tiles is a wall, not a kong.
+- Flowers (``1f``-``8f``) are bonus tiles; they break a row into groups.
 
 Rows seen from across the table (tiles at rotation 180) are read right to left, so
-"left" always means the left of the player who owns the row.
+"left" always means the left of the player who owns the row. Without 180/270
+rotations (a detector with no rotation classifier) the picture's side is judged from
+the layout: the winning tile apart at the right end, melds beyond the standing row.
+
+Only the hand's rows are read: the row with the most hand tiles and the rows chained
+to it (within ``LayoutParams.hand_row_distance`` tile heights, facing the same way),
+choosing the set whose tile count is a hand's. A wall, discards or another player's
+melds elsewhere in the picture get the role ``ignored``.
 
 The layout holds detection indices only; :meth:`Layout.hand` turns it into a
 :class:`scoring.Hand` for a given reading of the codes (the correction step tries
