@@ -573,9 +573,12 @@ def best_table(w: Win) -> tuple[Table, Reading] | None:
 
     就高不就低: the highest total wins; of equal totals the first reading is kept.
     """
+    tables = reading_tables(w)
+    if len(tables) == 1:
+        return tables[0]
     best: tuple[Table, Reading] | None = None
     best_total = -1
-    for table, reading in reading_tables(w):
+    for table, reading in tables:
         total = table_total(table, w.version)
         if total > best_total:
             best, best_total = (table, reading), total
