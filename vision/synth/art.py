@@ -104,10 +104,15 @@ def shared_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Where rasterised faces are cached: ``$TILECAM_SYNTH_CACHE`` or
-    ``datasets/build/art-cache`` in the repository (git-ignored)."""
+    """Where rasterised faces are cached: ``$TILECAM_SYNTH_CACHE``, else
+    ``datasets/build/art-cache`` in the repository (git-ignored), else (installed outside
+    a checkout) ``~/.cache/tilecam/art``."""
     env = os.environ.get("TILECAM_SYNTH_CACHE")
-    return Path(env) if env else repo_root() / "datasets" / "build" / "art-cache"
+    if env:
+        return Path(env)
+    if (repo_root() / "pyproject.toml").exists():
+        return repo_root() / "datasets" / "build" / "art-cache"
+    return Path.home() / ".cache" / "tilecam" / "art"  # installed outside a checkout
 
 
 # ----------------------------------------------------------------------- rasterising
@@ -612,5 +617,9 @@ def resolve_art_names(spec: str | None) -> list[str]:
         if n not in seen:
             seen.append(n)
     if not seen:
+        if not available_sets():
+            raise ArtError("no tile art installed: apt-get install kdegames-mahjongg-data-kf5 "
+                           "gnome-mahjongg xmahjongg, or put ../shared/tileart beside the "
+                           "repository (TILECAM_SHARED)")
         raise ArtError(f"--art {spec!r} selects no art set")
     return seen
