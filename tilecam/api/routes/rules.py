@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 import scoring
 from scoring.tiles import ZH_NAMES
@@ -38,8 +39,13 @@ def rules_document() -> dict[str, Any]:
     }
 
 
-@router.get("/rules")
-async def rules() -> dict[str, Any]:
+@cache
+def _rules_json() -> bytes:
+    return json.dumps(rules_document(), ensure_ascii=False).encode("utf-8")
+
+
+@router.get("/rules", responses={200: {"description": "rule sets, versions, settings, tiles"}})
+async def rules() -> Response:
     """Rule sets (name, title, hand size, versions, settings with defaults and
     descriptions, rule-specific context fields) and the 43 tile codes."""
-    return rules_document()
+    return Response(_rules_json(), media_type="application/json")
