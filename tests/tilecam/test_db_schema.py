@@ -103,3 +103,32 @@ def test_db_upgrade_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_db_command_names_a_bad_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["db", "upgrade", "--url", "mysql://u@h/d"]) == 2
     assert "unsupported database URL" in capsys.readouterr().err
+
+
+def test_processes_migrating_at_once_leave_one_schema(engine: Engine) -> None:
+    import subprocess
+    import sys
+
+    from tilecam.db.models import Event
+
+    url = engine.url.render_as_string(hide_password=False)
+    # Empty the database again, then let four `tilecam db upgrade` processes race.
+    with engine.connect() as conn:
+        for table in reversed(Base.metadata.sorted_tables):
+            conn.execute(text(f'DROP TABLE IF EXISTS "{table.name}"'))
+        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+        conn.commit()
+    procs = [subprocess.Popen([sys.executable, "-m", "tilecam.cli", "db", "upgrade", "--url",
+                               url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    results = [(p.wait(timeout=120), p.stderr.read() if p.stderr else "") for p in procs]
+    for p in procs:
+        for stream in (p.stdout, p.stderr):
+            if stream:
+                stream.close()
+    assert results == [(0, "")] * 4
+    assert current_revision(engine) == head_revision()
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    with session_factory(engine).begin() as s:
+        s.add(Event(name="after", rules="mcr"))

@@ -10,6 +10,9 @@ from alembic import context
 
 from tilecam.db.models import Base
 
+#: PostgreSQL advisory lock id held while migrating.
+MIGRATION_LOCK = 7_370_841_662
+
 config = context.config
 engine = config.attributes.get("engine")
 if engine is None:  # pragma: no cover - only reachable through the bare alembic CLI
@@ -22,5 +25,9 @@ with engine.connect() as connection:
         render_as_batch=connection.dialect.name == "sqlite",
     )
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Server processes starting together migrate one at a time (SQLite gets the
+            # same from BEGIN IMMEDIATE, see tilecam.db.engine).
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         context.run_migrations()
     connection.commit()
