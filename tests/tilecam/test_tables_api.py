@@ -260,6 +260,40 @@ def test_camera_hand_the_scorer_refuses_is_pending_with_the_reason(setup) -> Non
 
 
 @needs_mcr
+def test_frames_through_the_real_recognizer_with_a_scripted_detector(
+    backend: str, tmp_path: Path
+) -> None:
+    """The service's own frame reader (vision.recognize: layout, correction, scoring) with
+    a detector that answers laid-out tiles by the frame's grey level (no model needed)."""
+    from tilecam.tables.access import frame_reader
+    from vision.layout_scene import SceneBuilder
+
+    scenes = {
+        60: SceneBuilder().standing("123m456m789m123p5p").row().detections(),  # 13: waiting
+        120: SceneBuilder().standing("123m456m789m123p5p").win("5p").row().detections(),
+    }
+
+    def detector(image):  # image → Detections
+        return scenes[round(float(image.mean()) / 60) * 60]
+
+    app, _ = make_app(database_url(backend, tmp_path), tmp_path / "data")
+    del app.dependency_overrides[frame_reader]
+    for client in client_for(app):
+        app.state.detector = detector
+        _, [(t, k), _] = new_event(client)
+        got = [post_frame(client, t, k, lvl, winner="W", self_drawn="true")
+               for lvl in (60, 120, 120, 120, 120)]
+        assert [g["status"] for g in got] == ["waiting", "waiting", "waiting", "recorded",
+                                              "already_recorded"]
+        assert got[0]["complete"] is False and got[0]["tiles"] == 13
+        rec = got[3]["recorded"]
+        assert rec["hand"] == norm(PLAIN_HAND) and rec["outcome"] == "win"
+        assert rec["recognized"]["winning_tile"] == "5p" and len(rec["recognized"]["tiles"]) == 14
+        total = scoring.score(PLAIN_HAND, self_drawn=True, seat_wind="W").total
+        assert rec["points"]["Cai0"] == 3 * (8 + total)
+
+
+@needs_mcr
 def test_csv_sheet_and_event_standings(setup) -> None:
     client, _, _ = setup
     event_id, [(t, k), _] = new_event(client)
