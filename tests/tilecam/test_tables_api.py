@@ -408,6 +408,21 @@ def test_zhenjiang_table_settles_discard_with_the_discarder_only(setup) -> None:
     assert p.status_code == 400 and "give the penalty points" in p.json()["error"]["message"]
 
 
+def test_xiamen_camera_frames_carry_the_gold(setup) -> None:
+    client, cam, _ = setup
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    h = cam.show(150, "123m456m789m123p456p55s", tiles=17)
+    for _ in range(3):
+        last = post_frame(client, t, k, h, winner="S", self_drawn="true", flowers="2",
+                          context='{"gold": "9s"}')
+    assert cam.contexts[-1] == {"gold": "9s"}
+    assert last["status"] == "recorded"
+    assert last["recorded"]["points"] == {"Ann0": -20, "Bo0": 60, "Cai0": -20, "Dan0": -20}
+    r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k), data={"context": "[1]"},
+                    files={"image": ("f.jpg", frame(0), "image/jpeg")})
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]["message"]
+
+
 def test_bad_input_answers_clear_errors(setup) -> None:
     client, _, _ = setup
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1)

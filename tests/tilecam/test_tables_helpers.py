@@ -50,14 +50,16 @@ class FakeCamera:
     def __init__(self) -> None:
         self.scenes: dict[int, FrameReading] = {0: FrameReading(None, False, 0)}
         self.calls = 0
+        self.contexts: list[dict[str, Any]] = []
 
     def show(self, level: int, hand: str | None, complete: bool = True, tiles: int = 14) -> int:
         self.scenes[level] = FrameReading(hand, complete, tiles,
                                           {"hand": hand, "tiles": [{}] * tiles})
         return level
 
-    def __call__(self, image: np.ndarray, rules: str) -> FrameReading:
+    def __call__(self, image: np.ndarray, rules: str, context: Any) -> FrameReading:
         self.calls += 1
+        self.contexts.append(dict(context))
         level = round(float(image.mean()) / 10.0) * 10
         return self.scenes[level]
 

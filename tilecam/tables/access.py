@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from fastapi import Depends, Request
@@ -172,9 +173,10 @@ def frame_reader(request: Request) -> FrameReader:
         reason = getattr(request.app.state, "detector_error", None) or "no model loaded"
         raise ApiError(503, "not_ready", f"the tile detector is not available: {reason}")
 
-    def read(image: np.ndarray, rules: str) -> FrameReading:
+    def read(image: np.ndarray, rules: str, context: Mapping[str, Any]) -> FrameReading:
         from vision.recognize import recognize
 
-        return reading_from_recognition(recognize(image, rules, None, detector=detector).to_dict())
+        result = recognize(image, rules, dict(context) or None, detector=detector)
+        return reading_from_recognition(result.to_dict())
 
     return read

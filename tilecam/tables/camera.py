@@ -40,8 +40,9 @@ class FrameReading:
     recognized: Mapping[str, Any] = field(default_factory=dict)
 
 
-#: ``(image BGR uint8 (H, W, 3), rules name) -> FrameReading``.
-FrameReader = Callable[[np.ndarray, str], FrameReading]
+#: ``(image BGR uint8 (H, W, 3), rules name, rule-set context) -> FrameReading``; the
+#: context holds rule-specific fields a reading needs (e.g. Xiamen's ``gold``).
+FrameReader = Callable[[np.ndarray, str, Mapping[str, Any]], FrameReading]
 
 
 def reading_from_recognition(data: Mapping[str, Any]) -> FrameReading:

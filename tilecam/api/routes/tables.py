@@ -5,7 +5,8 @@ Table key (its own table only) or admin key:
 - ``GET /v1/tables/{id}``: the table, its players and the next hand's seats.
 - ``POST /v1/tables/{id}/frames``: a camera frame (multipart field ``image``, or the raw
   JPEG/PNG body); optional fields ``winner``, ``discarder`` (seat winds of the hand, E =
-  dealer), ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``, ``flowers``.
+  dealer), ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``, ``flowers``,
+  ``context`` (JSON object of rule-set fields, e.g. ``{"gold": "5m"}`` for Xiamen).
   The hand is recorded once it is complete and the same in ``TILECAM_STABLE_FRAMES``
   frames in a row; a camera that keeps sending it gets ``already_recorded``.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
@@ -21,6 +22,7 @@ nothing recorded is overwritten.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -150,7 +152,7 @@ def _flag(fields: dict[str, str], name: str) -> bool:
 
 def _frame_report(fields: dict[str, str]) -> HandReport:
     known = {"winner", "discarder", "self_drawn", "last_of_kind", "kong", "last_wall_tile",
-             "flowers"}
+             "flowers", "context"}
     unknown = sorted(set(fields) - known)
     if unknown:
         raise ApiError(400, "invalid_request", f"unknown field(s) {', '.join(unknown)}; "
@@ -166,7 +168,17 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         flowers = int(fields.get("flowers", "0") or 0)
     except ValueError:
         raise ApiError(400, "invalid_request", "field flowers must be a whole number") from None
-    return HandReport(winner=seats["winner"], discarder=seats["discarder"],
+    context: dict[str, Any] = {}
+    if fields.get("context", "").strip():
+        try:
+            context = json.loads(fields["context"])
+        except ValueError as exc:
+            raise ApiError(400, "invalid_request",
+                           f"field context is not valid JSON: {exc}") from None
+        if not isinstance(context, dict):
+            raise ApiError(400, "invalid_request",
+                           'field context must be a JSON object, e.g. {"gold": "5m"}')
+    return HandReport(winner=seats["winner"], discarder=seats["discarder"], context=context,
                       self_drawn=_flag(fields, "self_drawn"),
                       last_of_kind=_flag(fields, "last_of_kind"), kong=_flag(fields, "kong"),
                       last_wall_tile=_flag(fields, "last_wall_tile"), flowers=flowers)
@@ -197,7 +209,7 @@ async def post_frame(
     def read() -> camera.FrameReading:
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
         try:
-            return reader(image, rules)
+            return reader(image, rules, report.context)
         except ValueError as exc:  # scoring.HandError from the recognizer's scoring
             raise ApiError(400, "invalid_context", str(exc)) from None
 
