@@ -1,0 +1,180 @@
+"""Which rows of a picture hold the hand, which way it faces, and its winning tile.
+
+Works on rows already read by :func:`vision.layout_rows.parse_row` (:class:`RowParse`).
+See :mod:`vision.layout` for the conventions.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+
+from vision.layout_rows import LayoutParams, MeldLayout
+
+
+@dataclass(frozen=True)
+class Row:
+    """A row of tiles: detection indices in the owner's reading order, and whether the
+    row is seen upside down (from across the table)."""
+
+    detections: tuple[int, ...]
+    upside_down: bool
+
+
+@dataclass
+class RowParse:
+    """One row read on its own: melds, standing runs, flowers, face-down leftovers."""
+
+    row: Row
+    melds: list[MeldLayout]
+    runs: list[list[int]]
+    flowers: list[int]
+    ignored: list[int]
+    cy: float  # centre across the rows (canonical frame), pixels
+    height: float  # median long side of its tiles, pixels
+    oriented: bool = True  # False when no upright face-up tile says which side it faces
+    gaps: list[float] = field(default_factory=list)  # between tiles in reading order
+
+    @property
+    def count(self) -> int:
+        """Tiles for the hand size: kongs count 3."""
+        return 3 * len(self.melds) + sum(len(r) for r in self.runs)
+
+    @property
+    def standing_count(self) -> int:
+        return sum(len(r) for r in self.runs)
+
+
+def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
+    """Which rows hold the hand: the row with the most tiles of a hand (melds and standing
+    tiles), and rows near it
+    (each within ``hand_row_distance`` tile heights of the standing row or of another
+    near row) seen from the same side, choosing among
+    those the set whose tile count is a hand's (won, else waiting) and, at equal count,
+    the nearest rows. Other rows (a wall, discards, another player's melds) are left
+    out."""
+    if not parses:
+        return []
+    main = max(
+        range(len(parses)),
+        key=lambda k: (parses[k].count, parses[k].standing_count, parses[k].cy),
+    )
+    m = parses[main]
+    pool = [
+        k
+        for k, p in enumerate(parses)
+        if k != main
+        and (p.row.upside_down == m.row.upside_down or not p.oriented or not m.oriented)
+        and (p.melds or p.runs or p.flowers)
+    ]
+    # rows chained to the standing row, each within the distance of one already near
+    near: list[tuple[float, int]] = []
+    reached = [m.cy]
+    grew = True
+    while grew:
+        grew = False
+        for k in pool:
+            if any(k == j for _, j in near):
+                continue
+            step = min(abs(parses[k].cy - y) for y in reached) / max(m.height, 1e-6)
+            if step <= params.hand_row_distance:
+                near.append((abs(parses[k].cy - m.cy) / max(m.height, 1e-6), k))
+                reached.append(parses[k].cy)
+                grew = True
+    near.sort()
+    near = near[:8]
+    best_key: tuple[float, ...] | None = None
+    best_set: list[int] = [main]
+    for mask in range(1 << len(near)):
+        chosen = [k for b, (_, k) in enumerate(near) if mask >> b & 1]
+        count = m.count + sum(parses[k].count for k in chosen)
+        fit = 2 if count == params.hand_size else 1 if count == params.hand_size - 1 else 0
+        far = sum(d for b, (d, _) in enumerate(near) if mask >> b & 1)
+        # rows that show melds or flowers belong to a hand more surely than loose tiles
+        shown = sum(1 for k in chosen if parses[k].melds or parses[k].flowers)
+        key = (fit, shown, -far)
+        if best_key is None or key > best_key:
+            best_key, best_set = key, [main, *chosen]
+    return sorted(best_set, key=lambda k: parses[k].cy)
+
+
+def apart_at_start(runs: list[list[int]]) -> bool:
+    """A single tile set apart at the start of a row's standing tiles but not at the end."""
+    return len(runs) >= 2 and len(runs[0]) == 1 and len(runs[-1]) > 1
+
+
+def apart_at_end(runs: list[list[int]]) -> bool:
+    return len(runs) >= 2 and len(runs[-1]) == 1 and len(runs[0]) > 1
+
+
+def seen_from_across(parses: list[RowParse]) -> bool:
+    """For rows read as if upright, do the layout cues say the hand faces away from the
+    camera? Players set the winning tile apart at the right end of the standing row and
+    lay melds and flowers beyond it (towards the table centre): a tile apart at the left
+    end, or meld/flower rows nearer the camera than the standing row, say the picture
+    is upside down."""
+    hand = max(range(len(parses)), key=lambda k: (parses[k].count, parses[k].standing_count))
+    h = parses[hand]
+    near = [k for k, p in enumerate(parses) if abs(p.cy - h.cy) <= 2.6 * h.height]
+    main = max(near, key=lambda k: (parses[k].standing_count, parses[k].count))
+    m = parses[main]
+    votes = 0
+    if apart_at_start(m.runs):
+        votes += 2
+    elif apart_at_end(m.runs):
+        votes -= 2
+    for k, p in enumerate(parses):
+        if k == main or p.standing_count > 1 or not (p.melds or p.flowers):
+            continue
+        if abs(p.cy - m.cy) <= 2.6 * m.height:
+            votes += 1 if p.cy > m.cy else -1
+    return votes > 0
+
+
+def slightly_apart(parses: list[RowParse]) -> int | None:
+    """The last standing tile of the standing row when the gap before it, though under
+    the row's split threshold, stands out: above 0.1 tile widths, the widest in its run,
+    and beyond the row's usual gap by 4 times the gaps' spread (median absolute
+    deviation). None otherwise."""
+    with_standing = [p for p in parses if p.runs]
+    if not with_standing:
+        return None
+    p = max(with_standing, key=lambda q: q.standing_count)
+    run = p.runs[-1]
+    if len(run) < 3 or not p.gaps:
+        return None
+    pos = {d: k for k, d in enumerate(p.row.detections)}
+    a, b = pos[run[-2]], pos[run[-1]]
+    if b != a + 1:
+        return None
+    inner = [p.gaps[pos[d]] for d in run[:-2] if pos[d] + 1 < len(p.row.detections)]
+    last = p.gaps[a]
+    usual = statistics.median(p.gaps)
+    spread = statistics.median(abs(g - usual) for g in p.gaps)
+    if last > max(0.1, usual + 4 * spread) and all(last > g for g in inner):
+        return run[-1]
+    return None
+
+
+def winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
+    """The tile set apart from the standing tiles: a run of one tile at the end (else at
+    the start) of the row holding the most standing tiles, or a lone tile in a row of its
+    own. None when no tile, or more than one, is set apart."""
+    if len(runs) < 2:
+        return None
+    per_row = Counter[int]()
+    for row_no, run in runs:
+        per_row[row_no] += len(run)
+    main_row = per_row.most_common(1)[0][0]
+    main_runs = [run for row_no, run in runs if row_no == main_row]
+    singles_elsewhere = [run for row_no, run in runs if row_no != main_row and len(run) == 1]
+    if len(main_runs) >= 2:
+        if len(main_runs[-1]) == 1:
+            return main_runs[-1][0]
+        if len(main_runs[0]) == 1 and len(main_runs[-1]) > 1 and len(main_runs) == 2:
+            return main_runs[0][0]
+        return None
+    if len(singles_elsewhere) == 1 and len(runs) == 2:
+        return singles_elsewhere[0][0]
+    return None

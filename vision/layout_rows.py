@@ -1,0 +1,275 @@
+"""Reading one row of tiles: which tiles are melds, standing tiles or flowers.
+
+A row (tiles in its owner's reading order, with the gaps between them in tile widths)
+is split by a small dynamic programme: each tile is standing, a flower, or starts a
+meld of 3 or 4 tiles; costs are paid for a sideways or face-down tile left standing, a
+meld touching standing tiles without a gap, tiles that make no set, and a wide gap
+inside a meld. The cheapest split wins. See :mod:`vision.layout` for the conventions.
+
+>>> codes = ["1m", "2m", "3m", "E", "E", "E"]
+>>> items = [RowItem(i, c, i == 3, False, None) for i, c in enumerate(codes)]
+>>> melds, runs, flowers = parse_row(items, [0.0, 0.0, 0.8, 0.0, 0.0], LayoutParams())
+>>> [m.detections for m in melds], runs, [m.claimed_from for m in melds]
+([(3, 4, 5)], [[0, 1, 2]], [1])
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vision.classes import BACK, KINDS
+
+if TYPE_CHECKING:
+    from scoring.hand import Meld
+
+
+@dataclass(frozen=True)
+class LayoutParams:
+    """Tunable thresholds (lengths in tile widths, i.e. the short side of a tile)."""
+
+    #: a gap this much wider than touching tiles (or than a long row's median gap,
+    #: within -0.3..0.2) splits the row (melds, the winning tile set apart)
+    group_gap: float = 0.2
+    #: tiles further apart than this along a row belong to different rows
+    row_link_gap: float = 3.0
+    #: share of the smaller tile's height two tiles of one row overlap across it
+    row_overlap: float = 0.5
+    #: a box this much wider than its row's upright tiles is lying sideways
+    wide_ratio: float = 1.22
+    #: DP costs: a sideways or face-down tile left standing; a meld right against
+    #: standing tiles with no gap; a set of the wrong codes; a gap inside a meld
+    cost_odd_standing: float = 3.0
+    cost_no_gap: float = 2.0
+    cost_bad_codes: float = 2.0
+    #: four tiles with one sideways that are not one kind (more likely a set + a tile)
+    cost_bad_kong: float = 3.5
+    #: tiles in a hand (kongs count 3) when it is won; one less while waiting
+    hand_size: int = 14
+    #: rows further than this (in tile heights) from the standing row are not the hand's
+    hand_row_distance: float = 2.6
+    cost_inner_gap: float = 3.0
+
+
+@dataclass(frozen=True)
+class MeldLayout:
+    """One meld as laid out. ``detections``: indices in the player's left-to-right order
+    (an added tile stacked on the sideways tile comes last). ``sideways``: the position
+    (0-based, among the three or four laid-out tiles) of the sideways tile, or None.
+    ``claimed_from``: 1 left / 2 opposite / 3 right, None for a concealed kong (it has
+    face-down tiles). ``added``: a kong added to a claimed pung."""
+
+    detections: tuple[int, ...]
+    sideways: int | None
+    claimed_from: int | None
+    added: bool = False
+    concealed: bool = False
+
+    def meld(self, codes: Sequence[str], hidden_kind: str | None = None) -> Meld:
+        """The :class:`scoring.Meld` for this meld under ``codes`` (code of every detection).
+
+        A concealed kong shown all face down needs ``hidden_kind``; otherwise it takes the
+        kind of its face-up tiles. Raises ``scoring.HandError`` for tiles that make no set.
+        """
+        from scoring.hand import HandError, Meld
+
+        tiles = [codes[i] for i in self.detections]
+        if self.concealed:
+            faces = [t for t in tiles if t != BACK]
+            kind = faces[0] if faces else hidden_kind
+            if kind is None:
+                raise HandError(
+                    "a concealed kong is shown all face down, so its kind is unknown; "
+                    "turn one tile face up"
+                )
+            if any(t != kind for t in faces):
+                raise HandError(f"concealed kong shows different tiles: {''.join(faces)}")
+            return Meld.kong(kind)
+        if BACK in tiles:
+            raise HandError("a face-down tile in a claimed meld")
+        if len(tiles) == 4:
+            return Meld("kong", tuple(tiles), self.claimed_from, None, self.added)
+        if len(set(tiles)) == 1:
+            return Meld("pung", tuple(tiles), self.claimed_from)
+        meld = Meld("chow", tuple(tiles), 1)
+        claimed = tiles[self.sideways] if self.sideways is not None else None
+        index = meld.tiles.index(claimed) if claimed in meld.tiles else None
+        return Meld("chow", meld.tiles, 1, index)
+
+
+@dataclass
+class RowItem:
+    det: int
+    code: str
+    sideways: bool
+    back: bool
+    stacked: int | None  # detection stacked on this tile
+    stacked_code: str | None = None
+    flower: bool = False
+
+
+def chunk_cost(
+    items: list[RowItem], gaps_before: list[bool], params: LayoutParams
+) -> tuple[float, MeldLayout] | None:
+    """Cost and layout of reading ``items`` (3 or 4 tiles, in reading order) as one meld;
+    ``gaps_before`` says which gaps inside the chunk (len(items) - 1) are wide. None if
+    impossible."""
+    n = len(items)
+    side = [k for k, it in enumerate(items) if it.sideways]
+    backs = [k for k, it in enumerate(items) if it.back]
+    stacked = [k for k, it in enumerate(items) if it.stacked is not None]
+    cost = params.cost_inner_gap * sum(gaps_before)
+    dets = tuple(it.det for it in items)
+    codes = [it.code for it in items]
+    if backs:
+        if n != 4 or stacked:
+            return None
+        faces = {c for c in codes if c != BACK}
+        if len(faces) > 1:
+            cost += params.cost_bad_codes
+        if backs not in ([0, 3], [0, 1, 2, 3]):
+            cost += 1.0
+        cost += 1.0 * len(side)
+        return cost, MeldLayout(dets, None, None, False, True)
+    if n == 3 and len(side) == 1:
+        pos = side[0]
+        extra = [items[pos].stacked] if items[pos].stacked is not None else []
+        if len(stacked) > len(extra):
+            return None
+        all_codes = codes + [items[pos].stacked_code or BACK for _ in extra]
+        if not is_set(all_codes):
+            cost += params.cost_bad_codes
+        src = (1, 2, 3)[pos]
+        if not extra and is_chow(codes):
+            src = 1
+        return cost, MeldLayout(dets + tuple(extra), pos, src, bool(extra))
+    if n == 4 and not stacked:
+        if len(side) == 1:
+            pos = side[0]
+            src = (1, 2, 2, 3)[pos]
+            # four of a kind explain more tiles than a pung and a standing copy beside it
+            cost += params.cost_bad_kong if len(set(codes)) != 1 else -0.5
+            return cost, MeldLayout(dets, pos, src)
+        if len(side) == 2 and side[1] == side[0] + 1:
+            # added kong with the added tile lying beside the claimed one
+            pos = side[0]
+            src = (1, 2, 3)[pos]
+            if len(set(codes)) != 1:
+                cost += params.cost_bad_codes
+            return cost + 0.25, MeldLayout(dets, pos, src, True)
+    return None
+
+
+def is_chow(codes: Sequence[str]) -> bool:
+    if len(codes) != 3 or any(c not in KINDS for c in codes):
+        return False
+    idx = sorted(KINDS.index(c) for c in codes)
+    return idx[0] < 27 and idx[0] // 9 == idx[2] // 9 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
+
+
+def is_set(codes: Sequence[str]) -> bool:
+    """Three or four tiles forming a pung/kong, or three forming a chow."""
+    if any(c not in KINDS for c in codes):
+        return False
+    return len(set(codes)) == 1 or is_chow(codes)
+
+
+def back_runs(items: list[RowItem]) -> list[int]:
+    """For each item, the length of the run of consecutive face-down tiles it is in."""
+    out = [0] * len(items)
+    i = 0
+    while i < len(items):
+        if not items[i].back:
+            i += 1
+            continue
+        j = i
+        while j < len(items) and items[j].back:
+            j += 1
+        for k in range(i, j):
+            out[k] = j - i
+        i = j
+    return out
+
+
+def parse_row(
+    items: list[RowItem], gaps: list[float], params: LayoutParams
+) -> tuple[list[MeldLayout], list[list[int]], list[int]]:
+    """Split one row (reading order) into melds, runs of standing tiles and flowers with
+    the least cost (dynamic programming over the row). Returns the melds, the standing
+    runs (detection indices, split where a gap, a meld or a flower interrupts them) and
+    the flowers."""
+    n = len(items)
+    inf = float("inf")
+    # state (position, whether the last thing placed was a meld): cost and back-pointer
+    best = {(0, False): 0.0}
+    back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
+    # gaps are measured against touching tiles (0); a long row may still show an offset
+    usual = min(0.2, max(-0.3, statistics.median(gaps))) if len(gaps) >= 4 else 0.0
+    big = [g > usual + params.group_gap for g in gaps]
+    back_run = back_runs(items)
+
+    def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool], what: str,
+              meld: MeldLayout | None) -> None:
+        if cost < best.get(state, inf):
+            best[state] = cost
+            back[state] = (prev, what, meld)
+
+    for i in range(n):
+        for after_meld in (False, True):
+            here = best.get((i, after_meld), inf)
+            if here == inf:
+                continue
+            touching = i > 0 and not big[i - 1]
+            it = items[i]
+            if it.flower:
+                relax((i + 1, False), here, (i, after_meld), "flower", None)
+                continue
+            c = here + (params.cost_odd_standing if (it.sideways or it.back) else 0.0)
+            if it.stacked is not None:
+                c += params.cost_odd_standing
+            if after_meld and touching:
+                c += params.cost_no_gap  # a standing tile right against a meld
+            relax((i + 1, False), c, (i, after_meld), "standing", None)
+            for size in (3, 4):
+                j = i + size
+                if j > n or any(x.flower for x in items[i:j]):
+                    continue
+                if all(x.back for x in items[i:j]) and back_run[i] > 4:
+                    continue  # a face-down wall, not a concealed kong
+                res = chunk_cost(items[i:j], big[i : j - 1], params)
+                if res is None:
+                    continue
+                cost, meld = res
+                if i > 0 and touching and not after_meld:
+                    cost += params.cost_no_gap  # a meld right against standing tiles
+                relax((j, True), here + cost, (i, after_meld), "meld", meld)
+    melds: list[MeldLayout] = []
+    flowers: list[int] = []
+    steps: list[tuple[int, str, MeldLayout | None]] = []
+    state = min(((n, False), (n, True)), key=lambda st: best.get(st, inf))
+    while state[0] > 0:
+        prev, what, meld = back[state]
+        steps.append((prev[0], what, meld))
+        state = prev
+    steps.reverse()
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for i, what, meld in steps:
+        if what != "standing":
+            if meld is not None:
+                melds.append(meld)
+            else:
+                flowers.append(items[i].det)
+            if current:
+                runs.append(current)
+                current = []
+            continue
+        if current and big[i - 1]:
+            runs.append(current)
+            current = []
+        current.append(items[i].det)
+    if current:
+        runs.append(current)
+    return melds, runs, flowers
