@@ -186,3 +186,23 @@ def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "KEY=VALUE" in capsys.readouterr().err
     assert main(["recognize", str(path), "--context", "hidden_kongs=5p"]) == 2
     assert "may not set hidden_kongs" in capsys.readouterr().err
+
+
+def test_damaged_scenes_give_a_result_never_an_exception() -> None:
+    """Random hands with missed tiles and misread rotations: always a result (scored,
+    waits, or unscorable with a reason), never an exception."""
+    needs_mcr()
+    from vision.layout_scene import random_scene
+
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        d = random_scene(rng).detections()
+        keep = [i for i in range(len(d)) if rng.random() > 0.1] or [0]
+        d = d.select(keep)
+        rotations = d.rotations.copy()
+        flip = rng.random(len(rotations)) < 0.1
+        rotations[flip] = (rotations[flip] + 90) % 360
+        d = Detections(d.boxes, d.class_ids, d.confidences, rotations, d.topk_ids, d.topk_probs)
+        out = recognize_detections(d, "mcr", {"self_drawn": True}).to_dict()
+        assert {"score", "waits", "unscorable"} & set(out)
+        json.dumps(out)
