@@ -455,6 +455,12 @@ def test_bad_input_answers_clear_errors(setup) -> None:
                     json={"name": "T", "players": ["a", "b", "c"]})
     assert r.status_code == 400 and "four player" in r.json()["error"]["message"]
     assert client.get(f"/v1/tables/{t}/hands/7", headers=bearer(k)).status_code == 404
+    huge = 10**20  # beyond any database integer: refused before it reaches the database
+    assert client.get(f"/v1/tables/{t}/hands/{huge}", headers=bearer(k)).status_code == 422
+    assert client.get(f"/v1/events/{huge}", headers=admin()).status_code == 422
+    r = client.post(f"/v1/events/{eid.json()['id']}/tables", headers=admin(),
+                    json={"name": "T", "players": ["a" * 201, "b", "c", "d"]})
+    assert r.status_code == 400 and "200 characters" in r.json()["error"]["message"]
 
 
 def test_table_keys_admin_key_and_rate_limits(backend: str, tmp_path: Path) -> None:
@@ -489,6 +495,18 @@ def test_table_keys_admin_key_and_rate_limits(backend: str, tmp_path: Path) -> N
         fails = [client.get(f"/v1/tables/{t1}", headers=bearer(f"tc_guess{i}")).status_code
                  for i in range(12)]
         assert fails[0] == 401 and fails[-1] == 429
+
+
+def test_frames_are_not_kept_when_store_frames_is_off(tmp_path: Path) -> None:
+    app, cam = make_app(database_url("sqlite", tmp_path), tmp_path / "data", store_frames=False)
+    h = cam.show(150, "123m456m789m123p456p55s", tiles=17)
+    for client in client_for(app):
+        _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+        for _ in range(3):
+            last = post_frame(client, t, k, h, winner="E", self_drawn="1",
+                              context='{"gold": "9s"}')
+        assert last["status"] == "recorded" and last["recorded"]["image_ref"] is None
+    assert not (tmp_path / "data" / "frames").exists()
 
 
 def test_admin_endpoints_are_off_without_an_admin_key(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import numpy as np
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from tilecam.api.errors import ApiError
@@ -32,6 +32,9 @@ from tilecam.tables.keys import hash_key, verify_admin_key, verify_key
 from tilecam.tables.ratelimit import RateLimiter
 
 _init_lock = threading.Lock()
+
+#: A row id in a URL: positive and within a 32-bit database integer.
+RowId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 def app_settings(request: Request) -> Settings:
@@ -135,7 +138,7 @@ def require_admin(
 
 
 def require_table(
-    table_id: int,
+    table_id: RowId,
     request: Request,
     sf: Annotated[sessionmaker[Session], Depends(database)],
 ) -> Caller:

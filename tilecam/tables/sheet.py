@@ -109,6 +109,8 @@ def create_table(
         raise ValueError("a table needs four player names (East, South, West, North)")
     if len({p.strip() for p in players}) != 4:
         raise ValueError("the four player names must differ")
+    if any(len(p.strip()) > 200 for p in players):
+        raise ValueError("a player name may have at most 200 characters")
     rules = rules or event.rules
     if version is None and rules == event.rules:
         version = event.version

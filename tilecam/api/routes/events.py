@@ -20,7 +20,7 @@ from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.db.models import Event, GameTable
 from tilecam.tables import sheet, standings, views
-from tilecam.tables.access import Caller, database, require_admin
+from tilecam.tables.access import Caller, RowId, database, require_admin
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
@@ -94,7 +94,7 @@ def list_events(sf: DB, _: Admin) -> dict[str, Any]:
 
 
 @router.get("/{event_id}")
-def get_event(event_id: int, sf: DB, _: Admin) -> dict[str, Any]:
+def get_event(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
     """An event and its tables (admin)."""
     with sf() as session:
         event = _load_event(session, event_id)
@@ -103,7 +103,7 @@ def get_event(event_id: int, sf: DB, _: Admin) -> dict[str, Any]:
 
 
 @router.post("/{event_id}/tables", status_code=201, dependencies=[Depends(require_json)])
-def create_table(event_id: int, body: TableIn, sf: DB, _: Admin) -> dict[str, Any]:
+def create_table(event_id: RowId, body: TableIn, sf: DB, _: Admin) -> dict[str, Any]:
     """Create a table with four players; the answer holds its API key, shown only now."""
 
     def work(session: Session) -> dict[str, Any]:
@@ -120,14 +120,14 @@ def create_table(event_id: int, body: TableIn, sf: DB, _: Admin) -> dict[str, An
 
 
 @router.get("/{event_id}/standings")
-def event_standings(event_id: int, sf: DB, _: Admin) -> dict[str, Any]:
+def event_standings(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
     """Every player of the event ranked by points (admin)."""
     with sf() as session:
         return standings.event_standings(session, _load_event(session, event_id))
 
 
 @router.get("/{event_id}/standings.csv", response_class=Response)
-def event_standings_csv(event_id: int, sf: DB, _: Admin) -> Response:
+def event_standings_csv(event_id: RowId, sf: DB, _: Admin) -> Response:
     """The event standings as CSV (admin)."""
     with sf() as session:
         text = standings.event_standings_csv(session, _load_event(session, event_id))

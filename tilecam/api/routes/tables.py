@@ -33,10 +33,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
+from tilecam.api.upload import IMAGE_REQUEST_BODY
 from tilecam.db.models import GameTable
 from tilecam.tables import camera, sheet, standings, views
 from tilecam.tables.access import (
     Caller,
+    RowId,
     app_settings,
     database,
     frame_reader,
@@ -121,7 +123,7 @@ def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded
 
 
 @router.get("/{table_id}")
-def get_table(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+def get_table(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """The table, its players and where the next hand falls."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -129,7 +131,7 @@ def get_table(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.post("/{table_id}/hands", dependencies=[Depends(require_json)])
-def post_hand(table_id: int, body: HandIn, sf: DB, caller: TableCaller,
+def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
               response: Response) -> dict[str, Any]:
     """Record a hand reported by an automatic table: 201 when new, 200 for a repeat."""
     try:
@@ -184,9 +186,9 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
                       last_wall_tile=_flag(fields, "last_wall_tile"), flowers=flowers)
 
 
-@router.post("/{table_id}/frames")
+@router.post("/{table_id}/frames", openapi_extra=IMAGE_REQUEST_BODY)
 async def post_frame(
-    table_id: int,
+    table_id: RowId,
     request: Request,
     sf: DB,
     _: TableCaller,
@@ -241,7 +243,7 @@ async def post_frame(
 
 
 @router.get("/{table_id}/hands")
-def list_hands(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+def list_hands(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """Every hand of the sheet with its current revision."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -250,7 +252,7 @@ def list_hands(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.get("/{table_id}/hands/{number}")
-def get_hand(table_id: int, number: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+def get_hand(table_id: RowId, number: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """One hand with every revision (record, corrections, void)."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -263,7 +265,7 @@ def get_hand(table_id: int, number: int, sf: DB, _: TableCaller) -> dict[str, An
 
 @router.post("/{table_id}/hands/{number}/corrections", status_code=201,
              dependencies=[Depends(require_json)])
-def correct_hand(table_id: int, number: int, body: CorrectionIn, sf: DB,
+def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
                  caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: replace the hand's content with a new revision (history kept)."""
     if body.number is not None and body.number != number:
@@ -278,7 +280,7 @@ def correct_hand(table_id: int, number: int, body: CorrectionIn, sf: DB,
 
 @router.post("/{table_id}/hands/{number}/void", status_code=201,
              dependencies=[Depends(require_json)])
-def void_hand(table_id: int, number: int, body: VoidIn, sf: DB,
+def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
               caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: void the hand (it keeps its place, scores nothing; history kept)."""
     try:
@@ -301,7 +303,7 @@ def _player_position(table: GameTable, player: int | str) -> int:
 
 
 @router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
-def add_penalty(table_id: int, body: PenaltyIn, sf: DB,
+def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, or a deduction)."""
     with sf() as session:
@@ -316,7 +318,7 @@ def add_penalty(table_id: int, body: PenaltyIn, sf: DB,
 
 
 @router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)])
-def void_penalty(table_id: int, penalty_id: int, body: VoidIn, sf: DB,
+def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
                  caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: void a penalty (kept in the sheet, counted as zero)."""
     try:
@@ -328,7 +330,7 @@ def void_penalty(table_id: int, penalty_id: int, body: VoidIn, sf: DB,
 
 
 @router.get("/{table_id}/penalties")
-def list_penalties(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+def list_penalties(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     with sf() as session:
         table = _table_or_404(session, table_id)
         return {"penalties": [views.penalty_view(p, table)
@@ -336,7 +338,7 @@ def list_penalties(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.get("/{table_id}/standings")
-def table_standings(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
+def table_standings(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """The table's standings: points per player (hands + penalties), ranks, sheet state."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -344,7 +346,7 @@ def table_standings(table_id: int, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.get("/{table_id}/sheet.csv", response_class=Response)
-def sheet_csv(table_id: int, sf: DB, _: TableCaller) -> Response:
+def sheet_csv(table_id: RowId, sf: DB, _: TableCaller) -> Response:
     """The score sheet as CSV: a row per hand, per penalty, and the totals."""
     with sf() as session:
         text = standings.table_sheet_csv(session, _table_or_404(session, table_id))
