@@ -93,7 +93,9 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
         far = sum(d for b, (d, _) in enumerate(near) if mask >> b & 1)
         # rows that show melds or flowers belong to a hand more surely than loose tiles
         shown = sum(1 for k in chosen if parses[k].melds or parses[k].flowers)
-        key = (fit, shown, -far)
+        # no set of rows makes a hand (missed tiles): the count nearest to a hand's
+        near_size = 0 if fit else -abs(count - params.hand_size)
+        key = (fit, near_size, shown, -far)
         if best_key is None or key > best_key:
             best_key, best_set = key, [main, *chosen]
     return sorted(best_set, key=lambda k: parses[k].cy)
