@@ -182,8 +182,12 @@ def eval_synth(
             import cv2
 
             image = cv2.imread(str(folder / truth["image"]))
-            rec = recognize_detections(detector(image), "mcr", {"win": True})
-            exact_det += rec.hand is not None and canon(rec.hand) == expected
+            rec = recognize_detections(detector(image), "mcr", {"claim_win": True})
+            exact_det += (
+                rec.hand is not None
+                and rec.layout.winning is not None
+                and canon(rec.hand) == expected
+            )
     out: dict[str, Any] = {
         "scenes": n,
         "exact_from_truth_boxes": exact_gt / max(n, 1),
