@@ -88,6 +88,7 @@ def test_event_of_two_tables_records_each_hand_exactly_once(setup) -> None:
         assert [h["number"] for h in hands] == [1]
     rec = client.get(f"/v1/tables/{t1}/hands/1", headers=bearer(k1)).json()
     assert rec["source"] == "camera" and rec["outcome"] == "win"
+    assert rec["rules"] == "mcr" and rec["version"] == "mil-2015"  # the version it was scored by
     assert rec["image_ref"] and (data_dir / rec["image_ref"]).is_file()
     assert rec["recognized"]["hand"] == PLAIN_HAND
     total = scoring.score(PLAIN_HAND, self_drawn=True, seat_wind="S").total

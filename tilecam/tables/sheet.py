@@ -185,8 +185,9 @@ def _revision(hand: Hand, number: int, action: str, table: GameTable, report: Ha
         hand_id=hand.id, revision=number, action=action, outcome=ev.outcome,
         hand_text=ev.hand, recognized=dict(report.recognized) if report.recognized else None,
         image_ref=report.image_ref, context=report.win_context(), winner=report.winner,
-        discarder=report.discarder, rules=table.rules, version=table.version,
-        total=ev.total, legal=ev.legal, score=ev.score, settlement=ev.settlement,
+        discarder=report.discarder, rules=table.rules,
+        version=(ev.score or {}).get("version") or table.version, total=ev.total,
+        legal=ev.legal, score=ev.score, settlement=ev.settlement,
         note=note if note is not None else ev.note, author=author,
     )
 
