@@ -148,7 +148,7 @@ def eval_synth(
     files = sorted((folder / "truth").glob("*.json"))
     if not files:
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
-    n = exact_gt = exact_det = 0
+    n = exact_gt = exact_det = tiles_top1 = tiles_corrected = 0
     failures: list[str] = []
     why = Counter[str]()
     t_layout = 0.0
@@ -182,7 +182,11 @@ def eval_synth(
             import cv2
 
             image = cv2.imread(str(folder / truth["image"]))
-            rec = recognize_detections(detector(image), "mcr", {"claim_win": True})
+            dets = detector(image)
+            truth_tiles = Counter(truth_detections(truth).codes)
+            tiles_top1 += Counter(dets.codes) == truth_tiles
+            rec = recognize_detections(dets, "mcr", {"claim_win": True})
+            tiles_corrected += Counter(rec.codes) == truth_tiles
             exact_det += (
                 rec.hand is not None
                 and rec.layout.winning is not None
@@ -197,6 +201,8 @@ def eval_synth(
     }
     if detector is not None:
         out["exact_end_to_end"] = exact_det / max(n, 1)
+        out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
+        out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
     return out
 
 
