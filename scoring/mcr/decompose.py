@@ -189,45 +189,76 @@ def basic_readings(counts: list[int]) -> list[tuple[Set, ...]]:
     return out
 
 
+class PartInfo(NamedTuple):
+    """Cached facts of one suit's counts (or the 7 honour counts)."""
+
+    even: bool
+    """every count is 0, 2 or 4 (seven pairs)"""
+    knit: tuple[int, int, int]
+    """how many of 147 / 258 / 369 are present"""
+    most: int
+    """the largest count"""
+    terminal_only: bool
+    """a numbered suit holding only 1s and 9s (honours: True)"""
+    pairs: int
+    """pairs it holds (four of a kind is two)"""
+
+
 @cache
-def suit_shape(part: tuple[int, ...]) -> tuple[bool, int, int, bool]:
-    """Cached facts of one suit's counts: (all counts even, bitmask of the knitted
-    patterns 147/258/369 fully present, largest count, only ranks 1 and 9)."""
-    even = all(n % 2 == 0 for n in part)
-    knit = 0
-    if len(part) == 9:
-        for start in range(3):
-            if part[start] and part[start + 3] and part[start + 6]:
-                knit |= 1 << start
-    terminal_only = len(part) == 9 and not any(part[1:8])
-    return even, knit, max(part), terminal_only
+def part_info(part: tuple[int, ...]) -> PartInfo:
+    """:class:`PartInfo` of one suit's counts, cached by count pattern."""
+    numbered = len(part) == 9
+    knit = (
+        tuple(sum(1 for k in range(3) if part[start + 3 * k]) for start in range(3))
+        if numbered
+        else (0, 0, 0)
+    )
+    return PartInfo(
+        all(n % 2 == 0 for n in part),
+        (knit[0], knit[1], knit[2]),
+        max(part),
+        not numbered or not any(part[1:8]),
+        sum(n // 2 for n in part),
+    )
 
 
-def knitted_in(counts: list[int]) -> tuple[int, ...] | None:
+def part_infos(counts: list[int]) -> tuple[PartInfo, PartInfo, PartInfo, PartInfo]:
+    """:func:`part_info` of m, p, s and the honours."""
+    return (
+        part_info(tuple(counts[0:9])),
+        part_info(tuple(counts[9:18])),
+        part_info(tuple(counts[18:27])),
+        part_info(tuple(counts[27:34])),
+    )
+
+
+ORDERS: tuple[tuple[int, ...], ...] = tuple(permutations((0, 1, 2)))
+"""For each 组合龙 in :data:`KNITTED`: which pattern (0 = 147, 1 = 258, 2 = 369) each suit
+holds."""
+
+
+def knitted_have(info: tuple[PartInfo, ...]) -> list[int]:
+    """For each 组合龙 of :data:`KNITTED`, how many of its nine tiles are present."""
+    return [info[0].knit[o[0]] + info[1].knit[o[1]] + info[2].knit[o[2]] for o in ORDERS]
+
+
+def knitted_in(
+    counts: list[int], info: tuple[PartInfo, ...] | None = None
+) -> tuple[int, ...] | None:
     """The first 组合龙 whose nine tiles all appear in ``counts``, or None."""
-    m0 = suit_shape(tuple(counts[0:9]))[1]
-    if not m0:
-        return None
-    m1 = suit_shape(tuple(counts[9:18]))[1]
-    m2 = suit_shape(tuple(counts[18:27]))[1]
-    for order, seq in zip(_ORDERS, KNITTED, strict=True):
-        if m0 >> order[0] & 1 and m1 >> order[1] & 1 and m2 >> order[2] & 1:
+    if info is None:
+        info = part_infos(counts)
+    for have, seq in zip(knitted_have(info), KNITTED, strict=True):
+        if have == 9:
             return seq
     return None
 
 
-_ORDERS = tuple(permutations((0, 1, 2)))
-
-
-def is_seven_pairs(counts: list[int]) -> bool:
+def is_seven_pairs(counts: list[int], info: tuple[PartInfo, ...] | None = None) -> bool:
     """Seven pairs (four of a kind counts as two pairs) in 14 standing tiles."""
-    return (
-        sum(counts) == 14
-        and suit_shape(tuple(counts[0:9]))[0]
-        and suit_shape(tuple(counts[9:18]))[0]
-        and suit_shape(tuple(counts[18:27]))[0]
-        and suit_shape(tuple(counts[27:34]))[0]
-    )
+    if info is None:
+        info = part_infos(counts)
+    return all(i.even for i in info) and sum(i.pairs for i in info) == 7
 
 
 def is_thirteen_orphans(counts: list[int]) -> bool:
@@ -258,8 +289,9 @@ def readings(counts: list[int], melds: tuple[Set, ...]) -> list[Reading]:
     """
     out: list[Reading] = []
     n_melds = len(melds)
+    info = part_infos(counts)
     if n_melds <= 1:
-        seq = knitted_in(counts)
+        seq = knitted_in(counts, info)
         if seq is not None:
             rest = list(counts)
             for i in seq:
@@ -271,14 +303,14 @@ def readings(counts: list[int], melds: tuple[Set, ...]) -> list[Reading]:
             if out:
                 return out
     if n_melds == 0:
-        if is_seven_pairs(counts):
+        if is_seven_pairs(counts, info):
             pairs: list[Set] = []
             for i, n in enumerate(counts):
                 pairs.extend([(PAIR, i, True)] * (n // 2))
             out.append(Reading("seven_pairs", tuple(pairs)))
-        elif is_thirteen_orphans(counts):
+        elif all(i.terminal_only for i in info) and is_thirteen_orphans(counts):
             return [Reading("thirteen_orphans", ())]
-        else:
+        elif all(i.most <= 1 for i in info):
             hk = honors_knitted(counts)
             if hk is not None:
                 return [Reading("honors_knitted", (), hk)]

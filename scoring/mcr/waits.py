@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from functools import cache
 
-from scoring.mcr.decompose import KNITTED, ORPHANS, honour_status, is_basic_complete, suit_status
+from scoring.mcr.decompose import (
+    KNITTED,
+    ORPHANS,
+    honour_status,
+    is_basic_complete,
+    knitted_have,
+    part_infos,
+    suit_status,
+)
 
 
 @cache
@@ -132,13 +140,17 @@ def formal_waits(counts: list[int], n_melds: int, stop_at: int = 34) -> list[int
     any reading, held-out kinds included. With ``stop_at``, may stop once that many are
     found (enough to tell a single wait from several)."""
     waits = set(basic_waits(counts, stop_at))
-    if len(waits) >= stop_at:
+    if len(waits) >= stop_at or n_melds > 1:
         return sorted(waits)
+    info = part_infos(counts)
     if n_melds == 0:
-        waits.update(seven_pairs_waits(counts))
-        waits.update(thirteen_orphans_waits(counts))
-        waits.update(honors_knitted_waits(counts))
-    if n_melds <= 1:
+        if sum(i.pairs for i in info) == 6:
+            waits.update(seven_pairs_waits(counts))
+        if all(i.terminal_only for i in info):
+            waits.update(thirteen_orphans_waits(counts))
+        if all(i.most <= 1 for i in info):
+            waits.update(honors_knitted_waits(counts))
+    if max(knitted_have(info)) >= 8:
         waits.update(knitted_waits(counts, n_melds))
     return sorted(waits)
 
