@@ -132,3 +132,14 @@ def test_three_and_four_kong_rows(version: str, row: str, expected: dict[str, st
 def test_unknown_version_is_rejected_with_the_known_ones() -> None:
     with pytest.raises(scoring.HandError, match="mil-2015"):
         scoring.score("19m19s19pESWNCFPP", version="2020")
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_every_version_scores_random_wins(version: str) -> None:
+    from scoring.mcr.samples import random_wins
+
+    for hand, ctx in random_wins(400, seed=98):
+        s = scoring.score(hand, version=version, **ctx)
+        assert s.total == sum(f.value * f.count for f in s.fans)
+        assert s.legal == (s.total - ctx["flowers"] >= 8)
+        assert all(f.sets for f in s.fans if f.zh != "花牌")

@@ -71,3 +71,18 @@ def test_not_ready_hand_reports_shanten_and_no_waits() -> None:
 def test_waits_need_thirteen_tiles() -> None:
     with pytest.raises(HandError, match="wrong number of tiles for a wait: 14"):
         scoring.waits("19m19s19pESWNCFPP")
+
+
+def test_waits_of_random_wins_contain_their_winning_tile_with_its_score() -> None:
+    from scoring import Hand
+    from scoring.mcr.samples import random_wins
+
+    for hand, ctx in random_wins(300, seed=13):
+        waiting = Hand(hand.melds, hand.standing[:-1], hand.flowers)
+        winds = {"seat_wind": ctx["seat_wind"], "prevalent_wind": ctx["prevalent_wind"]}
+        w = scoring.waits(waiting, flowers=ctx["flowers"], **winds)
+        assert w.ready
+        tile = next(t for t in w.waits if t.tile == hand.standing[-1])
+        for self_drawn, got in ((False, tile.discard), (True, tile.self_drawn)):
+            want = scoring.score(hand, self_drawn=self_drawn, flowers=ctx["flowers"], **winds)
+            assert got is not None and got.total == want.total
