@@ -86,3 +86,62 @@ def test_waits_of_random_wins_contain_their_winning_tile_with_its_score() -> Non
         for self_drawn, got in ((False, tile.discard), (True, tile.self_drawn)):
             want = scoring.score(hand, self_drawn=self_drawn, flowers=ctx["flowers"], **winds)
             assert got is not None and got.total == want.total
+
+
+def _reference_waits(standing: tuple[str, ...], n_melds: int) -> set[str]:
+    from MahjongGB import (
+        HonorsAndKnittedTilesShanten,
+        KnittedStraightShanten,
+        RegularShanten,
+        SevenPairsShanten,
+        ThirteenOrphansShanten,
+    )
+    from oracle_differences import ref_tile
+
+    from scoring.tiles import KINDS
+
+    back = {ref_tile(c): c for c in KINDS}
+    forms = [RegularShanten]
+    if n_melds == 0:
+        forms += [SevenPairsShanten, ThirteenOrphansShanten, HonorsAndKnittedTilesShanten]
+    if n_melds <= 1:
+        forms.append(KnittedStraightShanten)
+    out: set[str] = set()
+    for form in forms:
+        s, useful = form(tuple(ref_tile(t) for t in standing))
+        if s == 0:
+            out |= {back[u] for u in useful}
+    return out
+
+
+def test_waits_and_shanten_match_the_reference_calculator() -> None:
+    import random
+
+    pytest.importorskip("MahjongGB", reason="pymahjonggb (dev extra) is not installed")
+    from MahjongGB import MahjongShanten
+    from oracle_differences import ref_tile
+
+    from scoring.mcr.samples import random_wins
+    from scoring.tiles import KINDS
+
+    rng = random.Random(4)
+    for hand, _ in random_wins(1000, seed=31):
+        standing = list(hand.standing[:-1])
+        c = counts("".join(standing)) if standing else [0] * 34
+        assert formal_waits(c, len(hand.melds)) == sorted(
+            index(t) for t in _reference_waits(tuple(standing), len(hand.melds))
+        )
+        # swap a few tiles for a hand that may not be ready, and compare shanten
+        held = {k: c[index(k)] + sum(m.tiles.count(k) for m in hand.melds) for k in KINDS}
+        for _ in range(rng.randrange(4)):
+            i = rng.randrange(len(standing))
+            new = rng.choice([k for k in KINDS if held[k] < 4])
+            held[standing[i]] -= 1
+            held[new] += 1
+            standing[i] = new
+        packs = []
+        for m in hand.melds:
+            kind = {"chow": "CHI", "pung": "PENG", "kong": "GANG"}[m.kind]
+            packs.append((kind, ref_tile(m.tiles[1 if m.kind == "chow" else 0]), 1))
+        ref = MahjongShanten(pack=tuple(packs), hand=tuple(ref_tile(t) for t in standing))
+        assert shanten(counts("".join(standing)), len(hand.melds)) == ref, standing
