@@ -397,10 +397,10 @@ def basic_fans(reading: Reading, w: Win) -> Table:
                     table["three_suited_terminal_chows"] = [ALL]
                     special = True
         if not special:
-            for fan, used in chow_fans(chows):
+            for fan, used in chow_fans(tuple(chows)):
                 _add(table, fan, tuple(set_text(CHOW, chows[i]) for i in used))
     if len(pungs) > 1:
-        for fan, used in pung_fans([t for t, _ in pungs]):
+        for fan, used in pung_fans(tuple(t for t, _ in pungs)):
             _add(table, fan, tuple(pungs[i][1] for i in used))
     if not w.melds and win < 27:
         s = win // 9 * 9

@@ -7,18 +7,21 @@ so n chows give at most n-1 two-chow fans, and every chow with no partner lowers
 limit. When the limit is exceeded, repeated fans are dropped first, starting from
 老少副, then 连六, 喜相逢, 一般高.
 
-Set arguments are tile indices: a chow's lowest tile, a pung's tile. Each function
-returns ``(fan id, indices of the sets used)`` pairs.
+Set arguments are sorted tuples of tile indices: a chow's lowest tile, a pung's tile.
+Each function returns ``(fan id, indices of the sets used)`` pairs and is cached by its
+argument (the same chows always combine the same way).
 
->>> chow_fans([0, 0, 18, 18])  # 123m 123m 123s 123s
-[('pure_double_chow', (0, 1)), ('mixed_double_chow', (0, 2)), ('pure_double_chow', (2, 3))]
+>>> chow_fans((0, 0, 18, 18))  # 123m 123m 123s 123s
+(('pure_double_chow', (0, 1)), ('mixed_double_chow', (0, 2)), ('pure_double_chow', (2, 3)))
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 Found = list[tuple[str, tuple[int, ...]]]
+FoundT = tuple[tuple[str, tuple[int, ...]], ...]
 
 TWO_CHOW_ORDER = ("pure_double_chow", "mixed_double_chow", "short_straight", "two_terminal_chows")
 """Two-chow fans in the order a spare chow takes them, and in reverse the order they are
@@ -99,8 +102,13 @@ def _pairwise(t: list[int], limit: int) -> Found:
     return out
 
 
-def chow_fans(starts: list[int]) -> Found:
+@lru_cache(maxsize=65536)
+def chow_fans(starts: tuple[int, ...]) -> FoundT:
     """Fans among the chows of a reading (``starts`` sorted). Indices refer to ``starts``."""
+    return tuple(_chow_fans(list(starts)))
+
+
+def _chow_fans(starts: list[int]) -> Found:
     n = len(starts)
     if n < 2:
         return []
@@ -167,8 +175,13 @@ def three_pung_fan(a: int, b: int, c: int) -> str | None:
     return None
 
 
-def pung_fans(tiles: list[int]) -> Found:
+@lru_cache(maxsize=65536)
+def pung_fans(tiles: tuple[int, ...]) -> FoundT:
     """Fans among the pungs and kongs of a reading (``tiles`` sorted)."""
+    return tuple(_pung_fans(list(tiles)))
+
+
+def _pung_fans(tiles: list[int]) -> Found:
     n = len(tiles)
     if n < 2:
         return []
