@@ -59,6 +59,9 @@ def _prepare(
         hand = parse_hand(hand)
     elif not isinstance(hand, Hand):
         raise HandError(f"a hand string or Hand is needed, not {type(hand).__name__}")
+    if settings is not None and not isinstance(settings, Mapping):
+        kind = type(settings).__name__
+        raise HandError(f"settings must be a mapping of name to value, not {kind}")
     given = dict(settings or {})
     if version is not None:
         if "version" not in rule_set.settings():
