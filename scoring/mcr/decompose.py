@@ -17,11 +17,15 @@ Forms: ``basic`` (4 sets + pair), ``seven_pairs``, ``thirteen_orphans``,
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from itertools import permutations
 from typing import NamedTuple
 
 CHOW, PUNG, KONG, PAIR = 0, 1, 2, 3
+
+SUIT_CACHE = 1 << 17
+"""Entries kept per per-suit cache: a bound, so arbitrary input cannot grow memory without
+limit (a session of ordinary hands uses a few thousand)."""
 
 Set = tuple[int, int, bool]
 """``(kind, tile, concealed)``."""
@@ -53,7 +57,7 @@ class Reading(NamedTuple):
     knitted: tuple[int, ...] = ()
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def suit_readings(counts: tuple[int, ...]) -> tuple[SuitReading, ...]:
     """All splits of one numbered suit (9 counts) into chows, pungs and at most one pair.
 
@@ -94,7 +98,7 @@ def suit_readings(counts: tuple[int, ...]) -> tuple[SuitReading, ...]:
     return tuple(sorted(found))
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def honour_reading(counts: tuple[int, ...]) -> SuitReading | None:
     """The only reading of the 7 honour counts (pungs and at most one pair), or None."""
     sets: list[tuple[int, int]] = []
@@ -111,7 +115,7 @@ def honour_reading(counts: tuple[int, ...]) -> SuitReading | None:
     return tuple(sets), pair
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def suit_status(counts: tuple[int, ...]) -> int:
     """Bit 1: the suit splits into sets only; bit 2: into sets and one pair."""
     status = 0
@@ -120,7 +124,7 @@ def suit_status(counts: tuple[int, ...]) -> int:
     return status
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def honour_status(counts: tuple[int, ...]) -> int:
     """:func:`suit_status` for the 7 honour counts."""
     reading = honour_reading(counts)
@@ -143,7 +147,7 @@ def is_basic_complete(parts: tuple[tuple[int, ...], ...]) -> bool:
     return any(st[j] & 2 and all(st[k] & 1 for k in range(4) if k != j) for j in range(4))
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def suit_sets(part: tuple[int, ...], suit: int) -> tuple[tuple[tuple[Set, ...], int], ...]:
     """:func:`suit_readings` (or :func:`honour_reading` for ``suit`` 3) with absolute tile
     indices: ``(concealed sets, pair tile or -1)`` per reading; empty when none."""
@@ -204,7 +208,7 @@ class PartInfo(NamedTuple):
     """pairs it holds (four of a kind is two)"""
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def part_info(part: tuple[int, ...]) -> PartInfo:
     """:class:`PartInfo` of one suit's counts, cached by count pattern."""
     numbered = len(part) == 9

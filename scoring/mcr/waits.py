@@ -14,11 +14,12 @@ and 单钓将. :func:`shanten` says how many tile changes a hand is from ready.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 from scoring.mcr.decompose import (
     KNITTED,
     ORPHANS,
+    SUIT_CACHE,
     honour_status,
     is_basic_complete,
     knitted_have,
@@ -27,7 +28,7 @@ from scoring.mcr.decompose import (
 )
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def _suit_additions(part: tuple[int, ...], honours: bool) -> tuple[tuple[int, int], ...]:
     """For one suit: (rank0, status after adding that tile) for every tile that could
     matter (held or within two ranks of a held tile); status as in ``suit_status``."""
@@ -155,7 +156,7 @@ def formal_waits(counts: list[int], n_melds: int, stop_at: int = 34) -> list[int
     return sorted(waits)
 
 
-@cache
+@lru_cache(maxsize=SUIT_CACHE)
 def _suit_blocks(counts: tuple[int, ...], honours: bool) -> tuple[tuple[int, int, int], ...]:
     """Pareto set of (sets, partial sets, pair 0/1) one suit can hold at once."""
     best: set[tuple[int, int, int]] = set()
