@@ -30,6 +30,12 @@ DIFFERENCES: dict[str, str] = {
         "total also includes flowers but reports legal=False below 8 fan before flowers "
         "(totals agree; legality is tilecam's own)."
     ),
+    "tie_between_readings": (
+        "When two readings score the same total, tilecam keeps the first in its reading "
+        "order; the reference sometimes keeps another (seen: 一色三同顺 + 平和 vs 一色三节高 + "
+        "双暗刻 on a discard). Totals agree; the test accepts the reference's fans when they "
+        "are exactly one of tilecam's equal-total readings."
+    ),
     "knitted_straight_waits": (
         "In a 组合龙 hand the reference judges 边张/坎张/单钓将 on the part outside the "
         "组合龙 (MIL offline ruling). tilecam does the same under mil-2015 only; the other "
