@@ -331,18 +331,26 @@ def _texture_for(art: ArtSet, p: Placed, rng: np.random.Generator, back: F32 | N
     return cache[rkey]
 
 
-def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | None = None,
-                 ) -> SceneResult:
-    """Draw one random scene with tiles of ``art``; see the module doc."""
-    opts = opts or SceneOptions()
-    # Tile proportions (mm): face 26 x 35, thickness 15-24 (riichi to Chinese sets).
-    tw, th = 26.0, 26.0 * rng.uniform(1.28, 1.42)
-    td = rng.uniform(15, 24)
+@dataclass
+class _View:
+    """How the table is seen: camera, 2x3 pixel affine (zoom, roll, shift) and facts for
+    the ground truth."""
+
+    camera: Camera
+    affine: F64
+    elevation_deg: float
+    roll_deg: float
+    tile_px: float
+
+
+def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float, h: float
+             ) -> tuple[list[Placed], SynthHand | None, str, tuple[float, float]]:
+    """Choose the scene and lay its tiles out (mm), centred, slightly turned on the table.
+    Also returns the layout's size before the turn (see :func:`_extent`)."""
     hand: SynthHand | None = None
-    arrangement = None
     if rng.random() < opts.hand_prob:
         hand = random_hand(rng, bonus=art.has_bonus)
-        placed, arrangement = layout_hand(hand, rng, tw, th)
+        placed, arrangement = layout_hand(hand, rng, w, h)
         if rng.random() < 0.1:  # some players keep the standing row upright on its edge
             for p in placed:
                 if p.role in ("standing", "winning") and not p.box.face_down:
@@ -350,11 +358,11 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
         if rng.random() < opts.extras_prob:
             xs = [p.box.x for p in placed]
             ys = [p.box.y for p in placed]
-            placed += layout_extras(rng, art, tw, th, (min(xs), min(ys), max(xs), max(ys)))
+            placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)))
     else:
-        placed = layout_closeup(rng, art, tw, th)
+        placed = layout_closeup(rng, art, w, h)
         arrangement = "closeup"
-    # Small rotation of the whole layout on the table.
+    size = _extent(placed)
     ang = math.radians(rng.normal(0, 6))
     ca, sa = math.cos(ang), math.sin(ang)
     pxs = np.array([p.box.x for p in placed])
@@ -364,9 +372,26 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
         dx, dy = p.box.x - mx, p.box.y - my
         p.box.x, p.box.y = dx * ca - dy * sa, dx * sa + dy * ca
         p.box.yaw += math.degrees(ang)
-    extent = float(max(pxs.max() - pxs.min(), pys.max() - pys.min()) + 2 * th)
+    return placed, hand, arrangement, size
 
-    # Camera: from the player's side (or straight above), elevation 45-90 degrees.
+
+def _extent(placed: list[Placed]) -> tuple[float, float]:
+    """Size of the layout (mm): the larger side of its centres' bounding box, and the
+    largest distance of a centre from the layout's middle along x or y."""
+    xs = np.array([p.box.x for p in placed])
+    ys = np.array([p.box.y for p in placed])
+    side = float(max(np.ptp(xs), np.ptp(ys)))
+    mx, my = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
+    reach = float(max(np.abs(xs - mx).max(), np.abs(ys - my).max()))
+    return side, reach
+
+
+def _frame(rng: np.random.Generator, opts: SceneOptions, placed: list[Placed],
+           dims: tuple[float, float, float], extent: float, closeup: bool
+           ) -> tuple[_View, list[F64]]:
+    """Camera (elevation 35-90 degrees, from the player's side), roll, and the zoom that
+    gives the wanted tile size while every tile stays inside the image. Also returns each
+    tile's 8 world corners ``(8, 3)`` (face then back, see :meth:`TileBox.corners`)."""
     elev = math.radians(rng.uniform(48, 90) if rng.random() < 0.8 else rng.uniform(35, 48))
     dist = extent * rng.uniform(1.3, 3.5)
     az = math.radians(rng.normal(0, 12))
@@ -383,47 +408,61 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
         roll = float(rng.uniform(0, 360))
     else:
         roll = float(rng.choice([0, 90, 180, 270], p=[0.5, 0.12, 0.26, 0.12])) + rng.normal(0, 10)
-
-    # Geometry of every tile in normalised image coordinates.
-    face_w = [p.box.corners(tw, th, td) for p in placed]
-    corners = [np.vstack(fb) for fb in face_w]
+    # corners depend on standing, so they are computed after the camera decided it
+    corners = [np.vstack(p.box.corners(*dims)) for p in placed]
     proj = [camera.project(c) for c in corners]
-    allp = np.vstack(proj)
-    # Scale: median projected tile height → target px, limited so everything fits.
-    heights = [np.linalg.norm(pr[0] - pr[3]) for pr in proj]
-    med_h = float(np.median(heights))
+    med_h = float(np.median([np.linalg.norm(pr[0] - pr[3]) for pr in proj]))
     cr, sr = math.cos(math.radians(roll)), math.sin(math.radians(roll))
     rot = np.array([[cr, -sr], [sr, cr]])
-    rp = allp @ rot.T
+    rp = np.vstack(proj) @ rot.T
     span = rp.max(0) - rp.min(0)
     margin = 4.0
     fit = min((opts.width - 2 * margin) / max(span[0], 1e-9),
               (opts.height - 2 * margin) / max(span[1], 1e-9))
-    lo_px = opts.min_tile_px if hand is not None else min(opts.max_tile_px,
-                                                          max(opts.min_tile_px, 35.0))
+    lo_px = opts.min_tile_px if not closeup else min(opts.max_tile_px,
+                                                     max(opts.min_tile_px, 35.0))
     want = math.exp(rng.uniform(math.log(lo_px), math.log(opts.max_tile_px)))
     scale = min(want / med_h, fit)
     lo = -rp.min(0) * scale + margin
     hi = np.array([opts.width, opts.height]) - margin - rp.max(0) * scale
     off = np.array([rng.uniform(lo[i], max(lo[i], hi[i])) for i in range(2)])
     affine = np.hstack([rot * scale, off[:, None]])
+    return _View(camera, affine, math.degrees(elev), roll % 360, med_h * scale), corners
 
-    # Background: a table surface in table coordinates, warped by the camera.
+
+def _table(rng: np.random.Generator, opts: SceneOptions, view: _View, extent: float,
+           reach: float, tile_h: float) -> tuple[F32, str]:
+    """The table surface warped by the view ``(H, W, 3)`` float32, and its kind."""
     tex, surface_kind = photometric.surface(rng, 512)
     half = extent * rng.uniform(0.7, 1.4)
     if rng.random() < 0.35:  # a table edge in view, beyond the tiles
         side = int(rng.choice([0, 1, 2, 3], p=[0.55, 0.15, 0.15, 0.15]))
-        far = max(abs(float(v)) for v in (*pxs - mx, *pys - my)) + th
-        edge = 0.5 + (far / (2 * half)) * rng.uniform(1.0, 1.6)
+        edge = 0.5 + ((reach + tile_h) / (2 * half)) * rng.uniform(1.0, 1.6)
         if edge < 0.97:
             tex = photometric.with_table_edge(rng, tex, edge, side)
             surface_kind += "+edge"
     tbl = np.array([[-half, half, 0], [half, half, 0], [half, -half, 0], [-half, -half, 0]])
-    tbl_px = apply_affine(affine, camera.project(tbl)).astype(np.float32)
+    tbl_px = apply_affine(view.affine, view.camera.project(tbl)).astype(np.float32)
     tex_px = np.array([[0, 0], [512, 0], [512, 512], [0, 512]], np.float32)
     hmat = cv2.getPerspectiveTransform(tex_px, tbl_px)
     bg = cv2.warpPerspective(tex, hmat, (opts.width, opts.height), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REFLECT_101).astype(np.float32)
+    return bg, surface_kind
+
+
+def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | None = None,
+                 ) -> SceneResult:
+    """Draw one random scene with tiles of ``art``; see the module doc."""
+    opts = opts or SceneOptions()
+    # Tile proportions (mm): face 26 x 33-37, thickness 15-24 (riichi to Chinese sets).
+    tw, th = 26.0, 26.0 * rng.uniform(1.28, 1.42)
+    td = rng.uniform(15, 24)
+    placed, hand, arrangement, (side, reach) = _arrange(art, rng, opts, tw, th)
+    extent = side + 2 * th
+    view, corners = _frame(rng, opts, placed, (tw, th, td), extent, hand is None)
+    camera, affine = view.camera, view.affine
+    proj = [camera.project(c) for c in corners]
+    bg, surface_kind = _table(rng, opts, view, extent, reach, th)
     # Light from above, somewhat from one side.
     l_el = math.radians(rng.uniform(35, 80))
     l_az = rng.uniform(0, 2 * math.pi)
@@ -433,8 +472,35 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     if rng.random() < 0.3:
         bg = photometric.clutter(rng, bg, [apply_affine(affine, pr) for pr in proj])
     canvas = Canvas(bg)
+    _paint_all(canvas, art, rng, placed, corners, view, light)
 
-    # Paint far to near.
+    img = canvas.image
+    if rng.random() < 0.5:
+        img = photometric.glare(rng, img, canvas.tops, view.tile_px)
+    img = photometric.lighting(rng, img)
+    img = photometric.camera_effects(rng, img)
+    image = photometric.to_uint8(img)
+
+    tiles = _tile_records(placed, proj, view, (tw, th, td))
+    truth: dict[str, Any] = {
+        "width": opts.width,
+        "height": opts.height,
+        "art": art.name,
+        "scene": "hand" if hand else "closeup",
+        "arrangement": arrangement,
+        "surface": surface_kind,
+        "camera": {"elevation_deg": round(view.elevation_deg, 1),
+                   "roll_deg": round(view.roll_deg, 1), "tile_px": round(view.tile_px, 1)},
+        "tiles": tiles,
+    }
+    truth.update(_hand_truth(hand, tiles))
+    return SceneResult(image, canvas.index, truth)
+
+
+def _paint_all(canvas: Canvas, art: ArtSet, rng: np.random.Generator, placed: list[Placed],
+               corners: list[F64], view: _View, light: F64) -> None:
+    """Paint every tile, far to near (painter's algorithm), with one body style."""
+    camera = view.camera
     cam_depth = [float(camera.depth(c.mean(0, keepdims=True))[0]) - 0.01 * placed[i].box.z
                  for i, c in enumerate(corners)]
     order = sorted(range(len(placed)), key=lambda i: -cam_depth[i])
@@ -443,29 +509,25 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
     ivory = np.array(art.ivory, np.float32) * rng.uniform(0.92, 1.02)
     two_tone = rng.random() < 0.6
     split = rng.uniform(0.45, 0.7)
-    tex_h = int(np.clip(med_h * scale * 1.6, 16, 160))
+    tex_h = int(np.clip(view.tile_px * 1.6, 16, 160))
     tex_cache: dict[Any, F32] = {}
     masks: dict[tuple[int, int], tuple[F32, F32]] = {}
     ambient = rng.uniform(0.6, 0.85)
     for i in order:
-        _paint_tile(canvas, i, placed[i], corners[i], camera, affine, light, ambient,
+        _paint_tile(canvas, i, placed[i], corners[i], camera, view.affine, light, ambient,
                     _texture_for(art, placed[i], rng, back_tex, back_colour, tex_h, tex_cache),
                     masks, ivory, np.array(back_colour, np.float32), two_tone, split, rng)
 
-    img = canvas.image
-    tile_px = float(med_h * scale)
-    if rng.random() < 0.5:
-        img = photometric.glare(rng, img, canvas.tops, tile_px)
-    img = photometric.lighting(rng, img)
-    img = photometric.camera_effects(rng, img)
-    image = photometric.to_uint8(img)
 
+def _tile_records(placed: list[Placed], proj: list[F64], view: _View,
+                  dims: tuple[float, float, float]) -> list[dict[str, Any]]:
+    """Ground truth per tile: pixel box (hull of the projected body), rotation, role."""
     tiles = []
     for i, p in enumerate(placed):
-        px = apply_affine(affine, proj[i])
+        px = apply_affine(view.affine, proj[i])
         x1, y1 = px.min(0)
         x2, y2 = px.max(0)
-        rotation = _rotation(camera, affine, p.box, tw, th, td)
+        rotation = _rotation(view.camera, view.affine, p.box, *dims)
         if p.box.face_down:
             rotation %= 180
         tiles.append({
@@ -483,32 +545,26 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
             "added": p.added,
             "upright_on_edge": p.box.standing,
         })
-    truth: dict[str, Any] = {
-        "width": opts.width,
-        "height": opts.height,
-        "art": art.name,
-        "scene": "hand" if hand else "closeup",
-        "arrangement": arrangement,
-        "surface": surface_kind,
-        "camera": {"elevation_deg": round(math.degrees(elev), 1), "roll_deg": round(roll % 360, 1),
-                   "tile_px": round(tile_px, 1)},
-        "tiles": tiles,
-    }
-    if hand is not None:
-        truth["hand"] = hand.notation()
-        truth["winning_tile"] = hand.winning_tile
-        truth["flowers"] = list(hand.flowers)
-        truth["standing"] = list(hand.standing)
-        truth["melds"] = [
+    return tiles
+
+
+def _hand_truth(hand: SynthHand | None, tiles: list[dict[str, Any]]) -> dict[str, Any]:
+    """The hand's part of the ground truth (``hand: None`` for close-ups)."""
+    if hand is None:
+        return {"hand": None}
+    return {
+        "hand": hand.notation(),
+        "winning_tile": hand.winning_tile,
+        "flowers": list(hand.flowers),
+        "standing": list(hand.standing),
+        "melds": [
             {"kind": m.kind, "tiles": sorted(m.tiles, key=tile_sort_key),
              "claimed_from": m.claimed_from, "claimed_index": m.claimed_index,
              "added": m.added, "concealed": m.claimed_from is None,
              "tile_ids": [t["id"] for t in tiles if t["meld"] == mi]}
             for mi, m in enumerate(hand.melds)
-        ]
-    else:
-        truth["hand"] = None
-    return SceneResult(image, canvas.index, truth)
+        ],
+    }
 
 
 def _rotation(camera: Camera, affine: F64, box: TileBox, w: float, h: float, d: float) -> int:
