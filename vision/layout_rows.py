@@ -50,7 +50,7 @@ class LayoutParams:
     hand_size: int = 14
     #: rows further than this (in tile heights) from the standing row are not the hand's
     hand_row_distance: float = 2.6
-    cost_inner_gap: float = 3.0
+    cost_inner_gap: float = 1.5
 
 
 @dataclass(frozen=True)
