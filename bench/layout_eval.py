@@ -141,10 +141,19 @@ def eval_misreads(folder: Path, rate: float, seed: int, limit: int | None) -> di
 
 
 def eval_synth(
-    folder: Path, detector: Any, limit: int | None, show: int, mod180: bool = False
+    folder: Path,
+    detector: Any,
+    limit: int | None,
+    show: int,
+    mod180: bool = False,
+    box_noise: float = 0.0,
+    seed: int = 0,
 ) -> dict[str, Any]:
+    import numpy as np
+
     from vision.recognize import recognize_detections
 
+    rng = np.random.default_rng(seed)
     files = sorted((folder / "truth").glob("*.json"))
     if not files:
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
@@ -166,6 +175,11 @@ def eval_synth(
         d = truth_detections(truth)
         if mod180:  # what a detector without a rotation classifier reports
             d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations % 180,
+                           d.topk_ids, d.topk_probs, d.image_size)
+        if box_noise:  # box corners moved by this share of the tile's short side
+            short = np.minimum(d.boxes[:, 2] - d.boxes[:, 0], d.boxes[:, 3] - d.boxes[:, 1])
+            moved = d.boxes + rng.normal(0, box_noise, (len(d), 4)) * short[:, None]
+            d = Detections(moved.astype(np.float32), d.class_ids, d.confidences, d.rotations,
                            d.topk_ids, d.topk_probs, d.image_size)
         t0 = time.perf_counter()
         lay = analyze(d, LayoutParams())
@@ -295,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="simulate a detector misreading this share of tiles (top-k with "
                    "the truth second); report exact hands before/after correction")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--box-noise", type=float, default=0.0, metavar="SIGMA",
+                   help="move truth box corners by N(0, SIGMA x tile short side)")
     s.add_argument("--rotations-mod-180", action="store_true",
                    help="truth rotations mod 180, as a detector without a rotation classifier")
     p = sub.add_parser("photos", help="real photos, YOLO dataset (tile multisets)")
@@ -320,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             result = eval_misreads(args.folder, args.misreads, args.seed, args.limit)
         elif args.what == "synth":
             result = eval_synth(args.folder, detector, args.limit, args.show,
-                                args.rotations_mod_180)
+                                args.rotations_mod_180, args.box_noise, args.seed)
         else:
             result = eval_photos(args.folder, detector, args.split, args.limit)
     print(json.dumps(result, indent=1, ensure_ascii=False))
