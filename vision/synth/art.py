@@ -193,25 +193,9 @@ def _cached(
     if got is not None:
         return got
     images = build()
-    cache.save(images)
+    if images:
+        cache.save(images)
     return images
-
-
-def _fit_face(art: Image, face_w: int, face_h: int, bg: tuple[int, int, int], fill: float) -> Image:
-    """Centre RGBA ``art`` on a ``face_h x face_w`` background, scaled to ``fill`` of it."""
-    canvas = np.empty((face_h, face_w, 3), np.uint8)
-    canvas[:] = bg
-    box = _alpha_bbox(art)
-    if box is None:
-        return canvas
-    x0, y0, x1, y1 = box
-    crop = art[y0:y1, x0:x1]
-    s = min(face_w * fill / crop.shape[1], face_h * fill / crop.shape[0])
-    w, h = max(1, round(crop.shape[1] * s)), max(1, round(crop.shape[0] * s))
-    crop = np.asarray(cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA), np.uint8)
-    ox, oy = (face_w - w) // 2, (face_h - h) // 2
-    canvas[oy : oy + h, ox : ox + w] = _over(crop, canvas[oy : oy + h, ox : ox + w])
-    return canvas
 
 
 # ---------------------------------------------------------------------- fluffystuff
@@ -300,7 +284,16 @@ def kmahjongg_sets(root: Path = KMAHJONGG_DIR) -> list[str]:
     """Names of installed KMahjongg tilesets (``kmahjongg-<name>``)."""
     if not root.is_dir():
         return []
-    return sorted(f"kmahjongg-{p.stem}" for p in root.glob("*.svgz"))
+    return sorted(f"kmahjongg-{p.stem}" for p in root.glob("*.svgz") if _has_face_rects(p))
+
+
+def _has_face_rects(path: Path) -> bool:
+    """Whether a KMahjongg set marks its face rectangles (``facesize``); the sets that
+    do not (``classic``) cannot be cropped reliably and are not offered."""
+    try:
+        return b"facesize" in gzip.decompress(path.read_bytes())
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return False
 
 
 _Affine = tuple[float, float, float, float, float, float]
@@ -351,7 +344,8 @@ def _kmj_face_box(target: ET.Element, parents: dict[ET.Element, ET.Element],
     href_key = "{http://www.w3.org/1999/xlink}href"
     for el in target.iter():
         tag = el.tag.rsplit("}", 1)[-1]
-        if tag == "rect" and el.get("id", "").startswith("facesize"):
+        label = el.get("{http://www.inkscape.org/namespaces/inkscape}label", "")
+        if tag == "rect" and (el.get("id", "").startswith("facesize") or label == "facesize"):
             rect, m = el, _chain(el, parents)
         elif tag == "use" and (el.get(href_key) or el.get("href") or "").startswith("#facesize"):
             ref = by_id.get((el.get(href_key) or el.get("href") or "")[1:])
@@ -371,21 +365,6 @@ def _kmj_face_box(target: ET.Element, parents: dict[ET.Element, ET.Element],
         ys = [b * px + d * py + f for px, py in pts]
         return min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)
     return None
-
-
-def _kmj_alpha_render(root_el: ET.Element, h: int) -> Image | None:
-    """Render the document (only the target face visible) and crop to its pixels."""
-    doc_w = float(re.sub(r"[^0-9.]", "", root_el.get("width", "0")) or 0)
-    doc_h = float(re.sub(r"[^0-9.]", "", root_el.get("height", "0")) or 0)
-    if not doc_w or not doc_h:
-        return None
-    scale = 3.0
-    rgba = render_svg(ET.tostring(root_el), round(doc_w * scale), round(doc_h * scale))
-    box = _alpha_bbox(rgba)
-    if box is None:
-        return None
-    x0, y0, x1, y1 = box
-    return rgba[y0:y1, x0:x1]
 
 
 def load_kmahjongg(name: str, root: Path = KMAHJONGG_DIR) -> ArtSet:
@@ -425,9 +404,6 @@ def load_kmahjongg(name: str, root: Path = KMAHJONGG_DIR) -> ArtSet:
                 other.set("style", "display:inline" if other_id == el_id else "display:none")
             box = _kmj_face_box(target, parents, by_id)
             if box is None:
-                art = _kmj_alpha_render(root_el, h)
-                if art is not None:
-                    out[code] = _fit_face(art, w, h, bg, fill=0.86)
                 continue
             bx, by, bw, bh = box
             root_el.set("viewBox", f"{bx} {by} {bw} {bh}")
@@ -438,7 +414,7 @@ def load_kmahjongg(name: str, root: Path = KMAHJONGG_DIR) -> ArtSet:
 
     ET.register_namespace("", "http://www.w3.org/2000/svg")
     ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
-    images = _cached(f"kmahjongg-{name}-v2", [path], build)
+    images = _cached(f"kmahjongg-{name}-v3", [path], build)
     if len(images) < 34:
         raise ArtError(f"KMahjongg tileset {name!r}: only {len(images)} faces found")
     return ArtSet(f"kmahjongg-{name}", {c: [img] for c, img in images.items()}, ivory=bg)
