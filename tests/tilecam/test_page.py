@@ -261,3 +261,25 @@ def test_rule_set_fields_come_from_the_rules_endpoint(server: str, browser: Any)
              what=f"zhenjiang total {want.total}")
     fans = browser.find_element(By.ID, "fans").text
     assert all(f.zh in fans for f in want.fans)
+
+
+def test_a_tap_near_a_small_tile_opens_its_picker(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/")
+    wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready"),
+             what="page start")
+    upload = browser.find_element(By.ID, "photo")
+    browser.execute_script("arguments[0].hidden = false;", upload)
+    upload.send_keys(str(photo(tmp_path)))
+    first = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, '#overlay rect[data-index="0"]'),
+                     what="tile boxes")
+    height = first.size["height"]
+    # a finger lands just below the first tile, outside its box
+    below = int(height * 0.5) + 3  # offsets are from the element's centre
+    ActionChains(browser).move_to_element_with_offset(first, 0, below).click().perform()
+    wait_for(lambda: browser.find_element(By.ID, "picker").is_displayed(), what="tile picker")
+    assert browser.find_element(By.ID, "picker-title").text.startswith("Tile 1: 1m")

@@ -478,10 +478,33 @@ function drawBoxes() {
       x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 4, class: cls,
       "data-index": i, tabindex: 0, role: "button",
       "aria-label": `tile ${i + 1}: ${t.code}`,
-      onclick: () => openPicker(i),
+      onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") openPicker(i); },
     }));
     svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font }, t.code));
   });
+}
+
+/** The tile nearest to a tap on the photo (tiles are small on a phone screen, so a
+ * tap need not hit the box itself: up to one tile height away counts). */
+function tileAt(evt) {
+  const svg = $("overlay");
+  const ctm = svg.getScreenCTM();
+  if (!ctm) return null;
+  const p = svg.createSVGPoint();
+  p.x = evt.clientX;
+  p.y = evt.clientY;
+  const { x, y } = p.matrixTransform(ctm.inverse());
+  let best = null;
+  let bestDist = Infinity;
+  state.tiles.forEach((t, i) => {
+    if (t.removed) return;
+    const [x1, y1, x2, y2] = t.box;
+    const dx = Math.max(x1 - x, 0, x - x2);
+    const dy = Math.max(y1 - y, 0, y - y2);
+    const d = Math.hypot(dx, dy) / Math.max(1, Math.max(x2 - x1, y2 - y1));
+    if (d < bestDist) { bestDist = d; best = i; }
+  });
+  return bestDist <= 1 ? best : null;
 }
 
 /* ------------------------------------------------------------------ picker */
@@ -525,6 +548,10 @@ async function init() {
   buildWindButtons("seat_wind");
   buildWindButtons("prevalent_wind");
   $("photo").addEventListener("change", (e) => onPhoto(e.target.files[0]));
+  $("overlay").addEventListener("click", (e) => {
+    const i = tileAt(e);
+    if (i !== null) openPicker(i);
+  });
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
   $("hand").addEventListener("input", syncFlowerStepper);
