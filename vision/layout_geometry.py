@@ -66,18 +66,22 @@ class Frame:
 
 
 def _axis_angle(vx: Array, vy: Array) -> float:
-    """Mean axis direction (radians, in (-pi/2, pi/2]) of undirected vectors, robust to
-    a minority of outliers (doubled-angle mean, then a trimmed re-estimate)."""
+    """Dominant axis direction (radians, in (-pi/2, pi/2]) of undirected vectors: the
+    peak of a smoothed histogram of their angles (5° bins), refined by the mean of the
+    vectors within 12° of it. Robust to other tiles in the picture (discards in a grid,
+    a wall at another angle) as long as the hand's rows give the most vectors."""
     if len(vx) == 0:
         return 0.0
-    ang = np.arctan2(vy, vx)
-    c, s = np.cos(2 * ang), np.sin(2 * ang)
+    ang = np.arctan2(vy, vx) % math.pi  # undirected: 0..pi
+    bins = 36
+    hist = np.bincount((ang / math.pi * bins).astype(np.int64) % bins, minlength=bins)
+    smooth = hist + 0.5 * (np.roll(hist, 1) + np.roll(hist, -1))
+    peak = (int(np.argmax(smooth)) + 0.5) * math.pi / bins
+    diff = np.abs((ang - peak + math.pi / 2) % math.pi - math.pi / 2)
+    keep = diff < math.radians(12)
+    c, s = np.cos(2 * ang[keep]), np.sin(2 * ang[keep])
     mean = math.atan2(float(s.sum()), float(c.sum())) / 2
-    diff = np.abs((ang - mean + math.pi / 2) % math.pi - math.pi / 2)
-    keep = diff < math.radians(20)
-    if keep.sum() >= max(1, len(ang) // 3):
-        mean = math.atan2(float(s[keep].sum()), float(c[keep].sum())) / 2
-    return mean
+    return mean - math.pi if mean > math.pi / 2 else mean
 
 
 def _neighbour_vectors(cx: Array, cy: Array) -> tuple[Array, Array]:
