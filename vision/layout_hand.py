@@ -137,7 +137,7 @@ def seen_from_across(parses: list[RowParse]) -> bool:
 def slightly_apart(parses: list[RowParse]) -> int | None:
     """The last standing tile of the standing row when the gap before it, though under
     the row's split threshold, stands out: above 0.1 tile widths, the widest in its run,
-    and beyond the row's usual gap by 4 times the gaps' spread (median absolute
+    and beyond the row's usual gap by 3 times the gaps' spread (median absolute
     deviation). None otherwise."""
     with_standing = [p for p in parses if p.runs]
     if not with_standing:
@@ -154,7 +154,7 @@ def slightly_apart(parses: list[RowParse]) -> int | None:
     last = p.gaps[a]
     usual = statistics.median(p.gaps)
     spread = statistics.median(abs(g - usual) for g in p.gaps)
-    if last > max(0.1, usual + 4 * spread) and all(last > g for g in inner):
+    if last > max(0.1, usual + 3 * spread) and all(last > g for g in inner):
         return run[-1]
     return None
 
