@@ -16,6 +16,7 @@ from test_tables_helpers import client_for, database_url, make_app, new_event
 
 import scoring
 from tilecam.cli import main
+from tilecam.commands import watch
 from tilecam.commands.watch import sample_frames
 
 HAND = "123m456m789m123p456p55s"
@@ -112,3 +113,38 @@ def test_watch_stops_on_a_refused_key(tmp_path: Path, capsys: pytest.CaptureFixt
             thread.join(timeout=10)
         assert code == 2
         assert "refused" in capsys.readouterr().err
+
+
+def test_a_live_source_that_stops_is_reopened_then_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    video = tmp_path / "cam.avi"
+    write_video(video, [60, 120])
+    opened: list[int] = []
+    real_open = watch.open_source
+
+    def flaky_open(source: str) -> object:  # the camera comes back once, then is gone
+        opened.append(1)
+        if len(opened) > 2:
+            raise ValueError("cannot open video source")
+        return real_open(source)
+
+    monkeypatch.setattr(watch, "is_live", lambda source: True)  # treat the file as a camera
+    monkeypatch.setattr(watch, "open_source", flaky_open)
+    monkeypatch.setattr(watch, "sample_frames",
+                        lambda cap, every, live: sample_frames(cap, every, live=False))
+    got = []
+    with pytest.raises(ValueError, match="stopped delivering frames"):
+        for image in watch.frames(str(video), 0.5, reconnects=3, wait_s=0):
+            got.append(round(float(image.mean()) / 60) * 60)
+    assert got == [60, 60, 120, 120] * 2  # the first opening and one successful reconnect
+    assert len(opened) == 2 + 3  # then three failed reconnects
+
+
+def test_watch_needs_a_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("TILECAM_TABLE_KEY", raising=False)
+    video = tmp_path / "v.avi"
+    write_video(video, [60])
+    assert main(["watch", "--table", "1", "--source", str(video)]) == 2
+    assert "TILECAM_TABLE_KEY" in capsys.readouterr().err

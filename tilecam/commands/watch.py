@@ -2,24 +2,26 @@
 
 A cheap computer beside the table runs::
 
-    tilecam watch --table 3 --key tc_... --source rtsp://cam.local/stream --every 1
+    TILECAM_TABLE_KEY=tc_... tilecam watch --table 3 --source rtsp://cam.local/stream --every 1
 
 ``--source``: an RTSP/HTTP stream URL, a device (``/dev/video0`` or its index ``0``) or
 a video file. A frame is taken every ``--every`` seconds (of video time for a file, of
 wall-clock time for a live camera), JPEG-encoded and posted to
 ``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429 answer is
-waited out (``Retry-After``); the server decides when a hand is revealed.
+waited out (``Retry-After``); the server decides when a hand is revealed. A live source
+that stops delivering frames is reopened (10 tries, 2 s apart).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import numpy as np
@@ -28,7 +30,9 @@ import numpy as np
 def register(sub: Any) -> None:
     p = sub.add_parser("watch", help="post a table camera's frames to the server")
     p.add_argument("--table", type=int, required=True, help="table id")
-    p.add_argument("--key", required=True, help="the table's API key")
+    p.add_argument("--key", default=os.environ.get("TILECAM_TABLE_KEY"),
+                   help="the table's API key (default: $TILECAM_TABLE_KEY, which keeps it out "
+                        "of the process list)")
     p.add_argument("--source", required=True,
                    help="rtsp://… or http://… stream, /dev/videoN (or N), or a video file")
     p.add_argument("--server", default="http://127.0.0.1:8000", help="tilecam server URL")
@@ -122,14 +126,46 @@ def post_frame(server: str, table: int, key: str, jpeg: bytes,
         return exc.code, data, retry
 
 
+def frames(source: str, every_s: float, reconnects: int = 10,
+           wait_s: float = 2.0) -> Generator[np.ndarray, None, None]:
+    """Sampled frames of ``source``; a live camera or stream that stops delivering is
+    reopened (up to ``reconnects`` times in a row, ``wait_s`` apart); a file just ends."""
+    live = is_live(source)
+    failures = 0
+    while True:
+        cap = open_source(source) if failures == 0 else _try_open(source)
+        if cap is not None:
+            try:
+                for image in sample_frames(cap, every_s, live):
+                    failures = 0
+                    yield image
+            finally:
+                cap.release()
+        if not live:
+            return
+        failures += 1
+        if failures > reconnects:
+            raise ValueError(f"the video source {source!r} stopped delivering frames "
+                             f"({reconnects} reconnects failed)")
+        time.sleep(wait_s)
+
+
+def _try_open(source: str) -> Any:
+    try:
+        return open_source(source)
+    except ValueError:
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.every < 0:
         raise ValueError(f"--every must be 0 or more seconds, not {args.every}")
-    cap = open_source(args.source)
-    live = is_live(args.source)
+    if not args.key:
+        raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
     posted = recorded = 0
+    stream = frames(args.source, args.every)
     try:
-        for image in sample_frames(cap, args.every, live):
+        for image in stream:
             jpeg = encode_jpeg(image, args.quality, args.max_side)
             while True:
                 try:
@@ -155,6 +191,6 @@ def run(args: argparse.Namespace) -> int:
             if args.max_frames and posted >= args.max_frames:
                 break
     finally:
-        cap.release()
+        stream.close()
     print(json.dumps({"frames_posted": posted, "hands_recorded": recorded}), flush=True)
     return 0
