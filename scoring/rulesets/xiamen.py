@@ -211,7 +211,7 @@ class Xiamen(RuleSet):
                     seat_wind=context.seat_wind,
                     prevalent_wind=context.prevalent_wind,
                     flowers=context.flowers,
-                    extra=context.extra,
+                    extra={**context.extra, "win": "plain", "opening": False},
                 )
                 s = self.score(trial, ctx, settings)
                 results.append(s if s.legal else None)
@@ -256,6 +256,12 @@ def _win_of(context: WinContext) -> _Win:
         self_drawn = True
     if kind == "tian_he" and not dealer:
         raise HandError("天和 (tian_he) is the dealer's win on the deal: pass dealer=true")
+    if kind == "self_drawn":
+        if context.discarder is not None:
+            raise HandError(f"win={raw} is self-drawn: it has no discarder")
+        self_drawn = True
+    elif kind == "discard" and self_drawn:
+        raise HandError(f"win={raw} is a discard win, but self_drawn/kong says self-drawn")
     if kind == "plain":
         kind = "self_drawn" if self_drawn else "discard"
     elif kind == "three_golds":

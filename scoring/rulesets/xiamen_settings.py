@@ -11,9 +11,11 @@ from scoring.rulesets.base import Setting
 
 WIN_TYPES: dict[str, str] = {
     "plain": "plain",
-    "平胡": "plain",
-    "平和": "plain",
-    "自摸": "plain",
+    "discard": "discard",
+    "平胡": "discard",
+    "平和": "discard",
+    "self_drawn": "self_drawn",
+    "自摸": "self_drawn",
     "you_jin": "you_jin",
     "游金": "you_jin",
     "shuang_you": "shuang_you",
@@ -109,7 +111,8 @@ CONTEXT: dict[str, Setting] = dict(
            "the tile turned up from the wall end; its kind is the gold (same as gold=)"),
         _s("dealer", False, "the winner is the dealer (庄家)"),
         _s("win", "plain",
-           "win type: plain (discard or self-drawn, see self_drawn), you_jin 游金, "
+           "win type: plain (a discard win, or 自摸 with self_drawn), discard 平胡, "
+           "self_drawn 自摸, you_jin 游金, "
            "shuang_you 双游, san_you 三游, three_golds 三金倒, tian_ting 天听, tian_he 天和",
            tuple(WIN_TYPES)),
         _s("opening", False, "三金倒 declared at the opening (起手), before any discard"),

@@ -272,3 +272,12 @@ def test_description_states_claims_and_flowers() -> None:
     info = scoring.get_rule_set("xiamen").describe()
     assert info["claims"] == ["chow", "pung", "kong"]
     assert info["flowers"] is True and info["tiles"] == 144
+
+
+def test_win_names_self_drawn_and_discard_agree_with_the_flags() -> None:
+    assert xm(PLAIN, win="自摸").details["win"] == "self_drawn"
+    assert xm(PLAIN, win="平胡").details["win"] == "discard"
+    with pytest.raises(HandError, match="discard win"):
+        xm(PLAIN, win="平胡", self_drawn=True)
+    with pytest.raises(HandError, match="no discarder"):
+        xm(PLAIN, win="自摸", discarder=1)
