@@ -2,7 +2,8 @@
 
 For the tightest-boxed copy of each stem (least turned by ±45°), the margin
 ``score(copy) - score(mirror image)`` of :class:`vision.data.photos.DetectorScorer`
-(> 0: the copy looks un-mirrored). Used to seed train/handedness.py.
+(> 0: the copy looks un-mirrored). The tightest copy is the un-augmented original
+(never mirrored), so the share of positive margins is the cue's accuracy.
 
 usage: .venv/bin/python train/detector_cue.py MODEL.onnx [gray|rgb] [OUT.json]
 """

@@ -44,8 +44,11 @@ def main() -> None:
     names = [model.names[i] for i in range(len(model.names))]
     if names != list(CLASSES):
         sys.exit(f"model classes {names} are not tilecam's 43 classes in order")
-    onnx_path = Path(model.export(format="onnx", imgsz=args.imgsz, opset=17, simplify=True,
-                                  dynamic=False, device="cpu"))
+    onnx_path = Path(
+        model.export(
+            format="onnx", imgsz=args.imgsz, opset=17, simplify=True, dynamic=False, device="cpu"
+        )
+    )
     # onnxruntime must give what torch gives
     x = np.random.default_rng(0).random((1, 3, args.imgsz, args.imgsz), dtype=np.float32)
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])

@@ -1,40 +1,57 @@
 """Write the data.yaml of a training mix: real-photo train split + synthetic scenes.
 
 usage: .venv/bin/python train/mix.py OUT.yaml --photos datasets/build/hk-photos \
-           [--synth datasets/generated/synth-train ...]
+           [--copies-per-stem 3] [--synth datasets/generated/synth-train --synth-count 500]
 
-Validation is the real-photo val split (by stem, un-mirrored).
+The training list (``OUT.txt``, absolute image paths) takes at most ``copies-per-stem``
+of each real photo's copies and ``synth-count`` synthetic scenes (seeded choice), so an
+epoch fits the CPU budget. Validation is the real-photo val split (by stem, un-mirrored).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.classes import CLASSES
+from vision.data.photos import group_copies
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
     ap.add_argument("--photos", type=Path, required=True, help="prepared hk-photos folder")
+    ap.add_argument("--copies-per-stem", type=int, default=5)
     ap.add_argument("--synth", type=Path, nargs="*", default=[], help="synthetic set folders")
+    ap.add_argument("--synth-count", type=int, default=0, help="scenes per synthetic set (0 = all)")
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    train = [args.photos.resolve() / "images" / "train"]
+    rng = random.Random(args.seed)
+    photos = args.photos.resolve()
+    files: list[Path] = []
+    for paths in group_copies(photos / "images" / "train").values():
+        files += rng.sample(paths, min(args.copies_per_stem, len(paths)))
+    n_photos = len(files)
     for folder in args.synth:
         images = folder.resolve() / "images"
         if not images.is_dir():
             sys.exit(f"{images} not found")
-        train.append(images)
-    lines = ["train:"] + [f"  - {p}" for p in train]
-    lines += [f"val: {args.photos.resolve() / 'images' / 'val'}", f"nc: {len(CLASSES)}", "names:"]
-    lines += [f"  {i}: '{code}'" for i, code in enumerate(CLASSES)]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+        scenes = sorted(p for p in images.iterdir() if p.suffix.lower() in (".jpg", ".png"))
+        scenes = [p for p in scenes if (folder.resolve() / "labels" / (p.stem + ".txt")).is_file()]
+        if args.synth_count:
+            scenes = rng.sample(scenes, min(args.synth_count, len(scenes)))
+        files += scenes
+    listing = args.out.with_suffix(".txt")
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    listing.write_text("".join(f"{p}\n" for p in files))
+    lines = [f"train: {listing.resolve()}", f"val: {photos / 'images' / 'val'}"]
+    lines += [f"nc: {len(CLASSES)}", "names:"] + [f"  {i}: '{c}'" for i, c in enumerate(CLASSES)]
     args.out.write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out}: {n_photos} photo copies + {len(files) - n_photos} synthetic scenes")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Compute the SIFT parity of every hk-photos copy once (cache for train/handedness.py).
+"""Compute the SIFT parity of every hk-photos copy once and cache it as JSON.
 
 usage: .venv/bin/python train/parities.py [SRC] [OUT.json]
 """

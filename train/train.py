@@ -36,6 +36,7 @@ def main() -> None:
     ap.add_argument("--mosaic", type=float, default=1.0)
     ap.add_argument("--close-mosaic", type=int, default=2)
     ap.add_argument("--fraction", type=float, default=1.0)
+    ap.add_argument("--freeze", type=int, default=0, help="freeze N first layers (10: backbone)")
     ap.add_argument("--resume", help="continue a stopped run from its last.pt")
     args = ap.parse_args()
 
@@ -70,6 +71,7 @@ def main() -> None:
         hsv_s=0.6,
         hsv_v=0.4,
         fraction=args.fraction,
+        freeze=args.freeze or None,
         cache="ram",
         patience=100,
         plots=False,

@@ -16,7 +16,6 @@ import pytest
 
 from vision.classes import class_id
 from vision.data.photos import (
-    CropHandednessScorer,
     Labels,
     ParityMatcher,
     decide_stem,
@@ -30,7 +29,6 @@ from vision.data.photos import (
     rotate_labels_cw,
     source_stem,
     split_stems,
-    tile_crops,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,7 +104,12 @@ def _oracle(originals: dict[str, tuple[Image, Labels]]):  # type: ignore[no-unty
 
 def test_hk_class_names_map_to_tile_codes() -> None:
     assert [hk_code(n) for n in ("sc1", "sd9", "sb5", "hwn", "hdg", "hdw")] == [
-        "1m", "9p", "5s", "N", "F", "P"
+        "1m",
+        "9p",
+        "5s",
+        "N",
+        "F",
+        "P",
     ]
     # seasons are 1f-4f, flowers (plum, orchid, chrysanthemum, bamboo) are 5f-8f
     assert [hk_code(n) for n in ("bs1", "bs4", "bf1", "bf4")] == ["1f", "4f", "5f", "8f"]
@@ -124,8 +127,11 @@ def test_read_labels_maps_ids_and_turns_polygons_into_boxes(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("9 0.5 0.5 0.1 0.1", "out of range"), ("0 0.5 x 0.1 0.1", "not numbers"),
-     ("0 0.5 0.5 0.1", "expected 5 values")],
+    [
+        ("9 0.5 0.5 0.1 0.1", "out of range"),
+        ("0 0.5 x 0.1 0.1", "not numbers"),
+        ("0 0.5 0.5 0.1", "expected 5 values"),
+    ],
 )
 def test_read_labels_rejects_bad_lines(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.txt"
@@ -156,17 +162,11 @@ def test_parity_separates_mirror_images_from_rotations() -> None:
     assert parities == [0, 1, 0, 1, 0, 0, 1]
 
 
-def test_tile_crops_are_square_and_follow_the_boxes() -> None:
-    image, labels = _scene(1)
-    crops = tile_crops(image, labels, 32)
-    assert crops.shape == (4, 32, 32)
-    assert crops[:, 2:6, 12:20].mean() > 150  # the white tile body around the glyph
-
-
 def test_prepare_flips_mirrored_copies_back(tmp_path: Path) -> None:
     originals = _write_hk(tmp_path / "hk")
-    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", val_fraction=0.34,
-                            scorer=_oracle(originals))
+    counts = prepare_photos(
+        tmp_path / "hk", tmp_path / "out", val_fraction=0.34, scorer=_oracle(originals)
+    )
     assert counts["images"] == 15 and counts["mirrored"] == 6 and counts["fixed"] == 6
     assert counts["val_stems"] == 1 and counts["train_stems"] == 2
     score = _oracle(originals)
@@ -192,8 +192,9 @@ def test_prepare_flips_mirrored_copies_back(tmp_path: Path) -> None:
 
 def test_prepare_drop_leaves_mirrored_copies_out(tmp_path: Path) -> None:
     originals = _write_hk(tmp_path / "hk", stems=2)
-    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", mirrored="drop",
-                            scorer=_oracle(originals))
+    counts = prepare_photos(
+        tmp_path / "hk", tmp_path / "out", mirrored="drop", scorer=_oracle(originals)
+    )
     assert counts["images"] == 6 and counts["dropped"] == 4
     names = sorted(p.name for p in (tmp_path / "out/images").rglob("*.png"))
     assert all(n.split(".rf.")[1][0] in "ace" for n in names)
@@ -206,26 +207,101 @@ def test_prepare_rejects_a_folder_that_is_not_hk_photos(tmp_path: Path) -> None:
         prepare_photos(tmp_path, tmp_path / "out", mirrored="flip")
 
 
-#: Copies whose handedness was checked by eye (corner indices "2 3 4 5 6 7" readable).
-KNOWN_UNMIRRORED = {"hand_134_jpg": "hand_134_jpg.rf.1287b6cb68377dc9edddb5a9739b6dc9.jpg"}
+def _turn(image: Image, labels: Labels, degrees: float) -> tuple[Image, Labels]:
+    """Rotate about the centre (the export's ±45° turns); boxes enclose the turned boxes."""
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    out = cv2.warpAffine(image, m, (w, h))
+    rows = []
+    for c, cx, cy, bw, bh in labels:
+        corners = np.array(
+            [
+                [cx - bw / 2, cy - bh / 2],
+                [cx + bw / 2, cy - bh / 2],
+                [cx + bw / 2, cy + bh / 2],
+                [cx - bw / 2, cy + bh / 2],
+            ]
+        )
+        pts = (np.c_[corners * [w, h], np.ones(4)] @ m.T) / [w, h]
+        x0, y0 = pts.min(0)
+        x1, y1 = pts.max(0)
+        rows.append([c, (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0])
+    return out, np.array(rows)
+
+
+def _write_roboflow_like(root: Path, tie: bool = False) -> None:
+    """One stem: the un-augmented original plus turned, flipped copies (looser boxes)."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir(parents=True)
+    (root / "classes.yaml").write_text(f"names: {NAMES}\n")
+    image, labels = _scene(3)
+    copies = {"a": (image, labels)}
+    if tie:
+        copies["b"] = (cv2.flip(image, 1), flip_labels(labels))
+    else:
+        turned = _turn(image, labels, 20)
+        copies["b"] = (cv2.flip(turned[0], 1), flip_labels(turned[1]))
+    turned = _turn(image, labels, -25)
+    copies["c"] = (cv2.rotate(turned[0], cv2.ROTATE_180), _flip_v(flip_labels(turned[1])))
+    turned = _turn(image, labels, 30)
+    copies["d"] = (cv2.flip(turned[0], 0), _flip_v(turned[1]))
+    for key, (im, lb) in copies.items():
+        cv2.imwrite(str(root / "images" / f"p_jpg.rf.{key}.png"), im)
+        (root / "labels" / f"p_jpg.rf.{key}.txt").write_text(format_labels(lb))
+
+
+def test_by_default_the_original_copy_names_the_real_handedness(tmp_path: Path) -> None:
+    _write_roboflow_like(tmp_path / "hk")
+    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", val_fraction=0.0)
+    assert (counts["mirrored"], counts["fixed"], counts["ambiguous"]) == (2, 2, 0)
+    rows = (tmp_path / "out" / "mirror.csv").read_text().splitlines()[1:]
+    mirrored = {r.split(",")[0][9]: r.split(",")[7] for r in rows}
+    assert mirrored == {"a": "0", "b": "1", "c": "0", "d": "1"}
+
+
+def test_a_tie_between_mirror_images_is_left_out(tmp_path: Path) -> None:
+    _write_roboflow_like(tmp_path / "hk", tie=True)
+    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", val_fraction=0.0)
+    assert counts["ambiguous"] == 4 and counts["images"] == 0
+
+
+def test_copies_without_labels_are_left_out(tmp_path: Path) -> None:
+    originals = _write_hk(tmp_path / "hk", stems=1)
+    (tmp_path / "hk" / "labels" / "photo0_jpg.rf.e0.txt").write_text("")
+    counts = prepare_photos(
+        tmp_path / "hk", tmp_path / "out", val_fraction=0.0, scorer=_oracle(originals)
+    )
+    assert counts["unlabelled"] == 1 and counts["images"] == 4
+
+
+#: hk-photos copies whose handedness was checked by eye (corner indices such as
+#: 2 3 4 7 E S W N and the characters read the right way round, or mirrored).
+CHECKED_BY_EYE = {
+    "hand_134_jpg.rf.1287b6cb68377dc9edddb5a9739b6dc9.jpg": False,
+    "IMG_20231107_225846_jpg.rf.398f49090b963f79b7675621b96b9844.jpg": False,
+    "410097547_746163494032501_7805330429065975025_n_jpg.rf.3fcdd3a17a47cc1ed22477e54b29e03b.jpg": (
+        False
+    ),
+    "367362342_966412384458625_1506370883166840771_n_jpg.rf.6962770da1e1abb074651cd328e2c448.jpg": (
+        False
+    ),
+    "367362342_966412384458625_1506370883166840771_n_jpg.rf.73ed3e298312f3b9dd1d1390c84a5c45.jpg": (
+        True
+    ),
+}
 
 
 @pytest.mark.skipif(not HK.is_dir(), reason=f"hk-photos not found at {HK}")
-def test_shipped_handedness_model_on_real_photos_checked_by_eye() -> None:
-    model = REPO / "models" / "handedness.onnx"
-    if not model.is_file():
-        pytest.skip("models/handedness.onnx not shipped")
+def test_real_photos_mirrored_copies_match_the_eye() -> None:
     names = read_class_names(HK)
     groups = group_copies(HK / "images")
-    scorer = CropHandednessScorer(model)
-    for stem, real in KNOWN_UNMIRRORED.items():
-        paths = groups[stem]
+    matcher = ParityMatcher()
+    for name, mirrored in CHECKED_BY_EYE.items():
+        paths = groups[source_stem(name)]
         images = [cv2.imread(str(p)) for p in paths]
         labels = [read_labels(HK / "labels" / (p.stem + ".txt"), names) for p in paths]
-        decisions = decide_stem([p.name for p in paths], images, labels, ParityMatcher(),
-                                scorer, votes_per_group=5)
-        by_name = {d.name: d for d in decisions}
-        assert not by_name[real].mirrored
-        assert sum(d.mirrored for d in decisions) == sum(
-            d.parity != by_name[real].parity for d in decisions
-        )
+        decisions = {
+            d.name: d for d in decide_stem([p.name for p in paths], images, labels, matcher)
+        }
+        assert not decisions[name].ambiguous
+        assert decisions[name].mirrored is mirrored, name

@@ -14,11 +14,14 @@ How the mirrored copies are found (two steps):
    says whether the copy has the same handedness as copy 0 (parity 0) or the
    opposite one (parity 1). SIFT descriptors are not mirror-invariant, so the wrong
    hypothesis finds few inliers (typically 10x fewer).
-2. **Which parity group is the real one** (absolute, learned): a reference tile
-   detector trained on real, un-mirrored tiles scores how well it recognises the
-   labelled tiles in a copy and in its mirror image (best of the 4 right-angle
-   rotations). The difference is summed over the group's copies; the group that
-   the detector prefers is the un-mirrored one.
+2. **Which parity group is the real one** (absolute): the export keeps every source
+   photo once *un-augmented* beside its augmented copies. Rotation and shear only loosen
+   axis-aligned boxes, so the copy with the smallest mean box area is that original
+   (:func:`original_copy`), which is never mirrored: its parity group is the real one.
+   Checked by eye on hk-photos (corner indices 2 3 4 7 E S W N C and 萬 read the right
+   way round): see ``models/README.md``. Pluggable alternative: a scorer, e.g. a
+   reference detector (:class:`DetectorScorer`) comparing a copy with its mirror image
+   (a weak cue for mahjong-detector, measured in ``models/README.md``).
 
 Mirrored copies are then flipped back (image and labels, ``mirrored="fix"``) or left
 out (``mirrored="drop"``). Train/validation are split by stem, so no photo leaks.
@@ -300,60 +303,6 @@ class DetectorScorer:
         return best
 
 
-def tile_crops(
-    image: npt.NDArray[np.uint8], labels: Labels, size: int = 48
-) -> npt.NDArray[np.uint8]:
-    """Square grey crops ``(n, size, size)`` centred on each tile (side = longer box side)."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    height, width = grey.shape[:2]
-    padded = cv2.copyMakeBorder(grey, size, size, size, size, cv2.BORDER_REPLICATE)
-    out = np.zeros((len(labels), size, size), np.uint8)
-    for i, (_, cx, cy, w, h) in enumerate(labels):
-        side = max(w * width, h * height, 4.0)
-        x0 = round(cx * width - side / 2) + size
-        y0 = round(cy * height - side / 2) + size
-        s_int = round(side)
-        x0 = min(max(x0, 0), padded.shape[1] - s_int)
-        y0 = min(max(y0, 0), padded.shape[0] - s_int)
-        crop = padded[y0 : y0 + s_int, x0 : x0 + s_int]
-        if crop.size:
-            out[i] = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
-    return out
-
-
-class CropHandednessScorer:
-    """Scores a labelled image with a tile-crop handedness model (ONNX).
-
-    The model reads grey crops ``[B, 1, S, S]`` float 0..1 (see :func:`tile_crops`) and
-    returns one logit per crop, > 0 when the crop looks **mirrored**. The score is the
-    mean of ``-logit`` over the tiles: higher = more natural glyphs.
-    """
-
-    def __init__(self, model: Path, *, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        if not Path(model).is_file():
-            raise ValueError(f"handedness model {model} not found")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        self._session = ort.InferenceSession(
-            str(model), options, providers=["CPUExecutionProvider"]
-        )
-        self._input = self._session.get_inputs()[0]
-        self.size = int(self._input.shape[-1])
-
-    def logits(self, crops: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-        """Mirrored-logit per crop, shape ``(n,)``."""
-        if not len(crops):
-            return np.zeros(0, np.float32)
-        x = crops[:, None].astype(np.float32) / 255.0
-        return np.asarray(self._session.run(None, {self._input.name: x})[0], np.float32).ravel()
-
-    def __call__(self, image: npt.NDArray[np.uint8], labels: Labels) -> float:
-        logits = self.logits(tile_crops(image, labels, self.size))
-        return float(-logits.mean()) if len(logits) else 0.0
-
-
 def handedness_margin(scorer: Scorer, image: npt.NDArray[np.uint8], labels: Labels) -> float:
     """``scorer(image) - scorer(mirror image)``: > 0 when the copy looks un-mirrored."""
     return scorer(image, labels) - scorer(cv2.flip(image, 1), flip_labels(labels))
@@ -373,8 +322,10 @@ class CopyDecision:
     parity: int
     inliers_same: int
     inliers_mirrored: int
-    margin: float | None  # handedness margin when scored, else None
+    margin: float | None  # handedness margin (or tightness ratio) when judged, else None
     mirrored: bool
+    #: Both parity groups hold an equally tight copy: the original cannot be told apart.
+    ambiguous: bool = False
 
 
 def compute_parities(
@@ -397,29 +348,87 @@ def compute_parities(
     return out
 
 
+#: Box-area ratio below which the tightest copies of both parity groups count as a tie.
+TIE_RATIO = 1.02
+
+
+def original_copy(labels: Sequence[Labels]) -> tuple[int, float] | None:
+    """The copy with the tightest boxes, and how much looser the next copy's boxes are.
+
+    Roboflow's export keeps each source photo once un-augmented beside its augmented
+    copies; rotation and shear only ever loosen axis-aligned boxes, so the copy with the
+    smallest mean box area is the original, which is never mirrored. Returns ``(index,
+    ratio)`` with ratio = next-smallest / smallest mean box area (1.0 = a tie), or None
+    when no copy has labels.
+    """
+    areas = sorted((tightness(lb), i) for i, lb in enumerate(labels) if len(lb))
+    if not areas:
+        return None
+    ratio = areas[1][0] / areas[0][0] if len(areas) > 1 and areas[0][0] > 0 else 1.0
+    return areas[0][1], ratio
+
+
 def decide_stem(
     names: Sequence[str],
     images: Sequence[npt.NDArray[np.uint8]],
     labels: Sequence[Labels],
     matcher: ParityMatcher,
-    scorer: Scorer,
+    scorer: Scorer | None = None,
     *,
     votes_per_group: int = 1,
 ) -> list[CopyDecision]:
     """Split one stem's copies into parity groups and decide which group is mirrored.
 
-    Each group votes with its ``votes_per_group`` tightest-boxed copies; a copy's vote
-    counts for its own group and against the other (its mirror image belongs there).
+    With no ``scorer``, the group holding the un-augmented original
+    (:func:`original_copy`) is the real one; its ``margin`` is the ratio of the other
+    group's tightest mean box area to the original's. Below :data:`TIE_RATIO` both
+    groups hold an equally tight copy and every decision is marked ``ambiguous``.
+    With a ``scorer``, each group votes with its ``votes_per_group`` tightest-boxed
+    copies; a copy's vote counts for its own group and against the other (its mirror
+    image belongs there).
     """
-    parities = matcher.parities(images)
-    margins: list[float | None] = [None] * len(images)
-    for group in (0, 1):
-        members = [i for i, p in enumerate(parities) if p[0] == group and len(labels[i])]
-        members.sort(key=lambda i: tightness(labels[i]))
-        for i in members[:votes_per_group]:
-            margins[i] = handedness_margin(scorer, images[i], labels[i])
-    vote = sum((m if parities[i][0] == 0 else -m) for i, m in enumerate(margins) if m is not None)
-    group0_mirrored = vote < 0
+    return judge_stem(
+        names, images, labels, matcher.parities(images), scorer, votes_per_group=votes_per_group
+    )
+
+
+def judge_stem(
+    names: Sequence[str],
+    images: Sequence[npt.NDArray[np.uint8]] | None,
+    labels: Sequence[Labels],
+    parities: Sequence[tuple[int, int, int]],
+    scorer: Scorer | None = None,
+    *,
+    votes_per_group: int = 1,
+) -> list[CopyDecision]:
+    """:func:`decide_stem` with the parities known (``images`` only needed by a scorer)."""
+    margins: list[float | None] = [None] * len(labels)
+    ambiguous = False
+    if scorer is None:
+        original = original_copy(labels)
+        group0_mirrored = original is not None and parities[original[0]][0] == 1
+        if original is not None:
+            i0 = original[0]
+            others = [
+                tightness(labels[i])
+                for i, p in enumerate(parities)
+                if p[0] != parities[i0][0] and len(labels[i])
+            ]
+            ratio = min(others) / max(tightness(labels[i0]), 1e-12) if others else float("inf")
+            margins[i0] = min(ratio, 99.0)
+            ambiguous = ratio < TIE_RATIO
+    else:
+        for group in (0, 1):
+            members = [i for i, p in enumerate(parities) if p[0] == group and len(labels[i])]
+            members.sort(key=lambda i: tightness(labels[i]))
+            for i in members[:votes_per_group]:
+                if images is None:
+                    raise ValueError("a scorer needs the images")
+                margins[i] = handedness_margin(scorer, images[i], labels[i])
+        vote = sum(
+            (m if parities[i][0] == 0 else -m) for i, m in enumerate(margins) if m is not None
+        )
+        group0_mirrored = vote < 0
     stem = source_stem(names[0])
     return [
         CopyDecision(
@@ -430,6 +439,7 @@ def decide_stem(
             inliers_mirrored=p[2],
             margin=margins[i],
             mirrored=(p[0] == 0) == group0_mirrored,
+            ambiguous=ambiguous,
         )
         for i, p in enumerate(parities)
     ]
@@ -462,19 +472,6 @@ def split_stems(stems: Iterable[str], val_fraction: float, seed: int) -> tuple[s
     return set(ordered[n_val:]), set(ordered[:n_val])
 
 
-#: The shipped handedness model (train/handedness.py), relative to the repository root.
-HANDEDNESS_MODEL = Path("models") / "handedness.onnx"
-
-
-def default_scorer(repo: Path | None = None) -> Scorer:
-    """The shipped tile-crop handedness model (``models/handedness.onnx``)."""
-    root = repo or Path(__file__).resolve().parents[2]
-    model = root / HANDEDNESS_MODEL
-    if not model.is_file():
-        raise ValueError(f"{model} not found: pass a scorer or a reference model")
-    return CropHandednessScorer(model)
-
-
 def _load_image(path: Path) -> npt.NDArray[np.uint8]:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
@@ -496,6 +493,7 @@ def _read_decisions(path: Path) -> dict[str, CopyDecision]:
                 inliers_mirrored=int(row["inliers_mirrored"]),
                 margin=float(row["margin"]) if row["margin"] else None,
                 mirrored=row["mirrored"] == "1",
+                ambiguous=row.get("ambiguous") == "1",
             )
     return out
 
@@ -519,13 +517,16 @@ def prepare_photos(
     leaves them out, ``"keep"`` copies them unchanged without judging (only for a
     handedness-agnostic warm-up stage; never for validation). ``scorer`` (or
     ``reference_model``, an ultralytics ONNX detector read with ``reference_input``)
-    decides which parity group is un-mirrored; by default the shipped tile-crop
-    handedness model ``models/handedness.onnx``. Each parity group votes with its
-    ``votes_per_group`` tightest-boxed copies. Decisions are cached in
-    ``out/mirror.csv``: a re-run with the same ``out`` reuses them.
+    decides which parity group is un-mirrored, each group voting with its
+    ``votes_per_group`` tightest-boxed copies; by default (neither given) the group
+    of the un-augmented original copy is the real one (:func:`original_copy`).
+    Copies without labels are left out (``unlabelled``): they show tiles nobody marked.
+    Decisions are cached in ``out/mirror.csv``: a re-run with the same ``out`` reuses
+    them.
 
     Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
-    "val_stems", "mirrored", "fixed", "dropped", "tiles"}``.
+    "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "tiles"}``.
+    Copies of stems whose original cannot be told (``ambiguous``) are left out.
     """
     src, out = Path(src), Path(out)
     if mirrored not in ("fix", "drop", "keep"):
@@ -547,7 +548,18 @@ def prepare_photos(
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
 
     counts = dict.fromkeys(
-        ("images", "train_images", "val_images", "mirrored", "fixed", "dropped", "tiles"), 0
+        (
+            "images",
+            "train_images",
+            "val_images",
+            "mirrored",
+            "fixed",
+            "dropped",
+            "unlabelled",
+            "ambiguous",
+            "tiles",
+        ),
+        0,
     )
     decisions: list[CopyDecision] = []
     stems: Iterable[str] = sorted(groups)
@@ -567,12 +579,8 @@ def prepare_photos(
         elif all(p.name in cached for p in paths):
             stem_decisions = [cached[p.name] for p in paths]
         else:
-            if scorer is None:
-                scorer = (
-                    DetectorScorer(reference_model, input=reference_input)
-                    if reference_model is not None
-                    else default_scorer()
-                )
+            if scorer is None and reference_model is not None:
+                scorer = DetectorScorer(reference_model, input=reference_input)
             matcher = matcher or ParityMatcher()
             stem_decisions = decide_stem(
                 [p.name for p in paths],
@@ -586,10 +594,23 @@ def prepare_photos(
         split = "val" if stem in val_stems else "train"
         for path, image, label, decision in zip(paths, images, labels, stem_decisions, strict=True):
             target = out / "images" / split / path.name
+            label_target = out / "labels" / split / f"{path.stem}.txt"
+            if decision.ambiguous and mirrored != "keep":
+                counts["ambiguous"] += 1
+                target.unlink(missing_ok=True)
+                label_target.unlink(missing_ok=True)
+                continue
+            if not len(label):  # photos with tiles but no labels would teach "no tile"
+                counts["unlabelled"] += 1
+                target.unlink(missing_ok=True)
+                label_target.unlink(missing_ok=True)
+                continue
             if decision.mirrored:
                 counts["mirrored"] += 1
                 if mirrored == "drop":
                     counts["dropped"] += 1
+                    target.unlink(missing_ok=True)
+                    label_target.unlink(missing_ok=True)
                     continue
                 image, label = cv2.flip(image, 1), flip_labels(label)
                 counts["fixed"] += 1
@@ -619,6 +640,7 @@ def prepare_photos(
                 "inliers_mirrored",
                 "margin",
                 "mirrored",
+                "ambiguous",
             ]
         )
         for d in decisions:
@@ -632,6 +654,7 @@ def prepare_photos(
                     d.inliers_mirrored,
                     "" if d.margin is None else f"{d.margin:.5f}",
                     int(d.mirrored),
+                    int(d.ambiguous),
                 ]
             )
     yaml_lines = [
