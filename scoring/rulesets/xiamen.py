@@ -101,9 +101,8 @@ class Xiamen(RuleSet):
         reason = _illegal_reason(hand, win, context, settings)
         if reason:
             return _illegal(reason, win, settings)
-        readings = _readings(hand, win)
-        if win.kind.startswith("three_golds"):
-            readings = [()]
+        # 三金倒 wins whatever the other tiles are: no reading is needed.
+        readings = [()] if win.kind.startswith("three_golds") else _readings(hand, win)
         if not readings:
             if win.kind in ("you_jin", "shuang_you", "san_you"):
                 why = (
