@@ -204,6 +204,9 @@ def test_referee_correction_and_void_keep_history(setup) -> None:
     assert st["hands_void"] == [1] and all(p["total"] == 0 for p in st["players"])
     nxt = client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
     assert nxt.json()["number"] == 2  # the voided hand keeps its place
+    ref = client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=admin())
+    assert ref.json()["source"] == "referee" and ref.json()["author"] == "referee"
+    assert nxt.json()["source"] == "table" and nxt.json()["author"] == f"table:{t}"
 
 
 @needs_mcr

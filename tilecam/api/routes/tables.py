@@ -135,7 +135,8 @@ def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
               response: Response) -> dict[str, Any]:
     """Record a hand reported by an automatic table: 201 when new, 200 for a repeat."""
     try:
-        rec = sheet.record_hand(sf, table_id, body.report(), "table", caller.author,
+        source = "referee" if caller.admin else "table"
+        rec = sheet.record_hand(sf, table_id, body.report(), source, caller.author,
                                 body.number)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
