@@ -18,8 +18,8 @@ Two kinds of constraints:
   reading. Strong evidence is never overridden to force a win: such a hand is reported
   as not winning (the caller then shows its waits).
 
-Readings whose probability is within ``close_ratio`` of the chosen one are returned as
-alternatives.
+Possible readings whose probability is within ``close_ratio`` of the chosen one (either
+way) are returned as alternatives, winning or not.
 
 >>> from vision.layout_scene import SceneBuilder
 >>> from vision.layout import analyze
@@ -435,17 +435,16 @@ def correct(
                 f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
                 " times less probable; the hand is reported as not winning"
             )
-    # alternatives: same verdict, and not a correction that adds needless changes to
-    # another legal correction
+    # alternatives: possible readings within close_ratio of the chosen one either way
+    # (a win taken over a slightly more probable non-winning reading shows that one
+    # too), leaving out corrections that add needless changes to another one
     change_sets = [{(c.tile, c.after) for c in r.changes} for r in found]
     pool = [
         r
         for r, cs in zip(found, change_sets, strict=True)
         if r is not chosen
-        and r.winning == chosen.winning
+        and abs(r.cost - chosen.cost) <= close
         and not any(other and other < cs for other in change_sets)
     ]
-    alts = tuple(
-        r for r in sorted(pool, key=lambda r: r.cost) if r.cost - chosen.cost <= close
-    )[: params.max_alternatives]
+    alts = tuple(sorted(pool, key=lambda r: r.cost))[: params.max_alternatives]
     return CorrectionResult(chosen, alts, tuple(problems), claim_win, popped, tuple(notes))

@@ -9,7 +9,11 @@ detections (tests, automatic tables that report where tiles lie). Both return a
      "hand", "melds", "corrections", "alternatives",
      "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
 
-``tiles`` holds the final (corrected) codes, one entry per detection in detector order;
+``alternatives``: other possible readings within 4× of the chosen one's probability,
+each ``{"hand", "ratio", "corrections", "winning", "score"}`` where ``ratio`` =
+P(chosen) / P(this reading) (below 1: the detector preferred it, e.g. a non-winning
+reading when a slightly less probable one wins). ``tiles`` holds the final (corrected)
+codes, one entry per detection in detector order;
 ``role`` is standing / meld / flower / winning / ignored. Exactly one of ``score`` (a
 win), ``waits`` (a hand one tile short of a win, or a hand shown as a win that is not
 one: then ``unscorable`` says so too) or ``unscorable`` (why it cannot be scored) is

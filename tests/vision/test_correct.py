@@ -50,6 +50,9 @@ def test_6p_9p_swap_that_makes_the_hand_legal() -> None:
     hand = analyze(d).hand(res.best.codes)
     assert mcr_winning_shape(hand)
     assert hand == parse_hand("123m456s57pEEECC6p")
+    # the detector's own reading, a little more probable but no win, is shown too
+    [alt] = res.alternatives
+    assert alt.changes == () and not alt.winning
 
 
 def test_a_strong_non_winning_hand_is_left_as_is() -> None:
