@@ -40,7 +40,10 @@ def panel_lines(rec: Recognition) -> list[str]:
     for c in rec.correction.best.changes:
         lines.append(f"corrected tile {c.tile}: {c.before} -> {c.after} (x{c.ratio:.1f})")
     for a in rec.alternatives:
-        lines.append(f"close reading (x{a['ratio']:.1f} less likely): {a['hand']}")
+        r = float(a["ratio"])
+        how = f"x{r:.1f} less likely" if r >= 1 else f"x{1 / max(r, 1e-9):.1f} more likely"
+        win = "" if a["winning"] else ", no win"
+        lines.append(f"close reading ({how}{win}): {a['hand']}")
     if rec.score is not None:
         for f in rec.score.fans:
             count = f" x{f.count}" if f.count > 1 else ""

@@ -83,6 +83,13 @@ def build_context(args: argparse.Namespace) -> dict[str, Any]:
     return ctx
 
 
+def likelihood(ratio: float) -> str:
+    """``ratio`` = P(chosen) / P(alternative) in words."""
+    if ratio >= 1:
+        return f"{ratio:.1f}x less likely"
+    return f"{1 / max(ratio, 1e-9):.1f}x more likely by the tiles alone"
+
+
 def describe(result: dict[str, Any]) -> str:
     """Human-readable summary of a recognition's JSON."""
     lines = []
@@ -101,7 +108,8 @@ def describe(result: dict[str, Any]) -> str:
         )
     for a in result["alternatives"]:
         score = f", total {a['score']}" if a.get("score") is not None else ""
-        lines.append(f"close reading ({a['ratio']:.1f}x less likely): {a['hand']}{score}")
+        win = "" if a["winning"] else ", not a win"
+        lines.append(f"close reading ({likelihood(a['ratio'])}{win}): {a['hand']}{score}")
     if "score" in result:
         s = result["score"]
         for f in s["fans"]:
