@@ -132,3 +132,24 @@ def test_processes_migrating_at_once_leave_one_schema(engine: Engine) -> None:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
     with session_factory(engine).begin() as s:
         s.add(Event(name="after", rules="mcr"))
+
+
+def test_recorded_hands_and_revisions_cannot_be_overwritten_or_deleted(engine: Engine) -> None:
+    from sqlalchemy.exc import DBAPIError
+
+    table_id, round_id = _table(engine)
+    sf = session_factory(engine)
+    with sf.begin() as s:
+        h = Hand(table_id=table_id, round_id=round_id, number=1, hand_in_round=1, dealer=0,
+                 source="table")
+        s.add(h)
+        s.flush()
+        s.add(HandRevision(hand_id=h.id, revision=1, action="record", outcome="draw",
+                           context={}, rules="mcr", settlement=[0, 0, 0, 0], author="t"))
+    for sql in ("UPDATE hand_revisions SET outcome = 'win'", "DELETE FROM hand_revisions",
+                "UPDATE hands SET number = 2", "DELETE FROM hands"):
+        with pytest.raises(DBAPIError, match="append-only"), engine.begin() as conn:
+            conn.execute(text(sql))
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT outcome FROM hand_revisions")).scalar() == "draw"
+        assert conn.execute(text("SELECT number FROM hands")).scalar() == 1
