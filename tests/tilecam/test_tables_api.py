@@ -481,6 +481,7 @@ def test_table_keys_admin_key_and_rate_limits(backend: str, tmp_path: Path) -> N
         assert client.get(f"/v1/tables/{t2}/standings", headers=bearer(k1)).status_code == 403
         assert client.post("/v1/events", json={"name": "x"}, headers=bearer(k1)).status_code == 403
         assert client.get("/v1/events", headers=admin("nope")).status_code == 401
+        assert client.get(f"/v1/tables/{t1}", headers={"X-Api-Key": k1}).status_code == 200
         # Keys are stored hashed: the database never holds the key itself.
         from tilecam.db.models import GameTable
         from tilecam.tables.keys import hash_key
