@@ -441,9 +441,13 @@ function showRecognition(rec) {
   if (rec.unscorable) notes.push(el("li", {}, `Cannot score: ${rec.unscorable}`));
   for (const a of rec.alternatives || []) {
     if (!a.hand) continue;
+    // ratio = P(chosen reading) / P(this reading)
+    const rel = a.ratio > 0 ? 1 / a.ratio : 0;
+    const likely = rel >= 1 ? `${rel.toFixed(1)}× as likely per the detector`
+      : `${Math.round(rel * 100)}% as likely`;
     notes.push(el("li", {}, `Also possible: ${a.hand}`
       + (a.score !== null && a.score !== undefined ? ` (${a.score} fan)` : "")
-      + ` — ${Math.round(a.ratio * 100)}% as likely `,
+      + (a.winning === false ? " (not a win)" : "") + ` — ${likely} `,
     el("button", { type: "button", class: "ghost small", onclick: () => {
       $("hand").value = a.hand; syncFlowerStepper(); rescore();
     } }, "use")));
