@@ -50,8 +50,9 @@ WINNING = "N"
 def scene() -> Detections:
     from vision.layout_scene import SceneBuilder
 
-    b = SceneBuilder().standing(STANDING).meld("EEE", sideways=1).standing("N").win(WINNING)
-    return b.detections()
+    # the 9s is a close call between 9s and 6s (both readings win): an alternative
+    b = SceneBuilder().standing("123m456p78s").standing("9s").uncertain([("9s", 0.5), ("6s", 0.45)])
+    return b.meld("EEE", sideways=1).standing("N").win(WINNING).detections()
 
 
 class SceneDetector:
@@ -229,6 +230,9 @@ def test_photo_is_boxed_and_a_tapped_tile_can_be_corrected(
     wait_for(lambda: browser.find_element(By.ID, "picker").is_displayed(), what="tile picker")
     screenshot(browser, "page-picker.png")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#picker-grid button")) == 43
+    offered = browser.find_elements(By.CSS_SELECTOR, "#picker-top button")
+    top = [b.get_attribute("data-code") for b in offered]
+    assert top == ["6s"]  # the detector's alternative is offered first
     browser.find_element(By.CSS_SELECTOR, '#picker-grid button[data-code="6s"]').click()
     corrected = "[EEE,2]123m456p786sNN"
     wait_for(lambda: browser.find_element(By.ID, "hand").get_attribute("value") == corrected,
@@ -283,3 +287,25 @@ def test_a_tap_near_a_small_tile_opens_its_picker(
     ActionChains(browser).move_to_element_with_offset(first, 0, below).click().perform()
     wait_for(lambda: browser.find_element(By.ID, "picker").is_displayed(), what="tile picker")
     assert browser.find_element(By.ID, "picker-title").text.startswith("Tile 1: 1m")
+
+
+def test_a_close_alternative_reading_can_be_used(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/")
+    wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready"),
+             what="page start")
+    upload = browser.find_element(By.ID, "photo")
+    browser.execute_script("arguments[0].hidden = false;", upload)
+    upload.send_keys(str(photo(tmp_path)))
+    use = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#notes button"),
+                   what="an alternative reading")
+    assert "786s" in browser.find_element(By.ID, "notes").text
+    use.click()
+    alt = "[EEE,2]123m456p786sNN"
+    wait_for(lambda: browser.find_element(By.ID, "hand").get_attribute("value") == alt,
+             what="the alternative hand")
+    want = expected_total(alt)
+    wait_for(lambda: browser.find_element(By.ID, "total").text == str(want), what=f"total {want}")
