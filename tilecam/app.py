@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         load_detector_into(app, settings)
         app.state.limiter = RecognitionLimiter(
-            settings.recognize_concurrency, settings.request_timeout_s
+            settings.recognize_concurrency, settings.request_timeout_s, settings.recognize_queue
         )
         try:
             yield

@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     max_pixels: int = 40_000_000
     #: Recognitions allowed to run at once per process; more wait, then get 503.
     recognize_concurrency: int = 2
+    #: Image requests admitted at once per process (uploading, waiting or running);
+    #: more get 503 at once, so memory for uploads stays bounded.
+    recognize_queue: int = 32
     #: Seconds a request may wait for a recognition slot or run before 503.
     request_timeout_s: float = 30.0
     #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).

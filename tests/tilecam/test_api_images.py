@@ -257,3 +257,19 @@ def test_grey_png_is_decoded_to_three_channels(client: TestClient, fake: FakeDet
     r = client.post("/v1/detect", files={"image": ("g.png", buf.tobytes(), "image/png")})
     assert r.status_code == 200, r.text
     assert fake.shapes == [(50, 60, 3)]
+
+
+def test_limiter_refuses_requests_over_the_queue_at_once() -> None:
+    async def scenario() -> tuple[str, int]:
+        limiter = RecognitionLimiter(slots=1, timeout_s=1.0, queue=2)
+        async with limiter.admit(), limiter.admit():
+            try:
+                async with limiter.admit():
+                    code = "admitted"
+            except ApiError as exc:
+                code = exc.code
+        admitted_after = limiter.admitted
+        limiter.shutdown()
+        return code, admitted_after
+
+    assert asyncio.run(scenario()) == ("busy", 0)

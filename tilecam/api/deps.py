@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
@@ -26,20 +27,42 @@ T = TypeVar("T")
 class RecognitionLimiter:
     """Runs CPU-heavy work (decode, detect, layout, score) in a small thread pool.
 
-    At most ``slots`` jobs run at once. A request waits up to ``timeout_s`` seconds
+    At most ``queue`` image requests are admitted at once (:meth:`admit`), and at most
+    ``slots`` jobs run at once. A request waits up to ``timeout_s`` seconds
     for a slot, then gets 503 ``busy``; a job that runs longer than what is left of
     ``timeout_s`` answers 503 ``timeout`` (the job finishes in the background and
     only then frees its slot, so the bound on concurrent work always holds).
     """
 
-    def __init__(self, slots: int, timeout_s: float) -> None:
+    def __init__(self, slots: int, timeout_s: float, queue: int | None = None) -> None:
         if slots < 1:
             raise ValueError(f"recognition slots must be at least 1, got {slots}")
         self.slots = slots
         self.timeout_s = timeout_s
+        self.queue = max(slots, queue if queue is not None else 16 * slots)
+        self.admitted = 0
         self._semaphore = asyncio.BoundedSemaphore(slots)
         self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="recognize")
         self.running = 0
+
+    @asynccontextmanager
+    async def admit(self) -> AsyncIterator[None]:
+        """Admit one image request for its whole life (upload, wait, run), or answer
+        503 ``busy`` at once when ``queue`` requests are already in; this bounds the
+        memory held by uploads however many clients connect."""
+        if self.admitted >= self.queue:
+            raise ApiError(
+                503,
+                "busy",
+                f"the server is busy: {self.admitted} image requests are in progress "
+                f"(limit {self.queue}); try again",
+                headers={"Retry-After": "2"},
+            )
+        self.admitted += 1
+        try:
+            yield
+        finally:
+            self.admitted -= 1
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn(*args, **kwargs)`` in the pool within the limits; returns its result."""

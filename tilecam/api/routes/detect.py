@@ -26,15 +26,18 @@ async def detect(
     limiter: LimiterDep,
 ) -> JSONResponse:
     """Find the tiles in a photo (multipart field ``image``, or a raw image body)."""
-    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+    async with limiter.admit():
+        upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+        return JSONResponse(await limiter.run(_detect, upload.data, settings, detector))
 
-    def work() -> dict[str, Any]:
-        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-        found = detector(image)
-        return {
-            "image_size": list(found.image_size or (image.shape[1], image.shape[0])),
-            "tiles": found.to_records(),
-            "meta": found.meta,
-        }
 
-    return JSONResponse(await limiter.run(work))
+def _detect(data: bytes, settings: Any, detector: Any) -> dict[str, Any]:
+    """Decode and detect (runs in the recognition pool)."""
+    image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
+    found = detector(image)
+    return {
+        "image_size": list(found.image_size or (image.shape[1], image.shape[0])),
+        "tiles": found.to_records(),
+        "meta": found.meta,
+    }
+

@@ -137,28 +137,41 @@ async def recognize(
     annotate: bool = Query(False, description="add annotated_jpeg (base64 JPEG data URL)"),
 ) -> JSONResponse:
     """Read the hand in a photo and score it (or give its waits, or say why it cannot)."""
-    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
-    fields = {**dict(request.query_params), **upload.fields}
-    opts = parse_options(fields)
-    check_context(opts)
-    context = recognition_context(opts)
+    async with limiter.admit():
+        upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+        opts = parse_options({**dict(request.query_params), **upload.fields})
+        check_context(opts)
+        context = recognition_context(opts)
+        result = await limiter.run(
+            _recognize, upload.data, upload.filename, opts.rules, context, settings, detector,
+            annotate,
+        )  # fmt: skip
+        return JSONResponse(result)
 
-    def work() -> dict[str, Any]:
-        from vision.recognize import recognize as run_recognition
 
-        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-        try:
-            result = run_recognition(image, opts.rules, context, detector=detector)
-        except ValueError as exc:  # HandError or a context the recognizer refuses
-            raise ApiError(400, "invalid_context", str(exc)) from None
-        out = result.to_dict()
-        # the page's tile picker offers the detector's alternatives first
-        for tile, record in zip(out["tiles"], result.detections.to_records(), strict=True):
-            tile["topk"] = record["topk"]
-        out["image"] = upload.filename
-        out["image_size"] = [int(image.shape[1]), int(image.shape[0])]
-        if annotate:
-            out["annotated_jpeg"] = annotated_jpeg(image, result)
-        return out
+def _recognize(
+    data: bytes,
+    filename: str,
+    rules: str,
+    context: dict[str, Any],
+    settings: Any,
+    detector: Any,
+    annotate: bool,
+) -> dict[str, Any]:
+    """Decode, detect, lay out, correct and score (runs in the recognition pool)."""
+    from vision.recognize import recognize as run_recognition
 
-    return JSONResponse(await limiter.run(work))
+    image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
+    try:
+        result = run_recognition(image, rules, context, detector=detector)
+    except ValueError as exc:  # HandError or a context the recognizer refuses
+        raise ApiError(400, "invalid_context", str(exc)) from None
+    out = result.to_dict()
+    # the page's tile picker offers the detector's alternatives first
+    for tile, record in zip(out["tiles"], result.detections.to_records(), strict=True):
+        tile["topk"] = record["topk"]
+    out["image"] = filename
+    out["image_size"] = [int(image.shape[1]), int(image.shape[0])]
+    if annotate:
+        out["annotated_jpeg"] = annotated_jpeg(image, result)
+    return out
