@@ -61,7 +61,9 @@ def load_detector_into(app: FastAPI, settings: Settings) -> None:
     try:
         from vision import load_detector
 
-        app.state.detector = load_detector(settings.model_dir)
+        threads = settings.detector_threads
+        options = {"threads": threads} if threads > 0 else {}
+        app.state.detector = load_detector(settings.model_dir, **options)
     except Exception as exc:  # a broken model must not stop the scoring service
         app.state.detector_error = f"the model in {settings.model_dir} failed to load: {exc}"
         log.exception("tilecam: %s", app.state.detector_error)

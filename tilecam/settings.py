@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     max_pixels: int = 40_000_000
     #: Recognitions allowed to run at once per process; more wait, then get 503.
     recognize_concurrency: int = 2
+    #: onnxruntime threads per detector run; 0 = onnxruntime's default (all cores).
+    detector_threads: int = 0
     #: Image requests admitted at once per process (uploading, waiting or running);
     #: more get 503 at once, so memory for uploads stays bounded.
     recognize_queue: int = 32
