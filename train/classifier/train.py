@@ -1,0 +1,222 @@
+"""Train the crop classifier on real-photo and synthetic crops (``crops.py`` output).
+
+usage: .venv-train/bin/python train/classifier/train.py \
+           --real runs/classifier/hk-train.npz --synth runs/classifier/synth-train.npz \
+           --val runs/classifier/hk-val.npz --val runs/classifier/heldout.npz \
+           --out runs/classifier/run1 --minutes 20 [--width 16] [--resume]
+
+Each step draws half its batch from the real crops and half from the synthetic ones,
+rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
+moves a clockwise rotation index ``r`` to ``(r - k) mod 4``; never mirrored), and jitters
+brightness, contrast and colour. Loss on the 172 class × rotation logits:
+
+* rotation known (synthetic face-up tiles): cross-entropy on the joint index
+  ``class * 4 + rotation``;
+* rotation unknown (real photos, face-down tiles): cross-entropy on the class marginal,
+  ``logsumexp`` of the class's 4 rotation logits against ``logsumexp`` of all.
+
+The run is planned by wall time: the step count comes from ``--minutes`` and the speed
+measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
+learning rate follows one cosine cycle over it.
+Checkpoints ``last.pt`` (resumable with ``--resume``) and the final ``model.pt`` go in
+``--out``; ``log.jsonl`` holds the validation figures (class top-1 and, where known,
+rotation accuracy per ``--val`` file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from model import CropNet
+
+N_CLASSES = 43
+
+
+class Crops:
+    """A ``crops.py`` file held in memory (uint8 crops, class ids, rotation indices)."""
+
+    def __init__(self, path: Path) -> None:
+        with np.load(path) as d:
+            self.crops = d["crops"]
+            self.classes = d["classes"].astype(np.int64)
+            self.rotations = d["rotations"].astype(np.int64)
+        self.name = path.stem
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+
+def augment(
+    x: torch.Tensor, rot: torch.Tensor, gen: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random quarter turns and photometric jitter of a float batch ``(B, 3, S, S)`` in 0..1;
+    returns the batch and the shifted rotation indices (-1 stays -1)."""
+    b = x.shape[0]
+    k = torch.randint(0, 4, (b,), generator=gen)
+    out = torch.empty_like(x)
+    for q in range(4):
+        m = k == q
+        if m.any():
+            out[m] = torch.rot90(x[m], q, dims=(2, 3))
+    rot = torch.where(rot >= 0, (rot - k) % 4, rot)
+    contrast = torch.empty(b, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
+    bright = torch.empty(b, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
+    gain = torch.empty(b, 3, 1, 1).uniform_(0.9, 1.1, generator=gen)
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    out = (out - mean) * contrast + mean + bright
+    out = out * gain
+    gray = torch.rand(b, generator=gen) < 0.1
+    if gray.any():
+        out[gray] = out[gray].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    out = out + torch.randn(out.shape, generator=gen) * 0.02
+    return out.clamp_(0, 1), rot
+
+
+def loss_fn(logits: torch.Tensor, cls: torch.Tensor, rot: torch.Tensor) -> torch.Tensor:
+    """Mean loss over the batch: joint cross-entropy where the rotation is known, class
+    marginal cross-entropy where it is -1."""
+    logz = torch.logsumexp(logits, dim=1)
+    per_class = torch.logsumexp(logits.view(len(logits), N_CLASSES, 4), dim=2)
+    marginal = logz - per_class.gather(1, cls[:, None])[:, 0]
+    joint_idx = cls * 4 + rot.clamp(min=0)
+    joint = logz - logits.gather(1, joint_idx[:, None])[:, 0]
+    return torch.where(rot >= 0, joint, marginal).mean()
+
+
+@torch.no_grad()
+def evaluate(model: CropNet, data: Crops, limit: int | None = None) -> dict[str, float]:
+    """Class top-1 (from the class marginal) and rotation accuracy (crops with a known
+    rotation) on ``data`` (first ``limit`` crops, evenly strided when limited)."""
+    model.eval()
+    idx = np.arange(len(data))
+    if limit and len(idx) > limit:
+        idx = idx[:: len(idx) // limit][:limit]
+    right_c = right_r = n_r = 0
+    for s in range(0, len(idx), 512):
+        j = idx[s : s + 512]
+        x = torch.from_numpy(data.crops[j]).float().div_(255)
+        p = torch.softmax(model(x), dim=1).view(len(j), N_CLASSES, 4)
+        c = p.sum(2).argmax(1).numpy()
+        r = p.sum(1).argmax(1).numpy()
+        right_c += int((c == data.classes[j]).sum())
+        known = data.rotations[j] >= 0
+        right_r += int((r[known] == data.rotations[j][known]).sum())
+        n_r += int(known.sum())
+    model.train()
+    return {
+        "class_top1": right_c / len(idx),
+        "rotation": right_r / n_r if n_r else float("nan"),
+        "n": len(idx),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--real", type=Path, required=True)
+    ap.add_argument("--synth", type=Path, required=True)
+    ap.add_argument("--val", type=Path, action="append", default=[])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--minutes", type=float, default=20.0, help="wall-time budget")
+    ap.add_argument("--width", type=int, default=16)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--eval-every", type=int, default=400)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    gen = torch.Generator().manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    real, synth = Crops(args.real), Crops(args.synth)
+    vals = [Crops(v) for v in args.val]
+    args.out.mkdir(parents=True, exist_ok=True)
+    model = CropNet(N_CLASSES, args.width)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    step, total = 0, 0
+    if args.resume and (args.out / "last.pt").is_file():
+        state = torch.load(args.out / "last.pt")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        step, total = state["step"], state["total"]
+    if args.steps:
+        total = args.steps
+    if step:  # a resumed run draws other batches than the first steps did
+        rng = np.random.default_rng([args.seed, step])
+        gen.manual_seed(args.seed * 100_003 + step)
+    log = (args.out / "log.jsonl").open("a")
+    half = args.batch // 2
+    t0 = time.time()
+    warm = 30
+    while total == 0 or step < total:
+        j_r = rng.integers(0, len(real), half)
+        j_s = rng.integers(0, len(synth), args.batch - half)
+        x = torch.from_numpy(np.concatenate([real.crops[j_r], synth.crops[j_s]])).float().div_(255)
+        cls = torch.from_numpy(np.concatenate([real.classes[j_r], synth.classes[j_s]]))
+        rot = torch.from_numpy(np.concatenate([real.rotations[j_r], synth.rotations[j_s]]))
+        x, rot = augment(x, rot, gen)
+        if total:
+            lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
+        else:
+            lr = args.lr * min(1.0, (step + 1) / warm)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        loss = loss_fn(model(x), cls, rot)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if total == 0 and step == warm:
+            per_step = (time.time() - t0) / warm
+            total = max(warm + 1, int(args.minutes * 60 / per_step))
+            print(
+                f"{per_step:.3f} s/step → {total} steps "
+                f"({total * args.batch / (len(real) + len(synth)):.1f} passes)",
+                flush=True,
+            )
+        if step % 50 == 0:
+            print(
+                f"step {step}/{total} loss {loss.item():.3f} lr {lr:.5f} {time.time() - t0:.0f}s",
+                flush=True,
+            )
+        if step % args.eval_every == 0 or step == total:
+            rec: dict[str, object] = {
+                "step": step,
+                "loss": round(loss.item(), 4),
+                "seconds": round(time.time() - t0),
+            }
+            for v in vals:
+                rec[v.name] = evaluate(model, v, None if step == total else 1500)
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            torch.save(
+                {
+                    "model": model.state_dict(),
+                    "opt": opt.state_dict(),
+                    "step": step,
+                    "total": total,
+                    "width": args.width,
+                },
+                args.out / "last.pt",
+            )
+    torch.save(
+        {"model": model.state_dict(), "width": args.width, "n_classes": N_CLASSES},
+        args.out / "model.pt",
+    )
+    print(f"done in {time.time() - t0:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
