@@ -38,6 +38,9 @@ def main() -> None:
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--iou", type=float, default=0.5)
     ap.add_argument("--models", default=str(REPO / "models"))
+    ap.add_argument("--classifier", type=Path, help="crop classifier ONNX to ship beside it")
+    ap.add_argument("--classifier-size", type=int, default=48)
+    ap.add_argument("--classifier-weight", type=float, default=0.7)
     args = ap.parse_args()
 
     model = YOLO(args.weights)
@@ -80,6 +83,23 @@ def main() -> None:
             "iou": args.iou,
         },
     )
+    if args.classifier:
+        target = models / "tilecam-crops.onnx"
+        if args.classifier.resolve() != target.resolve():
+            shutil.copyfile(args.classifier, target)
+        crops = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+        size = args.classifier_size
+        probe = np.zeros((2, 3, size, size), np.float32)
+        out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
+        if out.shape != (2, len(CLASSES) * 4):
+            sys.exit(f"classifier output {out.shape} is not (B, {len(CLASSES) * 4})")
+        manifest["classifier"] = {
+            "file": target.name,
+            "size": size,
+            "names": list(CLASSES),
+            "rotations": [0, 90, 180, 270],
+            "weight": args.classifier_weight,
+        }
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")

@@ -33,7 +33,12 @@ cp "$SHARED/models/mahjong-detector-yolo11n-34cls.pt" datasets/build/start.pt
     --data datasets/build/train-mix.yaml --epochs "$EPOCHS" --imgsz "$IMGSZ" --batch "$BATCH" \
     --device "$DEVICE" --workers "$WORKERS" --name "$NAME"
 
-# 5. export to ONNX + manifest, then measure on the real-photo val split
+# 5. the crop classifier (43 codes x 4 rotations), time-budgeted
+.venv-train/bin/python train/classifier.py --minutes "${CLS_MINUTES:-35}" \
+    --threads "${CLS_THREADS:-1}" --out datasets/build/crops.onnx
+
+# 6. export to ONNX + manifest, then measure on the real-photo val split
 .venv-train/bin/python train/export.py "runs/$NAME/weights/best.pt" --imgsz 640 \
-    --version "$(date -u +%Y-%m-%d)"
+    --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.1}" \
+    --classifier datasets/build/crops.onnx --classifier-weight "${CLS_WEIGHT:-0.7}"
 .venv/bin/tilecam eval datasets/build/hk-photos --split val
