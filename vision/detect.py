@@ -23,7 +23,10 @@ height is a sideways tile, 90; without the classifier 0 vs 180 and 90 vs 270 can
 told apart and are reported as 0 and 90).
 
 ``confidence`` of a tile is the detector's best class score (0..1, what the threshold
-applies to) times, with a classifier, the fused top-1 probability.
+applies to) times, with a classifier, the fused top-1 probability; ``meta["confidence"]``
+says which (``"score"`` or ``"score*p1"``) and :func:`detection_scores` gives the
+detector's own scores back (a tile is kept when that score reaches the threshold, so a
+tile whose code is uncertain is still reported, with its alternatives).
 """
 
 from __future__ import annotations
@@ -294,6 +297,7 @@ class Detector:
         det.meta.update(
             model=self.name,
             backend=self.backend.name,
+            confidence="score*p1" if self.classifier is not None else "score",
             ms={
                 "decode_image": round((t1 - t0) * 1000, 2),
                 "preprocess": round((t2 - t1) * 1000, 2),
@@ -303,6 +307,18 @@ class Detector:
             },
         )
         return det
+
+
+def detection_scores(det: Detections) -> npt.NDArray[np.float32]:
+    """The detector's score per row of ``det`` (what :class:`Detector` thresholds), ``(n,)``.
+
+    Equal to ``det.confidences`` unless a classifier multiplied them by the top-1
+    probability (``meta["confidence"] == "score*p1"``), which is divided out here.
+    """
+    if det.meta.get("confidence") == "score*p1" and len(det):
+        p1 = np.maximum(det.topk_probs[:, 0], np.float32(1e-12))
+        return np.asarray(det.confidences / p1, np.float32)
+    return det.confidences
 
 
 _CACHE: dict[Path, Detector] = {}

@@ -11,7 +11,7 @@ import pytest
 
 import vision
 from vision.classes import class_id
-from vision.detect import Detector, ModelError, read_manifest
+from vision.detect import Detector, ModelError, detection_scores, read_manifest
 
 
 class FakeBackend:
@@ -70,6 +70,8 @@ def test_detect_maps_boxes_codes_topk_rotation(tmp_path: Path) -> None:
     assert d.topk_probs[0, 0] == pytest.approx(0.9 / 0.95)
     assert d.image_size == (1280, 960)
     assert d.meta["model"] == "test-model" and d.meta["ms"]["total"] >= 0
+    assert d.meta["confidence"] == "score"
+    assert detection_scores(d) is d.confidences
 
 
 def test_detect_empty_result_and_thresholds(tmp_path: Path) -> None:
@@ -99,6 +101,8 @@ def test_classifier_decides_code_and_rotation(tmp_path: Path) -> None:
     assert d.rotations.tolist() == [180, 180]
     assert cls.inputs[0].shape == (2, 3, 32, 32)
     assert 0.8 < d.confidences[0] <= 0.9
+    assert d.meta["confidence"] == "score*p1"
+    assert detection_scores(d).tolist() == pytest.approx([0.9, 0.8])
 
 
 def test_output_shape_must_match_manifest(tmp_path: Path) -> None:

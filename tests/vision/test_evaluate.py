@@ -127,3 +127,14 @@ def test_dataset_errors(tmp_path: Path) -> None:
     (tmp_path / "labels" / "val" / "x.txt").write_text("7 0.5 0.5 0.1 0.1\n")
     with pytest.raises(ValueError, match=r"x\.txt:1: expected"):
         load_dataset(tmp_path)
+
+
+def test_operating_threshold_applies_to_the_given_score(dataset: Path) -> None:
+    samples = load_dataset(dataset)[:1]  # image a: two right tiles at 0.9 and 0.8
+
+    def low_scores(det: Detections) -> np.ndarray:
+        return det.confidences - np.float32(0.5)  # 0.4 and 0.3
+
+    rep = evaluate(samples, fake_detect, conf=0.35, score=low_scores)
+    assert rep.recall == pytest.approx(0.5) and rep.precision == 1.0
+    assert rep.map50 == 1.0  # the ranking still sees every row

@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
-    from vision.detect import Detector
+    from vision.detect import Detector, detection_scores
     from vision.evaluate import evaluate, load_dataset
 
     if args.conf is not None and not 0 <= args.conf <= 1:
@@ -68,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
             lead = "\r" if tty else ""
             print(f"{lead}eval: {done}/{len(samples)} images", end=end, file=sys.stderr, flush=True)
 
-    report = evaluate(samples, detector.detect, conf=conf, iou=args.iou, progress=progress)
+    report = evaluate(
+        samples,
+        detector.detect,
+        conf=conf,
+        iou=args.iou,
+        progress=progress,
+        score=detection_scores,
+    )
     if args.json:
         out = report.to_dict()
         out.update(dataset=str(args.dataset), split=args.split, model=detector.name)
