@@ -29,6 +29,12 @@ def main() -> None:
     ap.add_argument("--synth", type=Path, nargs="*", default=[], help="synthetic set folders")
     ap.add_argument("--synth-count", type=int, default=0, help="scenes per synthetic set (0 = all)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--val-copies",
+        type=int,
+        default=0,
+        help="validate during training on this many copies per val photo (0 = all)",
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     photos = args.photos.resolve()
@@ -48,7 +54,15 @@ def main() -> None:
     listing = args.out.with_suffix(".txt")
     listing.parent.mkdir(parents=True, exist_ok=True)
     listing.write_text("".join(f"{p}\n" for p in files))
-    lines = [f"train: {listing.resolve()}", f"val: {photos / 'images' / 'val'}"]
+    val: Path | str = photos / "images" / "val"
+    if args.val_copies:
+        val_files: list[Path] = []
+        for paths in group_copies(photos / "images" / "val").values():
+            val_files += rng.sample(paths, min(args.val_copies, len(paths)))
+        val = args.out.with_name(args.out.stem + "-val.txt")
+        val.write_text("".join(f"{p}\n" for p in val_files))
+        val = val.resolve()
+    lines = [f"train: {listing.resolve()}", f"val: {val}"]
     lines += [f"nc: {len(CLASSES)}", "names:"] + [f"  {i}: '{c}'" for i, c in enumerate(CLASSES)]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {n_photos} photo copies + {len(files) - n_photos} synthetic scenes")
