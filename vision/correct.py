@@ -59,7 +59,7 @@ class CorrectParams:
     #: readings popped from the search queue at most
     max_readings: int = 4000
     #: and at most this much time, milliseconds
-    max_ms: float = 40.0
+    max_ms: float = 20.0
     #: never consider readings this many times less probable than the top-1 reading
     max_ratio: float = 1e6
     #: a win-making reading is taken only if at most this many times less probable than
@@ -309,6 +309,30 @@ def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False
     return problems
 
 
+def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
+    """Detections that take part in a physical impossibility of ``codes``: every hand
+    tile of a kind held more than 4 times, every copy of a flower shown twice, every tile
+    of a meld that is not a set."""
+    out: set[int] = set()
+    in_hand = list(layout.standing) + [i for m in layout.melds for i in m.detections]
+    if layout.winning is not None:
+        in_hand.append(layout.winning)
+    counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
+    for m in layout.melds:
+        if m.concealed:
+            faces = [codes[i] for i in m.detections if codes[i] != BACK]
+            if faces:
+                counts[faces[0]] += 4 - len(faces)
+    over = {t for t, n in counts.items() if n > 4}
+    out.update(i for i in in_hand if codes[i] in over)
+    fl = Counter(codes[i] for i in layout.flowers)
+    out.update(i for i in layout.flowers if fl[codes[i]] > 1)
+    for m in layout.melds:
+        if not _meld_ok([codes[i] for i in m.detections], m.concealed):
+            out.update(m.detections)
+    return out
+
+
 def _fillers(codes: Sequence[str], layout: Layout) -> tuple[str, ...]:
     """Stand-in kinds for concealed kongs shown all face down (their kind does not change
     the hand's shape): kinds the reading does not use, one per meld."""
@@ -340,6 +364,11 @@ def correct(
     check = is_winning or winning_shape_check(rules)
     slots = _slots(dets, layout)
     base_codes = list(dets.codes)
+    top_problems = _physical_problems(base_codes, layout)
+    if top_problems and not claim_win:
+        # only tiles involved in an impossibility can fix it: search over those alone
+        involved = _involved(base_codes, layout)
+        slots = [sl for sl in slots if sl.det in involved]
 
     def build(idx: tuple[int, ...]) -> tuple[str, ...]:
         codes = list(base_codes)
@@ -366,7 +395,7 @@ def correct(
 
     start = tuple(0 for _ in slots)
     top_codes = build(start)
-    problems = _physical_problems(top_codes, layout)
+    problems = top_problems
     top_win = claim_win and not problems and winning(top_codes)
     if claim_win and not problems and not top_win:
         problems = ["not a winning hand"]
