@@ -13,9 +13,11 @@ from vision.detect import MANIFEST, default_model_dir, load_detector
 from vision.evaluate import match
 
 #: Share of rendered tiles that must be found with the right code (and at most this
-#: share of extra detections): a smoke threshold well below the model's targets.
-MIN_RIGHT = 0.8
-MAX_EXTRA = 0.2
+#: share of extra detections). A smoke threshold, far below the model's targets (those
+#: are measured by ``tilecam eval`` in the model card): it catches a broken, blind or
+#: mis-wired model (colour order, class order, letterbox), which scores near zero.
+MIN_RIGHT = 0.5
+MAX_EXTRA = 0.3
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +61,4 @@ def test_shipped_model_finds_rendered_tiles_with_right_codes(
     assert total > 0
     assert right / total >= MIN_RIGHT, f"only {right}/{total} rendered tiles found right"
     assert extra / total <= MAX_EXTRA, f"{extra} extra detections for {total} tiles"
+    print(f"{right}/{total} rendered tiles right, {extra} extra")
