@@ -195,7 +195,8 @@ def winning_shape_check(
 ) -> Callable[[Hand], bool]:
     """A predicate ``hand -> bool``: does the hand have a winning shape under ``rules``?
     MCR uses :func:`mcr_winning_shape`; other rule sets are asked through
-    ``scoring.score`` (a hand it refuses is not a win), with ``score_kwargs``."""
+    ``scoring.score`` with ``score_kwargs``: a hand it refuses, or scores as not legal
+    (regional rule sets answer an incomplete hand with ``legal=False``), is not a win."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
@@ -207,8 +208,7 @@ def winning_shape_check(
         key = scoring.format_hand(hand)
         if key not in cache:
             try:
-                scoring.score(hand, rules=rules, **kwargs)
-                cache[key] = True
+                cache[key] = bool(scoring.score(hand, rules=rules, **kwargs).legal)
             except scoring.HandError:
                 cache[key] = False
         return cache[key]

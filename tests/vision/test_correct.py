@@ -153,3 +153,14 @@ def test_the_search_is_bounded() -> None:
 )
 def test_mcr_winning_shapes(hand: str, wins: bool) -> None:
     assert mcr_winning_shape(parse_hand(hand)) is wins
+
+
+def test_regional_winning_shape_uses_legality_not_just_acceptance() -> None:
+    """Zhenjiang answers an incomplete 14-tile hand with legal=False, not an error:
+    the shape check must say "not a win" for it and "win" for a complete hand."""
+    from scoring import parse_hand
+    from vision.correct import winning_shape_check
+
+    check = winning_shape_check("zhenjiang", {"indicator": "1m"})
+    assert check(parse_hand("111p456m789m123pSN")) is False
+    assert check(parse_hand("111p456m789m123pSS")) is True
