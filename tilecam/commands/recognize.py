@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from tilecam.commands.score import add_rules_arguments, parse_pairs
+from tilecam.commands.score import add_rules_arguments, add_win_flags, parse_pairs
 
 CLAIM_WORDS = {1: "from the left (上家)", 2: "from opposite (对家)", 3: "from the right (下家)"}
 
@@ -23,20 +23,7 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("image", help="photo file (JPEG, PNG, WebP, BMP, TIFF)")
-    p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    p.add_argument("--last-of-kind", action="store_true", help="last tile of its kind (和绝张)")
-    p.add_argument(
-        "--kong", action="store_true",
-        help="kong win: 杠上开花 when self-drawn, 抢杠和 on another player's added kong",
-    )  # fmt: skip
-    p.add_argument(
-        "--last-wall-tile", action="store_true",
-        help="last tile of the wall (妙手回春 self-drawn, 海底捞月 on a discard)",
-    )  # fmt: skip
-    p.add_argument(
-        "--discarder", type=int, choices=(1, 2, 3), default=None,
-        help="seat offset of the discarder (1 left, 2 opposite, 3 right) for the settlement",
-    )  # fmt: skip
+    add_win_flags(p)  # --self-drawn --last-of-kind --kong --last-wall-tile --discarder
     add_rules_arguments(p)  # --rules --version --set --context --seat --prevalent --flowers --json
     p.add_argument("--hidden-kong", action="append", default=[], metavar="KIND",
                    help="kind of a concealed kong shown all face down, in layout order")

@@ -57,7 +57,7 @@ def add_rules_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _add_win_flags(p: argparse.ArgumentParser) -> None:
+def add_win_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
     p.add_argument("--last-of-kind", action="store_true", help="last tile of its kind (和绝张)")
     p.add_argument(
@@ -85,7 +85,7 @@ def _hand_parser() -> argparse.ArgumentParser:
     """Parser of one batch line: ``HAND [flags]``."""
     p = _LineParser(prog="batch line", add_help=False, exit_on_error=False)
     p.add_argument("hand")
-    _add_win_flags(p)
+    add_win_flags(p)
     add_rules_arguments(p)
     return p
 
@@ -104,7 +104,7 @@ def register(sub: Any) -> None:
         help="score one 'HAND [flags]' per line of FILE ('-' for stdin); a bad line prints "
         "an error object and the batch goes on",
     )  # fmt: skip
-    _add_win_flags(p)
+    add_win_flags(p)
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
