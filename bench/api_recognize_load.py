@@ -30,11 +30,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -44,6 +41,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 1280, 960
@@ -79,12 +77,6 @@ def photos(count: int) -> tuple[list[bytes], str]:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
         out.append(buf.tobytes())
     return out, f"{len(out)} synthetic {WIDTH}x{HEIGHT} images (no hk-photos found)"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def tree_rss_kib(pid: int) -> int:
@@ -135,26 +127,6 @@ def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
         time.sleep(0.3)
     stop_server(proc)
     raise SystemExit("the server did not become ready within 120 s")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the server's process group (supervisor and workers), then SIGKILL
-    whatever is left of the group after 15 s."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        proc.poll()
-        try:
-            os.killpg(proc.pid, 0)  # anyone left in the group?
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(5)
 
 
 async def load(port: int, images: list[bytes], clients: int, duration: float) -> dict[str, object]:

@@ -30,19 +30,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,12 +63,6 @@ HANDS: list[dict[str, object]] = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
     env = dict(os.environ, TILECAM_LOAD_MODEL="0")
     cmd = [
@@ -87,26 +80,6 @@ def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
             time.sleep(0.2)
     stop_server(proc)
     raise SystemExit("the server did not start within 60 s")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the server's process group (supervisor and workers), then SIGKILL
-    whatever is left of the group after 15 s."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        proc.poll()
-        try:
-            os.killpg(proc.pid, 0)  # anyone left in the group?
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(5)
 
 
 def random_bodies(n: int, seed: int) -> list[bytes]:
