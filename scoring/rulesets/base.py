@@ -283,14 +283,20 @@ class RuleSet(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     hand_size: ClassVar[int]
+    #: Every setting of the rule set: name -> :class:`Setting` (a data table).
+    setting_table: ClassVar[Mapping[str, Setting]] = {}
+    #: Rule-specific win-context fields accepted in ``WinContext.extra``.
+    context_table: ClassVar[Mapping[str, Setting]] = {}
+    #: The game's shape for :meth:`describe` (tiles, claims, wild tile, wins...).
+    game: ClassVar[Mapping[str, Any]] = {}
 
-    @abstractmethod
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""
+        return self.setting_table
 
     def context_fields(self) -> Mapping[str, Setting]:
         """Rule-specific win-context fields accepted in ``WinContext.extra``."""
-        return {}
+        return self.context_table
 
     def resolve_settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Defaults overlaid with ``given`` (checked; CLI strings converted)."""
@@ -320,13 +326,14 @@ class RuleSet(ABC):
         """Payments to the winner for a win worth ``total``."""
 
     def describe(self) -> dict[str, Any]:
-        """JSON-ready description of the rule set and its settings."""
+        """JSON-ready description of the rule set, its game shape and its settings."""
         return {
             "name": self.name,
             "title": self.title,
             "hand_size": self.hand_size,
             "settings": {k: s.to_dict() for k, s in self.settings().items()},
             "context": {k: s.to_dict() for k, s in self.context_fields().items()},
+            **self.game,
         }
 
 

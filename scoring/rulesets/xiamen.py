@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld
@@ -36,7 +36,6 @@ from scoring.rulesets.base import (
     RuleSet,
     Score,
     ScoredFan,
-    Setting,
     Settlement,
     Waits,
     WaitTile,
@@ -76,23 +75,16 @@ class Xiamen(RuleSet):
     title = "Xiamen (厦门, 金 gold wild)"
     hand_size = 17
 
-    def settings(self) -> Mapping[str, Setting]:
-        return SETTINGS
-
-    def context_fields(self) -> Mapping[str, Setting]:
-        return CONTEXT
-
-    def describe(self) -> dict[str, Any]:
-        """The base description plus the game's shape: claims, wild tile, flowers, wins."""
-        return {
-            **super().describe(),
-            "tiles": 144,
-            "claims": ["chow", "pung", "kong"],
-            "flowers": True,
-            "wild": "金 gold: the indicator's kind; 白板 plays as the gold's face",
-            "winning_shape": "five sets and a pair (17 tiles, a kong counted as 3)",
-            "wins": "discard (holding no gold) or self-draw; 游金/双游/三游, 三金倒, 天听, 天和",
-        }
+    setting_table = SETTINGS
+    context_table = CONTEXT
+    game: ClassVar[Mapping[str, Any]] = {
+        "tiles": 144,
+        "claims": ["chow", "pung", "kong"],
+        "flowers": True,
+        "wild": "金 gold: the indicator's kind; 白板 plays as the gold's face",
+        "winning_shape": "five sets and a pair (17 tiles, a kong counted as 3)",
+        "wins": "discard (holding no gold) or self-draw; 游金/双游/三游, 三金倒, 天听, 天和",
+    }
 
     # ------------------------------------------------------------------ scoring
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:

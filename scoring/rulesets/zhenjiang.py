@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError
@@ -36,7 +36,6 @@ from scoring.rulesets.base import (
     RuleSet,
     Score,
     ScoredFan,
-    Setting,
     Settlement,
     Waits,
     WaitTile,
@@ -122,23 +121,16 @@ class Zhenjiang(RuleSet):
     title = "Zhenjiang (镇江, 百搭 wild)"
     hand_size = 14
 
-    def settings(self) -> Mapping[str, Setting]:
-        return SETTINGS
-
-    def context_fields(self) -> Mapping[str, Setting]:
-        return CONTEXT
-
-    def describe(self) -> dict[str, Any]:
-        """The base description plus the game's shape: claims, wild tile, flowers, wins."""
-        return {
-            **super().describe(),
-            "tiles": 136,
-            "claims": ["pung", "kong"],
-            "flowers": False,
-            "wild": "百搭: the next rank after the indicator (9→1, E→S→W→N→E, C→F→P→C)",
-            "winning_shape": "four sets and a pair (14 tiles, a kong counted as 3)",
-            "wins": "self-draw or discard; no double win (nearest claimant)",
-        }
+    setting_table = SETTINGS
+    context_table = CONTEXT
+    game: ClassVar[Mapping[str, Any]] = {
+        "tiles": 136,
+        "claims": ["pung", "kong"],
+        "flowers": False,
+        "wild": "百搭: the next rank after the indicator (9→1, E→S→W→N→E, C→F→P→C)",
+        "winning_shape": "four sets and a pair (14 tiles, a kong counted as 3)",
+        "wins": "self-draw or discard; no double win (nearest claimant)",
+    }
 
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         _check_hand(hand, context)
