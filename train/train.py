@@ -21,6 +21,15 @@ from ultralytics import YOLO
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _use_threads(n: int) -> None:
+    """Make ultralytics' CPU device setup use ``n`` torch threads instead of cores - 1."""
+    import ultralytics.utils as uu
+    import ultralytics.utils.torch_utils as tu
+
+    uu.NUM_THREADS = n
+    tu.NUM_THREADS = n  # select_device() calls torch.set_num_threads(NUM_THREADS)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", help="starting weights (.pt), e.g. the head-surgery output")
@@ -38,7 +47,15 @@ def main() -> None:
     ap.add_argument("--fraction", type=float, default=1.0)
     ap.add_argument("--freeze", type=int, default=0, help="freeze N first layers (10: backbone)")
     ap.add_argument("--resume", help="continue a stopped run from its last.pt")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="torch CPU threads (0: ultralytics' default, cores - 1, i.e. 1 on a 2-core machine)",
+    )
     args = ap.parse_args()
+    if args.threads:
+        _use_threads(args.threads)
 
     if args.resume:
         YOLO(args.resume).train(resume=True)
