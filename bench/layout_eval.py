@@ -243,6 +243,7 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
     import cv2
 
     n = before = after = after_physical = changed = changed_phys = 0
+    calibration: list[tuple[float, bool]] = []  # (reading_confidence, multiset exact)
     for img_path in images[:limit]:
         label = folder / "labels" / split / (img_path.stem + ".txt")
         if not label.is_file():
@@ -259,7 +260,9 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         d = detector(image)
         before += Counter(d.codes) == truth
         rec = recognize_detections(d, "mcr")
-        after += Counter(rec.codes) == truth
+        exact = Counter(rec.codes) == truth
+        after += exact
+        calibration.append((rec.reading_confidence, exact))
         changed += bool(rec.correction.best.changes)
         rec_p = recognize_detections(d, "mcr", {"win": False})
         after_physical += Counter(rec_p.codes) == truth
@@ -271,7 +274,30 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
         "photos_corrected": changed,
         "photos_corrected_physical_only": changed_phys,
+        "reading_confidence": calibration_bins(calibration),
     }
+
+
+def calibration_bins(
+    pairs: list[tuple[float, bool]], edges: tuple[float, ...] = (0.0, 0.01, 0.1, 0.5, 0.9, 1.0)
+) -> list[dict[str, Any]]:
+    """How often photos were exactly right, per band of ``reading_confidence``.
+
+    >>> bands = calibration_bins([(0.95, True), (0.92, False), (0.05, False)], (0, 0.5, 1))
+    >>> [(b["band"], b["photos"], b["exact"]) for b in bands]
+    [('0.00-0.50', 1, 0.0), ('0.50-1.00', 2, 0.5)]
+    """
+    out = []
+    for lo, hi in itertools.pairwise(edges):
+        inside = [(c, ok) for c, ok in pairs if lo <= c < hi or (hi == edges[-1] and c == hi)]
+        if inside:
+            out.append({
+                "band": f"{lo:.2f}-{hi:.2f}",
+                "photos": len(inside),
+                "mean_confidence": round(sum(c for c, _ in inside) / len(inside), 4),
+                "exact": round(sum(ok for _, ok in inside) / len(inside), 4),
+            })
+    return out
 
 
 # ----------------------------------------------------------------------------- builder

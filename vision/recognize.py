@@ -6,8 +6,11 @@ detections (tests, automatic tables that report where tiles lie). Both return a
 ``tilecam recognize --json`` and of the HTTP API::
 
     {"image", "tiles": [{"code", "box", "confidence", "rotation", "face_down", "role"}],
-     "hand", "melds", "corrections", "alternatives",
+     "hand", "melds", "corrections", "alternatives", "reading_confidence",
      "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
+
+``reading_confidence`` (0..1): the model's own probability that every final code is
+right, the boxes taken as found (:attr:`Recognition.reading_confidence`).
 
 ``alternatives``: other possible readings within 4× of the chosen one's probability,
 each ``{"hand", "ratio", "corrections", "winning", "score"}`` where ``ratio`` =
@@ -43,7 +46,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from vision.classes import BACK
+import numpy as np
+
+from vision.classes import BACK, class_id
 from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
 from vision.layout import Layout, LayoutParams, analyze
@@ -58,6 +63,8 @@ if TYPE_CHECKING:
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
 _WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder")
 _OWN_KEYS = ("hidden_kongs", "win")
+#: Probability counted for a final code outside a tile's top-k alternatives.
+_OUTSIDE_TOPK = 1e-3
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,23 @@ class Recognition:
         from scoring import format_hand
 
         return format_hand(self.hand)
+
+    @property
+    def reading_confidence(self) -> float:
+        """The model's probability that every tile's final code is right, boxes taken as
+        found: the product over tiles of the (fused) probability of the final code (a code
+        outside a tile's top-k counts 0.001). Empty image: 0. It says nothing about tiles
+        missed or found twice; how well it is calibrated is measured in
+        ``bench/layout_eval.py photos`` (README)."""
+        d = self.detections
+        if not len(d):
+            return 0.0
+        log_p = 0.0
+        for i, code in enumerate(self.codes):
+            hits = np.flatnonzero(d.topk_ids[i] == class_id(code))
+            p = float(d.topk_probs[i, hits[0]]) if len(hits) else _OUTSIDE_TOPK
+            log_p += math.log(max(p, _OUTSIDE_TOPK))
+        return math.exp(log_p)
 
     @property
     def melds(self) -> tuple[Meld, ...]:
@@ -146,6 +170,7 @@ class Recognition:
             "melds": self.melds_json(),
             "corrections": [c.to_dict() for c in self.correction.best.changes],
             "alternatives": list(self.alternatives),
+            "reading_confidence": round(self.reading_confidence, 4),
         }
         if self.score is not None:
             out["score"] = self.score.to_dict()

@@ -13,6 +13,7 @@ Skipped (with the reason) when Chromium, chromedriver or selenium are missing;
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -223,6 +224,9 @@ def test_photo_is_boxed_and_a_tapped_tile_can_be_corrected(
     wait_for(lambda: browser.find_element(By.ID, "total").text == str(want), what="photo total")
     assert browser.find_elements(By.CSS_SELECTOR, "#overlay rect.winning")
     assert browser.find_elements(By.CSS_SELECTOR, "#overlay rect.meld")
+    # the 9s is a 50 % call, so the page says the reading as a whole is at most 50 % sure
+    sure = re.search(r"(\d+)% sure of every tile", browser.find_element(By.ID, "notes").text)
+    assert sure is not None and int(sure.group(1)) <= 50
     screenshot(browser, "page-recognized.png")
 
     # tap the 9s (tile 9) and correct it to 6s: 786s is still a chow, the score changes

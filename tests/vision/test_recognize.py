@@ -52,6 +52,23 @@ def test_corrected_tiles_carry_their_new_code() -> None:
     assert out["tiles"][c["tile"]]["confidence"] == pytest.approx(0.25)
 
 
+def test_reading_confidence_is_the_product_of_the_final_codes_probabilities() -> None:
+    """Honest uncertainty: the hand-level figure multiplies each tile's probability of its
+    final code, so a corrected tile counts with its (lower) new probability."""
+    d = won_scene().detections()
+    out = recognize_detections(d, "zhenjiang", ZJ).to_dict()
+    assert out["reading_confidence"] == pytest.approx(float(np.prod(d.topk_probs[:, 0])), abs=1e-4)
+
+    b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.7), ("6p", 0.25)])
+    b.standing("7p123sEEEN").win("N")
+    d = b.detections()
+    r = recognize_detections(d, "zhenjiang", ZJ)
+    [c] = r.correction.best.changes
+    others = np.delete(d.topk_probs[:, 0], c.tile)
+    assert r.reading_confidence == pytest.approx(0.25 * float(np.prod(others)), rel=1e-6)
+    assert recognize_detections(Detections.empty(), "zhenjiang", ZJ).reading_confidence == 0.0
+
+
 def test_a_waiting_hand_gets_its_waits() -> None:
     b = SceneBuilder().standing("123m456p789sEEEN")
     out = recognize_detections(b.detections(), "zhenjiang", ZJ).to_dict()

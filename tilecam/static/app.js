@@ -436,6 +436,12 @@ function showRecognition(rec) {
   if (!state.tiles.length) {
     notes.push(el("li", {}, "No tiles found. Try more light, less glare, tiles filling the photo."));
   }
+  if (state.tiles.length && typeof rec.reading_confidence === "number"
+      && rec.reading_confidence < 0.9) {
+    const pct = Math.round(rec.reading_confidence * 100);
+    notes.push(el("li", {}, `The model is ${pct}% sure of every tile: check the tiles `
+      + "marked unsure and tap any that are wrong."));
+  }
   for (const c of rec.corrections || []) notes.push(el("li", {}, describeCorrection(c)));
   for (const n of rec.notes || []) notes.push(el("li", {}, n));
   if (rec.unscorable) notes.push(el("li", {}, `Cannot score: ${rec.unscorable}`));
