@@ -31,14 +31,22 @@ cp "$SHARED/models/mahjong-detector-yolo11n-34cls.pt" datasets/build/start.pt
     --copies-per-stem "$COPIES" --synth datasets/generated/synth-train --synth-count "$SYNTH_COUNT"
 .venv-train/bin/python train/train.py --model datasets/build/start43.pt \
     --data datasets/build/train-mix.yaml --epochs "$EPOCHS" --imgsz "$IMGSZ" --batch "$BATCH" \
-    --device "$DEVICE" --workers "$WORKERS" --name "$NAME"
+    --device "$DEVICE" --workers "$WORKERS" --name "$NAME" --threads "${THREADS:-0}"
 
 # 5. the crop classifier (43 codes x 4 rotations), time-budgeted
 .venv-train/bin/python train/classifier.py --minutes "${CLS_MINUTES:-35}" \
     --threads "${CLS_THREADS:-1}" --out datasets/build/crops.onnx
 
 # 6. export to ONNX + manifest, then measure on the real-photo val split
-.venv-train/bin/python train/export.py "runs/$NAME/weights/best.pt" --imgsz 640 \
+SERVE_IMGSZ="${SERVE_IMGSZ:-640}"
+.venv-train/bin/python train/export.py "runs/$NAME/weights/best.pt" --imgsz "$SERVE_IMGSZ" \
     --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.1}" \
     --classifier datasets/build/crops.onnx --classifier-weight "${CLS_WEIGHT:-0.7}"
+# 7. int8 detector for the CPU (QUANTIZE=0 keeps float32), then the operating point on
+#    training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
+if [ "${QUANTIZE:-1}" = 1 ]; then
+  .venv-train/bin/python train/quantize.py models/tilecam-tiles-yolo11n.onnx \
+      models/tilecam-tiles-yolo11n-int8.onnx --imgsz "$SERVE_IMGSZ" --use
+fi
+.venv/bin/python train/operating_point.py models
 .venv/bin/tilecam eval datasets/build/hk-photos --split val

@@ -7,8 +7,10 @@ decoding (DFL, box arithmetic, the final class sigmoid and concatenations) stays
 so boxes and scores keep their precision; the convolutions and activations before it run
 in int8.
 
-usage: .venv-train/bin/python train/quantize.py IN.onnx OUT.onnx
+usage: .venv-train/bin/python train/quantize.py IN.onnx OUT.onnx [--use]
            [--calib datasets/build/hk-photos/images/train] [--images 64] [--imgsz 640]
+
+``--use`` points the ``manifest.json`` in OUT's folder at OUT.
 
 Check the result before shipping it: ``tilecam eval`` with ``--weights OUT.onnx`` and
 ``train/operating_point.py`` on training photos; ``bench/detect_bench.py`` for speed.
@@ -17,6 +19,7 @@ Check the result before shipping it: ``tilecam eval`` with ``--weights OUT.onnx`
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 from collections.abc import Iterator
@@ -70,6 +73,11 @@ def main() -> None:
     ap.add_argument("--imgsz", type=int, default=640)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--method", choices=["minmax", "percentile", "entropy"], default="minmax")
+    ap.add_argument(
+        "--use",
+        action="store_true",
+        help="point the manifest.json beside DST at DST (its detector entry's file)",
+    )
     args = ap.parse_args()
 
     files = sorted(
@@ -99,6 +107,13 @@ def main() -> None:
         calibrate_method=method,
     )
     pre.unlink(missing_ok=True)
+    if args.use:
+        manifest_path = args.dst.parent / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        manifest["detector"]["file"] = args.dst.name
+        manifest["detector"]["quantized"] = "int8 static QDQ per-channel (train/quantize.py)"
+        manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+        print(f"{manifest_path}: detector file is now {args.dst.name}")
     print(
         f"wrote {args.dst} ({args.dst.stat().st_size / 1e6:.1f} MB) from {len(files)} "
         f"calibration images, {len(exclude)} head-decoding nodes kept float32"
