@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -53,6 +54,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`tilecam detect --json ... | head`)
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, as a shell reports a killed pipe writer
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # not a real file (tests, embedding)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

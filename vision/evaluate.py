@@ -165,6 +165,31 @@ def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
     return [Sample(p, _read_labels(_label_path(p), to_code_id)) for p in images]
 
 
+def original_copies(samples: Sequence[Sample]) -> list[Sample]:
+    """Per source photo, only the copy with the tightest boxes (Roboflow's un-augmented one).
+
+    Copies of one photo share a file-name stem (the part before ``.rf.``). The export's
+    ±45° rotations and shear only loosen axis-aligned boxes, so the copy with the smallest
+    mean normalised box area is the original (see :mod:`vision.data.photos`). Images
+    whose names have no ``.rf.`` are their own stem. Order follows ``samples``.
+
+    >>> import numpy as np
+    >>> tight = np.array([[0, .5, .5, .1, .1]]); loose = np.array([[0, .5, .5, .2, .2]])
+    >>> keep = original_copies([Sample(Path("a.rf.1.jpg"), loose), Sample(Path("a.rf.2.jpg"),
+    ...     tight), Sample(Path("b.jpg"), loose)])
+    >>> [s.image.name for s in keep]
+    ['a.rf.2.jpg', 'b.jpg']
+    """
+    best: dict[str, tuple[float, int]] = {}
+    for i, s in enumerate(samples):
+        stem = s.image.name.split(".rf.")[0]
+        area = float((s.labels[:, 3] * s.labels[:, 4]).mean()) if len(s.labels) else np.inf
+        if stem not in best or area < best[stem][0]:
+            best[stem] = (area, i)
+    keep = {i for _, i in best.values()}
+    return [s for i, s in enumerate(samples) if i in keep]
+
+
 # --------------------------------------------------------------------------- matching
 @dataclass
 class ImageResult:
@@ -240,6 +265,18 @@ class EvalReport:
     #: Median detection time per image (``meta["ms"]["total"]``), when reported.
     ms_median: float | None = None
 
+    @property
+    def error_kinds(self) -> dict[str, int]:
+        """Where the errors come from: tiles found but read as another code
+        (``wrong_code``), tiles with no detection at the IoU threshold (``no_box``) and
+        detections matching no tile (``extra_box``)."""
+        wrong = sum(len(r.confusions) for r in self.results)
+        return {
+            "wrong_code": wrong,
+            "no_box": sum(r.false_neg for r in self.results) - wrong,
+            "extra_box": sum(r.false_pos for r in self.results) - wrong,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "images": self.images,
@@ -251,6 +288,7 @@ class EvalReport:
             "map50": round(self.map50, 4),
             "images_all_right": round(self.images_all_right, 4),
             "ms_median": None if self.ms_median is None else round(self.ms_median, 1),
+            "error_kinds": self.error_kinds,
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
             "per_class": self.per_class,
             "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
@@ -262,6 +300,8 @@ class EvalReport:
             f"tiles: precision {self.precision:.3f}  recall {self.recall:.3f}  F1 {self.f1:.3f}",
             f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}",
             *([f"median {self.ms_median:.1f} ms per image"] if self.ms_median is not None else []),
+            "errors: {wrong_code} tiles read as another code, {no_box} tiles with no box "
+            "at this IoU, {extra_box} boxes on no tile".format(**self.error_kinds),
             "",
             f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
         ]

@@ -25,3 +25,19 @@ def test_console_entry_point_runs() -> None:
         [sys.executable, "-m", "tilecam.cli", "--help"], capture_output=True, text=True, check=True
     )
     assert "COMMAND" in out.stdout
+
+
+def test_closed_pipe_ends_quietly_without_a_traceback() -> None:
+    """`tilecam ... | head` closes the pipe early: exit quietly, no BrokenPipeError traceback."""
+    code = (
+        "import sys; from tilecam.cli import main\n"
+        "sys.exit(main(['rules', 'list']))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 141)
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -79,6 +79,30 @@ def test_metrics_on_hand_made_dataset(dataset: Path) -> None:
         {"image": str(dataset / "images/val/c.png"), "error": "cannot read c.png"}
     ]
     assert "5p → 2m: 1" in rep.format()
+    # b: 5p read as 2m (wrong code); 1m found by no box ≥ conf; c: 2m unread (no box);
+    # b's 1m at (70, 70) lies on no tile
+    assert rep.error_kinds == {"wrong_code": 1, "no_box": 2, "extra_box": 1}
+    assert d["error_kinds"] == rep.error_kinds
+    assert "1 tiles read as another code, 2 tiles with no box" in rep.format()
+
+
+def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
+    """Roboflow copies of one photo share the stem before ``.rf.``; the un-augmented one has
+    the tightest boxes, whatever its position in the listing."""
+    from vision.evaluate import Sample, original_copies
+
+    loose = np.array([[0, 0.5, 0.5, 0.3, 0.2], [1, 0.2, 0.2, 0.3, 0.3]])
+    tight = np.array([[0, 0.5, 0.5, 0.1, 0.2], [1, 0.2, 0.2, 0.1, 0.1]])
+    samples = [
+        Sample(Path("p_jpg.rf.aa.jpg"), loose),
+        Sample(Path("p_jpg.rf.bb.jpg"), tight),
+        Sample(Path("q_jpg.rf.cc.jpg"), tight),
+        Sample(Path("p_jpg.rf.dd.jpg"), loose),
+    ]
+    assert [s.image.name for s in original_copies(samples)] == [
+        "p_jpg.rf.bb.jpg",
+        "q_jpg.rf.cc.jpg",
+    ]
 
 
 def test_perfect_detector_scores_one(dataset: Path) -> None:

@@ -40,19 +40,28 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--iou", type=float, default=0.5, help="IoU for a match (default 0.5)")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
+    p.add_argument(
+        "--copies",
+        choices=("all", "originals"),
+        default="all",
+        help="Roboflow-style exports: 'originals' keeps one copy per file-name stem, the one "
+        "with the tightest boxes (the un-augmented photo); default all",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
     from vision.detect import Detector, detection_scores
-    from vision.evaluate import evaluate, load_dataset
+    from vision.evaluate import evaluate, load_dataset, original_copies
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     if not 0 < args.iou <= 1:
         raise ValueError(f"--iou must be in (0, 1], got {args.iou}")
     samples = load_dataset(args.dataset, args.split)
+    if args.copies == "originals":
+        samples = original_copies(samples)
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None
@@ -78,9 +87,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.json:
         out = report.to_dict()
-        out.update(dataset=str(args.dataset), split=args.split, model=detector.name)
+        out.update(
+            dataset=str(args.dataset), split=args.split, copies=args.copies, model=detector.name
+        )
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(f"{args.dataset} [{args.split}], model {detector.name}")
+        print(f"{args.dataset} [{args.split}, {args.copies} copies], model {detector.name}")
         print(report.format())
     return 0
