@@ -84,7 +84,7 @@ def main() -> None:
         },
     )
     if args.classifier:
-        target = models / "tilecam-crops.onnx"
+        target = models / "tiles-cls.onnx"
         if args.classifier.resolve() != target.resolve():
             shutil.copyfile(args.classifier, target)
         crops = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
