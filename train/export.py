@@ -1,10 +1,12 @@
 """Export a trained checkpoint to ONNX and write ``models/manifest.json``.
 
 usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
-           [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25]
+           [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic]
 
 Writes ``models/tilecam-tiles-yolo11n.onnx`` (ultralytics export, opset 17, simplified,
-input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]) and the manifest
+input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]; with
+``--dynamic`` the input height and width are dynamic, so ``vision.detect`` feeds a 4:3
+frame as S × 3S/4 and a zoomed row as a strip) and the manifest
 the inference side reads (names = tile codes in output-class order). Checks the file
 with onnxruntime against the PyTorch model on a random input before writing the manifest.
 """
@@ -41,6 +43,7 @@ def main() -> None:
     ap.add_argument("--classifier", type=Path, help="crop classifier ONNX to ship beside it")
     ap.add_argument("--classifier-size", type=int, default=48)
     ap.add_argument("--classifier-weight", type=float, default=0.7)
+    ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
     args = ap.parse_args()
 
     model = YOLO(args.weights)
@@ -49,20 +52,29 @@ def main() -> None:
         sys.exit(f"model classes {names} are not tilecam's 43 classes in order")
     onnx_path = Path(
         model.export(
-            format="onnx", imgsz=args.imgsz, opset=17, simplify=True, dynamic=False, device="cpu"
+            format="onnx",
+            imgsz=args.imgsz,
+            opset=17,
+            simplify=True,
+            dynamic=args.dynamic,
+            device="cpu",
         )
     )
-    # onnxruntime must give what torch gives
-    x = np.random.default_rng(0).random((1, 3, args.imgsz, args.imgsz), dtype=np.float32)
+    # onnxruntime must give what torch gives (also on a 4:3 input when dynamic)
     session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    ort_out = session.run(None, {session.get_inputs()[0].name: x})[0]
     net = model.model.float().eval()
-    with torch.no_grad():
-        torch_out = net(torch.from_numpy(x))[0].numpy()
-    err = float(np.abs(ort_out - torch_out).max())
-    print(f"onnx output {ort_out.shape}, max |onnx - torch| = {err:.2e}")
-    if ort_out.shape != (1, 4 + len(CLASSES), ort_out.shape[2]) or err > 1e-2:
-        sys.exit("exported model does not match the checkpoint")
+    shapes = [(args.imgsz, args.imgsz)]
+    if args.dynamic:
+        shapes.append((args.imgsz * 3 // 4 // 32 * 32, args.imgsz))
+    for h, w in shapes:
+        x = np.random.default_rng(0).random((1, 3, h, w), dtype=np.float32)
+        ort_out = session.run(None, {session.get_inputs()[0].name: x})[0]
+        with torch.no_grad():
+            torch_out = net(torch.from_numpy(x))[0].numpy()
+        err = float(np.abs(ort_out - torch_out).max())
+        print(f"input {h}×{w}: onnx output {ort_out.shape}, max |onnx - torch| = {err:.2e}")
+        if ort_out.shape != (1, 4 + len(CLASSES), ort_out.shape[2]) or err > 1e-2:
+            sys.exit("exported model does not match the checkpoint")
 
     models = Path(args.models)
     models.mkdir(exist_ok=True)

@@ -169,3 +169,87 @@ def test_dynamic_input_model_runs_on_the_smallest_rectangle(tmp_path: Path) -> N
     assert d.boxes[0].tolist() == pytest.approx([200, 360, 260, 440])
     det.detect(np.zeros((1280, 960, 3), np.uint8))
     assert backend.inputs[1].shape == (1, 3, 640, 480)
+
+
+class SequenceBackend:
+    """Answers each call with the next output of a list; records the inputs."""
+
+    name = "sequence"
+    input_shape: tuple[int | None, ...] = (1, 3, 640, 640)
+
+    def __init__(self, outputs: list[np.ndarray]) -> None:
+        self.outputs = [o.astype(np.float32) for o in outputs]
+        self.inputs: list[np.ndarray] = []
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        self.inputs.append(batch)
+        return self.outputs[len(self.inputs) - 1]
+
+
+# 1280×960 frame → 640 input: scale 0.5, 80 px of padding on top. Three 1m tiles of
+# 20×28 input px (short side 20 < 32: too small for the model) in a row.
+SMALL_ROW = [[300 + 20 * i, 300, 20, 28, 0.6, 0.0] for i in range(3)]
+
+
+def test_zoom_pass_runs_the_small_tiles_region_again_and_merges(tmp_path: Path) -> None:
+    """Rule: tiles whose median short side is under zoom.below_px input pixels get a second,
+    enlarged look at their region; the passes are merged by NMS (the better box wins)."""
+    from vision.preprocess import letterbox
+
+    model = _model_dir(tmp_path, ["1m", "2m"])
+    # first pass, in frame pixels: x 580-620, 620-660, 660-700; y 412-468 (40 × 56 px);
+    # the zoom region: their bounding box grown by 1.5 tile lengths (56 px) per side
+    boxes = np.array([[580 + 40 * i, 412, 620 + 40 * i, 468] for i in range(3)], np.float32)
+    grow = 1.5 * 56
+    region = (
+        int(boxes[:, 0].min() - grow),
+        int(boxes[:, 1].min() - grow),
+        int(boxes[:, 2].max() + grow + 0.5),
+        int(boxes[:, 3].max() + grow + 0.5),
+    )
+    x1, y1, x2, y2 = region
+    _, lb = letterbox(np.zeros((y2 - y1, x2 - x1, 3), np.uint8), 640)
+    # the zoom pass sees the three tiles sharper (score 0.9) and a fourth one, a 2m, to
+    # the right of them that the first pass missed (frame pixels 700-740 × 412-468),
+    # answered in crop-input pixels
+    want = np.array([[700, 412, 740, 468]], np.float32)
+    fourth = lb.to_input(want - np.array([x1, y1, x1, y1], np.float32))[0]
+    zoom_rows = [
+        [*((b - [x1, y1, x1, y1]) * lb.scale + [lb.pad_x, lb.pad_y] * 2).reshape(2, 2).mean(0),
+         (b[2] - b[0]) * lb.scale, (b[3] - b[1]) * lb.scale, 0.9, 0.0]
+        for b in boxes
+    ]  # fmt: skip
+    zoom_rows.append([*(fourth[:2] + fourth[2:]) / 2, *(fourth[2:] - fourth[:2]), 0.0, 0.8])
+    backend = SequenceBackend([_yolo(SMALL_ROW), _yolo(zoom_rows)])
+    det = Detector(model, backend=backend).detect(np.zeros((960, 1280, 3), np.uint8))
+    assert len(backend.inputs) == 2 and backend.inputs[1].shape == (1, 3, 640, 640)
+    assert det.meta["zoom"] == pytest.approx(min(640 / (x2 - x1), 640 / (y2 - y1)) / 0.5, 1e-3)
+    assert det.codes == ["1m", "1m", "1m", "2m"]
+    assert det.confidences[:3].tolist() == pytest.approx([0.9] * 3)  # the zoomed boxes won
+    assert det.boxes[3].tolist() == pytest.approx(want[0].tolist(), abs=0.5)
+    assert "zoom" in det.meta["ms"]
+
+
+def test_no_zoom_for_tiles_big_enough_or_when_disabled(tmp_path: Path) -> None:
+    """Rule: tiles at least zoom.below_px input pixels across, or below_px 0: one pass."""
+    big = [[300 + 40 * i, 300, 40, 56, 0.6, 0.0] for i in range(3)]
+    backend = SequenceBackend([_yolo(big)])
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"]), backend=backend)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(backend.inputs) == 1 and det.meta["zoom"] == 1.0 and len(det) == 3
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["detector"]["zoom"] = {"below_px": 0}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    backend = SequenceBackend([_yolo(SMALL_ROW)])
+    det = Detector(tmp_path, backend=backend)(np.zeros((960, 1280, 3), np.uint8))
+    assert len(backend.inputs) == 1 and det.meta["zoom"] == 1.0
+
+
+def test_zoom_settings_are_checked(tmp_path: Path) -> None:
+    manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
+    for bad in ({"below_px": -1}, {"min_gain": "x"}, [24]):
+        manifest["detector"]["zoom"] = bad
+        (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="zoom"):
+            read_manifest(tmp_path)

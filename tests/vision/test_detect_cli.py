@@ -36,8 +36,9 @@ def model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "model"
     d.mkdir()
     (d / "det.onnx").write_bytes(b"stand-in")
-    manifest = {"name": "fake", "detector": {"file": "det.onnx", "imgsz": 640,
-                "names": ["1m", "2m", "back"], "input": "rgb"}}  # fmt: skip
+    # the stand-in answers the same whatever it is shown, so it cannot take a zoom pass
+    detector = {"file": "det.onnx", "imgsz": 640, "names": ["1m", "2m", "back"], "input": "rgb"}
+    manifest = {"name": "fake", "detector": {**detector, "zoom": {"below_px": 0}}}
     (d / "manifest.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(detect_module, "open_backend", lambda path, threads=None: FakeBackend())
     return d
