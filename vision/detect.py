@@ -5,18 +5,21 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
 
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
-                  "autocontrast": false, "conf": 0.25, "iou": 0.5},
+                  "autocontrast": false, "conf": 0.25, "iou": 0.5,
+                  "zoom": {"below_px": 32, "min_gain": 1.25}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5},
      "name": "tilecam-yolo11n", "version": "..."}
 
-``autocontrast``, ``conf``, ``iou``, ``weight``, ``name`` and ``version`` are optional.
+``autocontrast``, ``conf``, ``iou``, ``zoom``, ``weight``, ``name`` and ``version`` are
+optional.
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
 Pipeline (one frame): letterbox (to the model's fixed input, or to the smallest
 stride-32 rectangle when the ONNX input height/width are dynamic) → detector → decode
-+ confidence threshold → class-agnostic NMS → boxes back to original pixels → class
++ confidence threshold → class-agnostic NMS → boxes back to original pixels → zoom pass
+when the tiles look small (see :meth:`Detector.detect`) → class
 probabilities (detector scores normalised, fused with the classifier's when there is
 one) → top-k → rotation (classifier, else box aspect: a box wider than 1.15 × its
 height is a sideways tile, 90; without the classifier 0 vs 180 and 90 vs 270 cannot be
