@@ -93,6 +93,7 @@ def main() -> None:
             "output": "yolo",
             "conf": args.conf,
             "iou": args.iou,
+            "zoom": {"below_px": 32, "min_gain": 1.5},
         },
     )
     if args.classifier:

@@ -6,7 +6,7 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
                   "autocontrast": false, "conf": 0.25, "iou": 0.5,
-                  "zoom": {"below_px": 32, "min_gain": 1.25}},
+                  "zoom": {"below_px": 32, "min_gain": 1.5}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5},
      "name": "tilecam-yolo11n", "version": "..."}
@@ -83,7 +83,7 @@ class DetectorSpec:
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
     zoom_below: float = 32.0
-    zoom_min_gain: float = 1.25
+    zoom_min_gain: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -165,9 +165,9 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, float]:
-    """``{"below_px": 32, "min_gain": 1.25}`` (both optional; ``below_px`` 0 disables)."""
+    """``{"below_px": 32, "min_gain": 1.5}`` (both optional; ``below_px`` 0 disables)."""
     if not isinstance(entry, dict):
-        raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 24}}")
+        raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 32}}")
     out = {}
     for key, field in (("below_px", "zoom_below"), ("min_gain", "zoom_min_gain")):
         if key in entry:
@@ -353,8 +353,9 @@ class Detector:
         frame, a third of that at the model's input, where the detector misses most of
         them. When the median short side of the found tiles is below the manifest's
         ``zoom.below_px`` input pixels (default 32; 0 disables), the region around them
-        (see :func:`zoom_region`) is detected again at a larger scale and both passes
-        are merged; ``meta["zoom"]`` is the enlargement (1.0 = no second pass).
+        (see :func:`zoom_region`) is detected again at a larger scale — when that
+        enlarges it at least ``zoom.min_gain`` times (default 1.5) — and both passes are
+        merged; ``meta["zoom"]`` is the enlargement (1.0 = no second pass).
         """
         t0 = time.perf_counter()
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
