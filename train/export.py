@@ -43,6 +43,9 @@ def main() -> None:
     ap.add_argument("--classifier", type=Path, help="crop classifier ONNX to ship beside it")
     ap.add_argument("--classifier-size", type=int, default=48)
     ap.add_argument("--classifier-weight", type=float, default=0.7)
+    ap.add_argument(
+        "--classifier-tta", type=int, choices=(1, 2, 4), default=4, help="views per crop"
+    )
     ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
     args = ap.parse_args()
 
@@ -112,6 +115,7 @@ def main() -> None:
             "names": list(CLASSES),
             "rotations": [0, 90, 180, 270],
             "weight": args.classifier_weight,
+            "tta": args.classifier_tta,
         }
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20

@@ -55,14 +55,14 @@ mkdir -p "$C"
     --synth "$C/synth-train.npz" --val "$C/hk-val.npz" --out "$C/$NAME" \
     --minutes "${CLS_MINUTES:-35}" --threads "${CLS_THREADS:-2}"
 .venv-train/bin/python train/classifier/export.py "$C/$NAME/model.pt" \
-    --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.7}"
+    --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.85}"
 
 # 6. export to ONNX + manifest (the classifier is copied beside it as tiles-cls.onnx),
 #    then measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
 .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
     --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.2}" \
-    --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.7}"
+    --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}"
 # 7. int8 detector for the CPU (QUANTIZE=1; measured, not shipped: see models/README.md),
 #    then the operating point on training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
 if [ "${QUANTIZE:-0}" = 1 ]; then

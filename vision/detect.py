@@ -8,11 +8,11 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
                   "autocontrast": false, "conf": 0.25, "iou": 0.5,
                   "zoom": {"below_px": 32, "min_gain": 1.5}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
-                    "rotations": [0, 90, 180, 270], "weight": 0.5},
+                    "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
      "name": "tilecam-yolo11n", "version": "..."}
 
-``autocontrast``, ``conf``, ``iou``, ``zoom``, ``weight``, ``name`` and ``version`` are
-optional.
+``autocontrast``, ``conf``, ``iou``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version``
+are optional.
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -94,6 +94,9 @@ class ClassifierSpec:
     size: int
     names: tuple[str, ...]
     weight: float
+    #: Test-time views per crop: 1 (as cut), 2 (+ turned 180°) or 4 (every quarter turn);
+    #: their class probabilities are averaged, rotations turned back first.
+    tta: int = 1
 
 
 def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -155,6 +158,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             size=int(_need(c, "size", int, where)),
             names=cnames,
             weight=float(c.get("weight", 0.5)),
+            tta=_tta(c.get("tta", 1), where),
         )
     generic = [n for n in names if n not in CLASSES]
     if generic and cls is None:
@@ -176,6 +180,33 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, float]:
                 raise ModelError(f"{where}: zoom {key!r} must be a number ≥ 0, got {value!r}")
             out[field] = float(value)
     return out
+
+
+def _tta(value: Any, where: str) -> int:
+    if isinstance(value, bool) or value not in (1, 2, 4):
+        raise ModelError(f"{where}: 'tta' must be 1, 2 or 4 views per crop, got {value!r}")
+    return int(value)
+
+
+def classify_views(
+    run: Any, crops: npt.NDArray[np.float32], n_names: int, views: int
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
+    ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
+    quarter turn). ``run(batch) -> logits`` is the classifier. A crop turned ``k`` quarter
+    turns counter-clockwise shows a tile whose clockwise rotation index is ``r - k``, so
+    its rotation probabilities are shifted back by ``k`` before averaging.
+    """
+    turns = {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views]
+    n = len(crops)
+    batch = np.concatenate([np.ascontiguousarray(np.rot90(crops, k, axes=(2, 3))) for k in turns])
+    cls, rot = pp.decode_classifier(run(batch), n_names)
+    cls_sum = np.zeros((n, n_names), np.float32)
+    rot_sum = np.zeros((n, 4), np.float32)
+    for i, k in enumerate(turns):
+        cls_sum += cls[i * n : (i + 1) * n]
+        rot_sum += np.roll(rot[i * n : (i + 1) * n], k, axis=1)
+    return cls_sum / len(turns), rot_sum / len(turns)
 
 
 def zoom_region(
@@ -375,8 +406,12 @@ class Detector:
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
             crops = crop_batch(img, boxes, self.classifier_spec.size)
-            logits = self.classifier.run(crops)
-            cls_probs, rot_probs = pp.decode_classifier(logits, len(self.classifier_spec.names))
+            cls_probs, rot_probs = classify_views(
+                self.classifier.run,
+                crops,
+                len(self.classifier_spec.names),
+                self.classifier_spec.tta,
+            )
             cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
             probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]

@@ -253,3 +253,44 @@ def test_zoom_settings_are_checked(tmp_path: Path) -> None:
         (tmp_path / "manifest.json").write_text(json.dumps(manifest))
         with pytest.raises(ModelError, match="zoom"):
             read_manifest(tmp_path)
+
+
+def _corner_classifier(batch: np.ndarray) -> np.ndarray:
+    """A stand-in classifier for tiles marked by one bright pixel in their top-left corner:
+    reads the class (channel of the mark) and the clockwise rotation from where the mark is
+    (top-left 0, top-right 90, bottom-right 180, bottom-left 270)."""
+    out = np.full((len(batch), 2 * 4), -10.0, np.float32)
+    corners = [(0, 0), (0, -1), (-1, -1), (-1, 0)]
+    for i, crop in enumerate(batch):
+        for r, (y, x) in enumerate(corners):
+            for c in range(2):
+                if crop[c, y, x] > 0.5:
+                    out[i, c * 4 + r] = 10.0
+    return out
+
+
+@pytest.mark.parametrize("views", [1, 2, 4])
+@pytest.mark.parametrize(
+    ("corner", "rotation"), [((0, 0), 0), ((0, 7), 1), ((7, 7), 2), ((7, 0), 3)]
+)
+def test_test_time_views_turn_rotations_back(
+    views: int, corner: tuple[int, int], rotation: int
+) -> None:
+    """Rule: a crop turned k quarter turns counter-clockwise shows rotation r - k; averaging
+    the views must turn each view's rotation back, so all views agree on the tile's own."""
+    from vision.detect import classify_views
+
+    crop = np.zeros((1, 3, 8, 8), np.float32)
+    crop[0, 1, corner[0], corner[1]] = 1.0  # class 1 lying at `rotation`
+    cls, rot = classify_views(_corner_classifier, crop, 2, views)
+    assert cls.argmax(1).tolist() == [1] and cls[0, 1] == pytest.approx(1.0, abs=1e-3)
+    assert rot.argmax(1).tolist() == [rotation] and rot[0, rotation] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_tta_setting_is_checked(tmp_path: Path) -> None:
+    classifier = {"file": "c.onnx", "size": 32, "names": ["1m"], "tta": 3}
+    with pytest.raises(ModelError, match="tta"):
+        read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    classifier["tta"] = 4
+    _, spec, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert spec is not None and spec.tta == 4
