@@ -1,11 +1,12 @@
 """Crop accuracy of an exported crop classifier, decoded the way ``vision.detect`` does.
 
 usage: .venv/bin/python train/classifier/evaluate.py models/tiles-cls.onnx \
-           runs/classifier/hk-val.npz runs/classifier/heldout.npz [--json]
+           runs/classifier/hk-val.npz runs/classifier/heldout.npz [--views 4] [--json]
 
 For each ``crops.py`` file: class top-1 (argmax of the class marginal of
-:func:`vision.postprocess.decode_classifier`), rotation accuracy on the crops whose
-rotation is known, and the most frequent confusions. No torch needed.
+:func:`vision.detect.classify_views`, over ``--views`` turns of each crop), rotation
+accuracy on the crops whose rotation is known, and the most frequent confusions. No torch
+needed.
 """
 
 from __future__ import annotations
@@ -23,18 +24,19 @@ import onnxruntime as ort
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.classes import CLASSES
-from vision.postprocess import decode_classifier
+from vision.detect import classify_views
 
 
-def crop_accuracy(session: ort.InferenceSession, path: Path) -> dict[str, Any]:
-    """Figures for one crops file (see the module docstring)."""
+def crop_accuracy(session: ort.InferenceSession, path: Path, views: int = 1) -> dict[str, Any]:
+    """Figures for one crops file (see the module docstring); ``views`` test-time turns per
+    crop (1, 2 or 4, as the manifest's ``tta``)."""
     with np.load(path) as d:
         crops, classes, rotations = d["crops"], d["classes"], d["rotations"]
     name = session.get_inputs()[0].name
     cls_pred, rot_pred = [], []
     for s in range(0, len(crops), 256):
         x = crops[s : s + 256].astype(np.float32) / 255
-        c, r = decode_classifier(session.run(None, {name: x})[0], len(CLASSES))
+        c, r = classify_views(lambda b: session.run(None, {name: b})[0], x, len(CLASSES), views)
         cls_pred.append(c.argmax(1))
         rot_pred.append(r.argmax(1))
     c_hat, r_hat = np.concatenate(cls_pred), np.concatenate(rot_pred)
@@ -59,10 +61,11 @@ def main() -> None:
     ap.add_argument("model", type=Path)
     ap.add_argument("crops", type=Path, nargs="+")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--views", type=int, choices=(1, 2, 4), default=1, help="test-time views")
     args = ap.parse_args()
     session = ort.InferenceSession(str(args.model), providers=["CPUExecutionProvider"])
     for path in args.crops:
-        rec = crop_accuracy(session, path)
+        rec = crop_accuracy(session, path, args.views)
         if args.json:
             print(json.dumps(rec))
         else:
