@@ -38,6 +38,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,7 +190,10 @@ def _tta(value: Any, where: str) -> int:
 
 
 def classify_views(
-    run: Any, crops: npt.NDArray[np.float32], n_names: int, views: int
+    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
+    crops: npt.NDArray[np.float32],
+    n_names: int,
+    views: int,
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
     ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
@@ -206,7 +210,8 @@ def classify_views(
     for i, k in enumerate(turns):
         cls_sum += cls[i * n : (i + 1) * n]
         rot_sum += np.roll(rot[i * n : (i + 1) * n], k, axis=1)
-    return cls_sum / len(turns), rot_sum / len(turns)
+    share = np.float32(1 / len(turns))
+    return cls_sum * share, rot_sum * share
 
 
 def zoom_region(
@@ -392,13 +397,13 @@ class Detector:
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
         t1 = time.perf_counter()
         boxes, scores, scale = self._locate(img)
-        t3 = time.perf_counter()
+        t_detect = time.perf_counter()
         boxes, scores, gain = self._zoom(img, boxes, scores, scale)
-        t35 = time.perf_counter()
+        t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
             det.meta["zoom"] = gain
-            return self._finish(det, t0, t1, t3, t35, 0)
+            return self._finish(det, t0, t1, t_detect, t_zoom, 0)
         score = scores.max(axis=1)
         probs = pp.normalise(scores) @ self._det_map
         rotations = pp.rotation_from_aspect(boxes)
@@ -432,10 +437,16 @@ class Detector:
             image_size=size,
         )
         det.meta["zoom"] = gain
-        return self._finish(det, t0, t1, t3, t35, (t5 - t4) * 1000)
+        return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000)
 
     def _finish(
-        self, det: Detections, t0: float, t1: float, t3: float, t35: float, classify_ms: float
+        self,
+        det: Detections,
+        t0: float,
+        t1: float,
+        t_detect: float,
+        t_zoom: float,
+        classify_ms: float,
     ) -> Detections:
         end = time.perf_counter()
         det.meta.update(
@@ -444,8 +455,8 @@ class Detector:
             confidence="score*p1" if self.classifier is not None else "score",
             ms={
                 "decode_image": round((t1 - t0) * 1000, 2),
-                "detect": round((t3 - t1) * 1000, 2),
-                "zoom": round((t35 - t3) * 1000, 2),
+                "detect": round((t_detect - t1) * 1000, 2),
+                "zoom": round((t_zoom - t_detect) * 1000, 2),
                 "classify": round(classify_ms, 2),
                 "total": round((end - t0) * 1000, 2),
             },
