@@ -133,9 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         "target_ms": TARGET_MS,
     }
     result["tilecam_frame"] = median_ms(detector.detect, frames, args.repeat)
-    result["zoomed"] = sum(detector.detect(f).meta.get("zoom", 1.0) > 1 for f in frames) / len(
-        frames
-    )
+    runs = [detector.detect(f) for f in frames]
+    result["zoomed"] = sum(d.meta.get("zoom", 1.0) > 1 for d in runs) / len(runs)
     one_pass = copy.copy(detector)
     one_pass.spec = dataclasses.replace(detector.spec, zoom_below=0.0)
     result["tilecam_frame_no_zoom"] = median_ms(one_pass.detect, frames, args.repeat)
@@ -147,9 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         for f in frames[:4]
     ]
     result["tilecam_phone_jpeg"] = median_ms(detector.detect, phone, max(10, args.repeat // 2))
-    tiles = [len(detector.detect(f)) for f in frames]
-    result["tiles_per_frame"] = statistics.mean(tiles)
-    stages = [detector.detect(f).meta["ms"] for f in frames]
+    result["tiles_per_frame"] = statistics.mean(len(d) for d in runs)
+    stages = [d.meta["ms"] for d in runs]
     result["tilecam_stages_ms"] = {
         k: round(statistics.median(s[k] for s in stages), 2) for k in stages[0]
     }

@@ -28,6 +28,7 @@ import torch  # noqa: E402
 from ultralytics import YOLO  # noqa: E402
 
 from vision.classes import CLASSES  # noqa: E402
+from vision.detect import DetectorSpec  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
 
@@ -96,7 +97,7 @@ def main() -> None:
             "output": "yolo",
             "conf": args.conf,
             "iou": args.iou,
-            "zoom": {"below_px": 32, "min_gain": 1.5},
+            "zoom": {"below_px": DetectorSpec.zoom_below, "min_gain": DetectorSpec.zoom_min_gain},
         },
     )
     if args.classifier:

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES
+from vision.data.photos import source_stem, tightness
 from vision.detections import Detections
 from vision.imageio import image_size_from_header
 from vision.postprocess import iou_matrix
@@ -170,8 +171,9 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
 
     Copies of one photo share a file-name stem (the part before ``.rf.``). The export's
     ±45° rotations and shear only loosen axis-aligned boxes, so the copy with the smallest
-    mean normalised box area is the original (see :mod:`vision.data.photos`). Images
-    whose names have no ``.rf.`` are their own stem. Order follows ``samples``.
+    mean normalised box area is the original (:func:`vision.data.photos.source_stem` and
+    :func:`~vision.data.photos.tightness`, as the dataset preparation decides it). Order
+    follows ``samples``.
 
     >>> import numpy as np
     >>> tight = np.array([[0, .5, .5, .1, .1]]); loose = np.array([[0, .5, .5, .2, .2]])
@@ -182,8 +184,8 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
     """
     best: dict[str, tuple[float, int]] = {}
     for i, s in enumerate(samples):
-        stem = s.image.name.split(".rf.")[0]
-        area = float((s.labels[:, 3] * s.labels[:, 4]).mean()) if len(s.labels) else np.inf
+        stem = source_stem(s.image.name)
+        area = tightness(s.labels) if len(s.labels) else np.inf
         if stem not in best or area < best[stem][0]:
             best[stem] = (area, i)
     keep = {i for _, i in best.values()}
