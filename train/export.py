@@ -97,7 +97,12 @@ def main() -> None:
             "output": "yolo",
             "conf": args.conf,
             "iou": args.iou,
-            "zoom": {"below_px": DetectorSpec.zoom_below, "min_gain": DetectorSpec.zoom_min_gain},
+            "zoom": {
+                "below_px": DetectorSpec.zoom_below,
+                "min_gain": DetectorSpec.zoom_min_gain,
+                "grid": DetectorSpec.zoom_grid,
+                "grid_below_px": DetectorSpec.zoom_grid_below,
+            },
         },
     )
     if args.classifier:

@@ -6,7 +6,7 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
                   "autocontrast": false, "conf": 0.25, "iou": 0.5,
-                  "zoom": {"below_px": 32, "min_gain": 1.5}},
+                  "zoom": {"below_px": 32, "min_gain": 1.5, "grid": 2}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
      "name": "tilecam-yolo11n", "version": "..."}
@@ -85,6 +85,13 @@ class DetectorSpec:
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
     zoom_below: float = 32.0
     zoom_min_gain: float = 1.5
+    #: Grid pass: when the first pass finds fewer than 3 tiles, or very small tiles spread
+    #: so wide that their region cannot be enlarged enough, the frame is cut into
+    #: ``zoom_grid × zoom_grid`` overlapping cells, each detected on its own (0 disables).
+    zoom_grid: int = 2
+    #: ... when the median short side of the tiles found is below ``zoom_grid_below``
+    #: input pixels (or fewer than 3 tiles were found).
+    zoom_grid_below: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -169,12 +176,22 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
     return det, cls, manifest
 
 
-def _zoom_fields(entry: Any, where: str) -> dict[str, float]:
-    """``{"below_px": 32, "min_gain": 1.5}`` (both optional; ``below_px`` 0 disables)."""
+def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
+    """``{"below_px": 32, "min_gain": 1.5, "grid": 2, "grid_below_px": 20}`` (all
+    optional; ``below_px`` 0 disables both extra passes, ``grid`` 0 the grid pass)."""
     if not isinstance(entry, dict):
         raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 32}}")
-    out = {}
-    for key, field in (("below_px", "zoom_below"), ("min_gain", "zoom_min_gain")):
+    out: dict[str, Any] = {}
+    if "grid" in entry:
+        grid = entry["grid"]
+        if isinstance(grid, bool) or not isinstance(grid, int) or grid < 0 or grid == 1 or grid > 4:
+            raise ModelError(f"{where}: zoom 'grid' must be 0 (off), 2, 3 or 4, got {grid!r}")
+        out["zoom_grid"] = grid
+    for key, field in (
+        ("below_px", "zoom_below"),
+        ("min_gain", "zoom_min_gain"),
+        ("grid_below_px", "zoom_grid_below"),
+    ):
         if key in entry:
             value = entry[key]
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
@@ -253,6 +270,69 @@ def zoom_region(
     if x2 - x1 < 2 or y2 - y1 < 2:
         return None
     return x1, y1, x2, y2
+
+
+def _median_short_side(boxes: npt.NDArray[np.float32]) -> float:
+    """Median short side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
+    if not len(boxes):
+        return 0.0
+    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+
+
+def _tiles_big(boxes: npt.NDArray[np.float32], scale: float, spec: DetectorSpec) -> bool:
+    """Whether the (few) ``boxes`` found are at least ``zoom_below`` input px across."""
+    return bool(len(boxes)) and _median_short_side(boxes) * scale >= spec.zoom_below
+
+
+def grid_cells(
+    image_wh: tuple[int, int], n: int, overlap: float = 0.125
+) -> list[tuple[int, int, int, int]]:
+    """``n × n`` cells ``(x1, y1, x2, y2)`` (ints, row by row) covering a ``width ×
+    height`` image; neighbouring cells overlap by ``overlap`` of the image's width
+    (height), so every tile shorter than that lies whole inside at least one cell.
+
+    >>> grid_cells((1280, 960), 2)
+    [(0, 0, 720, 540), (560, 0, 1280, 540), (0, 420, 720, 960), (560, 420, 1280, 960)]
+    """
+    width, height = image_wh
+
+    def spans(side: int) -> list[tuple[int, int]]:
+        half = overlap * side / 2
+        return [
+            (int(max(0.0, i * side / n - half)), int(min(float(side), (i + 1) * side / n + half)))
+            for i in range(n)
+        ]
+
+    return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
+
+
+def touches_inner_edge(
+    boxes: npt.NDArray[np.float32],
+    cell: tuple[int, int, int, int],
+    image_wh: tuple[int, int],
+    tolerance: float = 2.0,
+) -> npt.NDArray[np.bool_]:
+    """Which ``boxes`` ``(n, 4)`` (xyxy in the cell's own pixels) reach within
+    ``tolerance`` px of a side of ``cell`` that is inside the image: tiles cut by the
+    cell, found whole in a neighbouring cell. Returns ``(n,)`` bools.
+
+    >>> b = np.array([[0, 10, 30, 50], [100, 10, 130, 50], [690, 10, 719, 50]], np.float32)
+    >>> touches_inner_edge(b, (560, 0, 1280, 540), (1280, 960)).tolist()
+    [True, False, False]
+    """
+    x1, y1, x2, y2 = cell
+    width, height = image_wh
+    w, h = x2 - x1, y2 - y1
+    cut = np.zeros(len(boxes), bool)
+    if x1 > 0:
+        cut |= boxes[:, 0] <= tolerance
+    if y1 > 0:
+        cut |= boxes[:, 1] <= tolerance
+    if x2 < width:
+        cut |= boxes[:, 2] >= w - tolerance
+    if y2 < height:
+        cut |= boxes[:, 3] >= h - tolerance
+    return cut
 
 
 class Detector:
@@ -358,25 +438,54 @@ class Detector:
         boxes: npt.NDArray[np.float32],
         scores: npt.NDArray[np.float32],
         scale: float,
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
-        """The zoom pass: when the tiles look small to the model, run their region again,
-        enlarged, and merge both passes (class-agnostic NMS). Returns boxes, scores and
-        the enlargement (1.0 when there was no second pass)."""
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float, str]:
+        """The second look (see :meth:`detect`): the region pass when the tiles found
+        look small and sit close together, else the grid pass when few tiles were found
+        or small ones are spread wide. Both passes are merged with the first
+        (class-agnostic NMS). Returns boxes, scores, the enlargement (1.0 when there was
+        no second pass) and which pass ran (``"none"``, ``"region"`` or ``"grid"``)."""
+        spec = self.spec
+        if spec.zoom_below <= 0:
+            return boxes, scores, 1.0, "none"
         height, width = img.shape[:2]
-        region = zoom_region(boxes, (width, height), scale, below=self.spec.zoom_below)
-        if region is None:
-            return boxes, scores, 1.0
-        x1, y1, x2, y2 = region
-        sw, sh = self.input_size(x2 - x1, y2 - y1)
-        gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
-        if gain < self.spec.zoom_min_gain:
-            return boxes, scores, 1.0
-        zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
-        zb = zb + np.array([x1, y1, x1, y1], np.float32)
-        boxes = np.concatenate([boxes, zb])
-        scores = np.concatenate([scores, zs])
+        region = zoom_region(boxes, (width, height), scale, below=spec.zoom_below)
+        small = region is not None or (len(boxes) < 3 and not _tiles_big(boxes, scale, spec))
+        if not small:
+            return boxes, scores, 1.0, "none"
+        if region is not None:
+            x1, y1, x2, y2 = region
+            sw, sh = self.input_size(x2 - x1, y2 - y1)
+            gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
+            if gain >= spec.zoom_min_gain:
+                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
+                zb = zb + np.array([x1, y1, x1, y1], np.float32)
+                return (*self._merge(boxes, scores, [zb], [zs]), round(gain, 3), "region")
+        # grid pass: few or very small tiles, on frames the first pass shrank enough
+        tiny = len(boxes) < 3 or _median_short_side(boxes) * scale < spec.zoom_grid_below
+        if not tiny or spec.zoom_grid < 2 or scale * spec.zoom_min_gain > 1.0:
+            return boxes, scores, 1.0, "none"
+        found_b, found_s, gains = [], [], []
+        for cell in grid_cells((width, height), spec.zoom_grid):
+            x1, y1, x2, y2 = cell
+            cb, cs, cell_scale = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
+            keep = ~touches_inner_edge(cb, cell, (width, height))
+            found_b.append(cb[keep] + np.array([x1, y1, x1, y1], np.float32))
+            found_s.append(cs[keep])
+            gains.append(cell_scale / scale)
+        return (*self._merge(boxes, scores, found_b, found_s), round(min(gains), 3), "grid")
+
+    def _merge(
+        self,
+        boxes: npt.NDArray[np.float32],
+        scores: npt.NDArray[np.float32],
+        more_boxes: list[npt.NDArray[np.float32]],
+        more_scores: list[npt.NDArray[np.float32]],
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Boxes of several passes, one box per tile (class-agnostic NMS on best scores)."""
+        boxes = np.concatenate([boxes, *more_boxes]).astype(np.float32)
+        scores = np.concatenate([scores, *more_scores]).astype(np.float32)
         keep = pp.nms(boxes, scores.max(axis=1), self.iou, self.max_det)
-        return boxes[keep], scores[keep], round(gain, 3)
+        return boxes[keep], scores[keep]
 
     def detect(self, image: ImageSource) -> Detections:
         """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`).
@@ -392,17 +501,26 @@ class Detector:
         (see :func:`zoom_region`) is detected again at a larger scale — when that
         enlarges it at least ``zoom.min_gain`` times (default 1.5) — and both passes are
         merged; ``meta["zoom"]`` is the enlargement (1.0 = no second pass).
+
+        **Grid pass**: when the first pass found fewer than 3 tiles (none of them big), or
+        small tiles spread over so much of the frame that their region cannot be enlarged
+        ``min_gain`` times, the frame — if the first pass shrank it at least that much —
+        is cut into ``zoom.grid × zoom.grid`` overlapping cells (default 2; 0 disables;
+        see :func:`grid_cells`), each detected on its own; boxes cut by a cell's inner
+        side are dropped (the neighbouring cell holds them whole) and all passes merged.
+        It costs ``grid²`` detector runs, only on such frames. ``meta["zoom_pass"]`` says
+        which second pass ran: ``"none"``, ``"region"`` or ``"grid"``.
         """
         t0 = time.perf_counter()
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
         t1 = time.perf_counter()
         boxes, scores, scale = self._locate(img)
         t_detect = time.perf_counter()
-        boxes, scores, gain = self._zoom(img, boxes, scores, scale)
+        boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale)
         t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
-            det.meta["zoom"] = gain
+            det.meta.update(zoom=gain, zoom_pass=zoom_pass)
             return self._finish(det, t0, t1, t_detect, t_zoom, 0)
         score = scores.max(axis=1)
         probs = pp.normalise(scores) @ self._det_map
@@ -436,7 +554,7 @@ class Detector:
             topk_probs=top_probs,
             image_size=size,
         )
-        det.meta["zoom"] = gain
+        det.meta.update(zoom=gain, zoom_pass=zoom_pass)
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000)
 
     def _finish(

@@ -31,10 +31,27 @@ class FakeBackend:
         return self.output
 
 
-def _model_dir(tmp_path: Path, names: list[str], classifier: dict[str, Any] | None = None) -> Path:
+#: Manifest zoom settings for one detector pass per frame (no zoom or grid pass).
+ONE_PASS: dict[str, Any] = {"below_px": 0}
+
+
+def _model_dir(
+    tmp_path: Path,
+    names: list[str],
+    classifier: dict[str, Any] | None = None,
+    zoom: dict[str, Any] = ONE_PASS,
+) -> Path:
+    """A model folder whose manifest names ``names``; ``zoom={}`` keeps the default zoom
+    and grid passes."""
     manifest: dict[str, Any] = {
         "name": "test-model",
-        "detector": {"file": "det.onnx", "imgsz": 640, "names": names, "input": "rgb"},
+        "detector": {
+            "file": "det.onnx",
+            "imgsz": 640,
+            "names": names,
+            "input": "rgb",
+            "zoom": zoom,
+        },
     }
     if classifier:
         manifest["classifier"] = classifier
@@ -196,7 +213,7 @@ def test_zoom_pass_runs_the_small_tiles_region_again_and_merges(tmp_path: Path) 
     enlarged look at their region; the passes are merged by NMS (the better box wins)."""
     from vision.preprocess import letterbox
 
-    model = _model_dir(tmp_path, ["1m", "2m"])
+    model = _model_dir(tmp_path, ["1m", "2m"], zoom={})
     # first pass, in frame pixels: x 580-620, 620-660, 660-700; y 412-468 (40 × 56 px);
     # the zoom region: their bounding box grown by 1.5 tile lengths (56 px) per side
     boxes = np.array([[580 + 40 * i, 412, 620 + 40 * i, 468] for i in range(3)], np.float32)
@@ -234,7 +251,7 @@ def test_no_zoom_for_tiles_big_enough_or_when_disabled(tmp_path: Path) -> None:
     """Rule: tiles at least zoom.below_px input pixels across, or below_px 0: one pass."""
     big = [[300 + 40 * i, 300, 40, 56, 0.6, 0.0] for i in range(3)]
     backend = SequenceBackend([_yolo(big)])
-    det = Detector(_model_dir(tmp_path, ["1m", "2m"]), backend=backend)(
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom={}), backend=backend)(
         np.zeros((960, 1280, 3), np.uint8)
     )
     assert len(backend.inputs) == 1 and det.meta["zoom"] == 1.0 and len(det) == 3
@@ -246,9 +263,86 @@ def test_no_zoom_for_tiles_big_enough_or_when_disabled(tmp_path: Path) -> None:
     assert len(backend.inputs) == 1 and det.meta["zoom"] == 1.0
 
 
+def _cell_rows(frame_boxes: list[list[float]], cell: tuple[int, int, int, int]) -> np.ndarray:
+    """A 2-class (1m, 2m) YOLO output for one grid cell answering ``frame_boxes`` (frame
+    pixels, all read as 1m at 0.9), as the cell's 640 × 640 letterboxed input sees them."""
+    from vision.preprocess import letterbox
+
+    x1, y1, x2, y2 = cell
+    _, lb = letterbox(np.zeros((y2 - y1, x2 - x1, 3), np.uint8), 640)
+    rows = []
+    for b in frame_boxes:
+        bx = lb.to_input(np.array([b], np.float32) - np.array([x1, y1, x1, y1], np.float32))[0]
+        rows.append([*(bx[:2] + bx[2:]) / 2, *(bx[2:] - bx[:2]), 0.9, 0.0])
+    return _yolo(rows) if rows else np.zeros((1, 6, 0), np.float32)
+
+
+def test_grid_pass_when_the_first_pass_finds_almost_nothing(tmp_path: Path) -> None:
+    """Rule: a frame where the first pass finds fewer than 3 tiles is detected again in
+    2 × 2 overlapping cells; a tile cut by a cell's inner side is dropped there (the
+    neighbouring cell holds it whole) and a tile seen by two cells is kept once."""
+    from vision.detect import grid_cells
+
+    cells = grid_cells((1280, 960), 2)
+    assert cells[0] == (0, 0, 720, 540) and cells[1] == (560, 0, 1280, 540)
+    near, shared = [100, 100, 130, 140], [600, 100, 630, 140]
+    cut = [560, 300, 575, 340]  # what cell 1 sees of a tile at x 545-575, cut at x 560
+    outputs = [
+        np.zeros((1, 6, 0), np.float32),  # first pass: nothing
+        _cell_rows([near, shared], cells[0]),
+        _cell_rows([shared, cut], cells[1]),
+        _cell_rows([], cells[2]),
+        _cell_rows([], cells[3]),
+    ]
+    backend = SequenceBackend(outputs)
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom={}), backend=backend)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(backend.inputs) == 5
+    assert det.meta["zoom_pass"] == "grid"
+    assert det.meta["zoom"] == pytest.approx(min(640 / 720, 640 / 540) / 0.5, 1e-3)
+    got = sorted(det.boxes.tolist())
+    assert len(got) == 2
+    assert got[0] == pytest.approx(near, abs=0.5) and got[1] == pytest.approx(shared, abs=0.5)
+
+
+def test_no_grid_pass_for_tiles_not_tiny_or_when_disabled(tmp_path: Path) -> None:
+    """Rule: 3 or more tiles of at least zoom.grid_below_px (20) input pixels spread over
+    the frame get no grid pass; neither does any frame when zoom.grid is 0."""
+    spread = [[40 + 280 * i, 300, 24, 34, 0.6, 0.0] for i in range(3)]  # 24 px: < 32
+    backend = SequenceBackend([_yolo(spread)])
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom={}), backend=backend)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(backend.inputs) == 1 and det.meta["zoom_pass"] == "none" and len(det) == 3
+    backend = SequenceBackend([np.zeros((1, 6, 0), np.float32)])
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom={"grid": 0}), backend=backend)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(backend.inputs) == 1 and det.meta["zoom_pass"] == "none" and len(det) == 0
+
+
+def test_no_grid_pass_on_small_frames(tmp_path: Path) -> None:
+    """Rule: a frame the first pass did not shrink at least zoom.min_gain times is not cut
+    up (its cells would only be blown up)."""
+    backend = SequenceBackend([np.zeros((1, 6, 0), np.float32)])
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom={}), backend=backend)(
+        np.zeros((480, 640, 3), np.uint8)
+    )
+    assert len(backend.inputs) == 1 and det.meta["zoom_pass"] == "none"
+
+
 def test_zoom_settings_are_checked(tmp_path: Path) -> None:
     manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
-    for bad in ({"below_px": -1}, {"min_gain": "x"}, [24]):
+    for bad in (
+        {"below_px": -1},
+        {"min_gain": "x"},
+        [24],
+        {"grid": 1},
+        {"grid": "2"},
+        {"grid": True},
+        {"grid_below_px": -2},
+    ):
         manifest["detector"]["zoom"] = bad
         (tmp_path / "manifest.json").write_text(json.dumps(manifest))
         with pytest.raises(ModelError, match="zoom"):
