@@ -85,6 +85,9 @@ def main() -> None:
     shutil.copyfile(onnx_path, models / FILE)
     manifest_path = models / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    if manifest.pop("calibration", None) is not None:
+        print("the old hand-confidence calibration was dropped: refit it for this model with")
+        print(f"  .venv/bin/python train/calibrate.py {models} --write")
     manifest.update(
         name="tilecam-tiles-yolo11n",
         version=args.version,

@@ -49,6 +49,7 @@ import numpy.typing as npt
 from vision import postprocess as pp
 from vision.backends import Backend, open_backend
 from vision.classes import CLASSES
+from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.preprocess import crop_batch, input_size, prepare_input
@@ -366,6 +367,13 @@ class Detector:
         self.classifier: Backend | None = None
         if self.classifier_spec is not None:
             self.classifier = classifier or self._open(self.classifier_spec.file, threads)
+        #: hand-confidence calibration (manifest ``calibration``, :mod:`vision.confidence`)
+        self.calibration: dict[str, Any] | None = None
+        if "calibration" in self.manifest:
+            try:
+                self.calibration = check_calibration(self.manifest["calibration"])
+            except CalibrationError as exc:
+                raise ModelError(f"{self.model_dir / MANIFEST}: {exc}") from None
         self.name = str(self.manifest.get("name") or self.spec.file.stem)
         if self.manifest.get("version"):
             self.name += f"@{self.manifest['version']}"

@@ -6,11 +6,14 @@ detections (tests, automatic tables that report where tiles lie). Both return a
 ``tilecam recognize --json`` and of the HTTP API::
 
     {"image", "tiles": [{"code", "box", "confidence", "rotation", "face_down", "role"}],
-     "hand", "melds", "corrections", "alternatives", "reading_confidence",
+     "hand", "melds", "corrections", "alternatives", "reading_confidence", "hand_confidence",
      "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
 
 ``reading_confidence`` (0..1): the model's own probability that every final code is
-right, the boxes taken as found (:attr:`Recognition.reading_confidence`).
+right, the boxes taken as found (:attr:`Recognition.reading_confidence`); it runs high.
+``hand_confidence`` (0..1 or null): the calibrated probability that the final tile
+multiset is exactly right, missed and extra tiles included (:mod:`vision.confidence`;
+null for a model without a calibration).
 
 ``alternatives``: other possible readings within 4× of the chosen one's probability,
 each ``{"hand", "ratio", "corrections", "winning", "score"}`` where ``ratio`` =
@@ -86,6 +89,8 @@ class Recognition:
     alternatives: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     ms: Mapping[str, float] = field(default_factory=dict)
+    #: The model's hand-confidence calibration (manifest ``calibration``), if it has one.
+    calibration: Mapping[str, Any] | None = None
 
     @property
     def hand_text(self) -> str | None:
@@ -112,6 +117,15 @@ class Recognition:
             p = float(d.topk_probs[i, hits[0]]) if len(hits) else _OUTSIDE_TOPK
             log_p += math.log(max(p, _OUTSIDE_TOPK))
         return math.exp(log_p)
+
+    @property
+    def hand_confidence(self) -> float | None:
+        """The calibrated probability (0..1) that the final tile multiset is exactly right
+        — missed and extra boxes included — from the model's calibration
+        (:mod:`vision.confidence`); None when the model has none."""
+        from vision.confidence import hand_confidence
+
+        return hand_confidence(self, self.calibration)
 
     @property
     def melds(self) -> tuple[Meld, ...]:
@@ -161,6 +175,7 @@ class Recognition:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready result (see module doc)."""
+        hc = self.hand_confidence
         out: dict[str, Any] = {
             "image": self.image,
             "rules": self.rules,
@@ -171,6 +186,7 @@ class Recognition:
             "corrections": [c.to_dict() for c in self.correction.best.changes],
             "alternatives": list(self.alternatives),
             "reading_confidence": round(self.reading_confidence, 4),
+            "hand_confidence": None if hc is None else round(hc, 4),
         }
         if self.score is not None:
             out["score"] = self.score.to_dict()
@@ -274,9 +290,12 @@ def recognize_detections(
     image: str | None = None,
     layout_params: LayoutParams | None = None,
     ms: Mapping[str, float] | None = None,
+    calibration: Mapping[str, Any] | None = None,
 ) -> Recognition:
-    """Layout, correction and scoring of detections (see module doc). Raises
-    ``scoring.HandError`` (a ``ValueError``) for an unknown rule set or a bad context."""
+    """Layout, correction and scoring of detections (see module doc). ``calibration``:
+    the detector's hand-confidence calibration (:attr:`Detector.calibration`), which
+    gives :attr:`Recognition.hand_confidence`. Raises ``scoring.HandError`` (a
+    ``ValueError``) for an unknown rule set or a bad context."""
     import scoring
 
     timings = dict(ms or {})
@@ -304,7 +323,7 @@ def recognize_detections(
         notes.append("top-1 reading: " + "; ".join(result.problems))
     base = dict(
         detections=dets, layout=layout, correction=result, codes=codes, roles=roles,
-        rules=rules, image=image,
+        rules=rules, image=image, calibration=calibration,
     )
     try:
         hand = layout.hand(codes, hidden)
@@ -365,7 +384,7 @@ def recognize(
     """Detect the tiles in ``image`` (a path, encoded bytes or a BGR array) and read the
     hand (see module doc). ``detector``: a loaded :class:`vision.detect.Detector` (or
     any callable image → Detections); default: the shipped model."""
-    from vision.detect import detect
+    from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
     name = str(image) if isinstance(image, str) else None
@@ -375,4 +394,6 @@ def recognize(
     dets = detector(pixels) if detector is not None else detect(pixels)
     t2 = time.perf_counter()
     ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
-    return recognize_detections(dets, rules, context, image=name, ms=ms)
+    used = detector if detector is not None else load_detector()
+    calibration = getattr(used, "calibration", None)
+    return recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration)

@@ -183,11 +183,13 @@ def test_cli_json_and_annotation(
     result = json.loads(capsys.readouterr().out)
     assert result["image"] == str(path) and result["hand"] == "[EEE,2]123m456p789sNN"
     assert result["score"]["total"] >= 1
+    assert 0.0 < result["hand_confidence"] < 1.0  # the shipped model is calibrated
     shown = cv2.imread(str(out_img))
     assert shown is not None and shown.shape[0] > d.image_size[1]  # type: ignore[index]
     assert main(argv[:-3]) == 0
     text = capsys.readouterr().out
     assert "meld [EEE,2]: pung from opposite" in text and "total:" in text
+    assert "hand confidence: " in text
 
 
 def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

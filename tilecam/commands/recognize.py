@@ -84,6 +84,11 @@ def describe(result: dict[str, Any]) -> str:
     found = sum(t["role"] != "ignored" for t in tiles)
     lines.append(f"{result['image']}: {len(tiles)} tiles found, {found} in the hand")
     lines.append(f"hand: {result['hand'] or '-'}")
+    if result.get("hand_confidence") is not None and tiles:
+        lines.append(
+            f"hand confidence: {result['hand_confidence']:.0%} "
+            "(share of such readings with every tile right, calibrated on real photos)"
+        )
     for m in result["melds"]:
         src = "concealed" if m["concealed"] else CLAIM_WORDS.get(m["claimed_from"], "?")
         added = ", added kong" if m["added"] else ""

@@ -436,7 +436,13 @@ function showRecognition(rec) {
   if (!state.tiles.length) {
     notes.push(el("li", {}, "No tiles found. Try more light, less glare, tiles filling the photo."));
   }
-  if (state.tiles.length && typeof rec.reading_confidence === "number"
+  if (state.tiles.length && typeof rec.hand_confidence === "number") {
+    // calibrated on real photos: the share of such readings that were exactly right
+    const pct = Math.round(rec.hand_confidence * 100);
+    notes.push(el("li", {}, `About ${pct}% of readings like this one get every tile right`
+      + (rec.hand_confidence < 0.7 ? ": check the tiles marked unsure, and any missed, "
+        + "and tap any that are wrong." : ".")));
+  } else if (state.tiles.length && typeof rec.reading_confidence === "number"
       && rec.reading_confidence < 0.9) {
     const pct = Math.round(rec.reading_confidence * 100);
     notes.push(el("li", {}, `The model is ${pct}% sure of every tile: check the tiles `

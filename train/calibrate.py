@@ -1,0 +1,214 @@
+"""Fit the hand confidence (``vision/confidence.py``) on photos with known answers.
+
+Each photo of a YOLO dataset split is recognised with the model (``recognize``, MCR);
+its signals (:func:`vision.confidence.hand_features`) and whether its final tile
+multiset equals the labels' are collected. A logistic model (L2-regularised, Newton's
+method, numpy only) is then judged by **cross-validation by source photo**: the photos'
+Roboflow copies share a fold (:func:`vision.data.photos.source_stem`), every photo is
+predicted by a model that never saw its source, and the out-of-fold predictions are
+compared with ``reading_confidence`` (bands, Brier score, expected calibration error).
+With ``--write`` the model fitted on all photos goes into ``MODEL_DIR/manifest.json``
+(``"calibration"``); the reported figures are the cross-validated ones.
+
+usage: .venv/bin/python train/calibrate.py MODEL_DIR [--data datasets/build/hk-photos]
+           [--split val] [--folds 5] [--cache FILE.json] [--write] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import zlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.confidence import FEATURES  # noqa: E402
+
+F64 = npt.NDArray[np.float64]
+#: Bands for the reliability table (probability of an exact reading).
+EDGES = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
+
+
+def fit_logistic(x: F64, y: F64, l2: float = 1.0, steps: int = 50) -> tuple[F64, float]:
+    """Logistic regression ``P(y=1) = σ(b + x·w)`` by Newton's method; features are
+    standardised inside, ``l2`` penalises the (standardised) weights, not ``b``.
+    ``x`` ``(n, k)``, ``y`` ``(n,)`` of 0/1. Returns ``w`` ``(k,)`` and ``b`` in the
+    original feature units."""
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    std[std == 0] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / std])
+    theta = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ theta, -30, 30)))
+        grad = z.T @ (p - y) + penalty * theta
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    w = theta[1:] / std
+    b = float(theta[0] - (mean / std) @ theta[1:])
+    return w, b
+
+
+def predict(x: F64, w: F64, b: float) -> F64:
+    return 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
+
+
+def collect(data: Path, split: str, model_dir: Path) -> list[dict[str, Any]]:
+    """One row per photo: ``stem``, ``exact``, ``reading`` and the features."""
+    from vision.classes import CLASSES
+    from vision.confidence import hand_features
+    from vision.data.photos import source_stem
+    from vision.detect import Detector
+    from vision.evaluate import load_dataset
+    from vision.recognize import recognize_detections
+
+    detector = Detector(model_dir)
+    rows = []
+    for sample in load_dataset(data, split):
+        det = detector(sample.image)
+        rec = recognize_detections(det, "mcr")
+        truth = Counter(CLASSES[int(c)] for c in sample.class_ids)
+        rows.append(
+            {
+                "image": sample.image.name,
+                "stem": source_stem(sample.image.name),
+                "exact": Counter(rec.codes) == truth,
+                "reading": rec.reading_confidence,
+                **hand_features(rec),
+            }
+        )
+    return rows
+
+
+def fold_of(stem: str, folds: int) -> int:
+    """A source photo's fold, stable across runs (CRC32 of its stem)."""
+    return zlib.crc32(stem.encode()) % folds
+
+
+def bands(p: F64, y: F64) -> list[dict[str, Any]]:
+    out = []
+    for lo, hi in itertools.pairwise(EDGES):
+        sel = (p >= lo) & ((p < hi) | ((hi == 1.0) & (p <= 1.0)))
+        if sel.any():
+            out.append(
+                {
+                    "band": f"{lo:.1f}-{hi:.1f}",
+                    "photos": int(sel.sum()),
+                    "mean_confidence": round(float(p[sel].mean()), 3),
+                    "exact": round(float(y[sel].mean()), 3),
+                }
+            )
+    return out
+
+
+def ece(p: F64, y: F64) -> float:
+    """Expected calibration error over :data:`EDGES` bands (photo-weighted)."""
+    total = 0.0
+    for b in bands(p, y):
+        total += b["photos"] * abs(b["mean_confidence"] - b["exact"])
+    return round(total / max(len(p), 1), 4)
+
+
+def evaluate(rows: list[dict[str, Any]], folds: int, l2: float) -> dict[str, Any]:
+    """Cross-validated comparison of the calibrated and the raw confidence."""
+    x = np.array([[r[f] for f in FEATURES] for r in rows], np.float64)
+    y = np.array([float(r["exact"]) for r in rows])
+    fold = np.array([fold_of(r["stem"], folds) for r in rows])
+    oof = np.zeros(len(rows))
+    for k in range(folds):
+        test = fold == k
+        if not test.any() or test.all():
+            continue
+        w, b = fit_logistic(x[~test], y[~test], l2)
+        oof[test] = predict(x[test], w, b)
+    raw = np.array([r["reading"] for r in rows])
+    return {
+        "photos": len(rows),
+        "sources": len({r["stem"] for r in rows}),
+        "exact": round(float(y.mean()), 4),
+        "folds": folds,
+        "raw": {
+            "brier": round(float(np.mean((raw - y) ** 2)), 4),
+            "ece": ece(raw, y),
+            "bands": bands(raw, y),
+        },
+        "calibrated_out_of_fold": {
+            "brier": round(float(np.mean((oof - y) ** 2)), 4),
+            "ece": ece(oof, y),
+            "bands": bands(oof, y),
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model_dir", type=Path)
+    ap.add_argument("--data", type=Path, default=REPO / "datasets/build/hk-photos")
+    ap.add_argument("--split", default="val")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--l2", type=float, default=1.0, help="weight penalty (standardised units)")
+    ap.add_argument("--cache", type=Path, help="read/write the collected rows here")
+    ap.add_argument("--write", action="store_true", help="put the fit into the manifest")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if args.cache and args.cache.is_file():
+        rows = json.loads(args.cache.read_text())
+    else:
+        rows = collect(args.data, args.split, args.model_dir)
+        if args.cache:
+            args.cache.write_text(json.dumps(rows))
+    if not rows:
+        raise SystemExit(f"{args.data}: no photos in split {args.split!r}")
+    report = evaluate(rows, args.folds, args.l2)
+    x = np.array([[r[f] for f in FEATURES] for r in rows], np.float64)
+    y = np.array([float(r["exact"]) for r in rows])
+    w, b = fit_logistic(x, y, args.l2)
+    calibration = {
+        "features": list(FEATURES),
+        "coef": [round(float(v), 5) for v in w],
+        "intercept": round(b, 5),
+        "fitted_on": f"{args.data.name} {args.split}: {len(rows)} photos "
+        f"({report['sources']} sources), exact {report['exact']:.3f}; "
+        f"{args.folds}-fold by source: Brier {report['calibrated_out_of_fold']['brier']}, "
+        f"ECE {report['calibrated_out_of_fold']['ece']}",
+    }
+    report["calibration"] = calibration
+    if args.write:
+        path = args.model_dir / "manifest.json"
+        manifest = json.loads(path.read_text())
+        manifest["calibration"] = calibration
+        path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(
+        f"{report['photos']} photos from {report['sources']} sources, "
+        f"{report['exact']:.1%} read exactly"
+    )
+    for name in ("raw", "calibrated_out_of_fold"):
+        part = report[name]
+        print(f"{name}: Brier {part['brier']}, ECE {part['ece']}")
+        for band in part["bands"]:
+            print(
+                f"  {band['band']}: {band['photos']:4d} photos, mean confidence "
+                f"{band['mean_confidence']:.3f}, exact {band['exact']:.3f}"
+            )
+    print("calibration:", json.dumps(calibration))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

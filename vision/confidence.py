@@ -1,0 +1,126 @@
+"""How likely a reading is exactly right: a calibrated hand confidence.
+
+:attr:`vision.recognize.Recognition.reading_confidence` is the model's own probability
+that every final code is right, boxes taken as found. It cannot see tiles the detector
+missed or boxes on things that are not tiles, and the classifier's probabilities are
+over-confident, so it says 0.9 for readings that are right far less often than 9 times
+in 10. The *hand confidence* maps a few signals of one recognition onto the measured
+probability that its tile multiset is exactly right, with a logistic model fitted on
+photos with known answers (``train/calibrate.py``) and stored in the model's manifest::
+
+    "calibration": {"features": ["log_reading", ...], "coef": [...], "intercept": -0.4,
+                    "fitted_on": "..."}
+
+Signals (:func:`hand_features`, one number each):
+
+- ``log_reading``: log10 of ``reading_confidence`` (floored at 1e-6);
+- ``min_score``: the lowest detector score among the tiles (a weak box may be no tile);
+- ``weak_boxes``: tiles whose detector score is under 0.4;
+- ``hand_read``: 1 when the reading is a hand the scorer takes (scored, or its waits
+  given), else 0 (wrong tile count, no hand);
+- ``win``: 1 when that hand is a scored win (a complete hand is unlikely with a tile
+  missing or extra), else 0;
+- ``corrections``: tiles the rule-aware correction changed.
+
+A model without a calibration entry has no hand confidence (``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vision.recognize import Recognition
+
+#: The signals, in the order a calibration's coefficients use them.
+FEATURES: tuple[str, ...] = (
+    "log_reading",
+    "min_score",
+    "weak_boxes",
+    "hand_read",
+    "win",
+    "corrections",
+)
+#: A tile whose detector score is under this counts as a weak box.
+WEAK_SCORE = 0.4
+
+
+class CalibrationError(ValueError):
+    """A manifest's ``calibration`` entry is malformed."""
+
+
+def hand_features(rec: Recognition) -> dict[str, float]:
+    """The signals of :data:`FEATURES` for one recognition (see module doc)."""
+    from vision.detect import detection_scores
+
+    d = rec.detections
+    scores = detection_scores(d) if len(d) else None
+    return {
+        "log_reading": math.log10(max(rec.reading_confidence, 1e-6)),
+        "min_score": float(scores.min()) if scores is not None else 0.0,
+        "weak_boxes": float((scores < WEAK_SCORE).sum()) if scores is not None else 0.0,
+        "hand_read": 1.0 if rec.score is not None or rec.waits is not None else 0.0,
+        "win": 1.0 if rec.score is not None else 0.0,
+        "corrections": float(len(rec.correction.best.changes)),
+    }
+
+
+def check_calibration(entry: Any) -> dict[str, Any]:
+    """``entry`` as a checked calibration: ``features`` (names from :data:`FEATURES`),
+    one number per feature in ``coef``, a numeric ``intercept``. Raises
+    :class:`CalibrationError` naming the fault.
+
+    >>> check_calibration({"features": ["win"], "coef": [2.0], "intercept": -1})["coef"]
+    [2.0]
+    >>> check_calibration({"features": ["colour"], "coef": [1], "intercept": 0})
+    Traceback (most recent call last):
+    ...
+    vision.confidence.CalibrationError: calibration: unknown features ['colour']
+    """
+    if not isinstance(entry, Mapping):
+        raise CalibrationError("calibration: expected an object with features, coef, intercept")
+    features, coef, intercept = entry.get("features"), entry.get("coef"), entry.get("intercept")
+    if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
+        raise CalibrationError("calibration: 'features' must be a list of names")
+    unknown = [f for f in features if f not in FEATURES]
+    if unknown:
+        raise CalibrationError(f"calibration: unknown features {unknown}")
+
+    def number(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    if not isinstance(coef, list) or len(coef) != len(features) or not all(map(number, coef)):
+        raise CalibrationError("calibration: 'coef' must hold one number per feature")
+    if not number(intercept):
+        raise CalibrationError("calibration: 'intercept' must be a number")
+    return {**entry, "coef": [float(c) for c in coef], "intercept": float(intercept)}
+
+
+def logistic(
+    features: Mapping[str, float], names: Sequence[str], coef: Sequence[float], intercept: float
+) -> float:
+    """``1 / (1 + exp(-(intercept + Σ coef·feature)))``, the fitted probability.
+
+    >>> logistic({"win": 1.0, "weak_boxes": 2.0}, ["win", "weak_boxes"], [2.0, -1.0], 0.0)
+    0.5
+    """
+    z = intercept + sum(c * features[n] for n, c in zip(names, coef, strict=True))
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def hand_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> float | None:
+    """The calibrated probability that ``rec``'s tile multiset is exactly right, or None
+    without a calibration."""
+    if calibration is None:
+        return None
+    return logistic(
+        hand_features(rec),
+        calibration["features"],
+        calibration["coef"],
+        calibration["intercept"],
+    )
