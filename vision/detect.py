@@ -38,7 +38,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ from vision.classes import CLASSES
 from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
+from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
@@ -205,31 +205,6 @@ def _tta(value: Any, where: str) -> int:
     if isinstance(value, bool) or value not in (1, 2, 4):
         raise ModelError(f"{where}: 'tta' must be 1, 2 or 4 views per crop, got {value!r}")
     return int(value)
-
-
-def classify_views(
-    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
-    crops: npt.NDArray[np.float32],
-    n_names: int,
-    views: int,
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
-    ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
-    quarter turn). ``run(batch) -> logits`` is the classifier. A crop turned ``k`` quarter
-    turns counter-clockwise shows a tile whose clockwise rotation index is ``r - k``, so
-    its rotation probabilities are shifted back by ``k`` before averaging.
-    """
-    turns = {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views]
-    n = len(crops)
-    batch = np.concatenate([np.ascontiguousarray(np.rot90(crops, k, axes=(2, 3))) for k in turns])
-    cls, rot = pp.decode_classifier(run(batch), n_names)
-    cls_sum = np.zeros((n, n_names), np.float32)
-    rot_sum = np.zeros((n, 4), np.float32)
-    for i, k in enumerate(turns):
-        cls_sum += cls[i * n : (i + 1) * n]
-        rot_sum += np.roll(rot[i * n : (i + 1) * n], k, axis=1)
-    share = np.float32(1 / len(turns))
-    return cls_sum * share, rot_sum * share
 
 
 def zoom_region(

@@ -19,6 +19,8 @@ spot are the same tile whatever class each one reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -186,3 +188,28 @@ def fuse(
     d = np.log(np.clip(detector_probs, floor, None))
     c = np.log(np.clip(classifier_probs, floor, None))
     return softmax(a * d + b * c, axis=1)
+
+
+def classify_views(
+    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
+    crops: npt.NDArray[np.float32],
+    n_names: int,
+    views: int,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
+    ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
+    quarter turn). ``run(batch) -> logits`` is the classifier. A crop turned ``k`` quarter
+    turns counter-clockwise shows a tile whose clockwise rotation index is ``r - k``, so
+    its rotation probabilities are shifted back by ``k`` before averaging.
+    """
+    turns = {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views]
+    n = len(crops)
+    batch = np.concatenate([np.ascontiguousarray(np.rot90(crops, k, axes=(2, 3))) for k in turns])
+    cls, rot = decode_classifier(run(batch), n_names)
+    cls_sum = np.zeros((n, n_names), np.float32)
+    rot_sum = np.zeros((n, 4), np.float32)
+    for i, k in enumerate(turns):
+        cls_sum += cls[i * n : (i + 1) * n]
+        rot_sum += np.roll(rot[i * n : (i + 1) * n], k, axis=1)
+    share = np.float32(1 / len(turns))
+    return cls_sum * share, rot_sum * share

@@ -372,7 +372,7 @@ def test_test_time_views_turn_rotations_back(
 ) -> None:
     """Rule: a crop turned k quarter turns counter-clockwise shows rotation r - k; averaging
     the views must turn each view's rotation back, so all views agree on the tile's own."""
-    from vision.detect import classify_views
+    from vision.postprocess import classify_views
 
     crop = np.zeros((1, 3, 8, 8), np.float32)
     crop[0, 1, corner[0], corner[1]] = 1.0  # class 1 lying at `rotation`

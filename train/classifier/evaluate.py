@@ -4,7 +4,7 @@ usage: .venv/bin/python train/classifier/evaluate.py models/tiles-cls.onnx \
            runs/classifier/hk-val.npz runs/classifier/heldout.npz [--views 4] [--json]
 
 For each ``crops.py`` file: class top-1 (argmax of the class marginal of
-:func:`vision.detect.classify_views`, over ``--views`` turns of each crop), rotation
+:func:`vision.postprocess.classify_views`, over ``--views`` turns of each crop), rotation
 accuracy on the crops whose rotation is known, and the most frequent confusions. No torch
 needed.
 """
@@ -24,7 +24,7 @@ import onnxruntime as ort
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.classes import CLASSES
-from vision.detect import classify_views
+from vision.postprocess import classify_views
 
 
 def crop_accuracy(session: ort.InferenceSession, path: Path, views: int = 1) -> dict[str, Any]:

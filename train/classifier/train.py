@@ -8,7 +8,10 @@ usage: .venv-train/bin/python train/classifier/train.py \
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
 moves a clockwise rotation index ``r`` to ``(r - k) mod 4``; never mirrored), and jitters
-brightness, contrast and colour. Loss on the 172 class × rotation logits:
+brightness, contrast and colour; with ``--style P`` it also swaps colour channels and
+thickens, thins or softens strokes on a share of the crops (:func:`restyle`: tile sets
+it has not seen draw the same glyphs in other colours and weights). Loss on the 172
+class × rotation logits:
 
 * rotation known (synthetic face-up tiles): cross-entropy on the joint index
   ``class * 4 + rotation``;
@@ -34,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model import CropNet
@@ -55,11 +59,35 @@ class Crops:
         return len(self.classes)
 
 
+def restyle(x: torch.Tensor, p: float, gen: torch.Generator) -> torch.Tensor:
+    """Art-style randomisation of a float batch ``(B, 3, S, S)`` in 0..1, each change on a
+    share ``p`` of the crops: colour channels swapped (glyph colours differ between tile
+    sets), strokes thickened or thinned by one pixel (3 × 3 min / max filter), softened
+    (3 × 3 mean). Shapes stay; the tile's identity is its glyph's shape."""
+    b = x.shape[0]
+    out = x.clone()
+    pick = torch.rand(b, generator=gen) < p
+    if pick.any():
+        perm = torch.stack([torch.randperm(3, generator=gen) for _ in range(int(pick.sum()))])
+        out[pick] = torch.gather(out[pick], 1, perm[:, :, None, None].expand(-1, -1, *x.shape[2:]))
+    thick = torch.rand(b, generator=gen) < p / 2
+    thin = ~thick & (torch.rand(b, generator=gen) < p / 2)
+    if thick.any():  # dark strokes grow: minimum filter
+        out[thick] = -F.max_pool2d(-out[thick], 3, stride=1, padding=1)
+    if thin.any():
+        out[thin] = F.max_pool2d(out[thin], 3, stride=1, padding=1)
+    soft = torch.rand(b, generator=gen) < p / 2
+    if soft.any():
+        out[soft] = F.avg_pool2d(out[soft], 3, stride=1, padding=1, count_include_pad=False)
+    return out
+
+
 def augment(
-    x: torch.Tensor, rot: torch.Tensor, gen: torch.Generator
+    x: torch.Tensor, rot: torch.Tensor, gen: torch.Generator, style: float = 0.0
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random quarter turns and photometric jitter of a float batch ``(B, 3, S, S)`` in 0..1;
-    returns the batch and the shifted rotation indices (-1 stays -1)."""
+    """Random quarter turns and photometric jitter of a float batch ``(B, 3, S, S)`` in 0..1
+    (with ``style`` > 0 also :func:`restyle`); returns the batch and the shifted rotation
+    indices (-1 stays -1)."""
     b = x.shape[0]
     k = torch.randint(0, 4, (b,), generator=gen)
     out = torch.empty_like(x)
@@ -68,6 +96,8 @@ def augment(
         if m.any():
             out[m] = torch.rot90(x[m], q, dims=(2, 3))
     rot = torch.where(rot >= 0, (rot - k) % 4, rot)
+    if style > 0:
+        out = restyle(out, style, gen)
     contrast = torch.empty(b, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
     bright = torch.empty(b, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
     gain = torch.empty(b, 3, 1, 1).uniform_(0.9, 1.1, generator=gen)
@@ -132,6 +162,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-every", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--style", type=float, default=0.0, help="art-style randomisation share (restyle)"
+    )
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
     args = ap.parse_args()
@@ -165,7 +198,7 @@ def main() -> None:
         x = torch.from_numpy(np.concatenate([real.crops[j_r], synth.crops[j_s]])).float().div_(255)
         cls = torch.from_numpy(np.concatenate([real.classes[j_r], synth.classes[j_s]]))
         rot = torch.from_numpy(np.concatenate([real.rotations[j_r], synth.rotations[j_s]]))
-        x, rot = augment(x, rot, gen)
+        x, rot = augment(x, rot, gen, args.style)
         if total:
             lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
         else:
