@@ -70,7 +70,10 @@ if [ "${QUANTIZE:-0}" = 1 ]; then
       models/tilecam-tiles-yolo11n-int8.onnx --imgsz "$SERVE_IMGSZ" --use
 fi
 .venv/bin/python train/operating_point.py models
-# 8. hand-confidence calibration on the real val photos (cross-validated by source photo;
-#    writes the fit on all of them into the manifest), then the report figures
-.venv/bin/python train/calibrate.py models --write
+# 8. hand-confidence calibration on the real val photos + held-out art v1 (cross-validated
+#    by source photo; writes the fit on all of them into the manifest), checked on held-out
+#    art v2, then the report figures
+.venv/bin/python train/calibrate.py models --data datasets/build/hk-photos \
+    --data datasets/generated/synth-val-heldout --write
+.venv/bin/python train/calibrate.py models --data datasets/generated/synth-val-heldout-v2 --apply
 .venv/bin/tilecam eval datasets/build/hk-photos --split val

@@ -20,7 +20,10 @@ Signals (:func:`hand_features`, one number each):
   given), else 0 (wrong tile count, no hand);
 - ``win``: 1 when that hand is a scored win (a complete hand is unlikely with a tile
   missing or extra), else 0;
-- ``corrections``: tiles the rule-aware correction changed.
+- ``corrections``: tiles the rule-aware correction changed;
+- ``mean_log_p``: mean over tiles of log10 of the probability of the final code (floored
+  at 1e-3, as outside the top-k) — low on tile sets the classifier has not learned;
+- ``min_p``: the lowest such probability.
 
 A model without a calibration entry has no hand confidence (``None``).
 """
@@ -30,6 +33,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from vision.recognize import Recognition
@@ -42,9 +48,13 @@ FEATURES: tuple[str, ...] = (
     "hand_read",
     "win",
     "corrections",
+    "mean_log_p",
+    "min_p",
 )
 #: A tile whose detector score is under this counts as a weak box.
 WEAK_SCORE = 0.4
+#: Probability counted for a final code outside a tile's top-k alternatives.
+_FLOOR = 1e-3
 
 
 class CalibrationError(ValueError):
@@ -57,6 +67,7 @@ def hand_features(rec: Recognition) -> dict[str, float]:
 
     d = rec.detections
     scores = detection_scores(d) if len(d) else None
+    p = code_probabilities(rec) if len(d) else np.array([_FLOOR])
     return {
         "log_reading": math.log10(max(rec.reading_confidence, 1e-6)),
         "min_score": float(scores.min()) if scores is not None else 0.0,
@@ -64,7 +75,23 @@ def hand_features(rec: Recognition) -> dict[str, float]:
         "hand_read": 1.0 if rec.score is not None or rec.waits is not None else 0.0,
         "win": 1.0 if rec.score is not None else 0.0,
         "corrections": float(len(rec.correction.best.changes)),
+        "mean_log_p": float(np.mean(np.log10(p))),
+        "min_p": float(p.min()),
     }
+
+
+def code_probabilities(rec: Recognition) -> npt.NDArray[np.float64]:
+    """``(n,)`` probability of each detection's final code from its top-k alternatives
+    (:data:`_FLOOR` for a code outside them)."""
+    from vision.classes import class_id
+
+    d = rec.detections
+    out = np.full(len(d), _FLOOR)
+    for i, code in enumerate(rec.codes):
+        hits = np.flatnonzero(d.topk_ids[i] == class_id(code))
+        if len(hits):
+            out[i] = max(float(d.topk_probs[i, hits[0]]), _FLOOR)
+    return out
 
 
 def check_calibration(entry: Any) -> dict[str, Any]:

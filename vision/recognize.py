@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.classes import BACK, class_id
+from vision.classes import BACK
 from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
 from vision.layout import Layout, LayoutParams, analyze
@@ -66,8 +66,6 @@ if TYPE_CHECKING:
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
 _WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder")
 _OWN_KEYS = ("hidden_kongs", "win")
-#: Probability counted for a final code outside a tile's top-k alternatives.
-_OUTSIDE_TOPK = 1e-3
 
 
 @dataclass(frozen=True)
@@ -108,15 +106,11 @@ class Recognition:
         outside a tile's top-k counts 0.001). Empty image: 0. It says nothing about tiles
         missed or found twice; how well it is calibrated is measured in
         ``bench/layout_eval.py photos`` (README)."""
-        d = self.detections
-        if not len(d):
+        from vision.confidence import code_probabilities
+
+        if not len(self.detections):
             return 0.0
-        log_p = 0.0
-        for i, code in enumerate(self.codes):
-            hits = np.flatnonzero(d.topk_ids[i] == class_id(code))
-            p = float(d.topk_probs[i, hits[0]]) if len(hits) else _OUTSIDE_TOPK
-            log_p += math.log(max(p, _OUTSIDE_TOPK))
-        return math.exp(log_p)
+        return math.exp(float(np.log(code_probabilities(self)).sum()))
 
     @property
     def hand_confidence(self) -> float | None:

@@ -23,7 +23,11 @@ from vision.layout_scene import SceneBuilder
 from vision.recognize import recognize_detections
 
 ZJ = {"indicator": "C"}  # Zhenjiang: 百搭 (wild) is F
-CAL = {"features": list(FEATURES), "coef": [1.5, 3.0, -0.1, 1.7, 0.4, 1.0], "intercept": -2.0}
+CAL = {
+    "features": list(FEATURES),
+    "coef": [1.2, 1.5, -0.1, -1.5, 2.2, 0.9, -3.0, 2.9],
+    "intercept": -2.4,
+}
 
 
 def test_signals_of_a_won_hand_read_as_shown() -> None:
@@ -36,6 +40,9 @@ def test_signals_of_a_won_hand_read_as_shown() -> None:
     assert f["min_score"] == pytest.approx(float(d.confidences.min()))
     assert f["weak_boxes"] == float((d.confidences < 0.4).sum())
     assert (f["hand_read"], f["win"], f["corrections"]) == (1.0, 1.0, 0.0)
+    p1 = d.topk_probs[:, 0].astype(float)
+    assert f["mean_log_p"] == pytest.approx(float(np.mean(np.log10(p1))))
+    assert f["min_p"] == pytest.approx(float(p1.min()))
 
 
 def test_signals_of_a_corrected_hand_and_of_an_empty_frame() -> None:
@@ -43,6 +50,7 @@ def test_signals_of_a_corrected_hand_and_of_an_empty_frame() -> None:
     b.standing("7p123sEEEN").win("N")
     f = hand_features(recognize_detections(b.detections(), "zhenjiang", ZJ))
     assert f["corrections"] == 1.0
+    assert f["min_p"] == pytest.approx(0.25)  # the corrected tile counts with its new code
     from vision.detections import Detections
 
     empty = hand_features(recognize_detections(Detections.empty(), "zhenjiang", ZJ))
