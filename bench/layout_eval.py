@@ -244,6 +244,7 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
 
     n = before = after = after_physical = changed = changed_phys = 0
     calibration: list[tuple[float, bool]] = []  # (reading_confidence, multiset exact)
+    calibrated: list[tuple[float, bool]] = []  # (hand_confidence, multiset exact)
     for img_path in images[:limit]:
         label = folder / "labels" / split / (img_path.stem + ".txt")
         if not label.is_file():
@@ -259,10 +260,12 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         n += 1
         d = detector(image)
         before += Counter(d.codes) == truth
-        rec = recognize_detections(d, "mcr")
+        rec = recognize_detections(d, "mcr", calibration=getattr(detector, "calibration", None))
         exact = Counter(rec.codes) == truth
         after += exact
         calibration.append((rec.reading_confidence, exact))
+        if rec.hand_confidence is not None:
+            calibrated.append((rec.hand_confidence, exact))
         changed += bool(rec.correction.best.changes)
         rec_p = recognize_detections(d, "mcr", {"win": False})
         after_physical += Counter(rec_p.codes) == truth
@@ -275,6 +278,8 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         "photos_corrected": changed,
         "photos_corrected_physical_only": changed_phys,
         "reading_confidence": calibration_bins(calibration),
+        # fitted on these photos (cross-validated figures: train/calibrate.py)
+        "hand_confidence_in_sample": calibration_bins(calibrated, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1)),
     }
 
 
