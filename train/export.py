@@ -40,6 +40,12 @@ def main() -> None:
     ap.add_argument("--version", required=True)
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--iou", type=float, default=0.5)
+    ap.add_argument(
+        "--score",
+        choices=("max", "any"),
+        default="any",
+        help="what --conf thresholds (vision.postprocess.tile_score; default any)",
+    )
     ap.add_argument("--models", default=str(REPO / "models"))
     ap.add_argument("--classifier", type=Path, help="crop classifier ONNX to ship beside it")
     ap.add_argument("--classifier-size", type=int, default=48)
@@ -100,6 +106,7 @@ def main() -> None:
             "output": "yolo",
             "conf": args.conf,
             "iou": args.iou,
+            "score": args.score,
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,
                 "min_gain": DetectorSpec.zoom_min_gain,

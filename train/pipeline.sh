@@ -61,7 +61,7 @@ mkdir -p "$C"
 #    then measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
 .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
-    --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.2}" \
+    --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.25}" \
     --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}"
 # 7. int8 detector for the CPU (QUANTIZE=1; measured, not shipped: see models/README.md),
 #    then the operating point on training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
@@ -74,6 +74,6 @@ fi
 #    by source photo; writes the fit on all of them into the manifest), checked on held-out
 #    art v2, then the report figures
 .venv/bin/python train/calibrate.py models --data datasets/build/hk-photos \
-    --data datasets/generated/synth-val-heldout --write
+    --data datasets/generated/synth-val-heldout --weight synth-val-heldout=3 --write
 .venv/bin/python train/calibrate.py models --data datasets/generated/synth-val-heldout-v2 --apply
 .venv/bin/tilecam eval datasets/build/hk-photos --split val

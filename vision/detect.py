@@ -93,6 +93,9 @@ class DetectorSpec:
     #: ... when the median short side of the tiles found is below ``zoom_grid_below``
     #: input pixels (or fewer than 3 tiles were found).
     zoom_grid_below: float = 20.0
+    #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
+    #: that some class is present; see :func:`vision.postprocess.tile_score`).
+    score: str = "max"
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         autocontrast=bool(d.get("autocontrast", False)),
         conf=float(d.get("conf", 0.25)),
         iou=float(d.get("iou", 0.5)),
+        score=_score_mode(d.get("score", "max"), where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -175,6 +179,12 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             f"{path}: detector classes {generic} are not tile codes and there is no classifier"
         )
     return det, cls, manifest
+
+
+def _score_mode(value: Any, where: str) -> str:
+    if value not in ("max", "any"):
+        raise ModelError(f"{where}: 'score' must be 'max' or 'any', got {value!r}")
+    return str(value)
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
@@ -411,8 +421,8 @@ class Detector:
                 f"detector output shape {raw.shape} does not match the manifest's "
                 f"{len(self.spec.names)} classes (expected (1, {4 + len(self.spec.names)}, N))"
             )
-        boxes, scores = pp.decode_yolo(raw, self.conf)
-        keep = pp.nms(boxes, scores.max(axis=1), self.iou, self.max_det)
+        boxes, scores = pp.decode_yolo(raw, self.conf, self.spec.score)
+        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det)
         return lb.to_original(boxes[keep]), scores[keep], lb.scale
 
     def _zoom(
@@ -467,7 +477,7 @@ class Detector:
         """Boxes of several passes, one box per tile (class-agnostic NMS on best scores)."""
         boxes = np.concatenate([boxes, *more_boxes]).astype(np.float32)
         scores = np.concatenate([scores, *more_scores]).astype(np.float32)
-        keep = pp.nms(boxes, scores.max(axis=1), self.iou, self.max_det)
+        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det)
         return boxes[keep], scores[keep]
 
     def detect(self, image: ImageSource) -> Detections:
@@ -505,7 +515,7 @@ class Detector:
             det = Detections.empty(size, self.topk)
             det.meta.update(zoom=gain, zoom_pass=zoom_pass)
             return self._finish(det, t0, t1, t_detect, t_zoom, 0)
-        score = scores.max(axis=1)
+        score = pp.tile_score(scores, self.spec.score)
         probs = pp.normalise(scores) @ self._det_map
         rotations = pp.rotation_from_aspect(boxes)
         t4 = time.perf_counter()

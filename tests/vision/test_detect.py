@@ -332,6 +332,34 @@ def test_no_grid_pass_on_small_frames(tmp_path: Path) -> None:
     assert len(backend.inputs) == 1 and det.meta["zoom_pass"] == "none"
 
 
+def test_any_class_score_keeps_a_tile_the_detector_hesitates_over(tmp_path: Path) -> None:
+    """Rule: with detector.score "any" the threshold applies to 1 - Π(1 - s_c), so a tile
+    whose scores spread over look-alike classes (0.15 / 0.12 / 0.10: no class reaches
+    0.25) is kept, at 0.327; with "max" it is dropped. Background stays out either way."""
+    rows = [
+        [115, 200, 30, 40, 0.15, 0.12, 0.10],  # a flower the detector hesitates over
+        [300, 200, 30, 40, 0.05, 0.04, 0.03],  # background
+    ]
+    names = ["1f", "2f", "3f"]
+    model = _model_dir(tmp_path, names)
+    det = Detector(model, backend=FakeBackend(_yolo(rows)), conf=0.25)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(det) == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["detector"]["score"] = "any"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    det = Detector(tmp_path, backend=FakeBackend(_yolo(rows)), conf=0.25)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert det.codes == ["1f"]
+    assert det.confidences[0] == pytest.approx(1 - 0.85 * 0.88 * 0.90, abs=1e-5)
+    manifest["detector"]["score"] = "mean"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="'score' must be 'max' or 'any'"):
+        read_manifest(tmp_path)
+
+
 def test_zoom_settings_are_checked(tmp_path: Path) -> None:
     manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
     for bad in (
