@@ -5,30 +5,32 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
 
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
-                  "autocontrast": false, "conf": 0.25, "iou": 0.5,
-                  "zoom": {"below_px": 32, "min_gain": 1.5, "grid": 2}},
+                  "autocontrast": false, "conf": 0.25, "iou": 0.5, "score": "any",
+                  "zoom": {"below_px": 32, "min_gain": 1.5, "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
      "name": "tilecam-yolo11n", "version": "..."}
 
-``autocontrast``, ``conf``, ``iou``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version``
-are optional.
+``autocontrast``, ``conf``, ``iou``, ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
+``version`` are optional; so is a top-level ``calibration`` (the hand confidence,
+:mod:`vision.confidence`).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
 Pipeline (one frame): letterbox (to the model's fixed input, or to the smallest
 stride-32 rectangle when the ONNX input height/width are dynamic) → detector → decode
-+ confidence threshold → class-agnostic NMS → boxes back to original pixels → zoom pass
-when the tiles look small (see :meth:`Detector.detect`) → class
++ confidence threshold → class-agnostic NMS → boxes back to original pixels → zoom or
+grid pass when the tiles look small or few (see :meth:`Detector.detect`) → class
 probabilities (detector scores normalised, fused with the classifier's when there is
 one) → top-k → rotation (classifier, else box aspect: a box wider than 1.15 × its
 height is a sideways tile, 90; without the classifier 0 vs 180 and 90 vs 270 cannot be
 told apart and are reported as 0 and 90).
 
-``confidence`` of a tile is the detector's best class score (0..1, what the threshold
-applies to) times, with a classifier, the fused top-1 probability; ``meta["confidence"]``
-says which (``"score"`` or ``"score*p1"``) and :func:`detection_scores` gives the
-detector's own scores back (a tile is kept when that score reaches the threshold, so a
+``confidence`` of a tile is the detector's tile score (0..1, what the threshold applies to:
+the best class score, or with ``"score": "any"`` the chance that some class is present,
+:func:`vision.postprocess.tile_score`) times, with a classifier, the fused top-1
+probability; ``meta["confidence"]`` says which (``"score"`` or ``"score*p1"``) and
+:func:`detection_scores` gives the detector's own scores back (a tile is kept when that score reaches the threshold, so a
 tile whose code is uncertain is still reported, with its alternatives).
 """
 
