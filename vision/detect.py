@@ -30,8 +30,9 @@ told apart and are reported as 0 and 90).
 the best class score, or with ``"score": "any"`` the chance that some class is present,
 :func:`vision.postprocess.tile_score`) times, with a classifier, the fused top-1
 probability; ``meta["confidence"]`` says which (``"score"`` or ``"score*p1"``) and
-:func:`detection_scores` gives the detector's own scores back (a tile is kept when that score reaches the threshold, so a
-tile whose code is uncertain is still reported, with its alternatives).
+:func:`detection_scores` gives the detector's own scores back (a tile is kept when that
+score reaches the threshold, so a tile whose code is uncertain is still reported, with
+its alternatives).
 """
 
 from __future__ import annotations
