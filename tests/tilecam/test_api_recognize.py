@@ -83,6 +83,27 @@ def test_recognize_reads_and_scores_the_hand_like_the_scorer(client: TestClient)
     want = scoring.score(HAND, self_drawn=True, seat_wind="S").to_dict()
     assert body["score"] == want
     assert "annotated_jpeg" not in body
+    assert 0 < body["reading_confidence"] <= 1
+    assert body["hand_confidence"] is None  # this stand-in detector has no calibration
+
+
+class CalibratedSceneDetector(SceneDetector):
+    def __init__(self) -> None:
+        self.calibration = {
+            "features": ["win", "corrections"],
+            "coef": [2.0, -1.0],
+            "intercept": -1.0,
+        }
+
+
+def test_recognize_gives_the_calibrated_hand_confidence() -> None:
+    """Rule: with a calibrated model the API answers hand_confidence = σ(b + Σ w·signal);
+    here a win with no corrections: σ(-1 + 2) = 0.7311."""
+    app = create_app(Settings(load_model=False))
+    app.dependency_overrides[get_detector] = CalibratedSceneDetector
+    with TestClient(app, raise_server_exceptions=False) as c:
+        body = post(c).json()
+    assert body["hand_confidence"] == pytest.approx(0.7311, abs=1e-4)
 
 
 def test_recognize_context_changes_the_score(client: TestClient) -> None:
