@@ -110,6 +110,7 @@ def main() -> None:
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,
                 "min_gain": DetectorSpec.zoom_min_gain,
+                "target_px": DetectorSpec.zoom_target,
                 "grid": DetectorSpec.zoom_grid,
                 "grid_below_px": DetectorSpec.zoom_grid_below,
             },

@@ -6,7 +6,8 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
                   "autocontrast": false, "conf": 0.25, "iou": 0.5, "score": "any",
-                  "zoom": {"below_px": 32, "min_gain": 1.5, "grid": 2, "grid_below_px": 20}},
+                  "zoom": {"below_px": 32, "min_gain": 1.5, "target_px": 64,
+                           "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
      "name": "tilecam-yolo11n", "version": "..."}
@@ -96,6 +97,9 @@ class DetectorSpec:
     #: ... when the median short side of the tiles found is below ``zoom_grid_below``
     #: input pixels (or fewer than 3 tiles were found).
     zoom_grid_below: float = 20.0
+    #: Region pass input: enlarge until the tiles' median short side is ``zoom_target``
+    #: input px, no more (0: always the full ``imgsz``), for dynamic-input models.
+    zoom_target: float = 64.0
     #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
     #: that some class is present; see :func:`vision.postprocess.tile_score`).
     score: str = "max"
@@ -191,8 +195,9 @@ def _score_mode(value: Any, where: str) -> str:
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
-    """``{"below_px": 32, "min_gain": 1.5, "grid": 2, "grid_below_px": 20}`` (all
-    optional; ``below_px`` 0 disables both extra passes, ``grid`` 0 the grid pass)."""
+    """``{"below_px": 32, "min_gain": 1.5, "target_px": 64, "grid": 2, "grid_below_px":
+    20}`` (all optional; ``below_px`` 0 disables both extra passes, ``grid`` 0 the grid
+    pass, ``target_px`` 0 runs the region pass at the full input size)."""
     if not isinstance(entry, dict):
         raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 32}}")
     out: dict[str, Any] = {}
@@ -205,6 +210,7 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
         ("below_px", "zoom_below"),
         ("min_gain", "zoom_min_gain"),
         ("grid_below_px", "zoom_grid_below"),
+        ("target_px", "zoom_target"),
     ):
         if key in entry:
             value = entry[key]
@@ -374,14 +380,14 @@ class Detector:
             else None
         )
 
-    def input_size(self, width: int, height: int) -> tuple[int, int]:
+    def input_size(self, width: int, height: int, long_side: int = 0) -> tuple[int, int]:
         """Model input ``(Sw, Sh)`` for a ``width × height`` image: the model's fixed input
         shape, or, when its height/width are dynamic, the smallest stride-32 rectangle with
         long side ``imgsz`` (a 4:3 frame runs at 640 × 480, a quarter less work)."""
         shape = self.backend.input_shape
         if len(shape) == 4 and shape[2] and shape[3]:
             return int(shape[3]), int(shape[2])
-        return input_size(width, height, self.spec.imgsz)
+        return input_size(width, height, min(long_side or self.spec.imgsz, self.spec.imgsz))
 
     def _open(self, file: Path, threads: int | None) -> Backend:
         if not file.is_file():
@@ -407,13 +413,15 @@ class Detector:
         return self.detect(image)
 
     def _locate(
-        self, img: npt.NDArray[np.uint8]
+        self, img: npt.NDArray[np.uint8], long_side: int = 0
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
-        """One detector pass over ``img``: kept boxes ``(n, 4)`` in ``img`` pixels, their
-        class scores ``(n, C_det)``, and the letterbox scale (input px per ``img`` px)."""
+        """One detector pass over ``img`` (at an input long side of ``long_side`` px when
+        the model's input is dynamic; 0: ``imgsz``): kept boxes ``(n, 4)`` in ``img``
+        pixels, their class scores ``(n, C_det)``, and the letterbox scale (input px per
+        ``img`` px)."""
         tensor, lb = prepare_input(
             img,
-            self.input_size(img.shape[1], img.shape[0]),
+            self.input_size(img.shape[1], img.shape[0], long_side),
             mode="gray" if self.spec.input == "gray" else "rgb",
             pad_value=self.spec.letterbox_pad,
             use_autocontrast=self.spec.autocontrast,
@@ -450,10 +458,14 @@ class Detector:
             return boxes, scores, 1.0, "none"
         if region is not None:
             x1, y1, x2, y2 = region
-            sw, sh = self.input_size(x2 - x1, y2 - y1)
+            long_side = 0
+            if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more
+                want = spec.zoom_target / max(_median_short_side(boxes), 1.0)
+                long_side = -(-round(max(x2 - x1, y2 - y1) * want) // 32) * 32
+            sw, sh = self.input_size(x2 - x1, y2 - y1, long_side)
             gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
             if gain >= spec.zoom_min_gain:
-                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
+                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), long_side)
                 zb = zb + np.array([x1, y1, x1, y1], np.float32)
                 return (*self._merge(boxes, scores, [zb], [zs]), round(gain, 3), "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough
@@ -494,9 +506,10 @@ class Detector:
         frame, a third of that at the model's input, where the detector misses most of
         them. When the median short side of the found tiles is below the manifest's
         ``zoom.below_px`` input pixels (default 32; 0 disables), the region around them
-        (see :func:`zoom_region`) is detected again at a larger scale — when that
-        enlarges it at least ``zoom.min_gain`` times (default 1.5) — and both passes are
-        merged; ``meta["zoom"]`` is the enlargement (1.0 = no second pass).
+        (see :func:`zoom_region`) is detected again at a larger scale — enough to make
+        the tiles ``zoom.target_px`` input px (default 64; 0: the full input size), when
+        that enlarges it at least ``zoom.min_gain`` times (default 1.5) — and both passes
+        are merged; ``meta["zoom"]`` is the enlargement (1.0 = no second pass).
 
         **Grid pass**: when the first pass found fewer than 3 tiles (none of them big), or
         small tiles spread over so much of the frame that their region cannot be enlarged
