@@ -25,7 +25,10 @@ Signals (:func:`hand_features`, one number each):
   at 1e-3, as outside the top-k) — low on tile sets the classifier has not learned;
 - ``min_p``: the lowest such probability.
 
-A model without a calibration entry has no hand confidence (``None``).
+A model without a calibration entry has no hand confidence (``None``). The shipped fit was
+made on MCR readings (``train/calibrate.py`` recognises with the MCR rules); for the
+Xiamen and Zhenjiang rule sets the same coefficients are used as they are — their
+``hand_read`` / ``win`` signals were not calibrated on their own.
 """
 
 from __future__ import annotations
