@@ -43,7 +43,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from vision.recognize import Recognition
 
-#: The signals, in the order a calibration's coefficients use them.
+#: The signals a calibration may use (its ``features`` name them, in its coefficients' order).
 FEATURES: tuple[str, ...] = (
     "log_reading",
     "min_score",
