@@ -226,6 +226,13 @@ def _tta(value: Any, where: str) -> int:
     return int(value)
 
 
+def _median_short_side(boxes: npt.NDArray[np.float32]) -> float:
+    """Median short side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
+    if not len(boxes):
+        return 0.0
+    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+
+
 def zoom_region(
     boxes: npt.NDArray[np.float32],
     image_wh: tuple[int, int],
@@ -252,11 +259,11 @@ def zoom_region(
     """
     if below <= 0 or len(boxes) < 3:
         return None
-    w = boxes[:, 2] - boxes[:, 0]
-    h = boxes[:, 3] - boxes[:, 1]
-    if float(np.median(np.minimum(w, h))) * input_scale >= below:
+    if _median_short_side(boxes) * input_scale >= below:
         return None
-    grow = margin * float(np.median(np.maximum(w, h)))
+    grow = margin * float(
+        np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))
+    )
     width, height = image_wh
     x1 = int(max(0.0, float(boxes[:, 0].min()) - grow))
     y1 = int(max(0.0, float(boxes[:, 1].min()) - grow))
@@ -265,13 +272,6 @@ def zoom_region(
     if x2 - x1 < 2 or y2 - y1 < 2:
         return None
     return x1, y1, x2, y2
-
-
-def _median_short_side(boxes: npt.NDArray[np.float32]) -> float:
-    """Median short side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
-    if not len(boxes):
-        return 0.0
-    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
 def _tiles_big(boxes: npt.NDArray[np.float32], scale: float, spec: DetectorSpec) -> bool:
