@@ -71,8 +71,10 @@ def hand_features(rec: Recognition) -> dict[str, float]:
     d = rec.detections
     scores = detection_scores(d) if len(d) else None
     p = code_probabilities(rec) if len(d) else np.array([_FLOOR])
+    # log10 of reading_confidence (the product of p; 0 with no tiles), floored at 1e-6
+    log_reading = max(float(np.log10(p).sum()), -6.0) if len(d) else -6.0
     return {
-        "log_reading": math.log10(max(rec.reading_confidence, 1e-6)),
+        "log_reading": log_reading,
         "min_score": float(scores.min()) if scores is not None else 0.0,
         "weak_boxes": float((scores < WEAK_SCORE).sum()) if scores is not None else 0.0,
         "hand_read": 1.0 if rec.score is not None or rec.waits is not None else 0.0,
