@@ -144,6 +144,20 @@ def ece(p: F64, y: F64) -> float:
     return round(total / max(len(p), 1), 4)
 
 
+def _xy(rows: list[dict[str, Any]], features: tuple[str, ...]) -> tuple[F64, F64]:
+    """Signals ``(n, k)`` and exact (0/1) ``(n,)`` of ``rows``."""
+    x = np.array([[r[f] for f in features] for r in rows], np.float64)
+    return x, np.array([float(r["exact"]) for r in rows])
+
+
+def _print_bands(part: dict[str, Any], indent: str) -> None:
+    for band in part["bands"]:
+        print(
+            f"{indent}{band['band']}: {band['photos']:4d} photos, mean confidence "
+            f"{band['mean_confidence']:.3f}, exact {band['exact']:.3f}"
+        )
+
+
 def _judge(p: F64, y: F64) -> dict[str, Any]:
     return {"brier": round(float(np.mean((p - y) ** 2)), 4), "ece": ece(p, y), "bands": bands(p, y)}
 
@@ -162,8 +176,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Cross-validated comparison of the calibrated and the raw confidence, over all rows
     and per data set (``set``)."""
-    x = np.array([[r[f] for f in features] for r in rows], np.float64)
-    y = np.array([float(r["exact"]) for r in rows])
+    x, y = _xy(rows, features)
     rw = row_weights(rows, weights or {})
     fold = np.array([fold_of(f"{r.get('set')}/{r['stem']}", folds) for r in rows])
     oof = np.zeros(len(rows))
@@ -210,11 +223,7 @@ def apply_report(rows: list[dict[str, Any]], model_dir: Path, as_json: bool) -> 
         "photos": len(rows),
         "exact": round(float(y.mean()), 4),
         "raw": {"brier": round(float(np.mean((raw - y) ** 2)), 4), "ece": ece(raw, y)},
-        "applied": {
-            "brier": round(float(np.mean((p - y) ** 2)), 4),
-            "ece": ece(p, y),
-            "bands": bands(p, y),
-        },
+        "applied": _judge(p, y),
     }
     if as_json:
         print(json.dumps(report))
@@ -223,11 +232,7 @@ def apply_report(rows: list[dict[str, Any]], model_dir: Path, as_json: bool) -> 
     print(f"raw: Brier {report['raw']['brier']}, ECE {report['raw']['ece']}")
     applied = report["applied"]
     print(f"calibration applied: Brier {applied['brier']}, ECE {applied['ece']}")
-    for band in report["applied"]["bands"]:
-        print(
-            f"  {band['band']}: {band['photos']:4d} photos, mean confidence "
-            f"{band['mean_confidence']:.3f}, exact {band['exact']:.3f}"
-        )
+    _print_bands(applied, "  ")
     return 0
 
 
@@ -292,8 +297,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"--weight {item!r}: expected SET=NUMBER")
     features = tuple(args.features)
     report = evaluate(rows, args.folds, args.l2, features, weights)
-    x = np.array([[r[f] for f in features] for r in rows], np.float64)
-    y = np.array([float(r["exact"]) for r in rows])
+    x, y = _xy(rows, features)
     w, b = fit_logistic(x, y, args.l2, weights=row_weights(rows, weights))
     calibration = {
         "features": list(features),
@@ -325,11 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("raw", "calibrated_out_of_fold"):
             part = part_set[name]
             print(f"  {name}: Brier {part['brier']}, ECE {part['ece']}")
-            for band in part["bands"]:
-                print(
-                    f"    {band['band']}: {band['photos']:4d} photos, mean confidence "
-                    f"{band['mean_confidence']:.3f}, exact {band['exact']:.3f}"
-                )
+            _print_bands(part, "    ")
     print("calibration:", json.dumps(calibration))
     return 0
 
