@@ -210,6 +210,32 @@ def test_installed_art_renders_every_code() -> None:
         assert face.ndim == 3 and face.shape[0] > face.shape[1]
 
 
+@pytest.mark.parametrize(
+    ("name", "n_codes", "left_out"),
+    [("xmahjongg-dorothys", 42, ()), ("xmahjongg-dorwhite", 42, ()),
+     ("xmahjongg-gnome", 34, ("1f", "5f")), ("xmahjongg-gnome2", 34, ("1f", "8f"))],
+)
+def test_xmahjongg_sheets_cut_whole_faces_without_the_bevel(
+    name: str, n_codes: int, left_out: tuple[str, ...]
+) -> None:
+    """Each sheet cell is cut to the tile's face: portrait, and its four corners (the
+    median over the set's faces, so a numeral drawn in one corner does not count) the
+    face's own ivory — a cut that kept the drawn bevel or outline would show its brown,
+    grey or black there; sheets whose bonus tiles carry no number leave them out."""
+    art = _art(name)
+    assert len(art.codes) == n_codes and not set(left_out) & set(art.codes)
+    faces = [art.faces[code][0] for code in art.codes]
+    assert all(f.shape[0] > f.shape[1] for f in faces)
+    ivory = np.array(art.ivory, np.float32)
+    for ys, xs in ((slice(2, 6), slice(2, 6)), (slice(2, 6), slice(-6, -2)),
+                   (slice(-6, -2), slice(2, 6)), (slice(-6, -2), slice(-6, -2))):
+        corner = np.median([f[ys, xs].reshape(-1, 3).mean(0) for f in faces], axis=0)
+        assert np.abs(corner - ivory).max() < 30, (ys, xs, corner, ivory)
+    faces = [art.faces[c][0] for c in ("1m", "2m")]
+    assert faces[0].shape != faces[1].shape or np.abs(
+        faces[0].astype(int) - faces[1].astype(int)).mean() > 3
+
+
 def test_cli_writes_n_images_labels_and_truth(tmp_path: Path) -> None:
     from tilecam.cli import main
 

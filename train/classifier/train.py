@@ -2,8 +2,9 @@
 
 usage: .venv-train/bin/python train/classifier/train.py \
            --real runs/classifier/hk-train.npz --synth runs/classifier/synth-train.npz \
-           --val runs/classifier/hk-val.npz --val runs/classifier/heldout.npz \
-           --out runs/classifier/run1 --minutes 20 [--width 16] [--resume]
+           [--synth MORE.npz ...] --val runs/classifier/hk-val.npz \
+           --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
+           [--width 16] [--resume] [--init runs/classifier/run9/last.pt]
 
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
@@ -48,12 +49,21 @@ N_CLASSES = 43
 class Crops:
     """A ``crops.py`` file held in memory (uint8 crops, class ids, rotation indices)."""
 
-    def __init__(self, path: Path) -> None:
-        with np.load(path) as d:
-            self.crops = d["crops"]
-            self.classes = d["classes"].astype(np.int64)
-            self.rotations = d["rotations"].astype(np.int64)
-        self.name = path.stem
+    def __init__(self, *paths: Path) -> None:
+        """One file, or several (same crop size) drawn from as one pool."""
+        crops, classes, rotations = [], [], []
+        for path in paths:
+            with np.load(path) as d:
+                crops.append(d["crops"])
+                classes.append(d["classes"].astype(np.int64))
+                rotations.append(d["rotations"].astype(np.int64))
+        sizes = {c.shape[1:] for c in crops}
+        if len(sizes) != 1:
+            raise SystemExit(f"crop files differ in crop shape: {sorted(sizes)}")
+        self.crops = crops[0] if len(crops) == 1 else np.concatenate(crops)
+        self.classes = np.concatenate(classes)
+        self.rotations = np.concatenate(rotations)
+        self.name = "+".join(p.stem for p in paths)
 
     def __len__(self) -> int:
         return len(self.classes)
@@ -152,7 +162,8 @@ def evaluate(model: CropNet, data: Crops, limit: int | None = None) -> dict[str,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=Path, required=True)
-    ap.add_argument("--synth", type=Path, required=True)
+    ap.add_argument("--synth", type=Path, action="append", required=True,
+                    help="synthetic crops (repeat to pool several files)")
     ap.add_argument("--val", type=Path, action="append", default=[])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--minutes", type=float, default=20.0, help="wall-time budget")
@@ -166,18 +177,30 @@ def main() -> None:
         "--style", type=float, default=0.0, help="art-style randomisation share (restyle)"
     )
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--init", type=Path,
+                    help="start from this checkpoint's weights (last.pt or model.pt) with a "
+                         "new schedule and optimiser: fine-tuning, e.g. at another crop size")
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    real, synth = Crops(args.real), Crops(args.synth)
+    real, synth = Crops(args.real), Crops(*args.synth)
+    if real.crops.shape[1:] != synth.crops.shape[1:]:
+        raise SystemExit(f"--real crops {real.crops.shape[1:]} and --synth crops "
+                         f"{synth.crops.shape[1:]} differ in shape")
     vals = [Crops(v) for v in args.val]
     args.out.mkdir(parents=True, exist_ok=True)
     model = CropNet(N_CLASSES, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
+    if args.init and not (args.resume and (args.out / "last.pt").is_file()):
+        init = torch.load(args.init)
+        if init.get("width", args.width) != args.width:
+            raise SystemExit(f"--init {args.init} has width {init['width']}, not {args.width}")
+        model.load_state_dict(init["model"])
+        print(f"weights from {args.init} (its step {init.get('step', 'final')})", flush=True)
     if args.resume and (args.out / "last.pt").is_file():
         state = torch.load(args.out / "last.pt")
         model.load_state_dict(state["model"])

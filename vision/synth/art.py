@@ -17,6 +17,8 @@ kmahjongg-<name>    ``/usr/share/kmahjongglib/tilesets/<name>.svgz`` (Debian    
                     ``kdegames-mahjongg-data-kf5``): face overlays by element id
 gnome-<theme>       ``/usr/share/gnome-mahjongg/themes`` sprite sheets, 43 x 2   GPL-2+
 xmahjongg-real      ``/usr/share/games/xmahjongg/tiles/real.gif`` 56x76 scans   GPL-2+
+xmahjongg-<sheet>   ``dorothys``, ``dorwhite``, ``gnome``, ``gnome2`` ``.gif``       GPL-2+
+                    sheets: small drawn faces (:func:`load_xmahjongg_sheet`)
 ==================  ==========================================================  =======
 
 SVG rasterising needs ``cairosvg`` (``dev``/``train`` extras, Debian ``libcairo2``);
@@ -532,6 +534,79 @@ def load_xmahjongg_real(root: Path = XMAHJONGG_DIR) -> ArtSet:
                   ivory=(228, 230, 224))
 
 
+#: xmahjongg's drawn sprite sheets (``<XMAHJONGG_DIR>/<name>.gif``): 21 columns × 4 rows,
+#: rows 0–1 one colour of the set and rows 2–3 another (only the first, ivory-faced one
+#: is used: the renderer draws one face colour per set). ``None`` marks a cell left out:
+#: "gnome" draws its bonus tiles as bare characters with no number, "gnome2" as blank
+#: faces with only a number, which no real set does (its white dragon is a blank face,
+#: as on many real sets).
+_XMJ_SHEETS: dict[str, tuple[tuple[str | None, ...], tuple[str | None, ...]]] = {
+    "dorothys": (
+        (*(f"{i}p" for i in range(1, 10)), "N", "W", "S", "E", "C", "F",
+         *(f"{i}m" for i in range(1, 7))),
+        ("7m", "8m", "9m", *(f"{i}s" for i in range(1, 10)), "1f", "2f", "3f", "4f", "P",
+         "8f", "6f", "5f", "7f"),
+    ),
+    "gnome": (
+        (*(f"{i}p" for i in range(1, 10)), "N", "W", "S", "E", "C", "F",
+         *(f"{i}m" for i in range(1, 7))),
+        ("7m", "8m", "9m", *(f"{i}s" for i in range(1, 10)), None, None, None, None, "P",
+         None, None, None, None),
+    ),
+    "gnome2": (
+        (*(f"{i}s" for i in range(1, 10)), "N", "W", "S", "E", "C", "F",
+         *(f"{i}m" for i in range(1, 7))),
+        ("7m", "8m", "9m", *(f"{i}p" for i in range(1, 10)), None, None, None, None, "P",
+         None, None, None, None),
+    ),
+}
+_XMJ_SHEETS["dorwhite"] = _XMJ_SHEETS["dorothys"]
+#: Face rectangle inside a sheet cell as fractions (x0, y0, x1, y1): the cells also draw
+#: the tile's bevel (right and bottom for Dorothy's sets, left and bottom for gnome's).
+#: Dorothy's faces have rounded outlined corners, gnome's a highlight on the left and top.
+_XMJ_SHEET_FACE = {"dorothys": (0.05, 0.04, 0.8, 0.84), "dorwhite": (0.05, 0.04, 0.8, 0.84),
+                   "gnome": (0.15, 0.06, 0.92, 0.89), "gnome2": (0.1, 0.02, 0.925, 0.91)}
+
+
+def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
+    """One of xmahjongg's drawn sheets (:data:`_XMJ_SHEETS`): small pixel-art faces,
+    upscaled to :data:`FACE_HEIGHT` with nearest-neighbour steps smoothed by a cubic
+    resize, on the sheet's own ivory."""
+    if name not in _XMJ_SHEETS:
+        raise ArtError(f"unknown xmahjongg sheet {name!r}; known: {', '.join(_XMJ_SHEETS)}")
+    src = root / f"{name}.gif"
+    if not src.exists():
+        raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
+    layout, (fx0, fy0, fx1, fy1) = _XMJ_SHEETS[name], _XMJ_SHEET_FACE[name]
+
+    def build() -> dict[str, Image]:
+        cap = cv2.VideoCapture(str(src))
+        ok, frame = cap.read()
+        cap.release()
+        if not ok or frame is None:
+            raise ArtError(f"cannot read {src}")
+        rgb = np.ascontiguousarray(frame[..., ::-1])
+        cw, ch = rgb.shape[1] / 21, rgb.shape[0] / 4
+        out: dict[str, Image] = {}
+        for r, row in enumerate(layout):
+            for c, code in enumerate(row):
+                if code is None:
+                    continue
+                x0, y0 = c * cw, r * ch
+                cell = rgb[round(y0 + fy0 * ch):round(y0 + fy1 * ch),
+                           round(x0 + fx0 * cw):round(x0 + fx1 * cw)]
+                w = round(FACE_HEIGHT * cell.shape[1] / cell.shape[0])
+                out[code] = np.asarray(
+                    cv2.resize(cell, (w, FACE_HEIGHT), interpolation=cv2.INTER_CUBIC), np.uint8)
+        return out
+
+    images = _cached(f"xmahjongg-{name}", [src], build)
+    corners = np.concatenate([f[:6, :6].reshape(-1, 3) for f in images.values()])
+    ivory = tuple(int(v) for v in np.median(corners, axis=0))
+    return ArtSet(f"xmahjongg-{name}", {c: [img] for c, img in images.items()},
+                  ivory=(ivory[0], ivory[1], ivory[2]))
+
+
 # ------------------------------------------------------------------------ registry
 def available_sets() -> list[str]:
     """Every art set name whose source files are present on this machine."""
@@ -542,6 +617,7 @@ def available_sets() -> list[str]:
     names += gnome_sets()
     if (XMAHJONGG_DIR / "real.gif").exists():
         names.append("xmahjongg-real")
+    names += [f"xmahjongg-{n}" for n in _XMJ_SHEETS if (XMAHJONGG_DIR / f"{n}.gif").exists()]
     return names
 
 
@@ -561,6 +637,8 @@ def load_art(name: str) -> ArtSet:
         return load_gnome(name.removeprefix("gnome-"))
     if name == "xmahjongg-real":
         return load_xmahjongg_real()
+    if name.startswith("xmahjongg-"):
+        return load_xmahjongg_sheet(name.removeprefix("xmahjongg-"))
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
 
