@@ -204,10 +204,19 @@ class ImageResult:
     false_neg: int
     confusions: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
+    #: Tiles with no box at the IoU threshold that an otherwise unmatched detection
+    #: still overlaps (IoU ≥ :data:`LOOSE_IOU`, one-to-one): the box and the label
+    #: disagree on where the tile is. Each counts once in ``false_neg`` and once in
+    #: ``false_pos``.
+    misplaced: int = 0
 
     @property
     def all_right(self) -> bool:
         return self.error is None and self.false_pos == 0 and self.false_neg == 0
+
+
+#: IoU at which an unmatched detection still counts as *on* an unmatched tile (``misplaced``).
+LOOSE_IOU = 0.1
 
 
 def match(
@@ -271,12 +280,16 @@ class EvalReport:
     def error_kinds(self) -> dict[str, int]:
         """Where the errors come from: tiles found but read as another code
         (``wrong_code``), tiles with no detection at the IoU threshold (``no_box``) and
-        detections matching no tile (``extra_box``)."""
+        detections matching no tile (``extra_box``); ``misplaced`` counts the pairs among
+        those two where a box still overlaps the tile (IoU ≥ :data:`LOOSE_IOU`) — box and
+        label disagree on the tile's extent (loose labels on rotated copies, or a poor box)
+        rather than a tile being missed or invented."""
         wrong = sum(len(r.confusions) for r in self.results)
         return {
             "wrong_code": wrong,
             "no_box": sum(r.false_neg for r in self.results) - wrong,
             "extra_box": sum(r.false_pos for r in self.results) - wrong,
+            "misplaced": sum(r.misplaced for r in self.results),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -303,7 +316,9 @@ class EvalReport:
             f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}",
             *([f"median {self.ms_median:.1f} ms per image"] if self.ms_median is not None else []),
             "errors: {wrong_code} tiles read as another code, {no_box} tiles with no box "
-            "at this IoU, {extra_box} boxes on no tile".format(**self.error_kinds),
+            "at this IoU, {extra_box} boxes on no tile ({misplaced} of those pairs: a box "
+            "overlaps the tile, IoU {loose}–{iou})".format(
+                **self.error_kinds, loose=LOOSE_IOU, iou=self.iou),
             "",
             f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
         ]
@@ -410,6 +425,11 @@ def evaluate(
         for g in np.flatnonzero(~matched_gt):
             fn[gt_ids[g]] += 1
             res.false_neg += 1
+        free_d = np.flatnonzero(m < 0)
+        free_g = np.flatnonzero(~matched_gt)
+        if len(free_d) and len(free_g):
+            loose = match(gt_boxes[free_g], boxes[free_d], scores[free_d], LOOSE_IOU)
+            res.misplaced = int((loose >= 0).sum())
         results.append(res)
         if progress is not None:
             progress(k + 1)

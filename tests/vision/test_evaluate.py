@@ -81,9 +81,31 @@ def test_metrics_on_hand_made_dataset(dataset: Path) -> None:
     assert "5p → 2m: 1" in rep.format()
     # b: 5p read as 2m (wrong code); 1m found by no box ≥ conf; c: 2m unread (no box);
     # b's 1m at (70, 70) lies on no tile
-    assert rep.error_kinds == {"wrong_code": 1, "no_box": 2, "extra_box": 1}
+    assert rep.error_kinds == {"wrong_code": 1, "no_box": 2, "extra_box": 1, "misplaced": 0}
     assert d["error_kinds"] == rep.error_kinds
     assert "1 tiles read as another code, 2 tiles with no box" in rep.format()
+
+
+def test_a_box_off_its_label_counts_as_misplaced_not_as_a_missed_and_an_invented_tile(
+    dataset: Path,
+) -> None:
+    """Error kinds: a detection that overlaps a tile below the match IoU (here 0.38: box
+    and label disagree on the tile's extent, as on rotated copies whose labels are loose)
+    is still a missed tile and an extra box for P/R, but ``misplaced`` names the pair; a
+    far box is not."""
+
+    def detect(path: Path) -> Detections:
+        if path.stem == "a":  # 1m boxed loosely (IoU 0.38 < 0.5); 2m far away
+            return Detections.from_lists(
+                [(5, 0, 40, 45), (70, 60, 90, 90)], ["1m", "2m"], [0.9, 0.8],
+                image_size=(100, 100))
+        return fake_detect(path)
+
+    rep = evaluate(load_dataset(dataset), detect, conf=0.25)
+    assert rep.results[0].false_neg == 2 and rep.results[0].false_pos == 2
+    assert rep.results[0].misplaced == 1
+    assert rep.error_kinds["misplaced"] == 1
+    assert "1 of those pairs: a box overlaps the tile" in rep.format()
 
 
 def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
