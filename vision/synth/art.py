@@ -498,20 +498,32 @@ _XMJ_REAL: tuple[tuple[str | None, ...], ...] = (
 )
 
 
+def _read_gif(src: Path) -> Image:
+    """The first frame of an xmahjongg GIF as RGB ``(H, W, 3)`` uint8."""
+    if not src.exists():
+        raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
+    cap = cv2.VideoCapture(str(src))
+    ok, frame = cap.read()
+    cap.release()
+    if not ok or frame is None:
+        raise ArtError(f"cannot read {src}")
+    return np.ascontiguousarray(frame[..., ::-1])
+
+
+def _face_height(cell: Image) -> Image:
+    """A cut face scaled (cubic) to :data:`FACE_HEIGHT` rows, aspect kept."""
+    w = round(FACE_HEIGHT * cell.shape[1] / cell.shape[0])
+    return np.asarray(cv2.resize(cell, (w, FACE_HEIGHT), interpolation=cv2.INTER_CUBIC), np.uint8)
+
+
 def load_xmahjongg_real(root: Path = XMAHJONGG_DIR) -> ArtSet:
     """xmahjongg ``real.gif``: photographic scans of a Chinese set, with bonus tiles."""
     src = root / "real.gif"
     if not src.exists():
         raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
-    h = FACE_HEIGHT
 
     def build() -> dict[str, Image]:
-        cap = cv2.VideoCapture(str(src))
-        ok, frame = cap.read()
-        cap.release()
-        if not ok or frame is None:
-            raise ArtError(f"cannot read {src}")
-        rgb = np.ascontiguousarray(frame[..., ::-1])
+        rgb = _read_gif(src)
         rows, cols = len(_XMJ_REAL), 9
         cw, ch = rgb.shape[1] / cols, rgb.shape[0] / rows
         out: dict[str, Image] = {}
@@ -523,10 +535,7 @@ def load_xmahjongg_real(root: Path = XMAHJONGG_DIR) -> ArtSet:
                 # and the scan's rounded corners.
                 x0, x1 = round(c * cw) + 3, round((c + 1) * cw) - 4
                 y0, y1 = round(r * ch) + 3, round((r + 1) * ch) - 4
-                cell = rgb[y0:y1, x0:x1]
-                w = round(h * cell.shape[1] / cell.shape[0])
-                out[code] = np.asarray(
-                    cv2.resize(cell, (w, h), interpolation=cv2.INTER_CUBIC), np.uint8)
+                out[code] = _face_height(rgb[y0:y1, x0:x1])
         return out
 
     images = _cached("xmahjongg-real", [src], build)
@@ -569,9 +578,9 @@ _XMJ_SHEET_FACE = {"dorothys": (0.05, 0.04, 0.8, 0.84), "dorwhite": (0.05, 0.04,
 
 
 def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
-    """One of xmahjongg's drawn sheets (:data:`_XMJ_SHEETS`): small pixel-art faces,
-    upscaled to :data:`FACE_HEIGHT` with nearest-neighbour steps smoothed by a cubic
-    resize, on the sheet's own ivory."""
+    """One of xmahjongg's drawn sheets (:data:`_XMJ_SHEETS`): small pixel-art faces cut
+    inside the drawn bevel (:data:`_XMJ_SHEET_FACE`), upscaled (cubic) to
+    :data:`FACE_HEIGHT`; the set's ivory is the median colour of the faces' corners."""
     if name not in _XMJ_SHEETS:
         raise ArtError(f"unknown xmahjongg sheet {name!r}; known: {', '.join(_XMJ_SHEETS)}")
     src = root / f"{name}.gif"
@@ -580,12 +589,7 @@ def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
     layout, (fx0, fy0, fx1, fy1) = _XMJ_SHEETS[name], _XMJ_SHEET_FACE[name]
 
     def build() -> dict[str, Image]:
-        cap = cv2.VideoCapture(str(src))
-        ok, frame = cap.read()
-        cap.release()
-        if not ok or frame is None:
-            raise ArtError(f"cannot read {src}")
-        rgb = np.ascontiguousarray(frame[..., ::-1])
+        rgb = _read_gif(src)
         cw, ch = rgb.shape[1] / 21, rgb.shape[0] / 4
         out: dict[str, Image] = {}
         for r, row in enumerate(layout):
@@ -593,11 +597,8 @@ def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
                 if code is None:
                     continue
                 x0, y0 = c * cw, r * ch
-                cell = rgb[round(y0 + fy0 * ch):round(y0 + fy1 * ch),
-                           round(x0 + fx0 * cw):round(x0 + fx1 * cw)]
-                w = round(FACE_HEIGHT * cell.shape[1] / cell.shape[0])
-                out[code] = np.asarray(
-                    cv2.resize(cell, (w, FACE_HEIGHT), interpolation=cv2.INTER_CUBIC), np.uint8)
+                out[code] = _face_height(rgb[round(y0 + fy0 * ch):round(y0 + fy1 * ch),
+                                             round(x0 + fx0 * cw):round(x0 + fx1 * cw)])
         return out
 
     images = _cached(f"xmahjongg-{name}", [src], build)
