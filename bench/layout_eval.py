@@ -14,7 +14,10 @@ Three evaluations:
 
     A scene is exact when the hand equals the truth: the same melds with their kind,
     tiles, claim source, claimed chow tile and added flag; the same standing tiles; the
-    same winning tile; the same flowers. Target: ≥ 95%.
+    same winning tile; the same flowers. Target: ≥ 95%. End-to-end failures are sorted
+    into kinds (``end_to_end_failure_kinds``): no hand read, the hand's tiles misread
+    (1, 2, or 3 or more tiles differ from the truth's multiset), or the right tiles in
+    another structure (melds, claim sources, winning tile).
 
 ``photos DIR``
     A YOLO dataset of real photos (``images/val`` + ``labels/val``, class ids of
@@ -160,6 +163,7 @@ def eval_synth(
     n = exact_gt = exact_det = tiles_top1 = tiles_corrected = 0
     failures: list[str] = []
     why = Counter[str]()
+    why_e2e = Counter[str]()
     t_layout = 0.0
     for f in files:
         truth = json.loads(f.read_text())
@@ -201,11 +205,14 @@ def eval_synth(
             tiles_top1 += Counter(dets.codes) == truth_tiles
             rec = recognize_detections(dets, "mcr", {"claim_win": True})
             tiles_corrected += Counter(rec.codes) == truth_tiles
-            exact_det += (
+            right = (
                 rec.hand is not None
                 and rec.layout.winning is not None
                 and canon(rec.hand) == expected
             )
+            exact_det += right
+            if not right:
+                why_e2e[end_to_end_reason(rec.hand, hand)] += 1
     out: dict[str, Any] = {
         "scenes": n,
         "exact_from_truth_boxes": exact_gt / max(n, 1),
@@ -217,7 +224,40 @@ def eval_synth(
         out["exact_end_to_end"] = exact_det / max(n, 1)
         out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
         out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
+        out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
     return out
+
+
+def hand_tiles(hand: Hand) -> Counter[str]:
+    """Every tile code of ``hand``: melds (a kong's four), standing tiles and flowers.
+
+    >>> sorted(hand_tiles(parse_hand("[EEE,1]123m456p78999s 1f")).items())[:3]
+    [('1f', 1), ('1m', 1), ('2m', 1)]
+    """
+    tiles = Counter(hand.standing) + Counter(hand.flowers)
+    for m in hand.melds:
+        tiles.update(m.tiles)
+    return tiles
+
+
+def end_to_end_reason(read: Hand | None, truth: Hand) -> str:
+    """Why an end-to-end reading is not the truth's hand (see the module doc).
+
+    >>> truth = parse_hand("[EEE,1]123m456p78999s")
+    >>> end_to_end_reason(None, truth)
+    'no hand read'
+    >>> end_to_end_reason(parse_hand("[EEE,1]123m456p78899s"), truth)
+    'hand tiles misread: 1 tile'
+    >>> end_to_end_reason(parse_hand("EEE123m456p78999s"), truth)
+    'right tiles, other structure'
+    """
+    if read is None:
+        return "no hand read"
+    got, want = hand_tiles(read), hand_tiles(truth)
+    wrong = max(sum((want - got).values()), sum((got - want).values()))
+    if wrong:
+        return "hand tiles misread: " + {1: "1 tile", 2: "2 tiles"}.get(wrong, "3 or more tiles")
+    return "right tiles, other structure"
 
 
 def _reason(truth: dict[str, Any], lay: Layout, got: list[Any], expected: Any) -> str:
