@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -75,3 +76,24 @@ def test_crop_batch_expands_and_converts_to_rgb() -> None:
     assert crops[0, 0, 8, 8] == pytest.approx(1.0)  # red is RGB channel 0
     assert crops[0, 0, 0, 0] == 0.0  # the 10% margin shows the black table
     assert (crops[1] == 0).all()  # an empty box gives a blank crop
+
+
+def test_shrink_averages_areas_like_one_area_resize_in_halvings() -> None:
+    """Letterbox reduction (``shrink``): halvings then one area resize give the detector
+    nearly the pixels of one ``INTER_AREA`` resize (a fine checkerboard stays mid-grey
+    instead of aliasing), in the requested size; enlargements stay bilinear."""
+    from vision.preprocess import shrink
+
+    rng = np.random.default_rng(0)
+    yy, xx = np.mgrid[0:960, 0:1280]
+    img = np.dstack([(xx * 255 // 1279), (yy * 255 // 959), ((xx + yy) % 2) * 255])
+    img = np.clip(img + rng.normal(0, 8, img.shape), 0, 255).astype(np.uint8)
+    out = shrink(img, (512, 384))
+    ref = cv2.resize(img, (512, 384), interpolation=cv2.INTER_AREA)
+    assert out.shape == ref.shape == (384, 512, 3)
+    assert np.abs(out[..., :2].astype(int) - ref[..., :2]).mean() < 1.5  # the gradients
+    checker = out[..., 2].astype(float)
+    assert abs(checker.mean() - 127.5) < 5 and checker.std() < 12  # no aliasing stripes
+    small = img[:100, :100]
+    assert np.array_equal(shrink(small, (150, 150)),
+                          cv2.resize(small, (150, 150), interpolation=cv2.INTER_LINEAR))
