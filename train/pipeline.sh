@@ -26,6 +26,11 @@ cp "$SHARED/models/mahjong-detector-yolo11n-34cls.pt" datasets/build/start.pt
 [ -d datasets/generated/synth-train ] || .venv/bin/tilecam dataset synth \
     --out datasets/generated/synth-train --count 1500 --seed 1 --art default --imgsz 640
 
+# four more glyph styles for the crop classifier (xmahjongg's drawn sheets)
+[ -d datasets/generated/synth-train-x ] || .venv/bin/tilecam dataset synth \
+    --out datasets/generated/synth-train-x --count 1500 --seed 21 --imgsz 640 \
+    --art xmahjongg-dorothys,xmahjongg-dorwhite,xmahjongg-gnome,xmahjongg-gnome2
+
 # held-out art (never trained on): validation during training and the operating point
 [ -d datasets/generated/synth-val-heldout ] || .venv/bin/tilecam dataset synth \
     --out datasets/generated/synth-val-heldout --count 200 --seed 2 --art heldout --imgsz 640
@@ -41,28 +46,35 @@ cp "$SHARED/models/mahjong-detector-yolo11n-34cls.pt" datasets/build/start.pt
     --device "$DEVICE" --workers "$WORKERS" --name "$NAME" --threads "${THREADS:-0}"
 
 # 5. the crop classifier (43 codes x 4 rotations; train/classifier/): crops cut with the
-#    serving cropper from the real train photos and the synthetic scenes, a time-budgeted
-#    run (CLS_MINUTES; continue with --resume --steps N), ONNX export
-C=runs/classifier
+#    serving cropper (CLS_SIZE px, 64 as shipped since 2026-11-29.10) from the real train
+#    photos and the synthetic scenes, a time-budgeted run (CLS_MINUTES; continue with
+#    --resume --steps N), ONNX export
+CLS_SIZE="${CLS_SIZE:-64}"
+C="runs/classifier/s$CLS_SIZE"
 mkdir -p "$C"
 [ -f "$C/hk-train.npz" ] || .venv/bin/python train/classifier/crops.py "$C/hk-train.npz" \
-    --photos datasets/build/hk-photos --split train --variants 2 --seed 1
+    --photos datasets/build/hk-photos --split train --variants 2 --seed 1 --size "$CLS_SIZE"
 [ -f "$C/synth-train.npz" ] || .venv/bin/python train/classifier/crops.py "$C/synth-train.npz" \
-    --synth datasets/generated/synth-train --no-exact --seed 2
+    --synth datasets/generated/synth-train --no-exact --seed 2 --size "$CLS_SIZE"
+[ -f "$C/synth-train-x.npz" ] || .venv/bin/python train/classifier/crops.py \
+    "$C/synth-train-x.npz" --synth datasets/generated/synth-train-x --no-exact --seed 3 \
+    --size "$CLS_SIZE"
 [ -f "$C/hk-val.npz" ] || .venv/bin/python train/classifier/crops.py "$C/hk-val.npz" \
-    --photos datasets/build/hk-photos --split val
+    --photos datasets/build/hk-photos --split val --size "$CLS_SIZE"
 .venv-train/bin/python train/classifier/train.py --real "$C/hk-train.npz" \
-    --synth "$C/synth-train.npz" --val "$C/hk-val.npz" --out "$C/$NAME" \
+    --synth "$C/synth-train.npz" --synth "$C/synth-train-x.npz" --val "$C/hk-val.npz" \
+    --out "runs/classifier/$NAME" --style 0.3 \
     --minutes "${CLS_MINUTES:-35}" --threads "${CLS_THREADS:-2}"
-.venv-train/bin/python train/classifier/export.py "$C/$NAME/model.pt" \
-    --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.85}"
+.venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME/model.pt" \
+    --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.85}" --size "$CLS_SIZE"
 
 # 6. export to ONNX + manifest (the classifier is copied beside it as tiles-cls.onnx),
 #    then measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
 .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
     --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.25}" \
-    --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}"
+    --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}" \
+    --classifier-size "$CLS_SIZE" --classifier-tta "${CLS_TTA:-2}"
 # 7. int8 detector for the CPU (QUANTIZE=1; measured, not shipped: see models/README.md),
 #    then the operating point on training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
 if [ "${QUANTIZE:-0}" = 1 ]; then
