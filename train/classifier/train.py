@@ -9,9 +9,11 @@ usage: .venv-train/bin/python train/classifier/train.py \
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
 moves a clockwise rotation index ``r`` to ``(r - k) mod 4``; never mirrored), and jitters
-brightness, contrast and colour; with ``--style P`` it also swaps colour channels and
-thickens, thins or softens strokes on a share of the crops (:func:`restyle`: tile sets
-it has not seen draw the same glyphs in other colours and weights). Loss on the 172
+brightness, contrast and colour (``--balance POWER`` draws the real crops with weight
+``class_count ** -POWER``, giving rare codes more turns); with ``--style P`` it also
+swaps colour channels and thickens, thins or softens strokes on a share of the crops
+(:func:`restyle`: tile sets it has not seen draw the same glyphs in other colours and
+weights). Loss on the 172
 class × rotation logits:
 
 * rotation known (synthetic face-up tiles): cross-entropy on the joint index
@@ -176,6 +178,9 @@ def main() -> None:
     ap.add_argument(
         "--style", type=float, default=0.0, help="art-style randomisation share (restyle)"
     )
+    ap.add_argument("--balance", type=float, default=0.0, metavar="POWER",
+                    help="draw real crops with weight class_count**-POWER (0: uniform; "
+                         "0.5 gives rare codes such as the flowers more turns)")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--init", type=Path,
                     help="start from this checkpoint's weights (last.pt or model.pt) with a "
@@ -191,6 +196,11 @@ def main() -> None:
         raise SystemExit(f"--real crops {real.crops.shape[1:]} and --synth crops "
                          f"{synth.crops.shape[1:]} differ in shape")
     vals = [Crops(v) for v in args.val]
+    real_p = None
+    if args.balance > 0:
+        counts = np.bincount(real.classes, minlength=N_CLASSES).astype(np.float64)
+        weight = np.where(counts > 0, np.maximum(counts, 1) ** -args.balance, 0.0)
+        real_p = weight[real.classes] / weight[real.classes].sum()
     args.out.mkdir(parents=True, exist_ok=True)
     model = CropNet(N_CLASSES, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
@@ -216,7 +226,8 @@ def main() -> None:
     t0 = time.time()
     warm = 30
     while total == 0 or step < total:
-        j_r = rng.integers(0, len(real), half)
+        j_r = (rng.integers(0, len(real), half) if real_p is None
+               else rng.choice(len(real), half, p=real_p))
         j_s = rng.integers(0, len(synth), args.batch - half)
         x = torch.from_numpy(np.concatenate([real.crops[j_r], synth.crops[j_s]])).float().div_(255)
         cls = torch.from_numpy(np.concatenate([real.classes[j_r], synth.classes[j_s]]))
