@@ -29,6 +29,7 @@ from ultralytics import YOLO  # noqa: E402
 
 from vision.classes import CLASSES  # noqa: E402
 from vision.detect import DetectorSpec  # noqa: E402
+from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
 
@@ -42,7 +43,7 @@ def main() -> None:
     ap.add_argument("--iou", type=float, default=0.5)
     ap.add_argument(
         "--score",
-        choices=("max", "any"),
+        choices=SCORE_MODES,
         default="any",
         help="what --conf thresholds (vision.postprocess.tile_score; default any)",
     )

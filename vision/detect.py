@@ -189,7 +189,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
 
 
 def _score_mode(value: Any, where: str) -> str:
-    if value not in ("max", "any"):
+    if value not in pp.SCORE_MODES:
         raise ModelError(f"{where}: 'score' must be 'max' or 'any', got {value!r}")
     return str(value)
 

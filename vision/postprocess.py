@@ -31,6 +31,8 @@ I64 = npt.NDArray[np.int64]
 
 #: A box wider than this many times its height is taken as a tile lying sideways.
 SIDEWAYS_ASPECT = 1.15
+#: What a detector's confidence threshold applies to (:func:`tile_score`).
+SCORE_MODES = ("max", "any")
 
 
 def tile_score(scores: F32, mode: str = "max") -> F32:

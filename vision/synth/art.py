@@ -498,10 +498,16 @@ _XMJ_REAL: tuple[tuple[str | None, ...], ...] = (
 )
 
 
-def _read_gif(src: Path) -> Image:
-    """The first frame of an xmahjongg GIF as RGB ``(H, W, 3)`` uint8."""
+def _xmahjongg_gif(root: Path, name: str) -> Path:
+    """``root / name``, an installed xmahjongg GIF; :class:`ArtError` when it is missing."""
+    src = root / name
     if not src.exists():
         raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
+    return src
+
+
+def _read_gif(src: Path) -> Image:
+    """The first frame of an xmahjongg GIF as RGB ``(H, W, 3)`` uint8."""
     cap = cv2.VideoCapture(str(src))
     ok, frame = cap.read()
     cap.release()
@@ -518,9 +524,7 @@ def _face_height(cell: Image) -> Image:
 
 def load_xmahjongg_real(root: Path = XMAHJONGG_DIR) -> ArtSet:
     """xmahjongg ``real.gif``: photographic scans of a Chinese set, with bonus tiles."""
-    src = root / "real.gif"
-    if not src.exists():
-        raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
+    src = _xmahjongg_gif(root, "real.gif")
 
     def build() -> dict[str, Image]:
         rgb = _read_gif(src)
@@ -583,9 +587,7 @@ def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
     :data:`FACE_HEIGHT`; the set's ivory is the median colour of the faces' corners."""
     if name not in _XMJ_SHEETS:
         raise ArtError(f"unknown xmahjongg sheet {name!r}; known: {', '.join(_XMJ_SHEETS)}")
-    src = root / f"{name}.gif"
-    if not src.exists():
-        raise ArtError(f"xmahjongg art not installed ({src}); apt-get install xmahjongg")
+    src = _xmahjongg_gif(root, f"{name}.gif")
     layout, (fx0, fy0, fx1, fy1) = _XMJ_SHEETS[name], _XMJ_SHEET_FACE[name]
 
     def build() -> dict[str, Image]:
