@@ -288,13 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         return apply_report(rows, args.model_dir, args.json)
     weights = {}
     for item in args.weight:
-        name, sep, value = item.partition("=")
+        name, _, value = item.partition("=")
         try:
             weights[name] = float(value)
-        except ValueError:
+        except ValueError:  # also without "=": the value is then empty
             raise SystemExit(f"--weight {item!r}: expected SET=NUMBER") from None
-        if not sep:
-            raise SystemExit(f"--weight {item!r}: expected SET=NUMBER")
     features = tuple(args.features)
     report = evaluate(rows, args.folds, args.l2, features, weights)
     x, y = _xy(rows, features)
