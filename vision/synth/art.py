@@ -19,6 +19,8 @@ gnome-<theme>       ``/usr/share/gnome-mahjongg/themes`` sprite sheets, 43 x 2  
 xmahjongg-real      ``/usr/share/games/xmahjongg/tiles/real.gif`` 56x76 scans   GPL-2+
 xmahjongg-<sheet>   ``dorothys``, ``dorwhite``, ``gnome``, ``gnome2`` ``.gif``       GPL-2+
                     sheets: small drawn faces (:func:`load_xmahjongg_sheet`)
+procedural          faces drawn from installed CJK fonts and shapes in 24       fonts'
+                    random styles (:mod:`vision.synth.procedural`)
 ==================  ==========================================================  =======
 
 SVG rasterising needs ``cairosvg`` (``dev``/``train`` extras, Debian ``libcairo2``);
@@ -610,6 +612,30 @@ def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
                   ivory=(ivory[0], ivory[1], ivory[2]))
 
 
+# ------------------------------------------------------------------------ procedural
+def _procedural_ready() -> bool:
+    from vision.synth.procedural import ProceduralArtError, usable_fonts
+
+    try:
+        return bool(usable_fonts())
+    except ProceduralArtError:
+        return False
+
+
+def load_procedural(styles: int = 24, seed: int = 0) -> ArtSet:
+    """Faces drawn in ``styles`` random styles from the installed CJK fonts
+    (:mod:`vision.synth.procedural`); one variant per style for every code."""
+    from vision.synth.procedural import ProceduralArtError, procedural_faces
+
+    try:
+        faces = procedural_faces(styles=styles, seed=seed)
+    except ProceduralArtError as exc:
+        raise ArtError(str(exc)) from None
+    grounds = np.stack([f[:4, f.shape[1] // 2].mean(axis=0) for f in faces["P"]])
+    ivory = tuple(int(v) for v in np.median(grounds, axis=0))
+    return ArtSet("procedural", faces, ivory=(ivory[0], ivory[1], ivory[2]))
+
+
 # ------------------------------------------------------------------------ registry
 def available_sets() -> list[str]:
     """Every art set name whose source files are present on this machine."""
@@ -621,6 +647,8 @@ def available_sets() -> list[str]:
     if (XMAHJONGG_DIR / "real.gif").exists():
         names.append("xmahjongg-real")
     names += [f"xmahjongg-{n}" for n in _XMJ_SHEETS if (XMAHJONGG_DIR / f"{n}.gif").exists()]
+    if _procedural_ready():
+        names.append("procedural")
     return names
 
 
@@ -642,6 +670,8 @@ def load_art(name: str) -> ArtSet:
         return load_xmahjongg_real()
     if name.startswith("xmahjongg-"):
         return load_xmahjongg_sheet(name.removeprefix("xmahjongg-"))
+    if name == "procedural":
+        return load_procedural()
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
 

@@ -1,0 +1,134 @@
+"""Procedural tile art (vision/synth/procedural.py): every code drawn in every style,
+seeded, each face distinct, the traditional colours where the style keeps them, and a
+clear error when no CJK font is installed."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL", reason="procedural art needs Pillow (dev extra)")
+
+from vision.classes import CLASSES
+from vision.synth import procedural as proc
+from vision.synth.art import ArtError, load_art
+
+FONTS = proc.usable_fonts()
+needs_font = pytest.mark.skipif(
+    not FONTS, reason="no CJK font installed (apt-get install fonts-noto-cjk)")
+CODES = [c for c in CLASSES if c != "back"]
+
+
+@pytest.fixture(scope="module")
+def faces() -> dict[str, list[np.ndarray]]:
+    if not FONTS:
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk)")
+    return proc.procedural_faces(styles=6, seed=3)
+
+
+@needs_font
+def test_every_code_has_one_portrait_face_per_style(faces: dict[str, list[np.ndarray]]) -> None:
+    assert sorted(faces) == sorted(CODES)
+    for code in CODES:
+        assert len(faces[code]) == 6
+        for face in faces[code]:
+            assert face.dtype == np.uint8 and face.ndim == 3 and face.shape[2] == 3
+            assert face.shape[0] == proc.FACE_H and 110 <= face.shape[1] < face.shape[0]
+
+
+@needs_font
+def test_same_seed_same_faces_other_seed_other_faces(
+        faces: dict[str, list[np.ndarray]]) -> None:
+    again = proc.procedural_faces(styles=6, seed=3, fonts=FONTS)
+    other = proc.procedural_faces(styles=6, seed=4, fonts=FONTS)
+    assert all(np.array_equal(a, b) for c in CODES for a, b in zip(faces[c], again[c],
+                                                                    strict=True))
+    assert any(a.shape != b.shape or not np.array_equal(a, b)
+               for c in CODES for a, b in zip(faces[c], other[c], strict=True))
+
+
+@needs_font
+def test_every_code_looks_different_from_every_other_in_a_style(
+        faces: dict[str, list[np.ndarray]]) -> None:
+    """Within one style no two codes share a face (the numeral, the count or the character
+    tells them apart)."""
+    for s in range(6):
+        for a, b in combinations(CODES, 2):
+            fa, fb = faces[a][s], faces[b][s]
+            w = min(fa.shape[1], fb.shape[1])
+            diff = np.abs(fa[:, :w].astype(int) - fb[:, :w].astype(int)).mean()
+            assert diff > 1.0, (s, a, b, diff)
+
+
+def _red(face: np.ndarray) -> np.ndarray:
+    f = face.astype(int)
+    return (f[..., 0] > 140) & (f[..., 0] - f[..., 1] > 70) & (f[..., 0] - f[..., 2] > 60)
+
+
+def _green(face: np.ndarray) -> np.ndarray:
+    f = face.astype(int)
+    return (f[..., 1] > 80) & (f[..., 1] - f[..., 0] > 40) & (f[..., 1] - f[..., 2] > 10)
+
+
+@needs_font
+def test_characters_write_wan_in_red_under_the_numeral() -> None:
+    """萬 (the character suit's sign) is red and sits in the lower half of the face."""
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        style = proc.random_style(rng, FONTS)
+        face = proc.draw_face("5m", style, rng)
+        red = _red(face)
+        h = face.shape[0]
+        assert red[h // 2:].sum() > 150
+        if style.numeral_ink != "red":
+            assert red[h // 2:].sum() > 5 * red[: int(h * 0.4)].sum()
+
+
+@needs_font
+def test_six_dots_are_green_above_and_red_below_in_traditional_colours() -> None:
+    rng = np.random.default_rng(1)
+    seen = 0
+    while seen < 3:
+        style = proc.random_style(rng, FONTS)
+        if style.free_colours or style.corner_index:
+            continue
+        face = proc.draw_face("6p", style, rng)
+        h = face.shape[0]
+        top, bottom = slice(0, int(h * 0.33)), slice(int(h * 0.38), h)
+        assert _green(face[top]).sum() > 3 * _red(face[top]).sum()
+        assert _red(face[bottom]).sum() > 3 * _green(face[bottom]).sum()
+        seen += 1
+
+
+def test_no_cjk_font_is_a_clear_error() -> None:
+    with pytest.raises(proc.ProceduralArtError, match="CJK font"):
+        proc.procedural_faces(styles=1, fonts=[])
+
+
+def test_a_font_without_the_characters_is_not_used() -> None:
+    latin = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    if not latin.exists():
+        pytest.skip("DejaVuSans not installed")
+    assert proc.usable_fonts(((str(latin), 0),)) == []
+
+
+def test_draw_face_rejects_the_back_and_unknown_codes() -> None:
+    rng = np.random.default_rng(0)
+    style = proc.random_style(rng, [("unused", 0)])
+    for code in ("back", "0m", "X"):
+        with pytest.raises(ValueError, match="no face"):
+            proc.draw_face(code, style, rng)
+
+
+@needs_font
+def test_procedural_is_an_art_set_the_generator_can_load() -> None:
+    try:
+        art = load_art("procedural")
+    except ArtError as exc:  # pragma: no cover - fonts present but Pillow broken
+        pytest.skip(str(exc))
+    assert art.name == "procedural" and art.has_bonus and len(art.codes) == 42
+    assert all(len(v) == 24 for v in art.faces.values())
+    assert min(art.ivory) > 180
