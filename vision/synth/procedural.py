@@ -58,8 +58,9 @@ FONT_CANDIDATES: tuple[tuple[str, int], ...] = (
     ("/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf", 0),
     ("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf", 0),
 )
-#: Every character a face may draw; a font lacking any of them is not used.
-NEEDED = "一二三四五六七八九萬東南西北中發白春夏秋冬梅蘭菊竹"
+#: Every character a face may draw; a font lacking any of them is not used (Droid Sans
+#: Fallback, for one, has the CJK characters but no Latin digits or letters).
+NEEDED = "一二三四五六七八九萬万東东南西北中發発发白春夏秋冬梅蘭菊竹0123456789ESWN"
 
 NUMERALS = "一二三四五六七八九"
 WINDS = {"E": "東", "S": "南", "W": "西", "N": "北"}
@@ -165,6 +166,7 @@ class Style:
     bird: bool               # 1s drawn as a bird (else one big stick)
     bonus_char: float        # chance a bonus face shows its character
     bonus_arabic: bool       # bonus numeral as 1-4 (else 一-四)
+    group_colours: bool      # seasons' numeral and character red, flowers' blue
     glyph_scale: float       # how much of its box a glyph fills
     weight: int              # stroke width for shapes, px at SCALE
 
@@ -200,6 +202,7 @@ def random_style(rng: np.random.Generator, fonts: list[tuple[str, int]]) -> Styl
         bird=bool(rng.random() < 0.6),
         bonus_char=float(rng.uniform(0.6, 1.0)),
         bonus_arabic=bool(rng.random() < 0.6),
+        group_colours=bool(rng.random() < 0.5),
         glyph_scale=float(rng.uniform(0.78, 0.95)),
         weight=int(rng.integers(3, 7)),
     )
@@ -393,17 +396,34 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
         number = str((n - 1) % 4 + 1) if s.bonus_arabic else NUMERALS[(n - 1) % 4]
         show_char = rng.random() < s.bonus_char
         show_number = not show_char or rng.random() < 0.85
-        f.picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
-        num_colour = [s.red, s.blue, s.ink][int(rng.integers(0, 3))]
-        if show_number:
-            f.text(number, (0.04, 0.02, 0.34, 0.24), num_colour)
-        if show_char:
-            where = int(rng.integers(0, 3))
-            box = [(0.55, 0.03, 0.96, 0.3), (0.3, 0.03, 0.7, 0.3), (0.3, 0.62, 0.7, 0.95)][where]
-            if not show_number and where == 0:
-                box = (0.3, 0.03, 0.7, 0.3)
-            f.text(BONUS_CHARS[code], box, [s.ink, s.red, s.blue, s.green][
-                int(rng.integers(0, 4))])
+        # where numeral and character go: a corner numeral with the character across the
+        # top or at the foot, or both in one column down a side (as many Hong Kong sets)
+        layout = int(rng.integers(0, 5))
+        column = layout >= 3 and show_char and show_number
+        if column:
+            side = (0.64, 0.98) if layout == 3 else (0.02, 0.36)
+            f.picture((0.12, 0.12, 0.64, 0.95) if layout == 3 else (0.36, 0.12, 0.9, 0.95))
+        else:
+            f.picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
+        if s.group_colours:
+            num_colour = s.red if n <= 4 else s.blue
+            char_colour = num_colour
+        else:
+            num_colour = [s.red, s.blue, s.ink][int(rng.integers(0, 3))]
+            char_colour = [s.ink, s.red, s.blue, s.green][int(rng.integers(0, 4))]
+        if column:
+            f.text(number, (side[0], 0.02, side[1], 0.24), num_colour)
+            f.text(BONUS_CHARS[code], (side[0], 0.26, side[1], 0.5), char_colour)
+        else:
+            if show_number:
+                f.text(number, (0.04, 0.02, 0.34, 0.24), num_colour)
+            if show_char:
+                where = layout % 3
+                box = [(0.55, 0.03, 0.96, 0.3), (0.3, 0.03, 0.7, 0.3),
+                       (0.3, 0.62, 0.7, 0.95)][where]
+                if not show_number and where == 0:
+                    box = (0.3, 0.03, 0.7, 0.3)
+                f.text(BONUS_CHARS[code], box, char_colour)
     return f.array()
 
 
