@@ -136,3 +136,12 @@ def test_procedural_is_an_art_set_the_generator_can_load() -> None:
     assert art.name == "procedural" and art.has_bonus and len(art.codes) == 42
     assert all(len(v) == 24 for v in art.faces.values())
     assert min(art.ivory) > 180
+
+
+@needs_font
+def test_procedural_n_names_other_styles() -> None:
+    """``procedural-<n>`` draws 24 other styles (style seed n); ``procedural`` is seed 0."""
+    base, other = load_art("procedural"), load_art("procedural-1")
+    assert other.name == "procedural-1" and other.codes == base.codes
+    assert any(a.shape != b.shape or not np.array_equal(a, b)
+               for a, b in zip(base.faces["5m"], other.faces["5m"], strict=True))

@@ -20,7 +20,8 @@ xmahjongg-real      ``/usr/share/games/xmahjongg/tiles/real.gif`` 56x76 scans   
 xmahjongg-<sheet>   ``dorothys``, ``dorwhite``, ``gnome``, ``gnome2`` ``.gif``       GPL-2+
                     sheets: small drawn faces (:func:`load_xmahjongg_sheet`)
 procedural          faces drawn from installed CJK fonts and shapes in 24       fonts'
-                    random styles (:mod:`vision.synth.procedural`)
+                    random styles (:mod:`vision.synth.procedural`);
+procedural-<n>      ``procedural-1``, ``-2``...: 24 other styles (style seed n)
 ==================  ==========================================================  =======
 
 SVG rasterising needs ``cairosvg`` (``dev``/``train`` extras, Debian ``libcairo2``);
@@ -633,7 +634,8 @@ def load_procedural(styles: int = 24, seed: int = 0) -> ArtSet:
         raise ArtError(str(exc)) from None
     grounds = np.stack([f[:4, f.shape[1] // 2].mean(axis=0) for f in faces["P"]])
     ivory = tuple(int(v) for v in np.median(grounds, axis=0))
-    return ArtSet("procedural", faces, ivory=(ivory[0], ivory[1], ivory[2]))
+    name = "procedural" if seed == 0 else f"procedural-{seed}"
+    return ArtSet(name, faces, ivory=(ivory[0], ivory[1], ivory[2]))
 
 
 # ------------------------------------------------------------------------ registry
@@ -672,6 +674,8 @@ def load_art(name: str) -> ArtSet:
         return load_xmahjongg_sheet(name.removeprefix("xmahjongg-"))
     if name == "procedural":
         return load_procedural()
+    if re.fullmatch(r"procedural-\d+", name) and _procedural_ready():
+        return load_procedural(seed=int(name.removeprefix("procedural-")))
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
 
