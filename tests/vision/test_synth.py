@@ -236,6 +236,18 @@ def test_xmahjongg_sheets_cut_whole_faces_without_the_bevel(
         faces[0].astype(int) - faces[1].astype(int)).mean() > 3
 
 
+def test_gnome_postmodern_seasons_are_its_weather_faces_and_flowers_its_flower_faces() -> None:
+    """RULES.md codes: 1f-4f seasons, 5f-8f flowers. gnome-mahjongg's postmodern sheet
+    draws the seasons as blue weather pictures (sun, snow, rain) in the columns where
+    other themes put the flowers, and its flowers as yellow-brown ones after the white
+    dragon (checked by eye; until 2026-11-30 these were swapped, which mislabelled the
+    held-out validation sets' bonus tiles)."""
+    art = _art("gnome-postmodern")
+    for i in range(1, 9):
+        r, _, b = art.faces[f"{i}f"][0].reshape(-1, 3).astype(float).mean(0)
+        assert (b > r + 10) if i <= 4 else (r > b + 10), (i, r, b)
+
+
 def test_cli_writes_n_images_labels_and_truth(tmp_path: Path) -> None:
     from tilecam.cli import main
 

@@ -471,6 +471,9 @@ def load_gnome(theme: str, root: Path = GNOME_DIR) -> ArtSet:
         columns = list(GNOME_COLUMNS)
         if theme == "smooth":  # this theme draws its flowers as 蘭 菊 梅 竹
             columns[33:37] = ["6f", "7f", "5f", "8f"]
+        if theme == "postmodern":  # seasons first (sun, snow, rain 一-四), then flowers
+            columns[33:37] = ["1f", "2f", "3f", "4f"]
+            columns[38:42] = ["5f", "6f", "7f", "8f"]
         out: dict[str, Image] = {}
         for col, code in enumerate(columns):
             if code is None:
@@ -484,7 +487,7 @@ def load_gnome(theme: str, root: Path = GNOME_DIR) -> ArtSet:
                                    np.uint8)
         return out
 
-    images = _cached(f"gnome-{theme}-v2", [src], build)
+    images = _cached(f"gnome-{theme}-v3", [src], build)
     ivory = tuple(int(v) for v in np.median(images["P"][5:15, 5:15].reshape(-1, 3), axis=0))
     return ArtSet(f"gnome-{theme}", {c: [img] for c, img in images.items()},
                   ivory=(ivory[0], ivory[1], ivory[2]))
