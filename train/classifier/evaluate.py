@@ -5,7 +5,8 @@ usage: .venv/bin/python train/classifier/evaluate.py models/tiles-cls.onnx \
 
 For each ``crops.py`` file: class top-1 (argmax of the class marginal of
 :func:`vision.postprocess.classify_views`, over ``--views`` turns of each crop), rotation
-accuracy on the crops whose rotation is known, and the most frequent confusions. No torch
+accuracy on the crops whose rotation is known, class top-1 by kind (characters, dots,
+bamboo, honours, bonus — see :data:`KINDS`) and the most frequent confusions. No torch
 needed.
 """
 
@@ -26,6 +27,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vision.classes import CLASSES
 from vision.postprocess import classify_views
 
+#: Tile kinds for the by-kind figures: a code's kind from its last character (``back`` apart).
+KINDS = {"m": "characters", "p": "dots", "s": "bamboo", "f": "bonus"}
+
+
+def kind_of(code: str) -> str:
+    """``'7m'`` → ``'characters'``; winds and dragons → ``'honours'``.
+
+    >>> [kind_of(c) for c in ("7m", "3p", "E", "6f", "back")]
+    ['characters', 'dots', 'honours', 'bonus', 'back']
+    """
+    if code == "back":
+        return "back"
+    return KINDS.get(code[-1], "honours") if len(code) == 2 else "honours"
+
 
 def crop_accuracy(session: ort.InferenceSession, path: Path, views: int = 1) -> dict[str, Any]:
     """Figures for one crops file (see the module docstring); ``views`` test-time turns per
@@ -41,6 +56,9 @@ def crop_accuracy(session: ort.InferenceSession, path: Path, views: int = 1) -> 
         rot_pred.append(r.argmax(1))
     c_hat, r_hat = np.concatenate(cls_pred), np.concatenate(rot_pred)
     known = rotations >= 0
+    kinds = np.array([kind_of(CLASSES[c]) for c in classes])
+    by_kind = {k: round(float((c_hat[kinds == k] == classes[kinds == k]).mean()), 4)
+               for k in dict.fromkeys(kinds.tolist())}
     wrong = Counter(
         f"{CLASSES[t]}→{CLASSES[p]}" for t, p in zip(classes, c_hat, strict=True) if t != p
     )
@@ -52,6 +70,7 @@ def crop_accuracy(session: ort.InferenceSession, path: Path, views: int = 1) -> 
         "rotation_acc": round(float((r_hat[known] == rotations[known]).mean()), 4)
         if known.any()
         else None,
+        "by_kind": by_kind,
         "top_confusions": wrong.most_common(8),
     }
 
@@ -73,7 +92,7 @@ def main() -> None:
             print(
                 f"{rec['file']}: {rec['crops']} crops, class top-1 {rec['class_top1']:.4f}, "
                 f"rotation {rot} ({rec['rotation_known']} known); "
-                f"confused {rec['top_confusions']}"
+                f"by kind {rec['by_kind']}; confused {rec['top_confusions']}"
             )
 
 
