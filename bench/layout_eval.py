@@ -15,9 +15,11 @@ Three evaluations:
     A scene is exact when the hand equals the truth: the same melds with their kind,
     tiles, claim source, claimed chow tile and added flag; the same standing tiles; the
     same winning tile; the same flowers. Target: ≥ 95%. End-to-end failures are sorted
-    into kinds (``end_to_end_failure_kinds``): no hand read, the hand's tiles misread
-    (1, 2, or 3 or more tiles differ from the truth's multiset), or the right tiles in
-    another structure (melds, claim sources, winning tile).
+    into kinds (``end_to_end_failure_kinds``): no hand read, only bonus tiles misread
+    (flowers/seasons read as other bonus tiles: the hand is right but for which flower
+    it holds — under MCR, where each flower is 1 fan, the score is the same), the hand's
+    tiles misread (1, 2, or 3 or more tiles differ from the truth's multiset), or the
+    right tiles in another structure (melds, claim sources, winning tile).
 
 ``photos DIR``
     A YOLO dataset of real photos (``images/val`` + ``labels/val``, class ids of
@@ -54,7 +56,7 @@ sys.path.insert(0, str(REPO))
 
 from scoring import Hand, parse_hand  # noqa: E402
 from scoring.notation import format_meld  # noqa: E402
-from vision.classes import BACK, CLASSES  # noqa: E402
+from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
 
@@ -250,11 +252,18 @@ def end_to_end_reason(read: Hand | None, truth: Hand) -> str:
     'hand tiles misread: 1 tile'
     >>> end_to_end_reason(parse_hand("EEE123m456p78999s"), truth)
     'right tiles, other structure'
+    >>> end_to_end_reason(parse_hand("[EEE,1]123m456p78999s 2f 5f"),
+    ...                   parse_hand("[EEE,1]123m456p78999s 1f 5f"))
+    'only bonus tiles misread (same count)'
     """
     if read is None:
         return "no hand read"
     got, want = hand_tiles(read), hand_tiles(truth)
-    wrong = max(sum((want - got).values()), sum((got - want).values()))
+    missing, extra = want - got, got - want
+    wrong = max(sum(missing.values()), sum(extra.values()))
+    if (wrong and all(c in BONUS for c in missing + extra)
+            and sum(missing.values()) == sum(extra.values())):
+        return "only bonus tiles misread (same count)"
     if wrong:
         return "hand tiles misread: " + {1: "1 tile", 2: "2 tiles"}.get(wrong, "3 or more tiles")
     return "right tiles, other structure"
