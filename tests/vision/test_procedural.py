@@ -145,3 +145,11 @@ def test_procedural_n_names_other_styles() -> None:
     assert other.name == "procedural-1" and other.codes == base.codes
     assert any(a.shape != b.shape or not np.array_equal(a, b)
                for a, b in zip(base.faces["5m"], other.faces["5m"], strict=True))
+
+
+def test_procedural_art_without_fonts_is_a_clear_art_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(proc, "usable_fonts", lambda *a, **k: [])
+    for name in ("procedural", "procedural-2"):
+        with pytest.raises(ArtError, match="CJK font"):
+            load_art(name)

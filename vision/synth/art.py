@@ -30,6 +30,7 @@ it is imported lazily and only when a face is not in the cache yet.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import os
@@ -617,7 +618,9 @@ def load_xmahjongg_sheet(name: str, root: Path = XMAHJONGG_DIR) -> ArtSet:
 
 
 # ------------------------------------------------------------------------ procedural
+@functools.cache
 def _procedural_ready() -> bool:
+    """Whether Pillow and a usable CJK font are installed (checked once per process)."""
     from vision.synth.procedural import ProceduralArtError, usable_fonts
 
     try:
@@ -677,7 +680,7 @@ def load_art(name: str) -> ArtSet:
         return load_xmahjongg_sheet(name.removeprefix("xmahjongg-"))
     if name == "procedural":
         return load_procedural()
-    if re.fullmatch(r"procedural-\d+", name) and _procedural_ready():
+    if re.fullmatch(r"procedural-\d+", name):
         return load_procedural(seed=int(name.removeprefix("procedural-")))
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
