@@ -41,6 +41,9 @@ def main() -> None:
     ap.add_argument("--version", required=True)
     ap.add_argument("--conf", type=float, default=0.25)
     ap.add_argument("--iou", type=float, default=0.5)
+    ap.add_argument("--contain", type=float, default=0.65,
+                    help="NMS also drops a box covered more than this share by a better one "
+                         "(vision.postprocess.nms; recipe step 21 of models/README.md)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -107,6 +110,7 @@ def main() -> None:
             "output": "yolo",
             "conf": args.conf,
             "iou": args.iou,
+            "contain": args.contain,
             "score": args.score,
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,

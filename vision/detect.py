@@ -5,14 +5,16 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
 
     {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
                   "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
-                  "autocontrast": false, "conf": 0.25, "iou": 0.5, "score": "any",
+                  "autocontrast": false, "conf": 0.25, "iou": 0.5, "contain": 0.65,
+                  "score": "any",
                   "zoom": {"below_px": 32, "min_gain": 1.5, "target_px": 64,
                            "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
      "name": "tilecam-yolo11n", "version": "..."}
 
-``autocontrast``, ``conf``, ``iou``, ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
+``autocontrast``, ``conf``, ``iou``, ``contain`` (NMS also drops a box covered more than this
+share by a better one; absent: IoU only), ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
 ``version`` are optional; so is a top-level ``calibration`` (the hand confidence,
 :mod:`vision.confidence`).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
@@ -85,6 +87,9 @@ class DetectorSpec:
     autocontrast: bool
     conf: float
     iou: float
+    #: NMS also drops a box whose area lies more than this share inside a better box
+    #: (:func:`vision.postprocess.box_cover`); None: IoU only.
+    contain: float | None = None
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
@@ -160,6 +165,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         autocontrast=bool(d.get("autocontrast", False)),
         conf=float(d.get("conf", 0.25)),
         iou=float(d.get("iou", 0.5)),
+        contain=_contain(d.get("contain"), where),
         score=_score_mode(d.get("score", "max"), where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
@@ -192,6 +198,14 @@ def _score_mode(value: Any, where: str) -> str:
     if value not in pp.SCORE_MODES:
         raise ModelError(f"{where}: 'score' must be 'max' or 'any', got {value!r}")
     return str(value)
+
+
+def _contain(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ModelError(f"{where}: 'contain' must be a number in (0, 1], got {value!r}")
+    return float(value)
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
@@ -433,7 +447,8 @@ class Detector:
                 f"{len(self.spec.names)} classes (expected (1, {4 + len(self.spec.names)}, N))"
             )
         boxes, scores = pp.decode_yolo(raw, self.conf, self.spec.score)
-        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det)
+        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det,
+                      self.spec.contain)
         return lb.to_original(boxes[keep]), scores[keep], lb.scale
 
     def _zoom(
@@ -492,7 +507,8 @@ class Detector:
         """Boxes of several passes, one box per tile (class-agnostic NMS on best scores)."""
         boxes = np.concatenate([boxes, *more_boxes]).astype(np.float32)
         scores = np.concatenate([scores, *more_scores]).astype(np.float32)
-        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det)
+        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det,
+                      self.spec.contain)
         return boxes[keep], scores[keep]
 
     def detect(self, image: ImageSource) -> Detections:

@@ -111,11 +111,32 @@ def iou_matrix(a: F32, b: F32) -> F32:
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
 
 
-def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300) -> I64:
+def box_cover(box: F32, boxes: F32) -> F32:
+    """Intersection of ``box (4,)`` with each of ``boxes (n, 4)`` over the smaller of the
+    two areas: 1 when one box lies inside the other.
+
+    >>> box_cover(np.array([0, 0, 4, 4], np.float32), np.array([[1, 1, 3, 3]], np.float32))
+    array([1.], dtype=float32)
+    """
+    x0 = np.maximum(box[0], boxes[:, 0])
+    y0 = np.maximum(box[1], boxes[:, 1])
+    x1 = np.minimum(box[2], boxes[:, 2])
+    y1 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return (inter / np.maximum(np.minimum(area, areas), 1e-9)).astype(np.float32)
+
+
+def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
+        contain: float | None = None) -> I64:
     """Class-agnostic non-maximum suppression.
 
     ``boxes (n, 4)`` xyxy, ``scores (n,)``. Returns the indices kept, best score first:
-    a box is dropped when its IoU with a better kept box exceeds ``iou_threshold``.
+    a box is dropped when its IoU with a better kept box exceeds ``iou_threshold`` or,
+    with ``contain``, when more than that share of the smaller box lies in the other
+    (:func:`box_cover`) — a tile's face boxed inside a box of its whole body overlaps it
+    at an IoU under 0.5 but is covered almost whole.
     """
     order = np.argsort(-np.asarray(scores), kind="stable")
     keep: list[int] = []
@@ -125,7 +146,10 @@ def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300)
         if order.size == 1:
             break
         rest = order[1:]
-        order = rest[box_iou(boxes[i], boxes[rest]) <= iou_threshold]
+        ok = box_iou(boxes[i], boxes[rest]) <= iou_threshold
+        if contain is not None:
+            ok &= box_cover(boxes[i], boxes[rest]) <= contain
+        order = rest[ok]
     return np.asarray(keep, np.int64)
 
 

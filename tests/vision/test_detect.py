@@ -360,6 +360,20 @@ def test_any_class_score_keeps_a_tile_the_detector_hesitates_over(tmp_path: Path
         read_manifest(tmp_path)
 
 
+def test_contain_setting_is_read_and_checked(tmp_path: Path) -> None:
+    model = _model_dir(tmp_path, ["1m"])
+    manifest = json.loads((model / "manifest.json").read_text())
+    assert read_manifest(model)[0].contain is None  # absent: IoU-only NMS, as before
+    manifest["detector"]["contain"] = 0.65
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    assert read_manifest(model)[0].contain == 0.65
+    for bad in (0, 1.5, "0.6", True):
+        manifest["detector"]["contain"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="'contain' must be a number in"):
+            read_manifest(model)
+
+
 def test_zoom_settings_are_checked(tmp_path: Path) -> None:
     manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
     for bad in (

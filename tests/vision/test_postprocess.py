@@ -46,6 +46,19 @@ def test_nms_keeps_touching_neighbours() -> None:
     assert keep.tolist() == [1, 2, 0]  # best first
 
 
+def test_nms_contain_drops_a_face_box_inside_a_body_box_and_keeps_neighbours() -> None:
+    """One tile boxed twice — its whole body (10 x 14) and, inside it, its face (7 x 8) —
+    overlaps at IoU 0.4, under the 0.5 threshold; ``contain`` drops the face box. Two
+    neighbours overlapping a little (a tilted row) stay."""
+    body, face = [0, 0, 10, 14], [1, 1, 8, 9]
+    neighbour = [8, 0, 18, 14]  # 2 px of its 10 px width over the body box
+    boxes = np.array([body, face, neighbour], np.float32)
+    scores = np.array([0.9, 0.5, 0.8], np.float32)
+    assert pp.box_iou(boxes[0], boxes[1:2])[0] == pytest.approx(0.4)
+    assert sorted(pp.nms(boxes, scores, 0.5).tolist()) == [0, 1, 2]
+    assert sorted(pp.nms(boxes, scores, 0.5, contain=0.65).tolist()) == [0, 2]
+
+
 def test_nms_max_det_and_empty() -> None:
     boxes = np.array([[i * 20, 0, i * 20 + 10, 10] for i in range(5)], np.float32)
     assert len(pp.nms(boxes, np.arange(5, dtype=np.float32), 0.5, max_det=3)) == 3
