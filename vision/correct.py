@@ -10,7 +10,8 @@ first one that is legal, with the tiles it changed, from what, to what, and how 
 
 Two kinds of constraints:
 
-- *physical* (copy counts, one of each flower, melds being sets): the top-1 reading is
+- *physical* (copy counts, one of each flower, melds being sets, a tile the layout laid
+  among the flowers being a flower): the top-1 reading is
   impossible, so the cheapest legal reading is taken however unlikely (within the
   search bound);
 - *winning shape*: a reading that makes the hand a win is taken only when it is at most
@@ -232,11 +233,14 @@ def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
     if layout.winning is not None:
         hand_dets.append(layout.winning)
     top = dets.codes
+    flowers = set(layout.flowers)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
             continue
-        allowed = _BONUS if top[i] in _BONUS else _KIND_INDEX
+        # a tile the layout takes for a flower keeps its own top-1 (a physical problem
+        # then, see _physical_problems) and may become any bonus code it was given
+        allowed = _BONUS if top[i] in _BONUS or i in flowers else _KIND_INDEX
         seen: dict[str, float] = {}
         for cid, p in zip(dets.topk_ids[i].tolist(), dets.topk_probs[i].tolist(), strict=True):
             code = CLASSES[int(cid)]
@@ -293,6 +297,8 @@ def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
     fl = Counter(codes[i] for i in layout.flowers)
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
+    problems += [f"{codes[i]} laid among the flowers" for i in layout.flowers
+                 if codes[i] not in _BONUS]
     if quick and problems:
         return problems
     for m in layout.melds:
@@ -326,7 +332,7 @@ def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
     over = {t for t, n in counts.items() if n > 4}
     out.update(i for i in in_hand if codes[i] in over)
     fl = Counter(codes[i] for i in layout.flowers)
-    out.update(i for i in layout.flowers if fl[codes[i]] > 1)
+    out.update(i for i in layout.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
     for m in layout.melds:
         if not _meld_ok([codes[i] for i in m.detections], m.concealed):
             out.update(m.detections)

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.classes import BACK, BONUS
+from vision.classes import BACK, BONUS, CLASSES
 from vision.detections import Detections
 from vision.layout_geometry import (
     Frame,
@@ -184,6 +184,12 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         return Layout()
     bonus = set(BONUS)
     tiles = list(range(n))
+    maybe_flower = {
+        k for k in tiles
+        if codes[k] not in bonus and codes[k] != BACK and any(
+            CLASSES[int(c)] in bonus and p >= params.flower_alt_p
+            for c, p in zip(dets.topk_ids[k].tolist(), dets.topk_probs[k].tolist(), strict=True))
+    }
     frame = canonical_frame(dets.boxes, dets.rotations)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
     side_local: dict[int, bool] = {}
@@ -225,6 +231,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
                 tiles[stacked_by_base[k]] if k in stacked_by_base else None,
                 codes[tiles[stacked_by_base[k]]] if k in stacked_by_base else None,
                 codes[tiles[k]] in bonus,
+                maybe_flower=tiles[k] in maybe_flower,
             )
             for k in order
         ]

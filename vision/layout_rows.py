@@ -15,6 +15,7 @@ inside a meld. The cheapest split wins. See :mod:`vision.layout` for the convent
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,10 @@ class LayoutParams:
     #: rows further than this (in tile heights) from the standing row are not the hand's
     hand_row_distance: float = 2.6
     cost_inner_gap: float = 1.5
+    #: a tile read as a kind is taken for a flower when it lies in one gap-separated
+    #: group with a tile read as a flower and its top-k gives a bonus code at least this
+    #: probability (the correction then re-reads it; flowers are laid apart together)
+    flower_alt_p: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,9 @@ class RowItem:
     stacked: int | None  # detection stacked on this tile
     stacked_code: str | None = None
     flower: bool = False
+    #: read as a kind, but a bonus code is among its alternatives (see
+    #: ``LayoutParams.flower_alt_p``): a flower if its group holds flowers
+    maybe_flower: bool = False
 
 
 def chunk_cost(
@@ -193,6 +201,31 @@ def back_runs(items: list[RowItem]) -> list[int]:
     return out
 
 
+def _flower_groups(items: list[RowItem], big: list[bool]) -> list[RowItem]:
+    """Items of a gap-separated group holding a flower that may be flowers too become
+    flowers: flowers are laid apart together, so a tile among them read as a kind (a
+    season's pale picture read as a white dragon) is a misread flower.
+
+    >>> row = [RowItem(0, "1f", False, False, None, flower=True),
+    ...        RowItem(1, "P", False, False, None, maybe_flower=True),
+    ...        RowItem(2, "P", False, False, None, maybe_flower=True)]
+    >>> [it.flower for it in _flower_groups(row, [False, True])]
+    [True, True, False]
+    """
+    out = list(items)
+    start = 0
+    for end in range(1, len(items) + 1):
+        if end < len(items) and not big[end - 1]:
+            continue
+        group = range(start, end)
+        if any(items[k].flower for k in group):
+            for k in group:
+                if items[k].maybe_flower and not items[k].flower:
+                    out[k] = dataclasses.replace(items[k], flower=True)
+        start = end
+    return out
+
+
 def parse_row(
     items: list[RowItem], gaps: list[float], params: LayoutParams
 ) -> tuple[list[MeldLayout], list[list[int]], list[int]]:
@@ -209,6 +242,7 @@ def parse_row(
     usual = min(0.2, max(-0.3, statistics.median(gaps))) if len(gaps) >= 4 else 0.0
     big = [g > usual + params.group_gap for g in gaps]
     back_run = back_runs(items)
+    items = _flower_groups(items, big)
 
     def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool], what: str,
               meld: MeldLayout | None) -> None:

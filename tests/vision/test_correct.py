@@ -112,6 +112,31 @@ def test_a_flower_shows_once() -> None:
     assert [c.after for c in res.best.changes] == ["5f"]
 
 
+def test_a_tile_laid_among_the_flowers_is_read_as_a_flower() -> None:
+    """Flowers are laid apart together: a season whose pale picture was read as a white
+    dragon, lying in the flower group with 3f among its alternatives, is a flower — the
+    layout keeps it with the flowers and the correction re-reads it, saying so."""
+    b = SceneBuilder().standing("123m456p78sEEECC").win("9s").flowers("1f2f")
+    b.uncertain([("P", 0.6), ("3f", 0.3)])
+    d, res = run(b)
+    lay = analyze(d)
+    assert sorted(d.codes[i] for i in lay.flowers) == ["1f", "P"] and len(lay.standing) == 13
+    assert "P laid among the flowers" in res.problems
+    assert [(c.before, c.after) for c in res.best.changes] == [("P", "3f")]
+    assert lay.hand(res.best.codes).flowers == ("1f", "3f")
+
+
+def test_a_kind_in_the_hand_row_with_a_bonus_alternative_stays_a_kind() -> None:
+    """Only the flower group's company makes a tile a flower: a white dragon between two
+    red dragons in the standing row keeps its reading, whatever its alternatives."""
+    b = SceneBuilder().standing("123m456p78sEEEC").standing("C")
+    b.uncertain([("P", 0.6), ("3f", 0.3)]).standing("C").win("9s").flowers("1f2f")
+    d, res = run(b)
+    lay = analyze(d)
+    assert sorted(d.codes[i] for i in lay.flowers) == ["1f", "2f"]
+    assert all(c.before != "P" for c in res.best.changes)
+
+
 def test_a_legal_top1_reading_is_kept() -> None:
     b = SceneBuilder().standing("123m456p789sNN").win("N")
     b2 = SceneBuilder().standing("123m456p789sNN").win("N").uncertain([("N", 0.5), ("S", 0.4)])
