@@ -83,17 +83,23 @@ def decode_yolo(
     return boxes.astype(np.float32), scores.astype(np.float32)
 
 
+def _overlap(box: F32, boxes: F32) -> tuple[F32, F32, F32]:
+    """Intersection areas of xyxy ``box (4,)`` with each of ``boxes (n, 4)``, the box's own
+    area and the others' areas → ``(n,)``, scalar, ``(n,)``."""
+    ix = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    iy = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return ix * iy, area, areas
+
+
 def box_iou(box: F32, boxes: F32) -> F32:
     """IoU of one xyxy ``box (4,)`` with each of ``boxes (n, 4)`` → ``(n,)``.
 
     >>> box_iou(np.array([0, 0, 2, 2], np.float32), np.array([[1, 0, 3, 2]], np.float32))
     array([0.33333334], dtype=float32)
     """
-    ix = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
-    iy = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
-    inter = ix * iy
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    inter, area, areas = _overlap(box, boxes)
     union = area + areas - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
 
@@ -118,13 +124,7 @@ def box_cover(box: F32, boxes: F32) -> F32:
     >>> box_cover(np.array([0, 0, 4, 4], np.float32), np.array([[1, 1, 3, 3]], np.float32))
     array([1.], dtype=float32)
     """
-    x0 = np.maximum(box[0], boxes[:, 0])
-    y0 = np.maximum(box[1], boxes[:, 1])
-    x1 = np.minimum(box[2], boxes[:, 2])
-    y1 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    inter, area, areas = _overlap(box, boxes)
     return (inter / np.maximum(np.minimum(area, areas), 1e-9)).astype(np.float32)
 
 

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES
+from vision.synth.art import FACE_HEIGHT
 
 Image = npt.NDArray[np.uint8]
 RGB = tuple[int, int, int]
@@ -69,7 +70,7 @@ BONUS_CHARS = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬",
                "5f": "梅", "6f": "蘭", "7f": "菊", "8f": "竹"}
 
 SCALE = 2  # faces are drawn at twice the size, then area-reduced (anti-aliasing)
-FACE_H = 160
+FACE_H = FACE_HEIGHT  # every art set's face height
 
 #: Dot (coin) centres in face fractions (x, y), and the traditional colour of each.
 _DOTS: dict[int, list[tuple[float, float, str]]] = {
