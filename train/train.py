@@ -8,7 +8,8 @@ usage (CPU, from the repo root, after ``. train/env.sh``):
   .venv-train/bin/python train/train.py --model datasets/build/start43.pt \
       --data datasets/build/hk-photos/data.yaml --epochs 8 --name hk
   .venv-train/bin/python train/train.py --resume runs/hk/weights/last.pt
-GPU: add ``--device 0 --batch 64 --workers 8``.
+GPU: add ``--device 0 --batch 64 --workers 8``; a time-boxed run on a lent machine adds
+``--hours 0.13 --no-val --save-period -1 --project /tmp/runs`` (``train/gpu/run.sh``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ def _use_threads(n: int) -> None:
     tu.NUM_THREADS = n  # select_device() calls torch.set_num_threads(NUM_THREADS)
 
 
+def _skip_amp_check() -> None:
+    """Trust mixed precision without ultralytics' AMP check.
+
+    The check loads ``yolo26n.pt`` by name, which offline is a download that fails with an
+    error the check does not catch. The GPUs this runs on (Hopper) do fp16 autocast well.
+    """
+    import ultralytics.engine.trainer as tr
+
+    tr.check_amp = lambda model: True
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", help="starting weights (.pt), e.g. the head-surgery output")
@@ -47,6 +59,11 @@ def main() -> None:
     ap.add_argument("--fraction", type=float, default=1.0)
     ap.add_argument("--freeze", type=int, default=0, help="freeze N first layers (10: backbone)")
     ap.add_argument("--resume", help="continue a stopped run from its last.pt")
+    ap.add_argument("--hours", type=float, default=0.0, help="time budget (0: --epochs decides)")
+    ap.add_argument("--project", default=str(REPO / "runs"), help="folder of runs")
+    ap.add_argument("--no-val", action="store_true", help="validate only after the last epoch")
+    ap.add_argument("--save-period", type=int, default=1, help="epochN.pt every N (-1: none)")
+    ap.add_argument("--cache", default="ram", help="ram, disk or none")
     ap.add_argument(
         "--threads",
         type=int,
@@ -56,6 +73,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.threads:
         _use_threads(args.threads)
+    if args.device != "cpu":
+        _skip_amp_check()
 
     if args.resume:
         YOLO(args.resume).train(resume=True)
@@ -69,7 +88,7 @@ def main() -> None:
         batch=args.batch,
         device=args.device,
         workers=args.workers,
-        project=str(REPO / "runs"),
+        project=args.project,
         name=args.name,
         exist_ok=True,
         optimizer="AdamW",
@@ -89,10 +108,12 @@ def main() -> None:
         hsv_v=0.4,
         fraction=args.fraction,
         freeze=args.freeze or None,
-        cache="ram",
+        cache=False if args.cache == "none" else args.cache,
+        time=args.hours or None,
+        val=not args.no_val,
         patience=100,
         plots=False,
-        save_period=1,
+        save_period=args.save_period,
         seed=0,
         deterministic=False,
         amp=args.device != "cpu",
