@@ -51,7 +51,9 @@ def _scenes(folder: Path) -> list[Path]:
     )
 
 
-def _write(src: Path, label: Path, out: Path, split: str, name: str, size: int, quality: int) -> int:
+def _write(
+    src: Path, label: Path, out: Path, split: str, name: str, size: int, quality: int
+) -> int:
     """Shrink ``src`` to long side ``size`` px, write it as WebP and copy its label.
 
     Returns the bytes written for the image.
@@ -62,7 +64,9 @@ def _write(src: Path, label: Path, out: Path, split: str, name: str, size: int, 
     h, w = image.shape[:2]
     scale = size / max(h, w)
     if scale < 1:
-        image = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        image = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
     ok, data = cv2.imencode(".webp", image, [cv2.IMWRITE_WEBP_QUALITY, quality])
     if not ok:
         sys.exit(f"cannot encode {src}")
@@ -106,7 +110,9 @@ def main() -> None:
             scenes = sorted(rng.sample(scenes, min(n, len(scenes))))
         for p in scenes:
             label = folder / "labels" / (p.stem + ".txt")
-            total += _write(p, label, out, split, f"{folder.name}-{p.stem}", args.size, args.quality)
+            total += _write(
+                p, label, out, split, f"{folder.name}-{p.stem}", args.size, args.quality
+            )
         counts[f"{folder.name} ({split})"] = len(scenes)
 
     names = "\n".join(f"  {i}: '{code}'" for i, code in enumerate(CLASSES))
