@@ -272,7 +272,7 @@ def true_codes_on(dets: Detections, truth: Detections) -> Detections:
             tk_p[i] = 0.0
             tk_p[i, 0] = 1.0
     return Detections(dets.boxes, ids, np.ones(len(dets), np.float32), dets.rotations,
-                      tk_ids, tk_p, dets.image_size)
+                      tk_ids, tk_p, dets.image_size, rotation_probs=dets.rotation_probs)
 
 
 def _exact_with_true_codes(dets: Detections, truth: dict[str, Any], expected: Any) -> bool:

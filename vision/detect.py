@@ -550,6 +550,7 @@ class Detector:
         score = pp.tile_score(scores, self.spec.score)
         probs = pp.normalise(scores) @ self._det_map
         rotations = pp.rotation_from_aspect(boxes)
+        rotation_probs = None
         t4 = time.perf_counter()
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
@@ -563,6 +564,7 @@ class Detector:
             cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
             probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
+            rotation_probs = np.asarray(rot_probs, np.float32)
         t5 = time.perf_counter()
         if size != (img.shape[1], img.shape[0]):  # decoded reduced: back to full pixels
             boxes = boxes * np.array(
@@ -578,6 +580,7 @@ class Detector:
             topk_ids=ids,
             topk_probs=top_probs,
             image_size=size,
+            rotation_probs=rotation_probs,
         )
         det.meta.update(zoom=gain, zoom_pass=zoom_pass)
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000)

@@ -13,6 +13,8 @@ rotations     (n,)         int64    how the tile lies: 0, 90, 180 or 270 degrees
                                     (clockwise from upright as seen in the image)
 topk_ids      (n, k)       int64    alternative classes, best first (column 0 = top-1)
 topk_probs    (n, k)       float32  their probabilities
+rotation_     (n, 4)       float32  optional: probability of each rotation 0/90/180/270
+probs                               (the crop classifier's); None when not known
 ============  ===========  =======  ==================================================
 
 ``face_down`` is derived: a row whose class is ``back``.
@@ -54,6 +56,9 @@ class Detections:
     image_size: tuple[int, int] | None = None
     #: Free-form facts about how the detections were made (model name, timings in ms).
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Probability of each rotation 0/90/180/270, ``(n, 4)``, when a classifier gave them
+    #: (a 180°-symmetric face such as 5p or a face-down tile shows ~equal 0 and 180).
+    rotation_probs: npt.NDArray[np.float32] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.boxes)
@@ -65,6 +70,8 @@ class Detections:
                 raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
         if self.topk_ids.shape != self.topk_probs.shape or self.topk_ids.shape[0] != n:
             raise ValueError("topk_ids and topk_probs must both have shape (n, k)")
+        if self.rotation_probs is not None and self.rotation_probs.shape != (n, 4):
+            raise ValueError(f"rotation_probs must have shape ({n}, 4)")
         if n and not np.isin(self.rotations, ROTATIONS).all():
             raise ValueError("rotations must be 0, 90, 180 or 270")
         if n and ((self.class_ids < 0) | (self.class_ids >= len(CLASSES))).any():
@@ -156,6 +163,7 @@ class Detections:
             topk_probs=self.topk_probs[idx],
             image_size=self.image_size,
             meta=dict(self.meta),
+            rotation_probs=None if self.rotation_probs is None else self.rotation_probs[idx],
         )
 
     def to_records(self) -> list[dict[str, Any]]:

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from vision.classes import BACK, BONUS, CLASSES
 from vision.detections import Detections
@@ -175,6 +176,32 @@ def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int,
     return {i: bool(f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh) for i in row}
 
 
+def rotation_margins(dets: Detections) -> npt.NDArray[np.float64]:
+    """How much surer each tile is of its rotation than of the opposite one, ``(n,)`` 0..1.
+
+    ``(p[r] - p[r + 180]) / (p[r] + p[r + 180])`` from the classifier's rotation
+    probabilities: near 0 for a face-down tile and low for faces that look alike turned
+    180° (5p, 8s in most sets; the classifier splits them about 0.5–0.8 to 0.5–0.2), near
+    1 for a character or a wind. All 1 when the detections carry no rotation probabilities.
+
+    >>> d = Detections.from_lists([(0, 0, 10, 14), (12, 0, 22, 14)], ["5p", "E"],
+    ...                           rotations=[180, 0])
+    >>> probs = np.array([[0.48, 0.01, 0.5, 0.01], [0.9, 0.0, 0.1, 0.0]], np.float32)
+    >>> d2 = Detections(d.boxes, d.class_ids, d.confidences, d.rotations, d.topk_ids,
+    ...                 d.topk_probs, rotation_probs=probs)
+    >>> rotation_margins(d2).round(2).tolist()
+    [0.02, 0.8]
+    """
+    n = len(dets)
+    if dets.rotation_probs is None:
+        return np.ones(n)
+    p = dets.rotation_probs.astype(np.float64)
+    r = (dets.rotations // 90).astype(np.int64) % 4
+    own = p[np.arange(n), r]
+    opposite = p[np.arange(n), (r + 2) % 4]
+    return np.asarray(np.clip((own - opposite) / np.maximum(own + opposite, 1e-9), 0.0, 1.0))
+
+
 def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     """Read the layout of one player's hand from ``dets`` (see module doc)."""
     params = params or LayoutParams()
@@ -190,7 +217,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             CLASSES[int(c)] in bonus and p >= params.flower_alt_p
             for c, p in zip(dets.topk_ids[k].tolist(), dets.topk_probs[k].tolist(), strict=True))
     }
-    frame = canonical_frame(dets.boxes, dets.rotations)
+    margins = rotation_margins(dets)
+    frame = canonical_frame(dets.boxes, dets.rotations, margins)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
     side_local: dict[int, bool] = {}
     for r in rows_local:
@@ -259,8 +287,13 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     for r in main_rows:
         # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
         upright = [k for k in r if not side_local[k] and codes[k] != BACK]
-        n180 = sum(int(frame.rotation[k]) == 180 for k in upright)
-        upside = n180 * 2 > len(upright)
+        # each tile votes by how sure it is of 0 vs 180 (symmetric faces barely count)
+        vote = sum(
+            margins[k] * (1 if int(frame.rotation[k]) == 180 else -1)
+            for k in upright
+            if int(frame.rotation[k]) in (0, 180)
+        )
+        upside = vote > 0
         gaps = gaps_along(frame, r, touching)
         p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
         p.oriented = bool(upright)

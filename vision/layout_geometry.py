@@ -98,15 +98,20 @@ def _neighbour_vectors(cx: Array, cy: Array) -> tuple[Array, Array]:
     return dx[idx, j], dy[idx, j]
 
 
-def canonical_frame(boxes: npt.ArrayLike, rotations: npt.ArrayLike) -> Frame:
+def canonical_frame(
+    boxes: npt.ArrayLike, rotations: npt.ArrayLike, weights: npt.ArrayLike | None = None
+) -> Frame:
     """Turn boxes (n, 4) xyxy and the detector's rotations (n,) into the canonical frame.
 
     The row direction comes from nearest-neighbour vectors (tiles of a row touch); when
     rows run up-down in the image, the image is turned by 90° or 270° — whichever most
-    tiles' rotations agree with — so that those tiles stand upright.
+    tiles' rotations agree with, each tile counted with its ``weights`` entry (how sure
+    it is of its rotation against the opposite one; 1 each by default) — so that those
+    tiles stand upright.
     """
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     rot = np.asarray(rotations, np.int64).reshape(-1)
+    w8 = np.ones(len(rot)) if weights is None else np.asarray(weights, np.float64).reshape(-1)
     cx = (b[:, 0] + b[:, 2]) / 2
     cy = (b[:, 1] + b[:, 3]) / 2
     bw = b[:, 2] - b[:, 0]
@@ -115,8 +120,8 @@ def canonical_frame(boxes: npt.ArrayLike, rotations: npt.ArrayLike) -> Frame:
     angle = _axis_angle(vx, vy)
     frame_rot = 0
     if abs(angle) > math.pi / 4:
-        n90 = int((rot == 90).sum())
-        n270 = int((rot == 270).sum())
+        n90 = float(w8[rot == 90].sum())
+        n270 = float(w8[rot == 270].sum())
         frame_rot = 270 if n270 > n90 else 90
     if frame_rot == 90:  # tile tops point to +x: turn the picture counter-clockwise
         cx, cy, bw, bh = cy.copy(), -cx, bh, bw

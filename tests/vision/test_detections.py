@@ -53,3 +53,15 @@ def test_empty_and_class_table() -> None:
     assert len(Detections.empty()) == 0
     assert len(CLASSES) == 43 and len(set(CLASSES)) == 43
     assert class_id("P") == 33
+
+
+def test_rotation_probs_are_optional_checked_and_kept_by_select() -> None:
+    d = Detections.from_lists([(0, 0, 10, 14), (12, 0, 22, 14)], ["5p", "E"])
+    assert d.rotation_probs is None and d.select([1]).rotation_probs is None
+    probs = np.array([[0.5, 0, 0.5, 0], [1, 0, 0, 0]], np.float32)
+    with_probs = Detections(d.boxes, d.class_ids, d.confidences, d.rotations, d.topk_ids,
+                            d.topk_probs, rotation_probs=probs)
+    assert with_probs.select([1]).rotation_probs.tolist() == [[1, 0, 0, 0]]  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="rotation_probs"):
+        Detections(d.boxes, d.class_ids, d.confidences, d.rotations, d.topk_ids, d.topk_probs,
+                   rotation_probs=probs[:1])

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from scoring.hand import Hand
 from scoring.notation import format_meld, parse_hand
-from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, analyze
+from vision.detections import Detections
+from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, analyze, rotation_margins
 from vision.layout_scene import SceneBuilder
 
 
@@ -263,3 +265,35 @@ def test_without_rotation_classifier_the_tile_set_apart_says_which_side() -> Non
     lay = analyze(collapsed)
     assert lay.rows[0].upside_down
     assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,1]123m456p789sNN"))
+
+
+def _with_rotation_probs(d: Detections, symmetric: set[str], unsure: float) -> Detections:
+    """``d`` as the classifier sees it: symmetric faces read upside down, barely
+    (``unsure`` for 180, the rest for 0); every other face sure of its rotation."""
+    rot = d.rotations.copy()
+    probs = np.zeros((len(d), 4), np.float32)
+    for i, code in enumerate(d.codes):
+        if code in symmetric and rot[i] == 0:
+            rot[i] = 180
+            probs[i, 2], probs[i, 0] = unsure, 1 - unsure
+        else:
+            probs[i, int(rot[i]) // 90] = 1.0
+    return Detections(d.boxes, d.class_ids, d.confidences, rot, d.topk_ids, d.topk_probs,
+                      d.image_size, rotation_probs=probs)
+
+
+def test_row_direction_weighs_each_tile_by_how_sure_it_is_of_its_rotation() -> None:
+    """Row direction (seen from across the table or not): 5p, 8s, 2p look the same turned
+    180°, so a classifier split 0.6/0.4 on them must not outvote the few tiles whose
+    glyphs say plainly that the row stands upright."""
+    b = SceneBuilder().standing("225588p228s123mN").win("N")
+    d = _with_rotation_probs(b.detections(), {"2p", "5p", "8p", "2s", "8s"}, 0.6)
+    assert int((d.rotations == 180).sum()) * 2 > len(d)  # a plain count says upside down
+    lay = analyze(d)
+    assert not lay.rows[0].upside_down
+    assert lay.winning is not None and d.codes[lay.winning] == "N"
+
+
+def test_rotation_margins_without_probabilities_count_every_tile_fully() -> None:
+    d = SceneBuilder().standing("123m").detections()
+    assert rotation_margins(d).tolist() == [1.0, 1.0, 1.0]
