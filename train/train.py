@@ -34,8 +34,9 @@ def _use_threads(n: int) -> None:
 def _skip_amp_check() -> None:
     """Trust mixed precision without ultralytics' AMP check.
 
-    The check loads ``yolo26n.pt`` by name, which offline is a download that fails with an
-    error the check does not catch. The GPUs this runs on (Hopper) do fp16 autocast well.
+    The check loads ``yolo26n.pt`` by name: a download the offline lent machine cannot
+    make, and rather than depend on how ultralytics handles that failure the check is not
+    run. The GPUs this runs on (Hopper) do fp16 autocast well.
     """
     import ultralytics.engine.trainer as tr
 
