@@ -44,6 +44,9 @@ def main() -> None:
     ap.add_argument("--contain", type=float, default=0.65,
                     help="NMS also drops a box covered more than this share by a better one "
                          "(vision.postprocess.nms; recipe step 21 of models/README.md)")
+    ap.add_argument("--weak-conf", type=float, default=0.0,
+                    help="keep boxes scored in [weak-conf, conf) apart for the hand-completion "
+                         "rule (Detections.weak; 0: none; recipe step 23 of models/README.md)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -112,6 +115,7 @@ def main() -> None:
             "iou": args.iou,
             "contain": args.contain,
             "score": args.score,
+            **({"weak_conf": args.weak_conf} if args.weak_conf > 0 else {}),
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,
                 "min_gain": DetectorSpec.zoom_min_gain,

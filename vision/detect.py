@@ -40,6 +40,7 @@ its alternatives).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
@@ -108,6 +109,10 @@ class DetectorSpec:
     #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
     #: that some class is present; see :func:`vision.postprocess.tile_score`).
     score: str = "max"
+    #: Boxes scored in ``[weak_conf, conf)`` are kept apart as ``Detections.weak``
+    #: (classified, not part of the reading) for rules that ask for a missing tile
+    #: (:mod:`vision.recognize`); 0: none.
+    weak_conf: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         iou=float(d.get("iou", 0.5)),
         contain=_contain(d.get("contain"), where),
         score=_score_mode(d.get("score", "max"), where),
+        weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -198,6 +204,14 @@ def _score_mode(value: Any, where: str) -> str:
     if value not in pp.SCORE_MODES:
         raise ModelError(f"{where}: 'score' must be 'max' or 'any', got {value!r}")
     return str(value)
+
+
+def _weak_conf(value: Any, conf: float, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < conf:
+        raise ModelError(
+            f"{where}: 'weak_conf' must be a number in [0, conf = {conf}), got {value!r}"
+        )
+    return float(value)
 
 
 def _contain(value: Any, where: str) -> float | None:
@@ -426,13 +440,23 @@ class Detector:
     def __call__(self, image: ImageSource) -> Detections:
         return self.detect(image)
 
+    def _low_conf(self) -> float:
+        """The threshold passes decode at: ``conf``, or ``weak_conf`` when that is set."""
+        weak = self.spec.weak_conf
+        return min(self.conf, weak) if weak > 0 else self.conf
+
+    def _strong(self, scores: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+        """Which rows of ``scores`` reach ``conf`` (the rest are weak candidates)."""
+        return np.asarray(pp.tile_score(scores, self.spec.score) >= self.conf)
+
     def _locate(
         self, img: npt.NDArray[np.uint8], long_side: int = 0
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
         """One detector pass over ``img`` (at an input long side of ``long_side`` px when
         the model's input is dynamic; 0: ``imgsz``): kept boxes ``(n, 4)`` in ``img``
         pixels, their class scores ``(n, C_det)``, and the letterbox scale (input px per
-        ``img`` px)."""
+        ``img`` px). Boxes down to ``weak_conf`` are kept when that is set; NMS goes by
+        score, so a weak box never suppresses a strong one."""
         tensor, lb = prepare_input(
             img,
             self.input_size(img.shape[1], img.shape[0], long_side),
@@ -446,7 +470,7 @@ class Detector:
                 f"detector output shape {raw.shape} does not match the manifest's "
                 f"{len(self.spec.names)} classes (expected (1, {4 + len(self.spec.names)}, N))"
             )
-        boxes, scores = pp.decode_yolo(raw, self.conf, self.spec.score)
+        boxes, scores = pp.decode_yolo(raw, self._low_conf(), self.spec.score)
         keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det,
                       self.spec.contain)
         return lb.to_original(boxes[keep]), scores[keep], lb.scale
@@ -467,10 +491,11 @@ class Detector:
         if spec.zoom_below <= 0:
             return boxes, scores, 1.0, "none"
         height, width = img.shape[:2]
+        all_boxes, boxes = boxes, boxes[self._strong(scores)]  # decide on the tiles found
         region = zoom_region(boxes, (width, height), scale, below=spec.zoom_below)
         small = region is not None or (len(boxes) < 3 and not _tiles_big(boxes, scale, spec))
         if not small:
-            return boxes, scores, 1.0, "none"
+            return all_boxes, scores, 1.0, "none"
         if region is not None:
             x1, y1, x2, y2 = region
             long_side = 0
@@ -482,11 +507,11 @@ class Detector:
             if gain >= spec.zoom_min_gain:
                 zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), long_side)
                 zb = zb + np.array([x1, y1, x1, y1], np.float32)
-                return (*self._merge(boxes, scores, [zb], [zs]), round(gain, 3), "region")
+                return (*self._merge(all_boxes, scores, [zb], [zs]), round(gain, 3), "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough
         tiny = len(boxes) < 3 or _median_short_side(boxes) * scale < spec.zoom_grid_below
         if not tiny or spec.zoom_grid < 2 or scale * spec.zoom_min_gain > 1.0:
-            return boxes, scores, 1.0, "none"
+            return all_boxes, scores, 1.0, "none"
         found_b, found_s, gains = [], [], []
         for cell in grid_cells((width, height), spec.zoom_grid):
             x1, y1, x2, y2 = cell
@@ -495,7 +520,7 @@ class Detector:
             found_b.append(cb[keep] + np.array([x1, y1, x1, y1], np.float32))
             found_s.append(cs[keep])
             gains.append(cell_scale / scale)
-        return (*self._merge(boxes, scores, found_b, found_s), round(min(gains), 3), "grid")
+        return (*self._merge(all_boxes, scores, found_b, found_s), round(min(gains), 3), "grid")
 
     def _merge(
         self,
@@ -572,7 +597,7 @@ class Detector:
             )
         ids, top_probs = pp.top_k(probs, self.topk)
         confidence = score * (top_probs[:, 0] if self.classifier is not None else 1.0)
-        det = Detections(
+        every = Detections(
             boxes=boxes.astype(np.float32),
             class_ids=ids[:, 0].copy(),
             confidences=np.asarray(confidence, np.float32),
@@ -582,6 +607,10 @@ class Detector:
             image_size=size,
             rotation_probs=rotation_probs,
         )
+        strong = score >= self.conf
+        det = every.select(strong)
+        if not strong.all():
+            det = dataclasses.replace(det, weak=every.select(~strong))
         det.meta.update(zoom=gain, zoom_pass=zoom_pass)
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000)
 

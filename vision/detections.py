@@ -17,6 +17,10 @@ rotation_     (n, 4)       float32  optional: probability of each rotation 0/90/
 probs                               (the crop classifier's); None when not known
 ============  ===========  =======  ==================================================
 
+``weak`` (optional) is a second container: boxes the detector scored under its threshold
+(manifest ``weak_conf`` ≤ score < ``conf``), classified like the others but not part of
+the reading; :mod:`vision.recognize` may take one when the rules say a tile is missing.
+
 ``face_down`` is derived: a row whose class is ``back``.
 
 >>> import numpy as np
@@ -59,6 +63,8 @@ class Detections:
     #: Probability of each rotation 0/90/180/270, ``(n, 4)``, when a classifier gave them
     #: (a 180°-symmetric face such as 5p or a face-down tile shows ~equal 0 and 180).
     rotation_probs: npt.NDArray[np.float32] | None = None
+    #: Boxes scored under the detector's threshold (see module doc); None: none kept.
+    weak: Detections | None = None
 
     def __post_init__(self) -> None:
         n = len(self.boxes)
@@ -164,6 +170,33 @@ class Detections:
             image_size=self.image_size,
             meta=dict(self.meta),
             rotation_probs=None if self.rotation_probs is None else self.rotation_probs[idx],
+            weak=self.weak,
+        )
+
+    def join(self, other: Detections) -> Detections:
+        """This container's rows followed by ``other``'s (same top-k width); rotation
+        probabilities are kept when both have them. ``weak`` and ``meta`` stay this one's.
+
+        >>> a = Detections.from_lists([(0, 0, 10, 14)], ["5p"])
+        >>> a.join(Detections.from_lists([(12, 0, 22, 14)], ["E"])).codes
+        ['5p', 'E']
+        """
+        if self.topk_ids.shape[1] != other.topk_ids.shape[1]:
+            raise ValueError("cannot join detections with different top-k widths")
+        rp = None
+        if self.rotation_probs is not None and other.rotation_probs is not None:
+            rp = np.concatenate([self.rotation_probs, other.rotation_probs])
+        return Detections(
+            boxes=np.concatenate([self.boxes, other.boxes]),
+            class_ids=np.concatenate([self.class_ids, other.class_ids]),
+            confidences=np.concatenate([self.confidences, other.confidences]),
+            rotations=np.concatenate([self.rotations, other.rotations]),
+            topk_ids=np.concatenate([self.topk_ids, other.topk_ids]),
+            topk_probs=np.concatenate([self.topk_probs, other.topk_probs]),
+            image_size=self.image_size,
+            meta=dict(self.meta),
+            rotation_probs=rp,
+            weak=self.weak,
         )
 
     def to_records(self) -> list[dict[str, Any]]:

@@ -54,7 +54,7 @@ import numpy as np
 from vision.classes import BACK
 from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
-from vision.layout import Layout, LayoutParams, analyze
+from vision.layout import MELD, STANDING, WINNING, Layout, LayoutParams, analyze
 
 if TYPE_CHECKING:
     import numpy as np
@@ -276,6 +276,60 @@ def _alternative(
     return entry
 
 
+#: Most weakly seen tiles one hand may take (:func:`complete_from_weak`).
+MAX_WEAK_TAKEN = 2
+
+
+def complete_from_weak(
+    dets: Detections,
+    layout: Layout,
+    params: LayoutParams,
+    *,
+    rules: str,
+    hand_size: int,
+    is_winning: Any,
+    hidden_kinds: Sequence[str] = (),
+) -> tuple[Detections, Layout, list[str]]:
+    """A hand short of tiles takes boxes the detector saw too weakly to keep, when the
+    rules say so: a box of ``dets.weak`` is added only if the layout then puts it in the
+    hand (not among other rows), and the additions end only in a **winning** reading with
+    exactly ``hand_size`` tiles (the correction's best). Otherwise ``dets`` and ``layout``
+    come back unchanged, so a hand that is short for real (waiting, or a tile hidden) is
+    never filled by a guess. Candidates are tried best score first, at most
+    :data:`MAX_WEAK_TAKEN`. Returns the detections (taken boxes appended after the
+    others), their layout and a note per taken tile."""
+    weak = dets.weak
+    short = hand_size - layout.tile_count
+    if weak is None or not len(weak) or not 1 <= short <= MAX_WEAK_TAKEN:
+        return dets, layout, []
+    base, lay, notes = dets, layout, []
+    untried = list(np.argsort(-weak.confidences, kind="stable"))
+    while lay.tile_count < hand_size and untried:
+        for j, i in enumerate(untried):
+            trial = base.join(weak.select([i]))
+            t_lay = analyze(trial, params)
+            role = t_lay.roles(len(trial))[-1]
+            if role in (STANDING, MELD, WINNING) and t_lay.tile_count == lay.tile_count + 1:
+                x1, y1, x2, y2 = (round(float(v)) for v in weak.boxes[i])
+                notes.append(
+                    f"took a weakly seen tile ({weak.codes[i]}, score "
+                    f"{float(weak.confidences[i]):.2f}, box {x1},{y1},{x2},{y2}) to complete "
+                    "the hand"
+                )
+                base, lay = trial, t_lay
+                del untried[j]
+                break
+        else:
+            break
+    if lay.tile_count != hand_size:
+        return dets, layout, []
+    result = correct(base, lay, rules=rules, claim_win=True, hand_size=hand_size,
+                     is_winning=is_winning, hidden_kinds=hidden_kinds)
+    if not result.best.winning:
+        return dets, layout, []
+    return base, lay, notes
+
+
 def recognize_detections(
     dets: Detections,
     rules: str = "mcr",
@@ -299,11 +353,17 @@ def recognize_detections(
     t0 = time.perf_counter()
     params = replace(layout_params or LayoutParams(), hand_size=size)
     layout = analyze(dets, params)
+    check = winning_shape_check(rules, ctx)
+    taken: list[str] = []
+    if win_flag is not False:
+        dets, layout, taken = complete_from_weak(
+            dets, layout, params, rules=rules, hand_size=size, is_winning=check,
+            hidden_kinds=hidden,
+        )
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
     claim_win = win_flag if win_flag is not None else count == size
-    check = winning_shape_check(rules, ctx)
     result = correct(
         dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
         hidden_kinds=hidden,
@@ -312,7 +372,7 @@ def recognize_detections(
     timings["correct"] = (t2 - t1) * 1000
     codes = result.best.codes
     roles = tuple(layout.roles(len(dets)))
-    notes = list(layout.notes) + list(result.notes)
+    notes = list(layout.notes) + taken + list(result.notes)
     if result.problems:
         notes.append("top-1 reading: " + "; ".join(result.problems))
     base = dict(

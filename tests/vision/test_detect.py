@@ -430,3 +430,34 @@ def test_tta_setting_is_checked(tmp_path: Path) -> None:
     classifier["tta"] = 4
     _, spec, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
     assert spec is not None and spec.tta == 4
+
+
+def test_weak_boxes_are_kept_apart_and_leave_the_tiles_unchanged(tmp_path: Path) -> None:
+    """Manifest ``weak_conf``: boxes scored in [weak_conf, conf) come back in ``weak``
+    (for the hand-completion rule), never among the tiles."""
+    model = _model_dir(tmp_path, ["1m", "2m", "back"])
+    plain = Detector(model, backend=FakeBackend(_yolo(ROWS))).detect(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert plain.weak is None
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"]["weak_conf"] = 0.05
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    d = Detector(model, backend=FakeBackend(_yolo(ROWS))).detect(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert d.codes == plain.codes and d.boxes.tolist() == plain.boxes.tolist()
+    assert d.weak is not None and len(d.weak) == 1  # the row scored 0.1 (the 2m is suppressed)
+    assert d.weak.boxes[0].tolist() == pytest.approx([970, 800, 1030, 880])
+    assert float(d.weak.confidences[0]) == pytest.approx(0.1)
+
+
+def test_weak_conf_setting_is_checked(tmp_path: Path) -> None:
+    model = _model_dir(tmp_path, ["1m"])
+    manifest = json.loads((model / "manifest.json").read_text())
+    assert read_manifest(model)[0].weak_conf == 0.0
+    for bad in (-0.1, 0.25, 0.5, "0.1", True):  # conf defaults to 0.25
+        manifest["detector"]["weak_conf"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="'weak_conf' must be a number in"):
+            read_manifest(model)

@@ -13,6 +13,7 @@ import pytest
 
 import scoring
 from tilecam.cli import main
+from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.layout_scene import SceneBuilder
 from vision.recognize import recognize, recognize_detections
@@ -225,3 +226,59 @@ def test_damaged_scenes_give_a_result_never_an_exception() -> None:
         out = recognize_detections(d, "mcr", {"self_drawn": True}).to_dict()
         assert {"score", "waits", "unscorable"} & set(out)
         json.dumps(out)
+
+
+# ------------------------------------------------------------ weakly seen tiles
+def _one_tile_weak(d: Detections, index: int, code: str | None = None,
+                   shift: float = 0.0) -> Detections:
+    """``d`` with tile ``index`` moved to ``weak`` (score 0.25; read as ``code`` if given,
+    moved ``shift`` tile heights down)."""
+    import dataclasses
+
+    keep = [i for i in range(len(d)) if i != index]
+    weak = d.select([index])
+    box = weak.boxes.copy()
+    box[:, [1, 3]] += shift * float(box[0, 3] - box[0, 1])
+    ids = weak.class_ids if code is None else np.array([CLASSES.index(code)], np.int64)
+    weak = Detections(box, ids, np.array([0.25], np.float32), weak.rotations, ids[:, None],
+                      np.array([[0.9]], np.float32), d.image_size)
+    return dataclasses.replace(d.select(keep), weak=weak)
+
+
+def _won() -> Detections:
+    return SceneBuilder().standing("123m456p789s11sEE").win("E").detections()
+
+
+def test_a_weakly_seen_tile_that_completes_a_win_is_taken() -> None:
+    """Rule-aware correction: a claimed-size hand one tile short takes a box the detector
+    scored under its threshold when it lies in the hand and the reading then wins."""
+    needs_mcr()
+    d = _won()
+    five = d.codes.index("5p")
+    r = recognize_detections(_one_tile_weak(d, five), "mcr")
+    assert r.hand_text is not None and "456p" in r.hand_text
+    assert r.score is not None
+    assert any(n.startswith("took a weakly seen tile (5p, score 0.25") for n in r.notes)
+    assert len(r.codes) == len(d)
+
+
+def test_a_weak_tile_that_makes_no_win_is_left_out() -> None:
+    needs_mcr()
+    d = _won()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5p"), code="9m"), "mcr")
+    assert not any("weakly seen" in n for n in r.notes)
+    assert len(r.codes) == len(d) - 1 and r.score is None
+
+
+def test_a_weak_tile_away_from_the_hand_is_left_out() -> None:
+    needs_mcr()
+    d = _won()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5p"), shift=4.0), "mcr")
+    assert not any("weakly seen" in n for n in r.notes)
+
+
+def test_no_weak_tile_is_taken_when_no_win_is_claimed() -> None:
+    needs_mcr()
+    d = _won()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5p")), "mcr", {"win": False})
+    assert not any("weakly seen" in n for n in r.notes)
