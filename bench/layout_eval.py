@@ -19,7 +19,9 @@ Three evaluations:
     (flowers/seasons read as other bonus tiles: the hand is right but for which flower
     it holds — under MCR, where each flower is 1 fan, the score is the same), the hand's
     tiles misread (1, 2, or 3 or more tiles differ from the truth's multiset), or the
-    right tiles in another structure (melds, claim sources, winning tile). A third
+    right tiles in another structure (melds, claim sources, winning tile);
+    ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus ones
+    (the MCR score a player is paid is the truth's). A third
     figure, ``exact_detector_boxes_true_codes``, gives the layout the detector's boxes
     and rotations with every matched box's code set right (:func:`true_codes_on`): what
     end to end would reach with perfect reading; the rest of the gap is geometry (tiles
@@ -166,7 +168,7 @@ def eval_synth(
     files = sorted((folder / "truth").glob("*.json"))
     if not files:
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
-    n = exact_gt = exact_det = exact_geom = tiles_top1 = tiles_corrected = 0
+    n = exact_gt = exact_det = exact_geom = tiles_top1 = tiles_corrected = same_score = 0
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
@@ -219,7 +221,11 @@ def eval_synth(
             )
             exact_det += right
             if not right:
-                why_e2e[end_to_end_reason(rec.hand, hand)] += 1
+                reason = end_to_end_reason(rec.hand, hand)
+                why_e2e[reason] += 1
+                same_score += reason == "only bonus tiles misread (same count)"
+            else:
+                same_score += 1
     out: dict[str, Any] = {
         "scenes": n,
         "exact_from_truth_boxes": exact_gt / max(n, 1),
@@ -229,6 +235,7 @@ def eval_synth(
     }
     if detector is not None:
         out["exact_end_to_end"] = exact_det / max(n, 1)
+        out["same_mcr_score_end_to_end"] = same_score / max(n, 1)
         out["exact_detector_boxes_true_codes"] = exact_geom / max(n, 1)
         out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
         out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)

@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.classes import BACK
+from vision.classes import BACK, BONUS, CLASSES
 from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
-from vision.layout import MELD, STANDING, WINNING, Layout, LayoutParams, analyze
+from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, LayoutParams, analyze
 
 if TYPE_CHECKING:
     import numpy as np
@@ -330,6 +330,64 @@ def complete_from_weak(
     return base, lay, notes
 
 
+#: A hand tile is re-read as a flower only when its flower reading is at most this many
+#: times less probable than its top reading (the correction's ``max_win_ratio``).
+FLOWER_REREAD_RATIO = 10.0
+
+
+def reread_extra_as_flower(
+    dets: Detections,
+    layout: Layout,
+    params: LayoutParams,
+    *,
+    rules: str,
+    hand_size: int,
+    is_winning: Any,
+    hidden_kinds: Sequence[str] = (),
+) -> tuple[Detections, Layout, list[str]]:
+    """A hand one tile over its size whose extra tile may be a flower read as a kind: a
+    hand tile whose top-k holds a bonus code at most :data:`FLOWER_REREAD_RATIO` times
+    less probable than its reading is read as that flower — only if the layout then lays
+    it among the flowers and the corrected reading **wins** with exactly ``hand_size``
+    tiles. Tried most probable flower first; otherwise nothing changes. (Flowers of an
+    unfamiliar set are the classifier's weakest reading: on held-out art 10 of 14 hands
+    one tile over were a flower read as a kind.) Returns the detections (the tile's code
+    and top-k order changed), their layout and a note."""
+    if layout.tile_count != hand_size + 1:
+        return dets, layout, []
+    roles = layout.roles(len(dets))
+    bonus_ids = {CLASSES.index(b) for b in BONUS}
+    options: list[tuple[float, int, int]] = []
+    for i, role in enumerate(roles):
+        if role not in (STANDING, MELD, WINNING):
+            continue
+        top = float(dets.topk_probs[i, 0])
+        for j in range(1, dets.topk_ids.shape[1]):
+            c, pr = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
+            if c in bonus_ids and pr > 0 and pr * FLOWER_REREAD_RATIO >= top:
+                options.append((pr, i, j))
+                break
+    for pr, i, j in sorted(options, reverse=True):
+        ids, probs = dets.topk_ids.copy(), dets.topk_probs.copy()
+        ids[i] = np.concatenate([ids[i, j:j + 1], np.delete(ids[i], j)])
+        probs[i] = np.concatenate([probs[i, j:j + 1], np.delete(probs[i], j)])
+        class_ids = dets.class_ids.copy()
+        class_ids[i] = ids[i, 0]
+        trial = replace(dets, class_ids=class_ids, topk_ids=ids, topk_probs=probs)
+        t_lay = analyze(trial, params)
+        if t_lay.tile_count != hand_size or t_lay.roles(len(trial))[i] != FLOWER:
+            continue
+        result = correct(trial, t_lay, rules=rules, claim_win=True, hand_size=hand_size,
+                         is_winning=is_winning, hidden_kinds=hidden_kinds)
+        if result.best.winning and result.best.codes[i] in BONUS:
+            note = (
+                f"read tile {i} ({dets.codes[i]}, p {float(dets.topk_probs[i, 0]):.2f}) as a "
+                f"flower ({CLASSES[int(ids[i, 0])]}, p {pr:.2f}): the hand had one tile too many"
+            )
+            return trial, t_lay, [note]
+    return dets, layout, []
+
+
 def recognize_detections(
     dets: Detections,
     rules: str = "mcr",
@@ -360,6 +418,11 @@ def recognize_detections(
             dets, layout, params, rules=rules, hand_size=size, is_winning=check,
             hidden_kinds=hidden,
         )
+        if not taken:
+            dets, layout, taken = reread_extra_as_flower(
+                dets, layout, params, rules=rules, hand_size=size, is_winning=check,
+                hidden_kinds=hidden,
+            )
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count

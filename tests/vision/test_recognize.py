@@ -282,3 +282,25 @@ def test_no_weak_tile_is_taken_when_no_win_is_claimed() -> None:
     d = _won()
     r = recognize_detections(_one_tile_weak(d, d.codes.index("5p")), "mcr", {"win": False})
     assert not any("weakly seen" in n for n in r.notes)
+
+
+def test_a_hand_one_tile_over_reads_its_doubtful_tile_as_the_flower_it_may_be() -> None:
+    """A flower of an unfamiliar set read as a kind makes the hand one tile too many; when
+    that tile's flower reading is within 10x of its kind reading and makes the hand a
+    win, it is read as the flower (and said in notes)."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789s11sE").standing("7p")
+    b.uncertain([("7p", 0.5), ("5f", 0.3)]).standing("E").win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.hand is not None and r.hand.flowers == ("5f",)
+    assert r.score is not None
+    assert any(n.startswith("read tile") and "as a flower (5f" in n for n in r.notes)
+
+
+def test_a_sure_kind_is_not_read_as_a_flower_to_force_a_win() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789s11sE").standing("7p")
+    b.uncertain([("7p", 0.95), ("5f", 0.04)]).standing("E").win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert not any("as a flower" in n for n in r.notes)
+    assert r.score is None
