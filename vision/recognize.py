@@ -276,29 +276,44 @@ def _alternative(
     return entry
 
 
+@dataclass(frozen=True)
+class WinTest:
+    """What a rule that changes the tiles must reach: a **winning** corrected reading of
+    exactly ``hand_size`` tiles under ``rules`` (:func:`vision.correct.correct` with the
+    win claimed)."""
+
+    rules: str
+    hand_size: int
+    is_winning: Any
+    hidden_kinds: Sequence[str] = ()
+
+    def wins(self, dets: Detections, layout: Layout) -> Reading | None:
+        """The corrected reading of ``layout`` when it is such a win, else None."""
+        if layout.tile_count != self.hand_size:
+            return None
+        result = correct(dets, layout, rules=self.rules, claim_win=True,
+                         hand_size=self.hand_size, is_winning=self.is_winning,
+                         hidden_kinds=self.hidden_kinds)
+        return result.best if result.best.winning else None
+
+
 #: Most weakly seen tiles one hand may take (:func:`complete_from_weak`).
 MAX_WEAK_TAKEN = 2
 
 
 def complete_from_weak(
-    dets: Detections,
-    layout: Layout,
-    params: LayoutParams,
-    *,
-    rules: str,
-    hand_size: int,
-    is_winning: Any,
-    hidden_kinds: Sequence[str] = (),
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
 ) -> tuple[Detections, Layout, list[str]]:
     """A hand short of tiles takes boxes the detector saw too weakly to keep, when the
     rules say so: a box of ``dets.weak`` is added only if the layout then puts it in the
     hand (not among other rows), and the additions end only in a **winning** reading with
-    exactly ``hand_size`` tiles (the correction's best). Otherwise ``dets`` and ``layout``
+    exactly ``test.hand_size`` tiles (the correction's best). Otherwise ``dets`` and ``layout``
     come back unchanged, so a hand that is short for real (waiting, or a tile hidden) is
     never filled by a guess. Candidates are tried best score first, at most
     :data:`MAX_WEAK_TAKEN`. Returns the detections (taken boxes appended after the
     others), their layout and a note per taken tile."""
     weak = dets.weak
+    hand_size = test.hand_size
     short = hand_size - layout.tile_count
     if weak is None or not len(weak) or not 1 <= short <= MAX_WEAK_TAKEN:
         return dets, layout, []
@@ -321,11 +336,7 @@ def complete_from_weak(
                 break
         else:
             break
-    if lay.tile_count != hand_size:
-        return dets, layout, []
-    result = correct(base, lay, rules=rules, claim_win=True, hand_size=hand_size,
-                     is_winning=is_winning, hidden_kinds=hidden_kinds)
-    if not result.best.winning:
+    if test.wins(base, lay) is None:
         return dets, layout, []
     return base, lay, notes
 
@@ -336,24 +347,17 @@ FLOWER_REREAD_RATIO = 10.0
 
 
 def reread_extra_as_flower(
-    dets: Detections,
-    layout: Layout,
-    params: LayoutParams,
-    *,
-    rules: str,
-    hand_size: int,
-    is_winning: Any,
-    hidden_kinds: Sequence[str] = (),
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
 ) -> tuple[Detections, Layout, list[str]]:
     """A hand one tile over its size whose extra tile may be a flower read as a kind: a
     hand tile whose top-k holds a bonus code at most :data:`FLOWER_REREAD_RATIO` times
     less probable than its reading is read as that flower — only if the layout then lays
-    it among the flowers and the corrected reading **wins** with exactly ``hand_size``
+    it among the flowers and the corrected reading **wins** with exactly ``test.hand_size``
     tiles. Tried most probable flower first; otherwise nothing changes. (Flowers of an
     unfamiliar set are the classifier's weakest reading: on held-out art 10 of 14 hands
     one tile over were a flower read as a kind.) Returns the detections (the tile's code
     and top-k order changed), their layout and a note."""
-    if layout.tile_count != hand_size + 1:
+    if layout.tile_count != test.hand_size + 1:
         return dets, layout, []
     roles = layout.roles(len(dets))
     bonus_ids = {CLASSES.index(b) for b in BONUS}
@@ -375,11 +379,10 @@ def reread_extra_as_flower(
         class_ids[i] = ids[i, 0]
         trial = replace(dets, class_ids=class_ids, topk_ids=ids, topk_probs=probs)
         t_lay = analyze(trial, params)
-        if t_lay.tile_count != hand_size or t_lay.roles(len(trial))[i] != FLOWER:
+        if t_lay.roles(len(trial))[i] != FLOWER:
             continue
-        result = correct(trial, t_lay, rules=rules, claim_win=True, hand_size=hand_size,
-                         is_winning=is_winning, hidden_kinds=hidden_kinds)
-        if result.best.winning and result.best.codes[i] in BONUS:
+        reading = test.wins(trial, t_lay)
+        if reading is not None and reading.codes[i] in BONUS:
             note = (
                 f"read tile {i} ({dets.codes[i]}, p {float(dets.topk_probs[i, 0]):.2f}) as a "
                 f"flower ({CLASSES[int(ids[i, 0])]}, p {pr:.2f}): the hand had one tile too many"
@@ -414,15 +417,10 @@ def recognize_detections(
     check = winning_shape_check(rules, ctx)
     taken: list[str] = []
     if win_flag is not False:
-        dets, layout, taken = complete_from_weak(
-            dets, layout, params, rules=rules, hand_size=size, is_winning=check,
-            hidden_kinds=hidden,
-        )
+        test = WinTest(rules, size, check, hidden)
+        dets, layout, taken = complete_from_weak(dets, layout, params, test)
         if not taken:
-            dets, layout, taken = reread_extra_as_flower(
-                dets, layout, params, rules=rules, hand_size=size, is_winning=check,
-                hidden_kinds=hidden,
-            )
+            dets, layout, taken = reread_extra_as_flower(dets, layout, params, test)
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
