@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vision.classes import BACK, BONUS, CLASSES
-from vision.correct import CorrectionResult, Reading, correct, winning_shape_check
+from vision.correct import Correction, CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
 from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, LayoutParams, analyze
 
@@ -391,6 +391,21 @@ def reread_extra_as_flower(
     return dets, layout, []
 
 
+def _changed_codes(before: Detections, after: Detections) -> list[Correction]:
+    """The tiles whose top-1 code differs between two readings of the same boxes, as
+    corrections with ``before``'s probabilities of the old and the new code."""
+    out = []
+    for i in np.nonzero(before.class_ids != after.class_ids)[0].tolist():
+        new = int(after.class_ids[i])
+        hit = np.nonzero(before.topk_ids[i] == new)[0]
+        out.append(Correction(
+            tile=i, before=before.codes[i], after=CLASSES[new],
+            p_before=float(before.topk_probs[i, 0]),
+            p_after=float(before.topk_probs[i, hit[0]]) if len(hit) else 0.0,
+        ))
+    return out
+
+
 def recognize_detections(
     dets: Detections,
     rules: str = "mcr",
@@ -416,11 +431,14 @@ def recognize_detections(
     layout = analyze(dets, params)
     check = winning_shape_check(rules, ctx)
     taken: list[str] = []
+    reread: list[Correction] = []
     if win_flag is not False:
         test = WinTest(rules, size, check, hidden)
         dets, layout, taken = complete_from_weak(dets, layout, params, test)
         if not taken:
+            before = dets
             dets, layout, taken = reread_extra_as_flower(dets, layout, params, test)
+            reread = _changed_codes(before, dets)
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
@@ -429,6 +447,11 @@ def recognize_detections(
         dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
         hidden_kinds=hidden,
     )
+    if reread:  # the flower re-read is a correction too: list it with the others
+        result = replace(result, best=replace(result.best, changes=(
+            *[c for c in reread if result.best.codes[c.tile] == c.after],
+            *[c for c in result.best.changes if c.tile not in {r.tile for r in reread}],
+        )))
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     codes = result.best.codes

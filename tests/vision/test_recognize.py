@@ -295,6 +295,8 @@ def test_a_hand_one_tile_over_reads_its_doubtful_tile_as_the_flower_it_may_be() 
     assert r.hand is not None and r.hand.flowers == ("5f",)
     assert r.score is not None
     assert any(n.startswith("read tile") and "as a flower (5f" in n for n in r.notes)
+    [change] = [c for c in r.to_dict()["corrections"] if c["to"] == "5f"]
+    assert change["from"] == "7p" and change["p_from"] == 0.5 and change["p_to"] == 0.3
 
 
 def test_a_sure_kind_is_not_read_as_a_flower_to_force_a_win() -> None:
