@@ -99,9 +99,18 @@ def box_iou(box: F32, boxes: F32) -> F32:
     >>> box_iou(np.array([0, 0, 2, 2], np.float32), np.array([[1, 0, 3, 2]], np.float32))
     array([0.33333334], dtype=float32)
     """
-    inter, area, areas = _overlap(box, boxes)
+    return _iou(*_overlap(box, boxes))
+
+
+def _iou(inter: F32, area: F32, areas: F32) -> F32:
+    """IoU from :func:`_overlap`'s intersections and areas."""
     union = area + areas - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
+
+
+def _cover(inter: F32, area: F32, areas: F32) -> F32:
+    """Intersection over the smaller area, from :func:`_overlap`'s figures."""
+    return (inter / np.maximum(np.minimum(area, areas), 1e-9)).astype(np.float32)
 
 
 def iou_matrix(a: F32, b: F32) -> F32:
@@ -124,8 +133,7 @@ def box_cover(box: F32, boxes: F32) -> F32:
     >>> box_cover(np.array([0, 0, 4, 4], np.float32), np.array([[1, 1, 3, 3]], np.float32))
     array([1.], dtype=float32)
     """
-    inter, area, areas = _overlap(box, boxes)
-    return (inter / np.maximum(np.minimum(area, areas), 1e-9)).astype(np.float32)
+    return _cover(*_overlap(box, boxes))
 
 
 def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
@@ -146,9 +154,10 @@ def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
         if order.size == 1:
             break
         rest = order[1:]
-        ok = box_iou(boxes[i], boxes[rest]) <= iou_threshold
+        overlap = _overlap(boxes[i], boxes[rest])  # once for both tests
+        ok = _iou(*overlap) <= iou_threshold
         if contain is not None:
-            ok &= box_cover(boxes[i], boxes[rest]) <= contain
+            ok &= _cover(*overlap) <= contain
         order = rest[ok]
     return np.asarray(keep, np.int64)
 
