@@ -287,14 +287,27 @@ class WinTest:
     is_winning: Any
     hidden_kinds: Sequence[str] = ()
 
-    def wins(self, dets: Detections, layout: Layout) -> Reading | None:
-        """The corrected reading of ``layout`` when it is such a win, else None."""
+    def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
+        """The correction of ``layout`` when its best reading is such a win, else None."""
         if layout.tile_count != self.hand_size:
             return None
         result = correct(dets, layout, rules=self.rules, claim_win=True,
                          hand_size=self.hand_size, is_winning=self.is_winning,
                          hidden_kinds=self.hidden_kinds)
-        return result.best if result.best.winning else None
+        return result if result.best.winning else None
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """What a reading-changing rule made of the hand: the detections and their layout,
+    the notes saying what it did, the tiles it re-read (listed with the corrections), and
+    the winning correction it checked — the one the recognition then reports."""
+
+    dets: Detections
+    layout: Layout
+    notes: tuple[str, ...]
+    result: CorrectionResult
+    changes: tuple[Correction, ...] = ()
 
 
 #: Most weakly seen tiles one hand may take (:func:`complete_from_weak`).
@@ -303,20 +316,19 @@ MAX_WEAK_TAKEN = 2
 
 def complete_from_weak(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
-) -> tuple[Detections, Layout, list[str]]:
+) -> Rewrite | None:
     """A hand short of tiles takes boxes the detector saw too weakly to keep, when the
     rules say so: a box of ``dets.weak`` is added only if the layout then puts it in the
     hand (not among other rows), and the additions end only in a **winning** reading with
-    exactly ``test.hand_size`` tiles (the correction's best). Otherwise ``dets`` and ``layout``
-    come back unchanged, so a hand that is short for real (waiting, or a tile hidden) is
-    never filled by a guess. Candidates are tried best score first, at most
-    :data:`MAX_WEAK_TAKEN`. Returns the detections (taken boxes appended after the
-    others), their layout and a note per taken tile."""
+    exactly ``test.hand_size`` tiles (the correction's best). Otherwise None: a hand that
+    is short for real (waiting, or a tile hidden) is never filled by a guess. Candidates
+    are tried best score first, at most :data:`MAX_WEAK_TAKEN`. The rewrite's detections
+    have the taken boxes appended after the others, and a note per taken tile."""
     weak = dets.weak
     hand_size = test.hand_size
     short = hand_size - layout.tile_count
     if weak is None or not len(weak) or not 1 <= short <= MAX_WEAK_TAKEN:
-        return dets, layout, []
+        return None
     base, lay, notes = dets, layout, []
     untried = list(np.argsort(-weak.confidences, kind="stable"))
     while lay.tile_count < hand_size and untried:
@@ -336,9 +348,8 @@ def complete_from_weak(
                 break
         else:
             break
-    if test.wins(base, lay) is None:
-        return dets, layout, []
-    return base, lay, notes
+    result = test.wins(base, lay)
+    return None if result is None else Rewrite(base, lay, tuple(notes), result)
 
 
 #: A hand tile is re-read as a flower only when its flower reading is at most this many
@@ -348,17 +359,17 @@ FLOWER_REREAD_RATIO = 10.0
 
 def reread_extra_as_flower(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
-) -> tuple[Detections, Layout, list[str]]:
+) -> Rewrite | None:
     """A hand one tile over its size whose extra tile may be a flower read as a kind: a
     hand tile whose top-k holds a bonus code at most :data:`FLOWER_REREAD_RATIO` times
     less probable than its reading is read as that flower — only if the layout then lays
     it among the flowers and the corrected reading **wins** with exactly ``test.hand_size``
-    tiles. Tried most probable flower first; otherwise nothing changes. (Flowers of an
-    unfamiliar set are the classifier's weakest reading: on held-out art 10 of 14 hands
-    one tile over were a flower read as a kind.) Returns the detections (the tile's code
-    and top-k order changed), their layout and a note."""
+    tiles. Tried most probable flower first; otherwise None. (Flowers of an unfamiliar
+    set are the classifier's weakest reading: on held-out art 10 of 14 hands one tile over
+    were a flower read as a kind.) The rewrite's detections have the tile's code and
+    top-k order changed; the re-read is its one change, with a note."""
     if layout.tile_count != test.hand_size + 1:
-        return dets, layout, []
+        return None
     roles = layout.roles(len(dets))
     bonus_ids = {CLASSES.index(b) for b in BONUS}
     options: list[tuple[float, int, int]] = []
@@ -381,29 +392,16 @@ def reread_extra_as_flower(
         t_lay = analyze(trial, params)
         if t_lay.roles(len(trial))[i] != FLOWER:
             continue
-        reading = test.wins(trial, t_lay)
-        if reading is not None and reading.codes[i] in BONUS:
+        result = test.wins(trial, t_lay)
+        if result is not None and result.best.codes[i] in BONUS:
+            change = Correction(i, dets.codes[i], CLASSES[int(ids[i, 0])],
+                                float(dets.topk_probs[i, 0]), pr)
             note = (
-                f"read tile {i} ({dets.codes[i]}, p {float(dets.topk_probs[i, 0]):.2f}) as a "
-                f"flower ({CLASSES[int(ids[i, 0])]}, p {pr:.2f}): the hand had one tile too many"
+                f"read tile {i} ({change.before}, p {change.p_before:.2f}) as a flower "
+                f"({change.after}, p {pr:.2f}): the hand had one tile too many"
             )
-            return trial, t_lay, [note]
-    return dets, layout, []
-
-
-def _changed_codes(before: Detections, after: Detections) -> list[Correction]:
-    """The tiles whose top-1 code differs between two readings of the same boxes, as
-    corrections with ``before``'s probabilities of the old and the new code."""
-    out = []
-    for i in np.nonzero(before.class_ids != after.class_ids)[0].tolist():
-        new = int(after.class_ids[i])
-        hit = np.nonzero(before.topk_ids[i] == new)[0]
-        out.append(Correction(
-            tile=i, before=before.codes[i], after=CLASSES[new],
-            p_before=float(before.topk_probs[i, 0]),
-            p_after=float(before.topk_probs[i, hit[0]]) if len(hit) else 0.0,
-        ))
-    return out
+            return Rewrite(trial, t_lay, (note,), result, (change,))
+    return None
 
 
 def recognize_detections(
@@ -430,33 +428,36 @@ def recognize_detections(
     params = replace(layout_params or LayoutParams(), hand_size=size)
     layout = analyze(dets, params)
     check = winning_shape_check(rules, ctx)
-    taken: list[str] = []
-    reread: list[Correction] = []
+    rewrite: Rewrite | None = None
     if win_flag is not False:
         test = WinTest(rules, size, check, hidden)
-        dets, layout, taken = complete_from_weak(dets, layout, params, test)
-        if not taken:
-            before = dets
-            dets, layout, taken = reread_extra_as_flower(dets, layout, params, test)
-            reread = _changed_codes(before, dets)
+        rewrite = complete_from_weak(dets, layout, params, test) or reread_extra_as_flower(
+            dets, layout, params, test
+        )
+    if rewrite is not None:
+        dets, layout = rewrite.dets, rewrite.layout
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
     claim_win = win_flag if win_flag is not None else count == size
-    result = correct(
-        dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
-        hidden_kinds=hidden,
-    )
-    if reread:  # the flower re-read is a correction too: list it with the others
-        result = replace(result, best=replace(result.best, changes=(
-            *[c for c in reread if result.best.codes[c.tile] == c.after],
-            *[c for c in result.best.changes if c.tile not in {r.tile for r in reread}],
-        )))
+    if rewrite is None:
+        result = correct(
+            dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
+            hidden_kinds=hidden,
+        )
+    else:  # its winning correction was found by the rule: report that one, not a rerun
+        result = rewrite.result
+        if rewrite.changes:  # the re-read tiles are corrections too: list them first
+            reread = {c.tile for c in rewrite.changes}
+            result = replace(result, best=replace(result.best, changes=(
+                *[c for c in rewrite.changes if result.best.codes[c.tile] == c.after],
+                *[c for c in result.best.changes if c.tile not in reread],
+            )))
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     codes = result.best.codes
     roles = tuple(layout.roles(len(dets)))
-    notes = list(layout.notes) + taken + list(result.notes)
+    notes = list(layout.notes) + list(rewrite.notes if rewrite else ()) + list(result.notes)
     if result.problems:
         notes.append("top-1 reading: " + "; ".join(result.problems))
     base = dict(
