@@ -264,6 +264,15 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             for k in order
         ]
         row_melds, runs, row_flowers = parse_row(items, gaps, params)
+        in_melds = {d for m in row_melds for d in m.detections}
+        loose: list[int] = []
+        for it in items:
+            d = it.stacked
+            if d is None or d in in_melds:
+                continue
+            # a tile lying on a claimed tile that made no kong with it: a flower laid
+            # there if it may be one, otherwise left out (see Layout.notes)
+            (row_flowers if d in maybe_flower else loose).append(d)
         kept_runs, dropped = [], []
         for run in runs:
             keep = [d for d in run if codes[d] != BACK]
@@ -279,6 +288,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             statistics.median(frame.cy[order].tolist()),
             statistics.median(np.maximum(frame.w[order], frame.h[order]).tolist()),
             gaps=list(gaps),
+            loose=loose,
         )
 
     # pitch ratio of touching tiles in this picture, for rows too short to show theirs
@@ -319,6 +329,10 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         standing_runs.extend((len(rows) - 1, run) for run in p.runs)
     if ignored:
         notes.append(f"{len(ignored)} face-down tile(s) outside a concealed kong ignored")
+    left_out = [d for k in chosen for d in parses[k].loose]
+    if left_out:
+        ignored.extend(left_out)
+        notes.append(f"{len(left_out)} tile(s) lying on a claimed tile, making no kong, ignored")
     others = [d for k, p in enumerate(parses) if k not in chosen for d in p.row.detections]
     if others:
         ignored.extend(others)

@@ -35,6 +35,8 @@ class RowParse:
     height: float  # median long side of its tiles, pixels
     oriented: bool = True  # False when no upright face-up tile says which side it faces
     gaps: list[float] = field(default_factory=list)  # between tiles in reading order
+    #: tiles found lying on this row's sideways tiles that no meld took as its kong tile
+    loose: list[int] = field(default_factory=list)
 
     @property
     def count(self) -> int:

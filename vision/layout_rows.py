@@ -52,6 +52,8 @@ class LayoutParams:
     #: rows further than this (in tile heights) from the standing row are not the hand's
     hand_row_distance: float = 2.6
     cost_inner_gap: float = 1.5
+    #: a tile found lying on a meld's sideways tile left out of the meld (no kong)
+    cost_loose_stacked: float = 1.0
     #: a tile read as a kind is taken for a flower when it lies in one gap-separated
     #: group with a tile read as a flower and its top-k gives a bonus code at least this
     #: probability (the correction then re-reads it; flowers are laid apart together)
@@ -146,13 +148,17 @@ def chunk_cost(
         extra = [items[pos].stacked] if items[pos].stacked is not None else []
         if len(stacked) > len(extra):
             return None
-        all_codes = codes + [items[pos].stacked_code or BACK for _ in extra]
-        if not is_set(all_codes):
-            cost += params.cost_bad_codes
-        src = (1, 2, 3)[pos]
-        if not extra and is_chow(codes):
-            src = 1
-        return cost, MeldLayout(dets + tuple(extra), pos, src, bool(extra))
+        plain = cost + (0.0 if is_set(codes) else params.cost_bad_codes)
+        src = 1 if is_chow(codes) else (1, 2, 3)[pos]
+        if not extra:
+            return plain, MeldLayout(dets, pos, src)
+        all_codes = [*codes, items[pos].stacked_code or BACK]
+        kong = cost + (0.0 if is_set(all_codes) else params.cost_bad_codes)
+        if len(set(codes)) > 1 and plain + params.cost_loose_stacked < kong:
+            # only a pung grows into a kong: a tile lying on a chow's (or a mixed
+            # meld's) claimed tile is some other tile that happens to lie there
+            return plain + params.cost_loose_stacked, MeldLayout(dets, pos, src)
+        return kong, MeldLayout(dets + tuple(extra), pos, (1, 2, 3)[pos], True)
     if n == 4 and not stacked:
         if len(side) == 1:
             pos = side[0]

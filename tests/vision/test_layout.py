@@ -94,6 +94,51 @@ def test_added_kong_lying_beside_the_sideways_tile(sideways: int, offset: int) -
     assert_reads(b, f"[SSSS,{offset}]123m456p789sNN")
 
 
+def test_a_tile_lying_on_a_chows_claimed_tile_makes_no_kong() -> None:
+    """Only a pung grows into a kong (加杠): a tile found on a chow's sideways tile is
+    some other tile lying there, left out of the meld (and out of the hand) with a note,
+    not a four-tile "kong" of mixed kinds that no reading can make legal."""
+    b = SceneBuilder().standing("456p789sNN").win("N")
+    b.meld("234m", sideways=0, added="P")
+    d = b.detections()
+    lay = analyze(d)
+    stray = d.codes.index("P")
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("[234m,1]456p789sNNN"))
+    assert stray in lay.ignored
+    assert any("lying on a claimed tile" in n for n in lay.notes)
+
+
+def test_a_tile_lying_on_a_chows_claimed_tile_that_may_be_a_flower_is_laid_as_one() -> None:
+    """The same stray tile read as a kind whose alternatives hold a flower: flowers are
+    laid apart wherever there is room, so it is taken for a flower (the correction then
+    re-reads its code), not lost."""
+    from vision.classes import CLASSES
+
+    b = SceneBuilder().standing("456p789sNN").win("N")
+    b.meld("234m", sideways=0, added="P")
+    d = b.detections()
+    stray = d.codes.index("P")
+    ids = np.concatenate([d.topk_ids, np.full((len(d), 1), CLASSES.index("3f"))], axis=1)
+    probs = np.concatenate([d.topk_probs, np.zeros((len(d), 1), np.float32)], axis=1)
+    probs[stray] = (0.6, 0.3)
+    d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations, ids, probs, d.image_size)
+    lay = analyze(d)
+    assert stray in lay.flowers
+    codes = [("3f" if i == stray else c) for i, c in enumerate(d.codes)]
+    assert canon(lay.hand(codes)) == canon(parse_hand("[234m,1]456p789sNNN3f"))
+
+
+def test_a_misread_pung_with_a_tile_on_its_claimed_tile_is_still_a_kong() -> None:
+    """A pung read with one wrong copy (4m 4m 5m) and a 4m stacked on it is a kong the
+    correction can repair, not a chow plus a stray tile."""
+    b = SceneBuilder().standing("123m456p789sN")
+    b.meld("SSW", sideways=2, added="S").win("N")
+    d = b.detections()
+    lay = analyze(d)
+    assert len(lay.melds) == 1 and len(lay.melds[0].detections) == 4
+    assert lay.melds[0].added
+
+
 def test_flowers_are_bonus_tiles_wherever_they_lie() -> None:
     b = SceneBuilder().flowers("2f").row().standing("123m456p789sNN").win("N").flowers("1f7f")
     d = b.detections()
