@@ -284,6 +284,43 @@ def test_no_weak_tile_is_taken_when_no_win_is_claimed() -> None:
     assert not any("weakly seen" in n for n in r.notes)
 
 
+def _won_with_flowers() -> Detections:
+    return SceneBuilder().standing("123m456p789s11sEE").win("E").flowers("2f5f").detections()
+
+
+def test_a_weakly_seen_flower_laid_with_the_flowers_is_taken() -> None:
+    """Flowers (花牌) score one fan each in MCR: a flower the detector scored under its
+    threshold, lying with the hand's other flowers, is counted (and said in notes)."""
+    needs_mcr()
+    d = _won_with_flowers()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5f")), "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert r.score is not None
+    assert any(n.startswith("took a weakly seen flower (5f, score 0.25") for n in r.notes)
+    assert len(r.codes) == len(d)
+
+
+def test_a_weakly_seen_flower_is_taken_without_a_win_claimed() -> None:
+    """A flower is never part of the hand's shape: a waiting hand takes it too."""
+    d = _won_with_flowers()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5f")), "mcr", {"win": False})
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+
+
+def test_a_weak_box_read_as_a_kind_is_not_taken_as_a_flower() -> None:
+    d = _won_with_flowers()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5f"), code="9m"), "mcr")
+    assert r.hand is not None and r.hand.flowers == ("2f",)
+    assert not any("weakly seen" in n for n in r.notes)
+
+
+def test_a_weak_flower_away_from_the_hand_is_left_out() -> None:
+    d = _won_with_flowers()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5f"), shift=5.0), "mcr")
+    assert r.hand is not None and r.hand.flowers == ("2f",)
+    assert not any("weakly seen" in n for n in r.notes)
+
+
 def test_a_hand_one_tile_over_reads_its_doubtful_tile_as_the_flower_it_may_be() -> None:
     """A flower of an unfamiliar set read as a kind makes the hand one tile too many; when
     that tile's flower reading is within 10x of its kind reading and makes the hand a
