@@ -253,6 +253,30 @@ def _score_unmarked_winning(
     return chosen, [note]
 
 
+def deduce_winning(layout: Layout, codes: Sequence[str]) -> tuple[Layout, str | None]:
+    """A winning tile not set apart is still known when every standing tile is one kind
+    (a hand of melds and a pair, say): whichever copy it was, the win was on that kind,
+    so the last standing tile becomes the winning one. Returns the layout (unchanged when
+    there is nothing to deduce) and a note, or None.
+
+    >>> from vision.layout_rows import MeldLayout
+    >>> lay = Layout(melds=(MeldLayout((0, 1, 2), 0, 1),), standing=(3, 4))
+    >>> new, note = deduce_winning(lay, ["E", "E", "E", "2m", "2m"])
+    >>> new.winning, new.standing, note is not None
+    (4, (3,), True)
+    >>> deduce_winning(Layout(standing=(0, 1)), ["2m", "3m"])[0].winning is None
+    True
+    """
+    if layout.winning is not None or not layout.standing:
+        return layout, None
+    kinds = {codes[i] for i in layout.standing}
+    if len(kinds) != 1:
+        return layout, None
+    kind = kinds.pop()
+    note = f"the winning tile is not set apart, but every standing tile is {kind}: won on {kind}"
+    return replace(layout, standing=layout.standing[:-1], winning=layout.standing[-1]), note
+
+
 def _alternative(
     reading: Reading, layout: Layout, rules: str, ctx: Mapping[str, Any], hidden: Sequence[str],
     chosen_cost: float,
@@ -505,8 +529,13 @@ def recognize_detections(
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     codes = result.best.codes
+    deduced = None
+    if claim_win and result.best.winning:
+        layout, deduced = deduce_winning(layout, codes)
     roles = tuple(layout.roles(len(dets)))
     notes = [*layout.notes, *flower_notes, *(rewrite.notes if rewrite else ()), *result.notes]
+    if deduced:
+        notes.append(deduced)
     if result.problems:
         notes.append("top-1 reading: " + "; ".join(result.problems))
     base = dict(

@@ -150,6 +150,20 @@ def test_mcr_winning_tile_not_set_apart_is_the_last_standing_tile() -> None:
     assert "on another tile it would score" in note and "1m " in note
 
 
+def test_winning_tile_not_set_apart_is_known_when_every_standing_tile_is_one_kind() -> None:
+    """Four melds and a pair (单钓将): the win was on the pair's kind whichever copy it
+    was, so the layout's unknown winning tile is deduced (role, note) and the hand is
+    scored on it without "would score" guesses."""
+    needs_mcr()
+    b = SceneBuilder().standing("NN").meld("123m", 0).meld("456p", 0).meld("789s", 0)
+    b.meld("EEE", 1)
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.layout.winning is not None and r.roles[r.layout.winning] == "winning"
+    assert r.score is not None and r.winning_tile == "N"
+    assert any("every standing tile is N: won on N" in n for n in r.notes)
+    assert not any("not set apart: scored on" in n for n in r.notes)
+
+
 # ------------------------------------------------------------------ photo and CLI
 def scene_and_image(tmp_path: Path) -> tuple[Detections, Path]:
     d = won_scene().detections()
