@@ -429,6 +429,120 @@ def take_weak_flowers(
 FLOWER_REREAD_RATIO = 10.0
 
 
+#: A hand box covered this much (over the smaller area) by another box may straddle two
+#: tiles (:func:`drop_straddling_box`); real neighbours overlap far less.
+STRADDLE_COVER = 0.55
+#: Most such boxes one hand tries to leave out.
+MAX_STRADDLE_TRIED = 3
+
+
+def drop_straddling_box(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A hand one tile over its size whose extra may be a box lying across two touching
+    tiles (half of each; the detector's commonest extra box in a row): a hand box that
+    another box covers by at least :data:`STRADDLE_COVER` is left out — most covered
+    first, at most :data:`MAX_STRADDLE_TRIED` — only if the corrected reading then
+    **wins** with exactly ``test.hand_size`` tiles. The rewrite's detections lack that
+    box; a note gives its code, score and box. Otherwise None."""
+    from vision.postprocess import box_cover
+
+    if layout.tile_count != test.hand_size + 1 or len(dets) < 2:
+        return None
+    hand = [*layout.standing, *(m for ml in layout.melds for m in ml.detections)]
+    if layout.winning is not None:
+        hand.append(layout.winning)
+    covers = []
+    for i in hand:
+        others = np.delete(dets.boxes, i, axis=0)
+        cover = float(box_cover(dets.boxes[i], others).max())
+        if cover >= STRADDLE_COVER:
+            covers.append((cover, i))
+    for cover, i in sorted(covers, reverse=True)[:MAX_STRADDLE_TRIED]:
+        trial = dets.select([k for k in range(len(dets)) if k != i])
+        t_lay = analyze(trial, params)
+        result = test.wins(trial, t_lay)
+        if result is None:
+            continue
+        x1, y1, x2, y2 = (round(float(v)) for v in dets.boxes[i])
+        note = (
+            f"left out a box ({dets.codes[i]}, score {float(dets.confidences[i]):.2f}, box "
+            f"{x1},{y1},{x2},{y2}) lying {cover:.0%} over another: the hand had one tile "
+            "too many"
+        )
+        return Rewrite(trial, t_lay, (note,), result)
+    return None
+
+
+def _promote(dets: Detections, picks: Sequence[tuple[int, int]]) -> Detections:
+    """``dets`` with, for each ``(tile, k)`` of ``picks``, the tile's k-th alternative
+    moved to the front of its top-k (so it becomes the tile's code)."""
+    ids, probs = dets.topk_ids.copy(), dets.topk_probs.copy()
+    for i, j in picks:
+        ids[i] = np.concatenate([ids[i, j:j + 1], np.delete(ids[i], j)])
+        probs[i] = np.concatenate([probs[i, j:j + 1], np.delete(probs[i], j)])
+    class_ids = dets.class_ids.copy()
+    class_ids[[i for i, _ in picks]] = ids[[i for i, _ in picks], 0]
+    return replace(dets, class_ids=class_ids, topk_ids=ids, topk_probs=probs)
+
+
+#: Most tiles :func:`reread_back_or_white` re-reads one at a time before all together.
+MAX_BACK_WHITE = 4
+
+
+def reread_back_or_white(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A tile's back and a blank white dragon (白, plain in many sets) look alike, and
+    the layout decides on face-down tiles before the correction reads codes (a run of
+    backs is a concealed kong; a back elsewhere is dropped). When the reading as laid
+    out makes no win, a hand-row tile read as one of the two with the other within
+    :data:`FLOWER_REREAD_RATIO` of it is read as the other — one at a time, most
+    probable first, then all of them — and kept only if the hand then **wins** with
+    exactly ``test.hand_size`` tiles. When the reading as laid out wins already, that
+    correction is returned unchanged (so it is not searched twice). Otherwise None."""
+    pair = {CLASSES.index(BACK): CLASSES.index("P"), CLASSES.index("P"): CLASSES.index(BACK)}
+    rows = {d for r in layout.rows for d in r.detections}
+    options: list[tuple[float, int, int]] = []
+    for i in sorted(rows):
+        top = int(dets.topk_ids[i, 0])
+        if top not in pair:
+            continue
+        for j in range(1, dets.topk_ids.shape[1]):
+            pr = float(dets.topk_probs[i, j])
+            if int(dets.topk_ids[i, j]) == pair[top] and pr * FLOWER_REREAD_RATIO >= float(
+                dets.topk_probs[i, 0]
+            ):
+                options.append((pr, i, j))
+                break
+    if not options:
+        return None
+    as_is = test.wins(dets, layout)
+    if as_is is not None:
+        return Rewrite(dets, layout, (), as_is)
+    options.sort(reverse=True)
+    tries = [[o] for o in options[:MAX_BACK_WHITE]]
+    if len(options) > 1:
+        tries.append(options)
+    for picks in tries:
+        trial = _promote(dets, [(i, j) for _, i, j in picks])
+        t_lay = analyze(trial, params)
+        result = test.wins(trial, t_lay)
+        if result is None:
+            continue
+        changes = tuple(
+            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]), pr)
+            for pr, i, _ in picks
+        )
+        notes = tuple(
+            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as {c.after} "
+            f"(p {c.p_after:.2f}): a tile's back and a blank white dragon look alike"
+            for c in changes
+        )
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None
+
+
 def reread_extra_as_flower(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
 ) -> Rewrite | None:
@@ -455,18 +569,13 @@ def reread_extra_as_flower(
                 options.append((pr, i, j))
                 break
     for pr, i, j in sorted(options, reverse=True):
-        ids, probs = dets.topk_ids.copy(), dets.topk_probs.copy()
-        ids[i] = np.concatenate([ids[i, j:j + 1], np.delete(ids[i], j)])
-        probs[i] = np.concatenate([probs[i, j:j + 1], np.delete(probs[i], j)])
-        class_ids = dets.class_ids.copy()
-        class_ids[i] = ids[i, 0]
-        trial = replace(dets, class_ids=class_ids, topk_ids=ids, topk_probs=probs)
+        trial = _promote(dets, [(i, j)])
         t_lay = analyze(trial, params)
         if t_lay.roles(len(trial))[i] != FLOWER:
             continue
         result = test.wins(trial, t_lay)
         if result is not None and result.best.codes[i] in BONUS:
-            change = Correction(i, dets.codes[i], CLASSES[int(ids[i, 0])],
+            change = Correction(i, dets.codes[i], trial.codes[i],
                                 float(dets.topk_probs[i, 0]), pr)
             note = (
                 f"read tile {i} ({change.before}, p {change.p_before:.2f}) as a flower "
@@ -504,8 +613,11 @@ def recognize_detections(
     rewrite: Rewrite | None = None
     if win_flag is not False:
         test = WinTest(rules, size, check, hidden)
-        rewrite = complete_from_weak(dets, layout, params, test) or reread_extra_as_flower(
-            dets, layout, params, test
+        rewrite = (
+            complete_from_weak(dets, layout, params, test)
+            or reread_extra_as_flower(dets, layout, params, test)
+            or drop_straddling_box(dets, layout, params, test)
+            or reread_back_or_white(dets, layout, params, test)
         )
     if rewrite is not None:
         dets, layout = rewrite.dets, rewrite.layout
