@@ -387,11 +387,11 @@ def take_weak_flowers(
     holds a bonus code with probability at least ``params.flower_alt_p`` is added when the
     layout then lays it among the hand's flowers and nothing else changes (the same tile
     count). A flower is never part of the hand's shape, so this needs no win; flowers of
-    an unfamiliar set are what the detector scores lowest (on held-out art about a third
-    of the scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on
-    it). Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken boxes are
-    appended after the others and leave ``weak``, with a note each. Returns the
-    detections, their layout and the notes (unchanged and empty when none is taken)."""
+    an unfamiliar set are what the detector scores lowest (on held-out art 17 of the 40
+    scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on it).
+    Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken boxes are appended
+    after the others and leave ``weak``, with a note each. Returns the detections, their
+    layout and the notes (unchanged and empty when none is taken)."""
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
@@ -424,9 +424,10 @@ def take_weak_flowers(
     return dets, layout, tuple(notes)
 
 
-#: A hand tile is re-read as a flower only when its flower reading is at most this many
-#: times less probable than its top reading (the correction's ``max_win_ratio``).
-FLOWER_REREAD_RATIO = 10.0
+#: A tile is re-read (as a flower, or a back as a white dragon and back) only when that
+#: reading is at most this many times less probable than its top reading (the
+#: correction's ``max_win_ratio``).
+REREAD_RATIO = 10.0
 
 
 #: A hand box covered this much (over the smaller area) by another box may straddle two
@@ -497,7 +498,7 @@ def reread_back_or_white(
     the layout decides on face-down tiles before the correction reads codes (a run of
     backs is a concealed kong; a back elsewhere is dropped). When the reading as laid
     out makes no win, a hand-row tile read as one of the two with the other within
-    :data:`FLOWER_REREAD_RATIO` of it is read as the other — one at a time, most
+    :data:`REREAD_RATIO` of it is read as the other — one at a time, most
     probable first, then all of them — and kept only if the hand then **wins** with
     exactly ``test.hand_size`` tiles. When the reading as laid out wins already, that
     correction is returned unchanged (so it is not searched twice). Otherwise None."""
@@ -510,7 +511,7 @@ def reread_back_or_white(
             continue
         for j in range(1, dets.topk_ids.shape[1]):
             pr = float(dets.topk_probs[i, j])
-            if int(dets.topk_ids[i, j]) == pair[top] and pr * FLOWER_REREAD_RATIO >= float(
+            if int(dets.topk_ids[i, j]) == pair[top] and pr * REREAD_RATIO >= float(
                 dets.topk_probs[i, 0]
             ):
                 options.append((pr, i, j))
@@ -547,7 +548,7 @@ def reread_extra_as_flower(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
 ) -> Rewrite | None:
     """A hand one tile over its size whose extra tile may be a flower read as a kind: a
-    hand tile whose top-k holds a bonus code at most :data:`FLOWER_REREAD_RATIO` times
+    hand tile whose top-k holds a bonus code at most :data:`REREAD_RATIO` times
     less probable than its reading is read as that flower — only if the layout then lays
     it among the flowers and the corrected reading **wins** with exactly ``test.hand_size``
     tiles. Tried most probable flower first; otherwise None. (Flowers of an unfamiliar
@@ -565,7 +566,7 @@ def reread_extra_as_flower(
         top = float(dets.topk_probs[i, 0])
         for j in range(1, dets.topk_ids.shape[1]):
             c, pr = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
-            if c in bonus_ids and pr > 0 and pr * FLOWER_REREAD_RATIO >= top:
+            if c in bonus_ids and pr > 0 and pr * REREAD_RATIO >= top:
                 options.append((pr, i, j))
                 break
     for pr, i, j in sorted(options, reverse=True):
