@@ -498,21 +498,27 @@ def reread_back_or_white(
     the layout decides on face-down tiles before the correction reads codes (a run of
     backs is a concealed kong; a back elsewhere is dropped). When the reading as laid
     out makes no win, a hand-row tile read as one of the two with the other within
-    :data:`REREAD_RATIO` of it is read as the other — one at a time, most
-    probable first, then all of them — and kept only if the hand then **wins** with
+    :data:`REREAD_RATIO` of it is read as the other — and a back outside a concealed
+    kong, which cannot stand among a shown hand's tiles, whenever P is among its
+    alternatives at all — one at a time, most probable first, then all of them — and
+    kept only if the hand then **wins** with
     exactly ``test.hand_size`` tiles. When the reading as laid out wins already, that
     correction is returned unchanged (so it is not searched twice). Otherwise None."""
     pair = {CLASSES.index(BACK): CLASSES.index("P"), CLASSES.index("P"): CLASSES.index(BACK)}
     rows = {d for r in layout.rows for d in r.detections}
+    in_melds = {d for m in layout.melds for d in m.detections}
     options: list[tuple[float, int, int]] = []
     for i in sorted(rows):
         top = int(dets.topk_ids[i, 0])
         if top not in pair:
             continue
+        # a back in the hand's rows outside a concealed kong cannot be one (the layout
+        # dropped it): any white-dragon reading of it is worth trying
+        stray_back = top == pair[CLASSES.index("P")] and i not in in_melds
         for j in range(1, dets.topk_ids.shape[1]):
             pr = float(dets.topk_probs[i, j])
-            if int(dets.topk_ids[i, j]) == pair[top] and pr * REREAD_RATIO >= float(
-                dets.topk_probs[i, 0]
+            if int(dets.topk_ids[i, j]) == pair[top] and pr > 0 and (
+                stray_back or pr * REREAD_RATIO >= float(dets.topk_probs[i, 0])
             ):
                 options.append((pr, i, j))
                 break

@@ -364,10 +364,33 @@ def test_a_white_dragon_read_as_a_tile_back_is_reread_when_that_makes_the_win() 
     assert any("back and a blank white dragon" in n for n in r.notes)
 
 
-def test_a_sure_tile_back_is_not_reread_as_a_white_dragon() -> None:
+def test_a_back_standing_among_the_hand_is_reread_as_white_even_when_sure() -> None:
+    """Face-down tiles show only in a concealed kong: a back among the standing tiles is
+    impossible in a hand shown as a win (the layout drops it), so its white-dragon
+    reading is tried however unlikely — and kept because the hand then wins."""
     needs_mcr()
     b = SceneBuilder().standing("123m456p789sPP").standing("P")
     b.uncertain([("back", 0.95), ("P", 0.04)]).standing("E").win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.hand_text == "123m456p789sPPPEE" and r.score is not None
+
+
+def test_a_back_without_a_white_dragon_reading_is_not_reread() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sPP").standing("P")
+    b.uncertain([("back", 0.95), ("1p", 0.04)]).standing("E").win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is None
+    assert not any("white dragon" in n for n in r.notes)
+
+
+def test_a_sure_white_dragon_is_not_reread_as_a_back() -> None:
+    """The other way round the 10x bound holds: a P read surely is not turned face down
+    to make a concealed kong."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sN").standing("E", apart=True)
+    b.uncertain([("back", 0.99)]).standing("EE").standing("E")
+    b.uncertain([("P", 0.95), ("back", 0.04)]).standing("N", apart=True)
     r = recognize_detections(b.detections(), "mcr")
     assert r.score is None
     assert not any("white dragon" in n for n in r.notes)
