@@ -229,9 +229,7 @@ class _Slot:
 def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
     tiles for flowers; face-down tiles are fixed."""
-    hand_dets = list(layout.standing) + [i for m in layout.melds for i in m.detections]
-    if layout.winning is not None:
-        hand_dets.append(layout.winning)
+    hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
     out = []
@@ -285,9 +283,7 @@ def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False
     from scoring.hand import HandError
 
     problems: list[str] = []
-    in_hand = list(layout.standing) + [i for m in layout.melds for i in m.detections]
-    if layout.winning is not None:
-        in_hand.append(layout.winning)
+    in_hand = layout.hand_detections
     counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
     for m in layout.melds:  # a kong with face-down ends holds four of its kind
         if m.concealed:
@@ -320,9 +316,7 @@ def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
     tile of a kind held more than 4 times, every copy of a flower shown twice, every tile
     of a meld that is not a set."""
     out: set[int] = set()
-    in_hand = list(layout.standing) + [i for m in layout.melds for i in m.detections]
-    if layout.winning is not None:
-        in_hand.append(layout.winning)
+    in_hand = layout.hand_detections
     counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
     for m in layout.melds:
         if m.concealed:

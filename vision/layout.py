@@ -112,6 +112,14 @@ class Layout:
     sideways: frozenset[int] = field(default_factory=frozenset)
 
     @property
+    def hand_detections(self) -> list[int]:
+        """The hand's tiles (not its flowers): standing, every meld's, then the winning one."""
+        out = [*self.standing, *(i for m in self.melds for i in m.detections)]
+        if self.winning is not None:
+            out.append(self.winning)
+        return out
+
+    @property
     def tile_count(self) -> int:
         """Tiles for the hand size (kongs count 3), winning tile included."""
         return len(self.standing) + (self.winning is not None) + 3 * len(self.melds)
@@ -176,6 +184,22 @@ def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int,
     return {i: bool(f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh) for i in row}
 
 
+def bonus_alternative(dets: Detections, k: int, min_p: float) -> bool:
+    """Whether detection ``k``'s top-k holds a bonus code with probability ≥ ``min_p``.
+
+    >>> ids = np.array([[CLASSES.index("P"), CLASSES.index("3f")]])
+    >>> d = Detections(np.array([[0, 0, 10, 14]], np.float32), ids[:, 0],
+    ...                np.ones(1, np.float32), np.zeros(1, np.int64), ids,
+    ...                np.array([[0.6, 0.3]], np.float32))
+    >>> bonus_alternative(d, 0, 0.1), bonus_alternative(d, 0, 0.5)
+    (True, False)
+    """
+    return any(
+        CLASSES[int(c)] in BONUS and p >= min_p
+        for c, p in zip(dets.topk_ids[k].tolist(), dets.topk_probs[k].tolist(), strict=True)
+    )
+
+
 def rotation_margins(dets: Detections) -> npt.NDArray[np.float64]:
     """How much surer each tile is of its rotation than of the opposite one, ``(n,)`` 0..1.
 
@@ -213,9 +237,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     tiles = list(range(n))
     maybe_flower = {
         k for k in tiles
-        if codes[k] not in bonus and codes[k] != BACK and any(
-            CLASSES[int(c)] in bonus and p >= params.flower_alt_p
-            for c, p in zip(dets.topk_ids[k].tolist(), dets.topk_probs[k].tolist(), strict=True))
+        if codes[k] not in bonus and codes[k] != BACK
+        and bonus_alternative(dets, k, params.flower_alt_p)
     }
     margins = rotation_margins(dets)
     frame = canonical_frame(dets.boxes, dets.rotations, margins)

@@ -54,7 +54,16 @@ import numpy as np
 from vision.classes import BACK, BONUS, CLASSES
 from vision.correct import Correction, CorrectionResult, Reading, correct, winning_shape_check
 from vision.detections import Detections
-from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, LayoutParams, analyze
+from vision.layout import (
+    FLOWER,
+    MELD,
+    STANDING,
+    WINNING,
+    Layout,
+    LayoutParams,
+    analyze,
+    bonus_alternative,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -321,6 +330,11 @@ class WinTest:
         return result if result.best.winning else None
 
 
+def _box_text(box: Any) -> str:
+    """An xyxy box as notes write it, in whole pixels: ``"x1,y1,x2,y2"``."""
+    return ",".join(str(round(float(v))) for v in box)
+
+
 @dataclass(frozen=True)
 class Rewrite:
     """What a reading-changing rule made of the hand: the detections and their layout,
@@ -361,11 +375,10 @@ def complete_from_weak(
             t_lay = analyze(trial, params)
             role = t_lay.roles(len(trial))[-1]
             if role in (STANDING, MELD, WINNING) and t_lay.tile_count == lay.tile_count + 1:
-                x1, y1, x2, y2 = (round(float(v)) for v in weak.boxes[i])
                 notes.append(
                     f"took a weakly seen tile ({weak.codes[i]}, score "
-                    f"{float(weak.confidences[i]):.2f}, box {x1},{y1},{x2},{y2}) to complete "
-                    "the hand"
+                    f"{float(weak.confidences[i]):.2f}, box {_box_text(weak.boxes[i])}) to "
+                    "complete the hand"
                 )
                 base, lay = trial, t_lay
                 del untried[j]
@@ -395,11 +408,9 @@ def take_weak_flowers(
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
-    bonus_ids = {CLASSES.index(b) for b in BONUS}
     maybe = [
         i for i in np.argsort(-weak.confidences, kind="stable").tolist()
-        if any(int(c) in bonus_ids and float(p) >= params.flower_alt_p
-               for c, p in zip(weak.topk_ids[i], weak.topk_probs[i], strict=True))
+        if bonus_alternative(weak, i, params.flower_alt_p)
     ]
     taken: list[int] = []
     notes: list[str] = []
@@ -408,10 +419,9 @@ def take_weak_flowers(
         t_lay = analyze(trial, params)
         if t_lay.roles(len(trial))[-1] != FLOWER or t_lay.tile_count != layout.tile_count:
             continue
-        x1, y1, x2, y2 = (round(float(v)) for v in weak.boxes[i])
         notes.append(
             f"took a weakly seen flower ({weak.codes[i]}, score "
-            f"{float(weak.confidences[i]):.2f}, box {x1},{y1},{x2},{y2})"
+            f"{float(weak.confidences[i]):.2f}, box {_box_text(weak.boxes[i])})"
         )
         dets, layout = trial, t_lay
         taken.append(i)
@@ -450,11 +460,8 @@ def drop_straddling_box(
 
     if layout.tile_count != test.hand_size + 1 or len(dets) < 2:
         return None
-    hand = [*layout.standing, *(m for ml in layout.melds for m in ml.detections)]
-    if layout.winning is not None:
-        hand.append(layout.winning)
     covers = []
-    for i in hand:
+    for i in layout.hand_detections:
         others = np.delete(dets.boxes, i, axis=0)
         cover = float(box_cover(dets.boxes[i], others).max())
         if cover >= STRADDLE_COVER:
@@ -465,11 +472,10 @@ def drop_straddling_box(
         result = test.wins(trial, t_lay)
         if result is None:
             continue
-        x1, y1, x2, y2 = (round(float(v)) for v in dets.boxes[i])
         note = (
             f"left out a box ({dets.codes[i]}, score {float(dets.confidences[i]):.2f}, box "
-            f"{x1},{y1},{x2},{y2}) lying {cover:.0%} over another: the hand had one tile "
-            "too many"
+            f"{_box_text(dets.boxes[i])}) lying {cover:.0%} over another: the hand had one "
+            "tile too many"
         )
         return Rewrite(trial, t_lay, (note,), result)
     return None
