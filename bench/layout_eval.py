@@ -189,7 +189,7 @@ def eval_synth(
         if truth.get("flowers") and not hand.flowers:  # flowers listed apart in the truth
             hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
         expected = canon(hand)
-        d = truth_detections(truth)
+        d = truth_dets = truth_detections(truth)
         if mod180:  # what a detector without a rotation classifier reports
             d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations % 180,
                            d.topk_ids, d.topk_probs, d.image_size)
@@ -214,17 +214,13 @@ def eval_synth(
 
             image = cv2.imread(str(folder / truth["image"]))
             dets = detector(image)
-            exact_geom += _exact_with_true_codes(dets, truth, expected)
-            exact_true_e2e += _exact_end_to_end_true_codes(dets, truth, expected)
-            truth_tiles = Counter(truth_detections(truth).codes)
+            exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
+            exact_true_e2e += _exact_end_to_end_true_codes(dets, truth_dets, expected)
+            truth_tiles = Counter(truth_dets.codes)
             tiles_top1 += Counter(dets.codes) == truth_tiles
             rec = recognize_detections(dets, "mcr", {"claim_win": True})
             tiles_corrected += Counter(rec.codes) == truth_tiles
-            right = (
-                rec.hand is not None
-                and rec.layout.winning is not None
-                and canon(rec.hand) == expected
-            )
+            right = _read_right(rec, expected)
             exact_det += right
             if not right:
                 reason = end_to_end_reason(rec.hand, hand)
@@ -289,25 +285,26 @@ def true_codes_on(dets: Detections, truth: Detections) -> Detections:
                       tk_ids, tk_p, dets.image_size, rotation_probs=dets.rotation_probs)
 
 
-def _exact_end_to_end_true_codes(
-    dets: Detections, truth: dict[str, Any], expected: Any
-) -> bool:
+def _read_right(rec: Any, expected: Any) -> bool:
+    """A recognition read exactly the expected hand (:func:`canon`), the winning tile found."""
+    return rec.hand is not None and rec.layout.winning is not None and canon(rec.hand) == expected
+
+
+def _exact_end_to_end_true_codes(dets: Detections, truth: Detections, expected: Any) -> bool:
     """End to end (:func:`recognize_detections`, every rule) on the detector's boxes with
-    the truth's codes on every matched box, weak boxes included."""
+    the ``truth`` detections' codes on every matched box, weak boxes included."""
     import dataclasses
 
     from vision.recognize import recognize_detections
 
-    t = truth_detections(truth)
-    d = true_codes_on(dets, t)
+    d = true_codes_on(dets, truth)
     if dets.weak is not None and len(dets.weak):
-        d = dataclasses.replace(d, weak=true_codes_on(dets.weak, t))
-    rec = recognize_detections(d, "mcr", {"claim_win": True})
-    return rec.hand is not None and rec.layout.winning is not None and canon(rec.hand) == expected
+        d = dataclasses.replace(d, weak=true_codes_on(dets.weak, truth))
+    return _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
 
 
-def _exact_with_true_codes(dets: Detections, truth: dict[str, Any], expected: Any) -> bool:
-    d = true_codes_on(dets, truth_detections(truth))
+def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -> bool:
+    d = true_codes_on(dets, truth)
     lay = analyze(d, LayoutParams())
     return expected in [canon(h) for h in layout_hand(lay, d.codes, ())] and lay.winning is not None
 
