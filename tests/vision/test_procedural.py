@@ -147,6 +147,26 @@ def test_procedural_n_names_other_styles() -> None:
                for a, b in zip(base.faces["5m"], other.faces["5m"], strict=True))
 
 
+@needs_font
+def test_pictorial_n_gives_bonus_faces_more_picture_than_procedural_n() -> None:
+    """``pictorial-<n>``: the same kind of styles, but the seasons and flowers carry the
+    varied pictures (scenes, branches, plants on tinted or framed panels), which cover
+    more of the face than the petals-and-stem picture of ``procedural-<n>``."""
+    plain, varied = load_art("procedural-7"), load_art("pictorial-7")
+    assert varied.name == "pictorial-7" and varied.codes == plain.codes
+
+    def inked(art_faces: list[np.ndarray]) -> float:
+        shares = []
+        for f in art_faces:
+            ground = f[2, f.shape[1] // 2].astype(int)
+            shares.append(float((np.abs(f.astype(int) - ground).sum(axis=2) > 60).mean()))
+        return float(np.mean(shares))
+
+    bonus = [c for c in CODES if c.endswith("f")]
+    assert np.mean([inked(varied.faces[c]) for c in bonus]) > 1.3 * np.mean(
+        [inked(plain.faces[c]) for c in bonus])
+
+
 def test_procedural_art_without_fonts_is_a_clear_art_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proc, "usable_fonts", lambda *a, **k: [])

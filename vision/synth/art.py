@@ -22,6 +22,8 @@ xmahjongg-<sheet>   ``dorothys``, ``dorwhite``, ``gnome``, ``gnome2`` ``.gif``  
 procedural          faces drawn from installed CJK fonts and shapes in 24       fonts'
                     random styles (:mod:`vision.synth.procedural`);
 procedural-<n>      ``procedural-1``, ``-2``...: 24 other styles (style seed n)
+pictorial-<n>       24 procedural styles (seed n) whose bonus faces carry varied
+                    pictures (scenes, branches, plants; ``Style.pictures``)
 ==================  ==========================================================  =======
 
 SVG rasterising needs ``cairosvg`` (``dev``/``train`` extras, Debian ``libcairo2``);
@@ -629,18 +631,21 @@ def _procedural_ready() -> bool:
         return False
 
 
-def load_procedural(styles: int = 24, seed: int = 0) -> ArtSet:
+def load_procedural(styles: int = 24, seed: int = 0, pictures: str = "flower") -> ArtSet:
     """Faces drawn in ``styles`` random styles from the installed CJK fonts
-    (:mod:`vision.synth.procedural`); one variant per style for every code."""
+    (:mod:`vision.synth.procedural`); one variant per style for every code. Named
+    ``procedural[-seed]``, or ``pictorial-seed`` with the ``"varied"`` bonus pictures."""
     from vision.synth.procedural import ProceduralArtError, procedural_faces
 
     try:
-        faces = procedural_faces(styles=styles, seed=seed)
+        faces = procedural_faces(styles=styles, seed=seed, pictures=pictures)
     except ProceduralArtError as exc:
         raise ArtError(str(exc)) from None
     grounds = np.stack([f[:4, f.shape[1] // 2].mean(axis=0) for f in faces["P"]])
     ivory = tuple(int(v) for v in np.median(grounds, axis=0))
     name = "procedural" if seed == 0 else f"procedural-{seed}"
+    if pictures == "varied":
+        name = f"pictorial-{seed}"
     return ArtSet(name, faces, ivory=(ivory[0], ivory[1], ivory[2]))
 
 
@@ -682,6 +687,8 @@ def load_art(name: str) -> ArtSet:
         return load_procedural()
     if re.fullmatch(r"procedural-\d+", name):
         return load_procedural(seed=int(name.removeprefix("procedural-")))
+    if re.fullmatch(r"pictorial-\d+", name):
+        return load_procedural(seed=int(name.removeprefix("pictorial-")), pictures="varied")
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
 

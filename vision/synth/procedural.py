@@ -13,7 +13,10 @@ background, and draws every face with them the way most real sets are organised 
   (6p and 7p: green above, red below);
 - bamboo (``s``): jointed sticks in their arrangements (1s a stick or a bird shape);
 - seasons ``1f``-``4f`` (春 夏 秋 冬) and flowers ``5f``-``8f`` (梅 蘭 菊 竹): the
-  character and/or a corner numeral 1-4, beside a random petals-and-stem picture.
+  character and/or a corner numeral 1-4, beside a random petals-and-stem picture (set
+  ``procedural``) or, in the ``pictorial`` sets, a picture from a wider repertoire —
+  seasonal scenes, branches, potted plants, on tinted or framed panels, in free colours
+  or shades of one hue — since what a bonus tile shows varies most from set to set.
 
 So the classifier is pushed to read what identifies a tile in any set — the numeral,
 the character, the count and colours of coins and sticks — rather than one drawing.
@@ -170,6 +173,7 @@ class Style:
     group_colours: bool      # seasons' numeral and character red, flowers' blue
     glyph_scale: float       # how much of its box a glyph fills
     weight: int              # stroke width for shapes, px at SCALE
+    pictures: str = "flower"  # bonus pictures: "flower" (petals and stem) | "varied"
 
     def colour(self, key: str) -> RGB:
         return {"r": self.red, "g": self.green, "b": self.blue, "k": self.ink}[key]
@@ -180,8 +184,9 @@ def _jitter(rng: np.random.Generator, base: RGB, amount: int) -> RGB:
     return (int(v[0]), int(v[1]), int(v[2]))
 
 
-def random_style(rng: np.random.Generator, fonts: list[tuple[str, int]]) -> Style:
-    """Draw one style; every field from ``rng``."""
+def random_style(rng: np.random.Generator, fonts: list[tuple[str, int]],
+                 pictures: str = "flower") -> Style:
+    """Draw one style; every field from ``rng`` (``pictures`` as given)."""
     ground_base = [(238, 236, 225), (246, 244, 236), (232, 226, 204), (240, 240, 240),
                    (226, 232, 220)][int(rng.integers(0, 5))]
     return Style(
@@ -206,6 +211,7 @@ def random_style(rng: np.random.Generator, fonts: list[tuple[str, int]]) -> Styl
         group_colours=bool(rng.random() < 0.5),
         glyph_scale=float(rng.uniform(0.78, 0.95)),
         weight=int(rng.integers(3, 7)),
+        pictures=pictures,
     )
 
 
@@ -321,6 +327,91 @@ class _Face:
             self.draw.ellipse((cx - pr * 0.35, cy - pr * 0.35, cx + pr * 0.35, cy + pr * 0.35),
                               fill=(230, 200, 60))
 
+    def varied_picture(self, box: tuple[float, float, float, float]) -> None:
+        """A bonus tile's picture from a wider repertoire than :meth:`picture`, as real
+        sets print them: a seasonal scene (sky, sun or moon, clouds, hills, water), a
+        branch with blossom or leaves, or a potted plant; on a tinted panel or the bare
+        face, sometimes framed, in a free palette or shades of one hue."""
+        rng = self.rng
+        x0, y0, x1, y1 = (box[0] * self.w, box[1] * self.h, box[2] * self.w, box[3] * self.h)
+        mono = rng.random() < 0.4
+        hue = np.array([(70, 120, 200), (200, 160, 60), (190, 80, 90), (60, 140, 90),
+                        (120, 90, 170), (90, 90, 90)][int(rng.integers(0, 6))], float)
+
+        def col(base: RGB, light: float = 0.0) -> RGB:
+            c = hue * rng.uniform(0.6, 1.1) if mono else np.array(base, float)
+            c = c + (255 - c) * light
+            return (int(np.clip(c[0], 0, 255)), int(np.clip(c[1], 0, 255)),
+                    int(np.clip(c[2], 0, 255)))
+
+        if rng.random() < 0.5:
+            self.draw.rectangle((x0, y0, x1, y1), fill=col((150, 190, 230), 0.6))
+        kind = int(rng.integers(0, 3))
+        w, h = x1 - x0, y1 - y0
+        lw = max(2, self.style.weight)
+        if kind == 0:  # scene: sun or moon, clouds, hills or water
+            r = rng.uniform(0.08, 0.16) * w
+            cx, cy = rng.uniform(x0 + r, x1 - r), rng.uniform(y0 + r, y0 + 0.4 * h)
+            self.draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=col((220, 80, 50)))
+            for _ in range(int(rng.integers(1, 4))):
+                cx, cy = rng.uniform(x0, x1), rng.uniform(y0, y0 + 0.5 * h)
+                for _ in range(int(rng.integers(2, 5))):
+                    rx, ry = rng.uniform(0.08, 0.18) * w, rng.uniform(0.04, 0.08) * h
+                    ox = cx + rng.uniform(-0.12, 0.12) * w
+                    self.draw.ellipse((ox - rx, cy - ry, ox + rx, cy + ry),
+                                      fill=col((245, 245, 250), 0.3),
+                                      outline=col((90, 110, 150)), width=lw // 2)
+            base = y0 + rng.uniform(0.55, 0.8) * h
+            if rng.random() < 0.5:  # hills
+                pts = [(x0, y1)]
+                for i in range(int(rng.integers(2, 5)) * 2 + 1):
+                    pts.append((x0 + w * i / 8, base - rng.uniform(0, 0.25) * h * (i % 2)))
+                pts.append((x1, y1))
+                self.draw.polygon(pts, fill=col((90, 140, 80)))
+            else:  # water
+                for k in range(int(rng.integers(2, 5))):
+                    yy = base + k * 0.07 * h
+                    for i in range(5):
+                        xa = x0 + w * i / 5
+                        self.draw.arc((xa, yy, xa + w / 5, yy + 0.06 * h), 180, 360,
+                                      fill=col((50, 90, 170)), width=lw)
+        elif kind == 1:  # branch with blossom or leaves
+            pts = [(rng.uniform(x0, x0 + 0.3 * w), y1)]
+            for _ in range(int(rng.integers(3, 6))):
+                px, py = pts[-1]
+                pts.append((float(np.clip(px + rng.uniform(-0.1, 0.3) * w, x0, x1)),
+                            py - rng.uniform(0.12, 0.25) * h))
+            self.draw.line(pts, fill=col((100, 70, 40)), width=lw + 2)
+            blossom = rng.random() < 0.6
+            for px, py in pts[1:]:
+                for _ in range(int(rng.integers(1, 4))):
+                    bx = px + rng.uniform(-0.12, 0.12) * w
+                    by = py + rng.uniform(-0.08, 0.08) * h
+                    br = rng.uniform(0.04, 0.08) * w
+                    if blossom:
+                        self.draw.ellipse((bx - br, by - br, bx + br, by + br),
+                                          fill=col((235, 150, 170)), outline=col((180, 60, 90)),
+                                          width=lw // 2)
+                    else:
+                        self.draw.ellipse((bx - br * 1.6, by - br * 0.6, bx + br * 1.6,
+                                           by + br * 0.6), fill=col((70, 150, 70)))
+        else:  # plant in a pot or vase
+            pw = rng.uniform(0.3, 0.5) * w
+            cx = (x0 + x1) / 2 + rng.uniform(-0.1, 0.1) * w
+            top = y1 - rng.uniform(0.2, 0.35) * h
+            self.draw.polygon(((cx - pw / 2, top), (cx + pw / 2, top), (cx + pw / 3, y1),
+                               (cx - pw / 3, y1)), fill=col((60, 90, 160)))
+            for _ in range(int(rng.integers(3, 7))):
+                tx = cx + rng.uniform(-0.4, 0.4) * w
+                ty = y0 + rng.uniform(0.05, 0.5) * h
+                self.draw.line(((cx, top), (tx, ty)), fill=col((50, 130, 60)), width=lw)
+                fr = rng.uniform(0.04, 0.09) * w
+                self.draw.ellipse((tx - fr, ty - fr, tx + fr, ty + fr),
+                                  fill=col([(220, 180, 40), (210, 70, 80), (240, 240, 240)][
+                                      int(rng.integers(0, 3))]))
+        if rng.random() < 0.4:
+            self.draw.rectangle((x0, y0, x1, y1), outline=col((120, 90, 60)), width=lw)
+
     def corner(self, label: str, colour: RGB) -> None:
         self.text(label, (0.04, 0.02, 0.3, 0.2), colour)
 
@@ -401,11 +492,12 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
         # top or at the foot, or both in one column down a side (as many Hong Kong sets)
         layout = int(rng.integers(0, 5))
         column = layout >= 3 and show_char and show_number
+        draw_picture = f.varied_picture if s.pictures == "varied" else f.picture
         if column:
             side = (0.64, 0.98) if layout == 3 else (0.02, 0.36)
-            f.picture((0.12, 0.12, 0.64, 0.95) if layout == 3 else (0.36, 0.12, 0.9, 0.95))
+            draw_picture((0.12, 0.12, 0.64, 0.95) if layout == 3 else (0.36, 0.12, 0.9, 0.95))
         else:
-            f.picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
+            draw_picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
         if s.group_colours:
             num_colour = s.red if n <= 4 else s.blue
             char_colour = num_colour
@@ -417,7 +509,11 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
             f.text(BONUS_CHARS[code], (side[0], 0.26, side[1], 0.5), char_colour)
         else:
             if show_number:
-                f.text(number, (0.04, 0.02, 0.34, 0.24), num_colour)
+                # varied sets: sometimes only a small numeral in the corner, as some
+                # sets mark which season or flower a picture is
+                small = s.pictures == "varied" and rng.random() < 0.4
+                f.text(number, (0.04, 0.02, 0.2, 0.13) if small else (0.04, 0.02, 0.34, 0.24),
+                       num_colour)
             if show_char:
                 where = layout % 3
                 box = [(0.55, 0.03, 0.96, 0.3), (0.3, 0.03, 0.7, 0.3),
@@ -429,8 +525,10 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
 
 
 def procedural_faces(styles: int = 24, seed: int = 0,
-                     fonts: list[tuple[str, int]] | None = None) -> dict[str, list[Image]]:
-    """Faces of every tile code (not ``back``) in ``styles`` random styles.
+                     fonts: list[tuple[str, int]] | None = None,
+                     pictures: str = "flower") -> dict[str, list[Image]]:
+    """Faces of every tile code (not ``back``) in ``styles`` random styles; ``pictures``
+    is the bonus faces' repertoire (:attr:`Style.pictures`).
 
     Returns ``{code: [face per style]}``; raises :class:`ProceduralArtError` when no
     usable CJK font is installed.
@@ -444,7 +542,7 @@ def procedural_faces(styles: int = 24, seed: int = 0,
     rng = np.random.default_rng(seed)
     out: dict[str, list[Image]] = {c: [] for c in CLASSES if c != "back"}
     for _ in range(styles):
-        style = random_style(rng, fonts)
+        style = random_style(rng, fonts, pictures)
         for code in out:
             out[code].append(draw_face(code, style, rng))
     return out
