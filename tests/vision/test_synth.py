@@ -322,21 +322,28 @@ def _footprints_overlap(placed: list[Placed], w: float, h: float) -> bool:
 
 def test_a_face_down_tile_is_never_painted_like_the_sets_blank_white_dragon() -> None:
     """A painted back keeps clear of the set's face colour and of its 白's face: no ivory
-    back on an ivory set, no green back on a jade set, no black back where 白 is dark."""
-    from vision.synth.paint import BACK_COLOURS, back_colours_for
+    back at all (real backs are coloured), no green back on a jade set, no black back where
+    白 is dark, and no back picture that looks like a blank face of the set."""
+    from vision.synth.paint import BACK_COLOURS, back_colours_for, back_picture_for
 
-    def art(ivory: tuple[int, int, int], white: tuple[int, int, int]) -> ArtSet:
+    def art(ivory: tuple[int, int, int], white: tuple[int, int, int],
+            back: tuple[int, int, int] | None = None) -> ArtSet:
         face = np.full((160, 120, 3), ivory, np.uint8)
         face[40:120, 30:90] = white
-        return ArtSet("t", {"P": [face]}, ivory=ivory)
+        pic = None if back is None else np.full((160, 120, 3), back, np.uint8)
+        return ArtSet("t", {"P": [face]}, back=pic, ivory=ivory)
 
-    ivory_set = back_colours_for(art((236, 234, 222), (236, 234, 222)))
-    assert (230, 228, 215) not in ivory_set and (30, 80, 150) in ivory_set
+    assert all(min(c) < 200 for c in BACK_COLOURS)
     jade_set = back_colours_for(art((34, 104, 74), (34, 104, 74)))
-    assert (40, 120, 70) not in jade_set and (230, 228, 215) in jade_set
-    dark_white = back_colours_for(art((240, 238, 230), (30, 30, 30)))
-    assert (40, 40, 40) not in dark_white and (230, 228, 215) not in dark_white
-    assert set(dark_white) < set(BACK_COLOURS)
+    assert (40, 120, 70) not in jade_set and (30, 80, 150) not in jade_set
+    assert (220, 170, 40) in jade_set
+    dark_white = art((240, 238, 230), (30, 30, 30), back=(35, 35, 35))
+    assert (40, 40, 40) not in back_colours_for(dark_white)
+    assert set(back_colours_for(dark_white)) < set(BACK_COLOURS)
+    assert back_picture_for(dark_white) is None
+    framed = art((240, 238, 230), (240, 238, 230), back=(30, 80, 150))
+    assert back_picture_for(framed) is framed.back
+    assert set(back_colours_for(framed)) == set(BACK_COLOURS)
 
 
 def test_tiles_never_overlap_on_the_table() -> None:

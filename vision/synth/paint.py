@@ -21,27 +21,48 @@ from vision.synth.render import Camera, Canvas, apply_affine, bevel, rounded_mas
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
-BACK_COLOURS = ((40, 120, 70), (30, 80, 150), (220, 170, 40), (200, 90, 40), (230, 228, 215),
-                (120, 40, 140), (40, 40, 40))
+#: Plain back colours (RGB). No ivory or white: real backs are coloured, and a blank
+#: ivory face is a white dragon (白) in many sets.
+BACK_COLOURS = ((40, 120, 70), (30, 80, 150), (220, 170, 40), (200, 90, 40), (120, 40, 140),
+                (40, 40, 40))
 #: A painted back must differ from the set's blank faces by at least this RGB distance.
 BLANK_FACE_MARGIN = 80.0
+
+
+def _blank_faces(art: ArtSet) -> list[npt.NDArray[np.float64]]:
+    """The colours a face-up tile of ``art`` shows when it is blank: the face colour and
+    the middle of each white-dragon face."""
+    blanks = [np.asarray(art.ivory, np.float64)]
+    for face in art.faces.get("P", []):
+        h, w = face.shape[:2]
+        mid = face[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
+        blanks.append(np.median(mid, axis=0).astype(np.float64))
+    return blanks
+
+
+def _clear_of(colour: npt.ArrayLike, blanks: list[npt.NDArray[np.float64]]) -> bool:
+    c = np.asarray(colour, np.float64)
+    return min(float(np.linalg.norm(c - b)) for b in blanks) >= BLANK_FACE_MARGIN
 
 
 def back_colours_for(art: ArtSet) -> list[tuple[int, int, int]]:
     """The :data:`BACK_COLOURS` a face-down tile of ``art`` may be painted in: those at
     least :data:`BLANK_FACE_MARGIN` (RGB distance) from the set's face colour and from the
     middle of each of its white-dragon faces. A face-down tile never looks like a face-up
-    blank 白 on a real table; an ivory back on an ivory set, a green back on a jade set or
-    a black back on a set whose 白 is dark taught the classifier that they are one tile."""
-    blanks = [np.asarray(art.ivory, np.float64)]
-    for face in art.faces.get("P", []):
-        h, w = face.shape[:2]
-        mid = face[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
-        blanks.append(np.median(mid, axis=0).astype(np.float64))
-    ok = [c for c in BACK_COLOURS
-          if min(float(np.linalg.norm(np.asarray(c, np.float64) - b)) for b in blanks)
-          >= BLANK_FACE_MARGIN]
-    return ok or list(BACK_COLOURS)
+    blank 白 on a real table; a green back on a jade set or a black back on a set whose 白
+    is dark would teach the classifier that they are one tile."""
+    blanks = _blank_faces(art)
+    return [c for c in BACK_COLOURS if _clear_of(c, blanks)] or list(BACK_COLOURS)
+
+
+def back_picture_for(art: ArtSet) -> npt.NDArray[np.uint8] | None:
+    """The set's own back picture, unless its middle looks like one of the set's blank
+    faces (fluffy's dark back beside the dark white dragon of its Black body)."""
+    if art.back is None:
+        return None
+    h, w = art.back.shape[:2]
+    mid = np.median(art.back[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3), axis=0)
+    return art.back if _clear_of(mid, _blank_faces(art)) else None
 
 
 def _texture_for(art: ArtSet, p: Placed, rng: np.random.Generator, back: F32 | None,
@@ -84,7 +105,8 @@ def paint_all(canvas: Canvas, art: ArtSet, rng: np.random.Generator, placed: lis
     cam_depth = [float(camera.depth(c.mean(0, keepdims=True))[0]) - 0.01 * placed[i].box.z
                  for i, c in enumerate(corners)]
     order = sorted(range(len(placed)), key=lambda i: -cam_depth[i])
-    back_tex = art.back.astype(np.float32) if art.back is not None and rng.random() < 0.5 else None
+    back_pic = back_picture_for(art)
+    back_tex = back_pic.astype(np.float32) if back_pic is not None and rng.random() < 0.5 else None
     backs = back_colours_for(art)
     back_colour = backs[int(rng.integers(0, len(backs)))]
     ivory = np.array(art.ivory, np.float32) * rng.uniform(0.92, 1.02)
