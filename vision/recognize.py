@@ -56,6 +56,7 @@ from vision.correct import Correction, CorrectionResult, Reading, correct, winni
 from vision.detections import Detections
 from vision.layout import (
     FLOWER,
+    IGNORED,
     MELD,
     STANDING,
     WINNING,
@@ -434,6 +435,61 @@ def take_weak_flowers(
     return dets, layout, tuple(notes)
 
 
+#: A tile left out of the hand is re-read as a flower (:func:`reread_set_apart_flowers`)
+#: when its top-k gives a bonus code at least this probability (chosen on the choice
+#: sets; 0.1, the layout's ``flower_alt_p``, took fewer of them).
+SET_APART_FLOWER_P = 0.05
+
+
+def reread_set_apart_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """Flowers read as kinds and so left out of the hand: tiles the layout ignores (apart
+    from the hand, in no meld) whose top-k holds a bonus code at
+    :data:`SET_APART_FLOWER_P` or more are read as that flower, all together, and kept
+    only if the layout then lays them among the flowers **and** the hand itself is the same
+    detections with the same tile count (a flower is no part of the hand's shape, so this
+    needs no win). Why: on an unfamiliar set the classifier reads whole rows of flowers set
+    apart as white dragons or dots (held-out art: 5 and 7 of the scenes whose only misread
+    tiles were flowers read as kinds had them all ignored). Returns the detections, their
+    layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
+    none is kept)."""
+    roles = layout.roles(len(dets))
+    bonus_ids = {CLASSES.index(b) for b in BONUS}
+    picks: list[tuple[int, int]] = []
+    for i, role in enumerate(roles):
+        if role != IGNORED or dets.codes[i] in BONUS or dets.codes[i] == BACK:
+            continue
+        for j in range(1, dets.topk_ids.shape[1]):
+            if int(dets.topk_ids[i, j]) in bonus_ids:
+                if float(dets.topk_probs[i, j]) >= SET_APART_FLOWER_P:
+                    picks.append((i, j))
+                break
+    hand = sorted(layout.hand_detections)
+    while picks:
+        trial = _promote(dets, picks)
+        t_lay = analyze(trial, params)
+        if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
+            break
+        t_roles = t_lay.roles(len(trial))
+        laid = [(i, j) for i, j in picks if t_roles[i] == FLOWER]
+        if len(laid) < len(picks):
+            picks = laid  # try again with only those the layout took for flowers
+            continue
+        changes = tuple(
+            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
+                       float(dets.topk_probs[i, j]))
+            for i, j in picks
+        )
+        notes = tuple(
+            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}, "
+            f"p {c.p_after:.2f}): set apart from the hand, it may be a flower"
+            for c in changes
+        )
+        return trial, t_lay, notes, changes
+    return dets, layout, (), ()
+
+
 #: A tile is re-read (as a flower, or a back as a white dragon and back) only when that
 #: reading is at most this many times less probable than its top reading (the
 #: correction's ``max_win_ratio``).
@@ -479,6 +535,12 @@ def drop_straddling_box(
         )
         return Rewrite(trial, t_lay, (note,), result)
     return None
+
+
+def _index_of_box(dets: Detections, box: npt.NDArray[np.float32]) -> int:
+    """The index of the detection with exactly this box, or -1."""
+    hit = np.flatnonzero((dets.boxes == box).all(axis=1))
+    return int(hit[0]) if len(hit) else -1
 
 
 def _promote(dets: Detections, picks: Sequence[tuple[int, int]]) -> Detections:
@@ -622,6 +684,8 @@ def recognize_detections(
     params = replace(layout_params or LayoutParams(), hand_size=size)
     layout = analyze(dets, params)
     dets, layout, flower_notes = take_weak_flowers(dets, layout, params)
+    dets, layout, apart_notes, apart_changes = reread_set_apart_flowers(dets, layout, params)
+    apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     check = winning_shape_check(rules, ctx)
     rewrite: Rewrite | None = None
     if win_flag is not False:
@@ -651,6 +715,13 @@ def recognize_detections(
                 *[c for c in rewrite.changes if result.best.codes[c.tile] == c.after],
                 *[c for c in result.best.changes if c.tile not in reread],
             )))
+    if apart_changes:  # listed first too; a rewrite may have dropped a box before them
+        apart = [replace(c, tile=_index_of_box(dets, box))
+                 for c, box in zip(apart_changes, apart_boxes, strict=True)]
+        apart = [c for c in apart if c.tile >= 0 and result.best.codes[c.tile] == c.after]
+        done = {c.tile for c in apart}
+        result = replace(result, best=replace(result.best, changes=(
+            *apart, *[c for c in result.best.changes if c.tile not in done])))
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     codes = result.best.codes
@@ -658,7 +729,8 @@ def recognize_detections(
     if claim_win and result.best.winning:
         layout, deduced = deduce_winning(layout, codes)
     roles = tuple(layout.roles(len(dets)))
-    notes = [*layout.notes, *flower_notes, *(rewrite.notes if rewrite else ()), *result.notes]
+    notes = [*layout.notes, *flower_notes, *apart_notes, *(rewrite.notes if rewrite else ()),
+             *result.notes]
     if deduced:
         notes.append(deduced)
     if result.problems:

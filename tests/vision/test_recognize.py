@@ -335,6 +335,39 @@ def test_a_weak_flower_away_from_the_hand_is_left_out() -> None:
     assert not any("weakly seen" in n for n in r.notes)
 
 
+def _flowers_apart_read_as(first: list[tuple[str, float]],
+                           second: list[tuple[str, float]]) -> Detections:
+    """A won hand, and in a row nearer the camera two flowers (2f, 5f) read as given."""
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    return b.flowers("2f").uncertain(first).standing("5f").uncertain(second).detections()
+
+
+def test_flowers_set_apart_but_read_as_kinds_are_read_as_the_flowers_they_may_be() -> None:
+    """Flowers (花牌) are laid apart from the hand; read as kinds (a pale season picture as
+    白, a flower as dots) they were left out of the hand and lost their fans. Each tile the
+    layout ignores whose top-k gives a bonus code ≥ 0.05 is read as that flower when the
+    layout then lays it with the flowers and the hand is unchanged; listed in corrections."""
+    needs_mcr()
+    d = _flowers_apart_read_as([("P", 0.6), ("2f", 0.2)], [("7p", 0.5), ("5f", 0.08)])
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert r.score is not None and r.hand_text.startswith("123m456p789")
+    assert list(r.roles[-2:]) == ["flower", "flower"]
+    changes = {(c["from"], c["to"], c["p_to"]) for c in r.to_dict()["corrections"]}
+    assert changes == {("P", "2f", 0.2), ("7p", "5f", 0.08)}
+    assert sum("set apart from the hand" in n for n in r.notes) == 2
+
+
+def test_a_tile_set_apart_without_a_likely_flower_reading_stays_out_of_the_hand() -> None:
+    """No bonus code in its top-k, or one under 0.05: the tile stays ignored."""
+    needs_mcr()
+    d = _flowers_apart_read_as([("P", 0.9), ("C", 0.05)], [("7p", 0.5), ("5f", 0.03)])
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and r.hand.flowers == ()
+    assert list(r.roles[-2:]) == ["ignored", "ignored"]
+    assert not r.to_dict()["corrections"]
+
+
 def test_a_hand_one_tile_over_reads_its_doubtful_tile_as_the_flower_it_may_be() -> None:
     """A flower of an unfamiliar set read as a kind makes the hand one tile too many; when
     that tile's flower reading is within 10x of its kind reading and makes the hand a
