@@ -450,7 +450,7 @@ def reread_set_apart_flowers(
     only if the layout then lays them among the flowers **and** the hand itself is the same
     detections with the same tile count (a flower is no part of the hand's shape, so this
     needs no win). Why: on an unfamiliar set the classifier reads whole rows of flowers set
-    apart as white dragons or dots (held-out art: 5 and 7 of the scenes whose only misread
+    apart as white dragons or dots (held-out art: 6 of the 13 scenes whose only misread
     tiles were flowers read as kinds had them all ignored). Returns the detections, their
     layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
     none is kept)."""
