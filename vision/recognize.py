@@ -43,6 +43,7 @@ decided by its tile count; ``win`` given as a bool means the same, while a strin
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -618,18 +619,24 @@ def reread_back_or_white(
     return None
 
 
+#: Most flower readings :func:`reread_extra_as_flower` pairs up when a hand is two over.
+MAX_EXTRA_OPTIONS = 6
+
+
 def reread_extra_as_flower(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
 ) -> Rewrite | None:
-    """A hand one tile over its size whose extra tile may be a flower read as a kind: a
-    hand tile whose top-k holds a bonus code at most :data:`REREAD_RATIO` times
-    less probable than its reading is read as that flower — only if the layout then lays
-    it among the flowers and the corrected reading **wins** with exactly ``test.hand_size``
-    tiles. Tried most probable flower first; otherwise None. (Flowers of an unfamiliar
-    set are the classifier's weakest reading: on held-out art 10 of 14 hands one tile over
-    were a flower read as a kind.) The rewrite's detections have the tile's code and
-    top-k order changed; the re-read is its one change, with a note."""
-    if layout.tile_count != test.hand_size + 1:
+    """A hand one or two tiles over its size whose extra tiles may be flowers read as
+    kinds: hand tiles whose top-k holds a bonus code at most :data:`REREAD_RATIO` times
+    less probable than their reading are read as those flowers — as many as the hand is
+    over, the most probable first (pairs among the :data:`MAX_EXTRA_OPTIONS` likeliest) —
+    only if the layout then lays each among the flowers and the corrected reading **wins**
+    with exactly ``test.hand_size`` tiles; otherwise None. (Flowers of an unfamiliar set
+    are the classifier's weakest reading: on held-out art 10 of 14 hands one tile over
+    were a flower read as a kind.) The rewrite's detections have the tiles' codes and
+    top-k order changed; the re-reads are its changes, with a note each."""
+    over = layout.tile_count - test.hand_size
+    if over not in (1, 2):
         return None
     roles = layout.roles(len(dets))
     bonus_ids = {CLASSES.index(b) for b in BONUS}
@@ -643,20 +650,27 @@ def reread_extra_as_flower(
             if c in bonus_ids and pr > 0 and pr * REREAD_RATIO >= top:
                 options.append((pr, i, j))
                 break
-    for pr, i, j in sorted(options, reverse=True):
-        trial = _promote(dets, [(i, j)])
+    options.sort(reverse=True)
+    combos = sorted(itertools.combinations(options[:MAX_EXTRA_OPTIONS], over),
+                    key=lambda combo: -math.prod(pr for pr, _, _ in combo))
+    for combo in combos:
+        trial = _promote(dets, [(i, j) for _, i, j in combo])
         t_lay = analyze(trial, params)
-        if t_lay.roles(len(trial))[i] != FLOWER:
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] != FLOWER for _, i, _ in combo):
             continue
         result = test.wins(trial, t_lay)
-        if result is not None and result.best.codes[i] in BONUS:
-            change = Correction(i, dets.codes[i], trial.codes[i],
-                                float(dets.topk_probs[i, 0]), pr)
-            note = (
-                f"read tile {i} ({change.before}, p {change.p_before:.2f}) as a flower "
-                f"({change.after}, p {pr:.2f}): the hand had one tile too many"
-            )
-            return Rewrite(trial, t_lay, (note,), result, (change,))
+        if result is None or any(result.best.codes[i] not in BONUS for _, i, _ in combo):
+            continue
+        changes = tuple(Correction(i, dets.codes[i], trial.codes[i],
+                                   float(dets.topk_probs[i, 0]), pr) for pr, i, _ in combo)
+        too_many = "one tile" if over == 1 else "two tiles"
+        notes = tuple(
+            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower "
+            f"({c.after}, p {c.p_after:.2f}): the hand had {too_many} too many"
+            for c in changes
+        )
+        return Rewrite(trial, t_lay, notes, result, changes)
     return None
 
 

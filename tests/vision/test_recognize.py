@@ -383,6 +383,21 @@ def test_a_hand_one_tile_over_reads_its_doubtful_tile_as_the_flower_it_may_be() 
     assert change["from"] == "7p" and change["p_from"] == 0.5 and change["p_to"] == 0.3
 
 
+def test_a_hand_two_tiles_over_reads_both_doubtful_tiles_as_the_flowers_they_may_be() -> None:
+    """Two flowers read as kinds make the hand two tiles too many: the likeliest pair of
+    flower readings (each within 10x) that makes the hand a win is taken, both listed."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789s11sE").standing("7p")
+    b.uncertain([("7p", 0.5), ("5f", 0.3)]).standing("P").uncertain([("P", 0.6), ("2f", 0.1)])
+    b.standing("E").win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert r.score is not None
+    assert sum("two tiles too many" in n for n in r.notes) == 2
+    changes = {(c["from"], c["to"]) for c in r.to_dict()["corrections"]}
+    assert {("7p", "5f"), ("P", "2f")} <= changes
+
+
 def test_a_white_dragon_read_as_a_tile_back_is_reread_when_that_makes_the_win() -> None:
     """A blank white dragon (白) looks like a tile's back: read as a back it is dropped
     from the hand (a face-down tile outside a concealed kong) and no win is left; read as
