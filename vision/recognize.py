@@ -436,6 +436,18 @@ def take_weak_flowers(
     return dets, layout, tuple(notes)
 
 
+_BONUS_IDS = frozenset(CLASSES.index(b) for b in BONUS)
+
+
+def _flower_alternative(dets: Detections, i: int) -> tuple[int, float] | None:
+    """The likeliest bonus code among tile ``i``'s alternatives (not its top-1): its
+    position in the top-k and its probability, or None."""
+    for j in range(1, dets.topk_ids.shape[1]):
+        if int(dets.topk_ids[i, j]) in _BONUS_IDS:
+            return j, float(dets.topk_probs[i, j])
+    return None
+
+
 #: A tile left out of the hand is re-read as a flower (:func:`reread_set_apart_flowers`)
 #: when its top-k gives a bonus code at least this probability (chosen on the choice
 #: sets; 0.1, the layout's ``flower_alt_p``, took fewer of them).
@@ -455,17 +467,13 @@ def reread_set_apart_flowers(
     tiles were flowers read as kinds had them all ignored). Returns the detections, their
     layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
     none is kept)."""
-    roles = layout.roles(len(dets))
-    bonus_ids = {CLASSES.index(b) for b in BONUS}
     picks: list[tuple[int, int]] = []
-    for i, role in enumerate(roles):
+    for i, role in enumerate(layout.roles(len(dets))):
         if role != IGNORED or dets.codes[i] in BONUS or dets.codes[i] == BACK:
             continue
-        for j in range(1, dets.topk_ids.shape[1]):
-            if int(dets.topk_ids[i, j]) in bonus_ids:
-                if float(dets.topk_probs[i, j]) >= SET_APART_FLOWER_P:
-                    picks.append((i, j))
-                break
+        alt = _flower_alternative(dets, i)
+        if alt is not None and alt[1] >= SET_APART_FLOWER_P:
+            picks.append((i, alt[0]))
     hand = sorted(layout.hand_detections)
     while picks:
         trial = _promote(dets, picks)
@@ -638,18 +646,13 @@ def reread_extra_as_flower(
     over = layout.tile_count - test.hand_size
     if over not in (1, 2):
         return None
-    roles = layout.roles(len(dets))
-    bonus_ids = {CLASSES.index(b) for b in BONUS}
     options: list[tuple[float, int, int]] = []
-    for i, role in enumerate(roles):
+    for i, role in enumerate(layout.roles(len(dets))):
         if role not in (STANDING, MELD, WINNING):
             continue
-        top = float(dets.topk_probs[i, 0])
-        for j in range(1, dets.topk_ids.shape[1]):
-            c, pr = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
-            if c in bonus_ids and pr > 0 and pr * REREAD_RATIO >= top:
-                options.append((pr, i, j))
-                break
+        alt = _flower_alternative(dets, i)
+        if alt is not None and alt[1] > 0 and alt[1] * REREAD_RATIO >= dets.topk_probs[i, 0]:
+            options.append((alt[1], i, alt[0]))
     options.sort(reverse=True)
     combos = sorted(itertools.combinations(options[:MAX_EXTRA_OPTIONS], over),
                     key=lambda combo: -math.prod(pr for pr, _, _ in combo))

@@ -41,6 +41,7 @@ def _blank_faces(art: ArtSet) -> list[npt.NDArray[np.float64]]:
 
 
 def _clear_of(colour: npt.ArrayLike, blanks: list[npt.NDArray[np.float64]]) -> bool:
+    """Whether ``colour`` (RGB) lies at least :data:`BLANK_FACE_MARGIN` from every blank."""
     c = np.asarray(colour, np.float64)
     return min(float(np.linalg.norm(c - b)) for b in blanks) >= BLANK_FACE_MARGIN
 
