@@ -459,21 +459,32 @@ def reread_set_apart_flowers(
 ) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
     """Flowers read as kinds and so left out of the hand: tiles the layout ignores (apart
     from the hand, in no meld) whose top-k holds a bonus code at
-    :data:`SET_APART_FLOWER_P` or more are read as that flower, all together, and kept
-    only if the layout then lays them among the flowers **and** the hand itself is the same
+    :data:`SET_APART_FLOWER_P` or more are read as that flower (no two as one flower, none
+    as a flower already read; likeliest readings first), all together, and kept
+    only if the layout then lays them among the flowers, lays no other tile read as a kind
+    there, **and** the hand itself is the same
     detections with the same tile count (a flower is no part of the hand's shape, so this
     needs no win). Why: on an unfamiliar set the classifier reads whole rows of flowers set
     apart as white dragons or dots (held-out art: 6 of the 13 scenes whose only misread
     tiles were flowers read as kinds had them all ignored). Returns the detections, their
     layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
     none is kept)."""
-    picks: list[tuple[int, int]] = []
+    options: list[tuple[float, int, int]] = []
     for i, role in enumerate(layout.roles(len(dets))):
         if role != IGNORED or dets.codes[i] in BONUS or dets.codes[i] == BACK:
             continue
-        alt = _flower_alternative(dets, i)
-        if alt is not None and alt[1] >= SET_APART_FLOWER_P:
-            picks.append((i, alt[0]))
+        options += [(float(dets.topk_probs[i, j]), i, j) for j in range(1, dets.topk_ids.shape[1])
+                    if int(dets.topk_ids[i, j]) in _BONUS_IDS
+                    and dets.topk_probs[i, j] >= SET_APART_FLOWER_P]
+    # each flower exists once: likeliest readings first, none a flower already read
+    used = {dets.codes[i] for i in layout.flowers}
+    chosen: dict[int, int] = {}
+    for _, i, j in sorted(options, reverse=True):
+        code = CLASSES[int(dets.topk_ids[i, j])]
+        if i not in chosen and code not in used:
+            chosen[i] = j
+            used.add(code)
+    picks = sorted(chosen.items())
     hand = sorted(layout.hand_detections)
     while picks:
         trial = _promote(dets, picks)
@@ -481,6 +492,9 @@ def reread_set_apart_flowers(
         if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
             break
         t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] == FLOWER and trial.codes[i] not in BONUS and i not in layout.flowers
+               for i in range(len(trial))):
+            break  # a kind now laid among the flowers that no flower reading is left for
         laid = [(i, j) for i, j in picks if t_roles[i] == FLOWER]
         if len(laid) < len(picks):
             picks = laid  # try again with only those the layout took for flowers

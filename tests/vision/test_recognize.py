@@ -358,6 +358,18 @@ def test_flowers_set_apart_but_read_as_kinds_are_read_as_the_flowers_they_may_be
     assert sum("set apart from the hand" in n for n in r.notes) == 2
 
 
+def test_two_tiles_set_apart_are_never_read_as_one_flower() -> None:
+    """Each flower exists once: two set-apart tiles whose only flower reading is the same
+    5f are not both read as 5f (that would make the hand unscorable); the hand is still
+    scored."""
+    needs_mcr()
+    d = _flowers_apart_read_as([("P", 0.6), ("5f", 0.2)], [("7p", 0.5), ("5f", 0.1)])
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and r.score is not None
+    assert r.hand.flowers.count("5f") <= 1
+    assert r.unscorable is None
+
+
 def test_a_tile_set_apart_without_a_likely_flower_reading_stays_out_of_the_hand() -> None:
     """No bonus code in its top-k, or one under 0.05: the tile stays ignored."""
     needs_mcr()
