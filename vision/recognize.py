@@ -499,16 +499,9 @@ def reread_set_apart_flowers(
         if len(laid) < len(picks):
             picks = laid  # try again with only those the layout took for flowers
             continue
-        changes = tuple(
-            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
-                       float(dets.topk_probs[i, j]))
-            for i, j in picks
-        )
-        notes = tuple(
-            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}, "
-            f"p {c.p_after:.2f}): set apart from the hand, it may be a flower"
-            for c in changes
-        )
+        changes, notes = _rereads(
+            dets, trial, [(float(dets.topk_probs[i, j]), i) for i, j in picks],
+            "set apart from the hand, it may be a flower")
         return trial, t_lay, notes, changes
     return dets, layout, (), ()
 
@@ -564,6 +557,27 @@ def _index_of_box(dets: Detections, box: npt.NDArray[np.float32]) -> int:
     """The index of the detection with exactly this box, or -1."""
     hit = np.flatnonzero((dets.boxes == box).all(axis=1))
     return int(hit[0]) if len(hit) else -1
+
+
+def _rereads(
+    dets: Detections, trial: Detections, picks: Sequence[tuple[float, int]], why: str,
+    as_flower: bool = True,
+) -> tuple[tuple[Correction, ...], tuple[str, ...]]:
+    """The :class:`Correction` and the note of each re-read tile: ``picks`` are
+    ``(probability of the new reading, tile)``, ``trial`` holds the new codes, ``why``
+    ends each note."""
+    changes = tuple(
+        Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]), pr)
+        for pr, i in picks
+    )
+    notes = tuple(
+        f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as "
+        + (f"a flower ({c.after}, p {c.p_after:.2f})" if as_flower
+           else f"{c.after} (p {c.p_after:.2f})")
+        + f": {why}"
+        for c in changes
+    )
+    return changes, notes
 
 
 def _promote(dets: Detections, picks: Sequence[tuple[int, int]]) -> Detections:
@@ -628,15 +642,9 @@ def reread_back_or_white(
         result = test.wins(trial, t_lay)
         if result is None:
             continue
-        changes = tuple(
-            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]), pr)
-            for pr, i, _ in picks
-        )
-        notes = tuple(
-            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as {c.after} "
-            f"(p {c.p_after:.2f}): a tile's back and a blank white dragon look alike"
-            for c in changes
-        )
+        changes, notes = _rereads(
+            dets, trial, [(pr, i) for pr, i, _ in picks],
+            "a tile's back and a blank white dragon look alike", as_flower=False)
         return Rewrite(trial, t_lay, notes, result, changes)
     return None
 
@@ -679,14 +687,9 @@ def reread_extra_as_flower(
         result = test.wins(trial, t_lay)
         if result is None or any(result.best.codes[i] not in BONUS for _, i, _ in combo):
             continue
-        changes = tuple(Correction(i, dets.codes[i], trial.codes[i],
-                                   float(dets.topk_probs[i, 0]), pr) for pr, i, _ in combo)
         too_many = "one tile" if over == 1 else "two tiles"
-        notes = tuple(
-            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower "
-            f"({c.after}, p {c.p_after:.2f}): the hand had {too_many} too many"
-            for c in changes
-        )
+        changes, notes = _rereads(dets, trial, [(pr, i) for pr, i, _ in combo],
+                                  f"the hand had {too_many} too many")
         return Rewrite(trial, t_lay, notes, result, changes)
     return None
 
