@@ -126,6 +126,26 @@ class ClassifierSpec:
     #: Test-time views per crop: 1 (as cut), 2 (+ turned 180°) or 4 (every quarter turn);
     #: their class probabilities are averaged, rotations turned back first.
     tta: int = 1
+    #: the second look at a few codes (manifest ``reader``), if any
+    reader: ReaderSpec | None = None
+
+
+@dataclass(frozen=True)
+class ReaderSpec:
+    """The optional ``reader`` entry of the manifest: a second classifier that reads only
+    a few codes (the bonus tiles), from larger crops than the classifier's.
+
+    It looks again at each tile whose fused probability on its ``names`` reaches
+    ``min_mass`` and re-ranks the tile's probability *within* those codes (product of
+    experts with weight ``weight``, :func:`vision.postprocess.fuse`); the probability that
+    the tile is one of them at all stays the detector's and classifier's."""
+
+    file: Path
+    size: int
+    names: tuple[str, ...]
+    weight: float
+    tta: int = 1
+    min_mass: float = 0.1
 
 
 def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -193,11 +213,45 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             tta=_tta(c.get("tta", 1), where),
         )
     generic = [n for n in names if n not in CLASSES]
+    reader = _reader_spec(manifest.get("reader"), model_dir, f"{path} reader")
+    if reader is not None:
+        if cls is None:
+            raise ModelError(f"{path}: a 'reader' needs a 'classifier' entry too")
+        cls = dataclasses.replace(cls, reader=reader)
     if generic and cls is None:
         raise ModelError(
             f"{path}: detector classes {generic} are not tile codes and there is no classifier"
         )
     return det, cls, manifest
+
+
+def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
+    """The manifest's ``reader`` entry checked (None when absent or empty)."""
+    if not entry:
+        return None
+    if not isinstance(entry, dict):
+        raise ModelError(f"{where}: expected an object with 'file', 'size' and 'names'")
+    names = tuple(_need(entry, "names", list, where))
+    unknown = [n for n in names if n not in CLASSES]
+    if len(names) < 2 or unknown or len(set(names)) != len(names):
+        raise ModelError(
+            f"{where}: 'names' must be two or more distinct tile codes, got {list(names)!r}"
+        )
+    weight, min_mass = entry.get("weight", 0.5), entry.get("min_mass", 0.1)
+    for key, value in (("weight", weight), ("min_mass", min_mass)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
+    size = _need(entry, "size", int, where)
+    if size < 8:
+        raise ModelError(f"{where}: 'size' must be at least 8 px, got {size}")
+    return ReaderSpec(
+        file=model_dir / _need(entry, "file", str, where),
+        size=size,
+        names=names,
+        weight=float(weight),
+        tta=_tta(entry.get("tta", 1), where),
+        min_mass=float(min_mass),
+    )
 
 
 def _score_mode(value: Any, where: str) -> str:
@@ -378,6 +432,7 @@ class Detector:
         threads: int | None = None,
         backend: Backend | None = None,
         classifier: Backend | None = None,
+        reader: Backend | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -389,6 +444,12 @@ class Detector:
         self.classifier: Backend | None = None
         if self.classifier_spec is not None:
             self.classifier = classifier or self._open(self.classifier_spec.file, threads)
+        self.reader: Backend | None = None
+        self._reader_ids: npt.NDArray[np.int64] | None = None
+        if self.classifier_spec is not None and self.classifier_spec.reader is not None:
+            spec = self.classifier_spec.reader
+            self.reader = reader or self._open(spec.file, threads)
+            self._reader_ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
         #: hand-confidence calibration (manifest ``calibration``, :mod:`vision.confidence`)
         self.calibration: dict[str, Any] | None = None
         if "calibration" in self.manifest:
@@ -577,6 +638,7 @@ class Detector:
         rotations = pp.rotation_from_aspect(boxes)
         rotation_probs = None
         t4 = time.perf_counter()
+        read_ms = 0.0
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
             crops = crop_batch(img, boxes, self.classifier_spec.size)
@@ -590,6 +652,9 @@ class Detector:
             probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
             rotation_probs = np.asarray(rot_probs, np.float32)
+            t_read = time.perf_counter()
+            probs = self._read_again(img, boxes, probs)
+            read_ms = (time.perf_counter() - t_read) * 1000
         t5 = time.perf_counter()
         if size != (img.shape[1], img.shape[0]):  # decoded reduced: back to full pixels
             boxes = boxes * np.array(
@@ -612,7 +677,33 @@ class Detector:
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
         det.meta.update(zoom=gain, zoom_pass=zoom_pass)
-        return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000)
+        return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms)
+
+    def _read_again(
+        self,
+        img: npt.NDArray[np.uint8],
+        boxes: npt.NDArray[np.float32],
+        probs: npt.NDArray[np.float32],
+    ) -> npt.NDArray[np.float32]:
+        """The reader's second look (manifest ``reader``, :class:`ReaderSpec`): ``probs``
+        ``(n, 43)`` with, for each tile whose mass on the reader's codes reaches
+        ``min_mass``, the split of that mass among them fused with the reader's reading of
+        a ``size`` px crop; the mass itself, and the other codes, unchanged."""
+        if self.reader is None or self._reader_ids is None or self.classifier_spec is None:
+            return probs
+        spec = self.classifier_spec.reader
+        assert spec is not None
+        ids = self._reader_ids
+        mass = probs[:, ids].sum(axis=1)
+        look = np.flatnonzero(mass >= max(spec.min_mass, 1e-6))
+        if not len(look):
+            return probs
+        crops = crop_batch(img, boxes[look], spec.size)
+        read, _ = classify_views(self.reader.run, crops, len(ids), spec.tta)
+        within = probs[np.ix_(look, ids)] / mass[look, None]
+        out = probs.copy()
+        out[np.ix_(look, ids)] = pp.fuse(within, read, spec.weight) * mass[look, None]
+        return out
 
     def _finish(
         self,
@@ -622,6 +713,7 @@ class Detector:
         t_detect: float,
         t_zoom: float,
         classify_ms: float,
+        read_ms: float = 0.0,
     ) -> Detections:
         end = time.perf_counter()
         det.meta.update(
@@ -633,6 +725,7 @@ class Detector:
                 "detect": round((t_detect - t1) * 1000, 2),
                 "zoom": round((t_zoom - t_detect) * 1000, 2),
                 "classify": round(classify_ms, 2),
+                "read": round(read_ms, 2),
                 "total": round((end - t0) * 1000, 2),
             },
         )

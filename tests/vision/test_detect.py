@@ -461,3 +461,72 @@ def test_weak_conf_setting_is_checked(tmp_path: Path) -> None:
         (model / "manifest.json").write_text(json.dumps(manifest))
         with pytest.raises(ModelError, match="'weak_conf' must be a number in"):
             read_manifest(model)
+
+
+BONUS_READER = {"file": "bonus.onnx", "size": 16, "names": ["1f", "2f"], "weight": 1.0}
+
+
+def _logits(probs_by_class: list[float]) -> np.ndarray:
+    """Classifier logits ``(1, C * 4)`` whose class marginals are ``probs_by_class``
+    (every tile lying at 0°)."""
+    out = np.full((1, len(probs_by_class) * 4), -30.0, np.float32)
+    for c, p in enumerate(probs_by_class):
+        out[0, c * 4] = np.log(p)
+    return out
+
+
+def test_reader_reranks_the_bonus_split_and_keeps_the_bonus_mass(tmp_path: Path) -> None:
+    """Manifest ``reader``: a tile the models give mostly to the flowers is looked at again
+    by the flower reader, which decides *which* flower; how likely a flower it is at all,
+    and every other code's share, stay as they were. A tile with almost no flower mass is
+    not looked at."""
+    names = ["1m", "1f", "2f"]
+    model = _model_dir(tmp_path, ["tile"], classifier={"file": "c.onnx", "size": 32,
+                                                       "names": names, "weight": 1.0})
+    rows = [[115, 200, 30, 40, 0.9], [300, 200, 30, 40, 0.8]]
+    cls = FakeBackend(np.concatenate([_logits([0.2, 0.5, 0.3]), _logits([0.98, 0.01, 0.01])]))
+    plain = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=cls, topk=3)
+    before = plain.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert before.codes == ["1f", "1m"]
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["reader"] = BONUS_READER
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    reader = FakeBackend(np.array([[-30, -30, -30, -30, 2.0, -30, -30, -30]], np.float32))
+    cls.inputs.clear()
+    d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=cls, reader=reader,
+                 topk=3).detect(np.zeros((960, 1280, 3), np.uint8))
+    assert [x.shape for x in reader.inputs] == [(1, 3, 16, 16)]  # only the flower-like tile
+    assert d.codes == ["2f", "1m"]
+    was = dict(zip(before.topk_ids[0].tolist(), before.topk_probs[0].tolist(), strict=True))
+    p = dict(zip(d.topk_ids[0].tolist(), d.topk_probs[0].tolist(), strict=True))
+    flower = class_id("1f"), class_id("2f")
+    assert p[flower[1]] > 0.99 * (was[flower[0]] + was[flower[1]])
+    assert p.get(flower[0], 0.0) + p[flower[1]] == pytest.approx(
+        was[flower[0]] + was[flower[1]], abs=1e-3
+    )
+    assert p[class_id("1m")] == pytest.approx(was[class_id("1m")])
+    assert d.topk_probs[1].tolist() == pytest.approx(before.topk_probs[1].tolist())
+
+
+def test_reader_settings_are_checked(tmp_path: Path) -> None:
+    classifier = {"file": "c.onnx", "size": 32, "names": ["1m", "1f", "2f"]}
+    model = _model_dir(tmp_path, ["tile"], classifier)
+    manifest = json.loads((model / "manifest.json").read_text())
+    for bad, message in (
+        ({**BONUS_READER, "names": ["1f", "9x"]}, "two or more distinct tile codes"),
+        ({**BONUS_READER, "names": ["1f"]}, "two or more distinct tile codes"),
+        ({**BONUS_READER, "weight": 1.5}, "'weight' must be a number in"),
+        ({**BONUS_READER, "min_mass": "0.1"}, "'min_mass' must be a number in"),
+        ({**BONUS_READER, "tta": 3}, "'tta' must be"),
+        ({"file": "b.onnx", "names": ["1f", "2f"]}, "'size' field is missing"),
+        ("bonus.onnx", "expected an object"),
+    ):
+        manifest["reader"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match=message):
+            read_manifest(model)
+    manifest["reader"] = BONUS_READER
+    del manifest["classifier"]
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="needs a 'classifier'"):
+        read_manifest(model)

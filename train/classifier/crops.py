@@ -2,7 +2,8 @@
 
 usage: .venv/bin/python train/classifier/crops.py OUT.npz --size 48 \
            --photos datasets/build/hk-photos --split train [--variants 2] \
-           [--synth datasets/generated/synth-train-v2 ...] [--jitter 0.06] [--seed 0]
+           [--synth datasets/generated/synth-train-v2 ...] [--jitter 0.06] [--seed 0] \
+           [--codes 1f,2f,3f,4f,5f,6f,7f,8f]
 
 Every crop is made by :func:`vision.preprocess.crop_batch` (box grown 10 %, resized to a
 square, RGB) — the function ``vision.detect`` feeds the classifier — so training and
@@ -80,6 +81,17 @@ def synth_tiles(root: Path) -> Iterator[tuple[Path, list[Tile]]]:
         yield root / record["image"], tiles
 
 
+def only_codes(
+    source: Iterator[tuple[Path, list[Tile]]], keep: set[int]
+) -> Iterator[tuple[Path, list[Tile]]]:
+    """``source`` with only the tiles whose class id is in ``keep`` (images left with
+    none are skipped unread)."""
+    for image, tiles in source:
+        kept = [t for t in tiles if t[1] in keep]
+        if kept:
+            yield image, kept
+
+
 def jitter(box: Box, amount: float, rng: np.random.Generator) -> Box:
     """``box`` with width/height scaled by ``1 ± amount`` and the centre moved by up to
     ``amount`` of the box size (pixels in, pixels out)."""
@@ -140,18 +152,24 @@ def main() -> None:
     ap.add_argument("--jitter", type=float, default=0.06)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-exact", action="store_true", help="jitter the first variant too")
+    ap.add_argument("--codes", help="cut only tiles of these codes, comma-separated "
+                                    "(e.g. the bonus tiles 1f,...,8f)")
     args = ap.parse_args()
     sources = [photo_tiles(p, args.split) for p in args.photos]
     sources += [synth_tiles(s) for s in args.synth]
+    if args.codes:
+        keep = {class_id(c) for c in args.codes.split(",")}
+        sources = [only_codes(s, keep) for s in sources]
     if not sources:
         ap.error("give at least one --photos or --synth folder")
     data = cut(sources, args.size, args.variants, args.jitter, args.seed, exact=not args.no_exact)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, **data)
-    counts = np.bincount(data["classes"], minlength=len(CLASSES))
+    counts = np.bincount(data["classes"], minlength=len(CLASSES)).astype(np.float64)
+    present = np.where(counts > 0, counts, np.inf)
     print(
         f"{args.out}: {len(data['crops'])} crops of {args.size}px; "
-        f"rarest class {CLASSES[int(counts.argmin())]} ({counts.min()})"
+        f"rarest class cut {CLASSES[int(present.argmin())]} ({int(present.min())})"
     )
 
 

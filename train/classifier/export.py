@@ -4,8 +4,10 @@ usage: .venv-train/bin/python train/classifier/export.py runs/classifier/run1/mo
            --out models/tiles-cls.onnx [--size 48] [--weight 0.5] [--entry entry.json]
 
 The ONNX file takes ``input`` ``(B, 3, S, S)`` float RGB 0..1 (dynamic batch) and gives
-``logits`` ``(B, 43 * 4)``, index ``class * 4 + rotation_index`` (the ``classifier``
-contract of ``models/README.md``). The export is checked with onnxruntime against the
+``logits`` ``(B, K * 4)``, index ``class * 4 + rotation_index`` (the ``classifier``
+contract of ``models/README.md``), ``K`` = 43, or the codes of a reader trained with
+``train.py --codes`` (the ``reader`` entry: give it ``--size``, ``weight``, ``tta`` and
+``min_mass`` by hand). The export is checked with onnxruntime against the
 torch model on a batch of random crops (max abs difference of the logits printed; the
 script fails above 1e-3). The manifest entry (``file``, ``size``, ``names``,
 ``rotations``, ``weight``) is printed as JSON and, with ``--entry``, written to a file;
@@ -41,7 +43,8 @@ def main() -> None:
     ap.add_argument("--entry", type=Path, help="also write the manifest entry here")
     args = ap.parse_args()
     state = torch.load(args.weights, map_location="cpu")
-    model = CropNet(len(CLASSES), int(state["width"]))
+    names = list(state.get("names") or CLASSES)
+    model = CropNet(len(names), int(state["width"]))
     model.load_state_dict(state["model"])
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -66,12 +69,12 @@ def main() -> None:
         f"{args.out}: {args.out.stat().st_size / 1e6:.2f} MB, output {got.shape}, "
         f"max |torch - onnxruntime| = {diff:.2e}"
     )
-    if got.shape != (7, len(CLASSES) * 4) or diff > 1e-3:
+    if got.shape != (7, len(names) * 4) or diff > 1e-3:
         sys.exit("export check failed")
     entry = {
         "file": args.out.name,
         "size": args.size,
-        "names": list(CLASSES),
+        "names": names,
         "rotations": [0, 90, 180, 270],
         "weight": args.weight,
     }

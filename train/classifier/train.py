@@ -4,7 +4,8 @@ usage: .venv-train/bin/python train/classifier/train.py \
            --real runs/classifier/hk-train.npz --synth runs/classifier/synth-train.npz \
            [--synth MORE.npz ...] --val runs/classifier/hk-val.npz \
            --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
-           [--width 16] [--resume] [--init runs/classifier/run9/last.pt]
+           [--width 16] [--resume] [--init runs/classifier/run9/last.pt] \
+           [--codes 1f,2f,3f,4f,5f,6f,7f,8f]
 
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
@@ -20,6 +21,11 @@ class × rotation logits:
   ``class * 4 + rotation``;
 * rotation unknown (real photos, face-down tiles): cross-entropy on the class marginal,
   ``logsumexp`` of the class's 4 rotation logits against ``logsumexp`` of all.
+
+With ``--codes`` the network reads only those codes (e.g. the eight bonus tiles: the
+manifest's ``reader``, which looks again at tiles the models take for flowers, from larger
+crops); crops of other codes are dropped from every file, and ``--init`` takes every
+tensor of the checkpoint whose shape fits (all but the head).
 
 The run is planned by wall time: the step count comes from ``--minutes`` and the speed
 measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
@@ -45,14 +51,18 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model import CropNet
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from vision.classes import CLASSES, class_id
+
 N_CLASSES = 43
 
 
 class Crops:
     """A ``crops.py`` file held in memory (uint8 crops, class ids, rotation indices)."""
 
-    def __init__(self, *paths: Path) -> None:
-        """One file, or several (same crop size) drawn from as one pool."""
+    def __init__(self, *paths: Path, codes: list[int] | None = None) -> None:
+        """One file, or several (same crop size) drawn from as one pool; with ``codes``
+        (class ids) only those crops, their classes renumbered ``0..len(codes)-1``."""
         crops, classes, rotations = [], [], []
         for path in paths:
             with np.load(path) as d:
@@ -66,6 +76,10 @@ class Crops:
         self.classes = np.concatenate(classes)
         self.rotations = np.concatenate(rotations)
         self.name = "+".join(p.stem for p in paths)
+        if codes is not None:
+            keep = np.isin(self.classes, codes)
+            self.crops, self.rotations = self.crops[keep], self.rotations[keep]
+            self.classes = np.searchsorted(np.asarray(codes), self.classes[keep])
 
     def __len__(self) -> int:
         return len(self.classes)
@@ -127,7 +141,7 @@ def loss_fn(logits: torch.Tensor, cls: torch.Tensor, rot: torch.Tensor) -> torch
     """Mean loss over the batch: joint cross-entropy where the rotation is known, class
     marginal cross-entropy where it is -1."""
     logz = torch.logsumexp(logits, dim=1)
-    per_class = torch.logsumexp(logits.view(len(logits), N_CLASSES, 4), dim=2)
+    per_class = torch.logsumexp(logits.view(len(logits), -1, 4), dim=2)
     marginal = logz - per_class.gather(1, cls[:, None])[:, 0]
     joint_idx = cls * 4 + rot.clamp(min=0)
     joint = logz - logits.gather(1, joint_idx[:, None])[:, 0]
@@ -146,7 +160,7 @@ def evaluate(model: CropNet, data: Crops, limit: int | None = None) -> dict[str,
     for s in range(0, len(idx), 512):
         j = idx[s : s + 512]
         x = torch.from_numpy(data.crops[j]).float().div_(255)
-        p = torch.softmax(model(x), dim=1).view(len(j), N_CLASSES, 4)
+        p = torch.softmax(model(x), dim=1).view(len(j), -1, 4)
         c = p.sum(2).argmax(1).numpy()
         r = p.sum(1).argmax(1).numpy()
         right_c += int((c == data.classes[j]).sum())
@@ -186,31 +200,39 @@ def main() -> None:
                     help="start from this checkpoint's weights (last.pt or model.pt) with a "
                          "new schedule and optimiser: fine-tuning, e.g. at another crop size")
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
+    ap.add_argument("--codes", help="train a reader of these codes only, comma-separated "
+                                    "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
     args = ap.parse_args()
+    codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
+    n_classes = len(codes) if codes else N_CLASSES
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    real, synth = Crops(args.real), Crops(*args.synth)
+    real, synth = Crops(args.real, codes=codes), Crops(*args.synth, codes=codes)
     if real.crops.shape[1:] != synth.crops.shape[1:]:
         raise SystemExit(f"--real crops {real.crops.shape[1:]} and --synth crops "
                          f"{synth.crops.shape[1:]} differ in shape")
-    vals = [Crops(v) for v in args.val]
+    vals = [Crops(v, codes=codes) for v in args.val]
     real_p = None
     if args.balance > 0:
-        counts = np.bincount(real.classes, minlength=N_CLASSES).astype(np.float64)
+        counts = np.bincount(real.classes, minlength=n_classes).astype(np.float64)
         weight = np.where(counts > 0, np.maximum(counts, 1) ** -args.balance, 0.0)
         real_p = weight[real.classes] / weight[real.classes].sum()
     args.out.mkdir(parents=True, exist_ok=True)
-    model = CropNet(N_CLASSES, args.width)
+    model = CropNet(n_classes, args.width)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
     if args.init and not (args.resume and (args.out / "last.pt").is_file()):
         init = torch.load(args.init)
         if init.get("width", args.width) != args.width:
             raise SystemExit(f"--init {args.init} has width {init['width']}, not {args.width}")
-        model.load_state_dict(init["model"])
-        print(f"weights from {args.init} (its step {init.get('step', 'final')})", flush=True)
+        own = model.state_dict()
+        weights = {k: v for k, v in init["model"].items() if own[k].shape == v.shape}
+        model.load_state_dict(weights, strict=False)
+        fresh = sorted(set(own) - set(weights))  # e.g. the head of a --codes reader
+        print(f"weights from {args.init} (its step {init.get('step', 'final')})"
+              + (f"; new: {', '.join(fresh)}" if fresh else ""), flush=True)
     if args.resume and (args.out / "last.pt").is_file():
         state = torch.load(args.out / "last.pt")
         model.load_state_dict(state["model"])
@@ -278,8 +300,10 @@ def main() -> None:
                 },
                 args.out / "last.pt",
             )
+    names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
     torch.save(
-        {"model": model.state_dict(), "width": args.width, "n_classes": N_CLASSES},
+        {"model": model.state_dict(), "width": args.width, "n_classes": n_classes,
+         "names": names},
         args.out / "model.pt",
     )
     print(f"done in {time.time() - t0:.0f}s", flush=True)
