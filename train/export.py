@@ -1,7 +1,8 @@
 """Export a trained checkpoint to ONNX and write ``models/manifest.json``.
 
 usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
-           [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic]
+           [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic] \
+           [--classifier tiles-cls.onnx ...] [--reader tiles-bonus.onnx ...]
 
 Writes ``models/tilecam-tiles-yolo11n.onnx`` (ultralytics export, opset 17, simplified,
 input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]; with
@@ -27,7 +28,7 @@ import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 from ultralytics import YOLO  # noqa: E402
 
-from vision.classes import CLASSES  # noqa: E402
+from vision.classes import BONUS, CLASSES  # noqa: E402
 from vision.detect import DetectorSpec  # noqa: E402
 from vision.postprocess import SCORE_MODES  # noqa: E402
 
@@ -61,6 +62,13 @@ def main() -> None:
         "--classifier-tta", type=int, choices=(1, 2, 4), default=4, help="views per crop"
     )
     ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
+    ap.add_argument("--reader", type=Path,
+                    help="bonus-tile reader ONNX (train/classifier/train.py --codes) to ship "
+                         "beside it as tiles-bonus.onnx (the manifest's 'reader')")
+    ap.add_argument("--reader-size", type=int, default=96)
+    ap.add_argument("--reader-weight", type=float, default=0.5)
+    ap.add_argument("--reader-tta", type=int, choices=(1, 2, 4), default=2)
+    ap.add_argument("--reader-min-mass", type=float, default=0.1)
     args = ap.parse_args()
 
     model = YOLO(args.weights)
@@ -143,9 +151,33 @@ def main() -> None:
             "weight": args.classifier_weight,
             "tta": args.classifier_tta,
         }
+    if args.reader:
+        manifest["reader"] = reader_entry(args, models)
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
+
+
+def reader_entry(args: argparse.Namespace, models: Path) -> dict[str, object]:
+    """Copy the reader beside the detector and return its manifest entry; its codes are the
+    bonus tiles (the only reader trained so far), checked against its output width."""
+    target = models / "tiles-bonus.onnx"
+    if args.reader.resolve() != target.resolve():
+        shutil.copyfile(args.reader, target)
+    names = list(BONUS)
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    probe = np.zeros((2, 3, args.reader_size, args.reader_size), np.float32)
+    out = session.run(None, {session.get_inputs()[0].name: probe})[0]
+    if out.shape != (2, len(names) * 4):
+        sys.exit(f"reader output {out.shape} is not (B, {len(names) * 4}) for {names}")
+    return {
+        "file": target.name,
+        "size": args.reader_size,
+        "names": names,
+        "weight": args.reader_weight,
+        "tta": args.reader_tta,
+        "min_mass": args.reader_min_mass,
+    }
 
 
 if __name__ == "__main__":

@@ -68,13 +68,32 @@ mkdir -p "$C"
 .venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME/model.pt" \
     --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.85}" --size "$CLS_SIZE"
 
-# 6. export to ONNX + manifest (the classifier is copied beside it as tiles-cls.onnx),
+# 5b. the bonus-tile reader (8 codes x 4 rotations, 96 px crops of the bonus tiles only;
+#     models/README.md recipe step 26): from the classifier's weights, then exported
+R="runs/classifier/s96b"; BON=1f,2f,3f,4f,5f,6f,7f,8f
+[ -f "$R/hk-train.npz" ] || .venv/bin/python train/classifier/crops.py "$R/hk-train.npz" \
+    --photos datasets/build/hk-photos --split train --variants 4 --seed 1 --size 96 --codes "$BON"
+[ -f "$R/synth.npz" ] || .venv/bin/python train/classifier/crops.py "$R/synth.npz" \
+    --synth datasets/generated/synth-train --synth datasets/generated/synth-train-x \
+    --no-exact --seed 3 --size 96 --codes "$BON"
+[ -f "$R/hk-val.npz" ] || .venv/bin/python train/classifier/crops.py "$R/hk-val.npz" \
+    --photos datasets/build/hk-photos --split val --size 96 --codes "$BON"
+.venv-train/bin/python train/classifier/train.py --codes "$BON" --real "$R/hk-train.npz" \
+    --synth "$R/synth.npz" --val "$R/hk-val.npz" --out "runs/classifier/$NAME-bonus" \
+    --init "runs/classifier/$NAME/model.pt" --width 16 --lr 1e-3 --style 0.3 \
+    --steps "${READER_STEPS:-7000}" --threads "${CLS_THREADS:-2}"
+.venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME-bonus/model.pt" \
+    --out datasets/build/tiles-bonus.onnx --size 96
+
+# 6. export to ONNX + manifest (the classifier is copied beside it as tiles-cls.onnx,
+#    the reader as tiles-bonus.onnx),
 #    then measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
 .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
     --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.25}" \
     --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}" \
-    --classifier-size "$CLS_SIZE" --classifier-tta "${CLS_TTA:-2}"
+    --classifier-size "$CLS_SIZE" --classifier-tta "${CLS_TTA:-2}" \
+    --reader datasets/build/tiles-bonus.onnx
 # 7. int8 detector for the CPU (QUANTIZE=1; measured, not shipped: see models/README.md),
 #    then the operating point on training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
 if [ "${QUANTIZE:-0}" = 1 ]; then
