@@ -54,8 +54,6 @@ from model import CropNet
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vision.classes import CLASSES, class_id
 
-N_CLASSES = 43
-
 
 class Crops:
     """A ``crops.py`` file held in memory (uint8 crops, class ids, rotation indices)."""
@@ -204,7 +202,7 @@ def main() -> None:
                                     "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
     args = ap.parse_args()
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
-    n_classes = len(codes) if codes else N_CLASSES
+    n_classes = len(codes) if codes else len(CLASSES)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)

@@ -29,15 +29,17 @@ BACK_COLOURS = ((40, 120, 70), (30, 80, 150), (220, 170, 40), (200, 90, 40), (12
 BLANK_FACE_MARGIN = 80.0
 
 
+def _middle_colour(picture: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Median RGB of the middle ninth of ``picture`` ``(H, W, 3 or 4)``."""
+    h, w = picture.shape[:2]
+    mid = picture[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
+    return np.median(mid, axis=0).astype(np.float64)
+
+
 def _blank_faces(art: ArtSet) -> list[npt.NDArray[np.float64]]:
     """The colours a face-up tile of ``art`` shows when it is blank: the face colour and
     the middle of each white-dragon face."""
-    blanks = [np.asarray(art.ivory, np.float64)]
-    for face in art.faces.get("P", []):
-        h, w = face.shape[:2]
-        mid = face[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
-        blanks.append(np.median(mid, axis=0).astype(np.float64))
-    return blanks
+    return [np.asarray(art.ivory, np.float64), *map(_middle_colour, art.faces.get("P", []))]
 
 
 def _clear_of(colour: npt.ArrayLike, blanks: list[npt.NDArray[np.float64]]) -> bool:
@@ -61,9 +63,7 @@ def back_picture_for(art: ArtSet) -> npt.NDArray[np.uint8] | None:
     faces (fluffy's dark back beside the dark white dragon of its Black body)."""
     if art.back is None:
         return None
-    h, w = art.back.shape[:2]
-    mid = np.median(art.back[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3), axis=0)
-    return art.back if _clear_of(mid, _blank_faces(art)) else None
+    return art.back if _clear_of(_middle_colour(art.back), _blank_faces(art)) else None
 
 
 def _texture_for(art: ArtSet, p: Placed, rng: np.random.Generator, back: F32 | None,
