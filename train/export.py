@@ -2,7 +2,8 @@
 
 usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
            [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic] \
-           [--classifier tiles-cls.onnx ...] [--reader tiles-bonus.onnx ...]
+           [--classifier tiles-cls.onnx ...] [--reader tiles-bonus.onnx ...] \
+           [--glyph-reader tiles-glyph.onnx ...]
 
 Writes ``models/tilecam-tiles-yolo11n.onnx`` (ultralytics export, opset 17, simplified,
 input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]; with
@@ -33,6 +34,9 @@ from vision.detect import DetectorSpec  # noqa: E402
 from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
+#: the codes of the glyph reader: the characters and the winds, told apart by a written
+#: character (models/README.md recipe step 27)
+GLYPHS = (*(f"{n}m" for n in range(1, 10)), "E", "S", "W", "N")
 
 
 def main() -> None:
@@ -64,11 +68,19 @@ def main() -> None:
     ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
     ap.add_argument("--reader", type=Path,
                     help="bonus-tile reader ONNX (train/classifier/train.py --codes) to ship "
-                         "beside it as tiles-bonus.onnx (the manifest's 'reader')")
+                         "beside it as tiles-bonus.onnx (first of the manifest's 'readers')")
     ap.add_argument("--reader-size", type=int, default=96)
     ap.add_argument("--reader-weight", type=float, default=0.5)
     ap.add_argument("--reader-tta", type=int, choices=(1, 2, 4), default=2)
     ap.add_argument("--reader-min-mass", type=float, default=0.1)
+    ap.add_argument("--glyph-reader", type=Path,
+                    help="glyph reader ONNX (train/classifier/train.py --codes 1m,...,9m,E,S,W,N)"
+                         " to ship beside it as tiles-glyph.onnx (second of the 'readers')")
+    ap.add_argument("--glyph-reader-size", type=int, default=96)
+    ap.add_argument("--glyph-reader-weight", type=float, default=0.5)
+    ap.add_argument("--glyph-reader-tta", type=int, choices=(1, 2, 4), default=2)
+    ap.add_argument("--glyph-reader-below-p", type=float, default=0.9,
+                    help="look again only at tiles whose top-1 probability is below this")
     args = ap.parse_args()
 
     model = YOLO(args.weights)
@@ -151,33 +163,40 @@ def main() -> None:
             "weight": args.classifier_weight,
             "tta": args.classifier_tta,
         }
+    readers = []
     if args.reader:
-        manifest["reader"] = reader_entry(args, models)
+        readers.append(reader_entry(
+            args.reader, models / "tiles-bonus.onnx", list(BONUS), args.reader_size,
+            weight=args.reader_weight, tta=args.reader_tta, min_mass=args.reader_min_mass,
+        ))
+    if args.glyph_reader:
+        readers.append(reader_entry(
+            args.glyph_reader, models / "tiles-glyph.onnx", list(GLYPHS),
+            args.glyph_reader_size, weight=args.glyph_reader_weight,
+            tta=args.glyph_reader_tta, min_mass=0.1, below_p=args.glyph_reader_below_p,
+        ))
+    if readers:
+        manifest.pop("reader", None)
+        manifest["readers"] = readers
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
 
 
-def reader_entry(args: argparse.Namespace, models: Path) -> dict[str, object]:
-    """Copy the reader beside the detector and return its manifest entry; its codes are the
-    bonus tiles (the only reader trained so far), checked against its output width."""
-    target = models / "tiles-bonus.onnx"
-    if args.reader.resolve() != target.resolve():
-        shutil.copyfile(args.reader, target)
-    names = list(BONUS)
+def reader_entry(
+    source: Path, target: Path, names: list[str], size: int, **settings: float
+) -> dict[str, object]:
+    """Copy a reader to ``target`` beside the detector and return its manifest entry
+    (``settings``: weight, tta, min_mass, below_p); its output width is checked against
+    ``names``."""
+    if source.resolve() != target.resolve():
+        shutil.copyfile(source, target)
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-    probe = np.zeros((2, 3, args.reader_size, args.reader_size), np.float32)
+    probe = np.zeros((2, 3, size, size), np.float32)
     out = session.run(None, {session.get_inputs()[0].name: probe})[0]
     if out.shape != (2, len(names) * 4):
         sys.exit(f"reader output {out.shape} is not (B, {len(names) * 4}) for {names}")
-    return {
-        "file": target.name,
-        "size": args.reader_size,
-        "names": names,
-        "weight": args.reader_weight,
-        "tta": args.reader_tta,
-        "min_mass": args.reader_min_mass,
-    }
+    return {"file": target.name, "size": size, "names": names, **settings}
 
 
 if __name__ == "__main__":

@@ -85,15 +85,36 @@ R="runs/classifier/s96b"; BON=1f,2f,3f,4f,5f,6f,7f,8f
 .venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME-bonus/model.pt" \
     --out datasets/build/tiles-bonus.onnx --size 96
 
+# 5c. the glyph reader (the characters and winds, 13 codes x 4 rotations; recipe step 27):
+#     a leg over all 43 codes at 96 px from the classifier's weights, then the 13 codes,
+#     exported; the manifest has it look only at tiles read with p < 0.9
+G="runs/classifier/s96"; GLY=1m,2m,3m,4m,5m,6m,7m,8m,9m,E,S,W,N
+[ -f "$G/hk-train.npz" ] || .venv/bin/python train/classifier/crops.py "$G/hk-train.npz" \
+    --photos datasets/build/hk-photos --split train --variants 2 --seed 1 --size 96
+[ -f "$G/synth.npz" ] || .venv/bin/python train/classifier/crops.py "$G/synth.npz" \
+    --synth datasets/generated/synth-train --synth datasets/generated/synth-train-x \
+    --no-exact --seed 2 --size 96
+[ -f "$G/hk-val.npz" ] || .venv/bin/python train/classifier/crops.py "$G/hk-val.npz" \
+    --photos datasets/build/hk-photos --split val --size 96
+.venv-train/bin/python train/classifier/train.py --real "$G/hk-train.npz" --synth "$G/synth.npz" \
+    --val "$G/hk-val.npz" --out "runs/classifier/$NAME-96" --init "runs/classifier/$NAME/model.pt" \
+    --lr 5e-4 --style 0.3 --balance 0.5 --steps "${LOOK_STEPS:-3000}" --threads "${CLS_THREADS:-2}"
+.venv-train/bin/python train/classifier/train.py --codes "$GLY" --real "$G/hk-train.npz" \
+    --synth "$G/synth.npz" --val "$G/hk-val.npz" --out "runs/classifier/$NAME-glyph" \
+    --init "runs/classifier/$NAME-96/model.pt" --lr 1e-3 --style 0.3 --balance 0.5 \
+    --steps "${GLYPH_STEPS:-4000}" --threads "${CLS_THREADS:-2}"
+.venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME-glyph/model.pt" \
+    --out datasets/build/tiles-glyph.onnx --size 96
+
 # 6. export to ONNX + manifest (the classifier is copied beside it as tiles-cls.onnx,
-#    the reader as tiles-bonus.onnx),
+#    the readers as tiles-bonus.onnx and tiles-glyph.onnx),
 #    then measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
 .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
     --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.25}" \
     --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}" \
     --classifier-size "$CLS_SIZE" --classifier-tta "${CLS_TTA:-2}" \
-    --reader datasets/build/tiles-bonus.onnx
+    --reader datasets/build/tiles-bonus.onnx --glyph-reader datasets/build/tiles-glyph.onnx
 # 7. int8 detector for the CPU (QUANTIZE=1; measured, not shipped: see models/README.md),
 #    then the operating point on training photos + held-out synthetic art (prints the grid; edit the manifest to use it)
 if [ "${QUANTIZE:-0}" = 1 ]; then

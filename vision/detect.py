@@ -45,6 +45,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,19 +127,21 @@ class ClassifierSpec:
     #: Test-time views per crop: 1 (as cut), 2 (+ turned 180°) or 4 (every quarter turn);
     #: their class probabilities are averaged, rotations turned back first.
     tta: int = 1
-    #: the second look at a few codes (manifest ``reader``), if any
-    reader: ReaderSpec | None = None
+    #: second looks at some tiles, in order (manifest ``readers``, or one ``reader``)
+    readers: tuple[ReaderSpec, ...] = ()
 
 
 @dataclass(frozen=True)
 class ReaderSpec:
-    """The optional ``reader`` entry of the manifest: a second classifier that reads only
-    a few codes (the bonus tiles), from larger crops than the classifier's.
+    """One entry of the manifest's ``readers`` (or its single ``reader``): a second
+    classifier that looks again at some tiles from larger crops than the classifier's —
+    one that reads only a few codes (the bonus tiles), or all of them.
 
-    It looks again at each tile whose fused probability on its ``names`` reaches
-    ``min_mass`` and re-ranks the tile's probability *within* those codes (product of
-    experts with weight ``weight``, :func:`vision.postprocess.fuse`); the probability that
-    the tile is one of them at all stays the detector's and classifier's."""
+    It looks at each tile whose fused probability on its ``names`` reaches ``min_mass``
+    and, when ``below_p`` < 1, whose top-1 probability is below ``below_p`` (only the
+    tiles the models are unsure of), and re-ranks the tile's probability *within* its
+    codes (product of experts with weight ``weight``, :func:`vision.postprocess.fuse`);
+    the probability that the tile is one of them at all stays as it was."""
 
     file: Path
     size: int
@@ -146,6 +149,7 @@ class ReaderSpec:
     weight: float
     tta: int = 1
     min_mass: float = 0.1
+    below_p: float = 1.0
 
 
 def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -213,11 +217,11 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             tta=_tta(c.get("tta", 1), where),
         )
     generic = [n for n in names if n not in CLASSES]
-    reader = _reader_spec(manifest.get("reader"), model_dir, f"{path} reader")
-    if reader is not None:
+    readers = _reader_specs(manifest, model_dir, path)
+    if readers:
         if cls is None:
             raise ModelError(f"{path}: a 'reader' needs a 'classifier' entry too")
-        cls = dataclasses.replace(cls, reader=reader)
+        cls = dataclasses.replace(cls, readers=readers)
     if generic and cls is None:
         raise ModelError(
             f"{path}: detector classes {generic} are not tile codes and there is no classifier"
@@ -225,8 +229,22 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
     return det, cls, manifest
 
 
+def _reader_specs(manifest: dict[str, Any], model_dir: Path, path: Path) -> tuple[ReaderSpec, ...]:
+    """The manifest's ``readers`` list (applied in its order) or its single ``reader``."""
+    many, one = manifest.get("readers"), manifest.get("reader")
+    if many and one:
+        raise ModelError(f"{path}: give either 'readers' (a list) or one 'reader', not both")
+    if not many:
+        spec = _reader_spec(one, model_dir, f"{path} reader")
+        return () if spec is None else (spec,)
+    if not isinstance(many, list):
+        raise ModelError(f"{path} readers: expected a list of reader objects")
+    specs = [_reader_spec(e, model_dir, f"{path} readers[{i}]") for i, e in enumerate(many)]
+    return tuple(s for s in specs if s is not None)
+
+
 def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
-    """The manifest's ``reader`` entry checked (None when absent or empty)."""
+    """One reader entry checked (None when absent or empty)."""
     if not entry:
         return None
     if not isinstance(entry, dict):
@@ -238,7 +256,8 @@ def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
             f"{where}: 'names' must be two or more distinct tile codes, got {list(names)!r}"
         )
     weight, min_mass = entry.get("weight", 0.5), entry.get("min_mass", 0.1)
-    for key, value in (("weight", weight), ("min_mass", min_mass)):
+    below_p = entry.get("below_p", 1.0)
+    for key, value in (("weight", weight), ("min_mass", min_mass), ("below_p", below_p)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
     size = _need(entry, "size", int, where)
@@ -251,6 +270,7 @@ def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
         weight=float(weight),
         tta=_tta(entry.get("tta", 1), where),
         min_mass=float(min_mass),
+        below_p=float(below_p),
     )
 
 
@@ -417,8 +437,9 @@ class Detector:
 
     ``conf`` and ``iou`` override the manifest's thresholds; ``topk`` is the number of
     alternatives kept per tile; ``threads`` the onnxruntime intra-op threads.
-    ``backend``/``classifier`` replace the manifest's model files with already opened
-    backends (e.g. an ultralytics ``.pt`` checkpoint during training, or a test double).
+    ``backend``/``classifier``/``readers`` (one per manifest reader, in order) replace the
+    manifest's model files with already opened backends (e.g. an ultralytics ``.pt``
+    checkpoint during training, or a test double).
     """
 
     def __init__(
@@ -432,7 +453,7 @@ class Detector:
         threads: int | None = None,
         backend: Backend | None = None,
         classifier: Backend | None = None,
-        reader: Backend | None = None,
+        readers: Sequence[Backend] | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -444,12 +465,15 @@ class Detector:
         self.classifier: Backend | None = None
         if self.classifier_spec is not None:
             self.classifier = classifier or self._open(self.classifier_spec.file, threads)
-        self.reader: Backend | None = None
-        self._reader_ids: npt.NDArray[np.int64] | None = None
-        if self.classifier_spec is not None and self.classifier_spec.reader is not None:
-            spec = self.classifier_spec.reader
-            self.reader = reader or self._open(spec.file, threads)
-            self._reader_ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
+        #: second looks (manifest ``readers``): spec, backend and class ids of its names
+        self.readers: list[tuple[ReaderSpec, Backend, npt.NDArray[np.int64]]] = []
+        specs = self.classifier_spec.readers if self.classifier_spec is not None else ()
+        if readers is not None and len(readers) != len(specs):
+            raise ValueError(f"{len(readers)} reader backends for {len(specs)} manifest readers")
+        for i, spec in enumerate(specs):
+            backend_i = readers[i] if readers is not None else self._open(spec.file, threads)
+            ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
+            self.readers.append((spec, backend_i, ids))
         #: hand-confidence calibration (manifest ``calibration``, :mod:`vision.confidence`)
         self.calibration: dict[str, Any] | None = None
         if "calibration" in self.manifest:
@@ -685,25 +709,24 @@ class Detector:
         boxes: npt.NDArray[np.float32],
         probs: npt.NDArray[np.float32],
     ) -> npt.NDArray[np.float32]:
-        """The reader's second look (manifest ``reader``, :class:`ReaderSpec`): ``probs``
-        ``(n, 43)`` with, for each tile whose mass on the reader's codes reaches
-        ``min_mass``, the split of that mass among them fused with the reader's reading of
-        a ``size`` px crop; the mass itself, and the other codes, unchanged."""
-        if self.reader is None or self._reader_ids is None or self.classifier_spec is None:
-            return probs
-        spec = self.classifier_spec.reader
-        assert spec is not None
-        ids = self._reader_ids
-        mass = probs[:, ids].sum(axis=1)
-        look = np.flatnonzero(mass >= max(spec.min_mass, 1e-6))
-        if not len(look):
-            return probs
-        crops = crop_batch(img, boxes[look], spec.size)
-        read, _ = classify_views(self.reader.run, crops, len(ids), spec.tta)
-        within = probs[np.ix_(look, ids)] / mass[look, None]
-        out = probs.copy()
-        out[np.ix_(look, ids)] = pp.fuse(within, read, spec.weight) * mass[look, None]
-        return out
+        """The readers' second looks in manifest order (:class:`ReaderSpec`): ``probs``
+        ``(n, 43)`` with, for each tile a reader looks at, the split of the tile's mass on
+        the reader's codes fused with the reader's reading of a ``size`` px crop; the mass
+        itself, and the other codes, unchanged."""
+        for spec, backend, ids in self.readers:
+            mass = probs[:, ids].sum(axis=1)
+            wanted = mass >= max(spec.min_mass, 1e-6)
+            if spec.below_p < 1:
+                wanted &= probs.max(axis=1) < spec.below_p
+            look = np.flatnonzero(wanted)
+            if not len(look):
+                continue
+            crops = crop_batch(img, boxes[look], spec.size)
+            read, _ = classify_views(backend.run, crops, len(ids), spec.tta)
+            within = probs[np.ix_(look, ids)] / mass[look, None]
+            probs = probs.copy()
+            probs[np.ix_(look, ids)] = pp.fuse(within, read, spec.weight) * mass[look, None]
+        return probs
 
     def _finish(
         self,

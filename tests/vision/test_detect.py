@@ -493,7 +493,7 @@ def test_reader_reranks_the_bonus_split_and_keeps_the_bonus_mass(tmp_path: Path)
     (model / "manifest.json").write_text(json.dumps(manifest))
     reader = FakeBackend(np.array([[-30, -30, -30, -30, 2.0, -30, -30, -30]], np.float32))
     cls.inputs.clear()
-    d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=cls, reader=reader,
+    d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=cls, readers=[reader],
                  topk=3).detect(np.zeros((960, 1280, 3), np.uint8))
     assert [x.shape for x in reader.inputs] == [(1, 3, 16, 16)]  # only the flower-like tile
     assert d.codes == ["2f", "1m"]
@@ -506,6 +506,59 @@ def test_reader_reranks_the_bonus_split_and_keeps_the_bonus_mass(tmp_path: Path)
     )
     assert p[class_id("1m")] == pytest.approx(was[class_id("1m")])
     assert d.topk_probs[1].tolist() == pytest.approx(before.topk_probs[1].tolist())
+
+
+def test_glyph_reader_looks_only_at_unsure_tiles_of_its_codes(tmp_path: Path) -> None:
+    """Manifest ``readers`` with ``below_p``: a reader of the characters looks again only at
+    tiles that are mostly characters *and* whose top-1 probability is below ``below_p``;
+    a sure character and a tile of other codes are not looked at, and the looked-at
+    tile's mass on the characters stays (its split among them is re-ranked)."""
+    names = ["4m", "5m", "1f", "2f"]
+    classifier = {"file": "c.onnx", "size": 32, "names": names, "weight": 1.0}
+    rows = [[115, 200, 30, 40, 0.9], [300, 200, 30, 40, 0.9], [500, 200, 30, 40, 0.9]]
+    cls_out = np.concatenate([
+        _logits([0.55, 0.4, 0.03, 0.02]),  # unsure: 4m or 5m
+        _logits([0.97, 0.01, 0.01, 0.01]),  # a sure 4m
+        _logits([0.02, 0.03, 0.55, 0.4]),  # unsure, but a flower
+    ])
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    model = _model_dir(tmp_path, ["tile"], classifier)
+    plain = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=FakeBackend(cls_out),
+                     topk=3).detect(frame)
+    assert plain.codes == ["4m", "4m", "1f"]
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["readers"] = [{"file": "g.onnx", "size": 24, "names": ["4m", "5m"],
+                            "weight": 0.5, "below_p": 0.9}]
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    reader = FakeBackend(_logits([0.05, 0.95]))
+    d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=FakeBackend(cls_out),
+                 readers=[reader], topk=3).detect(frame)
+    assert [x.shape for x in reader.inputs] == [(1, 3, 24, 24)]  # the unsure character only
+    assert d.codes == ["5m", "4m", "1f"]
+    m4, m5 = class_id("4m"), class_id("5m")
+    was = dict(zip(plain.topk_ids[0].tolist(), plain.topk_probs[0].tolist(), strict=True))
+    now = dict(zip(d.topk_ids[0].tolist(), d.topk_probs[0].tolist(), strict=True))
+    assert now[m4] + now[m5] == pytest.approx(was[m4] + was[m5], abs=1e-4)
+    for i in (1, 2):  # the sure character and the flower: as they were
+        assert d.topk_probs[i].tolist() == plain.topk_probs[i].tolist()
+
+
+def test_readers_list_and_single_reader_are_exclusive(tmp_path: Path) -> None:
+    model = _model_dir(tmp_path, ["tile"], {"file": "c.onnx", "size": 32, "names": ["1f", "2f"]})
+    manifest = json.loads((model / "manifest.json").read_text())
+    for entries, message in (
+        ({"reader": BONUS_READER, "readers": [BONUS_READER]}, "not both"),
+        ({"readers": BONUS_READER}, "expected a list"),
+        ({"readers": [BONUS_READER, {**BONUS_READER, "below_p": 2}]}, r"readers\[1\]: 'below_p'"),
+    ):
+        (model / "manifest.json").write_text(json.dumps({**manifest, **entries}))
+        with pytest.raises(ModelError, match=message):
+            read_manifest(model)
+    (model / "manifest.json").write_text(
+        json.dumps({**manifest, "readers": [{**BONUS_READER, "below_p": 0.9}, BONUS_READER]})
+    )
+    _, cls, _ = read_manifest(model)
+    assert cls is not None and [r.below_p for r in cls.readers] == [0.9, 1.0]
 
 
 def test_reader_settings_are_checked(tmp_path: Path) -> None:
