@@ -66,21 +66,13 @@ def main() -> None:
         "--classifier-tta", type=int, choices=(1, 2, 4), default=4, help="views per crop"
     )
     ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
-    ap.add_argument("--reader", type=Path,
-                    help="bonus-tile reader ONNX (train/classifier/train.py --codes) to ship "
-                         "beside it as tiles-bonus.onnx (first of the manifest's 'readers')")
-    ap.add_argument("--reader-size", type=int, default=96)
-    ap.add_argument("--reader-weight", type=float, default=0.5)
-    ap.add_argument("--reader-tta", type=int, choices=(1, 2, 4), default=2)
-    ap.add_argument("--reader-min-mass", type=float, default=0.1)
-    ap.add_argument("--glyph-reader", type=Path,
-                    help="glyph reader ONNX (train/classifier/train.py --codes 1m,...,9m,E,S,W,N)"
+    _reader_options(ap, "reader", below_p=1.0,
+                    what="bonus-tile reader ONNX (train/classifier/train.py --codes "
+                         "1f,...,8f) to ship beside it as tiles-bonus.onnx (first of the "
+                         "manifest's 'readers')")
+    _reader_options(ap, "glyph-reader", below_p=0.9,
+                    what="glyph reader ONNX (train/classifier/train.py --codes 1m,...,9m,E,S,W,N)"
                          " to ship beside it as tiles-glyph.onnx (second of the 'readers')")
-    ap.add_argument("--glyph-reader-size", type=int, default=96)
-    ap.add_argument("--glyph-reader-weight", type=float, default=0.5)
-    ap.add_argument("--glyph-reader-tta", type=int, choices=(1, 2, 4), default=2)
-    ap.add_argument("--glyph-reader-below-p", type=float, default=0.9,
-                    help="look again only at tiles whose top-1 probability is below this")
     args = ap.parse_args()
 
     model = YOLO(args.weights)
@@ -163,18 +155,14 @@ def main() -> None:
             "weight": args.classifier_weight,
             "tta": args.classifier_tta,
         }
-    readers = []
-    if args.reader:
-        readers.append(reader_entry(
-            args.reader, models / "tiles-bonus.onnx", list(BONUS), args.reader_size,
-            weight=args.reader_weight, tta=args.reader_tta, min_mass=args.reader_min_mass,
-        ))
-    if args.glyph_reader:
-        readers.append(reader_entry(
-            args.glyph_reader, models / "tiles-glyph.onnx", list(GLYPHS),
-            args.glyph_reader_size, weight=args.glyph_reader_weight,
-            tta=args.glyph_reader_tta, min_mass=0.1, below_p=args.glyph_reader_below_p,
-        ))
+    readers = [
+        reader_entry(models / target, names, *settings)
+        for target, names, settings in (
+            ("tiles-bonus.onnx", BONUS, _reader_settings(args, "reader")),
+            ("tiles-glyph.onnx", GLYPHS, _reader_settings(args, "glyph_reader")),
+        )
+        if settings is not None
+    ]
     if readers:
         manifest.pop("reader", None)
         manifest["readers"] = readers
@@ -183,20 +171,49 @@ def main() -> None:
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
 
 
+def _reader_options(ap: argparse.ArgumentParser, name: str, below_p: float, what: str) -> None:
+    """``--NAME PATH`` and its manifest settings ``--NAME-size/-weight/-tta/-min-mass/-below-p``."""
+    ap.add_argument(f"--{name}", type=Path, help=what)
+    ap.add_argument(f"--{name}-size", type=int, default=96, help="crop side, px")
+    ap.add_argument(f"--{name}-weight", type=float, default=0.5)
+    ap.add_argument(f"--{name}-tta", type=int, choices=(1, 2, 4), default=2)
+    ap.add_argument(f"--{name}-min-mass", type=float, default=0.1)
+    ap.add_argument(f"--{name}-below-p", type=float, default=below_p,
+                    help="look again only at tiles whose top-1 probability is below this")
+
+
+def _reader_settings(
+    args: argparse.Namespace, key: str
+) -> tuple[Path, int, dict[str, float]] | None:
+    """The source file, crop size and manifest settings given for one reader (None: not
+    given); ``below_p`` is written only when below 1."""
+    source = getattr(args, key)
+    if source is None:
+        return None
+    settings = {k: getattr(args, f"{key}_{k}") for k in ("weight", "tta", "min_mass")}
+    if getattr(args, f"{key}_below_p") < 1:
+        settings["below_p"] = getattr(args, f"{key}_below_p")
+    return source, getattr(args, f"{key}_size"), settings
+
+
 def reader_entry(
-    source: Path, target: Path, names: list[str], size: int, **settings: float
+    target: Path,
+    names: tuple[str, ...],
+    source: Path,
+    size: int,
+    settings: dict[str, float],
 ) -> dict[str, object]:
-    """Copy a reader to ``target`` beside the detector and return its manifest entry
-    (``settings``: weight, tta, min_mass, below_p); its output width is checked against
-    ``names``."""
+    """Copy a reader from ``source`` to ``target`` beside the detector and return its
+    manifest entry (``settings``: weight, tta, min_mass, below_p); its output width is
+    checked against ``names``."""
     if source.resolve() != target.resolve():
         shutil.copyfile(source, target)
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
     probe = np.zeros((2, 3, size, size), np.float32)
     out = session.run(None, {session.get_inputs()[0].name: probe})[0]
     if out.shape != (2, len(names) * 4):
-        sys.exit(f"reader output {out.shape} is not (B, {len(names) * 4}) for {names}")
-    return {"file": target.name, "size": size, "names": names, **settings}
+        sys.exit(f"reader output {out.shape} is not (B, {len(names) * 4}) for {list(names)}")
+    return {"file": target.name, "size": size, "names": list(names), **settings}
 
 
 if __name__ == "__main__":
