@@ -11,12 +11,16 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
                            "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
+     "readers": [{"file": "glyphs.onnx", "size": 96, "names": ["1m", ..., "N"],
+                  "weight": 0.5, "tta": 2, "min_mass": 0.1, "below_p": 0.9}],
      "name": "tilecam-yolo11n", "version": "..."}
 
 ``autocontrast``, ``conf``, ``iou``, ``contain`` (NMS also drops a box covered more than this
 share by a better one; absent: IoU only), ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
-``version`` are optional; so is a top-level ``calibration`` (the hand confidence,
-:mod:`vision.confidence`).
+``version`` are optional; so are a top-level ``calibration`` (the hand confidence,
+:mod:`vision.confidence`) and ``readers`` (second looks from larger crops at some codes,
+applied in order after the classifier; :class:`ReaderSpec`; a single ``reader`` object is
+read too).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -25,9 +29,9 @@ stride-32 rectangle when the ONNX input height/width are dynamic) → detector �
 + confidence threshold → class-agnostic NMS → boxes back to original pixels → zoom or
 grid pass when the tiles look small or few (see :meth:`Detector.detect`) → class
 probabilities (detector scores normalised, fused with the classifier's when there is
-one) → top-k → rotation (classifier, else box aspect: a box wider than 1.15 × its
-height is a sideways tile, 90; without the classifier 0 vs 180 and 90 vs 270 cannot be
-told apart and are reported as 0 and 90).
+one, then re-ranked within each reader's codes) → top-k → rotation (classifier, else
+box aspect: a box wider than 1.15 × its height is a sideways tile, 90; without the
+classifier 0 vs 180 and 90 vs 270 cannot be told apart and are reported as 0 and 90).
 
 ``confidence`` of a tile is the detector's tile score (0..1, what the threshold applies to:
 the best class score, or with ``"score": "any"`` the chance that some class is present,
