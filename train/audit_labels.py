@@ -56,6 +56,47 @@ def _cover(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> npt.NDArra
     return inter / np.maximum(area[:, None], 1e-6)
 
 
+def sort_unmatched(
+    labels: npt.NDArray[np.float32],
+    boxes: npt.NDArray[np.float32],
+    scores: npt.NDArray[np.float32],
+) -> tuple[dict[int, str], dict[int, str]]:
+    """How each unmatched detection and each unmatched label disagree, at IoU 0.5.
+
+    ``labels`` ``(m, 4)`` and ``boxes`` ``(n, 4)`` xyxy pixels, ``scores`` ``(n,)``. Returns
+    ``{detection index: kind}`` (``duplicate``, ``loose``, ``inside`` or ``no label``, see
+    the module doc) and ``{label index: kind}`` (``loose`` or ``missed``).
+
+    >>> lab = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32)
+    >>> det = np.array([[0, 0, 10, 10], [22, 0, 34, 12], [50, 0, 60, 10]], np.float32)
+    >>> sort_unmatched(lab, det, np.array([0.9, 0.8, 0.7], np.float32))
+    ({1: 'loose', 2: 'no label'}, {1: 'loose'})
+    """
+    m = match(labels, boxes, scores, 0.5)
+    taken = {int(g) for g in m if g >= 0}
+    det_kinds: dict[int, str] = {}
+    label_kinds: dict[int, str] = {}
+    iou = iou_matrix(boxes, labels) if len(labels) and len(boxes) else None
+    cover = _cover(boxes, labels) if iou is not None else None
+    for i in (int(i) for i in np.flatnonzero(m < 0)):
+        if iou is None or cover is None:
+            det_kinds[i] = "no label"
+            continue
+        best = int(iou[i].argmax())
+        if iou[i, best] >= 0.5:
+            det_kinds[i] = "duplicate"
+        elif iou[i, best] >= 0.2 and best not in taken:
+            det_kinds[i] = "loose"
+        elif cover[i].max() > 0.5:
+            det_kinds[i] = "inside"
+        else:
+            det_kinds[i] = "no label"
+    for g in (g for g in range(len(labels)) if g not in taken):
+        near = iou is not None and bool((iou[:, g] >= 0.2).any())
+        label_kinds[g] = "loose" if near else "missed"
+    return det_kinds, label_kinds
+
+
 def _cell(image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], text: str) -> np.ndarray:
     h, w = image.shape[:2]
     x1, y1, x2, y2 = (int(v) for v in box)
@@ -104,29 +145,16 @@ def main() -> None:
         det = detector(image)
         n_labels += len(gt)
         n_dets += len(det.boxes)
-        m = match(gt, det.boxes, det.confidences, 0.5)
-        taken = {int(g) for g in m if g >= 0}
-        iou = iou_matrix(det.boxes, gt) if len(gt) and len(det.boxes) else None
-        cover = _cover(det.boxes, gt) if iou is not None else None
-        for i in np.flatnonzero(m < 0):
-            best = int(iou[i].argmax()) if iou is not None else -1
-            if iou is not None and iou[i, best] >= 0.5:
-                kind = "duplicate"
-            elif iou is not None and iou[i, best] >= 0.2 and best not in taken:
-                kind = "loose"
-            elif cover is not None and cover[i].max() > 0.5:
-                kind = "inside"
-            else:
-                kind = "no label"
+        by_box, by_label = sort_unmatched(gt, det.boxes, det.confidences)
+        for i, kind in by_box.items():
+            det_kinds[kind] += 1
+            if kind == "no label":
                 code = CLASSES[int(det.class_ids[i])]
                 no_label.append(_cell(image, det.boxes[i], f"{code} {det.confidences[i]:.2f}"))
-            det_kinds[kind] += 1
-        for g in (g for g in range(len(gt)) if g not in taken):
-            near = iou is not None and bool((iou[:, g] >= 0.2).any())
-            gt_kinds["loose" if near else "missed"] += 1
-            if not near:
-                code = CLASSES[int(sample.class_ids[g])]
-                missed.append(_cell(image, gt[g], code))
+        for g, kind in by_label.items():
+            gt_kinds[kind] += 1
+            if kind == "missed":
+                missed.append(_cell(image, gt[g], CLASSES[int(sample.class_ids[g])]))
     print(f"{len(samples)} images, {n_labels} labels, {n_dets} detections")
     print(f"unmatched detections at IoU 0.5: {sum(det_kinds.values())} {dict(det_kinds)}")
     print(f"unmatched labels at IoU 0.5: {sum(gt_kinds.values())} {dict(gt_kinds)}")
