@@ -138,8 +138,8 @@ class ClassifierSpec:
 @dataclass(frozen=True)
 class ReaderSpec:
     """One entry of the manifest's ``readers`` (or its single ``reader``): a second
-    classifier that looks again at some tiles from larger crops than the classifier's —
-    one that reads only a few codes (the bonus tiles), or all of them.
+    classifier that looks again at some tiles from larger crops than the classifier's and
+    reads only a few codes (the bonus tiles; the characters and winds).
 
     It looks at each tile whose fused probability on its ``names`` reaches ``min_mass``
     and, when ``below_p`` < 1, whose top-1 probability is below ``below_p`` (only the
