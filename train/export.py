@@ -29,14 +29,11 @@ import onnxruntime as ort  # noqa: E402
 import torch  # noqa: E402
 from ultralytics import YOLO  # noqa: E402
 
-from vision.classes import BONUS, CLASSES  # noqa: E402
+from vision.classes import BONUS, CLASSES, GLYPHS  # noqa: E402
 from vision.detect import DetectorSpec  # noqa: E402
 from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
-#: the codes of the glyph reader: the characters and the winds, told apart by a written
-#: character (models/README.md recipe step 27)
-GLYPHS = (*(f"{n}m" for n in range(1, 10)), "E", "S", "W", "N")
 
 
 def main() -> None:

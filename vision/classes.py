@@ -24,6 +24,9 @@ BACK = "back"
 KINDS: tuple[str, ...] = SUITED + HONOURS
 #: All 43 detector classes, in class order.
 CLASSES: tuple[str, ...] = KINDS + BONUS + (BACK,)
+#: The kinds told apart by a written character — the characters and the winds: the
+#: codes of the shipped glyph reader (``models/tiles-glyph.onnx``).
+GLYPHS: tuple[str, ...] = SUITED[:9] + HONOURS[:4]
 
 _INDEX = {code: i for i, code in enumerate(CLASSES)}
 

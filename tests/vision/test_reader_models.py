@@ -17,11 +17,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.classes import BONUS
+from vision.classes import BONUS, GLYPHS
 from vision.detect import MANIFEST, default_model_dir
 from vision.postprocess import classify_views
 
-GLYPHS = (*(f"{n}m" for n in range(1, 10)), "E", "S", "W", "N")
 #: Tile sets the readers were trained on that draw their faces legibly as bare faces.
 SETS = ("kmahjongg-default", "kmahjongg-traditional", "kmahjongg-jade", "xmahjongg-real")
 #: Least share right per reader, well below what the shipped readers read on these faces
