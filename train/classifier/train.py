@@ -202,7 +202,8 @@ def main() -> None:
                                     "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
     args = ap.parse_args()
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
-    n_classes = len(codes) if codes else len(CLASSES)
+    names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
+    n_classes = len(names)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
@@ -295,10 +296,10 @@ def main() -> None:
                     "step": step,
                     "total": total,
                     "width": args.width,
+                    "names": names,
                 },
                 args.out / "last.pt",
             )
-    names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
     torch.save(
         {"model": model.state_dict(), "width": args.width, "n_classes": n_classes,
          "names": names},
