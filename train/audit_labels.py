@@ -13,13 +13,14 @@ flowers, tiles at the back of the table). This tool splits the unmatched detecti
 * ``no label``: none of these — a tile the labels leave out, or a real false positive;
 
 and the unmatched labels into ``loose`` (a detection at IoU 0.2–0.5) and ``missed``.
-``--sheet OUT.png`` draws the ``no label`` detections (and ``--missed-sheet`` the missed
-labels), 96 px each with the code read, for counting by eye; the figures in
+``--sheet OUT.png`` draws the ``no label`` detections (``--missed-sheet`` the missed
+labels, ``--misread-sheet`` the detections matched to a label of another code, marked
+``label>read``), 96 px each with the code read, for counting by eye; the figures in
 ``models/README.md`` ("Label audit") come from these sheets.
 
 usage: .venv/bin/python train/audit_labels.py DATASET_DIR [--split val]
            [--copies all|originals] [--model-dir models] [--sheet OUT.png]
-           [--missed-sheet OUT.png]
+           [--missed-sheet OUT.png] [--misread-sheet OUT.png]
 """
 
 from __future__ import annotations
@@ -97,6 +98,26 @@ def sort_unmatched(
     return det_kinds, label_kinds
 
 
+def misreads(
+    matched: npt.NDArray[np.int64],
+    label_ids: npt.NDArray[np.int64],
+    det_ids: npt.NDArray[np.int64],
+) -> list[tuple[int, str, str]]:
+    """Detections matched to a label of another code: ``(detection index, label code,
+    code read)``. ``matched`` ``(n,)`` is :func:`vision.evaluate.match`'s output (label
+    index or -1 per detection); ``label_ids`` ``(m,)`` and ``det_ids`` ``(n,)`` are class
+    ids of :data:`vision.classes.CLASSES`.
+
+    >>> misreads(np.array([1, -1, 0]), np.array([4, 3]), np.array([4, 7, 3]))
+    [(0, '4m', '5m'), (2, '5m', '4m')]
+    """
+    out = []
+    for i, g in enumerate(matched.tolist()):
+        if g >= 0 and int(label_ids[g]) != int(det_ids[i]):
+            out.append((i, CLASSES[int(label_ids[g])], CLASSES[int(det_ids[i])]))
+    return out
+
+
 def _cell(image: npt.NDArray[np.uint8], box: npt.NDArray[np.float32], text: str) -> np.ndarray:
     h, w = image.shape[:2]
     x1, y1, x2, y2 = (int(v) for v in box)
@@ -126,6 +147,9 @@ def main() -> None:
     ap.add_argument("--model-dir", default=None)
     ap.add_argument("--sheet", type=Path, help="contact sheet of the 'no label' detections")
     ap.add_argument("--missed-sheet", type=Path, help="contact sheet of the missed labels")
+    ap.add_argument(
+        "--misread-sheet", type=Path, help="contact sheet of the boxes matched to another code"
+    )
     args = ap.parse_args()
 
     samples = load_dataset(args.dataset, args.split)
@@ -136,6 +160,8 @@ def main() -> None:
     gt_kinds: Counter[str] = Counter()
     no_label: list[np.ndarray] = []
     missed: list[np.ndarray] = []
+    misread: list[np.ndarray] = []
+    confusions: Counter[tuple[str, str]] = Counter()
     n_labels = n_dets = 0
     for sample in samples:
         image = cv2.imread(str(sample.image))
@@ -146,6 +172,10 @@ def main() -> None:
         n_labels += len(gt)
         n_dets += len(det.boxes)
         by_box, by_label = sort_unmatched(gt, det.boxes, det.confidences)
+        matched = match(gt, det.boxes, det.confidences, 0.5)
+        for i, true, read in misreads(matched, sample.class_ids, det.class_ids):
+            confusions[true, read] += 1
+            misread.append(_cell(image, det.boxes[i], f"{true}>{read} {det.confidences[i]:.2f}"))
         for i, kind in by_box.items():
             det_kinds[kind] += 1
             if kind == "no label":
@@ -158,10 +188,14 @@ def main() -> None:
     print(f"{len(samples)} images, {n_labels} labels, {n_dets} detections")
     print(f"unmatched detections at IoU 0.5: {sum(det_kinds.values())} {dict(det_kinds)}")
     print(f"unmatched labels at IoU 0.5: {sum(gt_kinds.values())} {dict(gt_kinds)}")
+    pairs = ", ".join(f"{t}>{r} {n}" for (t, r), n in confusions.most_common(12))
+    print(f"misread boxes (matched, another code): {sum(confusions.values())}; {pairs}")
     if args.sheet:
         _sheet(no_label, args.sheet)
     if args.missed_sheet:
         _sheet(missed, args.missed_sheet)
+    if args.misread_sheet:
+        _sheet(misread, args.misread_sheet)
 
 
 if __name__ == "__main__":

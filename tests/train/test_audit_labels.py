@@ -52,3 +52,11 @@ def test_no_labels_or_no_boxes(audit: ModuleType) -> None:
     one = _f32([[0, 0, 10, 10]])
     assert audit.sort_unmatched(none, one, np.array([0.9], np.float32)) == ({0: "no label"}, {})
     assert audit.sort_unmatched(one, none, np.zeros(0, np.float32)) == ({}, {0: "missed"})
+
+
+def test_misreads_are_matched_boxes_of_another_code(audit: ModuleType) -> None:
+    """Only detections matched to a label count; a right code or no match is no misread."""
+    matched = np.array([0, 1, -1, 2])
+    labels = np.array([0, 9, 34])  # 1m, 1p, 1f
+    dets = np.array([0, 18, 9, 38])  # 1m right, 1p read 1s, unmatched, 1f read 5f
+    assert audit.misreads(matched, labels, dets) == [(1, "1p", "1s"), (3, "1f", "5f")]

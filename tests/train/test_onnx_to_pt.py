@@ -1,0 +1,112 @@
+"""``train/onnx_to_pt.py``: folded ONNX weights mapped back onto an unfolded YOLO model.
+
+The mapping itself is plain numpy and always tested; the round trip through ultralytics
+(build ``yolo11n.yaml``, load the shipped detector, compare outputs) needs the training
+venv and skips without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EPS = 1e-3
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    path = REPO / "train" / "onnx_to_pt.py"
+    spec = importlib.util.spec_from_file_location("onnx_to_pt", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["onnx_to_pt"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _conv_state(prefix: str, out_ch: int, in_ch: int) -> dict[str, tuple[int, ...]]:
+    """Shapes of an ultralytics ``Conv`` (conv without bias + batch norm)."""
+    return {
+        f"{prefix}.conv.weight": (out_ch, in_ch, 1, 1),
+        f"{prefix}.bn.weight": (out_ch,),
+        f"{prefix}.bn.bias": (out_ch,),
+        f"{prefix}.bn.running_mean": (out_ch,),
+        f"{prefix}.bn.running_var": (out_ch,),
+        f"{prefix}.bn.num_batches_tracked": (),
+    }
+
+
+def test_folded_conv_gets_an_identity_batch_norm_that_adds_the_bias(tool: ModuleType) -> None:
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(3, 2, 1, 1)).astype(np.float32)
+    b = rng.normal(size=3).astype(np.float32)
+    out = tool.unfold({"model.0.conv.weight": w, "model.0.conv.bias": b},
+                      _conv_state("model.0", 3, 2), EPS)  # fmt: skip
+    x = rng.normal(size=(2, 5)).astype(np.float32)  # 2 input channels, 5 pixels
+    folded = np.einsum("oi,ip->op", w[:, :, 0, 0], x) + b[:, None]
+    y = np.einsum("oi,ip->op", out["model.0.conv.weight"][:, :, 0, 0], x)
+    gamma, beta = out["model.0.bn.weight"], out["model.0.bn.bias"]
+    mean, var = out["model.0.bn.running_mean"], out["model.0.bn.running_var"]
+    unfolded = (y - mean[:, None]) / np.sqrt(var[:, None] + EPS) * gamma[:, None] + beta[:, None]
+    np.testing.assert_allclose(unfolded, folded, rtol=1e-5, atol=1e-5)
+
+
+def test_plain_conv_with_bias_is_copied(tool: ModuleType) -> None:
+    """The Detect head's last 1×1 layers have their own bias and no batch norm."""
+    w = np.ones((4, 2, 1, 1), np.float32)
+    b = np.arange(4, dtype=np.float32)
+    state = {"model.23.cv3.0.2.weight": (4, 2, 1, 1), "model.23.cv3.0.2.bias": (4,)}
+    out = tool.unfold({"model.23.cv3.0.2.weight": w, "model.23.cv3.0.2.bias": b}, state, EPS)
+    assert out["model.23.cv3.0.2.bias"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_unused_initializer_is_an_error(tool: ModuleType) -> None:
+    state = _conv_state("model.0", 2, 1)
+    weights = {
+        "model.0.conv.weight": np.ones((2, 1, 1, 1), np.float32),
+        "model.0.conv.bias": np.zeros(2, np.float32),
+        "model.9.extra.weight": np.ones(3, np.float32),
+    }
+    with pytest.raises(ValueError, match=r"model\.9\.extra\.weight .* matches no parameter"):
+        tool.unfold(weights, state, EPS)
+
+
+def test_shape_mismatch_names_both_shapes(tool: ModuleType) -> None:
+    """A detector with another class count does not fit the architecture built."""
+    state = {"model.23.cv3.0.2.weight": (43, 2, 1, 1), "model.23.cv3.0.2.bias": (43,)}
+    weights = {"model.23.cv3.0.2.weight": np.ones((34, 2, 1, 1), np.float32),
+               "model.23.cv3.0.2.bias": np.ones(34, np.float32)}  # fmt: skip
+    with pytest.raises(ValueError, match=r"ONNX \(34, 2, 1, 1\) vs model \(43, 2, 1, 1\)"):
+        tool.unfold(weights, state, EPS)
+
+
+def test_parameter_without_initializer_is_an_error(tool: ModuleType) -> None:
+    state = {**_conv_state("model.0", 2, 1), **_conv_state("model.1", 2, 2)}
+    weights = {"model.0.conv.weight": np.ones((2, 1, 1, 1), np.float32),
+               "model.0.conv.bias": np.zeros(2, np.float32)}  # fmt: skip
+    with pytest.raises(ValueError, match=r"parameter model\.1\.conv\.weight .* no initializer"):
+        tool.unfold(weights, state, EPS)
+
+
+TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
+
+
+@pytest.mark.skipif(not TRAIN_PY.exists(), reason="needs the training venv (.venv-train)")
+def test_shipped_detector_round_trips(tmp_path: Path) -> None:
+    """The shipped detector becomes a checkpoint whose outputs match the ONNX model."""
+    out = tmp_path / "det.pt"
+    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run(
+        [str(TRAIN_PY), str(REPO / "train" / "onnx_to_pt.py"),
+         str(REPO / "models" / "tilecam-tiles-yolo11n.onnx"), str(out)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert out.exists() and "43 classes" in run.stdout
