@@ -96,17 +96,72 @@ def test_parameter_without_initializer_is_an_error(tool: ModuleType) -> None:
 
 
 TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
+needs_train_venv = pytest.mark.skipif(
+    not TRAIN_PY.exists(), reason="needs the training venv (.venv-train: torch, ultralytics)"
+)
 
 
-@pytest.mark.skipif(not TRAIN_PY.exists(), reason="needs the training venv (.venv-train)")
+def _train_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([str(TRAIN_PY), "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=REPO)  # fmt: skip
+
+
+@needs_train_venv
+def test_refitted_batch_norms_keep_inference_and_survive_batch_statistics(
+    tmp_path: Path,
+) -> None:
+    """A conv + identity batch norm (a folded layer) is refitted to its output statistics:
+    eval output unchanged, and with batch statistics (training mode) the same output on
+    the calibration batch — where the identity norm would rescale it."""
+    code = """
+import sys, torch
+sys.path.insert(0, 'train')
+from onnx_to_pt import refit_batch_norms
+torch.manual_seed(0)
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(4)
+    def forward(self, x):
+        return self.bn(self.conv(x))
+m = Block()
+with torch.no_grad():
+    m.bn.weight.fill_(1.0); m.bn.bias.copy_(torch.tensor([0.5, -1.0, 2.0, 0.0]))
+    m.bn.running_mean.zero_(); m.bn.running_var.fill_(1.0 - m.bn.eps)
+x = torch.rand(8, 3, 16, 16) * 3 + 1
+m.eval()
+with torch.no_grad():
+    want = m(x)
+    m.train(); identity_train = m(x); m.eval()
+    m.load_state_dict(m.state_dict())
+print(refit_batch_norms(m, [x[i:i + 1] for i in range(8)]))
+with torch.no_grad():
+    m.eval(); after_eval = m(x)
+    m.train(); after_train = m(x); m.eval()
+print(float((after_eval - want).abs().max()), float((after_train - want).abs().max()),
+      float((identity_train - want).abs().max()))
+"""
+    run = _train_python(code, tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    count, eval_diff, train_diff, identity_diff = run.stdout.split()
+    assert count == "1"
+    assert float(eval_diff) < 1e-4 and float(train_diff) < 1e-3
+    assert float(identity_diff) > 0.5  # why the refit is needed
+
+
+@needs_train_venv
 def test_shipped_detector_round_trips(tmp_path: Path) -> None:
     """The shipped detector becomes a checkpoint whose outputs match the ONNX model."""
     out = tmp_path / "det.pt"
-    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
-    run = subprocess.run(
-        [str(TRAIN_PY), str(REPO / "train" / "onnx_to_pt.py"),
-         str(REPO / "models" / "tilecam-tiles-yolo11n.onnx"), str(out)],
-        capture_output=True, text=True, env=env, timeout=300,
-    )  # fmt: skip
+    code = f"""
+import sys
+sys.argv = ['onnx_to_pt.py', 'models/tilecam-tiles-yolo11n.onnx', {str(out)!r}, '--no-calib']
+sys.path.insert(0, 'train')
+import onnx_to_pt
+onnx_to_pt.main()
+"""
+    run = _train_python(code, tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert out.exists() and "43 classes" in run.stdout
+    assert out.exists() and "43 classes" in run.stdout and "identity batch norms" in run.stdout

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Time-boxed detector fine-tune on a lent GPU machine (the device tool), one prepared call:
 #   run(command="bash train/gpu/run.sh", carry=[".gpu"], timeout_s=600)
-# .gpu/ (git-ignored, carried): whl/ultralytics-8.4.190-py3-none-any.whl (pip download
-# --no-deps), data/ (train/gpu/pack.py), start.pt (the detector to continue, e.g.
-# runs/tilesE/weights/last.pt), Arial.ttf (any TTF). The machine has torch, torchvision,
+# .gpu/ (git-ignored, carried; train/gpu/prepare.sh builds all of it on a fresh machine):
+# whl/ultralytics-8.4.190-py3-none-any.whl (pip download --no-deps), data/
+# (train/gpu/pack.py), start.pt (the detector to continue: a training checkpoint, or the
+# shipped ONNX rebuilt by train/onnx_to_pt.py), Arial.ttf (any TTF). The machine has torch, torchvision,
 # numpy, opencv; it lacks ultralytics and polars (train/gpu/shim stands in for polars).
 # Writes $OUT/gpu/weights/last.pt, $OUT/gpu/results.csv, $OUT/train.log, $OUT/gpu-info.txt.
 # Knobs: HOURS (training time budget), BATCH, WORKERS, IMGSZ, LR0, DEVICE, PY.

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Build .gpu/ (git-ignored) for train/gpu/run.sh on a fresh machine, from what the
+# repository ships: nothing of an earlier session's runs/ or datasets/ is needed.
+#   bash train/gpu/prepare.sh            # then: run(command="bash train/gpu/run.sh", carry=[".gpu"])
+# Steps (each skipped when its output exists):
+#   1. the two venvs (make install; train/setup_venv.sh) and the Debian tile art and CJK
+#      fonts the generator draws from (apt-get, when missing and when run as root)
+#   2. the real photos (tilecam dataset photos) and the synthetic sets of the mix
+#      (datasets/synth.md recipes; the first N scenes of a recipe are the same files as
+#      its full count)
+#   3. .gpu/start.pt: the detector to continue — START if given (a training checkpoint),
+#      else the shipped models/tilecam-tiles-yolo11n.onnx rebuilt as a checkpoint
+#      (train/onnx_to_pt.py)
+#   4. .gpu/whl: the ultralytics wheel of the training venv (pip download --no-deps);
+#      .gpu/Arial.ttf
+#   5. .gpu/data: the mix packed as WebP at 512 px (train/gpu/pack.py), then the size of
+#      what travels (the device tool carries 64 MiB with the working tree)
+#   6. a dry run of run.sh on this CPU in a torch-only venv like the lent machine's
+#      (DRY=0 skips it)
+# Knobs: START, COPIES (hk copies per stem), N_SYNTH (scenes per synthetic set), N_TABLE
+# (1280x960 training-art hand scenes), QUALITY (WebP), DRY.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+START="${START:-}"; COPIES="${COPIES:-4}"; N_SYNTH="${N_SYNTH:-250}"; N_TABLE="${N_TABLE:-250}"
+QUALITY="${QUALITY:-75}"; DRY="${DRY:-1}"
+T=.venv/bin/tilecam; G=datasets/generated
+
+# 1. venvs, art, fonts
+[ -x .venv/bin/tilecam ] || make install
+[ -x .venv-train/bin/python ] || bash train/setup_venv.sh
+if [ ! -d /usr/share/gnome-mahjongg/themes ] || ! ls /usr/share/fonts/opentype/noto/*CJK* >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q kdegames-mahjongg-data-kf5 gnome-mahjongg xmahjongg fonts-noto-cjk \
+      fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei \
+      fonts-ipafont-mincho fonts-ipafont-gothic >/dev/null
+  else
+    echo "missing tile art or CJK fonts: apt-get install them (datasets/synth.md)" >&2; exit 1
+  fi
+fi
+
+# 2. data
+[ -d datasets/build/hk-photos/images/train ] || $T dataset photos --out datasets/build/hk-photos
+synth() {  # synth DIR COUNT SEED ART [more args]
+  local dir="$1" count="$2" seed="$3" art="$4"; shift 4
+  [ -d "$dir/images" ] || $T dataset synth --out "$dir" --count "$count" --seed "$seed" \
+      --art "$art" --quiet "$@"
+}
+synth "$G/synth-train" "$N_SYNTH" 1 default --imgsz 640
+synth "$G/synth-train-b2" "$N_SYNTH" 11 default --imgsz 640
+synth "$G/synth-train-p-b" 100 31 procedural --imgsz 640
+synth "$G/synth-train-pict" 100 41 pictorial-1,pictorial-2 --imgsz 640
+synth "$G/synth-table" "$N_TABLE" 601 default --imgsz 1280 960 --hand-prob 1
+synth "$G/synth-val-heldout" 200 2 heldout --imgsz 640
+
+# 3. starting weights
+mkdir -p .gpu
+. train/env.sh
+if [ -n "$START" ]; then
+  cp "$START" .gpu/start.pt
+elif [ ! -f .gpu/start.pt ]; then
+  .venv-train/bin/python train/onnx_to_pt.py models/tilecam-tiles-yolo11n.onnx .gpu/start.pt
+fi
+
+# 4. wheel and font
+ver="$(.venv-train/bin/python -c 'import ultralytics; print(ultralytics.__version__)')"
+ls .gpu/whl/ultralytics-"$ver"-*.whl >/dev/null 2>&1 || \
+  .venv-train/bin/pip download -q --no-deps -d .gpu/whl "ultralytics==$ver"
+cp "$YOLO_CONFIG_DIR/Arial.ttf" .gpu/Arial.ttf
+
+# 5. the packed mix
+if [ ! -f .gpu/data/data.yaml ]; then
+  .venv/bin/python train/gpu/pack.py .gpu/data --photos datasets/build/hk-photos \
+      --copies-per-stem "$COPIES" --synth "$G/synth-train:$N_SYNTH" \
+      --synth "$G/synth-train-b2:$N_SYNTH" --synth "$G/synth-train-p-b:100" \
+      --synth "$G/synth-train-pict:100" --synth "$G/synth-table:$N_TABLE" \
+      --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY"
+fi
+tree_kb="$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)"
+gpu_kb="$(du -sb .gpu | cut -f1)"
+total=$(( (tree_kb + gpu_kb) / 1048576 ))
+echo "travels: working tree $((tree_kb / 1048576)) MiB + .gpu $((gpu_kb / 1048576)) MiB = $total MiB (limit 64)"
+[ "$total" -lt 64 ] || { echo "too big: lower COPIES, N_SYNTH, N_TABLE or QUALITY" >&2; exit 1; }
+
+# 6. dry run on this CPU with torch alone (the lent machine has torch, no ultralytics)
+if [ "$DRY" = 1 ]; then
+  EMU=/tmp/venv-emu
+  [ -x "$EMU/bin/python" ] || { python3 -m venv "$EMU" && "$EMU/bin/pip" install -q \
+      torch==2.14.1 torchvision==0.29.1 numpy opencv-python-headless pyyaml pillow \
+      matplotlib scipy psutil requests tqdm; }
+  DEVICE=cpu HOURS=0.004 BATCH=8 WORKERS=2 PY="$EMU/bin/python" OUT=/tmp/gpu-dry \
+      bash train/gpu/run.sh
+  echo "dry run wrote /tmp/gpu-dry/gpu/weights/last.pt"
+fi
