@@ -111,9 +111,13 @@ def unfold(
     return out
 
 
-def refit_batch_norms(model: Any, batches: list[Any]) -> int:
-    """Refit every ``Conv`` block's batch norm to its convolution's output statistics on
-    ``batches`` (``(1, 3, H, W)`` tensors), keeping the eval-mode function; returns how many.
+def refit_batch_norms(model: Any, batches: list[Any], pairs: list[Any] | None = None) -> int:
+    """Refit batch norms to their convolution's output statistics on ``batches`` (input
+    tensors), keeping the eval-mode function; returns how many.
+
+    ``pairs``: ``(conv, batch norm)`` modules, each norm right after its convolution and
+    holding the folded bias as an identity; default every ultralytics ``Conv`` block
+    (a module with ``.conv`` and ``.bn``) of ``model``.
     """
     import torch
 
@@ -125,26 +129,27 @@ def refit_batch_norms(model: Any, batches: list[Any]) -> int:
             (y.sum((0, 2, 3)), (y * y).sum((0, 2, 3)), y.numel() / y.shape[1])
         )
 
-    blocks = [m for m in model.modules() if hasattr(m, "conv") and hasattr(m, "bn")]
-    handles = [b.conv.register_forward_hook(hook) for b in blocks]
+    if pairs is None:
+        pairs = [(m.conv, m.bn) for m in model.modules() if hasattr(m, "conv") and hasattr(m, "bn")]
+    handles = [conv.register_forward_hook(hook) for conv, _ in pairs]
     model.eval()
     with torch.no_grad():
         for x in batches:
             model(x)
     for h in handles:
         h.remove()
-    for b in blocks:
-        s1 = sum(t[0] for t in stats[b.conv])
-        s2 = sum(t[1] for t in stats[b.conv])
-        n = sum(t[2] for t in stats[b.conv])
+    for conv, bn in pairs:
+        s1 = sum(t[0] for t in stats[conv])
+        s2 = sum(t[1] for t in stats[conv])
+        n = sum(t[2] for t in stats[conv])
         mean = s1 / n
         var = (s2 / n - mean * mean).clamp_min(0.0)
-        bias = b.bn.bias.detach().double()  # the folded bias b' (identity norm so far)
-        b.bn.running_mean.copy_(mean.float())
-        b.bn.running_var.copy_(var.float())
-        b.bn.weight.data.copy_(torch.sqrt(var + b.bn.eps).float())
-        b.bn.bias.data.copy_((mean + bias).float())
-    return len(blocks)
+        bias = bn.bias.detach().double()  # the folded bias b' (identity norm so far)
+        bn.running_mean.copy_(mean.float())
+        bn.running_var.copy_(var.float())
+        bn.weight.data.copy_(torch.sqrt(var + bn.eps).float())
+        bn.bias.data.copy_((mean + bias).float())
+    return len(pairs)
 
 
 def _calibration_batches(folder: Path, count: int, size: int) -> list[Any]:
