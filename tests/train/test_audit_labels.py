@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -14,14 +13,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def audit() -> ModuleType:
-    path = REPO / "train" / "audit_labels.py"
-    spec = importlib.util.spec_from_file_location("audit_labels", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["audit_labels"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def audit(train_module: Callable[[str], ModuleType]) -> ModuleType:
+    return train_module("audit_labels")
 
 
 def _f32(rows: list[list[float]]) -> np.ndarray:

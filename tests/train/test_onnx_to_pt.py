@@ -7,9 +7,8 @@ venv and skips without it.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -21,14 +20,8 @@ EPS = 1e-3
 
 
 @pytest.fixture(scope="module")
-def tool() -> ModuleType:
-    path = REPO / "train" / "onnx_to_pt.py"
-    spec = importlib.util.spec_from_file_location("onnx_to_pt", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["onnx_to_pt"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def tool(train_module: Callable[[str], ModuleType]) -> ModuleType:
+    return train_module("onnx_to_pt")
 
 
 def _conv_state(prefix: str, out_ch: int, in_ch: int) -> dict[str, tuple[int, ...]]:
