@@ -158,9 +158,10 @@ def _calibration_batches(folder: Path, count: int, size: int) -> list[Any]:
     import torch
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from vision.evaluate import IMAGE_SUFFIXES
     from vision.preprocess import prepare_input
 
-    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     step = max(1, len(files) // max(count, 1))
     out = []
     for f in files[::step][:count]:

@@ -116,7 +116,7 @@ def main() -> None:
         sys.exit(f"{args.onnx}: the head reads {n_classes} codes; give them with --names")
     width = int(layers["convs"][0][0].shape[0])
     model = CropNet(n_classes, width)
-    blocks = [b for b in model.features]
+    blocks = list(model.features)
     if len(blocks) != len(layers["convs"]):
         sys.exit(f"{args.onnx}: {len(layers['convs'])} convolutions, CropNet has {len(blocks)}")
     with torch.no_grad():
