@@ -70,6 +70,7 @@ from vision.layout_hand import (
     winning_tile,
 )
 from vision.layout_rows import LayoutParams, MeldLayout, RowItem, parse_row
+from vision.layout_sideways import row_features, sideways_odds, sideways_probability
 
 if TYPE_CHECKING:
     from scoring.hand import Hand
@@ -171,11 +172,21 @@ class Layout:
         return Hand(tuple(melds), tuple(standing), tuple(flowers))
 
 
-def _sideways_flags(f: Frame, row: list[int], params: LayoutParams) -> dict[int, bool]:
-    """Which tiles of a row lie sideways: the detector's rotation (90/270 relative to the
-    row). When most of a row claims to be sideways the rotations are not trusted (e.g.
-    rotation guessed from box shape under a low camera, or tiles standing on their
-    edge); then a box clearly wider and lower than the row's median box is sideways."""
+def _sideways_flags(
+    f: Frame, row: list[int], params: LayoutParams, p_side: npt.NDArray[np.float64] | None,
+    back: npt.NDArray[np.bool_],
+) -> dict[int, bool]:
+    """Which tiles of a row lie sideways. With the classifier's sideways probabilities
+    ``p_side`` ``(n,)`` and ``params.sideways_model``, a row of 3 or more tiles is judged
+    by that model of the probability and the box shape (:mod:`vision.layout_sideways`).
+    Otherwise by the detector's rotation (90/270 relative to the row); when most of a row
+    claims to be sideways the rotations are not trusted (e.g. rotation guessed from box
+    shape under a low camera, or tiles standing on their edge); then a box clearly wider
+    and lower than the row's median box is sideways."""
+    if p_side is not None and params.sideways_model is not None and len(row) >= 3:
+        log_w, log_h = row_features(f.w, f.h, row)
+        odds = sideways_odds(p_side[row], log_w, log_h, back[row], params.sideways_model)
+        return {i: bool(o > 0) for i, o in zip(row, odds.tolist(), strict=True)}
     rot_side = {i: int(f.rotation[i]) in (90, 270) for i in row}
     if len(row) < 4 or sum(rot_side.values()) <= 0.6 * len(row):
         return rot_side
@@ -243,9 +254,14 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     margins = rotation_margins(dets)
     frame = canonical_frame(dets.boxes, dets.rotations, margins)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
+    p_side = (
+        None if dets.rotation_probs is None
+        else sideways_probability(dets.rotation_probs, frame.frame_rotation, frame.tilt_deg)
+    )
+    back = np.array([c == BACK for c in codes], bool)
     side_local: dict[int, bool] = {}
     for r in rows_local:
-        side_local.update(_sideways_flags(frame, r, params))
+        side_local.update(_sideways_flags(frame, r, params, p_side, back))
     # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles
     base_of: dict[int, int] = {}
     main_rows = []

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vision.classes import BACK, KINDS
+from vision.layout_sideways import SIDEWAYS_MODEL
 
 if TYPE_CHECKING:
     from scoring.hand import Meld
@@ -40,6 +41,10 @@ class LayoutParams:
     row_overlap: float = 0.5
     #: a box this much wider than its row's upright tiles is lying sideways
     wide_ratio: float = 1.22
+    #: with the classifier's rotation probabilities, sideways tiles are judged by this
+    #: logistic model of those and the box's shape (:mod:`vision.layout_sideways`);
+    #: None: by the rotation alone
+    sideways_model: tuple[float, ...] | None = SIDEWAYS_MODEL
     #: DP costs: a sideways or face-down tile left standing; a meld right against
     #: standing tiles with no gap; a set of the wrong codes; a gap inside a meld
     cost_odd_standing: float = 3.0
