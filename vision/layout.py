@@ -376,6 +376,12 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     if others:
         ignored.extend(others)
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
+    if params.warn_tilt_deg > 0 and abs(frame.tilt_deg) >= params.warn_tilt_deg:
+        notes.append(
+            f"the rows run {abs(frame.tilt_deg):.0f}° across the picture: near 45° which "
+            "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
+            "square to the table reads them better"
+        )
     winning = winning_tile(standing_runs)
     if winning is None:
         winning = slightly_apart([parses[k] for k in chosen])

@@ -115,3 +115,18 @@ def test_shipped_coefficients_are_a_usable_model() -> None:
     assert len(SIDEWAYS_MODEL) == 6
     assert SIDEWAYS_MODEL[1] > 0  # the classifier's belief counts for sideways
     assert SIDEWAYS_MODEL[2] > 0 > SIDEWAYS_MODEL[3]  # wider along, lower across
+
+
+@pytest.mark.parametrize(("tilt", "noted"), [(10.0, False), (30.0, False), (40.0, True)])
+def test_rows_near_45_degrees_get_a_note(tilt: float, noted: bool) -> None:
+    # near a 45 degree roll an axis-aligned box is square whatever the tile's shape, and
+    # the quantised rotations split: the reading says its claim sources are uncertain
+    b, _ = pung_scene()
+    lay = analyze(b.detections(tilt_deg=tilt))
+    assert any("across the picture" in n for n in lay.notes) is noted
+
+
+def test_tilt_note_can_be_turned_off() -> None:
+    b, _ = pung_scene()
+    lay = analyze(b.detections(tilt_deg=40.0), LayoutParams(warn_tilt_deg=0))
+    assert not any("across the picture" in n for n in lay.notes)
