@@ -29,7 +29,10 @@ Three evaluations:
     same with the whole of :func:`vision.recognize.recognize_detections` (its weak-box,
     re-read and win-checked rules too; the weak boxes' codes set right as well): the
     ceiling of end to end with these boxes, so ``exact_end_to_end`` falls short of it
-    only by what the reading gets wrong.
+    only by what the reading gets wrong. ``exact_truth_boxes_recognize`` runs the
+    whole of ``recognize_detections`` on the truth boxes (codes sure, no rotation
+    probabilities): the layout with the rules' help — e.g. the winning tile deduced when
+    a pair wait shows two like tiles with no gap — when the detector is perfect.
 
 ``photos DIR``
     A YOLO dataset of real photos (``images/val`` + ``labels/val``, class ids of
@@ -172,7 +175,7 @@ def eval_synth(
     files = sorted((folder / "truth").glob("*.json"))
     if not files:
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
-    n = exact_gt = exact_det = exact_geom = exact_true_e2e = 0
+    n = exact_gt = exact_gt_rec = exact_det = exact_geom = exact_true_e2e = 0
     tiles_top1 = tiles_corrected = same_score = 0
     failures: list[str] = []
     why = Counter[str]()
@@ -204,6 +207,8 @@ def eval_synth(
         got = [canon(h) for h in layout_hand(lay, d.codes, ())]
         ok = expected in got and lay.winning is not None  # synth sets it apart
         exact_gt += ok
+        exact_gt_rec += _read_right(recognize_detections(d, "mcr", {"claim_win": True}),
+                                    expected)
         if not ok:
             why[_reason(truth, lay, got, expected)] += 1
             if len(failures) < show:
@@ -231,6 +236,7 @@ def eval_synth(
     out: dict[str, Any] = {
         "scenes": n,
         "exact_from_truth_boxes": exact_gt / max(n, 1),
+        "exact_truth_boxes_recognize": exact_gt_rec / max(n, 1),
         "layout_ms_mean": 1000 * t_layout / max(n, 1),
         "failure_kinds": dict(why),
         "failures": failures,
