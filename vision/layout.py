@@ -378,7 +378,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
     if params.warn_tilt_deg > 0 and abs(frame.tilt_deg) >= params.warn_tilt_deg:
         notes.append(
-            f"the rows run {abs(frame.tilt_deg):.0f}° across the picture: near 45° which "
+            f"the rows lie {abs(frame.tilt_deg):.0f}° off the picture's edges: near 45° which "
             "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
             "square to the table reads them better"
         )

@@ -123,10 +123,10 @@ def test_rows_near_45_degrees_get_a_note(tilt: float, noted: bool) -> None:
     # the quantised rotations split: the reading says its claim sources are uncertain
     b, _ = pung_scene()
     lay = analyze(b.detections(tilt_deg=tilt))
-    assert any("across the picture" in n for n in lay.notes) is noted
+    assert any("off the picture's edges" in n for n in lay.notes) is noted
 
 
 def test_tilt_note_can_be_turned_off() -> None:
     b, _ = pung_scene()
     lay = analyze(b.detections(tilt_deg=40.0), LayoutParams(warn_tilt_deg=0))
-    assert not any("across the picture" in n for n in lay.notes)
+    assert not any("off the picture's edges" in n for n in lay.notes)
