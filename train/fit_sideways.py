@@ -8,7 +8,9 @@ shape against its row, in the layout's own canonical frame — with the truth's
 ``sideways`` flag as the label. Fits the 6-coefficient logistic model (Newton steps,
 a little L2) and prints it with the tile errors of the rotation rule and of the model.
 Fit on a set no choice or report reads (the shipped model: ``synth-table``); put the
-coefficients in :data:`vision.layout_sideways.SIDEWAYS_MODEL`.
+coefficients in :data:`vision.layout_sideways.SIDEWAYS_MODEL`. The tile errors here are
+at log-odds 0; the layout calls a tile sideways above ``LayoutParams.sideways_min_odds``
+(chosen on the choice scenes, not here).
 
 usage: .venv/bin/python train/fit_sideways.py SYNTH_DIR [--model-dir models]
            [--limit N] [--l2 0.01] [--json]

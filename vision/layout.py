@@ -178,7 +178,8 @@ def _sideways_flags(
 ) -> dict[int, bool]:
     """Which tiles of a row lie sideways. With the classifier's sideways probabilities
     ``p_side`` ``(n,)`` and ``params.sideways_model``, a row of 3 or more tiles is judged
-    by that model of the probability and the box shape (:mod:`vision.layout_sideways`).
+    by that model of the probability and the box shape (:mod:`vision.layout_sideways`):
+    sideways above ``params.sideways_min_odds``.
     Otherwise by the detector's rotation (90/270 relative to the row); when most of a row
     claims to be sideways the rotations are not trusted (e.g. rotation guessed from box
     shape under a low camera, or tiles standing on their edge); then a box clearly wider
@@ -186,7 +187,8 @@ def _sideways_flags(
     if p_side is not None and params.sideways_model is not None and len(row) >= 3:
         log_w, log_h = row_features(f.w, f.h, row)
         odds = sideways_odds(p_side[row], log_w, log_h, back[row], params.sideways_model)
-        return {i: bool(o > 0) for i, o in zip(row, odds.tolist(), strict=True)}
+        return {i: bool(o > params.sideways_min_odds)
+                for i, o in zip(row, odds.tolist(), strict=True)}
     rot_side = {i: int(f.rotation[i]) in (90, 270) for i in row}
     if len(row) < 4 or sum(rot_side.values()) <= 0.6 * len(row):
         return rot_side

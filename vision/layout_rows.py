@@ -45,6 +45,10 @@ class LayoutParams:
     #: logistic model of those and the box's shape (:mod:`vision.layout_sideways`);
     #: None: by the rotation alone
     sideways_model: tuple[float, ...] | None = SIDEWAYS_MODEL
+    #: ... and called sideways above these log-odds (-1: probability 0.27): the row's
+    #: split pays for a sideways tile left standing, but a claimed tile missed loses its
+    #: meld's claim source (chosen on the choice scenes, README "Reading a hand")
+    sideways_min_odds: float = -1.0
     #: DP costs: a sideways or face-down tile left standing; a meld right against
     #: standing tiles with no gap; a set of the wrong codes; a gap inside a meld
     cost_odd_standing: float = 3.0
