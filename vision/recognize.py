@@ -315,7 +315,8 @@ def _alternative(
 class WinTest:
     """What a rule that changes the tiles must reach: a **winning** corrected reading of
     exactly ``hand_size`` tiles under ``rules`` (:func:`vision.correct.correct` with the
-    win claimed)."""
+    win claimed) that the scorer can take — not one whose kong is all face down with no
+    kind given (a rule's guess must not end in "turn one tile face up")."""
 
     rules: str
     hand_size: int
@@ -329,7 +330,15 @@ class WinTest:
         result = correct(dets, layout, rules=self.rules, claim_win=True,
                          hand_size=self.hand_size, is_winning=self.is_winning,
                          hidden_kinds=self.hidden_kinds)
-        return result if result.best.winning else None
+        if not result.best.winning:
+            return None
+        from scoring.hand import HandError
+
+        try:
+            layout.hand(result.best.codes, self.hidden_kinds)
+        except HandError:
+            return None
+        return result
 
 
 def _box_text(box: Any) -> str:

@@ -3,6 +3,7 @@ detector (``recognize``), and ``tilecam recognize`` with its JSON."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -296,6 +297,25 @@ def test_no_weak_tile_is_taken_when_no_win_is_claimed() -> None:
     d = _won()
     r = recognize_detections(_one_tile_weak(d, d.codes.index("5p")), "mcr", {"win": False})
     assert not any("weakly seen" in n for n in r.notes)
+
+
+def test_a_weak_back_that_makes_a_kong_of_unknown_kind_is_left_out() -> None:
+    """A guess must end in a hand the scorer takes: four backs make a concealed kong
+    shown all face down, whose kind nobody knows ("turn one tile face up"). Here the
+    three "backs" are blank white dragons (a pung, 刻子), and the weak box is the fourth
+    one: the back/white rule reads the pung, the weak box stays out."""
+    needs_mcr()
+    b = SceneBuilder().standing("456p33345sFF")
+    for _ in range(4):
+        b.standing("P").uncertain([("back", 0.9), ("P", 0.1)])
+    d = b.win("3s").detections()
+    fourth = len(d) - 2  # the last "back", before the winning 3s
+    weak = dataclasses.replace(d.select([fourth]), confidences=np.full(1, 0.2, np.float32))
+    d = dataclasses.replace(d.select([i for i in range(len(d)) if i != fourth]), weak=weak)
+    r = recognize_detections(d, "mcr")
+    assert not any("weakly seen" in n for n in r.notes)
+    assert r.unscorable is None and r.score is not None
+    assert r.hand_text == "456p33345sFFPPP3s"
 
 
 def _won_with_flowers() -> Detections:
