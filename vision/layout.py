@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -70,7 +70,12 @@ from vision.layout_hand import (
     winning_tile,
 )
 from vision.layout_rows import LayoutParams, MeldLayout, RowItem, parse_row
-from vision.layout_sideways import row_features, sideways_odds, sideways_probability
+from vision.layout_sideways import (
+    claim_margin,
+    row_features,
+    sideways_odds,
+    sideways_probability,
+)
 
 if TYPE_CHECKING:
     from scoring.hand import Hand
@@ -174,7 +179,7 @@ class Layout:
 
 def _sideways_flags(
     f: Frame, row: list[int], params: LayoutParams, p_side: npt.NDArray[np.float64] | None,
-    back: npt.NDArray[np.bool_],
+    back: npt.NDArray[np.bool_], odds_out: dict[int, float] | None = None,
 ) -> dict[int, bool]:
     """Which tiles of a row lie sideways. With the classifier's sideways probabilities
     ``p_side`` ``(n,)`` and ``params.sideways_model``, a row of 3 or more tiles is judged
@@ -183,10 +188,14 @@ def _sideways_flags(
     Otherwise by the detector's rotation (90/270 relative to the row); when most of a row
     claims to be sideways the rotations are not trusted (e.g. rotation guessed from box
     shape under a low camera, or tiles standing on their edge); then a box clearly wider
-    and lower than the row's median box is sideways."""
+    and lower than the row's median box is sideways. ``odds_out`` receives each judged
+    tile's log-odds over the threshold."""
     if p_side is not None and params.sideways_model is not None and len(row) >= 3:
         log_w, log_h = row_features(f.w, f.h, row)
         odds = sideways_odds(p_side[row], log_w, log_h, back[row], params.sideways_model)
+        if odds_out is not None:
+            odds_out.update((i, o - params.sideways_min_odds)
+                            for i, o in zip(row, odds.tolist(), strict=True))
         return {i: bool(o > params.sideways_min_odds)
                 for i, o in zip(row, odds.tolist(), strict=True)}
     rot_side = {i: int(f.rotation[i]) in (90, 270) for i in row}
@@ -195,6 +204,17 @@ def _sideways_flags(
     mw = statistics.median(f.w[row].tolist())
     mh = statistics.median(f.h[row].tolist())
     return {i: bool(f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh) for i in row}
+
+
+def _with_claim_margin(m: MeldLayout, side_odds: dict[int, float]) -> MeldLayout:
+    """``m`` with its :attr:`MeldLayout.claim_margin` when it is a claimed meld whose
+    tiles the sideways model judged (``side_odds``: detection → log-odds over the
+    threshold). Added kongs (加杠) are left as they are: their fourth tile lies on or
+    beside the sideways one."""
+    if m.concealed or m.added or m.sideways is None or not side_odds:
+        return m
+    margin = claim_margin(side_odds, m.detections, m.sideways)
+    return m if margin is None else replace(m, claim_margin=round(margin, 3))
 
 
 def bonus_alternative(dets: Detections, k: int, min_p: float) -> bool:
@@ -262,8 +282,9 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     )
     back = np.array([c == BACK for c in codes], bool)
     side_local: dict[int, bool] = {}
+    side_odds: dict[int, float] = {}
     for r in rows_local:
-        side_local.update(_sideways_flags(frame, r, params, p_side, back))
+        side_local.update(_sideways_flags(frame, r, params, p_side, back, side_odds))
     # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles
     base_of: dict[int, int] = {}
     main_rows = []
@@ -364,7 +385,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     for k in chosen:
         p = parses[k]
         rows.append(p.row)
-        melds.extend(p.melds)
+        melds.extend(_with_claim_margin(m, side_odds) for m in p.melds)
         flowers.extend(p.flowers)
         ignored.extend(p.ignored)
         standing_runs.extend((len(rows) - 1, run) for run in p.runs)
@@ -378,6 +399,13 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     if others:
         ignored.extend(others)
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
+    for m in melds:
+        if m.claim_margin is not None and m.claim_margin < params.claim_note_margin:
+            at = ", ".join(str(d) for d in m.detections)
+            notes.append(
+                f"which tile lies sideways in the meld of detections {at} is unclear "
+                f"(margin {m.claim_margin:.1f}): its claim source may be wrong"
+            )
     if params.warn_tilt_deg > 0 and abs(frame.tilt_deg) >= params.warn_tilt_deg:
         notes.append(
             f"the rows lie {abs(frame.tilt_deg):.0f}° off the picture's edges: near 45° which "

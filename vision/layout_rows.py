@@ -49,6 +49,9 @@ class LayoutParams:
     #: split pays for a sideways tile left standing, but a claimed tile missed loses its
     #: meld's claim source (chosen on the choice scenes, README "Reading a hand")
     sideways_min_odds: float = -1.0
+    #: a claimed meld whose sideways call is surer than this by less (log-odds) gets a
+    #: note: its claim source may be wrong (README "Reading a hand")
+    claim_note_margin: float = 2.0
     #: DP costs: a sideways or face-down tile left standing; a meld right against
     #: standing tiles with no gap; a set of the wrong codes; a gap inside a meld
     cost_odd_standing: float = 3.0
@@ -86,6 +89,9 @@ class MeldLayout:
     claimed_from: int | None
     added: bool = False
     concealed: bool = False
+    #: how clearly the sideways tile is the one (log-odds over the layout's threshold,
+    #: :func:`vision.layout_sideways.claim_margin`); None when not judged by the model
+    claim_margin: float | None = None
 
     def meld(self, codes: Sequence[str], hidden_kind: str | None = None) -> Meld:
         """The :class:`scoring.Meld` for this meld under ``codes`` (code of every detection).

@@ -86,3 +86,20 @@ def row_features(
     ww, hh = w[row], h[row]
     mw, mh = max(float(np.median(ww)), 1e-9), max(float(np.median(hh)), 1e-9)
     return np.log(ww / mw), np.log(hh / mh)
+
+
+def claim_margin(odds: dict[int, float], tiles: tuple[int, ...], sideways: int) -> float | None:
+    """How clearly one tile of a claimed meld is the sideways one, in log-odds: the least
+    of the sideways tile's odds and the other tiles' negated odds, all taken relative to
+    the layout's threshold (``odds``: detection index → odds minus the threshold, for the
+    tiles the model judged). ``tiles``: the meld's laid-out tiles in row order (not an
+    added tile stacked on it), ``sideways`` the position of the sideways one. None when
+    a tile was not judged by the model.
+
+    >>> claim_margin({3: 2.5, 4: -4.0, 5: -0.5}, (3, 4, 5), 0)
+    0.5
+    """
+    if any(t not in odds for t in tiles):
+        return None
+    return min(odds[tiles[sideways]],
+               *(-odds[t] for k, t in enumerate(tiles) if k != sideways))

@@ -159,7 +159,10 @@ class Recognition:
         return out
 
     def melds_json(self) -> list[dict[str, Any]]:
-        """Melds with their notation, claim source and the tiles (detection indices)."""
+        """Melds with their notation, claim source, the tiles (detection indices) and
+        ``claim_margin``: how clearly the sideways tile is the one, in log-odds (None when
+        the sideways model did not judge it; under 2 the claim source may be wrong and a
+        note says so, see :class:`vision.layout.LayoutParams`)."""
         from scoring.notation import format_meld
 
         out = []
@@ -174,6 +177,7 @@ class Recognition:
                     "added": m.added,
                     "concealed": m.concealed,
                     "detections": list(lay.detections),
+                    "claim_margin": lay.claim_margin,
                 }
             )
         return out

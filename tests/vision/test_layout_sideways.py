@@ -130,3 +130,29 @@ def test_tilt_note_can_be_turned_off() -> None:
     b, _ = pung_scene()
     lay = analyze(b.detections(tilt_deg=40.0), LayoutParams(warn_tilt_deg=0))
     assert not any("off the picture's edges" in n for n in lay.notes)
+
+
+def test_a_claimed_meld_with_an_unclear_sideways_tile_gets_a_note() -> None:
+    # [555p,2] with the classifier unsure of the middle 5p (its box still wide and low)
+    # and half taking the left one for sideways: the claim source may be wrong, said so
+    b, k = pung_scene()
+    d = with_rotation_probs(b.detections(), {k: [0.55, 0.05, 0.35, 0.05],
+                                             k - 1: [0.5, 0.3, 0.0, 0.2]})
+    lay = analyze(d)
+    (meld,) = lay.melds
+    assert meld.claim_margin is not None and meld.claim_margin < 2.0
+    assert any("lies sideways in the meld" in n for n in lay.notes)
+
+
+def test_a_clear_claim_gets_no_note_and_a_wide_margin() -> None:
+    b, _ = pung_scene()
+    lay = analyze(with_rotation_probs(b.detections(), {}))
+    (meld,) = lay.melds
+    assert meld.claim_margin is not None and meld.claim_margin > 2.0
+    assert not any("lies sideways" in n for n in lay.notes)
+
+
+def test_no_margin_without_rotation_probabilities() -> None:
+    b, _ = pung_scene()
+    (meld,) = analyze(b.detections()).melds
+    assert meld.claim_margin is None
