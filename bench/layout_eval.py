@@ -29,7 +29,10 @@ Three evaluations:
     same with the whole of :func:`vision.recognize.recognize_detections` (its weak-box,
     re-read and win-checked rules too; the weak boxes' codes set right as well): the
     ceiling of end to end with these boxes, so ``exact_end_to_end`` falls short of it
-    only by what the reading gets wrong. ``exact_truth_boxes_recognize`` runs the
+    only by what the reading gets wrong. ``by_note_and_tilt`` splits the scenes by whether
+    the reading says a meld's claim source may be wrong, and by the rows' tilt off the
+    picture's edges, with both end-to-end figures per group (how much those notes mean).
+    ``exact_truth_boxes_recognize`` runs the
     whole of ``recognize_detections`` on the truth boxes (codes sure, no rotation
     probabilities): the layout with the rules' help — e.g. the winning tile deduced when
     a pair wait shows two like tiles with no gap — when the detector is perfect.
@@ -60,7 +63,7 @@ import itertools
 import json
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +183,7 @@ def eval_synth(
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
+    by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     t_layout = 0.0
     for f in files:
         truth = json.loads(f.read_text())
@@ -220,13 +224,18 @@ def eval_synth(
             image = cv2.imread(str(folder / truth["image"]))
             dets = detector(image)
             exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
-            exact_true_e2e += _exact_end_to_end_true_codes(dets, truth_dets, expected)
+            true_right = _exact_end_to_end_true_codes(dets, truth_dets, expected)
+            exact_true_e2e += true_right
             truth_tiles = Counter(truth_dets.codes)
             tiles_top1 += Counter(dets.codes) == truth_tiles
             rec = recognize_detections(dets, "mcr", {"claim_win": True})
             tiles_corrected += Counter(rec.codes) == truth_tiles
             right = _read_right(rec, expected)
             exact_det += right
+            for group in (_note_group(rec), _tilt_group(rec)):
+                by_group[group][0] += 1
+                by_group[group][1] += right
+                by_group[group][2] += true_right
             if not right:
                 reason = end_to_end_reason(rec.hand, hand)
                 why_e2e[reason] += 1
@@ -248,6 +257,11 @@ def eval_synth(
         out["exact_true_codes_end_to_end"] = exact_true_e2e / max(n, 1)
         out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
         out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
+        out["by_note_and_tilt"] = {
+            g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
+                "exact_true_codes_end_to_end": c[2] / c[0]}
+            for g, c in sorted(by_group.items())
+        }
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
     return out
 
@@ -313,6 +327,25 @@ def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -
     d = true_codes_on(dets, truth)
     lay = analyze(d, LayoutParams())
     return expected in [canon(h) for h in layout_hand(lay, d.codes, ())] and lay.winning is not None
+
+
+def _note_group(rec: Any) -> str:
+    """``"claim note"`` when the recognition says a meld's claim source may be wrong
+    (:attr:`vision.layout_rows.LayoutParams.claim_note_margin`), else ``"no claim note"``."""
+    unclear = any("lies sideways in the meld" in n for n in rec.notes)
+    return "claim note" if unclear else "no claim note"
+
+
+def _tilt_group(rec: Any) -> str:
+    """The layout's residual row tilt as a group: ``"tilt 0-30"``, ``"tilt 30-35"`` or
+    ``"tilt 35-45"`` (degrees off the picture's edges; the tilt note starts at 35).
+
+    >>> from types import SimpleNamespace as NS
+    >>> _tilt_group(NS(layout=NS(tilt_deg=-38.0)))
+    'tilt 35-45'
+    """
+    tilt = abs(float(rec.layout.tilt_deg))
+    return "tilt 0-30" if tilt < 30 else "tilt 30-35" if tilt < 35 else "tilt 35-45"
 
 
 def end_to_end_reason(read: Hand | None, truth: Hand) -> str:

@@ -61,7 +61,7 @@ class LayoutParams:
     cost_bad_kong: float = 3.5
     #: rows running at least this many degrees off the picture's axes get a note: near
     #: 45° which tiles lie sideways is uncertain (README "Reading a hand": with right
-    #: codes, hands read right drop from 80–93 % to 43–53 % at 35–45°)
+    #: codes, hands read right drop from 83–89 % under 30° to 46–61 % at 35–45°)
     warn_tilt_deg: float = 35.0
     #: tiles in a hand (kongs count 3) when it is won; one less while waiting
     hand_size: int = 14
