@@ -13,7 +13,10 @@ across it than its row's upright tiles. A small logistic model weighs the two:
 relative to the rows (clipped to 0.01–0.99); ``w, h`` the tile's extent along and across
 its row in the canonical frame (:class:`vision.layout_geometry.Frame`) and ``w_row,
 h_row`` the row's medians; ``back`` 1 for a face-down tile (its face says nothing, its
-shape everything). A tile is sideways when ``odds > 0``.
+shape everything). The layout calls a tile sideways when ``odds`` exceed
+``LayoutParams.sideways_min_odds`` (−1, chosen on the choice scenes: a claimed tile missed
+costs its meld's claim source, a standing tile called sideways only a cost in the row's
+split).
 
 :data:`SIDEWAYS_MODEL` was fitted (``train/fit_sideways.py``) on the tiles of the 250
 ``synth-table`` scenes (training art, made for detector training and never used by the
