@@ -1,6 +1,7 @@
 """Draw a recognition: tiles coloured by role, melds outlined with their notation, the
-winning tile marked, corrected tiles in red (``9p>6p``), and a panel below the photo
-with the hand, the fan list and the total (or the waits, or why it cannot be scored).
+winning tile marked, corrected tiles in red (``9p>6p``), a meld whose claim source is
+unsure marked ``?``, and a panel below the photo with the hand, the fan list and the
+total (or the waits, or why it cannot be scored).
 
 Text is drawn with OpenCV's Hershey font, so fan names are the English ones.
 
@@ -21,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.annotate import BGR, annotate
-from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING
+from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING, LayoutParams
 from vision.recognize import Recognition
 
 ROLE_COLORS: dict[str, BGR] = {
@@ -34,6 +35,13 @@ ROLE_COLORS: dict[str, BGR] = {
 CORRECTED: BGR = (40, 40, 230)
 
 
+def _claim_unsure(meld: dict[str, object]) -> bool:
+    """Whether a meld of :meth:`Recognition.melds_json` has an unclear sideways tile (its
+    ``claim_margin`` under :attr:`LayoutParams.claim_note_margin`)."""
+    margin = meld.get("claim_margin")
+    return isinstance(margin, float) and margin < LayoutParams().claim_note_margin
+
+
 def panel_lines(rec: Recognition) -> list[str]:
     """The text of the panel below the photo, one string per line (ASCII)."""
     lines = [f"hand: {rec.hand_text or '-'}   rules: {rec.rules}"]
@@ -44,6 +52,9 @@ def panel_lines(rec: Recognition) -> list[str]:
         how = f"x{r:.1f} less likely" if r >= 1 else f"x{1 / max(r, 1e-9):.1f} more likely"
         win = "" if a["winning"] else ", no win"
         lines.append(f"close reading ({how}{win}): {a['hand']}")
+    for m in rec.melds_json():
+        if _claim_unsure(m):
+            lines.append(f"claim source unsure: {m['notation']} (which tile lies sideways)")
     if rec.score is not None:
         for f in rec.score.fans:
             count = f" x{f.count}" if f.count > 1 else ""
@@ -88,7 +99,8 @@ def render(image: npt.NDArray[np.uint8], rec: Recognition) -> npt.NDArray[np.uin
         x1, y1 = int(b[:, 0].min()) - pad, int(b[:, 1].min()) - pad
         x2, y2 = int(b[:, 2].max()) + pad, int(b[:, 3].max()) + pad
         cv2.rectangle(out, (x1, y1), (x2, y2), ROLE_COLORS[MELD], thick + 1, cv2.LINE_AA)
-        cv2.putText(out, m["notation"], (max(0, x1), min(h - 2, y2 + int(22 * scale))),
+        text = m["notation"] + (" ?" if _claim_unsure(m) else "")
+        cv2.putText(out, text, (max(0, x1), min(h - 2, y2 + int(22 * scale))),
                     cv2.FONT_HERSHEY_SIMPLEX, scale, ROLE_COLORS[MELD], thick, cv2.LINE_AA)
     if rec.layout.winning is not None:
         x1, y1, x2, y2 = (int(v) for v in det.boxes[rec.layout.winning])

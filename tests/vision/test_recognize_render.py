@@ -43,3 +43,21 @@ def test_panel_says_why_a_hand_is_not_scored() -> None:
     d = SceneBuilder().standing("123m456p").detections()
     lines = panel_lines(recognize_detections(d, "zhenjiang", ZJ))
     assert any(line.startswith("not scored: 6 tiles found") for line in lines)
+
+
+def test_a_meld_with_an_unsure_claim_source_is_listed() -> None:
+    # the sideways 5p and its left neighbour both half look sideways: [555p,2] is unsure
+    import dataclasses
+
+    d = SceneBuilder().standing("123456789m").meld("555p", sideways=1).standing("EE").detections()
+    p = np.full((len(d), 4), 0.01, np.float32)
+    p[np.arange(len(d)), (d.rotations // 90) % 4] = 0.97
+    p[10] = [0.55, 0.05, 0.35, 0.05]
+    p[9] = [0.5, 0.3, 0.0, 0.2]
+    d = dataclasses.replace(d, rotations=(p.argmax(axis=1) * 90).astype(np.int64),
+                            rotation_probs=p)
+    r = recognize_detections(d, "mcr", {"win": False})
+    assert any(line.startswith("claim source unsure: [555p,2]") for line in panel_lines(r))
+    clear = recognize_detections(dataclasses.replace(d, rotation_probs=None), "mcr",
+                                 {"win": False})
+    assert not any("claim source unsure" in line for line in panel_lines(clear))
