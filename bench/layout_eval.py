@@ -172,7 +172,7 @@ def eval_synth(
 ) -> dict[str, Any]:
     import numpy as np
 
-    from vision.recognize import recognize_detections
+    from vision.recognize import recognize, recognize_detections
 
     rng = np.random.default_rng(seed)
     files = sorted((folder / "truth").glob("*.json"))
@@ -228,7 +228,8 @@ def eval_synth(
             exact_true_e2e += true_right
             truth_tiles = Counter(truth_dets.codes)
             tiles_top1 += Counter(dets.codes) == truth_tiles
-            rec = recognize_detections(dets, "mcr", {"claim_win": True})
+            rec = recognize(image, "mcr", {"claim_win": True}, detector=detector,
+                            detections=dets)
             tiles_corrected += Counter(rec.codes) == truth_tiles
             right = _read_right(rec, expected)
             exact_det += right
@@ -390,7 +391,7 @@ def _reason(truth: dict[str, Any], lay: Layout, got: list[Any], expected: Any) -
 
 # ----------------------------------------------------------------------------- photos
 def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> dict[str, Any]:
-    from vision.recognize import recognize_detections
+    from vision.recognize import recognize
 
     images = sorted((folder / "images" / split).glob("*"))
     if not images:
@@ -415,14 +416,14 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         n += 1
         d = detector(image)
         before += Counter(d.codes) == truth
-        rec = recognize_detections(d, "mcr", calibration=getattr(detector, "calibration", None))
+        rec = recognize(image, "mcr", detector=detector, detections=d)
         exact = Counter(rec.codes) == truth
         after += exact
         calibration.append((rec.reading_confidence, exact))
         if rec.hand_confidence is not None:
             calibrated.append((rec.hand_confidence, exact))
         changed += bool(rec.correction.best.changes)
-        rec_p = recognize_detections(d, "mcr", {"win": False})
+        rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d)
         after_physical += Counter(rec_p.codes) == truth
         changed_phys += bool(rec_p.correction.best.changes)
     return {

@@ -841,10 +841,16 @@ def recognize(
     context: Mapping[str, Any] | None = None,
     *,
     detector: Any = None,
+    detections: Detections | None = None,
 ) -> Recognition:
     """Detect the tiles in ``image`` (a path, encoded bytes or a BGR array) and read the
     hand (see module doc). ``detector``: a loaded :class:`vision.detect.Detector` (or
-    any callable image → Detections); default: the shipped model."""
+    any callable image → Detections); default: the shipped model. ``detections``: the
+    detector's output for ``image`` when already at hand (benchmarks).
+
+    A reading that is no win, of rows lying :data:`STRAIGHTEN_DEG` or more off the
+    photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
+    second detection) and replaced when that reading wins."""
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
@@ -852,9 +858,46 @@ def recognize(
     t0 = time.perf_counter()
     pixels = load_image(image)
     t1 = time.perf_counter()
-    dets = detector(pixels) if detector is not None else detect(pixels)
+    run = detector if detector is not None else detect
+    dets = run(pixels) if detections is None else detections
     t2 = time.perf_counter()
     ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
     used = detector if detector is not None else load_detector()
     calibration = getattr(used, "calibration", None)
-    return recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration)
+    rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration)
+    tilt = rec.layout.tilt_deg
+    if rec.score is None and len(dets) >= 3 and 0 < STRAIGHTEN_DEG <= abs(tilt):
+        level = _recognize_straightened(pixels, dets, tilt, run, rules, context, name, ms,
+                                        calibration)
+        if level.score is not None:
+            return level
+    return rec
+
+
+#: A photo whose rows lie this many degrees or more off its edges, and whose reading is
+#: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
+#: reading is taken when it is a win. 0: never.
+STRAIGHTEN_DEG = 30.0
+
+
+def _recognize_straightened(
+    pixels: npt.NDArray[np.uint8], dets: Detections, tilt: float, run: Any, rules: str,
+    context: Mapping[str, Any] | None, name: str | None, ms: dict[str, float],
+    calibration: Mapping[str, Any] | None,
+) -> Recognition:
+    """Read the hand again from the region of ``dets`` turned by ``tilt`` degrees so its
+    rows lie level; the recognition's boxes are then given in ``pixels``' coordinates
+    (the box around each turned box) and a note says what was done."""
+    from vision.straighten import detections_back, straight_region
+
+    t0 = time.perf_counter()
+    region, a = straight_region(pixels, dets.boxes, tilt)
+    level = run(region)
+    ms = {**ms, "straighten": (time.perf_counter() - t0) * 1000}
+    rec = recognize_detections(level, rules, context, image=name, ms=ms,
+                               calibration=calibration)
+    size = (int(pixels.shape[1]), int(pixels.shape[0]))
+    note = (f"the rows lay {abs(tilt):.0f}° off the photo's edges: read again from the photo "
+            "turned level")
+    return replace(rec, detections=detections_back(rec.detections, a, size),
+                   notes=(note, *rec.notes))

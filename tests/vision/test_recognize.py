@@ -516,3 +516,61 @@ def test_a_sure_kind_is_not_read_as_a_flower_to_force_a_win() -> None:
     r = recognize_detections(b.detections(), "mcr")
     assert not any("as a flower" in n for n in r.notes)
     assert r.score is None
+
+
+def test_rows_near_45_degrees_are_read_again_from_the_photo_turned_level() -> None:
+    """A photo whose rows lie 40° off its edges, read as no win (a tile missed): the hand
+    is read again from a second detection of the region turned level (vision.straighten),
+    taken because it wins, its boxes given back in the photo's pixels, with a note."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    tilted = b.detections(tilt_deg=40.0)
+    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
+    level = b.detections()
+    size = tilted.image_size or (1000, 800)
+    photo = np.zeros((size[1], size[0], 3), np.uint8)
+    seen: list[tuple[int, ...]] = []
+
+    def stand_in(image: np.ndarray) -> Detections:
+        seen.append(image.shape)
+        return tilted if len(seen) == 1 else level
+
+    r = recognize(photo, "zhenjiang", ZJ, detector=stand_in)
+    assert len(seen) == 2 and seen[1] != photo.shape  # the turned region was detected
+    assert r.hand_text == "[EEE,2]123m456p789sNN"
+    assert any("read again from the photo turned level" in n for n in r.notes)
+    assert "straighten" in r.ms
+    assert r.detections.image_size == size
+    assert (r.detections.boxes >= 0).all()
+    assert (r.detections.boxes[:, [0, 2]] <= size[0]).all()
+    assert (r.detections.boxes[:, [1, 3]] <= size[1]).all()
+
+
+def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    tilted = b.detections(tilt_deg=40.0)
+    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])
+    calls: list[int] = []
+
+    def stand_in(image: np.ndarray) -> Detections:
+        calls.append(1)
+        return tilted  # the turned photo shows the same 13 tiles: no win either way
+
+    size = tilted.image_size or (1000, 800)
+    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "zhenjiang", ZJ,
+                  detector=stand_in)
+    assert len(calls) == 2 and r.score is None
+    assert not any("turned level" in n for n in r.notes)
+
+
+def test_a_level_photo_is_detected_once() -> None:
+    d = won_scene().detections(tilt_deg=10.0)
+    calls: list[int] = []
+
+    def stand_in(image: np.ndarray) -> Detections:
+        calls.append(1)
+        return d
+
+    r = recognize(np.zeros((800, 1000, 3), np.uint8), "zhenjiang", ZJ, detector=stand_in)
+    assert len(calls) == 1 and "straighten" not in r.ms
