@@ -871,6 +871,7 @@ def recognize(
                                         calibration)
         if level.score is not None:
             return level
+        rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     return rec
 
 

@@ -562,6 +562,7 @@ def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
                   detector=stand_in)
     assert len(calls) == 2 and r.score is None
     assert not any("turned level" in n for n in r.notes)
+    assert "straighten" in r.ms  # the second look's time is still counted
 
 
 def test_a_level_photo_is_detected_once() -> None:
