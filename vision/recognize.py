@@ -850,7 +850,9 @@ def recognize(
 
     A reading that is no win, of rows lying :data:`STRAIGHTEN_DEG` or more off the
     photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
-    second detection) and replaced when that reading wins."""
+    second detection) and replaced when that reading wins; so is a win with an unclear
+    claim source from :data:`STRAIGHTEN_UNCLEAR_DEG`, when the level reading wins with
+    every claim clear."""
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
@@ -865,11 +867,13 @@ def recognize(
     used = detector if detector is not None else load_detector()
     calibration = getattr(used, "calibration", None)
     rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration)
-    tilt = rec.layout.tilt_deg
-    if rec.score is None and len(dets) >= 3 and 0 < STRAIGHTEN_DEG <= abs(tilt):
-        level = _recognize_straightened(pixels, dets, tilt, run, rules, context, name, ms,
-                                        calibration)
-        if level.score is not None:
+    tilt = abs(rec.layout.tilt_deg)
+    no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
+    unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
+    if len(dets) >= 3 and (no_win or unclear_win):
+        level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
+                                        context, name, ms, calibration)
+        if level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     return rec
@@ -879,6 +883,16 @@ def recognize(
 #: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
 #: reading is taken when it is a win. 0: never.
 STRAIGHTEN_DEG = 30.0
+#: ... and from this tilt a win with a meld whose claim source is unclear
+#: (:attr:`vision.layout.LayoutParams.claim_note_margin`), whose level reading is taken
+#: when it is a win with every claim clear. 0: never.
+STRAIGHTEN_UNCLEAR_DEG = 20.0
+
+
+def _unclear(rec: Recognition) -> bool:
+    """Whether a claimed meld of ``rec`` has an unclear sideways tile."""
+    limit = LayoutParams().claim_note_margin
+    return any(m.claim_margin is not None and m.claim_margin < limit for m in rec.layout.melds)
 
 
 def _recognize_straightened(
