@@ -53,7 +53,7 @@ def straight_region(
     y1 = int(max(0.0, pts[:, 1].min() - pad)) if len(b) else 0
     x2 = int(min(float(nw), pts[:, 0].max() + pad)) if len(b) else nw
     y2 = int(min(float(nh), pts[:, 1].max() + pad)) if len(b) else nh
-    a = m.copy()
+    a = np.asarray(m, np.float64).copy()
     a[:, 2] -= (x1, y1)
     region = cv2.warpAffine(image, a, (max(1, x2 - x1), max(1, y2 - y1)),
                             flags=cv2.INTER_LINEAR, borderValue=(114, 114, 114))
@@ -73,7 +73,7 @@ def apply_affine(a: npt.NDArray[np.float64], boxes: npt.ArrayLike) -> F32:
 def boxes_back(boxes: npt.ArrayLike, a: npt.NDArray[np.float64], image_wh: tuple[int, int]) -> F32:
     """Region boxes ``(n, 4)`` back in photo pixels (the box around each turned box,
     clipped to the ``(width, height)`` photo)."""
-    back = apply_affine(cv2.invertAffineTransform(a), boxes)
+    back = apply_affine(np.asarray(cv2.invertAffineTransform(a), np.float64), boxes)
     w, h = image_wh
     back[:, [0, 2]] = back[:, [0, 2]].clip(0, w)
     back[:, [1, 3]] = back[:, [1, 3]].clip(0, h)
