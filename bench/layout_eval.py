@@ -332,8 +332,8 @@ def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -
 
 def _note_group(rec: Any) -> str:
     """``"claim note"`` when the recognition says a meld's claim source may be wrong
-    (:attr:`vision.layout_rows.LayoutParams.claim_note_margin`), else ``"no claim note"``."""
-    unclear = any("lies sideways in the meld" in n for n in rec.notes)
+    (:attr:`vision.layout_rows.MeldLayout.claim_unclear`), else ``"no claim note"``."""
+    unclear = any(m.claim_unclear for m in rec.layout.melds)
     return "claim note" if unclear else "no claim note"
 
 

@@ -206,15 +206,20 @@ def _sideways_flags(
     return {i: bool(f.w[i] > params.wide_ratio * mw and f.h[i] < 0.92 * mh) for i in row}
 
 
-def _with_claim_margin(m: MeldLayout, side_odds: dict[int, float]) -> MeldLayout:
-    """``m`` with its :attr:`MeldLayout.claim_margin` when it is a claimed meld whose
-    tiles the sideways model judged (``side_odds``: detection → log-odds over the
-    threshold). Added kongs (加杠) are left as they are: their fourth tile lies on or
-    beside the sideways one."""
+def _with_claim_margin(
+    m: MeldLayout, side_odds: dict[int, float], params: LayoutParams
+) -> MeldLayout:
+    """``m`` with its :attr:`MeldLayout.claim_margin` (and whether that is under
+    ``params.claim_note_margin``) when it is a claimed meld whose tiles the sideways model
+    judged (``side_odds``: detection → log-odds over the threshold). Added kongs (加杠)
+    are left as they are: their fourth tile lies on or beside the sideways one."""
     if m.concealed or m.added or m.sideways is None or not side_odds:
         return m
     margin = claim_margin(side_odds, m.detections, m.sideways)
-    return m if margin is None else replace(m, claim_margin=round(margin, 3))
+    if margin is None:
+        return m
+    margin = round(margin, 3)
+    return replace(m, claim_margin=margin, claim_unclear=margin < params.claim_note_margin)
 
 
 def bonus_alternative(dets: Detections, k: int, min_p: float) -> bool:
@@ -385,7 +390,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     for k in chosen:
         p = parses[k]
         rows.append(p.row)
-        melds.extend(_with_claim_margin(m, side_odds) for m in p.melds)
+        melds.extend(_with_claim_margin(m, side_odds, params) for m in p.melds)
         flowers.extend(p.flowers)
         ignored.extend(p.ignored)
         standing_runs.extend((len(rows) - 1, run) for run in p.runs)
@@ -400,7 +405,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         ignored.extend(others)
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
     for m in melds:
-        if m.claim_margin is not None and m.claim_margin < params.claim_note_margin:
+        if m.claim_unclear:
             at = ", ".join(str(d) for d in m.detections)
             notes.append(
                 f"which tile lies sideways in the meld of detections {at} is unclear "

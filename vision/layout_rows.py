@@ -92,6 +92,9 @@ class MeldLayout:
     #: how clearly the sideways tile is the one (log-odds over the layout's threshold,
     #: :func:`vision.layout_sideways.claim_margin`); None when not judged by the model
     claim_margin: float | None = None
+    #: the margin is under ``LayoutParams.claim_note_margin``: the claim source may be
+    #: wrong (the layout's notes say so)
+    claim_unclear: bool = False
 
     def meld(self, codes: Sequence[str], hidden_kind: str | None = None) -> Meld:
         """The :class:`scoring.Meld` for this meld under ``codes`` (code of every detection).

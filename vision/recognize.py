@@ -891,8 +891,7 @@ STRAIGHTEN_UNCLEAR_DEG = 20.0
 
 def _unclear(rec: Recognition) -> bool:
     """Whether a claimed meld of ``rec`` has an unclear sideways tile."""
-    limit = LayoutParams().claim_note_margin
-    return any(m.claim_margin is not None and m.claim_margin < limit for m in rec.layout.melds)
+    return any(m.claim_unclear for m in rec.layout.melds)
 
 
 def _recognize_straightened(

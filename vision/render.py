@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.annotate import BGR, annotate
-from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING, LayoutParams
+from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING
 from vision.recognize import Recognition
 
 ROLE_COLORS: dict[str, BGR] = {
@@ -35,13 +35,6 @@ ROLE_COLORS: dict[str, BGR] = {
 CORRECTED: BGR = (40, 40, 230)
 
 
-def _claim_unsure(meld: dict[str, object]) -> bool:
-    """Whether a meld of :meth:`Recognition.melds_json` has an unclear sideways tile (its
-    ``claim_margin`` under :attr:`LayoutParams.claim_note_margin`)."""
-    margin = meld.get("claim_margin")
-    return isinstance(margin, float) and margin < LayoutParams().claim_note_margin
-
-
 def panel_lines(rec: Recognition) -> list[str]:
     """The text of the panel below the photo, one string per line (ASCII)."""
     lines = [f"hand: {rec.hand_text or '-'}   rules: {rec.rules}"]
@@ -52,8 +45,8 @@ def panel_lines(rec: Recognition) -> list[str]:
         how = f"x{r:.1f} less likely" if r >= 1 else f"x{1 / max(r, 1e-9):.1f} more likely"
         win = "" if a["winning"] else ", no win"
         lines.append(f"close reading ({how}{win}): {a['hand']}")
-    for m in rec.melds_json():
-        if _claim_unsure(m):
+    for m, lay in zip(rec.melds_json(), rec.layout.melds, strict=False):
+        if lay.claim_unclear:
             lines.append(f"claim source unsure: {m['notation']} (which tile lies sideways)")
     if rec.score is not None:
         for f in rec.score.fans:
@@ -89,8 +82,7 @@ def render(image: npt.NDArray[np.uint8], rec: Recognition) -> npt.NDArray[np.uin
     h, w = out.shape[:2]
     thick = max(1, round(max(h, w) / 400))
     scale = max(0.4, max(h, w) / 1600)
-    melds = rec.melds_json()
-    for m in melds:
+    for m, lay in zip(rec.melds_json(), rec.layout.melds, strict=False):
         idx = m["detections"]
         if not idx:
             continue
@@ -99,7 +91,7 @@ def render(image: npt.NDArray[np.uint8], rec: Recognition) -> npt.NDArray[np.uin
         x1, y1 = int(b[:, 0].min()) - pad, int(b[:, 1].min()) - pad
         x2, y2 = int(b[:, 2].max()) + pad, int(b[:, 3].max()) + pad
         cv2.rectangle(out, (x1, y1), (x2, y2), ROLE_COLORS[MELD], thick + 1, cv2.LINE_AA)
-        text = m["notation"] + (" ?" if _claim_unsure(m) else "")
+        text = m["notation"] + (" ?" if lay.claim_unclear else "")
         cv2.putText(out, text, (max(0, x1), min(h - 2, y2 + int(22 * scale))),
                     cv2.FONT_HERSHEY_SIMPLEX, scale, ROLE_COLORS[MELD], thick, cv2.LINE_AA)
     if rec.layout.winning is not None:
