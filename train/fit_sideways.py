@@ -35,7 +35,11 @@ from vision.detections import Detections  # noqa: E402
 from vision.evaluate import match  # noqa: E402
 from vision.layout import LayoutParams, rotation_margins  # noqa: E402
 from vision.layout_geometry import canonical_frame, link_rows  # noqa: E402
-from vision.layout_sideways import row_features, sideways_probability  # noqa: E402
+from vision.layout_sideways import (  # noqa: E402
+    row_features,
+    sideways_probability,
+    sideways_terms,
+)
 
 Array = npt.NDArray[np.float64]
 
@@ -69,10 +73,9 @@ def tile_rows(
 
 
 def design(x: Array) -> Array:
-    """Model inputs ``(n, 6)`` from features ``(n, ≥4)`` (the module doc's terms)."""
-    ps = np.clip(x[:, 0], 0.01, 0.99)
-    return np.column_stack([np.ones(len(x)), np.log(ps / (1 - ps)), x[:, 1], x[:, 2],
-                            x[:, 3], x[:, 3] * x[:, 1]])
+    """Model inputs ``(n, 6)`` from features ``(n, ≥4)``: the layout's own
+    :func:`vision.layout_sideways.sideways_terms`."""
+    return sideways_terms(x[:, 0], x[:, 1], x[:, 2], x[:, 3])
 
 
 def fit_logistic(a: Array, y: Array, l2: float = 1e-2, steps: int = 50) -> Array:

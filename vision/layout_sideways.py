@@ -60,6 +60,21 @@ def sideways_probability(
     return np.asarray(p[:, np.isin(rel, (90, 270))].sum(axis=1))
 
 
+def sideways_terms(
+    p_side: npt.ArrayLike, log_w: npt.ArrayLike, log_h: npt.ArrayLike, back: npt.ArrayLike
+) -> Array:
+    """The model's inputs ``(n, 6)`` — ``1, logit(p_side), log_w, log_h, back,
+    back·log_w`` (module doc) — for the layout and for fitting (``train/fit_sideways.py``):
+    ``p_side`` the classifier's sideways probability, ``log_w``/``log_h`` the log of the
+    tile's extent along/across the row over the row's median, ``back`` whether it is face
+    down."""
+    ps = np.clip(np.asarray(p_side, np.float64), 0.01, 0.99)
+    lw = np.asarray(log_w, np.float64)
+    bk = np.asarray(back, np.float64)
+    return np.column_stack([np.ones(len(ps)), np.log(ps / (1 - ps)), lw,
+                            np.asarray(log_h, np.float64), bk, bk * lw])
+
+
 def sideways_odds(
     p_side: npt.ArrayLike,
     log_w: npt.ArrayLike,
@@ -67,18 +82,11 @@ def sideways_odds(
     back: npt.ArrayLike,
     model: tuple[float, ...] = SIDEWAYS_MODEL,
 ) -> Array:
-    """Log-odds ``(n,)`` that each tile lies sideways (module doc): ``p_side`` the
-    classifier's sideways probability, ``log_w``/``log_h`` the log of the tile's extent
-    along/across the row over the row's median, ``back`` whether it is face down."""
+    """Log-odds ``(n,)`` that each tile lies sideways: :func:`sideways_terms` weighed by
+    the ``model``'s 6 coefficients."""
     if len(model) != 6:
         raise ValueError(f"a sideways model has 6 coefficients, got {len(model)}")
-    ps = np.clip(np.asarray(p_side, np.float64), 0.01, 0.99)
-    lw = np.asarray(log_w, np.float64)
-    lh = np.asarray(log_h, np.float64)
-    bk = np.asarray(back, np.float64)
-    b0, b1, b2, b3, b4, b5 = model
-    return np.asarray(b0 + b1 * np.log(ps / (1 - ps)) + b2 * lw + b3 * lh + b4 * bk
-                      + b5 * bk * lw)
+    return np.asarray(sideways_terms(p_side, log_w, log_h, back) @ np.asarray(model, np.float64))
 
 
 def row_features(
