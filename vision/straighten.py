@@ -45,14 +45,15 @@ def straight_region(
     nw, nh = int(h * sin + w * cos), int(h * cos + w * sin)
     m[0, 2] += nw / 2 - w / 2
     m[1, 2] += nh / 2 - h / 2
-    centres = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
-    pts = centres @ m[:, :2].T + m[:, 2]
-    size = float(np.median(np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]))) if len(b) else 0.0
-    pad = margin * size
-    x1 = int(max(0.0, pts[:, 0].min() - pad)) if len(b) else 0
-    y1 = int(max(0.0, pts[:, 1].min() - pad)) if len(b) else 0
-    x2 = int(min(float(nw), pts[:, 0].max() + pad)) if len(b) else nw
-    y2 = int(min(float(nh), pts[:, 1].max() + pad)) if len(b) else nh
+    x1, y1, x2, y2 = 0, 0, nw, nh  # no tiles: the whole turned photo
+    if len(b):
+        centres = np.stack([(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2], axis=1)
+        pts = centres @ m[:, :2].T + m[:, 2]
+        pad = margin * float(np.median(np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])))
+        x1 = int(max(0.0, pts[:, 0].min() - pad))
+        y1 = int(max(0.0, pts[:, 1].min() - pad))
+        x2 = int(min(float(nw), pts[:, 0].max() + pad))
+        y2 = int(min(float(nh), pts[:, 1].max() + pad))
     a = np.asarray(m, np.float64).copy()
     a[:, 2] -= (x1, y1)
     region = cv2.warpAffine(image, a, (max(1, x2 - x1), max(1, y2 - y1)),
