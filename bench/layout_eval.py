@@ -42,7 +42,13 @@ Three evaluations:
     ``vision.classes``; e.g. ``datasets/build/hk-photos``). Share of photos whose tile
     multiset is exactly right: top-1 codes of the detector, and the final codes after
     rule-aware correction (default: a win claimed when the tile count is a hand's; also
-    with ``win=False``, physical constraints only).
+    with ``win=False``, physical constraints only). Photos whose labels hold a whole
+    hand (:func:`whole_hand`: 14 tiles besides flowers, each kind held four times
+    counting as a kong) are counted apart: ``whole_hands_scored`` is the share read as
+    a scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
+    labelled tiles (the labels give no structure, so this is the nearest to "scored
+    right" real photos allow); ``whole_hands_with_kongs`` restricts both to the hands
+    that show a kong.
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -390,6 +396,26 @@ def _reason(truth: dict[str, Any], lay: Layout, got: list[Any], expected: Any) -
 
 
 # ----------------------------------------------------------------------------- photos
+def whole_hand(truth: Counter[str], hand_size: int = 14) -> int | None:
+    """Kongs of a labelled photo's tiles when they make a whole hand — ``hand_size``
+    tiles besides flowers once each kind held four times counts as a kong — else None.
+
+    >>> whole_hand(Counter({"1m": 4, "2m": 3, "3m": 3, "4m": 3, "E": 2, "1f": 1}))
+    1
+    >>> whole_hand(Counter({"1m": 3, "2m": 3, "3m": 3, "4m": 3, "E": 2}))
+    0
+    >>> whole_hand(Counter({"E": 4})) is None
+    True
+    """
+    kinds = {c: k for c, k in truth.items() if c not in BONUS}
+    kongs = sum(1 for k in kinds.values() if k == 4)
+    tiles = sum(kinds.values())
+    for used in range(kongs + 1):  # a kind held four times may be a kong or a set + one
+        if tiles - used == hand_size:
+            return used
+    return None
+
+
 def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> dict[str, Any]:
     from vision.recognize import recognize
 
@@ -399,6 +425,7 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
     import cv2
 
     n = before = after = after_physical = changed = changed_phys = 0
+    hands = Counter[str]()  # whole hands (and those with kongs): scored, scored and right
     calibration: list[tuple[float, bool]] = []  # (reading_confidence, multiset exact)
     calibrated: list[tuple[float, bool]] = []  # (hand_confidence, multiset exact)
     for img_path in images[:limit]:
@@ -423,6 +450,12 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         if rec.hand_confidence is not None:
             calibrated.append((rec.hand_confidence, exact))
         changed += bool(rec.correction.best.changes)
+        kongs = whole_hand(truth)
+        if kongs is not None:
+            for group in ("all", "kongs") if kongs else ("all",):
+                hands[group] += 1
+                hands[group + " scored"] += rec.score is not None
+                hands[group + " right"] += rec.score is not None and exact
         rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d)
         after_physical += Counter(rec_p.codes) == truth
         changed_phys += bool(rec_p.correction.best.changes)
@@ -433,6 +466,13 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
         "photos_corrected": changed,
         "photos_corrected_physical_only": changed_phys,
+        "whole_hands": hands["all"],
+        "whole_hands_scored": hands["all scored"] / max(hands["all"], 1),
+        "whole_hands_scored_multiset_right": hands["all right"] / max(hands["all"], 1),
+        "whole_hands_with_kongs": hands["kongs"],
+        "whole_hands_with_kongs_scored": hands["kongs scored"] / max(hands["kongs"], 1),
+        "whole_hands_with_kongs_scored_multiset_right":
+            hands["kongs right"] / max(hands["kongs"], 1),
         "reading_confidence": calibration_bins(calibration),
         # fitted on these photos (cross-validated figures: train/calibrate.py)
         "hand_confidence_in_sample": calibration_bins(calibrated, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1)),

@@ -10,6 +10,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from vision.classes import BACK, BONUS
 from vision.layout_rows import LayoutParams, MeldLayout
 
 
@@ -182,3 +183,43 @@ def winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
     if len(singles_elsewhere) == 1 and len(runs) == 2:
         return singles_elsewhere[0][0]
     return None
+
+
+def face_up_kongs(
+    runs: list[tuple[int, list[int]]], codes: list[str], excess: int
+) -> tuple[list[tuple[int, list[int]]], list[MeldLayout]]:
+    """Kongs laid as four touching standing tiles of one kind, none sideways or face
+    down (as many players show a kong, against seed 003's layout): in a hand ``excess``
+    tiles over its size (kongs count 3), up to ``excess`` runs of four equal codes
+    inside the standing ``runs`` (``(row, detections)`` in reading order) become
+    concealed kongs marked ``face_up`` — each explains one tile over. Which of 暗杠 and
+    明杠 it was the picture does not say; a concealed kong is how the layout reads
+    every set that shows no claimed tile. Returns the runs left (split around each
+    kong) and the kongs.
+
+    >>> codes = ["1m", "1m", "1m", "1m", "2m", "3m"]
+    >>> runs, kongs = face_up_kongs([(0, [0, 1, 2, 3, 4, 5])], codes, 1)
+    >>> runs, [(k.detections, k.concealed, k.face_up) for k in kongs]
+    ([(0, [4, 5])], [((0, 1, 2, 3), True, True)])
+    >>> face_up_kongs([(0, [0, 1, 2, 3, 4, 5])], codes, 0)[1]
+    []
+    """
+    kongs: list[MeldLayout] = []
+    out: list[tuple[int, list[int]]] = []
+    for row_no, run in runs:
+        rest = list(run)
+        k = 0
+        while k + 4 <= len(rest) and len(kongs) < excess:
+            four = rest[k : k + 4]
+            kind = codes[four[0]]
+            if kind not in (BACK, *BONUS) and all(codes[d] == kind for d in four):
+                kongs.append(MeldLayout(tuple(four), None, None, concealed=True, face_up=True))
+                if rest[:k]:
+                    out.append((row_no, rest[:k]))
+                rest = rest[k + 4 :]
+                k = 0
+            else:
+                k += 1
+        if rest:
+            out.append((row_no, rest))
+    return out, kongs

@@ -65,6 +65,9 @@ class LayoutParams:
     warn_tilt_deg: float = 35.0
     #: tiles in a hand (kongs count 3) when it is won; one less while waiting
     hand_size: int = 14
+    #: a hand over ``hand_size`` reads four touching standing tiles of a kind as a kong
+    #: shown face up (:func:`vision.layout_hand.face_up_kongs`)
+    face_up_kongs: bool = True
     #: rows further than this (in tile heights) from the standing row are not the hand's
     hand_row_distance: float = 2.6
     cost_inner_gap: float = 1.5
@@ -95,6 +98,10 @@ class MeldLayout:
     #: the margin is under ``LayoutParams.claim_note_margin``: the claim source may be
     #: wrong (the layout's notes say so)
     claim_unclear: bool = False
+    #: four tiles of a kind laid face up with none sideways in a hand that is over its
+    #: size: read as a concealed kong, though it may have been claimed (the layout's
+    #: notes say so; see :func:`vision.layout_hand.face_up_kongs`)
+    face_up: bool = False
 
     def meld(self, codes: Sequence[str], hidden_kind: str | None = None) -> Meld:
         """The :class:`scoring.Meld` for this meld under ``codes`` (code of every detection).

@@ -176,6 +176,7 @@ class Recognition:
                     "claimed_index": m.claimed_index,
                     "added": m.added,
                     "concealed": m.concealed,
+                    "face_up": lay.face_up,
                     "detections": list(lay.detections),
                     "claim_margin": lay.claim_margin,
                 }
@@ -266,6 +267,31 @@ def _score_unmarked_winning(
         others = ", ".join(f"{t} {v}" for t, v in totals.items())
         note += f"; on another tile it would score: {others}"
     return chosen, [note]
+
+
+def face_up_kong_note(
+    hand: Hand, layout: Layout, score: Score, rules: str, ctx: Mapping[str, Any]
+) -> str | None:
+    """What the hand would score if its kongs shown face up (read as concealed, see
+    :func:`vision.layout_hand.face_up_kongs`) had been claimed, or None when it has none
+    (or that hand cannot be scored). The claim source does not change the fans."""
+    import scoring
+    from scoring.hand import Meld
+
+    if not any(m.face_up for m in layout.melds):
+        return None
+    melds = tuple(
+        Meld("kong", m.tiles, claimed_from=2) if lay.face_up else m
+        for m, lay in zip(hand.melds, layout.melds, strict=True)
+    )
+    try:
+        claimed = scoring.score(replace(hand, melds=melds), rules=rules, **ctx).total
+    except scoring.HandError:
+        return None
+    return (
+        f"scored with the kong(s) shown face up as concealed ({score.total}); "
+        f"if claimed (明杠) the hand would score {claimed}"
+    )
 
 
 def deduce_winning(layout: Layout, codes: Sequence[str]) -> tuple[Layout, str | None]:
@@ -720,7 +746,44 @@ def recognize_detections(
     """Layout, correction and scoring of detections (see module doc). ``calibration``:
     the detector's hand-confidence calibration (:attr:`Detector.calibration`), which
     gives :attr:`Recognition.hand_confidence`. Raises ``scoring.HandError`` (a
-    ``ValueError``) for an unknown rule set or a bad context."""
+    ``ValueError``) for an unknown rule set or a bad context.
+
+    Kongs shown as four face-up tiles (``LayoutParams.face_up_kongs``) are a second
+    reading: the hand is first read without them, and read with them only when that
+    first reading scores no win — a hand over its size is more often an extra box or a
+    flower read as a kind than a kong laid flat, which those rules mend first."""
+    params = layout_params or LayoutParams()
+    args: dict[str, Any] = dict(image=image, ms=ms, calibration=calibration)
+    if not params.face_up_kongs:
+        return _recognize_once(dets, rules, context, layout_params=params, **args)
+    plain = _recognize_once(
+        dets, rules, context, layout_params=replace(params, face_up_kongs=False), **args)
+    if plain.score is not None or plain.layout.tile_count <= _hand_size(rules):
+        return plain
+    shown = _recognize_once(dets, rules, context, layout_params=params, **args)
+    face_up = any(m.face_up for m in shown.layout.melds)
+    return shown if face_up and shown.score is not None else plain
+
+
+def _hand_size(rules: str) -> int:
+    """Tiles of a won hand under ``rules`` (kongs counted 3)."""
+    import scoring
+
+    return int(scoring.get_rule_set(rules).hand_size)
+
+
+def _recognize_once(
+    dets: Detections,
+    rules: str = "mcr",
+    context: Mapping[str, Any] | None = None,
+    *,
+    image: str | None = None,
+    layout_params: LayoutParams | None = None,
+    ms: Mapping[str, float] | None = None,
+    calibration: Mapping[str, Any] | None = None,
+) -> Recognition:
+    """One reading of ``dets`` with these layout parameters (see
+    :func:`recognize_detections`)."""
     import scoring
 
     timings = dict(ms or {})
@@ -808,6 +871,9 @@ def recognize_detections(
                 score, extra = _score_unmarked_winning(hand, rules, ctx)
                 winning_tile = hand.standing[-1]
                 notes.extend(extra)
+            face_up = face_up_kong_note(hand, layout, score, rules, ctx)
+            if face_up:
+                notes.append(face_up)
         except scoring.HandError as exc:
             unscorable = str(exc)
     elif claim_win:

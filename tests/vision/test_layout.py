@@ -12,7 +12,16 @@ import pytest
 from scoring.hand import Hand
 from scoring.notation import format_meld, parse_hand
 from vision.detections import Detections
-from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, analyze, rotation_margins
+from vision.layout import (
+    FLOWER,
+    MELD,
+    STANDING,
+    WINNING,
+    Layout,
+    LayoutParams,
+    analyze,
+    rotation_margins,
+)
 from vision.layout_scene import SceneBuilder
 
 
@@ -146,6 +155,36 @@ def test_flowers_are_bonus_tiles_wherever_they_lie() -> None:
     roles = lay.roles(len(d))
     assert [roles[i] for i in lay.flowers] == [FLOWER] * 3
     assert canon(lay.hand(d.codes)) == canon(parse_hand("123m456p789sNNN1f2f7f"))
+
+
+def test_four_like_tiles_laid_face_up_in_a_hand_over_its_size_are_a_kong() -> None:
+    """Many players show a kong as four face-up tiles, none sideways or face down: a
+    hand one tile over its size (kongs count 3) reads four touching standing tiles of a
+    kind as a kong — concealed, with a note that it may have been claimed."""
+    b = SceneBuilder().standing("FFFF").standing("999s555m123p8s", apart=True).win("8s")
+    d = b.detections()
+    lay = analyze(d)
+    [kong] = lay.melds
+    assert kong.concealed and kong.face_up and [d.codes[i] for i in kong.detections] == ["F"] * 4
+    assert lay.tile_count == 14
+    assert any("laid face up with none sideways (FFFF)" in n for n in lay.notes)
+    assert_reads(b, "[FFFF]999s555m123p8s8s")
+
+
+def test_four_like_tiles_in_a_hand_of_its_size_stay_standing() -> None:
+    """11112345m...: a hand of 14 using all four 1m in its sets is no kong."""
+    b = SceneBuilder().standing("11112345m789pEE").win("E")
+    lay = analyze(b.detections())
+    assert lay.melds == () and lay.tile_count == 15 - 1
+    b = SceneBuilder().standing("1111m").standing("345m789pEE", apart=True).win("E")
+    lay = analyze(b.detections())
+    assert lay.melds == ()
+
+
+def test_face_up_kongs_can_be_turned_off() -> None:
+    b = SceneBuilder().standing("FFFF").standing("999s555m123p8s", apart=True).win("8s")
+    lay = analyze(b.detections(), LayoutParams(face_up_kongs=False))
+    assert lay.melds == () and lay.tile_count == 15
 
 
 # ---------------------------------------------------------------- the winning tile

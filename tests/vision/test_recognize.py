@@ -131,6 +131,33 @@ def test_mcr_win_scored_with_claim_sources() -> None:
     assert r.score is not None and r.score.total == 98
 
 
+def test_a_kong_shown_face_up_is_scored_as_concealed_with_the_claimed_score_noted() -> None:
+    """Four face-up F with none sideways in a hand one tile over its size: no other rule
+    makes the hand a win, so the four are read as a kong — scored as concealed (暗杠),
+    the note giving the score had it been claimed (明杠)."""
+    needs_mcr()
+    b = SceneBuilder().standing("FFFF").standing("999s555m123p8s", apart=True).win("8s")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.hand_text == "[FFFF]999s555m123p8s8s"
+    assert r.score is not None
+    claimed = scoring.score(scoring.parse_hand("[FFFF,2]123p555m999s8s8s")).total
+    assert claimed < r.score.total
+    assert any(f"if claimed (明杠) the hand would score {claimed}" in n for n in r.notes)
+    [meld] = r.to_dict()["melds"]
+    assert meld["face_up"] and meld["concealed"]
+
+
+def test_a_flower_read_as_a_kind_is_mended_before_four_like_tiles_become_a_kong() -> None:
+    """A hand one tile over that holds all four 1m (a pung and a chow) and a flower read
+    as a kind: the flower reading makes the win, so no kong is read."""
+    needs_mcr()
+    b = SceneBuilder().standing("111123m456p789sE").standing("7p")
+    b.uncertain([("7p", 0.5), ("5f", 0.3)]).win("E")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is not None and r.hand is not None
+    assert r.hand.melds == () and r.hand.flowers == ("5f",)
+
+
 def test_mcr_non_winning_hand_reported_with_waits() -> None:
     needs_mcr()
     b = SceneBuilder().standing("123m456s57pEEECC").win("9p")

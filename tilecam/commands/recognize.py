@@ -92,6 +92,7 @@ def describe(result: dict[str, Any]) -> str:
     for m in result["melds"]:
         src = "concealed" if m["concealed"] else CLAIM_WORDS.get(m["claimed_from"], "?")
         added = ", added kong" if m["added"] else ""
+        added += ", shown face up: may have been claimed" if m.get("face_up") else ""
         lines.append(f"  meld {m['notation']}: {m['kind']} {src}{added}")
     for c in result["corrections"]:
         lines.append(
