@@ -416,7 +416,44 @@ def whole_hand(truth: Counter[str], hand_size: int = 14) -> int | None:
     return None
 
 
-def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> dict[str, Any]:
+def layout_settings(pairs: list[str]) -> Any:
+    """:class:`vision.layout.LayoutParams` with ``KEY=VALUE`` settings (numbers, or
+    true/false for flags); None when there are none.
+
+    >>> layout_settings(["hand_row_beside=0", "face_up_kongs=false"]).hand_row_beside
+    0.0
+    >>> layout_settings([]) is None
+    True
+    """
+    if not pairs:
+        return None
+    import dataclasses
+
+    from vision.layout import LayoutParams
+
+    fields = {f.name: f for f in dataclasses.fields(LayoutParams)}
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, text = pair.partition("=")
+        if key not in fields or not text:
+            raise SystemExit(f"layout_eval: --layout wants KEY=VALUE with a LayoutParams "
+                             f"field, got {pair!r}")
+        default = getattr(LayoutParams(), key)
+        if isinstance(default, bool):
+            values[key] = text.lower() in ("1", "true", "yes")
+            continue
+        if not isinstance(default, (int, float)):
+            raise SystemExit(f"layout_eval: --layout {key} is not a number or flag setting")
+        try:
+            values[key] = type(default)(float(text))
+        except ValueError:
+            raise SystemExit(f"layout_eval: --layout {key} wants a number, got {text!r}") from None
+    return LayoutParams(**values)
+
+
+def eval_photos(
+    folder: Path, detector: Any, split: str, limit: int | None, layout: Any = None
+) -> dict[str, Any]:
     from vision.recognize import recognize
 
     images = sorted((folder / "images" / split).glob("*"))
@@ -443,7 +480,7 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
         n += 1
         d = detector(image)
         before += Counter(d.codes) == truth
-        rec = recognize(image, "mcr", detector=detector, detections=d)
+        rec = recognize(image, "mcr", detector=detector, detections=d, layout_params=layout)
         exact = Counter(rec.codes) == truth
         after += exact
         calibration.append((rec.reading_confidence, exact))
@@ -456,7 +493,8 @@ def eval_photos(folder: Path, detector: Any, split: str, limit: int | None) -> d
                 hands[group] += 1
                 hands[group + " scored"] += rec.score is not None
                 hands[group + " right"] += rec.score is not None and exact
-        rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d)
+        rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d,
+                          layout_params=layout)
         after_physical += Counter(rec_p.codes) == truth
         changed_phys += bool(rec_p.correction.best.changes)
     return {
@@ -545,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", default="val")
     p.add_argument("--model-dir", type=Path, default=None)
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--layout", action="append", default=[], metavar="KEY=VALUE",
+                   help="a LayoutParams setting for the reading, e.g. hand_row_beside=0 "
+                        "or face_up_kongs=false (repeatable; for A/B runs)")
     b = sub.add_parser("builder", help="random scenes of vision.layout_scene (no image)")
     b.add_argument("--count", type=int, default=1000)
     b.add_argument("--seed", type=int, default=0)
@@ -565,7 +606,8 @@ def main(argv: list[str] | None = None) -> int:
             result = eval_synth(args.folder, detector, args.limit, args.show,
                                 args.rotations_mod_180, args.box_noise, args.seed)
         else:
-            result = eval_photos(args.folder, detector, args.split, args.limit)
+            result = eval_photos(args.folder, detector, args.split, args.limit,
+                                 layout_settings(args.layout))
     print(json.dumps(result, indent=1, ensure_ascii=False))
     return 0
 

@@ -64,11 +64,15 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
         key=lambda k: (parses[k].count, parses[k].standing_count, parses[k].cy),
     )
     m = parses[main]
+    # a row of hand tiles right beside the standing row is the player's own whichever way
+    # its (often symmetric) faces vote: another player's tiles lie a table's width away
+    beside = params.hand_row_beside * max(m.height, 1e-6)
     pool = [
         k
         for k, p in enumerate(parses)
         if k != main
-        and (p.row.upside_down == m.row.upside_down or not p.oriented or not m.oriented)
+        and (p.row.upside_down == m.row.upside_down or not p.oriented or not m.oriented
+             or (abs(p.cy - m.cy) <= beside and bool(p.runs or p.melds)))
         and (p.melds or p.runs or p.flowers)
     ]
     # rows chained to the standing row, each within the distance of one already near

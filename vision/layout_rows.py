@@ -70,6 +70,10 @@ class LayoutParams:
     face_up_kongs: bool = True
     #: rows further than this (in tile heights) from the standing row are not the hand's
     hand_row_distance: float = 2.6
+    #: rows of standing tiles or melds this near (in tile heights) to the standing row
+    #: may be the hand's even when their tiles say they face the other way (a hand laid
+    #: in two rows of bamboo, whose faces look alike turned 180°)
+    hand_row_beside: float = 1.5
     cost_inner_gap: float = 1.5
     #: a tile found lying on a meld's sideways tile left out of the meld (no kong)
     cost_loose_stacked: float = 1.0

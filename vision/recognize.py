@@ -908,11 +908,13 @@ def recognize(
     *,
     detector: Any = None,
     detections: Detections | None = None,
+    layout_params: LayoutParams | None = None,
 ) -> Recognition:
     """Detect the tiles in ``image`` (a path, encoded bytes or a BGR array) and read the
     hand (see module doc). ``detector``: a loaded :class:`vision.detect.Detector` (or
     any callable image → Detections); default: the shipped model. ``detections``: the
-    detector's output for ``image`` when already at hand (benchmarks).
+    detector's output for ``image`` when already at hand (benchmarks). ``layout_params``:
+    the layout's settings (default :class:`vision.layout.LayoutParams`).
 
     A reading that is no win, of rows lying :data:`STRAIGHTEN_DEG` or more off the
     photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
@@ -932,13 +934,14 @@ def recognize(
     ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
     used = detector if detector is not None else load_detector()
     calibration = getattr(used, "calibration", None)
-    rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration)
+    rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration,
+                               layout_params=layout_params)
     tilt = abs(rec.layout.tilt_deg)
     no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
     unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
     if len(dets) >= 3 and (no_win or unclear_win):
         level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
-                                        context, name, ms, calibration)
+                                        context, name, ms, calibration, layout_params)
         if level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
@@ -963,7 +966,7 @@ def _unclear(rec: Recognition) -> bool:
 def _recognize_straightened(
     pixels: npt.NDArray[np.uint8], dets: Detections, tilt: float, run: Any, rules: str,
     context: Mapping[str, Any] | None, name: str | None, ms: dict[str, float],
-    calibration: Mapping[str, Any] | None,
+    calibration: Mapping[str, Any] | None, layout_params: LayoutParams | None = None,
 ) -> Recognition:
     """Read the hand again from the region of ``dets`` turned by ``tilt`` degrees so its
     rows lie level; the recognition's boxes are then given in ``pixels``' coordinates
@@ -975,7 +978,7 @@ def _recognize_straightened(
     level = run(region)
     ms = {**ms, "straighten": (time.perf_counter() - t0) * 1000}
     rec = recognize_detections(level, rules, context, image=name, ms=ms,
-                               calibration=calibration)
+                               calibration=calibration, layout_params=layout_params)
     size = (int(pixels.shape[1]), int(pixels.shape[0]))
     note = (f"the rows lay {abs(tilt):.0f}° off the photo's edges: read again from the photo "
             "turned level")

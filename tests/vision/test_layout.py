@@ -251,6 +251,19 @@ def test_upside_down_row_reads_right_to_left(turn: int) -> None:
     assert_reads(full_scene(upside_down=True), SCENE, turn=turn, jitter=0.03)
 
 
+def test_a_hand_in_two_rows_beside_each_other_is_one_hand_whichever_way_they_vote() -> None:
+    """Bamboo faces look alike turned 180°: a second row of the hand right beside the
+    first whose tiles happen to read upside down still belongs to the hand (another
+    player's tiles lie a table's width away)."""
+    b = SceneBuilder().standing("22456s").row(upside_down=True).standing("456789999s")
+    d = b.detections(row_spacing=1.0)
+    lay = analyze(d)
+    assert lay.tile_count == 14 and lay.ignored == ()
+    far = SceneBuilder().standing("22456s").row(upside_down=True).standing("456789999s")
+    lay = analyze(far.detections(row_spacing=2.0))
+    assert lay.tile_count == 9 and len(lay.ignored) == 5
+
+
 def test_other_players_tiles_are_left_out() -> None:
     """An opposite player's meld (seen upside down), a face-down wall and loose discards
     beyond the hand are not part of it."""
