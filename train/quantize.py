@@ -74,6 +74,19 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--method", choices=["minmax", "percentile", "entropy"], default="minmax")
     ap.add_argument(
+        "--reduce-range",
+        action="store_true",
+        help="7-bit weights: avoids u8s8 saturation on AVX2 CPUs without VNNI",
+    )
+    ap.add_argument(
+        "--weights", choices=["int8", "uint8"], default="int8",
+        help="weight type (uint8: u8u8 kernels, no saturation, slower on some CPUs)",
+    )
+    ap.add_argument(
+        "--skip", nargs="*", default=[],
+        help="node name prefixes kept float32 besides the head's decoding (e.g. /model.23/)",
+    )
+    ap.add_argument(
         "--use",
         action="store_true",
         help="point the manifest.json beside DST at DST (its detector entry's file)",
@@ -91,7 +104,8 @@ def main() -> None:
     pre = args.dst.with_suffix(".pre.onnx")
     quant_pre_process(str(args.src), str(pre), skip_symbolic_shape=True)
     model = onnx.load(str(pre))
-    exclude = [n.name for n in model.graph.node if n.name.startswith(HEAD_DECODE)]
+    keep_float = HEAD_DECODE + tuple(args.skip)
+    exclude = [n.name for n in model.graph.node if n.name.startswith(keep_float)]
     input_name = model.graph.input[0].name
     method = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile,
               "entropy": CalibrationMethod.Entropy}[args.method]  # fmt: skip
@@ -102,9 +116,10 @@ def main() -> None:
         quant_format=QuantFormat.QDQ,
         per_channel=True,
         activation_type=QuantType.QUInt8,
-        weight_type=QuantType.QInt8,
+        weight_type=QuantType.QInt8 if args.weights == "int8" else QuantType.QUInt8,
         nodes_to_exclude=exclude,
         calibrate_method=method,
+        reduce_range=args.reduce_range,
     )
     pre.unlink(missing_ok=True)
     if args.use:
