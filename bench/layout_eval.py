@@ -32,6 +32,8 @@ Three evaluations:
     only by what the reading gets wrong. ``by_note_and_tilt`` splits the scenes by whether
     the reading says a meld's claim source may be wrong, and by the rows' tilt off the
     picture's edges, with both end-to-end figures per group (how much those notes mean).
+    ``face_up_kong_scenes`` gives the figures of the scenes whose truth has a kong laid as
+    four face-up tiles (sets made with ``tilecam dataset synth --face-up-kongs P``).
     ``exact_truth_boxes_recognize`` runs the
     whole of ``recognize_detections`` on the truth boxes (codes sure, no rotation
     probabilities): the layout with the rules' help — e.g. the winning tile deduced when
@@ -190,6 +192,7 @@ def eval_synth(
     why = Counter[str]()
     why_e2e = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    face_up = [0, 0, 0, 0]  # scenes with a kong shown face up: n, truth boxes, e2e, codes
     t_layout = 0.0
     for f in files:
         truth = json.loads(f.read_text())
@@ -217,8 +220,12 @@ def eval_synth(
         got = [canon(h) for h in layout_hand(lay, d.codes, ())]
         ok = expected in got and lay.winning is not None  # synth sets it apart
         exact_gt += ok
-        exact_gt_rec += _read_right(recognize_detections(d, "mcr", {"claim_win": True}),
-                                    expected)
+        rec_gt = _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
+        exact_gt_rec += rec_gt
+        shows_face_up = any(m.get("face_up") for m in truth.get("melds", []))
+        if shows_face_up:
+            face_up[0] += 1
+            face_up[1] += rec_gt
         if not ok:
             why[_reason(truth, lay, got, expected)] += 1
             if len(failures) < show:
@@ -243,6 +250,9 @@ def eval_synth(
                 by_group[group][0] += 1
                 by_group[group][1] += right
                 by_group[group][2] += true_right
+            if shows_face_up:
+                face_up[2] += right
+                face_up[3] += true_right
             if not right:
                 reason = end_to_end_reason(rec.hand, hand)
                 why_e2e[reason] += 1
@@ -257,6 +267,13 @@ def eval_synth(
         "failure_kinds": dict(why),
         "failures": failures,
     }
+    if face_up[0]:  # sets made with --face-up-kongs
+        out["face_up_kong_scenes"] = {"scenes": face_up[0],
+                                      "exact_truth_boxes_recognize": face_up[1] / face_up[0]}
+        if detector is not None:
+            out["face_up_kong_scenes"].update(
+                exact_end_to_end=face_up[2] / face_up[0],
+                exact_true_codes_end_to_end=face_up[3] / face_up[0])
     if detector is not None:
         out["exact_end_to_end"] = exact_det / max(n, 1)
         out["same_mcr_score_end_to_end"] = same_score / max(n, 1)

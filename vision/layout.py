@@ -418,22 +418,24 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
             "square to the table reads them better"
         )
-    winning = winning_tile(standing_runs)
-    if winning is None:
-        winning = slightly_apart([parses[k] for k in chosen])
     excess = sum(len(run) for _, run in standing_runs) + 3 * len(melds) - params.hand_size
+    in_kongs: set[int] = set()
     if params.face_up_kongs and excess > 0:
-        runs_left = [(r, [d for d in run if d != winning]) for r, run in standing_runs]
-        runs_left, kongs = face_up_kongs(runs_left, codes, excess)
+        standing_runs, kongs = face_up_kongs(standing_runs, codes, excess)
         if kongs:
-            standing_runs = runs_left
             melds.extend(kongs)
+            in_kongs = {d for m in kongs for d in m.detections}
             shown = ", ".join("".join(codes[d] for d in m.detections) for m in kongs)
             notes.append(
                 f"four tiles of a kind laid face up with none sideways ({shown}) read as a "
                 "kong; the picture does not say whether it was claimed: scored as "
                 "concealed (暗杠)"
             )
+    winning = winning_tile(standing_runs)
+    if winning is None:
+        winning = slightly_apart([parses[k] for k in chosen])
+        if winning in in_kongs:
+            winning = None
     standing = [d for _, run in standing_runs for d in run if d != winning]
     sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
     return Layout(

@@ -198,31 +198,31 @@ def face_up_kongs(
     inside the standing ``runs`` (``(row, detections)`` in reading order) become
     concealed kongs marked ``face_up`` — each explains one tile over. Which of 暗杠 and
     明杠 it was the picture does not say; a concealed kong is how the layout reads
-    every set that shows no claimed tile. Returns the runs left (split around each
-    kong) and the kongs.
+    every set that shows no claimed tile. Returns the runs without the kongs' tiles (a
+    run's other tiles stay one run: a kong taken from inside a run sets none of them
+    apart) and the kongs.
 
-    >>> codes = ["1m", "1m", "1m", "1m", "2m", "3m"]
+    >>> codes = ["2m", "1m", "1m", "1m", "1m", "3m"]
     >>> runs, kongs = face_up_kongs([(0, [0, 1, 2, 3, 4, 5])], codes, 1)
     >>> runs, [(k.detections, k.concealed, k.face_up) for k in kongs]
-    ([(0, [4, 5])], [((0, 1, 2, 3), True, True)])
+    ([(0, [0, 5])], [((1, 2, 3, 4), True, True)])
     >>> face_up_kongs([(0, [0, 1, 2, 3, 4, 5])], codes, 0)[1]
     []
     """
     kongs: list[MeldLayout] = []
     out: list[tuple[int, list[int]]] = []
     for row_no, run in runs:
-        rest = list(run)
+        rest: list[int] = []
         k = 0
-        while k + 4 <= len(rest) and len(kongs) < excess:
-            four = rest[k : k + 4]
+        while k < len(run):
+            four = run[k : k + 4]
             kind = codes[four[0]]
-            if kind not in (BACK, *BONUS) and all(codes[d] == kind for d in four):
+            if (len(kongs) < excess and len(four) == 4 and kind not in (BACK, *BONUS)
+                    and all(codes[d] == kind for d in four)):
                 kongs.append(MeldLayout(tuple(four), None, None, concealed=True, face_up=True))
-                if rest[:k]:
-                    out.append((row_no, rest[:k]))
-                rest = rest[k + 4 :]
-                k = 0
+                k += 4
             else:
+                rest.append(run[k])
                 k += 1
         if rest:
             out.append((row_no, rest))

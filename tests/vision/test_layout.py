@@ -171,6 +171,17 @@ def test_four_like_tiles_laid_face_up_in_a_hand_over_its_size_are_a_kong() -> No
     assert_reads(b, "[FFFF]999s555m123p8s8s")
 
 
+def test_a_kong_shown_face_up_after_the_melds_leaves_the_winning_tile_set_apart() -> None:
+    """The face-up kong laid apart at the end of the row is a set, not the standing
+    tiles' last run: the tile set apart before the melds is still the winning one."""
+    b = SceneBuilder().standing("5677m111p").win("7m").meld("234m", sideways=0)
+    b.standing("WWWW", apart=True)
+    d = b.detections()
+    lay = analyze(d)
+    assert lay.winning is not None and d.codes[lay.winning] == "7m"
+    assert_reads(b, "[234m,1][WWWW]5677m111p7m")
+
+
 def test_four_like_tiles_in_a_hand_of_its_size_stay_standing() -> None:
     """11112345m...: a hand of 14 using all four 1m in its sets is no kong."""
     b = SceneBuilder().standing("11112345m789pEE").win("E")

@@ -189,6 +189,24 @@ def test_random_hands_are_complete_and_respect_copy_counts() -> None:
         assert len(set(h.flowers)) == len(h.flowers)
 
 
+def test_face_up_kongs_are_concealed_kongs_laid_all_face_up_and_off_by_default() -> None:
+    """--face-up-kongs P lays a concealed kong as four face-up tiles (truth: still a
+    concealed kong, ``face_up``); at 0 no draw is made, so older sets come out the same."""
+    from vision.synth.arrange import _meld_tiles
+
+    plain = [random_hand(np.random.default_rng([5, i])) for i in range(300)]
+    same = [random_hand(np.random.default_rng([5, i]), face_up_kongs=0.0) for i in range(300)]
+    assert [h.notation() for h in plain] == [h.notation() for h in same]
+    up = [random_hand(np.random.default_rng([5, i]), face_up_kongs=1.0) for i in range(300)]
+    concealed = [m for h in up for m in h.melds if m.kind == "kong" and m.claimed_from is None]
+    assert concealed and all(m.face_up for m in concealed)
+    rng = np.random.default_rng(0)
+    assert not any(down for _, _, down, _ in _meld_tiles(concealed[0], rng))
+    hidden = [m for h in plain for m in h.melds if m.kind == "kong" and m.claimed_from is None]
+    assert hidden and not any(m.face_up for m in hidden)
+    assert [down for _, _, down, _ in _meld_tiles(hidden[0], rng)] == [True, False, False, True]
+
+
 def test_hand_notation_parses_with_the_scorer() -> None:
     scoring = pytest.importorskip("scoring")
     rng = np.random.default_rng(1)

@@ -78,7 +78,7 @@ def _meld_tiles(m: SynthMeld, rng: np.random.Generator) -> list[tuple[str, bool,
     """The meld's tiles left to right: (code, sideways, face_down, added_beyond)."""
     tiles = sorted(m.tiles, key=tile_sort_key)
     if m.kind == "kong" and m.claimed_from is None:
-        return [(t, False, i in (0, 3), False) for i, t in enumerate(tiles)]
+        return [(t, False, i in (0, 3) and not m.face_up, False) for i, t in enumerate(tiles)]
     if m.kind == "chow":
         idx = m.claimed_index or 0
         return [(t, i == idx, False, False) for i, t in enumerate(tiles)]

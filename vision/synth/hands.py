@@ -31,13 +31,16 @@ HONOUR_ORDER = {h: i for i, h in enumerate("ESWNCFP")}
 class SynthMeld:
     """A meld as laid on the table. ``claimed_from``: seat offset 1 left, 2 opposite,
     3 right (``None`` = concealed kong); ``claimed_index``: which tile (0-based, in the
-    sorted tiles) was claimed, for chows; ``added``: kong added to a claimed pung."""
+    sorted tiles) was claimed, for chows; ``added``: kong added to a claimed pung;
+    ``face_up``: a concealed kong laid as four face-up tiles (as many players show a
+    kong) instead of with face-down ends."""
 
     kind: str
     tiles: tuple[str, ...]
     claimed_from: int | None = None
     claimed_index: int | None = None
     added: bool = False
+    face_up: bool = False
 
 
 @dataclass
@@ -90,9 +93,14 @@ def meld_notation(m: SynthMeld) -> str:
     return f"[{body},{m.claimed_from + (4 if m.added else 0)}]"
 
 
-def random_hand(rng: np.random.Generator, *, bonus: bool = True, max_tries: int = 50) -> SynthHand:
+def random_hand(
+    rng: np.random.Generator, *, bonus: bool = True, max_tries: int = 50,
+    face_up_kongs: float = 0.0,
+) -> SynthHand:
     """A random complete hand with 0-4 exposed melds (kongs always exposed) and, when
-    ``bonus``, 0-4 bonus tiles. Copy counts never exceed 4 per kind."""
+    ``bonus``, 0-4 bonus tiles. Copy counts never exceed 4 per kind. A concealed kong is
+    laid face up (:attr:`SynthMeld.face_up`) with probability ``face_up_kongs`` (drawn
+    only when above 0, so sets made without it are unchanged)."""
     for _ in range(max_tries):
         left = Counter({k: 4 for k in KINDS})
         sets: list[tuple[str, tuple[str, ...]]] = []
@@ -127,7 +135,8 @@ def random_hand(rng: np.random.Generator, *, bonus: bool = True, max_tries: int 
             if kind == "kong":
                 style = str(rng.choice(["concealed", "melded", "added"], p=[0.35, 0.4, 0.25]))
                 src = None if style == "concealed" else int(rng.integers(1, 4))
-                melds.append(SynthMeld("kong", tiles, src, None, style == "added"))
+                up = src is None and face_up_kongs > 0 and bool(rng.random() < face_up_kongs)
+                melds.append(SynthMeld("kong", tiles, src, None, style == "added", up))
             elif rank < n_exposed:
                 if kind == "chow":
                     melds.append(SynthMeld("chow", tiles, 1, int(rng.integers(0, 3))))

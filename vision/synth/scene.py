@@ -47,6 +47,9 @@ class SceneOptions:
     extras_prob: float = 0.35
     min_tile_px: float = 20.0
     max_tile_px: float = 120.0
+    #: Probability that a concealed kong is laid as four face-up tiles (0: never, and no
+    #: draw is made, so sets made before the option are unchanged).
+    face_up_kongs: float = 0.0
 
 
 @dataclass
@@ -78,7 +81,7 @@ def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float
     Also returns the layout's size before the turn (see :func:`_extent`)."""
     hand: SynthHand | None = None
     if rng.random() < opts.hand_prob:
-        hand = random_hand(rng, bonus=art.has_bonus)
+        hand = random_hand(rng, bonus=art.has_bonus, face_up_kongs=opts.face_up_kongs)
         placed, arrangement = layout_hand(hand, rng, w, h)
         if rng.random() < 0.1:  # some players keep the standing row upright on its edge
             for p in placed:
@@ -267,7 +270,7 @@ def _hand_truth(hand: SynthHand | None, tiles: list[dict[str, Any]]) -> dict[str
         "melds": [
             {"kind": m.kind, "tiles": sorted(m.tiles, key=tile_sort_key),
              "claimed_from": m.claimed_from, "claimed_index": m.claimed_index,
-             "added": m.added, "concealed": m.claimed_from is None,
+             "added": m.added, "concealed": m.claimed_from is None, "face_up": m.face_up,
              "tile_ids": [t["id"] for t in tiles if t["meld"] == mi]}
             for mi, m in enumerate(hand.melds)
         ],
