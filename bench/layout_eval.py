@@ -49,8 +49,9 @@ Three evaluations:
     counting as a kong) are counted apart: ``whole_hands_scored`` is the share read as
     a scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
     labelled tiles (the labels give no structure, so this is the nearest to "scored
-    right" real photos allow); ``whole_hands_with_kongs`` restricts both to the hands
-    that show a kong.
+    right" real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for
+    which flower each bonus tile is (MCR pays 1 fan a flower whichever it is);
+    ``whole_hands_with_kongs`` restricts the first two to the hands that show a kong.
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -468,6 +469,19 @@ def layout_settings(pairs: list[str]) -> Any:
     return LayoutParams(**values)
 
 
+def flowers_as_one(tiles: Counter[str]) -> Counter[str]:
+    """``tiles`` with every bonus tile counted as one kind ``"flower"`` (MCR scores each
+    flower 1 fan whichever it is).
+
+    >>> sorted(flowers_as_one(Counter(["1f", "7f", "E"])).items())
+    [('E', 1), ('flower', 2)]
+    """
+    out = Counter[str]()
+    for code, n in tiles.items():
+        out["flower" if code in BONUS else code] += n
+    return out
+
+
 def eval_photos(
     folder: Path, detector: Any, split: str, limit: int | None, layout: Any = None
 ) -> dict[str, Any]:
@@ -510,6 +524,8 @@ def eval_photos(
                 hands[group] += 1
                 hands[group + " scored"] += rec.score is not None
                 hands[group + " right"] += rec.score is not None and exact
+                hands[group + " mcr"] += rec.score is not None and (
+                    flowers_as_one(Counter(rec.codes)) == flowers_as_one(truth))
         rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d,
                           layout_params=layout)
         after_physical += Counter(rec_p.codes) == truth
@@ -524,6 +540,8 @@ def eval_photos(
         "whole_hands": hands["all"],
         "whole_hands_scored": hands["all scored"] / max(hands["all"], 1),
         "whole_hands_scored_multiset_right": hands["all right"] / max(hands["all"], 1),
+        # MCR pays 1 fan a flower whichever it is: the tiles right but which flower
+        "whole_hands_scored_mcr_tiles_right": hands["all mcr"] / max(hands["all"], 1),
         "whole_hands_with_kongs": hands["kongs"],
         "whole_hands_with_kongs_scored": hands["kongs scored"] / max(hands["kongs"], 1),
         "whole_hands_with_kongs_scored_multiset_right":
