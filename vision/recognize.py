@@ -762,7 +762,10 @@ def recognize_detections(
         return plain
     shown = _recognize_once(dets, rules, context, layout_params=params, **args)
     face_up = any(m.face_up for m in shown.layout.melds)
-    return shown if face_up and shown.score is not None else plain
+    kept, other = (shown, plain) if face_up and shown.score is not None else (plain, shown)
+    # both readings' time is spent: the reported stages add up
+    spent = {k: kept.ms.get(k, 0.0) + other.ms.get(k, 0.0) for k in ("layout", "correct", "score")}
+    return replace(kept, ms={**kept.ms, **spent})
 
 
 def _hand_size(rules: str) -> int:
