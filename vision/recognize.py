@@ -753,14 +753,13 @@ def recognize_detections(
     first reading scores no win — a hand over its size is more often an extra box or a
     flower read as a kind than a kong laid flat, which those rules mend first."""
     params = layout_params or LayoutParams()
-    args: dict[str, Any] = dict(image=image, ms=ms, calibration=calibration)
+    given = _Given(rules, context, image, ms, calibration)
     if not params.face_up_kongs:
-        return _recognize_once(dets, rules, context, layout_params=params, **args)
-    plain = _recognize_once(
-        dets, rules, context, layout_params=replace(params, face_up_kongs=False), **args)
+        return _recognize_once(dets, params, given)
+    plain = _recognize_once(dets, replace(params, face_up_kongs=False), given)
     if plain.score is not None or plain.layout.tile_count <= _hand_size(rules):
         return plain
-    shown = _recognize_once(dets, rules, context, layout_params=params, **args)
+    shown = _recognize_once(dets, params, given)
     face_up = any(m.face_up for m in shown.layout.melds)
     kept, other = (shown, plain) if face_up and shown.score is not None else (plain, shown)
     # both readings' time is spent: the reported stages add up
@@ -775,26 +774,31 @@ def _hand_size(rules: str) -> int:
     return int(scoring.get_rule_set(rules).hand_size)
 
 
-def _recognize_once(
-    dets: Detections,
-    rules: str = "mcr",
-    context: Mapping[str, Any] | None = None,
-    *,
-    image: str | None = None,
-    layout_params: LayoutParams | None = None,
-    ms: Mapping[str, float] | None = None,
-    calibration: Mapping[str, Any] | None = None,
-) -> Recognition:
-    """One reading of ``dets`` with these layout parameters (see
+@dataclass(frozen=True)
+class _Given:
+    """What :func:`recognize_detections` was asked, besides detections and layout."""
+
+    rules: str
+    context: Mapping[str, Any] | None
+    image: str | None
+    ms: Mapping[str, float] | None
+    calibration: Mapping[str, Any] | None
+
+
+def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Recognition:
+    """One reading of ``dets`` with the layout settings ``params`` (see
     :func:`recognize_detections`)."""
     import scoring
+
+    rules, context, image, ms, calibration = (
+        given.rules, given.context, given.image, given.ms, given.calibration)
 
     timings = dict(ms or {})
     ctx, win_flag, hidden = _split_context(context)
     rule_set = scoring.get_rule_set(rules)
     size = int(rule_set.hand_size)
     t0 = time.perf_counter()
-    params = replace(layout_params or LayoutParams(), hand_size=size)
+    params = replace(params, hand_size=size)
     layout = analyze(dets, params)
     dets, layout, flower_notes = take_weak_flowers(dets, layout, params)
     dets, layout, apart_notes, apart_changes = reread_set_apart_flowers(dets, layout, params)

@@ -12,16 +12,8 @@ import pytest
 from scoring.hand import Hand
 from scoring.notation import format_meld, parse_hand
 from vision.detections import Detections
-from vision.layout import (
-    FLOWER,
-    MELD,
-    STANDING,
-    WINNING,
-    Layout,
-    LayoutParams,
-    analyze,
-    rotation_margins,
-)
+from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, analyze, rotation_margins
+from vision.layout_rows import LayoutParams
 from vision.layout_scene import SceneBuilder
 
 
