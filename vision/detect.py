@@ -10,7 +10,8 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
                   "zoom": {"below_px": 32, "min_gain": 1.5, "target_px": 64,
                            "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
-                    "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 4},
+                    "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 2,
+                    "more_views_below": 0.7},
      "readers": [{"file": "glyphs.onnx", "size": 96, "names": ["1m", ..., "N"],
                   "weight": 0.5, "tta": 2, "min_mass": 0.1, "below_p": 0.9}],
      "name": "tilecam-yolo11n", "version": "..."}
@@ -131,6 +132,9 @@ class ClassifierSpec:
     #: Test-time views per crop: 1 (as cut), 2 (+ turned 180°) or 4 (every quarter turn);
     #: their class probabilities are averaged, rotations turned back first.
     tta: int = 1
+    #: With 2 views: crops whose top probability stays under this get the other two
+    #: quarter turns too (manifest ``more_views_below``; 0: never)
+    more_views_below: float = 0.0
     #: second looks at some tiles, in order (manifest ``readers``, or one ``reader``)
     readers: tuple[ReaderSpec, ...] = ()
 
@@ -219,6 +223,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             names=cnames,
             weight=float(c.get("weight", 0.5)),
             tta=_tta(c.get("tta", 1), where),
+            more_views_below=_unit(c.get("more_views_below", 0.0), "more_views_below", where),
         )
     generic = [n for n in names if n not in CLASSES]
     readers = _reader_specs(manifest, model_dir, path)
@@ -324,6 +329,13 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
                 raise ModelError(f"{where}: zoom {key!r} must be a number ≥ 0, got {value!r}")
             out[field] = float(value)
     return out
+
+
+def _unit(value: Any, key: str, where: str) -> float:
+    """A manifest number in 0..1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ModelError(f"{where}: {key!r} must be a number from 0 to 1, got {value!r}")
+    return float(value)
 
 
 def _tta(value: Any, where: str) -> int:
@@ -675,6 +687,7 @@ class Detector:
                 crops,
                 len(self.classifier_spec.names),
                 self.classifier_spec.tta,
+                self.classifier_spec.more_views_below,
             )
             cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
             probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)

@@ -293,14 +293,35 @@ def classify_views(
     crops: npt.NDArray[np.float32],
     n_names: int,
     views: int,
+    more_below: float = 0.0,
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
     ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
     quarter turn). ``run(batch) -> logits`` is the classifier. A crop turned ``k`` quarter
     turns counter-clockwise shows a tile whose clockwise rotation index is ``r - k``, so
-    its rotation probabilities are shifted back by ``k`` before averaging.
+    its rotation probabilities are shifted back by ``k`` before averaging. With 2 views
+    and ``more_below`` > 0, the crops whose top class probability stays under it are
+    also looked at in the other two quarter turns (all four views averaged for those):
+    the views a sure tile does not need.
     """
-    turns = {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views]
+    cls, rot = _views(run, crops, n_names, {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views])
+    if views == 2 and more_below > 0 and len(crops):
+        unsure = np.flatnonzero(cls.max(axis=1) < more_below)
+        if len(unsure):
+            c2, r2 = _views(run, crops[unsure], n_names, (1, 3))
+            cls[unsure] = (cls[unsure] + c2) * np.float32(0.5)
+            rot[unsure] = (rot[unsure] + r2) * np.float32(0.5)
+    return cls, rot
+
+
+def _views(
+    run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]],
+    crops: npt.NDArray[np.float32],
+    n_names: int,
+    turns: tuple[int, ...],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Class and rotation probabilities of ``crops`` averaged over these quarter
+    ``turns`` (counter-clockwise), rotations turned back (see :func:`classify_views`)."""
     n = len(crops)
     batch = np.concatenate([np.ascontiguousarray(np.rot90(crops, k, axes=(2, 3))) for k in turns])
     cls, rot = decode_classifier(run(batch), n_names)

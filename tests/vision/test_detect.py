@@ -423,6 +423,47 @@ def test_test_time_views_turn_rotations_back(
     assert rot.argmax(1).tolist() == [rotation] and rot[0, rotation] == pytest.approx(1.0, abs=1e-3)
 
 
+def test_more_views_go_only_to_crops_the_two_views_leave_unsure() -> None:
+    """Rule (``more_views_below``): with 2 views, a crop whose top class probability stays
+    under the bound is also read in the other two quarter turns and gets the four views'
+    average; a sure crop is not looked at again."""
+    from vision.postprocess import classify_views
+
+    seen: list[int] = []
+
+    def classifier(batch: np.ndarray) -> np.ndarray:
+        seen.append(len(batch))
+        out = _corner_classifier(batch)
+        # crop 1 (its mark in channel 0 at the centre row) reads 60:40 upright, 50:50 turned
+        for i, crop in enumerate(batch):
+            if crop[2].sum() > 0:
+                out[i] = -10.0
+                out[i, 0 * 4] = np.log(0.6 if crop[2, 0, 0] > 0.5 else 0.5)
+                out[i, 1 * 4] = np.log(0.4 if crop[2, 0, 0] > 0.5 else 0.5)
+        return out
+
+    crops = np.zeros((2, 3, 8, 8), np.float32)
+    crops[0, 1, 0, 0] = 1.0  # sure: class 1 upright
+    crops[1, 2, 0, 0] = crops[1, 2, 7, 7] = 1.0  # unsure: same look upright and turned 180°
+    cls, _ = classify_views(classifier, crops, 2, 2, more_below=0.7)
+    assert seen == [4, 2]  # 2 crops x 2 views, then the unsure crop x 2 more views
+    assert cls[0, 1] == pytest.approx(1.0, abs=1e-3)
+    assert cls[1, 0] == pytest.approx((0.6 + 0.6 + 0.5 + 0.5) / 4, abs=1e-3)
+    seen.clear()
+    classify_views(classifier, crops, 2, 2)
+    assert seen == [4]
+
+
+def test_more_views_setting_is_checked(tmp_path: Path) -> None:
+    classifier = {"file": "c.onnx", "size": 32, "names": ["1m"], "tta": 2,
+                  "more_views_below": 1.5}
+    with pytest.raises(ModelError, match="more_views_below"):
+        read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    classifier["more_views_below"] = 0.7
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None and cls.more_views_below == 0.7
+
+
 def test_tta_setting_is_checked(tmp_path: Path) -> None:
     classifier = {"file": "c.onnx", "size": 32, "names": ["1m"], "tta": 3}
     with pytest.raises(ModelError, match="tta"):
