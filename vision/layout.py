@@ -418,7 +418,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
             "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
             "square to the table reads them better"
         )
-    excess = sum(len(run) for _, run in standing_runs) + 3 * len(melds) - params.hand_size
+    excess = sum(parses[k].count for k in chosen) - params.hand_size  # kongs count 3
     in_kongs: set[int] = set()
     if params.face_up_kongs and excess > 0:
         standing_runs, kongs = face_up_kongs(standing_runs, codes, excess)
