@@ -66,6 +66,7 @@ from vision.layout import (
     analyze,
     bonus_alternative,
 )
+from vision.layout_edges import edge_note, rows_past_edge
 
 if TYPE_CHECKING:
     import numpy as np
@@ -952,7 +953,20 @@ def recognize(
         if level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
-    return rec
+    return _with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0])))
+
+
+def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
+    """``rec`` with a note when it is no scored win, holds fewer tiles than a won hand and
+    its hand rows run to the edges of the ``width × height`` picture
+    (:mod:`vision.layout_edges`: a tile may be cut off)."""
+    if rec.score is not None or not rec.layout.rows:
+        return rec
+    if rec.layout.tile_count >= _hand_size(rec.rules):  # no tile is missing from the count
+        return rec
+    rows = [r.detections for r in rec.layout.rows]
+    note = edge_note(rows_past_edge(rec.detections.boxes, rows, size))
+    return rec if note is None else replace(rec, notes=(*rec.notes, note))
 
 
 #: A photo whose rows lie this many degrees or more off its edges, and whose reading is
