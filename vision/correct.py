@@ -277,9 +277,9 @@ def _meld_ok(tiles: Sequence[str], concealed: bool) -> bool:
     return idx[0] < 27 and idx[0] % 9 <= 6 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
 
 
-def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False) -> list[str]:
-    """What makes a reading physically impossible (empty when it is possible); with
-    ``quick`` only whether there is a problem (the first one found)."""
+def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
+    """What makes a reading physically impossible (empty when it is possible; the search
+    asks only whether, :class:`_Possible`)."""
     from scoring.hand import HandError
 
     problems: list[str] = []
@@ -295,20 +295,49 @@ def _physical_problems(codes: Sequence[str], layout: Layout, quick: bool = False
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
     problems += [f"{codes[i]} laid among the flowers" for i in layout.flowers
                  if codes[i] not in _BONUS]
-    if quick and problems:
-        return problems
     for m in layout.melds:
         tiles = [codes[i] for i in m.detections]
         if _meld_ok(tiles, m.concealed):
             continue
-        if quick:
-            return ["a meld is not a set"]
         try:
             m.meld(codes, hidden_kind="E")
             problems.append(f"meld {''.join(tiles)} is not a set")
         except HandError as exc:
             problems.append(str(exc))
     return problems
+
+
+class _Possible:
+    """Whether a reading is physically possible — :func:`_physical_problems` finds no
+    problem — with the layout's index lists worked out once for a whole search (the
+    search asks this of hundreds of readings)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.in_hand = layout.hand_detections
+        self.concealed = [m.detections for m in layout.melds if m.concealed]
+        self.flowers = layout.flowers
+        self.melds = [(m.detections, m.concealed) for m in layout.melds]
+
+    def __call__(self, codes: Sequence[str]) -> bool:
+        counts: dict[str, int] = {}
+        for i in self.in_hand:
+            c = codes[i]
+            if c != BACK:
+                counts[c] = counts.get(c, 0) + 1
+        for dets in self.concealed:  # a kong with face-down ends holds four of its kind
+            faces = [codes[i] for i in dets if codes[i] != BACK]
+            if faces:
+                counts[faces[0]] += 4 - len(faces)
+        if any(n > 4 for n in counts.values()):
+            return False
+        seen: set[str] = set()
+        for i in self.flowers:
+            c = codes[i]
+            if c not in _BONUS or c in seen:
+                return False
+            seen.add(c)
+        return all(_meld_ok([codes[i] for i in dets], concealed)
+                   for dets, concealed in self.melds)
 
 
 def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
@@ -402,6 +431,7 @@ def correct(
     max_cost = math.log(params.max_ratio)
     close = math.log(params.close_ratio)
     win_margin = math.log(params.max_win_ratio)
+    possible = _Possible(layout)
     heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, start, -1)]
     popped = 0
     best_phys: Reading | None = None
@@ -424,7 +454,7 @@ def correct(
             if cost > limit:
                 break
         codes = build(idx)
-        legal = not _physical_problems(codes, layout, quick=True)
+        legal = possible(codes)
         if legal:
             win = claim_win and winning(codes)
             r = reading(idx, cost, True, win)

@@ -189,3 +189,31 @@ def test_regional_winning_shape_uses_legality_not_just_acceptance() -> None:
     check = winning_shape_check("zhenjiang", {"indicator": "1m"})
     assert check(parse_hand("111p456m789m123pSN")) is False
     assert check(parse_hand("111p456m789m123pSS")) is True
+
+
+def test_the_search_legality_check_agrees_with_the_listed_problems() -> None:
+    """The search asks `_Possible` (index lists worked out once) whether a reading is
+    possible; it must say yes exactly when `_physical_problems` lists no problem: fifth
+    copies, flowers twice or a kind among the flowers, melds that are not sets, and kongs
+    with face-down ends counting four."""
+    import random
+
+    from vision.classes import BONUS, KINDS
+    from vision.correct import _physical_problems, _Possible
+
+    b = SceneBuilder().standing("1234m55p").meld("666s", sideways=1).concealed_kong("7p")
+    b.flowers("1f2f").win("5p")
+    d = b.detections()
+    layout = analyze(d)
+    possible = _Possible(layout)
+    rng = random.Random(7)
+    pool = [*KINDS[:12], *BONUS[:3], "back"]
+    seen = {True: 0, False: 0}
+    for _ in range(3000):
+        codes = list(d.codes)
+        for i in rng.sample(range(len(codes)), rng.randint(1, 4)):
+            codes[i] = rng.choice(pool)
+        ok = possible(codes)
+        assert ok == (not _physical_problems(codes, layout)), codes
+        seen[ok] += 1
+    assert seen[True] > 50 and seen[False] > 50
