@@ -51,7 +51,10 @@ Three evaluations:
     labelled tiles (the labels give no structure, so this is the nearest to "scored
     right" real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for
     which flower each bonus tile is (MCR pays 1 fan a flower whichever it is);
-    ``whole_hands_with_kongs`` restricts the first two to the hands that show a kong.
+    ``whole_hands_with_kongs`` restricts the first two to the hands that show a kong;
+    ``whole_hands_edge_note`` counts the whole hands read with the note that a tile may
+    be cut off by the picture's edge (:mod:`vision.layout_edges`),
+    ``whole_hands_edge_note_tile_missing`` those of them missing a labelled tile.
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -84,6 +87,7 @@ from scoring.notation import format_meld  # noqa: E402
 from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
+from vision.layout_edges import CUT_OFF  # noqa: E402
 
 
 def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
@@ -526,6 +530,9 @@ def eval_photos(
                 hands[group + " right"] += rec.score is not None and exact
                 hands[group + " mcr"] += rec.score is not None and (
                     flowers_as_one(Counter(rec.codes)) == flowers_as_one(truth))
+            if any(CUT_OFF in note for note in rec.notes):
+                hands["edge note"] += 1
+                hands["edge note, tile missing"] += bool(truth - Counter(rec.codes))
         rec_p = recognize(image, "mcr", {"win": False}, detector=detector, detections=d,
                           layout_params=layout)
         after_physical += Counter(rec_p.codes) == truth
@@ -546,6 +553,10 @@ def eval_photos(
         "whole_hands_with_kongs_scored": hands["kongs scored"] / max(hands["kongs"], 1),
         "whole_hands_with_kongs_scored_multiset_right":
             hands["kongs right"] / max(hands["kongs"], 1),
+        # readings of whole hands with the note that a tile may be cut off by the
+        # picture's edge, and how many of them miss a labelled tile
+        "whole_hands_edge_note": hands["edge note"],
+        "whole_hands_edge_note_tile_missing": hands["edge note, tile missing"],
         "reading_confidence": calibration_bins(calibration),
         # fitted on these photos (cross-validated figures: train/calibrate.py)
         "hand_confidence_in_sample": calibration_bins(calibrated, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1)),

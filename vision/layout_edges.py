@@ -16,7 +16,10 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MIN_OUTSIDE", "SIDES", "edge_note", "rows_past_edge"]
+__all__ = ["CUT_OFF", "MIN_OUTSIDE", "SIDES", "edge_note", "rows_past_edge"]
+
+#: The words of :func:`edge_note` that say a tile may be missing (to find the note).
+CUT_OFF = "a tile there may be cut off"
 
 #: A side is reported when the next tile would lie at least this share of its length
 #: along the row outside the picture (a tile three quarters visible is usually boxed).
@@ -105,6 +108,6 @@ def edge_note(sides: Sequence[str]) -> str | None:
     where = " and ".join(sides)
     edges = "edges" if len(sides) > 1 else "edge"
     return (
-        f"the hand row runs to the picture's {where} {edges}: a tile there may be cut off "
+        f"the hand row runs to the picture's {where} {edges}: {CUT_OFF} "
         "(take the photo with the whole hand inside it)"
     )
