@@ -112,6 +112,13 @@ class DetectorSpec:
     #: Region pass input: enlarge until the tiles' median short side is ``zoom_target``
     #: input px, no more (0: always the full ``imgsz``), for dynamic-input models.
     zoom_target: float = 64.0
+    #: ... up to this input long side (0: ``imgsz``), as long as the input's area stays
+    #: within ``imgsz²`` (a long thin region — a hand row across a phone photo — is
+    #: enlarged for the cost of one square pass).
+    zoom_max_px: float = 0.0
+    #: The region is drawn around the weak boxes too (``weak_conf``; tiles seen small are
+    #: often scored low) when they outnumber the tiles found two to one.
+    zoom_weak_region: bool = False
     #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
     #: that some class is present; see :func:`vision.postprocess.tile_score`).
     score: str = "max"
@@ -307,8 +314,9 @@ def _contain(value: Any, where: str) -> float | None:
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
     """``{"below_px": 32, "min_gain": 1.5, "target_px": 64, "grid": 2, "grid_below_px":
-    20}`` (all optional; ``below_px`` 0 disables both extra passes, ``grid`` 0 the grid
-    pass, ``target_px`` 0 runs the region pass at the full input size)."""
+    20, "max_px": 1024, "weak_region": true}`` (all optional; ``below_px`` 0 disables both
+    extra passes, ``grid`` 0 the grid pass, ``target_px`` 0 runs the region pass at the
+    full input size, ``max_px`` 0 keeps it within ``imgsz``)."""
     if not isinstance(entry, dict):
         raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 32}}")
     out: dict[str, Any] = {}
@@ -322,12 +330,18 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
         ("min_gain", "zoom_min_gain"),
         ("grid_below_px", "zoom_grid_below"),
         ("target_px", "zoom_target"),
+        ("max_px", "zoom_max_px"),
     ):
         if key in entry:
             value = entry[key]
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ModelError(f"{where}: zoom {key!r} must be a number ≥ 0, got {value!r}")
             out[field] = float(value)
+    if "weak_region" in entry:
+        if not isinstance(entry["weak_region"], bool):
+            raise ModelError(f"{where}: zoom 'weak_region' must be true or false, "
+                             f"got {entry['weak_region']!r}")
+        out["zoom_weak_region"] = entry["weak_region"]
     return out
 
 
@@ -518,6 +532,28 @@ class Detector:
             return int(shape[3]), int(shape[2])
         return input_size(width, height, min(long_side or self.spec.imgsz, self.spec.imgsz))
 
+    def region_input_size(
+        self, width: int, height: int, long_side: int, area: int
+    ) -> tuple[int, int]:
+        """Model input ``(Sw, Sh)`` for the region pass over a ``width × height`` region
+        wanting an input long side of ``long_side`` px: as :meth:`input_size`, but up to
+        ``zoom_max_px`` (when above ``imgsz``) while the input holds no more than ``area``
+        pixels (the first pass's: the region pass then costs no more than it).
+
+        A 2000 × 300 hand row wanting 1,170 px gets 1024 × 160 with ``zoom_max_px`` 1024,
+        ``imgsz`` 512 and the area of a 512 × 384 pass (512 × 96 without).
+        """
+        cap = max(float(self.spec.imgsz), self.spec.zoom_max_px)
+        if cap <= self.spec.imgsz or long_side <= self.spec.imgsz:
+            return self.input_size(width, height, long_side)
+        shape = self.backend.input_shape
+        if len(shape) == 4 and shape[2] and shape[3]:
+            return int(shape[3]), int(shape[2])
+        aspect = min(width, height) / max(width, height, 1)
+        by_area = (area / max(aspect, 1e-6)) ** 0.5
+        size = int(max(self.spec.imgsz, min(long_side, cap, by_area)))
+        return input_size(width, height, size)
+
     def _open(self, file: Path, threads: int | None) -> Backend:
         if not file.is_file():
             raise ModelError(f"model file named in {self.model_dir / MANIFEST} is missing: {file}")
@@ -551,16 +587,18 @@ class Detector:
         return np.asarray(pp.tile_score(scores, self.spec.score) >= self.conf)
 
     def _locate(
-        self, img: npt.NDArray[np.uint8], long_side: int = 0
+        self, img: npt.NDArray[np.uint8], long_side: int = 0,
+        size: tuple[int, int] | None = None,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
         """One detector pass over ``img`` (at an input long side of ``long_side`` px when
-        the model's input is dynamic; 0: ``imgsz``): kept boxes ``(n, 4)`` in ``img``
+        the model's input is dynamic; 0: ``imgsz``; or at the input ``size`` given):
+        kept boxes ``(n, 4)`` in ``img``
         pixels, their class scores ``(n, C_det)``, and the letterbox scale (input px per
         ``img`` px). Boxes down to ``weak_conf`` are kept when that is set; NMS goes by
         score, so a weak box never suppresses a strong one."""
         tensor, lb = prepare_input(
             img,
-            self.input_size(img.shape[1], img.shape[0], long_side),
+            size or self.input_size(img.shape[1], img.shape[0], long_side),
             mode="gray" if self.spec.input == "gray" else "rgb",
             pad_value=self.spec.letterbox_pad,
             use_autocontrast=self.spec.autocontrast,
@@ -594,6 +632,8 @@ class Detector:
         height, width = img.shape[:2]
         all_boxes, boxes = boxes, boxes[self._strong(scores)]  # decide on the tiles found
         region = zoom_region(boxes, (width, height), scale, below=spec.zoom_below)
+        if region is not None and spec.zoom_weak_region and 2 * len(boxes) < len(all_boxes):
+            region = zoom_region(all_boxes, (width, height), scale, below=float("inf"))
         small = region is not None or (len(boxes) < 3 and not _tiles_big(boxes, scale, spec))
         if not small:
             return all_boxes, scores, 1.0, "none"
@@ -603,10 +643,11 @@ class Detector:
             if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more
                 want = spec.zoom_target / max(_median_short_side(boxes), 1.0)
                 long_side = -(-round(max(x2 - x1, y2 - y1) * want) // 32) * 32
-            sw, sh = self.input_size(x2 - x1, y2 - y1, long_side)
+            fw, fh = self.input_size(width, height)
+            sw, sh = self.region_input_size(x2 - x1, y2 - y1, long_side, fw * fh)
             gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
             if gain >= spec.zoom_min_gain:
-                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), long_side)
+                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), size=(sw, sh))
                 zb = zb + np.array([x1, y1, x1, y1], np.float32)
                 return (*self._merge(all_boxes, scores, [zb], [zs]), round(gain, 3), "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough

@@ -263,6 +263,63 @@ def test_no_zoom_for_tiles_big_enough_or_when_disabled(tmp_path: Path) -> None:
     assert len(backend.inputs) == 1 and det.meta["zoom"] == 1.0
 
 
+class DynamicSequenceBackend(SequenceBackend):
+    """A :class:`SequenceBackend` whose model takes any input height and width."""
+
+    input_shape: tuple[int | None, ...] = (1, 3, None, None)
+
+
+def test_region_pass_input_grows_past_imgsz_within_the_first_pass_area(tmp_path: Path) -> None:
+    """Manifest ``zoom.max_px``: a long thin region (a hand row across a big photo) may get
+    an input long side above imgsz, as long as its area stays within the first pass's; a
+    square region keeps imgsz; without max_px nothing grows past imgsz."""
+    backend = DynamicSequenceBackend([])
+    plain = Detector(_model_dir(tmp_path, ["1m"], zoom={}), backend=backend)
+    assert plain.region_input_size(2000, 300, 1500, 640 * 480) == (640, 96)
+    grown = Detector(_model_dir(tmp_path, ["1m"], zoom={"max_px": 1280}), backend=backend)
+    assert grown.region_input_size(2000, 300, 1500, 640 * 480) == (1280, 192)
+    assert grown.region_input_size(2000, 300, 600, 640 * 480) == (608, 96)  # wants less
+    # the area binds: 1000 × 250 grows to a long side of √(640·480 / 0.25) = 1108 → 1120 × 288
+    assert grown.region_input_size(1000, 250, 1500, 640 * 480) == (1120, 288)
+    assert grown.region_input_size(1000, 1000, 1500, 640 * 480) == (640, 640)
+
+
+def _weak_region_model(tmp_path: Path, weak_region: bool) -> Detector:
+    """Three 1m tiles found (score 0.6) and seven more scored weakly (0.2) to their right,
+    all 20 × 28 input px (too small): the zoom pass runs on their region."""
+    rows = [[300 + 20 * i, 300, 20, 28, 0.6, 0.0] for i in range(3)]
+    rows += [[360 + 20 * i, 300, 20, 28, 0.2, 0.0] for i in range(7)]
+    model = _model_dir(tmp_path, ["1m", "2m"], zoom={"weak_region": weak_region})
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"]["weak_conf"] = 0.15
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    empty = np.zeros((1, 6, 0), np.float32)
+    return Detector(model, backend=DynamicSequenceBackend([_yolo(rows), empty]))
+
+
+def test_weak_region_draws_the_zoom_region_around_weak_boxes_too(tmp_path: Path) -> None:
+    """Manifest ``zoom.weak_region``: tiles seen small are often scored low; when the weak
+    boxes outnumber the found tiles two to one, the zoom region takes them in."""
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    seen: dict[bool, list[tuple[int, ...]]] = {}
+    for flag in (False, True):
+        det = _weak_region_model(tmp_path, flag)
+        locate = det._locate
+        shapes: list[tuple[int, ...]] = []
+
+        def record(img: np.ndarray, *a: Any, _s: list[tuple[int, ...]] = shapes,
+                   _f: Any = locate, **k: Any) -> Any:
+            _s.append(img.shape[:2])
+            return _f(img, *a, **k)
+
+        det._locate = record  # type: ignore[method-assign]
+        det.detect(frame)
+        seen[flag] = shapes
+    # found tiles span frame x 580-700, the weak ones 700-980 (40 px each, ×2 of input)
+    (h0, w0), (h1, w1) = seen[False][1], seen[True][1]
+    assert h0 == h1 and w1 - w0 == 280
+
+
 def _cell_rows(frame_boxes: list[list[float]], cell: tuple[int, int, int, int]) -> np.ndarray:
     """A 2-class (1m, 2m) YOLO output for one grid cell answering ``frame_boxes`` (frame
     pixels, all read as 1m at 0.9), as the cell's 640 × 640 letterboxed input sees them."""
@@ -384,6 +441,8 @@ def test_zoom_settings_are_checked(tmp_path: Path) -> None:
         {"grid": "2"},
         {"grid": True},
         {"grid_below_px": -2},
+        {"max_px": -1},
+        {"weak_region": "yes"},
     ):
         manifest["detector"]["zoom"] = bad
         (tmp_path / "manifest.json").write_text(json.dumps(manifest))
