@@ -119,6 +119,9 @@ class DetectorSpec:
     #: The region is drawn around the weak boxes too (``weak_conf``; tiles seen small are
     #: often scored low) when they outnumber the tiles found two to one.
     zoom_weak_region: bool = False
+    #: After a grid pass, the region pass runs on what the cells found when those tiles
+    #: are still small (``zoom_below`` at the cells' scale).
+    zoom_region_after_grid: bool = False
     #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
     #: that some class is present; see :func:`vision.postprocess.tile_score`).
     score: str = "max"
@@ -337,11 +340,13 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ModelError(f"{where}: zoom {key!r} must be a number ≥ 0, got {value!r}")
             out[field] = float(value)
-    if "weak_region" in entry:
-        if not isinstance(entry["weak_region"], bool):
-            raise ModelError(f"{where}: zoom 'weak_region' must be true or false, "
-                             f"got {entry['weak_region']!r}")
-        out["zoom_weak_region"] = entry["weak_region"]
+    for key, field in (("weak_region", "zoom_weak_region"),
+                       ("region_after_grid", "zoom_region_after_grid")):
+        if key in entry:
+            if not isinstance(entry[key], bool):
+                raise ModelError(f"{where}: zoom {key!r} must be true or false, "
+                                 f"got {entry[key]!r}")
+            out[field] = entry[key]
     return out
 
 
@@ -625,35 +630,25 @@ class Detector:
         look small and sit close together, else the grid pass when few tiles were found
         or small ones are spread wide. Both passes are merged with the first
         (class-agnostic NMS). Returns boxes, scores, the enlargement (1.0 when there was
-        no second pass) and which pass ran (``"none"``, ``"region"`` or ``"grid"``)."""
+        no second pass) and which pass ran (``"none"``, ``"region"``, ``"grid"`` or
+        ``"grid+region"``: with ``zoom_region_after_grid``, the region pass over the tiles
+        the cells found when they are still small)."""
         spec = self.spec
         if spec.zoom_below <= 0:
             return boxes, scores, 1.0, "none"
         height, width = img.shape[:2]
-        all_boxes, boxes = boxes, boxes[self._strong(scores)]  # decide on the tiles found
-        region = zoom_region(boxes, (width, height), scale, below=spec.zoom_below)
-        if region is not None and spec.zoom_weak_region and 2 * len(boxes) < len(all_boxes):
-            region = zoom_region(all_boxes, (width, height), scale, below=float("inf"))
-        small = region is not None or (len(boxes) < 3 and not _tiles_big(boxes, scale, spec))
-        if not small:
-            return all_boxes, scores, 1.0, "none"
-        if region is not None:
-            x1, y1, x2, y2 = region
-            long_side = 0
-            if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more
-                want = spec.zoom_target / max(_median_short_side(boxes), 1.0)
-                long_side = -(-round(max(x2 - x1, y2 - y1) * want) // 32) * 32
-            fw, fh = self.input_size(width, height)
-            sw, sh = self.region_input_size(x2 - x1, y2 - y1, long_side, fw * fh)
-            gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
-            if gain >= spec.zoom_min_gain:
-                zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), size=(sw, sh))
-                zb = zb + np.array([x1, y1, x1, y1], np.float32)
-                return (*self._merge(all_boxes, scores, [zb], [zs]), round(gain, 3), "region")
+        strong = boxes[self._strong(scores)]  # decide on the tiles found
+        few_small = len(strong) < 3 and not _tiles_big(strong, scale, spec)
+        if not few_small and zoom_region(strong, (width, height), scale,
+                                         below=spec.zoom_below) is None:
+            return boxes, scores, 1.0, "none"  # tiles big enough
+        zoomed = self._region_pass(img, boxes, scores, scale)
+        if zoomed is not None:
+            return (*zoomed, "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough
-        tiny = len(boxes) < 3 or _median_short_side(boxes) * scale < spec.zoom_grid_below
+        tiny = len(strong) < 3 or _median_short_side(strong) * scale < spec.zoom_grid_below
         if not tiny or spec.zoom_grid < 2 or scale * spec.zoom_min_gain > 1.0:
-            return all_boxes, scores, 1.0, "none"
+            return boxes, scores, 1.0, "none"
         found_b, found_s, gains = [], [], []
         for cell in grid_cells((width, height), spec.zoom_grid):
             x1, y1, x2, y2 = cell
@@ -662,7 +657,47 @@ class Detector:
             found_b.append(cb[keep] + np.array([x1, y1, x1, y1], np.float32))
             found_s.append(cs[keep])
             gains.append(cell_scale / scale)
-        return (*self._merge(all_boxes, scores, found_b, found_s), round(min(gains), 3), "grid")
+        boxes, scores = self._merge(boxes, scores, found_b, found_s)
+        grid_gain = min(gains)
+        if spec.zoom_region_after_grid:  # tiles the cells found still small: look closer
+            zoomed = self._region_pass(img, boxes, scores, scale * grid_gain)
+            if zoomed is not None:
+                zb, zs, gain = zoomed
+                return zb, zs, round(gain * grid_gain, 3), "grid+region"
+        return boxes, scores, round(grid_gain, 3), "grid"
+
+    def _region_pass(
+        self,
+        img: npt.NDArray[np.uint8],
+        boxes: npt.NDArray[np.float32],
+        scores: npt.NDArray[np.float32],
+        scale: float,
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float] | None:
+        """The region pass over ``boxes`` seen at ``scale`` input px per ``img`` px (see
+        :meth:`detect`): the merged boxes and scores and the enlargement, or None when the
+        tiles found are not small, too few, or their region cannot be enlarged
+        ``zoom_min_gain`` times."""
+        spec = self.spec
+        height, width = img.shape[:2]
+        strong = boxes[self._strong(scores)]
+        region = zoom_region(strong, (width, height), scale, below=spec.zoom_below)
+        if region is None:
+            return None
+        if spec.zoom_weak_region and 2 * len(strong) < len(boxes):
+            region = zoom_region(boxes, (width, height), scale, below=float("inf")) or region
+        x1, y1, x2, y2 = region
+        long_side = 0
+        if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more
+            want = spec.zoom_target / max(_median_short_side(strong), 1.0)
+            long_side = -(-round(max(x2 - x1, y2 - y1) * want) // 32) * 32
+        fw, fh = self.input_size(width, height)
+        sw, sh = self.region_input_size(x2 - x1, y2 - y1, long_side, fw * fh)
+        gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
+        if gain < spec.zoom_min_gain:
+            return None
+        zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), size=(sw, sh))
+        zb = zb + np.array([x1, y1, x1, y1], np.float32)
+        return (*self._merge(boxes, scores, [zb], [zs]), round(gain, 3))
 
     def _merge(
         self,
@@ -700,8 +735,10 @@ class Detector:
         is cut into ``zoom.grid × zoom.grid`` overlapping cells (default 2; 0 disables;
         see :func:`grid_cells`), each detected on its own; boxes cut by a cell's inner
         side are dropped (the neighbouring cell holds them whole) and all passes merged.
-        It costs ``grid²`` detector runs, only on such frames. ``meta["zoom_pass"]`` says
-        which second pass ran: ``"none"``, ``"region"`` or ``"grid"``.
+        It costs ``grid²`` detector runs, only on such frames; with ``zoom.region_after_grid``
+        the tiles the cells found, when still small, get the region pass too (one run
+        more). ``meta["zoom_pass"]`` says which second pass ran: ``"none"``, ``"region"``,
+        ``"grid"`` or ``"grid+region"``.
         """
         t0 = time.perf_counter()
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)

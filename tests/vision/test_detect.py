@@ -363,6 +363,34 @@ def test_grid_pass_when_the_first_pass_finds_almost_nothing(tmp_path: Path) -> N
     assert got[0] == pytest.approx(near, abs=0.5) and got[1] == pytest.approx(shared, abs=0.5)
 
 
+@pytest.mark.parametrize("after_grid", [False, True])
+def test_region_pass_after_the_grid_when_the_cells_tiles_are_still_small(
+    tmp_path: Path, after_grid: bool
+) -> None:
+    """Manifest ``zoom.region_after_grid``: a hand far away is found by the grid pass's
+    cells but still small there (20 frame px = 18 input px of a 720-px cell at 640): the
+    region pass then looks at those tiles closer (a sixth detector run); without the
+    setting the grid pass is the last."""
+    from vision.detect import grid_cells
+
+    cells = grid_cells((1280, 960), 2)
+    tiles = [[100 + 20 * i, 100, 120 + 20 * i, 128] for i in range(3)]
+    empty = np.zeros((1, 6, 0), np.float32)
+    outputs = [empty, _cell_rows(tiles, cells[0]), *(_cell_rows([], c) for c in cells[1:]),
+               empty]
+    backend = SequenceBackend(outputs)
+    zoom = {"region_after_grid": after_grid}
+    det = Detector(_model_dir(tmp_path, ["1m", "2m"], zoom=zoom), backend=backend)(
+        np.zeros((960, 1280, 3), np.uint8)
+    )
+    assert len(det) == 3
+    if after_grid:
+        assert len(backend.inputs) == 6 and det.meta["zoom_pass"] == "grid+region"
+        assert det.meta["zoom"] > min(640 / 720, 640 / 540) / 0.5  # closer than the cells
+    else:
+        assert len(backend.inputs) == 5 and det.meta["zoom_pass"] == "grid"
+
+
 def test_no_grid_pass_for_tiles_not_tiny_or_when_disabled(tmp_path: Path) -> None:
     """Rule: 3 or more tiles of at least zoom.grid_below_px (20) input pixels spread over
     the frame get no grid pass; neither does any frame when zoom.grid is 0."""
@@ -443,6 +471,7 @@ def test_zoom_settings_are_checked(tmp_path: Path) -> None:
         {"grid_below_px": -2},
         {"max_px": -1},
         {"weak_region": "yes"},
+        {"region_after_grid": 1},
     ):
         manifest["detector"]["zoom"] = bad
         (tmp_path / "manifest.json").write_text(json.dumps(manifest))
