@@ -1,6 +1,7 @@
 """How reading holds up when the hand fills less of the picture.
 
-Real photos of the hk-photos validation split (640 × 640, hands filling most of the
+Real photos of the hk-photos validation split (``--split train`` for choices; 640 × 640,
+hands filling most of the
 picture) are pasted, at their own pixel size, in the middle of larger 4:3 canvases of
 noisy green cloth — as if the same hand were photographed from farther away with a
 camera of more pixels, or seen by a table camera. For each canvas width it reports the
@@ -11,7 +12,8 @@ pass ``vision.detect`` took (``meta["zoom_pass"]``). Width 640 is the photos as 
 Usage::
 
     .venv/bin/python bench/framing_eval.py [--data datasets/build/hk-photos]
-        [--canvas 640 1280 1920 2560 3200] [--every 4] [--limit 60] [--model-dir DIR]
+        [--split val] [--canvas 640 1280 1920 2560 3200] [--every 4] [--limit 60]
+        [--model-dir DIR]
         [--json]
 """
 
@@ -50,21 +52,22 @@ def on_canvas(img: np.ndarray, width: int, rng: np.random.Generator) -> np.ndarr
 
 
 def evaluate(
-    data: Path, canvases: list[int], every: int, limit: int, model_dir: str | None
+    data: Path, canvases: list[int], every: int, limit: int, model_dir: str | None,
+    split: str = "val",
 ) -> list[dict[str, Any]]:
     from vision.detect import load_detector
 
     detector = load_detector(model_dir)
-    images = sorted((data / "images" / "val").glob("*.jpg"))[::every][:limit]
+    images = sorted((data / "images" / split).glob("*.jpg"))[::every][:limit]
     if not images:
-        raise SystemExit(f"framing_eval: no images in {data / 'images' / 'val'}")
+        raise SystemExit(f"framing_eval: no images in {data / 'images' / split}")
     out = []
     for width in canvases:
         rng = np.random.default_rng(0)
         exact = found = total = n = 0
         passes: Counter[str] = Counter()
         for path in images:
-            label = data / "labels" / "val" / (path.stem + ".txt")
+            label = data / "labels" / split / (path.stem + ".txt")
             img = cv2.imread(str(path))
             if img is None or not label.is_file():
                 continue
@@ -94,12 +97,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=REPO / "datasets" / "build" / "hk-photos")
     ap.add_argument("--canvas", type=int, nargs="+", default=[640, 1280, 1920, 2560, 3200])
-    ap.add_argument("--every", type=int, default=4, help="take every n-th val photo")
+    ap.add_argument("--split", default="val", help="val (report) or train (for choices)")
+    ap.add_argument("--every", type=int, default=4, help="take every n-th photo")
     ap.add_argument("--limit", type=int, default=60)
     ap.add_argument("--model-dir")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    rows = evaluate(args.data, args.canvas, max(1, args.every), args.limit, args.model_dir)
+    rows = evaluate(args.data, args.canvas, max(1, args.every), args.limit, args.model_dir,
+                    args.split)
     if args.json:
         print(json.dumps(rows))
         return 0
