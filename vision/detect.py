@@ -370,6 +370,39 @@ def _median_short_side(boxes: npt.NDArray[np.float32]) -> float:
     return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
+def _median_long_side(boxes: npt.NDArray[np.float32]) -> float:
+    """Median long side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
+    if not len(boxes):
+        return 0.0
+    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+
+
+def chained_to(
+    seeds: npt.NDArray[np.float32], boxes: npt.NDArray[np.float32], reach: float
+) -> npt.NDArray[np.float32]:
+    """``seeds`` and the ``boxes`` ``(n, 4)`` xyxy reached from them through boxes at most
+    ``reach`` px apart (edge to edge): a row of tiles chains along, tiles a table's width
+    away do not join.
+
+    >>> s = np.array([[0, 0, 10, 14]], np.float32)
+    >>> b = np.array([[12, 0, 22, 14], [24, 0, 34, 14], [90, 0, 100, 14]], np.float32)
+    >>> chained_to(s, b, 5.0)[:, 0].tolist()
+    [0.0, 12.0, 24.0]
+    """
+    kept = [np.asarray(seeds, np.float32).reshape(-1, 4)]
+    left = np.asarray(boxes, np.float32).reshape(-1, 4)
+    frontier = kept[0]
+    while len(frontier) and len(left):
+        gap_x = np.maximum(left[:, None, 0] - frontier[None, :, 2],
+                           frontier[None, :, 0] - left[:, None, 2])
+        gap_y = np.maximum(left[:, None, 1] - frontier[None, :, 3],
+                           frontier[None, :, 1] - left[:, None, 3])
+        near = (np.maximum(gap_x, gap_y) <= reach).any(axis=1)
+        frontier, left = left[near], left[~near]
+        kept.append(frontier)
+    return np.concatenate(kept)
+
+
 def zoom_region(
     boxes: npt.NDArray[np.float32],
     image_wh: tuple[int, int],
@@ -684,7 +717,8 @@ class Detector:
         if region is None:
             return None
         if spec.zoom_weak_region and 2 * len(strong) < len(boxes):
-            region = zoom_region(boxes, (width, height), scale, below=float("inf")) or region
+            near = chained_to(strong, boxes, _median_long_side(strong))
+            region = zoom_region(near, (width, height), scale, below=float("inf")) or region
         x1, y1, x2, y2 = region
         long_side = 0
         if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more

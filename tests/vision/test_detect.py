@@ -285,10 +285,12 @@ def test_region_pass_input_grows_past_imgsz_within_the_first_pass_area(tmp_path:
 
 
 def _weak_region_model(tmp_path: Path, weak_region: bool) -> Detector:
-    """Three 1m tiles found (score 0.6) and seven more scored weakly (0.2) to their right,
-    all 20 × 28 input px (too small): the zoom pass runs on their region."""
+    """Three 1m tiles found (score 0.6), seven more scored weakly (0.2) in a row to their
+    right and one weak box far away, all 20 × 28 input px (too small): the zoom pass runs
+    on their region."""
     rows = [[300 + 20 * i, 300, 20, 28, 0.6, 0.0] for i in range(3)]
     rows += [[360 + 20 * i, 300, 20, 28, 0.2, 0.0] for i in range(7)]
+    rows.append([600, 500, 20, 28, 0.2, 0.0])  # a weak box a table's width away
     model = _model_dir(tmp_path, ["1m", "2m"], zoom={"weak_region": weak_region})
     manifest = json.loads((model / "manifest.json").read_text())
     manifest["detector"]["weak_conf"] = 0.15
@@ -299,7 +301,8 @@ def _weak_region_model(tmp_path: Path, weak_region: bool) -> Detector:
 
 def test_weak_region_draws_the_zoom_region_around_weak_boxes_too(tmp_path: Path) -> None:
     """Manifest ``zoom.weak_region``: tiles seen small are often scored low; when the weak
-    boxes outnumber the found tiles two to one, the zoom region takes them in."""
+    boxes outnumber the found tiles two to one, the zoom region takes in those chained to
+    the tiles found (each within a tile length of the next), not the one far away."""
     frame = np.zeros((960, 1280, 3), np.uint8)
     seen: dict[bool, list[tuple[int, ...]]] = {}
     for flag in (False, True):
@@ -315,7 +318,8 @@ def test_weak_region_draws_the_zoom_region_around_weak_boxes_too(tmp_path: Path)
         det._locate = record  # type: ignore[method-assign]
         det.detect(frame)
         seen[flag] = shapes
-    # found tiles span frame x 580-700, the weak ones 700-980 (40 px each, ×2 of input)
+    # found tiles span frame x 580-700, the weak row 700-980 (40 px each, ×2 of input);
+    # the far box (frame 1180-1220 × 912-968) stays out
     (h0, w0), (h1, w1) = seen[False][1], seen[True][1]
     assert h0 == h1 and w1 - w0 == 280
 
