@@ -277,8 +277,7 @@ def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
     weight, min_mass = entry.get("weight", 0.5), entry.get("min_mass", 0.1)
     below_p = entry.get("below_p", 1.0)
     for key, value in (("weight", weight), ("min_mass", min_mass), ("below_p", below_p)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
+        _unit(value, key, where)
     size = _need(entry, "size", int, where)
     if size < 8:
         raise ModelError(f"{where}: 'size' must be at least 8 px, got {size}")
@@ -353,7 +352,7 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
 def _unit(value: Any, key: str, where: str) -> float:
     """A manifest number in 0..1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ModelError(f"{where}: {key!r} must be a number from 0 to 1, got {value!r}")
+        raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
     return float(value)
 
 
@@ -431,9 +430,7 @@ def zoom_region(
         return None
     if _median_short_side(boxes) * input_scale >= below:
         return None
-    grow = margin * float(
-        np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))
-    )
+    grow = margin * _median_long_side(boxes)
     width, height = image_wh
     x1 = int(max(0.0, float(boxes[:, 0].min()) - grow))
     y1 = int(max(0.0, float(boxes[:, 1].min()) - grow))
@@ -561,14 +558,17 @@ class Detector:
             else None
         )
 
-    def input_size(self, width: int, height: int, long_side: int = 0) -> tuple[int, int]:
+    def input_size(
+        self, width: int, height: int, long_side: int = 0, cap: int = 0
+    ) -> tuple[int, int]:
         """Model input ``(Sw, Sh)`` for a ``width × height`` image: the model's fixed input
         shape, or, when its height/width are dynamic, the smallest stride-32 rectangle with
-        long side ``imgsz`` (a 4:3 frame runs at 640 × 480, a quarter less work)."""
+        long side ``long_side`` (0: ``imgsz``), at most ``cap`` (0: ``imgsz``) — a 4:3
+        frame runs at 640 × 480, a quarter less work."""
         shape = self.backend.input_shape
         if len(shape) == 4 and shape[2] and shape[3]:
             return int(shape[3]), int(shape[2])
-        return input_size(width, height, min(long_side or self.spec.imgsz, self.spec.imgsz))
+        return input_size(width, height, min(long_side or self.spec.imgsz, cap or self.spec.imgsz))
 
     def region_input_size(
         self, width: int, height: int, long_side: int, area: int
@@ -584,13 +584,10 @@ class Detector:
         cap = max(float(self.spec.imgsz), self.spec.zoom_max_px)
         if cap <= self.spec.imgsz or long_side <= self.spec.imgsz:
             return self.input_size(width, height, long_side)
-        shape = self.backend.input_shape
-        if len(shape) == 4 and shape[2] and shape[3]:
-            return int(shape[3]), int(shape[2])
         aspect = min(width, height) / max(width, height, 1)
         by_area = (area / max(aspect, 1e-6)) ** 0.5
         size = int(max(self.spec.imgsz, min(long_side, cap, by_area)))
-        return input_size(width, height, size)
+        return self.input_size(width, height, size, cap=size)
 
     def _open(self, file: Path, threads: int | None) -> Backend:
         if not file.is_file():
