@@ -283,13 +283,7 @@ def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
     from scoring.hand import HandError
 
     problems: list[str] = []
-    in_hand = layout.hand_detections
-    counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
-    for m in layout.melds:  # a kong with face-down ends holds four of its kind
-        if m.concealed:
-            faces = [codes[i] for i in m.detections if codes[i] != BACK]
-            if faces:
-                counts[faces[0]] += 4 - len(faces)
+    counts = _held(codes, layout.hand_detections, _concealed(layout))
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
     fl = Counter(codes[i] for i in layout.flowers)
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
@@ -307,6 +301,29 @@ def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
     return problems
 
 
+def _concealed(layout: Layout) -> list[tuple[int, ...]]:
+    """The detections of each concealed kong of ``layout``."""
+    return [m.detections for m in layout.melds if m.concealed]
+
+
+def _held(
+    codes: Sequence[str], in_hand: Sequence[int], concealed: Sequence[Sequence[int]]
+) -> dict[str, int]:
+    """How many of each kind the hand holds under ``codes``: its tiles ``in_hand`` (backs
+    left out), and a kong with face-down ends (``concealed``: each kong's detections)
+    counted as four of its kind."""
+    counts: dict[str, int] = {}
+    for i in in_hand:
+        c = codes[i]
+        if c != BACK:
+            counts[c] = counts.get(c, 0) + 1
+    for dets in concealed:
+        faces = [codes[i] for i in dets if codes[i] != BACK]
+        if faces:
+            counts[faces[0]] += 4 - len(faces)
+    return counts
+
+
 class _Possible:
     """Whether a reading is physically possible — :func:`_physical_problems` finds no
     problem — with the layout's index lists worked out once for a whole search (the
@@ -314,21 +331,12 @@ class _Possible:
 
     def __init__(self, layout: Layout) -> None:
         self.in_hand = layout.hand_detections
-        self.concealed = [m.detections for m in layout.melds if m.concealed]
+        self.concealed = _concealed(layout)
         self.flowers = layout.flowers
         self.melds = [(m.detections, m.concealed) for m in layout.melds]
 
     def __call__(self, codes: Sequence[str]) -> bool:
-        counts: dict[str, int] = {}
-        for i in self.in_hand:
-            c = codes[i]
-            if c != BACK:
-                counts[c] = counts.get(c, 0) + 1
-        for dets in self.concealed:  # a kong with face-down ends holds four of its kind
-            faces = [codes[i] for i in dets if codes[i] != BACK]
-            if faces:
-                counts[faces[0]] += 4 - len(faces)
-        if any(n > 4 for n in counts.values()):
+        if any(n > 4 for n in _held(codes, self.in_hand, self.concealed).values()):
             return False
         seen: set[str] = set()
         for i in self.flowers:
@@ -346,13 +354,7 @@ def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
     of a meld that is not a set."""
     out: set[int] = set()
     in_hand = layout.hand_detections
-    counts = Counter(codes[i] for i in in_hand if codes[i] != BACK)
-    for m in layout.melds:
-        if m.concealed:
-            faces = [codes[i] for i in m.detections if codes[i] != BACK]
-            if faces:
-                counts[faces[0]] += 4 - len(faces)
-    over = {t for t, n in counts.items() if n > 4}
+    over = {t for t, n in _held(codes, in_hand, _concealed(layout)).items() if n > 4}
     out.update(i for i in in_hand if codes[i] in over)
     fl = Counter(codes[i] for i in layout.flowers)
     out.update(i for i in layout.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
