@@ -55,6 +55,9 @@ Three evaluations:
     ``whole_hands_edge_note`` counts the whole hands read with the note that a tile may
     be cut off by the picture's edge (:mod:`vision.layout_edges`),
     ``whole_hands_edge_note_tile_missing`` those of them missing a labelled tile.
+    ``failure_kinds`` and ``whole_hands_failure_kinds`` say why the others are not right
+    (:func:`photo_reason`: only which bonus tile, tiles missing, extra or misread; for
+    whole hands also whether the reading was no scored win).
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -486,6 +489,41 @@ def flowers_as_one(tiles: Counter[str]) -> Counter[str]:
     return out
 
 
+def photo_reason(got: Counter[str], truth: Counter[str]) -> str:
+    """Why a photo's tile multiset ``got`` is not its labels' ``truth`` (``"right"`` when
+    it is): the bonus tiles only (same count), tiles missing or extra (counts differ), or
+    tiles misread (same count).
+
+    >>> photo_reason(Counter(["E", "1f"]), Counter(["E", "2f"]))
+    'only which bonus tile'
+    >>> photo_reason(Counter(["E"]), Counter(["E", "2f"]))
+    'tiles missing: 1'
+    >>> photo_reason(Counter(["E", "E", "S"]), Counter(["E", "S"]))
+    'extra tiles: 1'
+    >>> photo_reason(Counter(["E", "W"]), Counter(["E", "S"]))
+    'tiles misread: 1'
+    >>> photo_reason(Counter(["E"]), Counter(["E"]))
+    'right'
+    >>> photo_reason(Counter(), Counter(["E", "S", "W", "N"]))
+    'tiles missing: 3+'
+    """
+    if got == truth:
+        return "right"
+    missing, extra = truth - got, got - truth
+    n_missing, n_extra = sum(missing.values()), sum(extra.values())
+    if n_missing == n_extra and all(c in BONUS for c in missing + extra):
+        return "only which bonus tile"
+    if n_missing > n_extra:
+        return "tiles missing: " + _up_to_3(n_missing - n_extra)
+    if n_extra > n_missing:
+        return "extra tiles: " + _up_to_3(n_extra - n_missing)
+    return "tiles misread: " + _up_to_3(n_missing)
+
+
+def _up_to_3(n: int) -> str:
+    return str(n) if n <= 3 else "3+"
+
+
 def eval_photos(
     folder: Path, detector: Any, split: str, limit: int | None, layout: Any = None
 ) -> dict[str, Any]:
@@ -498,6 +536,8 @@ def eval_photos(
 
     n = before = after = after_physical = changed = changed_phys = 0
     hands = Counter[str]()  # whole hands (and those with kongs): scored, scored and right
+    reasons = Counter[str]()  # why photos' multisets (after correction) are not right
+    hand_reasons = Counter[str]()  # why whole hands are not scored with their tiles
     calibration: list[tuple[float, bool]] = []  # (reading_confidence, multiset exact)
     calibrated: list[tuple[float, bool]] = []  # (hand_confidence, multiset exact)
     for img_path in images[:limit]:
@@ -518,6 +558,7 @@ def eval_photos(
         rec = recognize(image, "mcr", detector=detector, detections=d, layout_params=layout)
         exact = Counter(rec.codes) == truth
         after += exact
+        reasons[photo_reason(Counter(rec.codes), truth)] += 1
         calibration.append((rec.reading_confidence, exact))
         if rec.hand_confidence is not None:
             calibrated.append((rec.hand_confidence, exact))
@@ -530,6 +571,8 @@ def eval_photos(
                 hands[group + " right"] += rec.score is not None and exact
                 hands[group + " mcr"] += rec.score is not None and (
                     flowers_as_one(Counter(rec.codes)) == flowers_as_one(truth))
+            hand_reasons["no scored win, " + photo_reason(Counter(rec.codes), truth)
+                         if rec.score is None else photo_reason(Counter(rec.codes), truth)] += 1
             if any(CUT_OFF in note for note in rec.notes):
                 hands["edge note"] += 1
                 hands["edge note, tile missing"] += bool(truth - Counter(rec.codes))
@@ -542,6 +585,8 @@ def eval_photos(
         "exact_multiset_top1": before / max(n, 1),
         "exact_multiset_corrected": after / max(n, 1),
         "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
+        # why the multisets after correction are not right (multiset differences)
+        "failure_kinds": {k: v for k, v in reasons.most_common() if k != "right"},
         "photos_corrected": changed,
         "photos_corrected_physical_only": changed_phys,
         "whole_hands": hands["all"],
@@ -549,6 +594,9 @@ def eval_photos(
         "whole_hands_scored_multiset_right": hands["all right"] / max(hands["all"], 1),
         # MCR pays 1 fan a flower whichever it is: the tiles right but which flower
         "whole_hands_scored_mcr_tiles_right": hands["all mcr"] / max(hands["all"], 1),
+        # why whole hands are not scored with exactly their labelled tiles
+        "whole_hands_failure_kinds": {k: v for k, v in hand_reasons.most_common()
+                                      if k != "right"},
         "whole_hands_with_kongs": hands["kongs"],
         "whole_hands_with_kongs_scored": hands["kongs scored"] / max(hands["kongs"], 1),
         "whole_hands_with_kongs_scored_multiset_right":

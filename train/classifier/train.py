@@ -5,7 +5,7 @@ usage: .venv-train/bin/python train/classifier/train.py \
            [--synth MORE.npz ...] --val runs/classifier/hk-val.npz \
            --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
            [--width 16] [--resume] [--init runs/classifier/run9/last.pt] \
-           [--codes 1f,2f,3f,4f,5f,6f,7f,8f]
+           [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4]
 
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
@@ -25,7 +25,12 @@ class × rotation logits:
 With ``--codes`` the network reads only those codes (e.g. the eight bonus tiles: the
 manifest's ``reader``, which looks again at tiles the models take for flowers, from larger
 crops); crops of other codes are dropped from every file, and ``--init`` takes every
-tensor of the checkpoint whose shape fits (all but the head).
+tensor of the checkpoint whose shape fits (all but the head). ``--factors A,B`` gives the
+network a factorised head (``model.CropNet``: class ``i * B + j`` scores ``A_i + B_j``, e.g.
+``2,4`` for the bonus reader's season/flower group × number); from a full head's
+checkpoint it starts at the nearest factorised head (``model.factor_head_from``).
+Measured for the bonus reader in the sixteenth session and not shipped (model card step
+34).
 
 The run is planned by wall time: the step count comes from ``--minutes`` and the speed
 measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
@@ -49,7 +54,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model import CropNet
+from model import CropNet, factor_head_from
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vision.classes import CLASSES, class_id
@@ -200,7 +205,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
     ap.add_argument("--codes", help="train a reader of these codes only, comma-separated "
                                     "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
+    ap.add_argument("--factors", help="factorised head A,B (A*B classes; class i*B+j gets "
+                                      "logit A_i + B_j), e.g. 2,4 for the bonus reader's "
+                                      "season/flower group × number 1-4")
     args = ap.parse_args()
+    factors = tuple(int(v) for v in args.factors.split(",")) if args.factors else None
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
     names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
     n_classes = len(names)
@@ -219,7 +228,7 @@ def main() -> None:
         weight = np.where(counts > 0, np.maximum(counts, 1) ** -args.balance, 0.0)
         real_p = weight[real.classes] / weight[real.classes].sum()
     args.out.mkdir(parents=True, exist_ok=True)
-    model = CropNet(n_classes, args.width)
+    model = CropNet(n_classes, args.width, factors)  # type: ignore[arg-type]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
     if args.init and not (args.resume and (args.out / "last.pt").is_file()):
@@ -227,7 +236,12 @@ def main() -> None:
         if init.get("width", args.width) != args.width:
             raise SystemExit(f"--init {args.init} has width {init['width']}, not {args.width}")
         own = model.state_dict()
-        weights = {k: v for k, v in init["model"].items() if own[k].shape == v.shape}
+        source = dict(init["model"])
+        if factors is not None and "head.weight" in source and "head_a.weight" not in source:
+            full_w, full_b = source.pop("head.weight"), source.pop("head.bias")
+            if full_w.shape[0] == n_classes * 4:  # start near the full head (least squares)
+                source.update(factor_head_from(full_w, full_b, factors))  # type: ignore[arg-type]
+        weights = {k: v for k, v in source.items() if k in own and own[k].shape == v.shape}
         model.load_state_dict(weights, strict=False)
         fresh = sorted(set(own) - set(weights))  # e.g. the head of a --codes reader
         print(f"weights from {args.init} (its step {init.get('step', 'final')})"
@@ -297,12 +311,13 @@ def main() -> None:
                     "total": total,
                     "width": args.width,
                     "names": names,
+                    "factors": factors,
                 },
                 args.out / "last.pt",
             )
     torch.save(
         {"model": model.state_dict(), "width": args.width, "n_classes": n_classes,
-         "names": names},
+         "names": names, "factors": factors},
         args.out / "model.pt",
     )
     print(f"done in {time.time() - t0:.0f}s", flush=True)
