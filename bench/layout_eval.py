@@ -50,14 +50,17 @@ Three evaluations:
     a scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
     labelled tiles (the labels give no structure, so this is the nearest to "scored
     right" real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for
-    which flower each bonus tile is (MCR pays 1 fan a flower whichever it is);
+    which flower each bonus tile is (MCR pays 1 fan a flower whichever it is),
+    ``whole_hands_scored_hand_tiles_right`` the share whose hand tiles alone — not the
+    tiles the layout leaves out of the hand (role ``ignored``: discards, a wall), which
+    the photos' labels mostly do not name — are exactly the labelled tiles;
     ``whole_hands_with_kongs`` restricts the first two to the hands that show a kong;
     ``whole_hands_edge_note`` counts the whole hands read with the note that a tile may
     be cut off by the picture's edge (:mod:`vision.layout_edges`),
     ``whole_hands_edge_note_tile_missing`` those of them missing a labelled tile.
     ``failure_kinds`` and ``whole_hands_failure_kinds`` say why the others are not right
     (:func:`photo_reason`: only which bonus tile, tiles missing, extra or misread; for
-    whole hands also whether the reading was no scored win).
+    whole hands on the hand tiles, and whether the reading was no scored win).
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -565,14 +568,17 @@ def eval_photos(
         changed += bool(rec.correction.best.changes)
         kongs = whole_hand(truth)
         if kongs is not None:
+            in_hand = Counter(c for c, role in zip(rec.codes, rec.roles, strict=True)
+                              if role != "ignored")
             for group in ("all", "kongs") if kongs else ("all",):
                 hands[group] += 1
                 hands[group + " scored"] += rec.score is not None
                 hands[group + " right"] += rec.score is not None and exact
                 hands[group + " mcr"] += rec.score is not None and (
                     flowers_as_one(Counter(rec.codes)) == flowers_as_one(truth))
-            hand_reasons["no scored win, " + photo_reason(Counter(rec.codes), truth)
-                         if rec.score is None else photo_reason(Counter(rec.codes), truth)] += 1
+                hands[group + " hand"] += rec.score is not None and in_hand == truth
+            why = photo_reason(in_hand, truth)
+            hand_reasons[why if rec.score is not None else "no scored win, " + why] += 1
             if any(CUT_OFF in note for note in rec.notes):
                 hands["edge note"] += 1
                 hands["edge note, tile missing"] += bool(truth - Counter(rec.codes))
@@ -594,7 +600,10 @@ def eval_photos(
         "whole_hands_scored_multiset_right": hands["all right"] / max(hands["all"], 1),
         # MCR pays 1 fan a flower whichever it is: the tiles right but which flower
         "whole_hands_scored_mcr_tiles_right": hands["all mcr"] / max(hands["all"], 1),
-        # why whole hands are not scored with exactly their labelled tiles
+        # the scored hand's own tiles (not those the layout left out of the hand, e.g.
+        # discards the labels do not name) exactly the labelled tiles
+        "whole_hands_scored_hand_tiles_right": hands["all hand"] / max(hands["all"], 1),
+        # why whole hands are not scored with exactly their labelled tiles (hand tiles)
         "whole_hands_failure_kinds": {k: v for k, v in hand_reasons.most_common()
                                       if k != "right"},
         "whole_hands_with_kongs": hands["kongs"],
