@@ -508,7 +508,7 @@ def photo_reason(got: Counter[str], truth: Counter[str]) -> str:
     >>> photo_reason(Counter(["E"]), Counter(["E"]))
     'right'
     >>> photo_reason(Counter(), Counter(["E", "S", "W", "N"]))
-    'tiles missing: 3+'
+    'tiles missing: 4 or more'
     """
     if got == truth:
         return "right"
@@ -524,7 +524,7 @@ def photo_reason(got: Counter[str], truth: Counter[str]) -> str:
 
 
 def _up_to_3(n: int) -> str:
-    return str(n) if n <= 3 else "3+"
+    return str(n) if n <= 3 else "4 or more"
 
 
 def eval_photos(
