@@ -517,13 +517,14 @@ def photo_reason(got: Counter[str], truth: Counter[str]) -> str:
     if n_missing == n_extra and all(c in BONUS for c in missing + extra):
         return "only which bonus tile"
     if n_missing > n_extra:
-        return "tiles missing: " + _up_to_3(n_missing - n_extra)
+        return "tiles missing: " + _count_text(n_missing - n_extra)
     if n_extra > n_missing:
-        return "extra tiles: " + _up_to_3(n_extra - n_missing)
-    return "tiles misread: " + _up_to_3(n_missing)
+        return "extra tiles: " + _count_text(n_extra - n_missing)
+    return "tiles misread: " + _count_text(n_missing)
 
 
-def _up_to_3(n: int) -> str:
+def _count_text(n: int) -> str:
+    """``n`` as the failure kinds count tiles: 1, 2, 3, then "4 or more"."""
     return str(n) if n <= 3 else "4 or more"
 
 

@@ -178,6 +178,14 @@ def evaluate(model: CropNet, data: Crops, limit: int | None = None) -> dict[str,
     }
 
 
+def _factors(text: str) -> tuple[int, int]:
+    """``--factors A,B`` as two whole numbers ≥ 2."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 2 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected two whole numbers >= 2 like 2,4, got {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=Path, required=True)
@@ -205,11 +213,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
     ap.add_argument("--codes", help="train a reader of these codes only, comma-separated "
                                     "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
-    ap.add_argument("--factors", help="factorised head A,B (A*B classes; class i*B+j gets "
-                                      "logit A_i + B_j), e.g. 2,4 for the bonus reader's "
-                                      "season/flower group × number 1-4")
+    ap.add_argument("--factors", type=_factors,
+                    help="factorised head A,B (A*B classes; class i*B+j gets logit A_i + B_j), "
+                         "e.g. 2,4 for the bonus reader's season/flower group × number 1-4")
     args = ap.parse_args()
-    factors = tuple(int(v) for v in args.factors.split(",")) if args.factors else None
+    factors = args.factors
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
     names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
     n_classes = len(names)
