@@ -32,6 +32,8 @@ Three evaluations:
     only by what the reading gets wrong. ``by_note_and_tilt`` splits the scenes by whether
     the reading says a meld's claim source may be wrong, and by the rows' tilt off the
     picture's edges, with both end-to-end figures per group (how much those notes mean).
+    ``by_codes_shown`` splits them by whether the hand shows a white dragon face up and
+    bonus tiles (:func:`_shown_group`: codes some tile sets draw their own way).
     ``face_up_kong_scenes`` gives the figures of the scenes whose truth has a kong laid as
     four face-up tiles (sets made with ``tilecam dataset synth --face-up-kongs P``).
     ``exact_truth_boxes_recognize`` runs the
@@ -203,6 +205,7 @@ def eval_synth(
     why = Counter[str]()
     why_e2e = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
     face_up = [0, 0, 0, 0]  # scenes with a kong shown face up: n, truth boxes, e2e, codes
     t_layout = 0.0
     for f in files:
@@ -261,6 +264,10 @@ def eval_synth(
                 by_group[group][0] += 1
                 by_group[group][1] += right
                 by_group[group][2] += true_right
+            shown = by_shown[_shown_group(truth)]
+            shown[0] += 1
+            shown[1] += right
+            shown[2] += true_right
             if shows_face_up:
                 face_up[2] += right
                 face_up[3] += true_right
@@ -296,6 +303,11 @@ def eval_synth(
             g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
                 "exact_true_codes_end_to_end": c[2] / c[0]}
             for g, c in sorted(by_group.items())
+        }
+        out["by_codes_shown"] = {
+            g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
+                "exact_true_codes_end_to_end": c[2] / c[0]}
+            for g, c in sorted(by_shown.items())
         }
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
     return out
@@ -362,6 +374,27 @@ def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -
     d = true_codes_on(dets, truth)
     lay = analyze(d, LayoutParams())
     return expected in [canon(h) for h in layout_hand(lay, d.codes, ())] and lay.winning is not None
+
+
+def _shown_group(truth: dict[str, Any]) -> str:
+    """What a scene's hand shows that some tile sets draw their own way: a white dragon
+    (白) face up, bonus tiles, both or neither — the held-out art's 白 is a logo no
+    other set uses and its seasons and flowers differ only by a tiny numeral, so end to
+    end is reported per group too.
+
+    >>> t = {"tiles": [{"code": "P", "face_down": False, "role": "standing"},
+    ...                {"code": "3f", "face_down": False, "role": "flower"}]}
+    >>> _shown_group(t)
+    'white dragon and bonus tiles'
+    >>> _shown_group({"tiles": [{"code": "P", "face_down": True, "role": "meld"}]})
+    'neither'
+    """
+    tiles = [t for t in truth.get("tiles", []) if t.get("role") != "ignored"]
+    white = any(t["code"] == "P" and not t.get("face_down") for t in tiles)
+    bonus = any(t["code"] in BONUS for t in tiles)
+    if white and bonus:
+        return "white dragon and bonus tiles"
+    return "white dragon" if white else "bonus tiles" if bonus else "neither"
 
 
 def _note_group(rec: Any) -> str:
