@@ -56,26 +56,23 @@ def evaluate(
     split: str = "val",
 ) -> list[dict[str, Any]]:
     from vision.detect import load_detector
+    from vision.evaluate import load_dataset
 
     detector = load_detector(model_dir)
-    images = sorted((data / "images" / split).glob("*.jpg"))[::every][:limit]
-    if not images:
-        raise SystemExit(f"framing_eval: no images in {data / 'images' / split}")
+    try:  # labels read as `tilecam eval` reads them (class names mapped to codes)
+        samples = load_dataset(data, split)[::every][:limit]
+    except ValueError as exc:
+        raise SystemExit(f"framing_eval: {exc}") from None
     out = []
     for width in canvases:
         rng = np.random.default_rng(0)
         exact = found = total = n = 0
         passes: Counter[str] = Counter()
-        for path in images:
-            label = data / "labels" / split / (path.stem + ".txt")
-            img = cv2.imread(str(path))
-            if img is None or not label.is_file():
+        for sample in samples:
+            img = cv2.imread(str(sample.image))
+            if img is None:
                 continue
-            truth = Counter(
-                CLASSES[int(line.split()[0])]
-                for line in label.read_text().splitlines()
-                if line.strip()
-            )
+            truth = Counter(CLASSES[c] for c in sample.class_ids)
             d = detector(on_canvas(img, width, rng))
             got = Counter(d.codes)
             n += 1

@@ -42,27 +42,27 @@ Three evaluations:
     a pair wait shows two like tiles with no gap — when the detector is perfect.
 
 ``photos DIR``
-    A YOLO dataset of real photos (``images/val`` + ``labels/val``, class ids of
-    ``vision.classes``; e.g. ``datasets/build/hk-photos``). Share of photos whose tile
-    multiset is exactly right: top-1 codes of the detector, and the final codes after
-    rule-aware correction (default: a win claimed when the tile count is a hand's; also
-    with ``win=False``, physical constraints only). Photos whose labels hold a whole
-    hand (:func:`whole_hand`: 14 tiles besides flowers, each kind held four times
-    counting as a kong) are counted apart: ``whole_hands_scored`` is the share read as
-    a scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
-    labelled tiles (the labels give no structure, so this is the nearest to "scored
-    right" real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for
-    which flower each bonus tile is (MCR pays 1 fan a flower whichever it is),
-    ``whole_hands_scored_hand_tiles_right`` the share whose hand tiles alone — not the
-    tiles the layout leaves out of the hand (role ``ignored``: discards, a wall), which
-    the photos' labels mostly do not name — are exactly the labelled tiles;
+    A YOLO dataset of real photos (``images/val`` + ``labels/val``, read by
+    :func:`vision.evaluate.load_dataset`; e.g. ``datasets/build/hk-photos``). Share of
+    photos whose tile multiset is exactly right: top-1 codes of the detector, and the final
+    codes after rule-aware correction (default: a win claimed when the tile count is a
+    hand's; also with ``win=False``, physical constraints only). Photos whose labels hold a
+    whole hand (:func:`whole_hand`: 14 tiles besides flowers, each kind held four times
+    counting as a kong) are counted apart: ``whole_hands_scored`` is the share read as a
+    scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
+    labelled tiles (the labels give no structure, so this is the nearest to "scored right"
+    real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for which flower
+    each bonus tile is (MCR pays 1 fan a flower whichever it is),
+    ``whole_hands_scored_hand_tiles_right`` the share whose hand tiles alone — not the tiles
+    the layout leaves out of the hand (role ``ignored``: discards, a wall), which the
+    photos' labels mostly do not name — are exactly the labelled tiles;
     ``whole_hands_with_kongs`` restricts the first two to the hands that show a kong;
-    ``whole_hands_edge_note`` counts the whole hands read with the note that a tile may
-    be cut off by the picture's edge (:mod:`vision.layout_edges`),
+    ``whole_hands_edge_note`` counts the whole hands read with the note that a tile may be
+    cut off by the picture's edge (:mod:`vision.layout_edges`),
     ``whole_hands_edge_note_tile_missing`` those of them missing a labelled tile.
     ``failure_kinds`` and ``whole_hands_failure_kinds`` say why the others are not right
-    (:func:`photo_reason`: only which bonus tile, tiles missing, extra or misread; for
-    whole hands on the hand tiles, and whether the reading was no scored win).
+    (:func:`photo_reason`: only which bonus tile, tiles missing, extra or misread; for whole
+    hands on the hand tiles, and whether the reading was no scored win).
 
 ``builder``
     Random hands laid out by :func:`vision.layout_scene.random_scene` (geometry only,
@@ -564,11 +564,13 @@ def _count_text(n: int) -> str:
 def eval_photos(
     folder: Path, detector: Any, split: str, limit: int | None, layout: Any = None
 ) -> dict[str, Any]:
+    from vision.evaluate import load_dataset
     from vision.recognize import recognize
 
-    images = sorted((folder / "images" / split).glob("*"))
-    if not images:
-        raise SystemExit(f"layout_eval: no images in {folder / 'images' / split}")
+    try:  # labels read as `tilecam eval` reads them (class names mapped to codes)
+        samples = load_dataset(folder, split)
+    except ValueError as exc:
+        raise SystemExit(f"layout_eval: {exc}") from None
     import cv2
 
     n = before = after = after_physical = changed = changed_phys = 0
@@ -577,16 +579,9 @@ def eval_photos(
     hand_reasons = Counter[str]()  # why whole hands are not scored with their tiles
     calibration: list[tuple[float, bool]] = []  # (reading_confidence, multiset exact)
     calibrated: list[tuple[float, bool]] = []  # (hand_confidence, multiset exact)
-    for img_path in images[:limit]:
-        label = folder / "labels" / split / (img_path.stem + ".txt")
-        if not label.is_file():
-            continue
-        truth = Counter(
-            CLASSES[int(line.split()[0])]
-            for line in label.read_text().splitlines()
-            if line.strip()
-        )
-        image = cv2.imread(str(img_path))
+    for sample in samples[:limit]:
+        truth = Counter(CLASSES[c] for c in sample.class_ids)
+        image = cv2.imread(str(sample.image))
         if image is None:
             continue
         n += 1
