@@ -5,7 +5,7 @@ usage: .venv-train/bin/python train/classifier/train.py \
            [--synth MORE.npz ...] --val runs/classifier/hk-val.npz \
            --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
            [--width 16] [--resume] [--init runs/classifier/run9/last.pt] \
-           [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4]
+           [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4] [--style 0.3] [--view 0.5]
 
 Each step draws half its batch from the real crops and half from the synthetic ones,
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
@@ -14,7 +14,9 @@ brightness, contrast and colour (``--balance POWER`` draws the real crops with w
 ``class_count ** -POWER``, giving rare codes more turns); with ``--style P`` it also
 swaps colour channels and thickens, thins or softens strokes on a share of the crops
 (:func:`restyle`: tile sets it has not seen draw the same glyphs in other colours and
-weights). Loss on the 172
+weights); with ``--view P`` it also warps a share of the crops a little (turn ±15°,
+scale, shift) and takes some of their resolution away (:func:`reshape_view`: boxes of
+turned tiles sit loosely, far tiles are few pixels). Loss on the 172
 class × rotation logits:
 
 * rotation known (synthetic face-up tiles): cross-entropy on the joint index
@@ -111,12 +113,44 @@ def restyle(x: torch.Tensor, p: float, gen: torch.Generator) -> torch.Tensor:
     return out
 
 
+def reshape_view(x: torch.Tensor, p: float, gen: torch.Generator) -> torch.Tensor:
+    """Viewpoint and resolution randomisation of a float batch ``(B, 3, S, S)`` in 0..1, each
+    change on a share ``p`` of the crops: a small affine warp (turn ±15°, scale 0.85–1.15,
+    shift ±6 % of the side; edges replicated), and a loss of resolution (down to 35–80 % of
+    the side and back up, as a far or blurred tile). Never mirrored; a turn this small keeps
+    the tile's quarter-turn rotation index."""
+    b, _, s, _ = x.shape
+    out = x
+    warp = torch.rand(b, generator=gen) < p
+    if warp.any():
+        n = int(warp.sum())
+        angle = (torch.rand(n, generator=gen) * 2 - 1) * math.radians(15)
+        scale = 0.85 + torch.rand(n, generator=gen) * 0.3
+        shift = (torch.rand(n, 2, generator=gen) * 2 - 1) * 0.12  # ±6 % of the side
+        cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+        theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1),
+                             torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+        grid = F.affine_grid(theta, [n, 3, s, s], align_corners=False)
+        out = out.clone()
+        out[warp] = F.grid_sample(x[warp], grid, padding_mode="border", align_corners=False)
+    low = torch.rand(b, generator=gen) < p
+    if low.any():
+        if out is x:
+            out = out.clone()
+        for i in torch.nonzero(low)[:, 0].tolist():
+            side = max(8, int(s * (0.35 + 0.45 * torch.rand(1, generator=gen).item())))
+            small = F.interpolate(out[i : i + 1], size=(side, side), mode="area")
+            out[i] = F.interpolate(small, size=(s, s), mode="bilinear", align_corners=False)[0]
+    return out
+
+
 def augment(
-    x: torch.Tensor, rot: torch.Tensor, gen: torch.Generator, style: float = 0.0
+    x: torch.Tensor, rot: torch.Tensor, gen: torch.Generator, style: float = 0.0,
+    view: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random quarter turns and photometric jitter of a float batch ``(B, 3, S, S)`` in 0..1
-    (with ``style`` > 0 also :func:`restyle`); returns the batch and the shifted rotation
-    indices (-1 stays -1)."""
+    (with ``style`` > 0 also :func:`restyle`, with ``view`` > 0 also :func:`reshape_view`);
+    returns the batch and the shifted rotation indices (-1 stays -1)."""
     b = x.shape[0]
     k = torch.randint(0, 4, (b,), generator=gen)
     out = torch.empty_like(x)
@@ -127,6 +161,8 @@ def augment(
     rot = torch.where(rot >= 0, (rot - k) % 4, rot)
     if style > 0:
         out = restyle(out, style, gen)
+    if view > 0:
+        out = reshape_view(out, view, gen)
     contrast = torch.empty(b, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
     bright = torch.empty(b, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
     gain = torch.empty(b, 3, 1, 1).uniform_(0.9, 1.1, generator=gen)
@@ -203,6 +239,10 @@ def main() -> None:
     ap.add_argument(
         "--style", type=float, default=0.0, help="art-style randomisation share (restyle)"
     )
+    ap.add_argument(
+        "--view", type=float, default=0.0,
+        help="viewpoint/resolution randomisation share (reshape_view: small turns, "
+             "scale, shift, lost resolution)")
     ap.add_argument("--balance", type=float, default=0.0, metavar="POWER",
                     help="draw real crops with weight class_count**-POWER (0: uniform; "
                          "0.5 gives rare codes such as the flowers more turns)")
@@ -275,7 +315,7 @@ def main() -> None:
         x = torch.from_numpy(np.concatenate([real.crops[j_r], synth.crops[j_s]])).float().div_(255)
         cls = torch.from_numpy(np.concatenate([real.classes[j_r], synth.classes[j_s]]))
         rot = torch.from_numpy(np.concatenate([real.rotations[j_r], synth.rotations[j_s]]))
-        x, rot = augment(x, rot, gen, args.style)
+        x, rot = augment(x, rot, gen, args.style, args.view)
         if total:
             lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
         else:
