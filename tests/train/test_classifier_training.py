@@ -1,6 +1,12 @@
-"""``train/classifier/model.py``: the factorised head (``CropNet(..., factors=(a, b))``,
-``train.py --factors``) — same output contract, logits additive in the two factors, and
-``factor_head_from`` exact on a full head that is already additive (training venv only)."""
+"""Torch parts of the crop-classifier training (training venv only):
+
+* ``train/classifier/model.py``: the factorised head (``CropNet(..., factors=(a, b))``,
+  ``train.py --factors``) — same output contract, logits additive in the two factors, and
+  ``factor_head_from`` exact on a full head that is already additive;
+* ``train/classifier/train.py --view``: the viewpoint/resolution randomisation
+  (``reshape_view``) keeps shape and value range, is off at share 0, and never moves a
+  glyph to another quarter of the crop (no mirror, no quarter turn: the crop's rotation
+  index stays valid)."""
 
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ pytestmark = pytest.mark.skipif(
     not TRAIN_PY.exists(), reason="needs the training venv (.venv-train, torch)"
 )
 
-CHECK = r"""
+FACTORS = r"""
 import sys, torch
 sys.path.insert(0, "train/classifier")
 from model import CropNet, factor_head_from
@@ -48,8 +54,34 @@ print("ok")
 """
 
 
-def test_factorised_head_is_additive_and_keeps_the_contract() -> None:
-    run = subprocess.run([str(TRAIN_PY), "-c", CHECK], capture_output=True, text=True,
+VIEW = r"""
+import sys, torch
+sys.path.insert(0, "train/classifier")
+from train import reshape_view
+gen = torch.Generator().manual_seed(0)
+x = torch.zeros(64, 3, 48, 48)
+x[:, :, 6:18, 8:20] = 1.0          # a mark in the top-left quarter
+assert torch.equal(reshape_view(x, 0.0, gen), x)
+y = reshape_view(x, 1.0, gen)
+assert y.shape == x.shape and float(y.min()) >= 0.0 and float(y.max()) <= 1.0
+assert not torch.equal(y, x)
+mass = y.sum(dim=1)                 # (B, H, W)
+top_left = mass[:, :24, :24].sum(dim=(1, 2)) / mass.sum(dim=(1, 2))
+assert float(top_left.min()) > 0.8, top_left.min()
+print("ok")
+"""
+
+
+def _check(code: str) -> None:
+    run = subprocess.run([str(TRAIN_PY), "-c", code], capture_output=True, text=True,
                          cwd=REPO, timeout=300)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().endswith("ok")
+
+
+def test_factorised_head_is_additive_and_keeps_the_contract() -> None:
+    _check(FACTORS)
+
+
+def test_view_randomisation_keeps_the_glyph_where_it_is() -> None:
+    _check(VIEW)
