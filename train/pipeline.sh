@@ -69,7 +69,8 @@ mkdir -p "$C"
     --out datasets/build/tiles-cls.onnx --weight "${CLS_WEIGHT:-0.85}" --size "$CLS_SIZE"
 
 # 5b. the bonus-tile reader (8 codes x 4 rotations, 96 px crops of the bonus tiles only;
-#     models/README.md recipe step 26): from the classifier's weights, then exported
+#     models/README.md recipe steps 26 and 35: view randomisation reads unseen photos'
+#     flowers better): from the classifier's weights, then exported
 R="runs/classifier/s96b"; BON=1f,2f,3f,4f,5f,6f,7f,8f
 [ -f "$R/hk-train.npz" ] || .venv/bin/python train/classifier/crops.py "$R/hk-train.npz" \
     --photos datasets/build/hk-photos --split train --variants 4 --seed 1 --size 96 --codes "$BON"
@@ -80,7 +81,7 @@ R="runs/classifier/s96b"; BON=1f,2f,3f,4f,5f,6f,7f,8f
     --photos datasets/build/hk-photos --split val --size 96 --codes "$BON"
 .venv-train/bin/python train/classifier/train.py --codes "$BON" --real "$R/hk-train.npz" \
     --synth "$R/synth.npz" --val "$R/hk-val.npz" --out "runs/classifier/$NAME-bonus" \
-    --init "runs/classifier/$NAME/model.pt" --width 16 --lr 1e-3 --style 0.3 \
+    --init "runs/classifier/$NAME/model.pt" --width 16 --lr 1e-3 --style 0.3 --view 0.5 \
     --steps "${READER_STEPS:-7000}" --threads "${CLS_THREADS:-2}"
 .venv-train/bin/python train/classifier/export.py "runs/classifier/$NAME-bonus/model.pt" \
     --out datasets/build/tiles-bonus.onnx --size 96
