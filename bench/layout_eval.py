@@ -260,14 +260,11 @@ def eval_synth(
             tiles_corrected += Counter(rec.codes) == truth_tiles
             right = _read_right(rec, expected)
             exact_det += right
-            for group in (_note_group(rec), _tilt_group(rec)):
-                by_group[group][0] += 1
-                by_group[group][1] += right
-                by_group[group][2] += true_right
-            shown = by_shown[_shown_group(truth)]
-            shown[0] += 1
-            shown[1] += right
-            shown[2] += true_right
+            for tally in (by_group[_note_group(rec)], by_group[_tilt_group(rec)],
+                          by_shown[_shown_group(truth)]):
+                tally[0] += 1
+                tally[1] += right
+                tally[2] += true_right
             if shows_face_up:
                 face_up[2] += right
                 face_up[3] += true_right
@@ -299,16 +296,8 @@ def eval_synth(
         out["exact_true_codes_end_to_end"] = exact_true_e2e / max(n, 1)
         out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
         out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
-        out["by_note_and_tilt"] = {
-            g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
-                "exact_true_codes_end_to_end": c[2] / c[0]}
-            for g, c in sorted(by_group.items())
-        }
-        out["by_codes_shown"] = {
-            g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
-                "exact_true_codes_end_to_end": c[2] / c[0]}
-            for g, c in sorted(by_shown.items())
-        }
+        out["by_note_and_tilt"] = _group_figures(by_group)
+        out["by_codes_shown"] = _group_figures(by_shown)
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
     return out
 
@@ -374,6 +363,20 @@ def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -
     d = true_codes_on(dets, truth)
     lay = analyze(d, LayoutParams())
     return expected in [canon(h) for h in layout_hand(lay, d.codes, ())] and lay.winning is not None
+
+
+def _group_figures(groups: dict[str, list[int]]) -> dict[str, dict[str, float]]:
+    """Per group of scenes, tallied as ``[scenes, exact end to end, exact with the true
+    codes end to end]``, those counts as figures (groups in name order).
+
+    >>> _group_figures({"b": [4, 3, 2], "a": [2, 1, 2]})["a"]
+    {'scenes': 2, 'exact_end_to_end': 0.5, 'exact_true_codes_end_to_end': 1.0}
+    """
+    return {
+        g: {"scenes": c[0], "exact_end_to_end": c[1] / c[0],
+            "exact_true_codes_end_to_end": c[2] / c[0]}
+        for g, c in sorted(groups.items())
+    }
 
 
 def _shown_group(truth: dict[str, Any]) -> str:
