@@ -265,6 +265,64 @@ def test_a_tie_between_mirror_images_is_left_out(tmp_path: Path) -> None:
     assert counts["ambiguous"] == 4 and counts["images"] == 0
 
 
+def _read_out(out: Path, name: str) -> Labels:
+    return np.loadtxt(next(out.rglob(f"labels/*/{name}.txt")), ndmin=2)
+
+
+def test_copies_get_the_originals_labels_carried_across(tmp_path: Path) -> None:
+    """Labels of turned copies: the export's are off the tiles (shifted here by a fifth
+    of the image); the prepared copy's are the original's boxes mapped through the
+    copy's homography — the turned tiles' enclosing boxes, as the test turns them."""
+    _write_roboflow_like(tmp_path / "hk")
+    labels_dir = tmp_path / "hk" / "labels"
+    truth = {}
+    for key in "bcd":
+        path = labels_dir / f"p_jpg.rf.{key}.txt"
+        good = np.loadtxt(path, ndmin=2)
+        truth[key] = good
+        bad = good.copy()
+        bad[:, 1] = np.clip(bad[:, 1] + 0.2, 0, 1)
+        path.write_text(format_labels(bad))
+    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", val_fraction=0.0)
+    assert (counts["mapped"], counts["unaligned"], counts["images"]) == (3, 0, 4)
+    out = tmp_path / "out"
+    for key in "bcd":  # b and d were mirrored: flipped back, labels with them
+        got = _read_out(out, f"p_jpg.rf.{key}")
+        want = truth[key] if key == "c" else flip_labels(truth[key])
+        want[:, 0] = [class_id(hk_code(NAMES[int(c)])) for c in want[:, 0]]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=0.01)  # 2.5 px of 256
+    cache = (out / "labels.csv").read_text().splitlines()
+    assert len(cache) == 4 and cache[0].startswith("name,original,inliers")
+    # a re-run reuses the cached alignments and writes the same labels
+    again = prepare_photos(tmp_path / "hk", out, val_fraction=0.0)
+    assert again == counts
+    np.testing.assert_allclose(_read_out(out, "p_jpg.rf.d"), got, atol=1e-6)
+
+
+def test_a_copy_that_does_not_align_with_its_original_is_left_out(tmp_path: Path) -> None:
+    _write_roboflow_like(tmp_path / "hk")
+    other, _ = _scene(11)  # another photo under this stem's name: no homography fits
+    cv2.imwrite(
+        str(tmp_path / "hk" / "images" / "p_jpg.rf.c.png"), cv2.GaussianBlur(other, (0, 0), 6)
+    )
+    counts = prepare_photos(tmp_path / "hk", tmp_path / "out", val_fraction=0.0)
+    assert counts["unaligned"] == 1 and counts["images"] == 3
+    assert not list((tmp_path / "out").rglob("p_jpg.rf.c.*"))
+    export = prepare_photos(
+        tmp_path / "hk", tmp_path / "out2", val_fraction=0.0, labels_from="export"
+    )
+    assert export["unaligned"] == 0 and export["images"] == 4
+
+
+def test_labels_from_is_checked(tmp_path: Path) -> None:
+    _write_roboflow_like(tmp_path / "hk")
+    with pytest.raises(ValueError, match="labels_from must be"):
+        prepare_photos(tmp_path / "hk", tmp_path / "out", labels_from="copy")
+    with pytest.raises(ValueError, match="needs mirrored copies fixed"):
+        prepare_photos(tmp_path / "hk", tmp_path / "out", mirrored="keep")
+
+
 def test_copies_without_labels_are_left_out(tmp_path: Path) -> None:
     originals = _write_hk(tmp_path / "hk", stems=1)
     (tmp_path / "hk" / "labels" / "photo0_jpg.rf.e0.txt").write_text("")

@@ -7,7 +7,9 @@
   remove one; ``--list-art`` shows what is installed.
 - ``tilecam dataset photos [--src DIR] --out DIR``: the real photos
   (``../shared/datasets/hk-photos``) as a YOLO set split by file-name stem, mirrored
-  copies fixed or dropped (:func:`vision.data.photos.prepare_photos`).
+  copies fixed or dropped, each augmented copy's labels carried across from its
+  un-augmented original (``--labels-from export`` keeps the export's; see
+  :func:`vision.data.photos.prepare_photos`).
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ def register(sub: Any) -> None:
         "photos",
         help="prepare the real photos (hk-photos) as a YOLO set split by stem",
         description="Map hk-photos classes to tile codes, fix or drop mirrored copies, "
-        "split train/val by file-name stem.",
+        "carry each original's labels onto its augmented copies, split train/val by "
+        "file-name stem.",
     )
     ph.add_argument("--src", type=Path, default=None,
                     help="hk-photos folder (default ../shared/datasets/hk-photos)")
@@ -66,6 +69,10 @@ def register(sub: Any) -> None:
     ph.add_argument("--seed", type=int, default=0, help="split seed (default 0)")
     ph.add_argument("--mirrored", choices=("fix", "drop"), default="fix",
                     help="what to do with mirrored copies (default fix)")
+    ph.add_argument("--labels-from", choices=("original", "export"), default="original",
+                    help="augmented copies' labels: mapped from the un-augmented original "
+                    "(default; the export's own are off the tiles on turned copies) or the "
+                    "export's")
     ph.set_defaults(func=run_photos)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -134,6 +141,7 @@ def run_photos(args: argparse.Namespace) -> int:
     if not 0.0 < args.val_fraction < 1.0:
         raise ValueError(f"--val-fraction must be between 0 and 1, got {args.val_fraction}")
     counts = prepare_photos(Path(src), args.out, val_fraction=args.val_fraction,
-                            seed=args.seed, mirrored=args.mirrored)
+                            seed=args.seed, mirrored=args.mirrored,
+                            labels_from=args.labels_from)
     print(json.dumps(counts))
     return 0

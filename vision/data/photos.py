@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES, class_id
+from vision.data.relabel import LabelMapper
 
 #: hk-photos class name → tile code (RULES.md). ``bf`` = flowers plum, orchid,
 #: chrysanthemum, bamboo (``5f``-``8f``); ``bs`` = seasons spring..winter (``1f``-``4f``).
@@ -509,6 +510,7 @@ def prepare_photos(
     reference_model: Path | None = None,
     reference_input: str = "gray",
     votes_per_group: int = 5,
+    labels_from: str = "original",
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Build a YOLO dataset from hk-photos in ``out`` and return counts.
@@ -524,13 +526,25 @@ def prepare_photos(
     Decisions are cached in ``out/mirror.csv``: a re-run with the same ``out`` reuses
     them.
 
+    ``labels_from``: ``"original"`` (default) rebuilds every augmented copy's labels from
+    its un-augmented original (:mod:`vision.data.relabel`: SIFT homography, boxes carried
+    across), because the export's own labels of turned and sheared copies are mostly off
+    the tiles; copies that cannot be aligned are left out (``unaligned``). ``"export"``
+    keeps the export's labels. Alignments are cached in ``out/labels.csv`` (per copy:
+    inliers, homography, boxes in the export and mapped, and their agreement).
+
     Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
-    "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "tiles"}``.
+    "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "mapped",
+    "unaligned", "tiles"}``.
     Copies of stems whose original cannot be told (``ambiguous``) are left out.
     """
     src, out = Path(src), Path(out)
     if mirrored not in ("fix", "drop", "keep"):
         raise ValueError(f"mirrored must be 'fix', 'drop' or 'keep', got {mirrored!r}")
+    if labels_from not in ("original", "export"):
+        raise ValueError(f"labels_from must be 'original' or 'export', got {labels_from!r}")
+    if labels_from == "original" and mirrored == "keep":
+        raise ValueError("labels_from='original' needs mirrored copies fixed or dropped")
     images_dir, labels_dir = src / "images", src / "labels"
     if not images_dir.is_dir() or not labels_dir.is_dir():
         raise ValueError(f"{src} must hold images/ and labels/ (an hk-photos folder)")
@@ -557,10 +571,13 @@ def prepare_photos(
             "dropped",
             "unlabelled",
             "ambiguous",
+            "mapped",
+            "unaligned",
             "tiles",
         ),
         0,
     )
+    mapper = LabelMapper(out / "labels.csv") if labels_from == "original" else None
     decisions: list[CopyDecision] = []
     stems: Iterable[str] = sorted(groups)
     if progress is not None:
@@ -592,7 +609,23 @@ def prepare_photos(
             )
         decisions.extend(stem_decisions)
         split = "val" if stem in val_stems else "train"
-        for path, image, label, decision in zip(paths, images, labels, stem_decisions, strict=True):
+        fixed_images = [
+            cv2.flip(im, 1) if d.mirrored and mirrored != "keep" else im
+            for im, d in zip(images, stem_decisions, strict=True)
+        ]
+        fixed_labels = [
+            flip_labels(lb) if d.mirrored and mirrored != "keep" else lb
+            for lb, d in zip(labels, stem_decisions, strict=True)
+        ]
+        original = original_copy(fixed_labels)
+        mapped = None
+        if mapper is not None and original is not None and not stem_decisions[0].ambiguous:
+            mapped = mapper.stem_labels(
+                [p.name for p in paths], fixed_images, fixed_labels, original[0]
+            )
+        for i, (path, image, label, decision) in enumerate(
+            zip(paths, images, labels, stem_decisions, strict=True)
+        ):
             target = out / "images" / split / path.name
             label_target = out / "labels" / split / f"{path.stem}.txt"
             if decision.ambiguous and mirrored != "keep":
@@ -612,7 +645,16 @@ def prepare_photos(
                     target.unlink(missing_ok=True)
                     label_target.unlink(missing_ok=True)
                     continue
-                image, label = cv2.flip(image, 1), flip_labels(label)
+                image, label = fixed_images[i], fixed_labels[i]
+            if mapped is not None:
+                if mapped[i] is None:  # not aligned with its original: labels unchecked
+                    counts["unaligned"] += 1
+                    target.unlink(missing_ok=True)
+                    label_target.unlink(missing_ok=True)
+                    continue
+                counts["mapped"] += mapped[i] is not fixed_labels[i]
+                label = mapped[i]
+            if decision.mirrored:
                 counts["fixed"] += 1
                 if not cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
                     raise ValueError(f"could not write {target}")
@@ -626,6 +668,8 @@ def prepare_photos(
             counts[f"{split}_images"] += 1
             counts["tiles"] += len(label)
 
+    if mapper is not None:
+        mapper.save()
     if mirrored == "keep":
         cache_path = out / "mirror-unjudged.csv"
     with cache_path.open("w", newline="", encoding="utf-8") as fh:

@@ -1,0 +1,288 @@
+"""Labels of a photo's augmented copies, mapped from its un-augmented original.
+
+The Roboflow export behind hk-photos turned copies by right angles and ±45°, sheared
+them, and wrote each copy's labels itself — and on most turned or sheared copies those
+labels do not sit on the tiles: boxes shifted by half a tile or more, or grown to cover
+two (measured on the val split in ``models/README.md``, "Labels of the augmented
+copies"). The un-augmented original's labels do fit (the labeller drew them there).
+
+So each copy's labels are rebuilt from the original's: SIFT keypoints of the original
+are matched with the copy's, a homography *original px → copy px* is fitted with
+RANSAC, every original box's four corners are carried through it, and the copy's box is
+the axis-aligned box around them (a turned tile's box encloses the turned tile), cut
+to the image. A box of which less than ``min_visible`` of its area stays inside the
+copy is left out (the tile lies mostly outside the frame). A copy whose homography
+cannot be trusted (too few inliers, a degenerate or strongly perspective transform)
+gets ``None``: the caller leaves it out rather than train on labels nobody checked.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+#: ``(n, 5)`` rows ``class_id, cx, cy, w, h`` normalised to the image (as in photos.py).
+Labels = npt.NDArray[np.float64]
+Image = npt.NDArray[np.uint8]
+
+#: Fewer RANSAC inliers than this and the copy's transform is not trusted.
+MIN_INLIERS = 25
+#: Largest perspective term |h20|, |h21| (per px) of a trusted homography: the export
+#: only turns, shears, flips and crops, which are affine (h20 = h21 = 0).
+MAX_PERSPECTIVE = 2e-4
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """How one copy sits on its original."""
+
+    #: 3×3 homography, original px → copy px (row-major), or None when not found.
+    matrix: npt.NDArray[np.float64] | None
+    #: RANSAC inliers among the ratio-tested SIFT matches.
+    inliers: int
+    #: The matches that survived the ratio test.
+    matches: int
+
+    @property
+    def trusted(self) -> bool:
+        return self.matrix is not None and self.inliers >= MIN_INLIERS
+
+
+class CopyAligner:
+    """Finds the homography from an original photo to one of its copies (SIFT + RANSAC)."""
+
+    def __init__(self, features: int = 2000, threshold_px: float = 2.0) -> None:
+        self.threshold_px = threshold_px
+        self._sift = cv2.SIFT_create(nfeatures=features)
+        self._matcher = cv2.BFMatcher(cv2.NORM_L2)
+
+    def features(
+        self, image: Image
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+        """Keypoint positions ``(n, 2)`` in image px and their descriptors ``(n, 128)``."""
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        keypoints, descriptors = self._sift.detectAndCompute(grey, None)
+        return np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors
+
+    def align(
+        self,
+        original: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None],
+        copy: Image,
+    ) -> Alignment:
+        """The homography from ``original`` (its :meth:`features`) to the image ``copy``."""
+        (pa, da), (pb, db) = original, self.features(copy)
+        if da is None or db is None or len(pa) < 4 or len(pb) < 4:
+            return Alignment(None, 0, 0)
+        pairs = self._matcher.knnMatch(da, db, k=2)
+        good = [m[0] for m in pairs if len(m) == 2 and m[0].distance < 0.75 * m[1].distance]
+        if len(good) < 4:
+            return Alignment(None, 0, len(good))
+        src = pa[[m.queryIdx for m in good]]
+        dst = pb[[m.trainIdx for m in good]]
+        matrix, mask = cv2.findHomography(
+            src, dst, cv2.RANSAC, self.threshold_px, maxIters=5000, confidence=0.999
+        )
+        if matrix is None or mask is None:
+            return Alignment(None, 0, len(good))
+        inliers = int(mask.sum())
+        if not plausible(matrix, copy.shape[1], copy.shape[0]):
+            return Alignment(None, inliers, len(good))
+        return Alignment(np.asarray(matrix, np.float64), inliers, len(good))
+
+
+def plausible(matrix: npt.NDArray[np.float64], width: int, height: int) -> bool:
+    """Whether a homography looks like the export's augmentations: nearly affine, not
+    mirrored (mirrored copies were flipped back before), area kept within 4× either way.
+
+    >>> plausible(np.eye(3), 640, 640), plausible(np.diag([-1.0, 1.0, 1.0]), 640, 640)
+    (True, False)
+    """
+    m = np.asarray(matrix, np.float64)
+    if not np.all(np.isfinite(m)) or abs(m[2, 2]) < 1e-9:
+        return False
+    m = m / m[2, 2]
+    if abs(m[2, 0]) > MAX_PERSPECTIVE or abs(m[2, 1]) > MAX_PERSPECTIVE:
+        return False
+    det = float(np.linalg.det(m[:2, :2]))
+    return 0.25 < det < 4.0 and width > 0 and height > 0
+
+
+def map_labels(
+    labels: Labels,
+    matrix: npt.NDArray[np.float64],
+    source_size: tuple[int, int],
+    target_size: tuple[int, int],
+    min_visible: float = 0.5,
+) -> Labels:
+    """``labels`` of an image of ``source_size`` (w, h) carried through ``matrix``
+    (source px → target px) onto an image of ``target_size``: each box's corners mapped,
+    the axis-aligned box around them cut to the target, kept when at least
+    ``min_visible`` of its area is inside. Returns ``(m, 5)`` normalised labels.
+
+    >>> lb = np.array([[3, 0.25, 0.5, 0.1, 0.2]])
+    >>> turn = np.array([[0.0, -1.0, 100.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # 90° cw
+    >>> map_labels(lb, turn, (100, 100), (100, 100)).round(3).tolist()
+    [[3.0, 0.5, 0.25, 0.2, 0.1]]
+    """
+    labels = np.asarray(labels, np.float64).reshape(-1, 5)
+    if not len(labels):
+        return labels.copy()
+    sw, sh = source_size
+    tw, th = target_size
+    cx, cy, bw, bh = (labels[:, i] for i in range(1, 5))
+    x0, x1 = (cx - bw / 2) * sw, (cx + bw / 2) * sw
+    y0, y1 = (cy - bh / 2) * sh, (cy + bh / 2) * sh
+    corners = np.stack(
+        [
+            np.stack([x0, y0], 1),
+            np.stack([x1, y0], 1),
+            np.stack([x1, y1], 1),
+            np.stack([x0, y1], 1),
+        ],
+        1,
+    )  # (n, 4, 2)
+    pts = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], 2) @ np.asarray(matrix).T
+    pts = pts[..., :2] / pts[..., 2:3]
+    lo, hi = pts.min(1), pts.max(1)
+    area = np.prod(hi - lo, axis=1)
+    clo = np.clip(lo, 0, [tw, th])
+    chi = np.clip(hi, 0, [tw, th])
+    inside = np.prod(np.maximum(chi - clo, 0), axis=1)
+    keep = (area > 0) & (inside >= min_visible * np.maximum(area, 1e-12))
+    centre, size = (clo + chi) / 2, chi - clo
+    out = np.column_stack(
+        [labels[:, 0], centre[:, 0] / tw, centre[:, 1] / th, size[:, 0] / tw, size[:, 1] / th]
+    )
+    return out[keep]
+
+
+def box_agreement(a: Labels, b: Labels) -> float:
+    """Median IoU of each box of ``a`` with the best box of ``b`` of the same class
+    (0 when ``a`` or ``b`` is empty): how far a copy's export labels sit from the mapped
+    ones (1 = the same boxes).
+
+    >>> lb = np.array([[0, 0.5, 0.5, 0.2, 0.2]])
+    >>> box_agreement(lb, lb), box_agreement(lb, lb + [0, 0.1, 0, 0, 0])
+    (1.0, 0.333)
+    """
+    if not len(a) or not len(b):
+        return 0.0
+    ab, bb = _corners(a), _corners(b)
+    ix = np.maximum(
+        0, np.minimum(ab[:, None, 2], bb[None, :, 2]) - np.maximum(ab[:, None, 0], bb[None, :, 0])
+    )
+    iy = np.maximum(
+        0, np.minimum(ab[:, None, 3], bb[None, :, 3]) - np.maximum(ab[:, None, 1], bb[None, :, 1])
+    )
+    inter = ix * iy
+    area_a = (ab[:, 2] - ab[:, 0]) * (ab[:, 3] - ab[:, 1])
+    area_b = (bb[:, 2] - bb[:, 0]) * (bb[:, 3] - bb[:, 1])
+    iou = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
+    iou = np.where(a[:, None, 0] == b[None, :, 0], iou, 0.0)
+    return round(float(np.median(iou.max(axis=1))), 3)
+
+
+def _corners(labels: Labels) -> npt.NDArray[np.float64]:
+    cx, cy, w, h = (labels[:, i] for i in range(1, 5))
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+
+
+class LabelMapper:
+    """Rebuilds the labels of each stem's copies from its original, caching every
+    copy's alignment in a CSV (``cache``) so that a re-run skips SIFT."""
+
+    FIELDS = (
+        "name",
+        "original",
+        "inliers",
+        "matches",
+        "matrix",
+        "export_boxes",
+        "mapped_boxes",
+        "agreement",
+    )
+
+    def __init__(
+        self, cache: Path, aligner: CopyAligner | None = None, min_visible: float = 0.5
+    ) -> None:
+        self.cache = Path(cache)
+        self.min_visible = min_visible
+        self._aligner = aligner
+        self._rows: dict[str, dict[str, str]] = {}
+        if self.cache.is_file():
+            with self.cache.open(newline="", encoding="utf-8") as fh:
+                self._rows = {row["name"]: row for row in csv.DictReader(fh)}
+
+    def stem_labels(
+        self,
+        names: Sequence[str],
+        images: Sequence[Image],
+        labels: Sequence[Labels],
+        original: int,
+    ) -> list[Labels | None]:
+        """Per copy of one stem: its labels mapped from copy ``original`` (whose own
+        labels are returned as they are), or None when the copy cannot be aligned or
+        keeps no box."""
+        source = images[original]
+        size = (source.shape[1], source.shape[0])
+        features = None
+        out: list[Labels | None] = []
+        for i, (name, image, own) in enumerate(zip(names, images, labels, strict=True)):
+            if i == original:
+                out.append(own)
+                continue
+            row = self._rows.get(name)
+            if row is None or row["original"] != names[original]:
+                if features is None:
+                    features = self.aligner.features(source)
+                found = self.aligner.align(features, image)
+                matrix = found.matrix if found.trusted else None
+                row = {
+                    "name": name,
+                    "original": names[original],
+                    "inliers": str(found.inliers),
+                    "matches": str(found.matches),
+                    "matrix": ""
+                    if matrix is None
+                    else " ".join(f"{v:.9g}" for v in matrix.ravel()),
+                }
+            mapped = None
+            if row["matrix"]:
+                matrix = np.array([float(v) for v in row["matrix"].split()]).reshape(3, 3)
+                mapped = map_labels(
+                    labels[original],
+                    matrix,
+                    size,
+                    (image.shape[1], image.shape[0]),
+                    self.min_visible,
+                )
+                mapped = mapped if len(mapped) else None
+            row.update(
+                export_boxes=str(len(own)),
+                mapped_boxes=str(0 if mapped is None else len(mapped)),
+                agreement="" if mapped is None else str(box_agreement(own, mapped)),
+            )
+            self._rows[name] = row
+            out.append(mapped)
+        return out
+
+    @property
+    def aligner(self) -> CopyAligner:
+        if self._aligner is None:
+            self._aligner = CopyAligner()
+        return self._aligner
+
+    def save(self) -> None:
+        """Write the cache (one row per copy seen, sorted by name)."""
+        self.cache.parent.mkdir(parents=True, exist_ok=True)
+        with self.cache.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=self.FIELDS)
+            writer.writeheader()
+            for name in sorted(self._rows):
+                writer.writerow({k: self._rows[name].get(k, "") for k in self.FIELDS})
