@@ -1,0 +1,75 @@
+"""``train/average.py``: the weight average of two detector checkpoints (training venv).
+
+Two small YOLO11n networks with different random weights are saved as ultralytics-style
+checkpoints; the average must hold ``(1 - w) * A + w * B`` in every float tensor, B's
+integer counters, load back as a model, and refuse networks that differ or a weight
+outside 0..1."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
+
+pytestmark = pytest.mark.skipif(
+    not TRAIN_PY.exists(), reason="needs the training venv (.venv-train: torch, ultralytics)"
+)
+
+CODE = r"""
+import sys, torch
+sys.path.insert(0, "train")
+from pathlib import Path
+from average import average
+from ultralytics.nn.tasks import DetectionModel
+out = Path(sys.argv[1])
+def saved(name, nc, seed):
+    torch.manual_seed(seed)
+    m = DetectionModel("yolo11n.yaml", nc=nc, verbose=False)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.normal_()
+        for b in m.buffers():
+            if b.is_floating_point():
+                b.uniform_(0.5, 1.5)
+            else:
+                b.fill_(seed)
+    torch.save({"model": m.half(), "ema": None, "epoch": seed}, out / name)
+    return {k: v.float() if v.is_floating_point() else v for k, v in m.state_dict().items()}
+a, b = saved("a.pt", 2, 1), saved("b.pt", 2, 2)
+average(out / "a.pt", out / "b.pt", 0.25, out / "ab.pt")
+got = torch.load(out / "ab.pt", map_location="cpu", weights_only=False)
+assert got["ema"] is None and got["optimizer"] is None and got["epoch"] == 2
+state = got["model"].float().state_dict()
+floats = [k for k in a if a[k].is_floating_point()]
+ints = [k for k in a if not a[k].is_floating_point()]
+assert floats and ints
+for k in floats:
+    want = 0.75 * a[k] + 0.25 * b[k]
+    assert torch.allclose(state[k], want, rtol=2e-3, atol=2e-3), k
+for k in ints:
+    assert torch.equal(state[k], b[k]), k
+saved("c.pt", 3, 3)
+try:
+    average(out / "a.pt", out / "c.pt", 0.5, out / "ac.pt")
+    raise SystemExit("a network with another class count was averaged")
+except ValueError as exc:
+    assert "not the same network" in str(exc), exc
+try:
+    average(out / "a.pt", out / "b.pt", 1.5, out / "x.pt")
+    raise SystemExit("a weight above 1 was accepted")
+except ValueError as exc:
+    assert "between 0 and 1" in str(exc), exc
+print("ok")
+"""
+
+
+def test_average_mixes_float_tensors_and_keeps_counters(tmp_path: Path) -> None:
+    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run([str(TRAIN_PY), "-c", CODE, str(tmp_path)], capture_output=True,
+                         text=True, env=env, timeout=300, cwd=REPO)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:] + run.stdout[-500:]
+    assert run.stdout.strip().endswith("ok")
