@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ from types import ModuleType
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +30,22 @@ def train_module() -> Callable[[str], ModuleType]:
         return mod
 
     return load
+
+
+@pytest.fixture(scope="session")
+def train_python(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run(code, *args)``: Python ``code`` in the training venv (torch, ultralytics),
+    offline, from the repository root, with ``args`` as ``sys.argv[1:]``. Skips the test
+    when that venv is missing (it is not part of ``make test``'s install)."""
+    if not TRAIN_PY.exists():
+        pytest.skip("needs the training venv (.venv-train: torch, ultralytics)")
+    config = tmp_path_factory.mktemp("yolo-config")
+
+    def run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(config), "PATH": "/usr/bin:/bin"}
+        return subprocess.run([str(TRAIN_PY), "-c", code, *args], capture_output=True,
+                              text=True, env=env, timeout=300, cwd=REPO)  # fmt: skip
+
+    return run

@@ -8,16 +8,8 @@ outside 0..1."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
-
-pytestmark = pytest.mark.skipif(
-    not TRAIN_PY.exists(), reason="needs the training venv (.venv-train: torch, ultralytics)"
-)
 
 CODE = r"""
 import sys, torch
@@ -67,9 +59,9 @@ print("ok")
 """
 
 
-def test_average_mixes_float_tensors_and_keeps_counters(tmp_path: Path) -> None:
-    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
-    run = subprocess.run([str(TRAIN_PY), "-c", CODE, str(tmp_path)], capture_output=True,
-                         text=True, env=env, timeout=300, cwd=REPO)  # fmt: skip
+def test_average_mixes_float_tensors_and_keeps_counters(
+    tmp_path: Path, train_python: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    run = train_python(CODE, str(tmp_path))
     assert run.returncode == 0, run.stderr[-2000:] + run.stdout[-500:]
     assert run.stdout.strip().endswith("ok")

@@ -11,16 +11,9 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
+from collections.abc import Callable
 
-import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
-
-pytestmark = pytest.mark.skipif(
-    not TRAIN_PY.exists(), reason="needs the training venv (.venv-train, torch)"
-)
+TrainPython = Callable[..., subprocess.CompletedProcess[str]]
 
 FACTORS = r"""
 import sys, torch
@@ -72,16 +65,15 @@ print("ok")
 """
 
 
-def _check(code: str) -> None:
-    run = subprocess.run([str(TRAIN_PY), "-c", code], capture_output=True, text=True,
-                         cwd=REPO, timeout=300)  # fmt: skip
+def _check(train_python: TrainPython, code: str) -> None:
+    run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().endswith("ok")
 
 
-def test_factorised_head_is_additive_and_keeps_the_contract() -> None:
-    _check(FACTORS)
+def test_factorised_head_is_additive_and_keeps_the_contract(train_python: TrainPython) -> None:
+    _check(train_python, FACTORS)
 
 
-def test_view_randomisation_keeps_the_glyph_where_it_is() -> None:
-    _check(VIEW)
+def test_view_randomisation_keeps_the_glyph_where_it_is(train_python: TrainPython) -> None:
+    _check(train_python, VIEW)
