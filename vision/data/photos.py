@@ -24,11 +24,15 @@ How the mirrored copies are found (two steps):
    (a weak cue for mahjong-detector, measured in ``models/README.md``).
 
 Mirrored copies are then flipped back (image and labels, ``mirrored="fix"``) or left
-out (``mirrored="drop"``). Train/validation are split by stem, so no photo leaks.
+out (``mirrored="drop"``). Each augmented copy's labels are then rebuilt from that
+original's (:mod:`vision.data.relabel`; the export's own boxes on turned copies are grown
+across neighbouring tiles), unless ``labels_from="export"``. Train/validation are split
+by stem, so no photo leaks.
 
 The output is a YOLO dataset: ``images/{train,val}``, ``labels/{train,val}``
-(class ids of :data:`vision.classes.CLASSES`), ``data.yaml`` and ``mirror.csv``
-(per copy: stem, parity, mirrored, split) for audit.
+(class ids of :data:`vision.classes.CLASSES`), ``data.yaml``, ``mirror.csv`` (per copy:
+stem, parity, mirrored, split) and ``labels.csv`` (per copy: its alignment with the
+original) for audit.
 """
 
 from __future__ import annotations
