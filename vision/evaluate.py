@@ -192,6 +192,25 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
     return [s for i, s in enumerate(samples) if i in keep]
 
 
+def untouched_copies(samples: Sequence[Sample]) -> list[Sample]:
+    """:func:`original_copies` whose image shows no sign of the export's turn or shear
+    (fewer than :data:`~vision.data.relabel.TURNED_CORNERS` corners filled flat and dark,
+    :func:`~vision.data.relabel.fill_corners`). For about a third of the hk photos no
+    un-augmented copy survives and the tightest copy is itself turned; this keeps the
+    photos as they were taken. Unreadable images are left out. Order follows ``samples``.
+    """
+    import cv2
+
+    from vision.data.relabel import TURNED_CORNERS, fill_corners
+
+    keep = []
+    for s in original_copies(samples):
+        image = cv2.imread(str(s.image), cv2.IMREAD_COLOR)
+        if image is not None and fill_corners(image) < TURNED_CORNERS:
+            keep.append(s)
+    return keep
+
+
 # --------------------------------------------------------------------------- matching
 @dataclass
 class ImageResult:

@@ -127,6 +127,24 @@ def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
     ]
 
 
+def test_untouched_copies_leave_out_originals_the_export_turned(tmp_path: Path) -> None:
+    """When no un-augmented copy of a photo survives, its tightest copy is a turned one:
+    its corners hold the export's dark fill, and ``--copies untouched`` leaves it out."""
+    from vision.evaluate import Sample, untouched_copies
+
+    rng = np.random.default_rng(1)
+    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
+    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
+    turned = cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
+    for name, image in {"p_jpg.rf.a.png": photo, "q_jpg.rf.b.png": turned}.items():
+        cv2.imwrite(str(tmp_path / name), image)
+    (tmp_path / "r_jpg.rf.c.png").write_bytes(b"not a png")
+    box = np.array([[0, 0.5, 0.5, 0.2, 0.2]])
+    samples = [Sample(tmp_path / n, box) for n in ("p_jpg.rf.a.png", "q_jpg.rf.b.png",
+                                                   "r_jpg.rf.c.png")]  # fmt: skip
+    assert [s.image.name for s in untouched_copies(samples)] == ["p_jpg.rf.a.png"]
+
+
 def test_perfect_detector_scores_one(dataset: Path) -> None:
     samples = [s for s in load_dataset(dataset) if s.image.stem != "c"]
 

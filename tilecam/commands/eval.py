@@ -42,10 +42,12 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
     p.add_argument(
         "--copies",
-        choices=("all", "originals"),
+        choices=("all", "originals", "untouched"),
         default="all",
         help="Roboflow-style exports: 'originals' keeps one copy per file-name stem, the one "
-        "with the tightest boxes (the un-augmented photo); default all",
+        "with the tightest boxes (the un-augmented photo when the export kept it); "
+        "'untouched' only those originals that show no turn or shear (no corners filled "
+        "by the export); default all",
     )
     p.set_defaults(func=run)
 
@@ -53,7 +55,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
     from vision.detect import Detector, detection_scores
-    from vision.evaluate import evaluate, load_dataset, original_copies
+    from vision.evaluate import evaluate, load_dataset, original_copies, untouched_copies
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
@@ -62,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     samples = load_dataset(args.dataset, args.split)
     if args.copies == "originals":
         samples = original_copies(samples)
+    elif args.copies == "untouched":
+        samples = untouched_copies(samples)
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None

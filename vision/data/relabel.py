@@ -162,6 +162,34 @@ def map_labels(
     return out[keep]
 
 
+#: Corners filled flat and dark (the export's fill around a turned or sheared copy) from
+#: which a copy counts as turned: a ±45° turn fills all four, most shears three.
+TURNED_CORNERS = 3
+
+
+def fill_corners(image: Image, side: int = 8) -> int:
+    """How many of the image's four ``side``-px corner squares are flat (std < 4) and
+    dark (mean < 40): the export's fill where a turned or sheared copy left the frame.
+    An un-augmented photo rarely has more than one or two (a dark table edge).
+
+    >>> import numpy as np
+    >>> photo = np.random.default_rng(0).integers(0, 255, (64, 64, 3), dtype=np.uint8)
+    >>> turned = photo.copy()
+    >>> for ys, xs in ((slice(0, 8), slice(0, 8)), (slice(0, 8), slice(-8, None)),
+    ...                (slice(-8, None), slice(0, 8))):
+    ...     turned[ys, xs] = 12
+    >>> fill_corners(photo), fill_corners(turned)
+    (0, 3)
+    """
+    squares = (
+        image[:side, :side],
+        image[:side, -side:],
+        image[-side:, :side],
+        image[-side:, -side:],
+    )
+    return sum(int(sq.std() < 4 and sq.mean() < 40) for sq in squares)
+
+
 def box_agreement(a: Labels, b: Labels) -> float:
     """Median IoU of each box of ``a`` with the best box of ``b`` of the same class
     (0 when ``a`` or ``b`` is empty): how far a copy's export labels sit from the mapped
