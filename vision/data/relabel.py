@@ -27,6 +27,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.postprocess import iou_matrix
+
 #: ``(n, 5)`` rows ``class_id, cx, cy, w, h`` normalised to the image (as in photos.py).
 Labels = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
@@ -91,16 +93,16 @@ class CopyAligner:
         if matrix is None or mask is None:
             return Alignment(None, 0, len(good))
         inliers = int(mask.sum())
-        if not plausible(matrix, copy.shape[1], copy.shape[0]):
+        if not plausible(matrix):
             return Alignment(None, inliers, len(good))
         return Alignment(np.asarray(matrix, np.float64), inliers, len(good))
 
 
-def plausible(matrix: npt.NDArray[np.float64], width: int, height: int) -> bool:
+def plausible(matrix: npt.NDArray[np.float64]) -> bool:
     """Whether a homography looks like the export's augmentations: nearly affine, not
     mirrored (mirrored copies were flipped back before), area kept within 4× either way.
 
-    >>> plausible(np.eye(3), 640, 640), plausible(np.diag([-1.0, 1.0, 1.0]), 640, 640)
+    >>> plausible(np.eye(3)), plausible(np.diag([-1.0, 1.0, 1.0]))
     (True, False)
     """
     m = np.asarray(matrix, np.float64)
@@ -110,7 +112,7 @@ def plausible(matrix: npt.NDArray[np.float64], width: int, height: int) -> bool:
     if abs(m[2, 0]) > MAX_PERSPECTIVE or abs(m[2, 1]) > MAX_PERSPECTIVE:
         return False
     det = float(np.linalg.det(m[:2, :2]))
-    return 0.25 < det < 4.0 and width > 0 and height > 0
+    return 0.25 < det < 4.0
 
 
 def map_labels(
@@ -201,17 +203,7 @@ def box_agreement(a: Labels, b: Labels) -> float:
     """
     if not len(a) or not len(b):
         return 0.0
-    ab, bb = _corners(a), _corners(b)
-    ix = np.maximum(
-        0, np.minimum(ab[:, None, 2], bb[None, :, 2]) - np.maximum(ab[:, None, 0], bb[None, :, 0])
-    )
-    iy = np.maximum(
-        0, np.minimum(ab[:, None, 3], bb[None, :, 3]) - np.maximum(ab[:, None, 1], bb[None, :, 1])
-    )
-    inter = ix * iy
-    area_a = (ab[:, 2] - ab[:, 0]) * (ab[:, 3] - ab[:, 1])
-    area_b = (bb[:, 2] - bb[:, 0]) * (bb[:, 3] - bb[:, 1])
-    iou = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
+    iou = iou_matrix(_corners(a), _corners(b))
     iou = np.where(a[:, None, 0] == b[None, :, 0], iou, 0.0)
     return round(float(np.median(iou.max(axis=1))), 3)
 
