@@ -51,7 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES, class_id
-from vision.data.relabel import LabelMapper
+from vision.data.relabel import Features, LabelMapper, ratio_matches
 
 #: hk-photos class name → tile code (RULES.md). ``bf`` = flowers plum, orchid,
 #: chrysanthemum, bamboo (``5f``-``8f``); ``bs`` = seasons spring..winter (``1f``-``4f``).
@@ -189,7 +189,7 @@ class ParityMatcher:
         self._sift = cv2.SIFT_create(nfeatures=features)
         self._matcher = cv2.BFMatcher(cv2.NORM_L2)
 
-    def _features(self, image: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.float32], object]:
+    def _features(self, image: npt.NDArray[np.uint8]) -> Features:
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         scale = self.max_side / max(grey.shape[:2])
         if scale < 1:
@@ -198,18 +198,12 @@ class ParityMatcher:
         points = np.float32([k.pt for k in keypoints]).reshape(-1, 2)
         return points, descriptors
 
-    def _inliers(
-        self, a: tuple[npt.NDArray[np.float32], object], b: tuple[npt.NDArray[np.float32], object]
-    ) -> int:
-        (pa, da), (pb, db) = a, b
-        if da is None or db is None or len(pa) < 3 or len(pb) < 3:
+    def _inliers(self, a: Features, b: Features) -> int:
+        if len(a[0]) < 3 or len(b[0]) < 3:
             return 0
-        pairs = self._matcher.knnMatch(da, db, k=2)
-        good = [m[0] for m in pairs if len(m) == 2 and m[0].distance < 0.75 * m[1].distance]
-        if len(good) < 3:
+        src, dst = ratio_matches(self._matcher, a, b)
+        if len(src) < 3:
             return 0
-        src = pa[[m.queryIdx for m in good]]
-        dst = pb[[m.trainIdx for m in good]]
         model, mask = cv2.estimateAffine2D(src, dst, ransacReprojThreshold=3.0)
         if model is None or mask is None:
             return 0

@@ -56,6 +56,25 @@ class Alignment:
         return self.matrix is not None and self.inliers >= MIN_INLIERS
 
 
+Features = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]
+
+
+def ratio_matches(
+    matcher: cv2.BFMatcher, a: Features, b: Features, ratio: float = 0.75
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Point pairs ``(src (k, 2), dst (k, 2))`` of the SIFT matches from ``a`` to ``b``
+    (keypoint positions and descriptors) that pass Lowe's ratio test."""
+    (pa, da), (pb, db) = a, b
+    if da is None or db is None:
+        return np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32)
+    pairs = matcher.knnMatch(da, db, k=2)
+    good = [m[0] for m in pairs if len(m) == 2 and m[0].distance < ratio * m[1].distance]
+    return (
+        pa[[m.queryIdx for m in good]].reshape(-1, 2),
+        pb[[m.trainIdx for m in good]].reshape(-1, 2),
+    )
+
+
 class CopyAligner:
     """Finds the homography from an original photo to one of its copies (SIFT + RANSAC)."""
 
@@ -64,38 +83,29 @@ class CopyAligner:
         self._sift = cv2.SIFT_create(nfeatures=features)
         self._matcher = cv2.BFMatcher(cv2.NORM_L2)
 
-    def features(
-        self, image: Image
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+    def features(self, image: Image) -> Features:
         """Keypoint positions ``(n, 2)`` in image px and their descriptors ``(n, 128)``."""
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         keypoints, descriptors = self._sift.detectAndCompute(grey, None)
         return np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors
 
-    def align(
-        self,
-        original: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None],
-        copy: Image,
-    ) -> Alignment:
+    def align(self, original: Features, copy: Image) -> Alignment:
         """The homography from ``original`` (its :meth:`features`) to the image ``copy``."""
-        (pa, da), (pb, db) = original, self.features(copy)
-        if da is None or db is None or len(pa) < 4 or len(pb) < 4:
+        copied = self.features(copy)
+        if len(original[0]) < 4 or len(copied[0]) < 4:
             return Alignment(None, 0, 0)
-        pairs = self._matcher.knnMatch(da, db, k=2)
-        good = [m[0] for m in pairs if len(m) == 2 and m[0].distance < 0.75 * m[1].distance]
-        if len(good) < 4:
-            return Alignment(None, 0, len(good))
-        src = pa[[m.queryIdx for m in good]]
-        dst = pb[[m.trainIdx for m in good]]
+        src, dst = ratio_matches(self._matcher, original, copied)
+        if len(src) < 4:
+            return Alignment(None, 0, len(src))
         matrix, mask = cv2.findHomography(
             src, dst, cv2.RANSAC, self.threshold_px, maxIters=5000, confidence=0.999
         )
         if matrix is None or mask is None:
-            return Alignment(None, 0, len(good))
+            return Alignment(None, 0, len(src))
         inliers = int(mask.sum())
         if not plausible(matrix):
-            return Alignment(None, inliers, len(good))
-        return Alignment(np.asarray(matrix, np.float64), inliers, len(good))
+            return Alignment(None, inliers, len(src))
+        return Alignment(np.asarray(matrix, np.float64), inliers, len(src))
 
 
 def plausible(matrix: npt.NDArray[np.float64]) -> bool:
