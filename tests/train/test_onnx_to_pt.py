@@ -88,21 +88,11 @@ def test_parameter_without_initializer_is_an_error(tool: ModuleType) -> None:
         tool.unfold(weights, state, EPS)
 
 
-TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
-needs_train_venv = pytest.mark.skipif(
-    not TRAIN_PY.exists(), reason="needs the training venv (.venv-train: torch, ultralytics)"
-)
+TrainPython = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def _train_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([str(TRAIN_PY), "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=REPO)  # fmt: skip
-
-
-@needs_train_venv
 def test_refitted_batch_norms_keep_inference_and_survive_batch_statistics(
-    tmp_path: Path,
+    train_python: TrainPython,
 ) -> None:
     """A conv + identity batch norm (a folded layer) is refitted to its output statistics:
     eval output unchanged, and with batch statistics (training mode) the same output on
@@ -136,7 +126,7 @@ with torch.no_grad():
 print(float((after_eval - want).abs().max()), float((after_train - want).abs().max()),
       float((identity_train - want).abs().max()))
 """
-    run = _train_python(code, tmp_path)
+    run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
     count, eval_diff, train_diff, identity_diff = run.stdout.split()
     assert count == "1"
@@ -144,8 +134,7 @@ print(float((after_eval - want).abs().max()), float((after_train - want).abs().m
     assert float(identity_diff) > 0.5  # why the refit is needed
 
 
-@needs_train_venv
-def test_shipped_detector_round_trips(tmp_path: Path) -> None:
+def test_shipped_detector_round_trips(tmp_path: Path, train_python: TrainPython) -> None:
     """The shipped detector becomes a checkpoint whose outputs match the ONNX model."""
     out = tmp_path / "det.pt"
     code = f"""
@@ -155,6 +144,6 @@ sys.path.insert(0, 'train')
 import onnx_to_pt
 onnx_to_pt.main()
 """
-    run = _train_python(code, tmp_path)
+    run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
     assert out.exists() and "43 classes" in run.stdout and "identity batch norms" in run.stdout
