@@ -43,6 +43,19 @@ def _skip_amp_check() -> None:
     tr.check_amp = lambda model: True
 
 
+def box_only_freeze(head: int = 23) -> list[int | str]:
+    """ultralytics ``freeze`` list that leaves only the Detect head's box branch trainable.
+
+    YOLO11n's layers 0..22 are backbone and neck, layer 23 the Detect head with the box
+    branch ``cv2`` (distribution of box sides) and the class branch ``cv3``; ``dfl`` is
+    frozen by ultralytics anyway. Frozen layers' BatchNorm is kept in eval mode.
+
+    >>> box_only_freeze()[-2:]
+    [22, '23.cv3']
+    """
+    return [*range(head), f"{head}.cv3"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", help="starting weights (.pt), e.g. the head-surgery output")
@@ -59,6 +72,12 @@ def main() -> None:
     ap.add_argument("--close-mosaic", type=int, default=2)
     ap.add_argument("--fraction", type=float, default=1.0)
     ap.add_argument("--freeze", type=int, default=0, help="freeze N first layers (10: backbone)")
+    ap.add_argument(
+        "--box-only",
+        action="store_true",
+        help="train only the head's box branch (model.23.cv2): every other layer frozen, "
+        "their BatchNorm statistics too (class scores stay as they were)",
+    )
     ap.add_argument("--resume", help="continue a stopped run from its last.pt")
     ap.add_argument("--hours", type=float, default=0.0, help="time budget (0: --epochs decides)")
     ap.add_argument("--project", default=str(REPO / "runs"), help="folder of runs")
@@ -108,7 +127,7 @@ def main() -> None:
         hsv_s=0.6,
         hsv_v=0.4,
         fraction=args.fraction,
-        freeze=args.freeze or None,
+        freeze=box_only_freeze() if args.box_only else args.freeze or None,
         cache=False if args.cache == "none" else args.cache,
         time=args.hours or None,
         val=not args.no_val,

@@ -211,6 +211,19 @@ def untouched_copies(samples: Sequence[Sample]) -> list[Sample]:
     return keep
 
 
+def trusted_copies(samples: Sequence[Sample]) -> list[Sample]:
+    """Every copy of the photos whose original is untouched (:func:`untouched_copies`).
+
+    Their labels are the photo's own boxes carried onto each turned or sheared copy
+    (``tilecam dataset photos``, labels from the original); for the other photos the
+    original is itself turned and its boxes, which every copy inherits, are the export's
+    grown ones. This is the set with trustworthy labels on turned tiles. Order follows
+    ``samples``.
+    """
+    stems = {source_stem(s.image.name) for s in untouched_copies(samples)}
+    return [s for s in samples if source_stem(s.image.name) in stems]
+
+
 # --------------------------------------------------------------------------- matching
 @dataclass
 class ImageResult:

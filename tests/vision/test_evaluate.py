@@ -202,3 +202,21 @@ def test_operating_threshold_applies_to_the_given_score(dataset: Path) -> None:
     rep = evaluate(samples, fake_detect, conf=0.35, score=low_scores)
     assert rep.recall == pytest.approx(0.5) and rep.precision == 1.0
     assert rep.map50 == 1.0  # the ranking still sees every row
+
+
+def test_trusted_copies_keep_every_copy_of_untouched_photos_only(tmp_path: Path) -> None:
+    """``--copies trusted``: all copies of a photo whose tightest copy is untouched (their
+    labels carried from it); none of a photo whose tightest copy is itself turned."""
+    from vision.evaluate import Sample, trusted_copies
+
+    rng = np.random.default_rng(2)
+    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
+    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
+    turned = cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
+    tight, loose = np.array([[0, 0.5, 0.5, 0.2, 0.2]]), np.array([[0, 0.5, 0.5, 0.3, 0.3]])
+    copies = {"p_jpg.rf.a.png": (photo, tight), "p_jpg.rf.b.png": (turned, loose),
+              "q_jpg.rf.c.png": (turned, tight), "q_jpg.rf.d.png": (turned, loose)}  # fmt: skip
+    for name, (image, _) in copies.items():
+        cv2.imwrite(str(tmp_path / name), image)
+    samples = [Sample(tmp_path / name, labels) for name, (_, labels) in copies.items()]
+    assert [s.image.name for s in trusted_copies(samples)] == ["p_jpg.rf.a.png", "p_jpg.rf.b.png"]

@@ -42,12 +42,13 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
     p.add_argument(
         "--copies",
-        choices=("all", "originals", "untouched"),
+        choices=("all", "originals", "untouched", "trusted"),
         default="all",
         help="Roboflow-style exports: 'originals' keeps one copy per file-name stem, the one "
         "with the tightest boxes (the un-augmented photo when the export kept it); "
         "'untouched' only those originals that show no turn or shear (no corners filled "
-        "by the export); default all",
+        "by the export); 'trusted' every copy of those untouched photos (labels carried "
+        "from the photo as taken onto its turned copies); default all",
     )
     p.set_defaults(func=run)
 
@@ -55,7 +56,13 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
     from vision.detect import Detector, detection_scores
-    from vision.evaluate import evaluate, load_dataset, original_copies, untouched_copies
+    from vision.evaluate import (
+        evaluate,
+        load_dataset,
+        original_copies,
+        trusted_copies,
+        untouched_copies,
+    )
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
@@ -66,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         samples = original_copies(samples)
     elif args.copies == "untouched":
         samples = untouched_copies(samples)
+    elif args.copies == "trusted":
+        samples = trusted_copies(samples)
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None

@@ -28,7 +28,8 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.classes import CLASSES
-from vision.data.photos import group_copies
+from vision.data.photos import group_copies, source_stem
+from vision.evaluate import load_dataset, trusted_copies
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 
@@ -75,6 +76,12 @@ def _write(
     return int(data.size)
 
 
+def trusted_stems(photos: Path) -> set[str]:
+    """File-name stems of the train photos whose every copy has trustworthy labels."""
+    samples = trusted_copies(load_dataset(photos, "train"))
+    return {source_stem(s.image.name) for s in samples}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("out", type=Path)
@@ -85,6 +92,12 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=512, help="long side in px")
     ap.add_argument("--quality", type=int, default=80, help="WebP quality 1..100")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--trusted-photos",
+        action="store_true",
+        help="only the photos whose original the export left untouched (their labels on "
+        "turned copies are carried from the photo as taken; vision.evaluate.trusted_copies)",
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     out: Path = args.out
@@ -97,7 +110,11 @@ def main() -> None:
     total = 0
     counts: dict[str, int] = {}
     photos = args.photos.resolve()
-    for stem, paths in sorted(group_copies(photos / "images" / "train").items()):
+    groups = group_copies(photos / "images" / "train")
+    if args.trusted_photos:
+        trusted = trusted_stems(photos)
+        groups = {stem: paths for stem, paths in groups.items() if stem in trusted}
+    for stem, paths in sorted(groups.items()):
         for i, p in enumerate(sorted(rng.sample(paths, min(args.copies_per_stem, len(paths))))):
             label = photos / "labels" / "train" / (p.stem + ".txt")
             total += _write(p, label, out, "train", f"hk-{stem}-{i}", args.size, args.quality)

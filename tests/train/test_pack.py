@@ -1,0 +1,63 @@
+"""``train/gpu/pack.py``: the travelling training mix, and its ``--trusted-photos`` choice
+(only photos whose original the export left untouched, so that every copy's labels are
+the photo's own boxes carried onto it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _photos(root: Path) -> Path:
+    """Stem ``p``: an untouched original and a turned copy; stem ``q``: only a turned copy
+    (its corners hold the export's dark fill), so ``q``'s labels cannot be trusted."""
+    rng = np.random.default_rng(3)
+    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
+    turned = cv2.warpAffine(photo, cv2.getRotationMatrix2D((48, 48), 30, 1.0), (96, 96),
+                            borderValue=(0, 0, 0))  # fmt: skip
+    images, labels = root / "images" / "train", root / "labels" / "train"
+    images.mkdir(parents=True)
+    labels.mkdir(parents=True)
+    for name, image, side in (("p_jpg.rf.a", photo, 0.2), ("p_jpg.rf.b", turned, 0.3),
+                              ("q_jpg.rf.c", turned, 0.2)):  # fmt: skip
+        cv2.imwrite(str(images / f"{name}.png"), image)
+        (labels / f"{name}.txt").write_text(f"0 0.5 0.5 {side} {side}\n")
+    yaml = "train: images/train\nval: images/train\nnc: 1\nnames: ['1m']\n"
+    (root / "data.yaml").write_text(yaml)
+    return root
+
+
+def _synth(root: Path) -> Path:
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    cv2.imwrite(str(root / "images" / "s0.png"), np.full((64, 64, 3), 128, np.uint8))
+    (root / "labels" / "s0.txt").write_text("0 0.5 0.5 0.25 0.25\n")
+    return root
+
+
+def _pack(tmp_path: Path, *more: str) -> list[str]:
+    photos, synth, out = _photos(tmp_path / "hk"), _synth(tmp_path / "sy"), tmp_path / "out"
+    run = subprocess.run(
+        [sys.executable, "train/gpu/pack.py", str(out), "--photos", str(photos),
+         "--synth", str(synth), "--val-synth", f"{synth}:1", "--size", "64", *more],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    names = sorted(p.stem for p in (out / "images" / "train").iterdir())
+    for stem in names:  # every packed image keeps its label file
+        assert (out / "labels" / "train" / f"{stem}.txt").read_text().startswith("0 ")
+    return names
+
+
+def test_pack_keeps_every_photo_by_default(tmp_path: Path) -> None:
+    assert _pack(tmp_path) == ["hk-p_jpg-0", "hk-p_jpg-1", "hk-q_jpg-0", "sy-s0"]
+
+
+def test_trusted_photos_leave_out_photos_whose_original_is_turned(tmp_path: Path) -> None:
+    assert _pack(tmp_path, "--trusted-photos") == ["hk-p_jpg-0", "hk-p_jpg-1", "sy-s0"]
