@@ -8,6 +8,7 @@ usage (CPU, from the repo root, after ``. train/env.sh``):
   .venv-train/bin/python train/train.py --model datasets/build/start43.pt \
       --data datasets/build/hk-photos/data.yaml --epochs 8 --name hk
   .venv-train/bin/python train/train.py --resume runs/hk/weights/last.pt
+``--box-only`` trains the head's box branch alone (where boxes sit, not what they read).
 GPU: add ``--device 0 --batch 64 --workers 8``; a time-boxed run on a lent machine adds
 ``--hours 0.13 --no-val --save-period -1 --project /tmp/runs`` (``train/gpu/run.sh``).
 """
@@ -91,6 +92,8 @@ def main() -> None:
         help="torch CPU threads (0: ultralytics' default, cores - 1, i.e. 1 on a 2-core machine)",
     )
     args = ap.parse_args()
+    if args.box_only and args.freeze:
+        ap.error("--box-only already freezes every layer but the box branch; drop --freeze")
     if args.threads:
         _use_threads(args.threads)
     if args.device != "cpu":

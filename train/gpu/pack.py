@@ -10,7 +10,8 @@ usage: .venv/bin/python train/gpu/pack.py .gpu/data --photos datasets/build/hk-p
            --copies-per-stem 4 --synth datasets/generated/synth-train:300 \
            --val-synth datasets/generated/synth-val-heldout:60 [--size 512 --quality 80]
 
-Real photos come from the train split only (by stem: the val photos never travel); each
+Real photos come from the train split only (by stem: the val photos never travel; with
+``--trusted-photos`` only those whose original the export left untouched); each
 ``--synth FOLDER:N`` adds N seeded scenes of that set; ``--val-synth`` (held-out art) is
 what the final validation of the run reads, so no checkpoint is chosen on real photos.
 """
