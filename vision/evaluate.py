@@ -220,8 +220,14 @@ def trusted_copies(samples: Sequence[Sample]) -> list[Sample]:
     grown ones. This is the set with trustworthy labels on turned tiles. Order follows
     ``samples``.
     """
-    stems = {source_stem(s.image.name) for s in untouched_copies(samples)}
+    stems = trusted_stems(samples)
     return [s for s in samples if source_stem(s.image.name) in stems]
+
+
+def trusted_stems(samples: Sequence[Sample]) -> set[str]:
+    """File-name stems of the photos :func:`trusted_copies` keeps (those whose original,
+    the tightest copy, shows no turn or shear)."""
+    return {source_stem(s.image.name) for s in untouched_copies(samples)}
 
 
 # --------------------------------------------------------------------------- matching

@@ -127,15 +127,20 @@ def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
     ]
 
 
+def _photo_and_turned(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 96 px "photo" and the export's copy of it turned 30°, its corners filled black."""
+    rng = np.random.default_rng(seed)
+    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
+    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
+    return photo, cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
+
+
 def test_untouched_copies_leave_out_originals_the_export_turned(tmp_path: Path) -> None:
     """When no un-augmented copy of a photo survives, its tightest copy is a turned one:
     its corners hold the export's dark fill, and ``--copies untouched`` leaves it out."""
     from vision.evaluate import Sample, untouched_copies
 
-    rng = np.random.default_rng(1)
-    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
-    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
-    turned = cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
+    photo, turned = _photo_and_turned(1)
     for name, image in {"p_jpg.rf.a.png": photo, "q_jpg.rf.b.png": turned}.items():
         cv2.imwrite(str(tmp_path / name), image)
     (tmp_path / "r_jpg.rf.c.png").write_bytes(b"not a png")
@@ -209,10 +214,7 @@ def test_trusted_copies_keep_every_copy_of_untouched_photos_only(tmp_path: Path)
     labels carried from it); none of a photo whose tightest copy is itself turned."""
     from vision.evaluate import Sample, trusted_copies
 
-    rng = np.random.default_rng(2)
-    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
-    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
-    turned = cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
+    photo, turned = _photo_and_turned(2)
     tight, loose = np.array([[0, 0.5, 0.5, 0.2, 0.2]]), np.array([[0, 0.5, 0.5, 0.3, 0.3]])
     copies = {"p_jpg.rf.a.png": (photo, tight), "p_jpg.rf.b.png": (turned, loose),
               "q_jpg.rf.c.png": (turned, tight), "q_jpg.rf.d.png": (turned, loose)}  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
     from vision.detect import Detector, detection_scores
     from vision.evaluate import (
+        Sample,
         evaluate,
         load_dataset,
         original_copies,
@@ -68,13 +70,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     if not 0 < args.iou <= 1:
         raise ValueError(f"--iou must be in (0, 1], got {args.iou}")
-    samples = load_dataset(args.dataset, args.split)
-    if args.copies == "originals":
-        samples = original_copies(samples)
-    elif args.copies == "untouched":
-        samples = untouched_copies(samples)
-    elif args.copies == "trusted":
-        samples = trusted_copies(samples)
+    choices: dict[str, Callable[[list[Sample]], list[Sample]]] = {
+        "all": list, "originals": original_copies, "untouched": untouched_copies,
+        "trusted": trusted_copies,
+    }  # fmt: skip
+    select = choices[args.copies]
+    samples = select(load_dataset(args.dataset, args.split))
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None

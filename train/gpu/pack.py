@@ -29,8 +29,8 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.classes import CLASSES
-from vision.data.photos import group_copies, source_stem
-from vision.evaluate import load_dataset, trusted_copies
+from vision.data.photos import group_copies
+from vision.evaluate import load_dataset, trusted_stems
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 
@@ -77,12 +77,6 @@ def _write(
     return int(data.size)
 
 
-def trusted_stems(photos: Path) -> set[str]:
-    """File-name stems of the train photos whose every copy has trustworthy labels."""
-    samples = trusted_copies(load_dataset(photos, "train"))
-    return {source_stem(s.image.name) for s in samples}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("out", type=Path)
@@ -97,7 +91,7 @@ def main() -> None:
         "--trusted-photos",
         action="store_true",
         help="only the photos whose original the export left untouched (their labels on "
-        "turned copies are carried from the photo as taken; vision.evaluate.trusted_copies)",
+        "turned copies are carried from the photo as taken; vision.evaluate.trusted_stems)",
     )
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -113,7 +107,7 @@ def main() -> None:
     photos = args.photos.resolve()
     groups = group_copies(photos / "images" / "train")
     if args.trusted_photos:
-        trusted = trusted_stems(photos)
+        trusted = trusted_stems(load_dataset(photos, "train"))
         groups = {stem: paths for stem, paths in groups.items() if stem in trusted}
     for stem, paths in sorted(groups.items()):
         for i, p in enumerate(sorted(rng.sample(paths, min(args.copies_per_stem, len(paths))))):
