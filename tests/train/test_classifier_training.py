@@ -6,7 +6,9 @@
 * ``train/classifier/train.py --view``: the viewpoint/resolution randomisation
   (``reshape_view``) keeps shape and value range, is off at share 0, and never moves a
   glyph to another quarter of the crop (no mirror, no quarter turn: the crop's rotation
-  index stays valid)."""
+  index stays valid);
+* ``train/classifier/train.py --real-share``: how much of a batch comes from the real
+  crops, and the bounds the option accepts."""
 
 from __future__ import annotations
 
@@ -65,6 +67,24 @@ print("ok")
 """
 
 
+SHARE = r"""
+import argparse, sys
+sys.path.insert(0, "train/classifier")
+from train import _share, real_count
+assert [real_count(128, s) for s in (0.0, 0.25, 0.5, 1.0)] == [0, 32, 64, 128]
+assert real_count(5, 0.5) in (2, 3) and real_count(1, 0.4) == 0
+assert _share("0.25") == 0.25
+for bad in ("1.5", "-0.1", "half"):
+    try:
+        _share(bad)
+    except argparse.ArgumentTypeError as exc:
+        assert bad in str(exc)
+    else:
+        raise AssertionError(f"--real-share {bad} accepted")
+print("ok")
+"""
+
+
 def _check(train_python: TrainPython, code: str) -> None:
     run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -77,3 +97,7 @@ def test_factorised_head_is_additive_and_keeps_the_contract(train_python: TrainP
 
 def test_view_randomisation_keeps_the_glyph_where_it_is(train_python: TrainPython) -> None:
     _check(train_python, VIEW)
+
+
+def test_real_share_sets_the_real_part_of_each_batch(train_python: TrainPython) -> None:
+    _check(train_python, SHARE)

@@ -5,9 +5,11 @@ usage: .venv-train/bin/python train/classifier/train.py \
            [--synth MORE.npz ...] --val runs/classifier/hk-val.npz \
            --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
            [--width 16] [--resume] [--init runs/classifier/run9/last.pt] \
-           [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4] [--style 0.3] [--view 0.5]
+           [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4] [--style 0.3] [--view 0.5] \
+           [--real-share 0.25]
 
-Each step draws half its batch from the real crops and half from the synthetic ones,
+Each step draws half its batch from the real crops and half from the synthetic ones
+(``--real-share S``: a share S of it from the real crops),
 rotates every crop by a random multiple of 90° (counter-clockwise ``k`` quarter turns
 moves a clockwise rotation index ``r`` to ``(r - k) mod 4``; never mirrored), and jitters
 brightness, contrast and colour (``--balance POWER`` draws the real crops with weight
@@ -222,6 +224,27 @@ def _factors(text: str) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
+def _share(text: str) -> float:
+    """``--real-share S`` as a number in [0, 1]."""
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0.0 <= share <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text!r}")
+    return share
+
+
+def real_count(batch: int, share: float) -> int:
+    """How many of a batch's ``batch`` crops come from the real crops (the rest are
+    synthetic), for a real share ``share`` in [0, 1].
+
+    >>> real_count(128, 0.5), real_count(128, 0.25), real_count(128, 0.0), real_count(7, 1.0)
+    (64, 32, 0, 7)
+    """
+    return min(batch, max(0, round(batch * share)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=Path, required=True)
@@ -243,6 +266,9 @@ def main() -> None:
         "--view", type=float, default=0.0,
         help="viewpoint/resolution randomisation share (reshape_view: small turns, "
              "scale, shift, lost resolution)")
+    ap.add_argument("--real-share", type=_share, default=0.5, metavar="S",
+                    help="share of each batch drawn from the real crops (default 0.5; "
+                         "less leans on the synthetic art, whose faces vary more)")
     ap.add_argument("--balance", type=float, default=0.0, metavar="POWER",
                     help="draw real crops with weight class_count**-POWER (0: uniform; "
                          "0.5 gives rare codes such as the flowers more turns)")
@@ -305,7 +331,7 @@ def main() -> None:
         rng = np.random.default_rng([args.seed, step])
         gen.manual_seed(args.seed * 100_003 + step)
     log = (args.out / "log.jsonl").open("a")
-    half = args.batch // 2
+    half = real_count(args.batch, args.real_share)
     t0 = time.time()
     warm = 30
     while total == 0 or step < total:
