@@ -8,7 +8,8 @@ usage (CPU, from the repo root, after ``. train/env.sh``):
   .venv-train/bin/python train/train.py --model datasets/build/start43.pt \
       --data datasets/build/hk-photos/data.yaml --epochs 8 --name hk
   .venv-train/bin/python train/train.py --resume runs/hk/weights/last.pt
-``--box-only`` trains the head's box branch alone (where boxes sit, not what they read).
+``--box-only`` trains the head's box branch alone (where boxes sit, not what they read);
+``--class-only`` its class branch alone (which boxes score as tiles, and as what).
 GPU: add ``--device 0 --batch 64 --workers 8``; a time-boxed run on a lent machine adds
 ``--hours 0.13 --no-val --save-period -1 --project /tmp/runs`` (``train/gpu/run.sh``).
 """
@@ -57,6 +58,16 @@ def box_only_freeze(head: int = 23) -> list[int | str]:
     return [*range(head), f"{head}.cv3"]
 
 
+def class_only_freeze(head: int = 23) -> list[int | str]:
+    """ultralytics ``freeze`` list that leaves only the Detect head's class branch ``cv3``
+    trainable (the mirror of :func:`box_only_freeze`: boxes stay where they are drawn).
+
+    >>> class_only_freeze()[-2:]
+    [22, '23.cv2']
+    """
+    return [*range(head), f"{head}.cv2"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", help="starting weights (.pt), e.g. the head-surgery output")
@@ -79,6 +90,12 @@ def main() -> None:
         help="train only the head's box branch (model.23.cv2): every other layer frozen, "
         "their BatchNorm statistics too (class scores stay as they were)",
     )
+    ap.add_argument(
+        "--class-only",
+        action="store_true",
+        help="train only the head's class branch (model.23.cv3): every other layer frozen, "
+        "their BatchNorm statistics too (boxes stay as they were)",
+    )
     ap.add_argument("--resume", help="continue a stopped run from its last.pt")
     ap.add_argument("--hours", type=float, default=0.0, help="time budget (0: --epochs decides)")
     ap.add_argument("--project", default=str(REPO / "runs"), help="folder of runs")
@@ -92,8 +109,11 @@ def main() -> None:
         help="torch CPU threads (0: ultralytics' default, cores - 1, i.e. 1 on a 2-core machine)",
     )
     args = ap.parse_args()
-    if args.box_only and args.freeze:
-        ap.error("--box-only already freezes every layer but the box branch; drop --freeze")
+    if args.box_only and args.class_only:
+        ap.error("--box-only and --class-only exclude each other")
+    if (args.box_only or args.class_only) and args.freeze:
+        which = "--box-only" if args.box_only else "--class-only"
+        ap.error(f"{which} already freezes every layer but one head branch; drop --freeze")
     if args.threads:
         _use_threads(args.threads)
     if args.device != "cpu":
@@ -130,7 +150,11 @@ def main() -> None:
         hsv_s=0.6,
         hsv_v=0.4,
         fraction=args.fraction,
-        freeze=box_only_freeze() if args.box_only else args.freeze or None,
+        freeze=(
+            box_only_freeze() if args.box_only
+            else class_only_freeze() if args.class_only
+            else args.freeze or None
+        ),
         cache=False if args.cache == "none" else args.cache,
         time=args.hours or None,
         val=not args.no_val,
