@@ -1,0 +1,200 @@
+"""Compare candidate model folders on the choice data or the report sets, one row each.
+
+The protocol of the model card's recipe (steps 36–38): a candidate is **chosen** on
+*choice* data only — the first 400 training copies (all, and those of the photos whose
+labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes
+of the training art ``tune1280`` and ``choice2`` — and **reported** on the *report* sets
+(hk val in four selections, held-out art v2, the val photos' tile multisets through
+``recognize``, the end-to-end held-out-art scenes). A candidate ships only if it is not
+below the shipped model on the choice data; the report sets never choose.
+
+Every figure is one documented command (``--dry-run`` prints them): ``tilecam eval`` for
+tile F1 and photos all right, ``bench/layout_eval.py`` for exact hands (end to end) and
+photo multisets. The scene sets are made by their recipes (README, ``datasets/synth.md``)
+when missing, with ``--make-sets``; a missing set is otherwise reported as missing.
+
+usage: .venv/bin/python train/compare.py choice|report MODEL_DIR [MODEL_DIR ...]
+           [--make-sets] [--dry-run] [--json] [--only NAME ...]
+
+Rows are model folders (``models`` is the shipped one); columns the measurements, as
+``F1 / all right %`` (``tilecam eval``), ``exact / MCR score right %`` (scenes) or
+``top-1 / corrected %`` (photo multisets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+PY = str(REPO / ".venv" / "bin" / "python")
+TILECAM = str(REPO / ".venv" / "bin" / "tilecam")
+PHOTOS = "datasets/build/hk-photos"
+GENERATED = "datasets/generated"
+
+
+@dataclass(frozen=True)
+class SceneSet:
+    """A generated set and the ``tilecam dataset synth`` arguments that make it."""
+
+    path: str
+    synth: tuple[str, ...]
+
+    def command(self) -> list[str]:
+        return [TILECAM, "dataset", "synth", "--out", self.path, *self.synth]
+
+
+_TABLE = ("--imgsz", "1280", "960", "--hand-prob", "1")
+#: the scene sets of the protocol, by name (recipes: README "Reading a hand", datasets/synth.md)
+SETS: dict[str, SceneSet] = {
+    "v1": SceneSet(f"{GENERATED}/synth-val-heldout",
+                   ("--count", "200", "--seed", "2", "--art", "heldout")),
+    "v2": SceneSet(f"{GENERATED}/synth-val-heldout-v2",
+                   ("--count", "200", "--seed", "4", "--art", "heldout")),
+    "layout-eval-heldout": SceneSet(
+        f"{GENERATED}/layout-eval-heldout",
+        ("--count", "200", "--seed", "3", "--art", "heldout", "--hand-prob", "1",
+         "--extras-prob", "0")),
+    "tune1280": SceneSet("/tmp/s3/tune1280",
+                         ("--count", "80", "--seed", "555", "--art", "default", *_TABLE)),
+    "choice2": SceneSet("/tmp/s8/choice2",
+                        ("--count", "300", "--seed", "556", "--art", "default", *_TABLE)),
+    "heldoutB": SceneSet("/tmp/heldoutB",
+                         ("--count", "100", "--seed", "777", "--art", "heldout", *_TABLE)),
+    "heldoutC": SceneSet("/tmp/s9/heldoutC",
+                         ("--count", "100", "--seed", "778", "--art", "heldout", *_TABLE)),
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One column: how to measure a model folder and which set it needs."""
+
+    name: str
+    kind: str  # "eval" (tilecam eval), "scenes" (layout_eval synth), "photos" (multisets)
+    args: tuple[str, ...] = ()
+    needs: str | None = None  # a key of SETS
+
+    def command(self, model_dir: str) -> list[str]:
+        where = SETS[self.needs].path if self.needs else PHOTOS
+        if self.kind == "eval":
+            return [TILECAM, "eval", where, *self.args, "--model-dir", model_dir, "--json"]
+        if self.kind == "scenes":
+            return [PY, "bench/layout_eval.py", "--json", "synth", where, "--detector",
+                    "--model-dir", model_dir, *self.args]
+        return [PY, "bench/layout_eval.py", "--json", "photos", where, "--model-dir", model_dir,
+                *self.args]
+
+    def figure(self, result: dict[str, Any]) -> str:
+        """The cell text for one JSON result.
+
+        >>> Measure("x", "eval").figure({"f1": 0.93241, "images_all_right": 0.6552})
+        '0.9324 / 65.5'
+        >>> Measure("x", "scenes").figure({"exact_end_to_end": 0.28,
+        ...                                "same_mcr_score_end_to_end": 0.63})
+        '28.0 / 63.0'
+        """
+        if self.kind == "eval":
+            return f"{result['f1']:.4f} / {100 * result['images_all_right']:.1f}"
+        if self.kind == "scenes":
+            return (f"{100 * result['exact_end_to_end']:.1f} / "
+                    f"{100 * result['same_mcr_score_end_to_end']:.1f}")
+        return (f"{100 * result['exact_multiset_top1']:.1f} / "
+                f"{100 * result['exact_multiset_corrected']:.1f}")
+
+
+_TRAIN400 = ("--split", "train", "--limit", "400")
+PROTOCOLS: dict[str, tuple[Measure, ...]] = {
+    "choice": (
+        Measure("trusted train 400", "eval", (*_TRAIN400, "--copies", "trusted")),
+        Measure("train 400", "eval", _TRAIN400),
+        Measure("held-out v1", "eval", (), "v1"),
+        Measure("tune1280", "scenes", (), "tune1280"),
+        Measure("choice2", "scenes", (), "choice2"),
+    ),
+    "report": (
+        Measure("hk val", "eval", ("--split", "val")),
+        Measure("trusted", "eval", ("--split", "val", "--copies", "trusted")),
+        Measure("originals", "eval", ("--split", "val", "--copies", "originals")),
+        Measure("untouched", "eval", ("--split", "val", "--copies", "untouched")),
+        Measure("held-out v2", "eval", (), "v2"),
+        Measure("val multisets", "photos", ("--split", "val")),
+        Measure("heldoutB", "scenes", ("--limit", "100"), "heldoutB"),
+        Measure("heldoutC", "scenes", ("--limit", "100"), "heldoutC"),
+        Measure("layout-eval-heldout", "scenes", ("--limit", "200"), "layout-eval-heldout"),
+    ),
+}
+
+
+def _present(measure: Measure) -> bool:
+    where = SETS[measure.needs].path if measure.needs else PHOTOS
+    return (REPO / where).is_dir()
+
+
+def _run(command: list[str]) -> dict[str, Any] | str:
+    """The command's JSON output, or a short reason it gave none."""
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"failed ({last[:80]})"
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return "no JSON output"
+    return result if isinstance(result, dict) else "no JSON object"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("protocol", choices=sorted(PROTOCOLS))
+    ap.add_argument("model_dirs", nargs="+", help="model folders (e.g. models /tmp/m-cand)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="only these columns (repeatable)")
+    ap.add_argument("--make-sets", action="store_true", help="generate missing scene sets")
+    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--json", action="store_true", help="one JSON object per model folder")
+    args = ap.parse_args(argv)
+    measures = [m for m in PROTOCOLS[args.protocol] if not args.only or m.name in args.only]
+    if args.only and len(measures) != len(set(args.only)):
+        known = ", ".join(m.name for m in PROTOCOLS[args.protocol])
+        ap.error(f"--only names one of: {known}")
+    for model_dir in args.model_dirs:
+        if not args.dry_run and not (Path(model_dir) / "manifest.json").is_file():
+            ap.error(f"{model_dir}: no manifest.json (not a model folder)")
+    needed = {m.needs for m in measures if m.needs and not _present(m)}
+    for key in sorted(needed):
+        make = " ".join(SETS[key].command())
+        if args.dry_run:
+            print(make)
+        elif args.make_sets:
+            print(f"making {key}: {make}", file=sys.stderr)
+            subprocess.run(SETS[key].command(), cwd=REPO, check=True, capture_output=True)
+    if args.dry_run:
+        for model_dir in args.model_dirs:
+            for m in measures:
+                print(" ".join(m.command(model_dir)))
+        return 0
+    if not args.json:
+        print(" | ".join(["model", *(m.name for m in measures)]))
+    for model_dir in args.model_dirs:
+        row: dict[str, str] = {}
+        for m in measures:
+            if not _present(m):
+                row[m.name] = "set missing (--make-sets)"
+                continue
+            result = _run(m.command(model_dir))
+            row[m.name] = result if isinstance(result, str) else m.figure(result)
+        if args.json:
+            print(json.dumps({"model": model_dir, "protocol": args.protocol, **row}))
+        else:
+            print(" | ".join([model_dir, *row.values()]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
