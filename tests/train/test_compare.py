@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -15,9 +16,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _compare() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("compare", REPO / "train" / "compare.py")
+    spec = importlib.util.spec_from_file_location("train_compare", REPO / "train" / "compare.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["train_compare"] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 
