@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -13,14 +14,14 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 
+#: the ``photo_and_turned`` fixture of tests/conftest.py
+PhotoAndTurned = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
-def _photos(root: Path) -> Path:
+
+def _photos(root: Path, photo_and_turned: PhotoAndTurned) -> Path:
     """Stem ``p``: an untouched original and a turned copy; stem ``q``: only a turned copy
     (its corners hold the export's dark fill), so ``q``'s labels cannot be trusted."""
-    rng = np.random.default_rng(3)
-    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
-    turned = cv2.warpAffine(photo, cv2.getRotationMatrix2D((48, 48), 30, 1.0), (96, 96),
-                            borderValue=(0, 0, 0))  # fmt: skip
+    photo, turned = photo_and_turned(3)
     images, labels = root / "images" / "train", root / "labels" / "train"
     images.mkdir(parents=True)
     labels.mkdir(parents=True)
@@ -41,8 +42,9 @@ def _synth(root: Path) -> Path:
     return root
 
 
-def _pack(tmp_path: Path, *more: str) -> list[str]:
-    photos, synth, out = _photos(tmp_path / "hk"), _synth(tmp_path / "sy"), tmp_path / "out"
+def _pack(tmp_path: Path, photo_and_turned: PhotoAndTurned, *more: str) -> list[str]:
+    photos = _photos(tmp_path / "hk", photo_and_turned)
+    synth, out = _synth(tmp_path / "sy"), tmp_path / "out"
     run = subprocess.run(
         [sys.executable, "train/gpu/pack.py", str(out), "--photos", str(photos),
          "--synth", str(synth), "--val-synth", f"{synth}:1", "--size", "64", *more],
@@ -55,9 +57,14 @@ def _pack(tmp_path: Path, *more: str) -> list[str]:
     return names
 
 
-def test_pack_keeps_every_photo_by_default(tmp_path: Path) -> None:
-    assert _pack(tmp_path) == ["hk-p_jpg-0", "hk-p_jpg-1", "hk-q_jpg-0", "sy-s0"]
+def test_pack_keeps_every_photo_by_default(
+    tmp_path: Path, photo_and_turned: PhotoAndTurned
+) -> None:
+    assert _pack(tmp_path, photo_and_turned) == ["hk-p_jpg-0", "hk-p_jpg-1", "hk-q_jpg-0", "sy-s0"]
 
 
-def test_trusted_photos_leave_out_photos_whose_original_is_turned(tmp_path: Path) -> None:
-    assert _pack(tmp_path, "--trusted-photos") == ["hk-p_jpg-0", "hk-p_jpg-1", "sy-s0"]
+def test_trusted_photos_leave_out_photos_whose_original_is_turned(
+    tmp_path: Path, photo_and_turned: PhotoAndTurned
+) -> None:
+    packed = _pack(tmp_path, photo_and_turned, "--trusted-photos")
+    assert packed == ["hk-p_jpg-0", "hk-p_jpg-1", "sy-s0"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -11,6 +12,9 @@ import pytest
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.evaluate import average_precision, code_for_name, evaluate, load_dataset, match
+
+#: the ``photo_and_turned`` fixture of tests/conftest.py
+PhotoAndTurned = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
 
 def _label(box: tuple[float, float, float, float], cls: int, size: int = 100) -> str:
@@ -127,20 +131,14 @@ def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
     ]
 
 
-def _photo_and_turned(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A 96 px "photo" and the export's copy of it turned 30°, its corners filled black."""
-    rng = np.random.default_rng(seed)
-    photo = cv2.resize(rng.integers(60, 255, (16, 16, 3), dtype=np.uint8), (96, 96))
-    turn = cv2.getRotationMatrix2D((48, 48), 30, 1.0)
-    return photo, cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
-
-
-def test_untouched_copies_leave_out_originals_the_export_turned(tmp_path: Path) -> None:
+def test_untouched_copies_leave_out_originals_the_export_turned(
+    tmp_path: Path, photo_and_turned: PhotoAndTurned
+) -> None:
     """When no un-augmented copy of a photo survives, its tightest copy is a turned one:
     its corners hold the export's dark fill, and ``--copies untouched`` leaves it out."""
     from vision.evaluate import Sample, untouched_copies
 
-    photo, turned = _photo_and_turned(1)
+    photo, turned = photo_and_turned(1)
     for name, image in {"p_jpg.rf.a.png": photo, "q_jpg.rf.b.png": turned}.items():
         cv2.imwrite(str(tmp_path / name), image)
     (tmp_path / "r_jpg.rf.c.png").write_bytes(b"not a png")
@@ -209,12 +207,14 @@ def test_operating_threshold_applies_to_the_given_score(dataset: Path) -> None:
     assert rep.map50 == 1.0  # the ranking still sees every row
 
 
-def test_trusted_copies_keep_every_copy_of_untouched_photos_only(tmp_path: Path) -> None:
+def test_trusted_copies_keep_every_copy_of_untouched_photos_only(
+    tmp_path: Path, photo_and_turned: PhotoAndTurned
+) -> None:
     """``--copies trusted``: all copies of a photo whose tightest copy is untouched (their
     labels carried from it); none of a photo whose tightest copy is itself turned."""
     from vision.evaluate import Sample, trusted_copies
 
-    photo, turned = _photo_and_turned(2)
+    photo, turned = photo_and_turned(2)
     tight, loose = np.array([[0, 0.5, 0.5, 0.2, 0.2]]), np.array([[0, 0.5, 0.5, 0.3, 0.3]])
     copies = {"p_jpg.rf.a.png": (photo, tight), "p_jpg.rf.b.png": (turned, loose),
               "q_jpg.rf.c.png": (turned, tight), "q_jpg.rf.d.png": (turned, loose)}  # fmt: skip
