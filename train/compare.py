@@ -80,8 +80,12 @@ class Measure:
     args: tuple[str, ...] = ()
     needs: str | None = None  # a key of SETS
 
+    def folder(self) -> str:
+        """The set this column reads: its scene set, else the real photos."""
+        return SETS[self.needs].path if self.needs else PHOTOS
+
     def command(self, model_dir: str) -> list[str]:
-        where = SETS[self.needs].path if self.needs else PHOTOS
+        where = self.folder()
         if self.kind == "eval":
             return [TILECAM, "eval", where, *self.args, "--model-dir", model_dir, "--json"]
         if self.kind == "scenes":
@@ -132,8 +136,7 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
 
 
 def _present(measure: Measure) -> bool:
-    where = SETS[measure.needs].path if measure.needs else PHOTOS
-    return (REPO / where).is_dir()
+    return (REPO / measure.folder()).is_dir()
 
 
 def _run(command: list[str]) -> dict[str, Any] | str:
