@@ -265,6 +265,44 @@ def rotation_margins(dets: Detections) -> npt.NDArray[np.float64]:
     return np.asarray(np.clip((own - opposite) / np.maximum(own + opposite, 1e-9), 0.0, 1.0))
 
 
+def row_faces_away(
+    row: Sequence[int],
+    frame: Frame,
+    margins: npt.NDArray[np.float64],
+    sideways: dict[int, bool],
+    codes: Sequence[str],
+    params: LayoutParams,
+) -> tuple[bool, bool]:
+    """Whether the tiles of ``row`` (detection indices) say it is seen from across the
+    table, and whether they agree enough to say it: ``(upside_down, agreed)``.
+
+    Each face-up tile standing in the row (not sideways) votes for 0 or 180 by its
+    ``margins`` entry (:func:`rotation_margins`: symmetric faces barely count); the row
+    is *agreed* when ``|sum of votes| >= params.turn_agreement × sum of margins``. A
+    row whose tiles lie either way up, as players often leave them, is not agreed and
+    reads as upright here (the caller then decides by the layout).
+
+    >>> from vision.layout_scene import SceneBuilder
+    >>> d = SceneBuilder().standing("123m456m").row().detections()
+    >>> f = canonical_frame(d.boxes, d.rotations)
+    >>> m, side = np.ones(len(d)), {k: False for k in range(len(d))}
+    >>> row_faces_away(range(len(d)), f, m, side, d.codes, LayoutParams())
+    (False, True)
+    >>> f.rotation[:3] = 180  # three of six tiles turned: no agreement
+    >>> row_faces_away(range(len(d)), f, m, side, d.codes, LayoutParams())
+    (False, False)
+    """
+    # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
+    votes = [
+        margins[k] * (1.0 if int(frame.rotation[k]) == 180 else -1.0)
+        for k in row
+        if not sideways[k] and codes[k] != BACK and int(frame.rotation[k]) in (0, 180)
+    ]
+    vote, weight = sum(votes), sum(abs(v) for v in votes)
+    agreed = weight > 0 and abs(vote) >= params.turn_agreement * weight
+    return bool(agreed and vote > 0), bool(agreed)
+
+
 def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     """Read the layout of one player's hand from ``dets`` (see module doc)."""
     params = params or LayoutParams()
@@ -363,24 +401,35 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     all_ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
     touching = all_ratios[len(all_ratios) // 3] if len(all_ratios) >= 3 else None
     for r in main_rows:
-        # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
-        upright = [k for k in r if not side_local[k] and codes[k] != BACK]
-        # each tile votes by how sure it is of 0 vs 180 (symmetric faces barely count)
-        vote = sum(
-            margins[k] * (1 if int(frame.rotation[k]) == 180 else -1)
-            for k in upright
-            if int(frame.rotation[k]) in (0, 180)
-        )
-        upside = vote > 0
+        upside, agreed = row_faces_away(r, frame, margins, side_local, codes, params)
         gaps = gaps_along(frame, r, touching)
         p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
-        p.oriented = bool(upright)
+        p.oriented = agreed
         parses.append(p)
-    if not sides_known and parses and seen_from_across(parses):
-        for k, r in enumerate(main_rows):
-            oriented = parses[k].oriented
-            parses[k] = parse(r[::-1], gaps_along(frame, r, touching)[::-1], True)
-            parses[k].oriented = oriented
+
+    def flip(k: int) -> None:
+        r = main_rows[k]
+        oriented, turned = parses[k].oriented, not parses[k].row.upside_down
+        gaps = gaps_along(frame, r, touching)
+        parses[k] = parse(r[::-1], gaps[::-1], True) if turned else parse(list(r), gaps, False)
+        parses[k].oriented = oriented
+
+    undecided = [k for k, p in enumerate(parses) if not p.oriented]
+    if parses and (not sides_known or len(undecided) == len(parses)):
+        # no tile says which side the hand faces (no rotation classifier, or every row's
+        # tiles lie either way up): the layout's cues decide for the whole picture
+        if seen_from_across(parses):
+            for k in range(len(parses)):
+                flip(k)
+    else:
+        for k in undecided:  # face the way of the nearest row whose tiles agree
+            p = parses[k]
+            near = [j for j, q in enumerate(parses) if q.oriented
+                    and abs(q.cy - p.cy) <= params.hand_row_distance * max(p.height, q.height)]
+            if near:
+                j = min(near, key=lambda j: abs(parses[j].cy - p.cy))
+                if parses[j].row.upside_down != p.row.upside_down:
+                    flip(k)
     chosen = select_hand_rows(parses, params)
     notes: list[str] = []
     melds: list[MeldLayout] = []

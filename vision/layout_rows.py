@@ -81,6 +81,13 @@ class LayoutParams:
     #: group with a tile read as a flower and its top-k gives a bonus code at least this
     #: probability (the correction then re-reads it; flowers are laid apart together)
     flower_alt_p: float = 0.1
+    #: a row's tiles say which way up it is seen (0 vs 180) only when their votes agree
+    #: this much: ``|sum of signed margins| / sum of margins`` (1: every tile the same
+    #: way up). Players often leave their tiles either way up (most of the real photos
+    #: show such hands); below it the row is read by the layout's cues, as without a
+    #: rotation classifier (:func:`vision.layout_hand.seen_from_across`), or faces the
+    #: way of the nearest row whose tiles agree
+    turn_agreement: float = 0.5
 
 
 @dataclass(frozen=True)

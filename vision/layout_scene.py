@@ -56,6 +56,7 @@ class _Tile:
     y: float
     sideways: bool
     topk: list[tuple[str, float]] | None = None
+    turned: bool = False  # lying upside down in its row (a glyph turned 180°)
 
 
 @dataclass
@@ -136,6 +137,20 @@ class SceneBuilder:
         t.code = readings[0][0]
         return self
 
+    def turned(self, *positions: int) -> SceneBuilder:
+        """Turn these tiles of the current row (0-based, in the order laid) 180° in
+        place: tiles left either way up, as players often leave them.
+
+        >>> d = SceneBuilder().standing("123m").turned(1).row().detections()
+        >>> d.rotations.tolist()
+        [0, 180, 0]
+        """
+        for k in positions:
+            if not 0 <= k < len(self._cur):
+                raise ValueError(f"no tile {k} in the current row of {len(self._cur)}")
+            self._cur[k].turned = not self._cur[k].turned
+        return self
+
     def row(self, upside_down: bool = False) -> SceneBuilder:
         """Finish the current row; ``upside_down``: seen from across the table. Rows are
         laid far to near: the first row is the furthest from the camera."""
@@ -178,7 +193,7 @@ class SceneBuilder:
             x_mid = (min(t.x for t in tiles) + max(t.x for t in tiles)) / 2
             for t in tiles:
                 lx, ly = (t.x - x_mid) * w, t.y * w
-                rot = self.sideways_rotation if t.sideways else 0
+                rot = (self.sideways_rotation if t.sideways else 0) + (180 if t.turned else 0)
                 if upside:
                     lx, ly, rot = -lx, -ly, (rot + 180) % 360
                 ly += r * row_spacing * h

@@ -397,3 +397,55 @@ def test_row_direction_weighs_each_tile_by_how_sure_it_is_of_its_rotation() -> N
 def test_rotation_margins_without_probabilities_count_every_tile_fully() -> None:
     d = SceneBuilder().standing("123m").detections()
     assert rotation_margins(d).tolist() == [1.0, 1.0, 1.0]
+
+
+# ------------------------------------------------ tiles left either way up (real hands)
+def _either_way_up() -> SceneBuilder:
+    """A hand as players often leave it: face-up tiles turned 180° at random (here 6 of
+    the 10 standing tiles and one upright tile of the pung: 7 of 13), the winning tile
+    set apart."""
+    return (SceneBuilder().standing("123m456p789sN").turned(0, 2, 3, 5, 7, 8)
+            .meld("CCC", sideways=0).turned(11).win("N"))
+
+
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+def test_tiles_left_either_way_up_do_not_decide_the_side_the_layout_does(turn: int) -> None:
+    """Players leave their tiles either way up (most of the real photos show such
+    hands): a row whose tiles disagree about 0 vs 180 is not read from across the table
+    by a majority of turned tiles; the tile set apart at the owner's right end says
+    which side the hand faces, whichever way the photo is turned."""
+    d = _either_way_up().row().detections(turn=turn)
+    assert int((d.rotations % 360 == (180 + turn) % 360).sum()) >= 7  # turned majority
+    lay = analyze(d)
+    if turn == 0:  # (turned 90° the frame itself may be chosen either way round)
+        assert not lay.rows[0].upside_down
+    assert lay.winning is not None and d.codes[lay.winning] == "N"
+    assert lay.melds[0].claimed_from == 1
+    assert_reads(_either_way_up(), "[CCC,1]123m456p789sNN", turn=turn)
+
+
+def test_a_row_whose_tiles_agree_still_says_it_is_seen_from_across() -> None:
+    """One turned tile in an upside-down row leaves the row's vote clear (12 to 1)."""
+    b = SceneBuilder().standing("123m456p789sN").turned(4).meld("CCC", sideways=0).win("N")
+    lay = analyze(b.row(upside_down=True).detections())
+    assert lay.rows[0].upside_down and lay.melds[0].claimed_from == 1
+
+
+def test_a_meld_row_left_either_way_up_faces_like_the_standing_row_beside_it() -> None:
+    """Melds in a row of their own, their tiles turned either way, beside an upside-down
+    standing row whose tiles agree: the meld row is read from across the table too."""
+    b = (SceneBuilder().meld("CCC", sideways=0).meld("789p", sideways=1).turned(1, 3)
+         .row(upside_down=True).standing("123m456p99sN").win("N").row(upside_down=True))
+    d = b.detections()
+    lay = analyze(d)
+    assert all(r.upside_down for r in lay.rows)
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,1][789p,2]123m456p99sNN"))
+
+
+def test_turn_agreement_one_half_is_the_default_and_can_be_raised() -> None:
+    """``LayoutParams.turn_agreement``: 8 tiles to 3 (agreement 5/11 < 1/2) is no
+    agreement; at 0.3 the majority decides again (and reads this upright hand wrong)."""
+    b = SceneBuilder().standing("123m456p789sN").turned(*range(8)).win("N")
+    d = b.row().detections()
+    assert not analyze(d).rows[0].upside_down
+    assert analyze(d, LayoutParams(turn_agreement=0.3)).rows[0].upside_down

@@ -13,6 +13,7 @@ import pytest
 from vision.classes import CLASSES
 from vision.synth.art import ArtError, ArtSet, load_art
 from vision.synth.hands import random_hand, tile_sort_key
+from vision.synth.render import TileBox
 from vision.synth.scene import (
     Placed,
     SceneOptions,
@@ -207,6 +208,39 @@ def test_face_up_kongs_are_concealed_kongs_laid_all_face_up_and_off_by_default()
     assert [down for _, _, down, _ in _meld_tiles(hidden[0], rng)] == [True, False, False, True]
 
 
+def test_turned_hands_leave_tiles_either_way_up_and_are_off_by_default() -> None:
+    """--turned-hands P: a hand's face-up tiles lie either way up, as players leave them
+    (some of its upright tiles' glyphs point down in the truth, the hand is the same);
+    at 0 no draw is made, so older sets come out the same."""
+    from vision.synth.scene import turn_either_way
+
+    art = _any_art()
+    opts = SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0)
+    plain = render_scene(art, np.random.default_rng([7, 2]), opts)
+    same = render_scene(art, np.random.default_rng([7, 2]),
+                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
+                                     turned_hands=0.0))
+    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    turned = render_scene(art, np.random.default_rng([7, 2]),
+                          SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
+                                       turned_hands=1.0))
+    assert turned.truth["hand"] == plain.truth["hand"]
+    assert [t["code"] for t in turned.truth["tiles"]] == [t["code"] for t in plain.truth["tiles"]]
+    flipped = [(a["rotation"] - b["rotation"]) % 360
+               for a, b in zip(turned.truth["tiles"], plain.truth["tiles"], strict=True)
+               if not a["face_down"]]
+    assert set(flipped) <= {0, 180} and flipped.count(180) >= 2
+    yaws = set()
+    for seed in range(20):  # face-down tiles and tiles standing on edge keep their yaw
+        placed = [Placed(TileBox("1m", 0, 0, 0.0), "standing"),
+                  Placed(TileBox("2m", 30, 0, 0.0, face_down=True), "meld"),
+                  Placed(TileBox("3m", 60, 0, 0.0, standing=True), "standing")]
+        turn_either_way(placed, np.random.default_rng(seed))
+        yaws.add(placed[0].box.yaw)
+        assert placed[1].box.yaw == placed[2].box.yaw == 0.0
+    assert yaws == {0.0, 180.0}
+
+
 def test_hand_notation_parses_with_the_scorer() -> None:
     scoring = pytest.importorskip("scoring")
     rng = np.random.default_rng(1)
@@ -296,6 +330,8 @@ def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["dataset", "synth", "--out", str(tmp_path), "--art", "no-such-set"]) == 2
     assert "unknown art set" in capsys.readouterr().err
     assert main(["dataset", "synth", "--out", str(tmp_path), "--imgsz", "1", "2", "3"]) == 2
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--turned-hands", "1.5"]) == 2
+    assert "--turned-hands must be between 0 and 1" in capsys.readouterr().err
 
 
 def test_photos_command_names_a_missing_source(

@@ -50,6 +50,9 @@ def register(sub: Any) -> None:
     s.add_argument("--face-up-kongs", type=float, default=0.0,
                    help="share of concealed kongs laid as four face-up tiles instead of "
                    "with face-down ends (0..1, default 0)")
+    s.add_argument("--turned-hands", type=float, default=0.0,
+                   help="share of hands whose face-up tiles lie either way up (each turned "
+                   "180 degrees with probability 1/2), as players leave them (0..1, default 0)")
     s.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--list-art", action="store_true", help="list installed art sets and exit")
@@ -105,7 +108,7 @@ def run_synth(args: argparse.Namespace) -> int:
         raise ValueError("--out DIR is required")
     if args.count < 1:
         raise ValueError(f"--count must be at least 1, got {args.count}")
-    for name in ("hand_prob", "extras_prob", "face_up_kongs"):
+    for name in ("hand_prob", "extras_prob", "face_up_kongs", "turned_hands"):
         v = getattr(args, name)
         if not 0.0 <= v <= 1.0:
             raise ValueError(f"--{name.replace('_', '-')} must be between 0 and 1, got {v}")
@@ -118,7 +121,8 @@ def run_synth(args: argparse.Namespace) -> int:
     cfg = SynthConfig(
         out=args.out, count=args.count, seed=args.seed, art=resolve_art_names(args.art),
         width=width, height=height, hand_prob=args.hand_prob, extras_prob=args.extras_prob,
-        face_up_kongs=args.face_up_kongs, workers=args.workers,
+        face_up_kongs=args.face_up_kongs, turned_hands=args.turned_hands,
+        workers=args.workers,
     )
     bar = None if args.quiet else Progress(cfg.count)
     manifest = generate(cfg, bar.update if bar else None)

@@ -50,6 +50,10 @@ class SceneOptions:
     #: Probability that a concealed kong is laid as four face-up tiles (0: never, and no
     #: draw is made, so sets made before the option are unchanged).
     face_up_kongs: float = 0.0
+    #: Probability that a hand's tiles lying face up are left either way up, each turned
+    #: 180° on the table with probability 1/2 — players rarely turn every tile upright
+    #: (most of the real photos show such hands). 0: never, and no draw is made.
+    turned_hands: float = 0.0
 
 
 @dataclass
@@ -87,6 +91,8 @@ def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float
             for p in placed:
                 if p.role in ("standing", "winning") and not p.box.face_down:
                     p.box.standing = True
+        if opts.turned_hands > 0 and rng.random() < opts.turned_hands:
+            turn_either_way(placed, rng)
         if rng.random() < opts.extras_prob:
             xs = [p.box.x for p in placed]
             ys = [p.box.y for p in placed]
@@ -105,6 +111,17 @@ def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float
         p.box.x, p.box.y = dx * ca - dy * sa, dx * sa + dy * ca
         p.box.yaw += math.degrees(ang)
     return placed, hand, arrangement, size
+
+
+def turn_either_way(placed: list[Placed], rng: np.random.Generator) -> None:
+    """Turn each face-up tile lying on the table 180° with probability 1/2, in place: a
+    hand as players leave it. Tiles standing on edge (they face their player) and
+    face-down tiles (no glyph) keep their yaw; a sideways tile stays sideways."""
+    for p in placed:
+        if p.box.face_down or p.box.standing:
+            continue
+        if rng.random() < 0.5:
+            p.box.yaw += 180.0
 
 
 def _extent(placed: list[Placed]) -> tuple[float, float]:

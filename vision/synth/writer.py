@@ -46,6 +46,7 @@ class SynthConfig:
     hand_prob: float = 0.75
     extras_prob: float = 0.35
     face_up_kongs: float = 0.0
+    turned_hands: float = 0.0
     jpeg_quality: tuple[int, int] = (40, 95)
     workers: int = 1
 
@@ -78,7 +79,8 @@ def render_one(arts: Sequence[ArtSet], cfg: SynthConfig, index: int) -> tuple[Sc
     rng = np.random.default_rng([cfg.seed, index])
     art = arts[int(rng.integers(0, len(arts)))]
     opts = SceneOptions(width=cfg.width, height=cfg.height, hand_prob=cfg.hand_prob,
-                        extras_prob=cfg.extras_prob, face_up_kongs=cfg.face_up_kongs)
+                        extras_prob=cfg.extras_prob, face_up_kongs=cfg.face_up_kongs,
+                        turned_hands=cfg.turned_hands)
     result = render_scene(art, rng, opts)
     q = int(rng.integers(cfg.jpeg_quality[0], cfg.jpeg_quality[1] + 1))
     return result, q
