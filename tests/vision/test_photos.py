@@ -363,3 +363,59 @@ def test_real_photos_mirrored_copies_match_the_eye() -> None:
         }
         assert not decisions[name].ambiguous
         assert decisions[name].mirrored is mirrored, name
+
+
+# ---------------------------------------------------------------- label fixes
+def test_a_label_fix_on_the_original_reaches_every_copy(tmp_path: Path) -> None:
+    """A bonus tile's wrong label (one of each flower in a set: two labels of one code
+    are one too many) is corrected on the original; the copies' labels are carried from
+    it, so every copy gets the fix. A fix whose row holds another code is skipped."""
+    from vision.classes import CLASSES
+    from vision.data.label_fixes import LabelFix
+
+    _write_roboflow_like(tmp_path / "hk")
+    fix = LabelFix("p_jpg.rf.a.png", 3, "5f", "3f", "test: the tile shows 3 秋")
+    wrong = LabelFix("p_jpg.rf.a.png", 4, "5f", "3f", "test: row 4 is a 4f")
+    counts = prepare_photos(tmp_path / "hk", tmp_path / "fixed", val_fraction=0.0,
+                            label_fixes=[fix, wrong])
+    assert (counts["label_fixes"], counts["label_fixes_skipped"]) == (1, 1)
+    plain = prepare_photos(tmp_path / "hk", tmp_path / "plain", val_fraction=0.0,
+                           label_fixes=())
+    assert (plain["label_fixes"], plain["label_fixes_skipped"]) == (0, 0)
+    for key in "abcd":
+        got = _read_out(tmp_path / "fixed", f"p_jpg.rf.{key}")
+        was = _read_out(tmp_path / "plain", f"p_jpg.rf.{key}")
+        changed = np.flatnonzero(got[:, 0] != was[:, 0])
+        assert len(changed) == 1, key
+        assert CLASSES[int(was[changed[0], 0])] == "5f"
+        assert CLASSES[int(got[changed[0], 0])] == "3f"
+        np.testing.assert_allclose(got[:, 1:], was[:, 1:])
+
+
+def test_shipped_label_fixes_name_bonus_tiles_and_change_them() -> None:
+    from vision.classes import BONUS
+    from vision.data.label_fixes import LABEL_FIXES
+
+    assert LABEL_FIXES
+    for f in LABEL_FIXES:
+        assert f.was in BONUS and f.now in BONUS and f.was != f.now and f.why
+    assert len({(f.copy, f.row) for f in LABEL_FIXES}) == len(LABEL_FIXES)
+
+
+@pytest.mark.skipif(not HK.is_dir(), reason=f"hk-photos not found at {HK}")
+def test_shipped_label_fixes_match_the_exported_labels() -> None:
+    """Each fix's row in the export's label file holds the code it corrects, and with the
+    fix the photo names no bonus code twice."""
+    from collections import Counter
+
+    from vision.classes import BONUS, CLASSES
+    from vision.data.label_fixes import LABEL_FIXES, apply_label_fixes
+
+    names = read_class_names(HK)
+    for copy in {f.copy for f in LABEL_FIXES}:
+        path = HK / "labels" / (Path(copy).stem + ".txt")
+        labels = read_labels(path, names)
+        fixed, applied, skipped = apply_label_fixes(copy, labels)
+        assert skipped == 0 and applied == sum(f.copy == copy for f in LABEL_FIXES)
+        bonus = Counter(CLASSES[int(c)] for c in fixed[:, 0] if CLASSES[int(c)] in BONUS)
+        assert max(bonus.values()) == 1, (copy, bonus)

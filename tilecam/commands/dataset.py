@@ -76,6 +76,9 @@ def register(sub: Any) -> None:
                     help="augmented copies' labels: mapped from the un-augmented original "
                     "(default; the export's own are off the tiles on turned copies) or the "
                     "export's")
+    ph.add_argument("--no-label-fixes", action="store_true",
+                    help="keep every label as exported (by default the bonus-tile labels "
+                    "listed in vision/data/label_fixes.py are corrected)")
     ph.set_defaults(func=run_photos)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -134,6 +137,7 @@ def run_synth(args: argparse.Namespace) -> int:
 
 def run_photos(args: argparse.Namespace) -> int:
     try:
+        from vision.data.label_fixes import LABEL_FIXES
         from vision.data.photos import prepare_photos
     except ImportError as exc:
         raise ValueError(f"real-photo preparation is not available: {exc}") from None
@@ -146,6 +150,7 @@ def run_photos(args: argparse.Namespace) -> int:
         raise ValueError(f"--val-fraction must be between 0 and 1, got {args.val_fraction}")
     counts = prepare_photos(Path(src), args.out, val_fraction=args.val_fraction,
                             seed=args.seed, mirrored=args.mirrored,
-                            labels_from=args.labels_from)
+                            labels_from=args.labels_from,
+                            label_fixes=() if args.no_label_fixes else LABEL_FIXES)
     print(json.dumps(counts))
     return 0

@@ -51,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES, class_id
+from vision.data.label_fixes import LABEL_FIXES, LabelFix, apply_label_fixes
 from vision.data.relabel import Features, LabelMapper, ratio_matches
 
 #: hk-photos class name → tile code (RULES.md). ``bf`` = flowers plum, orchid,
@@ -509,6 +510,7 @@ def prepare_photos(
     reference_input: str = "gray",
     votes_per_group: int = 5,
     labels_from: str = "original",
+    label_fixes: Sequence[LabelFix] = LABEL_FIXES,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Build a YOLO dataset from hk-photos in ``out`` and return counts.
@@ -531,9 +533,13 @@ def prepare_photos(
     keeps the export's labels. Alignments are cached in ``out/labels.csv`` (per copy:
     inliers, homography, boxes in the export and mapped, and their agreement).
 
+    ``label_fixes``: corrections to the originals' labels (:mod:`vision.data.label_fixes`;
+    ``()`` for the labels as exported), applied before they are carried to the copies
+    (with ``labels_from="export"`` only the original gets them).
+
     Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
     "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "mapped",
-    "unaligned", "tiles"}``.
+    "unaligned", "tiles", "label_fixes", "label_fixes_skipped"}``.
     Copies of stems whose original cannot be told (``ambiguous``) are left out.
     """
     src, out = Path(src), Path(out)
@@ -572,6 +578,8 @@ def prepare_photos(
             "mapped",
             "unaligned",
             "tiles",
+            "label_fixes",
+            "label_fixes_skipped",
         ),
         0,
     )
@@ -616,6 +624,16 @@ def prepare_photos(
             for lb, d in zip(labels, stem_decisions, strict=True)
         ]
         original = original_copy(fixed_labels)
+        if original is not None and label_fixes:
+            k = original[0]
+            mended, applied, skipped = apply_label_fixes(paths[k].name, fixed_labels[k],
+                                                         label_fixes)
+            counts["label_fixes"] += applied
+            counts["label_fixes_skipped"] += skipped
+            if applied:
+                fixed_labels[k] = mended
+                if not stem_decisions[k].mirrored:
+                    labels[k] = mended
         mapped = None
         if mapper is not None and original is not None and not stem_decisions[0].ambiguous:
             mapped = mapper.stem_labels(
