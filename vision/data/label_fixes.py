@@ -1,12 +1,13 @@
-"""Corrections to the hk-photos labels: bonus tiles whose label contradicts the tile.
+"""Corrections to the hk-photos labels: tiles whose label contradicts the tile.
 
-A tile set holds one of each bonus tile (``1f``-``8f``), so a photo of one set whose
-labels name a flower or season twice has a wrong label. Every photo of the export was
-checked for that (train and val alike, before looking at any model's readings); where
-the tile itself says what it is — its numeral and character, and the set's colours as
-the same photo's other bonus tiles show them (red numerals for the seasons 春夏秋冬,
-blue for the flowers 梅蘭菊竹) — the label is corrected here. Photos whose duplicated
-labels the picture cannot settle (a blurred or cut tile) keep their labels.
+A tile set holds one of each bonus tile (``1f``-``8f``) and four of each other kind, so
+a photo of one set whose labels name a flower or season twice, or a kind five times or
+more, has a wrong label. Every original of the export was checked for that (train and
+val alike, before looking at any model's readings); where the tile itself says what it
+is — its numeral and character, and the set's colours as the same photo's other bonus
+tiles show them (red numerals for the seasons 春夏秋冬, blue for the flowers 梅蘭菊竹) —
+the label is corrected here. Photos whose labels the picture cannot settle (a blurred or
+cut tile, blank faces) keep them.
 
 The fixes apply to the un-augmented original's label file; the other copies' labels are
 carried from it (:mod:`vision.data.relabel`), so every copy gets them. A fix whose row
@@ -42,8 +43,10 @@ class LabelFix:
 
 
 #: The corrections (twenty-first session). Found by listing every original whose labels
-#: name one bonus code twice (7 photos); 4 of them settled by the picture, 3 not
-#: (``393106986_…``, ``393108476_…``, ``z9BwrWhdora…``: blurred or cut tiles).
+#: name one bonus code twice (7 photos: 4 settled by the picture; ``393106986_…``,
+#: ``393108476_…``, ``z9BwrWhdora…`` not — blurred or cut tiles) or one kind more than four
+#: times (3 photos: 1 settled; ``CcHsiIAqV2qS…``'s five 7m blurred, ``IMG_20231030_204854``'s
+#: eight 白 blank faces).
 LABEL_FIXES: tuple[LabelFix, ...] = (
     LabelFix("2aGXQnBH5SHRuF2LqyrkpYxAIOY3vY_jpg.rf.5662bf152f937a69bd6cdd8fa65f6830.jpg",
              70, "1f", "3f", "shows 3 秋 (autumn); the photo's 1 春 is labelled 1f too"),
@@ -61,6 +64,13 @@ LABEL_FIXES: tuple[LabelFix, ...] = (
              "and 393088663 label its red 一 as 1f)"),
     LabelFix("d1AKzgUIuM5zTsYpIfk5v0WcIrPRwS_jpg.rf.3157f6047d1d89a56de3212cb6001088.jpg",
              39, "4f", "8f", "shows 竹 4 and bamboo; the sheet's 4 冬 is labelled 4f too"),
+    LabelFix("420632200_399521625861232_1345695193706140643_n_jpg.rf."
+             "2b205c72551554872bb8a5ff2a16f0f6.jpg",
+             12, "2p", "9m", "a 萬 tile (九 over 萬, as its neighbour labelled 9m), not dots; "
+             "the row holds six tiles labelled 2p: SSS FF 2222p 999m 999p"),
+    LabelFix("420632200_399521625861232_1345695193706140643_n_jpg.rf."
+             "2b205c72551554872bb8a5ff2a16f0f6.jpg",
+             13, "2p", "9m", "as row 12: the second of the two 萬 tiles labelled 2p"),
 )
 
 
