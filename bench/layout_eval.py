@@ -72,7 +72,7 @@ Usage::
 
     .venv/bin/python bench/layout_eval.py synth /tmp/heldout [--detector] [--model-dir M]
     .venv/bin/python bench/layout_eval.py photos datasets/build/hk-photos [--model-dir M]
-    .venv/bin/python bench/layout_eval.py builder [--count 1000] [--seed 0]
+    .venv/bin/python bench/layout_eval.py builder [--count 1000] [--seed 0] [--turned P]
 """
 
 from __future__ import annotations
@@ -675,7 +675,7 @@ def calibration_bins(
 
 
 # ----------------------------------------------------------------------------- builder
-def eval_builder(count: int, seed: int) -> dict[str, Any]:
+def eval_builder(count: int, seed: int, turned: float = 0.0) -> dict[str, Any]:
     import numpy as np
 
     from vision.layout_scene import random_scene
@@ -684,7 +684,7 @@ def eval_builder(count: int, seed: int) -> dict[str, Any]:
     exact = 0
     t = 0.0
     for _ in range(count):
-        scene = random_scene(rng)
+        scene = random_scene(rng, turned=turned)
         d = scene.detections()
         t0 = time.perf_counter()
         lay = analyze(d)
@@ -724,11 +724,13 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("builder", help="random scenes of vision.layout_scene (no image)")
     b.add_argument("--count", type=int, default=1000)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--turned", type=float, default=0.0, metavar="P",
+                   help="share of hands whose face-up tiles lie either way up (default 0)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
     if args.what == "builder":
-        result = eval_builder(args.count, args.seed)
+        result = eval_builder(args.count, args.seed, args.turned)
     else:
         detector = None
         if args.what == "photos" or args.detector:

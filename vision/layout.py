@@ -278,9 +278,10 @@ def row_faces_away(
 
     Each face-up tile standing in the row (not sideways) votes for 0 or 180 by its
     ``margins`` entry (:func:`rotation_margins`: symmetric faces barely count); the row
-    is *agreed* when ``|sum of votes| >= params.turn_agreement × sum of margins``. A
-    row whose tiles lie either way up, as players often leave them, is not agreed and
-    reads as upright here (the caller then decides by the layout).
+    is *agreed* when ``|sum of votes| >= params.turn_agreement × sum of margins`` and
+    ``>= params.turn_votes``. A row whose tiles lie either way up, as players often
+    leave them, or too short to tell, is not agreed and reads as upright here (the
+    caller then decides by the layout).
 
     >>> from vision.layout_scene import SceneBuilder
     >>> d = SceneBuilder().standing("123m456m").row().detections()
@@ -299,7 +300,8 @@ def row_faces_away(
         if not sideways[k] and codes[k] != BACK and int(frame.rotation[k]) in (0, 180)
     ]
     vote, weight = sum(votes), sum(abs(v) for v in votes)
-    agreed = weight > 0 and abs(vote) >= params.turn_agreement * weight
+    agreed = (weight > 0 and abs(vote) >= params.turn_agreement * weight
+              and abs(vote) >= params.turn_votes)
     return bool(agreed and vote > 0), bool(agreed)
 
 

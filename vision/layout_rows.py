@@ -88,6 +88,10 @@ class LayoutParams:
     #: rotation classifier (:func:`vision.layout_hand.seen_from_across`), or faces the
     #: way of the nearest row whose tiles agree
     turn_agreement: float = 0.5
+    #: ... and only when the vote's margin is at least this many sure tiles
+    #: (``|sum of signed margins|``): two or three tiles of a short meld row agree by
+    #: chance half the time or a quarter when their owner left them either way up
+    turn_votes: float = 3.0
 
 
 @dataclass(frozen=True)

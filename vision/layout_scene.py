@@ -269,11 +269,14 @@ def _kind_text(codes: Sequence[str]) -> str:
     return "".join(codes)
 
 
-def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
+def random_scene(rng: np.random.Generator, hand_size: int = 14,
+                 turned: float = 0.0) -> RandomScene:
     """A random hand (copy counts respected; the shape need not be a win) laid out with
     random melds of every kind and claim source, face-down kongs, flowers, a winning tile
     set apart or not, melds beside or in front of the standing row, seen from either side
-    of the table, turned, tilted, in perspective and jittered."""
+    of the table, turned, tilted, in perspective and jittered. With probability
+    ``turned`` the hand's face-up tiles lie either way up (each turned 180° with
+    probability 1/2, as players leave them); at 0 no draw is made."""
     from vision.classes import BONUS, KINDS
 
     wall = [k for k in KINDS for _ in range(4)]
@@ -372,5 +375,10 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14) -> RandomScene:
         "scale": float(rng.uniform(0.5, 2.0)),
         "seed": int(rng.integers(0, 2**31)),
     }
+    if turned > 0 and rng.random() < turned:
+        for tiles, _ in b._rows:
+            for t in tiles:
+                if t.code != BACK and rng.random() < 0.5:
+                    t.turned = True
     hand = "".join(melds_text) + _kind_text(body) + _kind_text(flowers)
     return RandomScene(b, hand, apart, tuple(hidden), render)
