@@ -21,9 +21,12 @@ How players lay out a hand (seed 003, 鸣牌的摆放) and how tilecam reads it:
 - Flowers (``1f``-``8f``) are bonus tiles; they break a row into groups.
 
 Rows seen from across the table (tiles at rotation 180) are read right to left, so
-"left" always means the left of the player who owns the row. Without 180/270
-rotations (a detector with no rotation classifier) the picture's side is judged from
-the layout: the winning tile apart at the right end, melds beyond the standing row.
+"left" always means the left of the player who owns the row. Players often leave their
+tiles either way up, so a row's tiles decide its side only when they agree
+(:func:`row_faces_away`); a row whose tiles do not faces like the nearest row whose tiles
+do. Without 180/270 rotations (a detector with no rotation classifier), or when no row's
+tiles agree, the picture's side is judged from the layout: the winning tile apart at the
+right end, melds beyond the standing row.
 
 Only the hand's rows are read: the row with the most hand tiles and the rows chained
 to it (within ``LayoutParams.hand_row_distance`` tile heights, facing the same way),
