@@ -17,7 +17,10 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
      "name": "tilecam-yolo11n", "version": "..."}
 
 ``autocontrast``, ``conf``, ``iou``, ``contain`` (NMS also drops a box covered more than this
-share by a better one; absent: IoU only), ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
+share by a better one; absent: IoU only), ``fuse`` (``{"iou": 0.5, "rel": 0.5}``: each kept
+box scored at least ``conf`` becomes the score-weighted mean of the candidates it overlaps
+at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
+absent: the kept boxes as they are), ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
 ``version`` are optional; so are a top-level ``calibration`` (the hand confidence,
 :mod:`vision.confidence`) and ``readers`` (second looks from larger crops at some codes,
 applied in order after the classifier; :class:`ReaderSpec`; a single ``reader`` object is
@@ -97,6 +100,9 @@ class DetectorSpec:
     #: NMS also drops a box whose area lies more than this share inside a better box
     #: (:func:`vision.postprocess.box_cover`); None: IoU only.
     contain: float | None = None
+    #: Box fusion after NMS (:func:`vision.postprocess.fuse_kept`): ``(iou, rel)``, or
+    #: None for the kept boxes as they are.
+    fuse: tuple[float, float] | None = None
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
@@ -213,6 +219,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         conf=float(d.get("conf", 0.25)),
         iou=float(d.get("iou", 0.5)),
         contain=_contain(d.get("contain"), where),
+        fuse=_fuse(d.get("fuse"), where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         **_zoom_fields(d.get("zoom", {}), where),
@@ -312,6 +319,18 @@ def _contain(value: Any, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
         raise ModelError(f"{where}: 'contain' must be a number in (0, 1], got {value!r}")
     return float(value)
+
+
+def _fuse(value: Any, where: str) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) - {"iou", "rel"}:
+        raise ModelError(f"{where}: 'fuse' must be an object with 'iou' and 'rel', got {value!r}")
+    iou, rel = value.get("iou", 0.5), value.get("rel", 0.5)
+    for key, v in (("iou", iou), ("rel", rel)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < float(v) <= 1:
+            raise ModelError(f"{where}: 'fuse.{key}' must be a number in (0, 1], got {v!r}")
+    return float(iou), float(rel)
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
@@ -645,9 +664,13 @@ class Detector:
                 f"{len(self.spec.names)} classes (expected (1, {4 + len(self.spec.names)}, N))"
             )
         boxes, scores = pp.decode_yolo(raw, self._low_conf(), self.spec.score)
-        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det,
-                      self.spec.contain)
-        return lb.to_original(boxes[keep]), scores[keep], lb.scale
+        ranked = pp.tile_score(scores, self.spec.score)
+        keep = pp.nms(boxes, ranked, self.iou, self.max_det, self.spec.contain)
+        kept = boxes[keep]
+        if self.spec.fuse is not None:
+            strong = ranked[keep] >= self.conf  # weak boxes stay as found
+            kept[strong] = pp.fuse_kept(boxes, ranked, keep[strong], *self.spec.fuse)
+        return lb.to_original(kept), scores[keep], lb.scale
 
     def _zoom(
         self,

@@ -463,6 +463,34 @@ def test_contain_setting_is_read_and_checked(tmp_path: Path) -> None:
             read_manifest(model)
 
 
+def test_fuse_setting_moves_a_kept_box_to_its_candidates_mean(tmp_path: Path) -> None:
+    """Manifest ``"fuse"``: a strong kept box becomes the score-weighted mean of the
+    candidates it suppressed at that IoU (a second box of the tile, 4 input px to its
+    right, scored alike, shifts it 2 input px = 4 image px); absent, the kept box as it is.
+    Bad values are named."""
+    rows = [
+        [115, 200, 30, 40, 0.90, 0.05],  # 1m at original (200, 200, 260, 280)
+        [119, 200, 30, 40, 0.85, 0.05],  # the same tile found 4 input px to the right
+    ]
+    model = _model_dir(tmp_path, ["1m", "2m"])
+    image = np.zeros((960, 1280, 3), np.uint8)
+    plain = Detector(model, backend=FakeBackend(_yolo(rows)), conf=0.25)(image)
+    assert len(plain) == 1 and plain.boxes[0].tolist() == pytest.approx([200, 200, 260, 280])
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"]["fuse"] = {"iou": 0.5, "rel": 0.5}
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    assert read_manifest(model)[0].fuse == (0.5, 0.5)
+    fused = Detector(model, backend=FakeBackend(_yolo(rows)), conf=0.25)(image)
+    shift = 8 * 0.85 / (0.90 + 0.85)  # image px: 2 × (4 input px × the second's weight)
+    assert fused.boxes[0].tolist() == pytest.approx([200 + shift, 200, 260 + shift, 280],
+                                                    abs=1e-3)
+    for bad in ({"iou": 0}, {"rel": 1.5}, {"iou": "0.5"}, {"size": 1}, 0.5):
+        manifest["detector"]["fuse"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="'fuse"):
+            read_manifest(model)
+
+
 def test_zoom_settings_are_checked(tmp_path: Path) -> None:
     manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
     for bad in (

@@ -140,3 +140,22 @@ def test_nms_all_pairs_at_once_keeps_the_same_boxes_as_one_at_a_time(
         slow = pp.nms(boxes, scores, 0.5, 100, contain)
         monkeypatch.undo()
         assert fast.tolist() == slow.tolist()
+
+
+def test_fuse_kept_weighs_candidates_by_score_and_leaves_far_or_weak_ones_out() -> None:
+    """Weighted box fusion after NMS: candidates at IoU ≥ the threshold scoring at least
+    ``rel`` × the kept box's score are averaged into it; a neighbour (IoU < threshold) and
+    a weak candidate are not."""
+    b = np.array([[0, 0, 10, 20], [2, 0, 12, 20], [0, 1, 10, 21], [11, 0, 21, 20]],
+                 np.float32)
+    s = np.array([0.9, 0.3, 0.6, 0.8], np.float32)
+    keep = pp.nms(b, s, 0.5)
+    assert keep.tolist() == [0, 3]
+    out = pp.fuse_kept(b, s, keep, 0.5, rel=0.5)
+    # box 1 (0.3 < 0.45) is left out; box 2 moves the kept one down by 0.6 / 1.5 px
+    np.testing.assert_allclose(out[0], [0, 0.4, 10, 20.4], atol=1e-5)
+    np.testing.assert_allclose(out[1], b[3])
+    # at rel 0.3 box 1 counts too: x1 = 2 × 0.3 / 1.8, y1 = 0.6 / 1.8, and so on
+    np.testing.assert_allclose(pp.fuse_kept(b, s, keep, 0.5, rel=0.3)[0],
+                               [1 / 3, 1 / 3, 10 + 1 / 3, 20 + 1 / 3], atol=1e-5)
+    assert pp.fuse_kept(b, s, np.array([], np.int64), 0.5).shape == (0, 4)
