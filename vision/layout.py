@@ -67,8 +67,8 @@ from vision.layout_geometry import (
 from vision.layout_hand import (
     Row,
     RowParse,
+    across_votes,
     face_up_kongs,
-    seen_from_across,
     select_hand_rows,
     slightly_apart,
     winning_tile,
@@ -420,12 +420,21 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         parses[k].oriented = oriented
 
     undecided = [k for k, p in enumerate(parses) if not p.oriented]
+    side_note = None
     if parses and (not sides_known or len(undecided) == len(parses)):
         # no tile says which side the hand faces (no rotation classifier, or every row's
         # tiles lie either way up): the layout's cues decide for the whole picture
-        if seen_from_across(parses):
+        cue = across_votes(parses)
+        if cue > 0:
             for k in range(len(parses)):
                 flip(k)
+        if sides_known and not cue:  # tiles either way up and no layout cue
+            side_note = (
+                "the hand's tiles lie either way up and its layout does not show which "
+                "side its owner sits (no tile set apart): read as seen from the camera's "
+                "side — photographed from across the table, the claim sources and the "
+                "winning tile would be mirrored"
+            )
     else:
         for k in undecided:  # face the way of the nearest row whose tiles agree
             p = parses[k]
@@ -491,6 +500,8 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         if winning in in_kongs:
             winning = None
     standing = [d for _, run in standing_runs for d in run if d != winning]
+    if side_note and (winning is not None or any(m.claimed_from for m in melds)):
+        notes.append(side_note)  # only where the side changes the hand
     sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
     return Layout(
         melds=tuple(melds),

@@ -85,7 +85,7 @@ class LayoutParams:
     #: this much: ``|sum of signed margins| / sum of margins`` (1: every tile the same
     #: way up). Players often leave their tiles either way up (most of the real photos
     #: show such hands); below it the row is read by the layout's cues, as without a
-    #: rotation classifier (:func:`vision.layout_hand.seen_from_across`), or faces the
+    #: rotation classifier (:func:`vision.layout_hand.across_votes`), or faces the
     #: way of the nearest row whose tiles agree
     turn_agreement: float = 0.5
     #: ... and only when the vote's margin is at least this many sure tiles

@@ -491,3 +491,17 @@ def test_turn_agreement_one_half_is_the_default_and_can_be_raised() -> None:
     d = b.row().detections()
     assert not analyze(d).rows[0].upside_down
     assert analyze(d, LayoutParams(turn_agreement=0.3)).rows[0].upside_down
+
+
+def test_a_hand_either_way_up_with_no_cue_is_read_from_the_camera_side_with_a_note() -> None:
+    """Tiles either way up, no tile set apart, a claimed pung: nothing says which side
+    the owner sits, so the hand is read as the camera sees it and a note says the claim
+    sources would be mirrored if the photo was taken from across; with a tile set apart
+    the layout decides and no note is given."""
+    b = (SceneBuilder().standing("123m456p789sNN").turned(0, 2, 4, 6, 8, 10)
+         .meld("CCC", sideways=0).turned(12).row())
+    lay = analyze(b.detections())
+    assert not lay.rows[0].upside_down and lay.melds[0].claimed_from == 1
+    assert any("mirrored" in n for n in lay.notes)
+    lay = analyze(_either_way_up().row().detections(turn=180))
+    assert not any("mirrored" in n for n in lay.notes)
