@@ -3,9 +3,10 @@
 The protocol of the model card's recipe (steps 36–38): a candidate is **chosen** on
 *choice* data only — the first 400 training copies (all, and those of the photos whose
 labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes
-of the training art ``tune1280`` and ``choice2`` — and **reported** on the *report* sets
-(hk val in four selections, held-out art v2, the val photos' tile multisets through
-``recognize``, the end-to-end held-out-art scenes). A candidate ships only if it is not
+of the training art ``tune1280``, ``choice2`` and ``turned-choice`` (hands left either
+way up) — and **reported** on the *report* sets (hk val in four selections, held-out art
+v2, the val photos' tile multisets through ``recognize``, the end-to-end held-out-art
+scenes, ``turned-heldout`` among them). A candidate ships only if it is not
 below the shipped model on the choice data; the report sets never choose.
 
 Every figure is one documented command (``--dry-run`` prints them): ``tilecam eval`` for
@@ -68,6 +69,15 @@ SETS: dict[str, SceneSet] = {
                          ("--count", "100", "--seed", "777", "--art", "heldout", *_TABLE)),
     "heldoutC": SceneSet("/tmp/s9/heldoutC",
                          ("--count", "100", "--seed", "778", "--art", "heldout", *_TABLE)),
+    # hands whose face-up tiles lie either way up, as players leave them (twenty-first
+    # session): the training art with table extras (choice), the held-out art (report)
+    "turned-choice": SceneSet("/tmp/s21/turned-choice",
+                              ("--count", "300", "--seed", "5", "--art", "default", *_TABLE,
+                               "--turned-hands", "1")),
+    "turned-heldout": SceneSet("/tmp/s21/turned-heldout",
+                               ("--count", "200", "--seed", "3", "--art", "heldout",
+                                "--hand-prob", "1", "--extras-prob", "0",
+                                "--turned-hands", "1")),
 }
 
 
@@ -120,6 +130,7 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
         Measure("held-out v1", "eval", (), "v1"),
         Measure("tune1280", "scenes", (), "tune1280"),
         Measure("choice2", "scenes", (), "choice2"),
+        Measure("turned-choice", "scenes", (), "turned-choice"),
     ),
     "report": (
         Measure("hk val", "eval", ("--split", "val")),
@@ -131,6 +142,7 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
         Measure("heldoutB", "scenes", ("--limit", "100"), "heldoutB"),
         Measure("heldoutC", "scenes", ("--limit", "100"), "heldoutC"),
         Measure("layout-eval-heldout", "scenes", ("--limit", "200"), "layout-eval-heldout"),
+        Measure("turned-heldout", "scenes", (), "turned-heldout"),
     ),
 }
 

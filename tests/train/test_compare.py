@@ -29,7 +29,8 @@ def test_choice_protocol_runs_the_choice_data_only(capsys: pytest.CaptureFixture
     assert compare.main(["choice", "models", "--dry-run"]) == 0
     out = capsys.readouterr().out
     runs = [line for line in out.splitlines() if "--model-dir models" in line]
-    assert len(runs) == 5
+    assert len(runs) == 6
+    assert "/tmp/s21/turned-choice --detector" in runs[5]
     assert "--split train --limit 400 --copies trusted" in runs[0]
     assert "synth-val-heldout " in runs[2] and "--split val" not in out  # never the val split
     assert all("v2" not in line and "heldoutB" not in line for line in runs)
@@ -45,6 +46,7 @@ def test_report_protocol_covers_the_val_selections_and_held_out_scenes(
         assert f"--split val --copies {copies} --model-dir /tmp/cand" in out
     assert "photos datasets/build/hk-photos --model-dir models --split val" in out
     assert "synth-val-heldout-v2" in out and "/tmp/heldoutB --detector" in out
+    assert "/tmp/s21/turned-heldout --detector --model-dir /tmp/cand" in out
 
 
 def test_cells_read_each_kind_of_result() -> None:
