@@ -77,8 +77,8 @@ def register(sub: Any) -> None:
                     "(default; the export's own are off the tiles on turned copies) or the "
                     "export's")
     ph.add_argument("--no-label-fixes", action="store_true",
-                    help="keep every label as exported (by default the bonus-tile labels "
-                    "listed in vision/data/label_fixes.py are corrected)")
+                    help="keep every label as exported (by default the labels listed in "
+                    "vision/data/label_fixes.py, which contradict their tiles, are corrected)")
     ph.set_defaults(func=run_photos)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
