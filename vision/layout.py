@@ -357,7 +357,7 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     parses: list[RowParse] = []
     # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
     # 90); then the whole picture is judged by how players lay a hand out (see
-    # seen_from_across).
+    # across_votes).
     sides_known = bool(np.isin(dets.rotations, (180, 270)).any())
 
     def parse(order: list[int], gaps: list[float], upside: bool) -> RowParse:
@@ -405,19 +405,21 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     # pitch ratio of touching tiles in this picture, for rows too short to show theirs
     all_ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
     touching = all_ratios[len(all_ratios) // 3] if len(all_ratios) >= 3 else None
-    for r in main_rows:
-        upside, agreed = row_faces_away(r, frame, margins, side_local, codes, params)
-        gaps = gaps_along(frame, r, touching)
+    row_gaps = [gaps_along(frame, r, touching) for r in main_rows]
+
+    def read_row(k: int, upside: bool, oriented: bool) -> RowParse:
+        """Row ``k`` parsed in its owner's order (right to left when seen from across)."""
+        r, gaps = main_rows[k], row_gaps[k]
         p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
-        p.oriented = agreed
-        parses.append(p)
+        p.oriented = oriented
+        return p
+
+    for k, r in enumerate(main_rows):
+        upside, agreed = row_faces_away(r, frame, margins, side_local, codes, params)
+        parses.append(read_row(k, upside, agreed))
 
     def flip(k: int) -> None:
-        r = main_rows[k]
-        oriented, turned = parses[k].oriented, not parses[k].row.upside_down
-        gaps = gaps_along(frame, r, touching)
-        parses[k] = parse(r[::-1], gaps[::-1], True) if turned else parse(list(r), gaps, False)
-        parses[k].oriented = oriented
+        parses[k] = read_row(k, not parses[k].row.upside_down, parses[k].oriented)
 
     undecided = [k for k, p in enumerate(parses) if not p.oriented]
     side_note = None

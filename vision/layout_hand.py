@@ -117,19 +117,12 @@ def apart_at_end(runs: list[list[int]]) -> bool:
     return len(runs) >= 2 and len(runs[-1]) == 1 and len(runs[0]) > 1
 
 
-def seen_from_across(parses: list[RowParse]) -> bool:
-    """For rows read as if upright, do the layout cues say the hand faces away from the
-    camera? Players set the winning tile apart at the right end of the standing row and
-    lay melds and flowers beyond it (towards the table centre): a tile apart at the left
-    end, or meld/flower rows nearer the camera than the standing row, say the picture
-    is upside down (:func:`across_votes` > 0)."""
-    return across_votes(parses) > 0
-
-
 def across_votes(parses: list[RowParse]) -> int:
-    """The layout cues' votes for "seen from across" (see :func:`seen_from_across`):
-    +2 / −2 for a tile apart at the start / end of the standing row, ±1 for each meld or
-    flower row nearer / further than it; 0 when the layout shows no cue."""
+    """For rows read as if upright, the layout cues' votes that the hand faces away from
+    the camera (> 0: the picture is upside down). Players set the winning tile apart at
+    the right end of the standing row and lay melds and flowers beyond it (towards the
+    table centre): +2 / −2 for a tile apart at the start / end of the standing row, ±1
+    for each meld or flower row nearer / further than it; 0 when the layout shows no cue."""
     hand = max(range(len(parses)), key=lambda k: (parses[k].count, parses[k].standing_count))
     h = parses[hand]
     near = [k for k, p in enumerate(parses) if abs(p.cy - h.cy) <= 2.6 * h.height]
