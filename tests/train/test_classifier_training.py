@@ -8,7 +8,10 @@
   glyph to another quarter of the crop (no mirror, no quarter turn: the crop's rotation
   index stays valid);
 * ``train/classifier/train.py --real-share``: how much of a batch comes from the real
-  crops, and the bounds the option accepts."""
+  crops, and the bounds the option accepts;
+* ``train/classifier/train.py --teacher``: the distillation term is zero when student and
+  teacher agree, positive and shrinking as the student moves towards the teacher, and a
+  saved checkpoint loads back as a frozen teacher giving its own outputs."""
 
 from __future__ import annotations
 
@@ -85,6 +88,35 @@ print("ok")
 """
 
 
+DISTILL = r"""
+import sys, tempfile, pathlib, torch
+sys.path.insert(0, "train/classifier")
+from model import CropNet
+from train import distill_loss, load_teacher
+torch.manual_seed(0)
+t = torch.randn(6, 172)
+assert float(distill_loss(t, t)) < 1e-6
+far, near = torch.randn(6, 172), t + 0.1 * torch.randn(6, 172)
+assert float(distill_loss(far, t)) > float(distill_loss(near, t)) > 0
+student = far.clone().requires_grad_(True)
+opt = torch.optim.SGD([student], lr=100.0)
+first = float(distill_loss(student, t).detach())
+for _ in range(50):
+    opt.zero_grad(); loss = distill_loss(student, t); loss.backward(); opt.step()
+assert float(loss.detach()) < 0.2 * first, (first, float(loss.detach()))
+net = CropNet(43, 8).eval()
+with tempfile.TemporaryDirectory() as d:
+    path = pathlib.Path(d) / "model.pt"
+    torch.save({"model": net.state_dict(), "width": 8}, path)
+    teacher, size = load_teacher(path, 43, 64)
+assert size == 64 and not any(p.requires_grad for p in teacher.parameters())
+x = torch.rand(2, 3, 32, 32)
+with torch.no_grad():
+    assert torch.allclose(teacher(x), net(x))
+print("ok")
+"""
+
+
 def _check(train_python: TrainPython, code: str) -> None:
     run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -101,3 +133,7 @@ def test_view_randomisation_keeps_the_glyph_where_it_is(train_python: TrainPytho
 
 def test_real_share_sets_the_real_part_of_each_batch(train_python: TrainPython) -> None:
     _check(train_python, SHARE)
+
+
+def test_distillation_keeps_the_student_near_its_teacher(train_python: TrainPython) -> None:
+    _check(train_python, DISTILL)

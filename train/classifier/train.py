@@ -6,7 +6,7 @@ usage: .venv-train/bin/python train/classifier/train.py \
            --val runs/classifier/heldout.npz --out runs/classifier/run1 --minutes 20 \
            [--width 16] [--resume] [--init runs/classifier/run9/last.pt] \
            [--codes 1f,2f,3f,4f,5f,6f,7f,8f] [--factors 2,4] [--style 0.3] [--view 0.5] \
-           [--real-share 0.25]
+           [--real-share 0.25] [--teacher runs/classifier/run15/model.pt --distill 1.0]
 
 Each step draws half its batch from the real crops and half from the synthetic ones
 (``--real-share S``: a share S of it from the real crops),
@@ -35,6 +35,13 @@ network a factorised head (``model.CropNet``: class ``i * B + j`` scores ``A_i +
 checkpoint it starts at the nearest factorised head (``model.factor_head_from``).
 Measured for the bonus reader in the sixteenth session and not shipped (model card step
 34).
+
+With ``--teacher CKPT`` a fine-tuning leg also keeps that classifier's answers on the
+synthetic part of each batch (knowledge distillation: ``--distill W`` times the KL
+divergence of the softened joint distributions, :func:`distill_loss`; the teacher reads
+the same augmented crops resized to ``--teacher-size``). Legs from run15 learned the
+photos and forgot the training art's own faces (model card step 39); the teacher term
+is meant to hold those while the photos are learned.
 
 The run is planned by wall time: the step count comes from ``--minutes`` and the speed
 measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
@@ -178,6 +185,31 @@ def augment(
     return out.clamp_(0, 1), rot
 
 
+def distill_loss(
+    student: torch.Tensor, teacher: torch.Tensor, temperature: float = 2.0
+) -> torch.Tensor:
+    """Mean KL divergence ``KL(teacher || student)`` over the batch of the softened joint
+    class × rotation distributions (``softmax(logits / T)``), times ``T²`` so that its
+    gradients keep their size across temperatures (Hinton et al.'s knowledge
+    distillation). ``(B, K)`` logits each; 0 when the two agree."""
+    t = temperature
+    log_s = F.log_softmax(student / t, dim=1)
+    log_t = F.log_softmax(teacher / t, dim=1)
+    return (log_t.exp() * (log_t - log_s)).sum(1).mean() * t * t
+
+
+def load_teacher(path: Path, n_classes: int, size: int) -> tuple[CropNet, int]:
+    """A frozen classifier checkpoint (``model.pt``/``last.pt``) in eval mode and the crop
+    side it was trained at (``size`` when the checkpoint does not say)."""
+    state = torch.load(path)
+    net = CropNet(n_classes, state.get("width", 16), state.get("factors"))
+    net.load_state_dict(state["model"])
+    net.eval()
+    for p in net.parameters():
+        p.requires_grad_(False)
+    return net, int(state.get("size", size))
+
+
 def loss_fn(logits: torch.Tensor, cls: torch.Tensor, rot: torch.Tensor) -> torch.Tensor:
     """Mean loss over the batch: joint cross-entropy where the rotation is known, class
     marginal cross-entropy where it is -1."""
@@ -279,6 +311,15 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=0, help="fix the step count (overrides --minutes)")
     ap.add_argument("--codes", help="train a reader of these codes only, comma-separated "
                                     "(e.g. the bonus tiles 1f,...,8f); other crops are dropped")
+    ap.add_argument("--teacher", type=Path,
+                    help="keep this classifier's answers on the synthetic crops (knowledge "
+                         "distillation, learning without forgetting): a fine-tuning leg "
+                         "learns the photos without forgetting the training art's faces")
+    ap.add_argument("--distill", type=float, default=1.0, metavar="W",
+                    help="weight of the teacher term (default 1.0)")
+    ap.add_argument("--teacher-size", type=int, default=64, metavar="PX",
+                    help="crop side the teacher reads (the batch is resized to it; "
+                         "default 64)")
     ap.add_argument("--factors", type=_factors,
                     help="factorised head A,B (A*B classes; class i*B+j gets logit A_i + B_j), "
                          "e.g. 2,4 for the bonus reader's season/flower group × number 1-4")
@@ -330,6 +371,11 @@ def main() -> None:
     if step:  # a resumed run draws other batches than the first steps did
         rng = np.random.default_rng([args.seed, step])
         gen.manual_seed(args.seed * 100_003 + step)
+    teacher = None
+    if args.teacher:
+        teacher, _ = load_teacher(args.teacher, n_classes, args.teacher_size)
+        print(f"teacher {args.teacher} at {args.teacher_size} px, weight {args.distill}",
+              flush=True)
     log = (args.out / "log.jsonl").open("a")
     half = real_count(args.batch, args.real_share)
     t0 = time.time()
@@ -348,7 +394,15 @@ def main() -> None:
             lr = args.lr * min(1.0, (step + 1) / warm)
         for g in opt.param_groups:
             g["lr"] = lr
-        loss = loss_fn(model(x), cls, rot)
+        logits = model(x)
+        loss = loss_fn(logits, cls, rot)
+        if teacher is not None and half < len(x):
+            xs = x[half:]
+            if xs.shape[-1] != args.teacher_size:
+                xs = F.interpolate(xs, size=args.teacher_size, mode="area")
+            with torch.no_grad():
+                t_logits = teacher(xs)
+            loss = loss + args.distill * distill_loss(logits[half:], t_logits)
         opt.zero_grad()
         loss.backward()
         opt.step()
