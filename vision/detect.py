@@ -20,11 +20,12 @@ A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
 share by a better one; absent: IoU only), ``fuse`` (``{"iou": 0.5, "rel": 0.5}``: each kept
 box scored at least ``conf`` becomes the score-weighted mean of the candidates it overlaps
 at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
-absent: the kept boxes as they are), ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and
-``version`` are optional; so are a top-level ``calibration`` (the hand confidence,
-:mod:`vision.confidence`) and ``readers`` (second looks from larger crops at some codes,
-applied in order after the classifier; :class:`ReaderSpec`; a single ``reader`` object is
-read too).
+absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input sizes for
+the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px``,
+``score``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version`` are optional; so are a
+top-level ``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers``
+(second looks from larger crops at some codes, applied in order after the classifier;
+:class:`ReaderSpec`; a single ``reader`` object is read too).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -103,6 +104,13 @@ class DetectorSpec:
     #: Box fusion after NMS (:func:`vision.postprocess.fuse_kept`): ``(iou, rel)``, or
     #: None for the kept boxes as they are.
     fuse: tuple[float, float] | None = None
+    #: More input sizes (long side, px) for the first pass, fused with the ``imgsz`` pass
+    #: by :func:`vision.postprocess.fuse_passes` on photos whose tiles are not small
+    #: (see :meth:`Detector.detect`); empty: one pass.
+    scales: tuple[int, ...] = ()
+    #: ... only when the first pass's tiles have a median short side of at least this
+    #: many input px (smaller tiles, a table camera's, are left to the zoom pass).
+    scales_min_px: float = 32.0
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
@@ -220,6 +228,8 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         iou=float(d.get("iou", 0.5)),
         contain=_contain(d.get("contain"), where),
         fuse=_fuse(d.get("fuse"), where),
+        scales=_scales(d.get("scales", []), where),
+        scales_min_px=_positive(d.get("scales_min_px", 32.0), "scales_min_px", where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         **_zoom_fields(d.get("zoom", {}), where),
@@ -331,6 +341,26 @@ def _fuse(value: Any, where: str) -> tuple[float, float] | None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < float(v) <= 1:
             raise ModelError(f"{where}: 'fuse.{key}' must be a number in (0, 1], got {v!r}")
     return float(iou), float(rel)
+
+
+def _scales(value: Any, where: str) -> tuple[int, ...]:
+    """``scales``: a list of input long sides, whole multiples of 32 from 128 to 2048."""
+    ok = isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) and 128 <= v <= 2048 and v % 32 == 0
+        for v in value
+    )
+    if not ok:
+        raise ModelError(
+            f"{where}: 'scales' must be a list of input sizes (multiples of 32, 128-2048), "
+            f"got {value!r}"
+        )
+    return tuple(value)
+
+
+def _positive(value: Any, key: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ModelError(f"{where}: '{key}' must be a number >= 0, got {value!r}")
+    return float(value)
 
 
 def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
@@ -774,6 +804,16 @@ class Detector:
         (see :func:`vision.imageio.load_image_reduced`); boxes are always in pixels of
         the full-resolution image, whose ``(width, height)`` is ``image_size``.
 
+        **Other scales** (manifest ``scales``, e.g. ``[384]``): when the first pass found
+        3 or more tiles and they are not small (median short side at least
+        ``scales_min_px`` input px, default 32; a table camera's small tiles are left to
+        the zoom pass), the photo is detected again
+        at each of those input sizes and the passes are fused
+        (:func:`vision.postprocess.fuse_passes`: a tile's boxes averaged, its class scores
+        the mean over the passes), then NMS again. A tile one size sees weakly and another
+        strongly is kept; a box only one size sees is halved. ``meta["scales"]`` lists the
+        input sizes that ran.
+
         **Zoom pass**: a camera over a whole table sees tiles of 20–40 px in a 1280 × 960
         frame, a third of that at the model's input, where the detector misses most of
         them. When the median short side of the found tiles is below the manifest's
@@ -798,12 +838,13 @@ class Detector:
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
         t1 = time.perf_counter()
         boxes, scores, scale = self._locate(img)
+        boxes, scores, passes = self._other_scales(img, boxes, scores, scale)
         t_detect = time.perf_counter()
         boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale)
         t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
-            det.meta.update(zoom=gain, zoom_pass=zoom_pass)
+            det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
             return self._finish(det, t0, t1, t_detect, t_zoom, 0)
         score = pp.tile_score(scores, self.spec.score)
         probs = pp.normalise(scores) @ self._det_map
@@ -849,8 +890,37 @@ class Detector:
         det = every.select(strong)
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
-        det.meta.update(zoom=gain, zoom_pass=zoom_pass)
+        det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms)
+
+    def _other_scales(
+        self,
+        img: npt.NDArray[np.uint8],
+        boxes: npt.NDArray[np.float32],
+        scores: npt.NDArray[np.float32],
+        scale: float,
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], list[int]]:
+        """The first pass fused with passes at the manifest's other ``scales`` (see
+        :meth:`detect`); returns boxes, class scores and the input long sides that ran
+        (the first pass's ``imgsz`` alone when no other ran)."""
+        spec = self.spec
+        ran = [spec.imgsz]
+        # judged at the manifest's threshold (an evaluation decodes far lower)
+        strong = boxes[pp.tile_score(scores, spec.score) >= spec.conf]
+        if (not spec.scales or len(strong) < 3
+                or _median_short_side(strong) * scale < spec.scales_min_px):
+            return boxes, scores, ran
+        height, width = img.shape[:2]
+        passes = [(boxes, scores, pp.tile_score(scores, spec.score))]
+        for side in spec.scales:
+            size = self.input_size(width, height, side, cap=side)
+            b, s, _ = self._locate(img, size=size)
+            passes.append((b, s, pp.tile_score(s, spec.score)))
+            ran.append(side)
+        fused_b, fused_s = pp.fuse_passes(passes, self.iou)
+        keep = pp.nms(fused_b, pp.tile_score(fused_s, spec.score), self.iou, self.max_det,
+                      spec.contain)
+        return fused_b[keep], fused_s[keep], ran
 
     def _read_again(
         self,

@@ -19,7 +19,7 @@ spot are the same tile whatever class each one reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -159,6 +159,66 @@ def fuse_kept(boxes: F32, scores: F32, keep: I64, iou_threshold: float,
     near[np.arange(len(keep)), keep] = True
     w = np.where(near, scores[None, :], 0.0).astype(np.float32)
     return np.asarray((w @ boxes) / w.sum(axis=1, keepdims=True), np.float32)
+
+
+def fuse_passes(
+    passes: Sequence[tuple[F32, F32, F32]], iou_threshold: float = 0.5
+) -> tuple[F32, F32]:
+    """One set of boxes from several detector passes over one image at other input sizes
+    (weighted box fusion across passes).
+
+    ``passes``: per pass its kept boxes ``(n_p, 4)`` in image pixels, their class scores
+    ``(n_p, C)`` and tile scores ``(n_p,)`` (what NMS ranked them by). Boxes of later
+    passes join the box of the earlier ones they overlap most at IoU ≥ ``iou_threshold``
+    (one per pass, best scores first); each group becomes one box, the tile-score-weighted
+    mean of its members, with the *mean* class scores over all passes — a pass that saw no
+    box there counts zero. A tile every pass finds keeps about its score; one that only
+    one of two passes finds keeps half, so a box scored weakly at one size and strongly
+    at another can cross the threshold, and one pass's lone strong box may fall below.
+    Returns boxes ``(m, 4)`` and class scores ``(m, C)``, groups in the order first seen.
+
+    >>> b1 = np.array([[0, 0, 10, 10], [50, 0, 60, 10]], np.float32)
+    >>> b2 = np.array([[1, 0, 11, 10], [90, 0, 99, 10]], np.float32)
+    >>> s1, s2 = np.array([[0.9], [0.6]], np.float32), np.array([[0.3], [0.8]], np.float32)
+    >>> boxes, scores = fuse_passes([(b1, s1, s1[:, 0]), (b2, s2, s2[:, 0])])
+    >>> boxes.round(2).tolist()
+    [[0.25, 0.0, 10.25, 10.0], [50.0, 0.0, 60.0, 10.0], [90.0, 0.0, 99.0, 10.0]]
+    >>> [round(float(v), 2) for v in scores[:, 0]]
+    [0.6, 0.3, 0.4]
+    """
+    if not passes:
+        raise ValueError("fuse_passes needs at least one pass")
+    n_cls = passes[0][1].shape[1]
+    members: list[list[tuple[F32, F32, float]]] = []
+    fused: list[F32] = []
+    for boxes, scores, tile in passes:
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        known = len(members)  # groups of the earlier passes
+        taken = np.zeros(known, bool)
+        iou = iou_matrix(boxes, np.asarray(fused, np.float32)) if known and len(boxes) else None
+        grown: list[int] = []
+        for i in np.argsort(-np.asarray(tile), kind="stable"):
+            j = -1
+            if iou is not None:
+                cand = np.where(taken, -1.0, iou[i])
+                j = int(cand.argmax())
+                if cand[j] < iou_threshold:
+                    j = -1
+            if j >= 0:
+                taken[j] = True
+                members[j].append((boxes[i], scores[i], float(tile[i])))
+                grown.append(j)
+            else:
+                members.append([(boxes[i], scores[i], float(tile[i]))])
+                fused.append(boxes[i])
+        for j in grown:  # the group's box, for the next pass to match against
+            w = np.array([m[2] for m in members[j]], np.float32) + 1e-6
+            fused[j] = (w @ np.stack([m[0] for m in members[j]])) / w.sum()
+    if not members:
+        return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
+    out_b = np.stack(fused).astype(np.float32)
+    out_s = np.stack([np.sum([m[1] for m in g], axis=0) for g in members]) / len(passes)
+    return out_b, np.asarray(out_s, np.float32)
 
 
 #: Candidate count up to which :func:`nms` compares all pairs at once (n² floats: 1,024

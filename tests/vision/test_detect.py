@@ -491,6 +491,75 @@ def test_fuse_setting_moves_a_kept_box_to_its_candidates_mean(tmp_path: Path) ->
             read_manifest(model)
 
 
+def _scales_model(tmp_path: Path, **detector: Any) -> Path:
+    """imgsz 640 plus a 384 pass (manifest ``scales``), conf 0.5 with weak boxes from
+    0.2, no zoom pass."""
+    model = _model_dir(tmp_path, ["1m", "2m"])
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"].update(conf=0.5, weak_conf=0.2, scales=[384], **detector)
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    return model
+
+
+def _tile_rows(scale: float, scores: list[tuple[float, float]]) -> list[list[float]]:
+    """Tile ``i`` at frame pixels (200 + 100i, 300, 280 + 100i, 412), seen at ``scale``
+    input px per frame px (a dynamic-input model: no padding), scored ``(1m, 2m)``."""
+    return [[(240 + 100 * i) * scale, 356 * scale, 80 * scale, 112 * scale, *s]
+            for i, s in enumerate(scores)]
+
+
+def test_other_scales_keep_a_tile_one_size_sees_weakly_and_another_strongly(
+    tmp_path: Path,
+) -> None:
+    """Manifest ``scales``: the photo is detected again at each size and the passes fused
+    (boxes averaged, class scores the mean over the passes). The fourth tile, 0.3 at 640
+    and 0.9 at 384, is kept at 0.6; a box only the 384 pass sees (0.8) falls to 0.4,
+    below conf; tiles both passes see keep their score."""
+    first = _tile_rows(0.5, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
+    second = _tile_rows(0.3, [(0.9, 0), (0.9, 0), (0.9, 0), (0.9, 0), (0, 0.8)])
+    backend = DynamicSequenceBackend([_yolo(first), _yolo(second)])
+    model = _scales_model(tmp_path)
+    assert read_manifest(model)[0].scales == (384,)
+    det = Detector(model, backend=backend)(np.zeros((960, 1280, 3), np.uint8))
+    assert [b.shape for b in backend.inputs] == [(1, 3, 480, 640), (1, 3, 288, 384)]
+    assert det.meta["scales"] == [640, 384]
+    order = np.argsort(det.boxes[:, 0])
+    assert [det.codes[i] for i in order] == ["1m"] * 4
+    assert detection_scores(det)[order].tolist() == pytest.approx([0.9, 0.9, 0.9, 0.6], abs=1e-3)
+    assert det.boxes[order[3]].tolist() == pytest.approx([500, 300, 580, 412], abs=0.5)
+    # without scales, one pass: the fourth tile stays weak
+    backend = DynamicSequenceBackend([_yolo(first)])
+    manifest = json.loads((model / "manifest.json").read_text())
+    del manifest["detector"]["scales"]
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    det = Detector(model, backend=backend)(np.zeros((960, 1280, 3), np.uint8))
+    assert len(det) == 3 and det.meta["scales"] == [640] and len(backend.inputs) == 1
+
+
+def test_no_other_scales_for_small_tiles_or_few(tmp_path: Path) -> None:
+    """Rule: the other sizes run only when the first pass found 3 or more tiles whose
+    median short side is at least ``scales_min_px`` input px (small tiles — a table
+    camera's — are the zoom pass's business, and a smaller input loses them)."""
+    big = _tile_rows(0.5, [(0.9, 0)] * 3)  # short side 40 input px
+    for min_px, rows, passes in ((32, big, 2), (48, big, 1), (32, big[:2], 1)):
+        backend = DynamicSequenceBackend([_yolo(rows), _yolo(rows)])
+        model = _scales_model(tmp_path, scales_min_px=min_px)
+        Detector(model, backend=backend)(np.zeros((960, 1280, 3), np.uint8))
+        assert len(backend.inputs) == passes, (min_px, len(rows))
+
+
+def test_scales_settings_are_checked(tmp_path: Path) -> None:
+    model = _scales_model(tmp_path)
+    manifest = json.loads((model / "manifest.json").read_text())
+    for key, bad in (("scales", [400]), ("scales", 384), ("scales", [True]),
+                     ("scales_min_px", -1), ("scales_min_px", "32")):
+        manifest["detector"].update(scales=[384], scales_min_px=32)
+        manifest["detector"][key] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match=f"'{key}' must be"):
+            read_manifest(model)
+
+
 def test_zoom_settings_are_checked(tmp_path: Path) -> None:
     manifest = json.loads((_model_dir(tmp_path, ["1m"]) / "manifest.json").read_text())
     for bad in (

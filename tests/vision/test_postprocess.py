@@ -159,3 +159,32 @@ def test_fuse_kept_weighs_candidates_by_score_and_leaves_far_or_weak_ones_out() 
     np.testing.assert_allclose(pp.fuse_kept(b, s, keep, 0.5, rel=0.3)[0],
                                [1 / 3, 1 / 3, 10 + 1 / 3, 20 + 1 / 3], atol=1e-5)
     assert pp.fuse_kept(b, s, np.array([], np.int64), 0.5).shape == (0, 4)
+
+
+def test_fuse_passes_averages_a_tile_over_the_passes_that_saw_it() -> None:
+    """Rule (weighted box fusion across input sizes): a tile's boxes from several passes
+    become one box, the tile-score-weighted mean, with the mean class scores over *all*
+    passes — a pass that saw nothing there counts zero; boxes that overlap nothing stand
+    alone; each pass joins a group at most once."""
+    from vision.postprocess import fuse_passes
+
+    b1 = np.array([[0, 0, 10, 14], [40, 0, 50, 14]], np.float32)
+    s1 = np.array([[0.8, 0.0], [0.0, 0.3]], np.float32)
+    b2 = np.array([[2, 0, 12, 14], [1, 0, 11, 14], [80, 0, 90, 14]], np.float32)
+    s2 = np.array([[0.4, 0.0], [0.6, 0.1], [0.0, 0.7]], np.float32)
+    boxes, scores = fuse_passes([(b1, s1, s1.max(1)), (b2, s2, s2.max(1))], 0.5)
+    assert len(boxes) == 4  # the 2nd pass's two boxes on tile 0: the better one joins
+    assert boxes[0].tolist() == pytest.approx([(0 * 0.8 + 1 * 0.6) / 1.4, 0,
+                                               (10 * 0.8 + 11 * 0.6) / 1.4, 14], abs=1e-4)
+    assert scores[0].tolist() == pytest.approx([0.7, 0.05])
+    assert scores[1].tolist() == pytest.approx([0.0, 0.15])  # only the first pass saw it
+    # new groups of a pass come best score first
+    assert boxes[2].tolist() == pytest.approx([80, 0, 90, 14])
+    assert scores[2].tolist() == pytest.approx([0.0, 0.35])
+    assert boxes[3].tolist() == pytest.approx([2, 0, 12, 14])  # the lesser one stands alone
+    assert scores[3].tolist() == pytest.approx([0.2, 0.0])
+    one, one_s = fuse_passes([(b1, s1, s1.max(1))])
+    assert one.tolist() == b1.tolist() and np.allclose(one_s, s1)
+    empty, empty_s = fuse_passes([(np.zeros((0, 4), np.float32), np.zeros((0, 2), np.float32),
+                                   np.zeros(0, np.float32))] * 2)
+    assert empty.shape == (0, 4) and empty_s.shape == (0, 2)
