@@ -229,7 +229,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         contain=_contain(d.get("contain"), where),
         fuse=_fuse(d.get("fuse"), where),
         scales=_scales(d.get("scales", []), where),
-        scales_min_px=_positive(d.get("scales_min_px", 32.0), "scales_min_px", where),
+        scales_min_px=_positive(d.get("scales_min_px", 32.0), "'scales_min_px'", where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         **_zoom_fields(d.get("zoom", {}), where),
@@ -357,9 +357,10 @@ def _scales(value: Any, where: str) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _positive(value: Any, key: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ModelError(f"{where}: '{key}' must be a number >= 0, got {value!r}")
+def _positive(value: Any, what: str, where: str) -> float:
+    """A manifest number ≥ 0; ``what`` names it in the error (e.g. ``"zoom 'below_px'"``)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ModelError(f"{where}: {what} must be a number ≥ 0, got {value!r}")
     return float(value)
 
 
@@ -384,10 +385,7 @@ def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
         ("max_px", "zoom_max_px"),
     ):
         if key in entry:
-            value = entry[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ModelError(f"{where}: zoom {key!r} must be a number ≥ 0, got {value!r}")
-            out[field] = float(value)
+            out[field] = _positive(entry[key], f"zoom {key!r}", where)
     for key, field in (("weak_region", "zoom_weak_region"),
                        ("region_after_grid", "zoom_region_after_grid")):
         if key in entry:
@@ -695,7 +693,7 @@ class Detector:
             )
         boxes, scores = pp.decode_yolo(raw, self._low_conf(), self.spec.score)
         ranked = pp.tile_score(scores, self.spec.score)
-        keep = pp.nms(boxes, ranked, self.iou, self.max_det, self.spec.contain)
+        keep = self._nms(boxes, ranked)
         kept = boxes[keep]
         if self.spec.fuse is not None:
             strong = ranked[keep] >= self.conf  # weak boxes stay as found
@@ -793,9 +791,14 @@ class Detector:
         """Boxes of several passes, one box per tile (class-agnostic NMS on best scores)."""
         boxes = np.concatenate([boxes, *more_boxes]).astype(np.float32)
         scores = np.concatenate([scores, *more_scores]).astype(np.float32)
-        keep = pp.nms(boxes, pp.tile_score(scores, self.spec.score), self.iou, self.max_det,
-                      self.spec.contain)
+        keep = self._nms(boxes, pp.tile_score(scores, self.spec.score))
         return boxes[keep], scores[keep]
+
+    def _nms(self, boxes: npt.NDArray[np.float32], ranked: npt.NDArray[np.float32]
+             ) -> npt.NDArray[np.int64]:
+        """:func:`vision.postprocess.nms` with this detector's IoU, ``max_det`` and the
+        manifest's ``contain``; ``ranked`` the tile scores ``(n,)``."""
+        return pp.nms(boxes, ranked, self.iou, self.max_det, self.spec.contain)
 
     def detect(self, image: ImageSource) -> Detections:
         """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`).
@@ -905,21 +908,22 @@ class Detector:
         (the first pass's ``imgsz`` alone when no other ran)."""
         spec = self.spec
         ran = [spec.imgsz]
+        if not spec.scales:
+            return boxes, scores, ran
+        ranked = pp.tile_score(scores, spec.score)
         # judged at the manifest's threshold (an evaluation decodes far lower)
-        strong = boxes[pp.tile_score(scores, spec.score) >= spec.conf]
-        if (not spec.scales or len(strong) < 3
-                or _median_short_side(strong) * scale < spec.scales_min_px):
+        strong = boxes[ranked >= spec.conf]
+        if len(strong) < 3 or _median_short_side(strong) * scale < spec.scales_min_px:
             return boxes, scores, ran
         height, width = img.shape[:2]
-        passes = [(boxes, scores, pp.tile_score(scores, spec.score))]
+        passes = [(boxes, scores, ranked)]
         for side in spec.scales:
             size = self.input_size(width, height, side, cap=side)
             b, s, _ = self._locate(img, size=size)
             passes.append((b, s, pp.tile_score(s, spec.score)))
             ran.append(side)
         fused_b, fused_s = pp.fuse_passes(passes, self.iou)
-        keep = pp.nms(fused_b, pp.tile_score(fused_s, spec.score), self.iou, self.max_det,
-                      spec.contain)
+        keep = self._nms(fused_b, pp.tile_score(fused_s, spec.score))
         return fused_b[keep], fused_s[keep], ran
 
     def _read_again(
