@@ -21,11 +21,12 @@ share by a better one; absent: IoU only), ``fuse`` (``{"iou": 0.5, "rel": 0.5}``
 box scored at least ``conf`` becomes the score-weighted mean of the candidates it overlaps
 at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
 absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input sizes for
-the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px``,
-``score``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version`` are optional; so are a
-top-level ``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers``
-(second looks from larger crops at some codes, applied in order after the classifier;
-:class:`ReaderSpec`; a single ``reader`` object is read too).
+the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px`` and
+``scales_each_px``, ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version``
+are optional; so are a top-level ``calibration`` (the hand confidence,
+:mod:`vision.confidence`) and ``readers`` (second looks from larger crops at some codes,
+applied in order after the classifier; :class:`ReaderSpec`; a single ``reader`` object is
+read too).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -111,6 +112,10 @@ class DetectorSpec:
     #: ... only when the first pass's tiles have a median short side of at least this
     #: many input px (smaller tiles, a table camera's, are left to the zoom pass).
     scales_min_px: float = 32.0
+    #: A pass abstains on a tile whose short side is below this many of *its* input px
+    #: (too small for it to see): its box there is left out and the tile's class scores
+    #: are the mean over the passes that can see it. 0: every pass counts on every tile.
+    scales_each_px: float = 0.0
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
@@ -230,6 +235,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         fuse=_fuse(d.get("fuse"), where),
         scales=_scales(d.get("scales", []), where),
         scales_min_px=_positive(d.get("scales_min_px", 32.0), "'scales_min_px'", where),
+        scales_each_px=_positive(d.get("scales_each_px", 0.0), "'scales_each_px'", where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         **_zoom_fields(d.get("zoom", {}), where),
@@ -814,8 +820,10 @@ class Detector:
         at each of those input sizes and the passes are fused
         (:func:`vision.postprocess.fuse_passes`: a tile's boxes averaged, its class scores
         the mean over the passes), then NMS again. A tile one size sees weakly and another
-        strongly is kept; a box only one size sees is halved. ``meta["scales"]`` lists the
-        input sizes that ran.
+        strongly is kept; a box only one size sees is halved. With ``scales_each_px``
+        a pass at another size abstains on the tiles smaller than that many of its own
+        input px (it cannot see them; their score is the mean over the passes that can).
+        ``meta["scales"]`` lists the input sizes that ran.
 
         **Zoom pass**: a camera over a whole table sees tiles of 20–40 px in a 1280 × 960
         frame, a third of that at the model's input, where the detector misses most of
@@ -917,12 +925,15 @@ class Detector:
             return boxes, scores, ran
         height, width = img.shape[:2]
         passes = [(boxes, scores, ranked)]
+        need = [0.0]  # image px a tile needs for a pass to count: the first pass, any
         for side in spec.scales:
             size = self.input_size(width, height, side, cap=side)
-            b, s, _ = self._locate(img, size=size)
+            b, s, pass_scale = self._locate(img, size=size)
             passes.append((b, s, pp.tile_score(s, spec.score)))
+            need.append(spec.scales_each_px / pass_scale)
             ran.append(side)
-        fused_b, fused_s = pp.fuse_passes(passes, self.iou)
+        fused_b, fused_s = pp.fuse_passes(passes, self.iou,
+                                          need if spec.scales_each_px > 0 else None)
         keep = self._nms(fused_b, pp.tile_score(fused_s, spec.score))
         return fused_b[keep], fused_s[keep], ran
 

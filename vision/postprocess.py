@@ -162,7 +162,8 @@ def fuse_kept(boxes: F32, scores: F32, keep: I64, iou_threshold: float,
 
 
 def fuse_passes(
-    passes: Sequence[tuple[F32, F32, F32]], iou_threshold: float = 0.5
+    passes: Sequence[tuple[F32, F32, F32]], iou_threshold: float = 0.5,
+    min_side: Sequence[float] | None = None,
 ) -> tuple[F32, F32]:
     """One set of boxes from several detector passes over one image at other input sizes
     (weighted box fusion across passes).
@@ -175,6 +176,10 @@ def fuse_passes(
     box there counts zero. A tile every pass finds keeps about its score; one that only
     one of two passes finds keeps half, so a box scored weakly at one size and strongly
     at another can cross the threshold, and one pass's lone strong box may fall below.
+    ``min_side`` (one per pass, image pixels; default all 0): a pass *abstains* on a tile
+    whose fused box has a short side below its value — too small at that pass's input to
+    be seen — so its box there is left out and its score mean is over the other passes
+    (a group only abstaining passes saw is dropped).
     Returns boxes ``(m, 4)`` and class scores ``(m, C)``, groups in the order first seen.
 
     >>> b1 = np.array([[0, 0, 10, 10], [50, 0, 60, 10]], np.float32)
@@ -188,10 +193,12 @@ def fuse_passes(
     """
     if not passes:
         raise ValueError("fuse_passes needs at least one pass")
+    if min_side is not None and len(min_side) != len(passes):
+        raise ValueError(f"fuse_passes: {len(min_side)} min_side values, {len(passes)} passes")
     n_cls = passes[0][1].shape[1]
-    members: list[list[tuple[F32, F32, float]]] = []
+    members: list[list[tuple[F32, F32, float, int]]] = []
     fused: list[F32] = []
-    for boxes, scores, tile in passes:
+    for p, (boxes, scores, tile) in enumerate(passes):
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         known = len(members)  # groups of the earlier passes
         taken = np.zeros(known, bool)
@@ -206,19 +213,43 @@ def fuse_passes(
                     j = -1
             if j >= 0:
                 taken[j] = True
-                members[j].append((boxes[i], scores[i], float(tile[i])))
+                members[j].append((boxes[i], scores[i], float(tile[i]), p))
                 grown.append(j)
             else:
-                members.append([(boxes[i], scores[i], float(tile[i]))])
+                members.append([(boxes[i], scores[i], float(tile[i]), p)])
                 fused.append(boxes[i])
         for j in grown:  # the group's box, for the next pass to match against
             w = np.array([m[2] for m in members[j]], np.float32) + 1e-6
             fused[j] = (w @ np.stack([m[0] for m in members[j]])) / w.sum()
+    if min_side is not None:
+        return _fuse_abstaining(members, fused, [float(v) for v in min_side], n_cls)
     if not members:
         return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
     out_b = np.stack(fused).astype(np.float32)
     out_s = np.stack([np.sum([m[1] for m in g], axis=0) for g in members]) / len(passes)
     return out_b, np.asarray(out_s, np.float32)
+
+
+def _fuse_abstaining(
+    members: list[list[tuple[F32, F32, float, int]]], fused: list[F32], min_side: list[float],
+    n_cls: int,
+) -> tuple[F32, F32]:
+    """The groups of :func:`fuse_passes`, each pass counted only on the tiles whose fused
+    box's short side is at least its ``min_side`` (image px)."""
+    out_b: list[F32] = []
+    out_s: list[F32] = []
+    for group, box in zip(members, fused, strict=True):
+        short = float(min(box[2] - box[0], box[3] - box[1]))
+        seeing = [p for p, need in enumerate(min_side) if short >= need]
+        kept = [m for m in group if m[3] in seeing]
+        if not kept:
+            continue
+        w = np.array([m[2] for m in kept], np.float32) + 1e-6
+        out_b.append((w @ np.stack([m[0] for m in kept])) / w.sum())
+        out_s.append(np.sum([m[1] for m in kept], axis=0) / len(seeing))
+    if not out_b:
+        return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
+    return np.stack(out_b).astype(np.float32), np.asarray(np.stack(out_s), np.float32)
 
 
 #: Candidate count up to which :func:`nms` compares all pairs at once (n² floats: 1,024

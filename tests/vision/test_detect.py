@@ -548,11 +548,35 @@ def test_no_other_scales_for_small_tiles_or_few(tmp_path: Path) -> None:
         assert len(backend.inputs) == passes, (min_px, len(rows))
 
 
+def test_other_scales_abstain_on_tiles_too_small_for_them(tmp_path: Path) -> None:
+    """Rule (manifest ``scales_each_px``): a pass at another size counts on a tile only
+    when the tile's short side is at least that many of its own input px. The tiles are
+    24 px at 384 (40 at 640): with 30 px the 384 pass abstains everywhere — the fourth
+    tile keeps its 640 score (0.3, weak) and the box only 384 drew is dropped; with 20 px
+    it counts, as without the setting."""
+    first = _tile_rows(0.5, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
+    second = _tile_rows(0.3, [(0.9, 0), (0.9, 0), (0.9, 0), (0.9, 0), (0, 0.8)])
+    image = np.zeros((960, 1280, 3), np.uint8)
+    cases = ((30, [0.9, 0.9, 0.9], False), (20, [0.9, 0.9, 0.9, 0.6], True))
+    for each_px, strong, lone_box in cases:
+        model = _scales_model(tmp_path, scales_each_px=each_px)
+        assert read_manifest(model)[0].scales_each_px == each_px
+        backend = DynamicSequenceBackend([_yolo(first), _yolo(second)])
+        det = Detector(model, backend=backend)(image)
+        assert len(backend.inputs) == 2
+        order = np.argsort(det.boxes[:, 0])
+        assert detection_scores(det)[order].tolist() == pytest.approx(strong, abs=1e-3)
+        assert det.codes == ["1m"] * len(strong)
+        weak_codes = [] if det.weak is None else list(det.weak.codes)
+        assert ("2m" in weak_codes) is lone_box  # the 384-only box, halved to 0.4 (weak)
+
+
 def test_scales_settings_are_checked(tmp_path: Path) -> None:
     model = _scales_model(tmp_path)
     manifest = json.loads((model / "manifest.json").read_text())
     for key, bad in (("scales", [400]), ("scales", 384), ("scales", [True]),
-                     ("scales_min_px", -1), ("scales_min_px", "32")):
+                     ("scales_min_px", -1), ("scales_min_px", "32"),
+                     ("scales_each_px", -1), ("scales_each_px", "24")):
         manifest["detector"].update(scales=[384], scales_min_px=32)
         manifest["detector"][key] = bad
         (model / "manifest.json").write_text(json.dumps(manifest))

@@ -188,3 +188,28 @@ def test_fuse_passes_averages_a_tile_over_the_passes_that_saw_it() -> None:
     empty, empty_s = fuse_passes([(np.zeros((0, 4), np.float32), np.zeros((0, 2), np.float32),
                                    np.zeros(0, np.float32))] * 2)
     assert empty.shape == (0, 4) and empty_s.shape == (0, 2)
+
+
+def test_fuse_passes_lets_a_pass_abstain_on_tiles_too_small_for_it() -> None:
+    """Rule (``min_side``): a pass counts on a tile only when the tile's short side is at
+    least its value (image px) — a smaller input cannot see small tiles, so its silence
+    there is no evidence: a small tile only the first pass saw keeps its score, a small box
+    only the abstaining pass drew is dropped, big tiles are averaged as before."""
+    from vision.postprocess import fuse_passes
+
+    small = np.array([[0, 0, 8, 11]], np.float32)  # short side 8 px
+    big = np.array([[40, 0, 60, 28]], np.float32)  # short side 20 px
+    s1 = np.array([[0.8, 0.0], [0.6, 0.0]], np.float32)
+    s2 = np.array([[0.0, 0.7], [0.2, 0.0]], np.float32)
+    p1 = (np.concatenate([small, big]), s1, s1.max(1))
+    p2 = (np.concatenate([small + 100, big]), s2, s2.max(1))  # its small box elsewhere
+    boxes, scores = fuse_passes([p1, p2], 0.5, [0.0, 10.0])
+    assert len(boxes) == 2  # the second pass's lone small box is gone
+    assert boxes[0].tolist() == pytest.approx(small[0].tolist())
+    assert scores[0].tolist() == pytest.approx([0.8, 0.0])  # not halved
+    assert scores[1].tolist() == pytest.approx([0.4, 0.0])  # both passes count
+    # without min_side, the old rule: halved, and the lone small box kept at half
+    boxes, scores = fuse_passes([p1, p2], 0.5)
+    assert len(boxes) == 3 and scores[0].tolist() == pytest.approx([0.4, 0.0])
+    with pytest.raises(ValueError, match="min_side"):
+        fuse_passes([p1, p2], 0.5, [0.0])
