@@ -822,7 +822,8 @@ class Detector:
         the mean over the passes), then NMS again. A tile one size sees weakly and another
         strongly is kept; a box only one size sees is halved. With ``scales_each_px``
         a pass at another size abstains on the tiles smaller than that many of its own
-        input px (it cannot see them; their score is the mean over the passes that can).
+        input px (it cannot see them; their score is the mean over the passes that can),
+        and does not run when fewer than 3 of the first pass's tiles are that big for it.
         ``meta["scales"]`` lists the input sizes that ran.
 
         **Zoom pass**: a camera over a whole table sees tiles of 20–40 px in a 1280 × 960
@@ -926,12 +927,19 @@ class Detector:
         height, width = img.shape[:2]
         passes = [(boxes, scores, ranked)]
         need = [0.0]  # image px a tile needs for a pass to count: the first pass, any
+        short = np.minimum(strong[:, 2] - strong[:, 0], strong[:, 3] - strong[:, 1])
         for side in spec.scales:
             size = self.input_size(width, height, side, cap=side)
+            if spec.scales_each_px > 0:  # a pass that would abstain on all but 2 tiles: skip
+                at = min(size[0] / width, size[1] / height)  # its input px per image px
+                if int((short * at >= spec.scales_each_px).sum()) < 3:
+                    continue
             b, s, pass_scale = self._locate(img, size=size)
             passes.append((b, s, pp.tile_score(s, spec.score)))
             need.append(spec.scales_each_px / pass_scale)
             ran.append(side)
+        if len(passes) == 1:
+            return boxes, scores, ran
         fused_b, fused_s = pp.fuse_passes(passes, self.iou,
                                           need if spec.scales_each_px > 0 else None)
         keep = self._nms(fused_b, pp.tile_score(fused_s, spec.score))

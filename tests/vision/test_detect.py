@@ -551,24 +551,34 @@ def test_no_other_scales_for_small_tiles_or_few(tmp_path: Path) -> None:
 def test_other_scales_abstain_on_tiles_too_small_for_them(tmp_path: Path) -> None:
     """Rule (manifest ``scales_each_px``): a pass at another size counts on a tile only
     when the tile's short side is at least that many of its own input px. The tiles are
-    24 px at 384 (40 at 640): with 30 px the 384 pass abstains everywhere — the fourth
-    tile keeps its 640 score (0.3, weak) and the box only 384 drew is dropped; with 20 px
-    it counts, as without the setting."""
+    24 px at 384 (40 at 640): with 30 px the 384 pass would abstain everywhere, so it does
+    not run — the fourth tile keeps its 640 score (0.3, weak), no box only 384 draws; with
+    20 px it runs and counts, as without the setting; with 30 px on 56 px tiles (34 at
+    384) it runs and counts."""
     first = _tile_rows(0.5, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
     second = _tile_rows(0.3, [(0.9, 0), (0.9, 0), (0.9, 0), (0.9, 0), (0, 0.8)])
     image = np.zeros((960, 1280, 3), np.uint8)
-    cases = ((30, [0.9, 0.9, 0.9], False), (20, [0.9, 0.9, 0.9, 0.6], True))
-    for each_px, strong, lone_box in cases:
+    cases = ((30, [0.9, 0.9, 0.9], False, 1), (20, [0.9, 0.9, 0.9, 0.6], True, 2))
+    for each_px, strong, lone_box, passes in cases:
         model = _scales_model(tmp_path, scales_each_px=each_px)
         assert read_manifest(model)[0].scales_each_px == each_px
         backend = DynamicSequenceBackend([_yolo(first), _yolo(second)])
         det = Detector(model, backend=backend)(image)
-        assert len(backend.inputs) == 2
+        assert len(backend.inputs) == passes
         order = np.argsort(det.boxes[:, 0])
         assert detection_scores(det)[order].tolist() == pytest.approx(strong, abs=1e-3)
         assert det.codes == ["1m"] * len(strong)
         weak_codes = [] if det.weak is None else list(det.weak.codes)
         assert ("2m" in weak_codes) is lone_box  # the 384-only box, halved to 0.4 (weak)
+    # bigger tiles (0.7 input px per frame px at 640: 56 px; 34 px at 384): 30 px counts
+    first = _tile_rows(0.7, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
+    second = _tile_rows(0.42, [(0.9, 0), (0.9, 0), (0.9, 0), (0.9, 0)])
+    backend = DynamicSequenceBackend([_yolo(first), _yolo(second)])
+    det = Detector(_scales_model(tmp_path, scales_each_px=30), backend=backend)(
+        np.zeros((640, 640 * 4 // 3, 3), np.uint8))
+    assert len(backend.inputs) == 2
+    assert sorted(detection_scores(det).tolist()) == pytest.approx([0.6, 0.9, 0.9, 0.9],
+                                                                   abs=1e-3)
 
 
 def test_scales_settings_are_checked(tmp_path: Path) -> None:
