@@ -114,7 +114,8 @@ class DetectorSpec:
     scales_min_px: float = 32.0
     #: A pass abstains on a tile whose short side is below this many of *its* input px
     #: (too small for it to see): its box there is left out and the tile's class scores
-    #: are the mean over the passes that can see it. 0: every pass counts on every tile.
+    #: are the mean over the passes that can see it; a pass that would abstain on all but
+    #: 2 of the first pass's tiles does not run. 0: every pass counts on every tile.
     scales_each_px: float = 0.0
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
