@@ -941,8 +941,7 @@ class Detector:
             ran.append(side)
         if len(passes) == 1:
             return boxes, scores, ran
-        fused_b, fused_s = pp.fuse_passes(passes, self.iou,
-                                          need if spec.scales_each_px > 0 else None)
+        fused_b, fused_s = pp.fuse_passes(passes, self.iou, need)
         keep = self._nms(fused_b, pp.tile_score(fused_s, spec.score))
         return fused_b[keep], fused_s[keep], ran
 

@@ -221,31 +221,19 @@ def fuse_passes(
         for j in grown:  # the group's box, for the next pass to match against
             w = np.array([m[2] for m in members[j]], np.float32) + 1e-6
             fused[j] = (w @ np.stack([m[0] for m in members[j]])) / w.sum()
-    if min_side is not None:
-        return _fuse_abstaining(members, fused, [float(v) for v in min_side], n_cls)
-    if not members:
-        return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
-    out_b = np.stack(fused).astype(np.float32)
-    out_s = np.stack([np.sum([m[1] for m in g], axis=0) for g in members]) / len(passes)
-    return out_b, np.asarray(out_s, np.float32)
-
-
-def _fuse_abstaining(
-    members: list[list[tuple[F32, F32, float, int]]], fused: list[F32], min_side: list[float],
-    n_cls: int,
-) -> tuple[F32, F32]:
-    """The groups of :func:`fuse_passes`, each pass counted only on the tiles whose fused
-    box's short side is at least its ``min_side`` (image px)."""
+    need = [0.0] * len(passes) if min_side is None else [float(v) for v in min_side]
     out_b: list[F32] = []
     out_s: list[F32] = []
     for group, box in zip(members, fused, strict=True):
         short = float(min(box[2] - box[0], box[3] - box[1]))
-        seeing = [p for p, need in enumerate(min_side) if short >= need]
+        seeing = [p for p, side in enumerate(need) if short >= side]
         kept = [m for m in group if m[3] in seeing]
         if not kept:
             continue
-        w = np.array([m[2] for m in kept], np.float32) + 1e-6
-        out_b.append((w @ np.stack([m[0] for m in kept])) / w.sum())
+        if len(kept) < len(group):  # an abstaining pass's box leaves the group's mean
+            w = np.array([m[2] for m in kept], np.float32) + 1e-6
+            box = (w @ np.stack([m[0] for m in kept])) / w.sum()
+        out_b.append(box)
         out_s.append(np.sum([m[1] for m in kept], axis=0) / len(seeing))
     if not out_b:
         return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
