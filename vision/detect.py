@@ -22,11 +22,12 @@ box scored at least ``conf`` becomes the score-weighted mean of the candidates i
 at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
 absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input sizes for
 the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px`` and
-``scales_each_px``, ``score``, ``zoom``, ``weight``, ``tta``, ``name`` and ``version``
-are optional; so are a top-level ``calibration`` (the hand confidence,
-:mod:`vision.confidence`) and ``readers`` (second looks from larger crops at some codes,
-applied in order after the classifier; :class:`ReaderSpec`; a single ``reader`` object is
-read too).
+``scales_each_px``, ``one_set`` (``true``: the tiles are read as one set's — each flower
+once, each kind at most four times, :mod:`vision.set_counts`), ``score``, ``zoom``,
+``weight``, ``tta``, ``name`` and ``version`` are optional; so are a top-level
+``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers`` (second
+looks from larger crops at some codes, applied in order after the classifier;
+:class:`ReaderSpec`; a single ``reader`` object is read too).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -71,6 +72,7 @@ from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
+from vision.set_counts import within_one_set
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -149,6 +151,10 @@ class DetectorSpec:
     #: (classified, not part of the reading) for rules that ask for a missing tile
     #: (:mod:`vision.recognize`); 0: none.
     weak_conf: float = 0.0
+    #: The tiles found (scored at least ``conf``) are read as one set's: where the top-1
+    #: codes show a flower twice or a kind five times, the most probable reading that does
+    #: not is taken (:func:`vision.set_counts.within_one_set`).
+    one_set: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +245,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         scales_each_px=_positive(d.get("scales_each_px", 0.0), "'scales_each_px'", where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
+        one_set=_flag(d.get("one_set", False), "'one_set'", where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -362,6 +369,13 @@ def _scales(value: Any, where: str) -> tuple[int, ...]:
             f"got {value!r}"
         )
     return tuple(value)
+
+
+def _flag(value: Any, what: str, where: str) -> bool:
+    """A manifest ``true``/``false``; ``what`` names it in the error."""
+    if not isinstance(value, bool):
+        raise ModelError(f"{where}: {what} must be true or false, got {value!r}")
+    return value
 
 
 def _positive(value: Any, what: str, where: str) -> float:
@@ -882,6 +896,12 @@ class Detector:
             t_read = time.perf_counter()
             probs = self._read_again(img, boxes, probs)
             read_ms = (time.perf_counter() - t_read) * 1000
+        one_set: list[int] = []
+        if self.spec.one_set:
+            strong_rows = np.flatnonzero(score >= self.conf)
+            probs = probs.copy()
+            probs[strong_rows], changed = within_one_set(probs[strong_rows], self.topk)
+            one_set = strong_rows[changed].tolist()
         t5 = time.perf_counter()
         if size != (img.shape[1], img.shape[0]):  # decoded reduced: back to full pixels
             boxes = boxes * np.array(
@@ -904,6 +924,8 @@ class Detector:
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
         det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
+        if self.spec.one_set:  # how many tiles the one-set rule read otherwise
+            det.meta["one_set_changed"] = len(one_set)
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms)
 
     def _other_scales(

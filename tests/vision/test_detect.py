@@ -847,3 +847,33 @@ def test_reader_settings_are_checked(tmp_path: Path) -> None:
     (model / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelError, match="needs a 'classifier'"):
         read_manifest(model)
+
+
+def _one_set_model(tmp_path: Path, one_set: Any) -> Path:
+    model = _model_dir(tmp_path, ["1f", "2f"])
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"]["one_set"] = one_set
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    return model
+
+
+def test_one_set_reads_a_second_copy_of_a_flower_as_its_next_code(tmp_path: Path) -> None:
+    """Manifest ``one_set`` (RULES.md: one of each flower in a set): two tiles both read 1f
+    — the less sure one becomes 2f, its next reading; off (the default), both stay 1f."""
+    rows = [[115, 200, 30, 40, 0.9, 0.3], [215, 200, 30, 40, 0.8, 0.6]]
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = Detector(_model_dir(tmp_path / "a", ["1f", "2f"]), backend=FakeBackend(_yolo(rows)))
+    assert plain.detect(frame).codes == ["1f", "1f"]
+    assert "one_set_changed" not in plain.detect(frame).meta
+    one = Detector(_one_set_model(tmp_path / "b", True), backend=FakeBackend(_yolo(rows)))
+    d = one.detect(frame)
+    assert d.codes == ["1f", "2f"] and d.meta["one_set_changed"] == 1
+    assert d.topk_ids[1].tolist()[:1] == [class_id("2f")]
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_one_set_must_be_true_or_false(tmp_path: Path, bad: Any) -> None:
+    with pytest.raises(ModelError, match="'one_set' must be true or false"):
+        read_manifest(_one_set_model(tmp_path, bad))
