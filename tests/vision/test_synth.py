@@ -4,6 +4,7 @@ glyphs are never mirrored, the CLI writes what it says."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -413,3 +414,32 @@ def test_tiles_never_overlap_on_the_table() -> None:
             ys = [p.box.y for p in placed]
             placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)))
         assert not _footprints_overlap(placed, w, h), i
+
+
+def test_a_table_never_shows_more_tiles_than_one_set_has() -> None:
+    """Rule (RULES.md: 4 of each kind, 1 of each flower and season): the tiles around a
+    hand are drawn from what the set has left, so no scene shows a fifth 5m or a second
+    梅 — the detector's one-set rule (vision.set_counts) holds on every generated table."""
+    art = _synthetic_art()
+    w, h = 26.0, 36.0
+    for i in range(200):
+        rng = np.random.default_rng([18, i])
+        placed, _ = layout_hand(random_hand(rng), rng, w, h)
+        xs = [p.box.x for p in placed]
+        ys = [p.box.y for p in placed]
+        placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)),
+                                on_table=[p.box.code for p in placed])
+        counts = Counter(p.box.code for p in placed)
+        assert all(n <= (1 if c.endswith("f") else 4) for c, n in counts.items()), (i, counts)
+
+
+def test_extras_keep_their_layout_when_a_code_is_replaced() -> None:
+    """The set's limit changes codes only: the same seed lays the extras at the same
+    places whatever the hand on the table."""
+    art = _synthetic_art()
+    extent = (0.0, 0.0, 400.0, 40.0)
+    free = layout_extras(np.random.default_rng(5), art, 26.0, 36.0, extent)
+    full = layout_extras(np.random.default_rng(5), art, 26.0, 36.0, extent,
+                         on_table=[c for c in art.codes for _ in range(3)])
+    assert [(p.box.x, p.box.y, p.box.yaw) for p in free] == [
+        (p.box.x, p.box.y, p.box.yaw) for p in full]

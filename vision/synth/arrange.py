@@ -19,11 +19,13 @@ from the player; a tile's glyph points to ``+y`` at yaw 0.
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from vision.classes import BACK
+from vision.classes import BACK, BONUS, CLASSES
 from vision.synth.art import ArtSet
 from vision.synth.hands import SynthHand, SynthMeld, tile_sort_key
 from vision.synth.render import TileBox
@@ -143,25 +145,54 @@ def layout_hand(hand: SynthHand, rng: np.random.Generator, w: float, h: float
     return near.tiles + far.tiles, arrangement
 
 
+def _copies_left(on_table: Iterable[str]) -> Counter[str]:
+    """What one set has left once ``on_table`` is laid out: 4 of each kind, 1 of each
+    bonus tile (RULES.md), less the codes already placed."""
+    left = Counter({c: (1 if c in BONUS else 4) for c in CLASSES if c != BACK})
+    left.subtract(Counter(on_table))
+    return left
+
+
+def _take(code: str, left: Counter[str], codes: list[str], n: int = 1) -> str:
+    """``code`` when the set has ``n`` more of it, else the next code of ``codes`` (in
+    order, round) that has; the copies are taken from ``left``. The random draw that
+    chose ``code`` stays the same, so a scene keeps its layout when a code is replaced."""
+    start = codes.index(code)
+    for i in range(len(codes)):
+        c = codes[(start + i) % len(codes)]
+        if left[c] >= n:
+            left[c] -= n
+            return c
+    return code  # the set is used up (never on a hand's table): keep the drawn code
+
+
 def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
-                  extent: tuple[float, float, float, float]) -> list[Placed]:
-    """Other tiles around a hand: a face-down wall, discards, an opposite meld row."""
+                  extent: tuple[float, float, float, float],
+                  on_table: Iterable[str] = ()) -> list[Placed]:
+    """Other tiles around a hand: a face-down wall, discards, an opposite meld row.
+
+    Drawn from what one set has left beside ``on_table`` (the hand's codes): no fifth
+    copy of a kind, no second flower, as on a real table."""
     x0, _, x1, y1 = extent
     out: list[Placed] = []
     codes = list(art.codes)
+    left = _copies_left(on_table)
+
+    def draw() -> str:
+        return _take(str(rng.choice(codes)), left, codes)
     far_y = y1 + h * rng.uniform(1.5, 4)
     if rng.random() < 0.5:  # wall segments, face down, lengthwise along x
         for _ in range(int(rng.integers(1, 3))):
             n = int(rng.integers(4, 14))
             sx = rng.uniform(x0 - 2 * w, max(x0, x1 - n * w))
             for i in range(n):
-                out.append(Placed(TileBox(str(rng.choice(codes)), sx + i * (w + 0.3), far_y,
+                out.append(Placed(TileBox(draw(), sx + i * (w + 0.3), far_y,
                                           rng.normal(0, 1), face_down=True), "other"))
             far_y += h * rng.uniform(1.1, 1.6)
     if rng.random() < 0.25:  # a pile of tiles pushed together, any way up
         n = int(rng.integers(6, 20))
         cx = rng.uniform(x0, x1)
-        pile = [Placed(TileBox(str(rng.choice(codes)), cx + rng.normal(0, 2 * w),
+        pile = [Placed(TileBox(draw(), cx + rng.normal(0, 2 * w),
                                far_y + h + abs(rng.normal(0, 1.5 * h)), rng.uniform(0, 360),
                                face_down=bool(rng.random() < 0.3)), "other") for _ in range(n)]
         _separate(pile, math.hypot(w, h))  # any yaw: keep diagonals apart
@@ -181,13 +212,14 @@ def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
             yaw = float(rng.choice([0, 90, 180, 270])) if rng.random() < 0.3 else 180.0
             across = h if yaw in (90.0, 270.0) else w
             jx, jy = np.clip(rng.normal(0, 0.8, 2), -1.2, 1.2)
-            out.append(Placed(TileBox(str(rng.choice(codes)), x + across / 2 + jx,
+            out.append(Placed(TileBox(draw(), x + across / 2 + jx,
                                       far_y + row * (h + 4.0) + jy, yaw + rng.normal(0, 2)),
                               "other"))
             x += across + 4.0
         far_y += (h + 4.0) * ((n - 1) // cols + 1) + h * 0.5
     if rng.random() < 0.4:  # opposite player's meld, seen upside down
-        k = str(rng.choice([c for c in codes if not c.endswith("f")]))
+        kinds = [c for c in codes if c not in BONUS]
+        k = _take(str(rng.choice(kinds)), left, kinds, 3)
         for i in range(3):
             out.append(Placed(TileBox(k, x1 - i * (w + 0.4), far_y + h / 2, 180 + rng.normal(0, 1)),
                               "other"))

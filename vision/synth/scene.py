@@ -96,7 +96,8 @@ def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float
         if rng.random() < opts.extras_prob:
             xs = [p.box.x for p in placed]
             ys = [p.box.y for p in placed]
-            placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)))
+            placed += layout_extras(rng, art, w, h, (min(xs), min(ys), max(xs), max(ys)),
+                                    on_table=[p.box.code for p in placed])
     else:
         placed = layout_closeup(rng, art, w, h)
         arrangement = "closeup"
