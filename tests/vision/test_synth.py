@@ -443,3 +443,12 @@ def test_extras_keep_their_layout_when_a_code_is_replaced() -> None:
                          on_table=[c for c in art.codes for _ in range(3)])
     assert [(p.box.x, p.box.y, p.box.yaw) for p in free] == [
         (p.box.x, p.box.y, p.box.yaw) for p in full]
+
+
+def test_a_closeup_shows_tiles_of_one_set() -> None:
+    """Rule (RULES.md): a few tiles lined up for a photo come from one set too."""
+    art = _synthetic_art()
+    for i in range(300):
+        placed = layout_closeup(np.random.default_rng([19, i]), art, 26.0, 36.0)
+        counts = Counter(p.box.code for p in placed)
+        assert all(n <= (1 if c.endswith("f") else 4) for c, n in counts.items()), (i, counts)

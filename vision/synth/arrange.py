@@ -228,8 +228,10 @@ def layout_extras(rng: np.random.Generator, art: ArtSet, w: float, h: float,
 
 def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) -> list[Placed]:
     """A few random tiles (``back`` included): rows of touching tiles (like tiles lined
-    up for a photo), a small grid, or scattered."""
+    up for a photo), a small grid, or scattered — from one set (no fifth copy of a kind,
+    no second flower)."""
     codes = [*art.codes, BACK]
+    left = _copies_left(())
     out: list[Placed] = []
     mode = str(rng.choice(["rows", "grid", "scattered"], p=[0.5, 0.25, 0.25]))
     group_yaw = float(rng.choice([0, 90, 180, 270], p=[0.55, 0.15, 0.15, 0.15]))
@@ -252,6 +254,7 @@ def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) ->
         down = code == BACK
         if down:
             code = str(rng.choice(art.codes))
+        code = _take(code, left, list(art.codes))
         if mode == "scattered":
             yaw = float(rng.choice([0, 90, 180, 270])) + rng.normal(0, 10)
         else:
