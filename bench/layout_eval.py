@@ -29,7 +29,10 @@ Three evaluations:
     same with the whole of :func:`vision.recognize.recognize_detections` (its weak-box,
     re-read and win-checked rules too; the weak boxes' codes set right as well): the
     ceiling of end to end with these boxes, so ``exact_end_to_end`` falls short of it
-    only by what the reading gets wrong. ``by_note_and_tilt`` splits the scenes by whether
+    only by what the reading gets wrong; ``true_codes_failure_kinds`` sorts the scenes
+    that fail there (and read right from the truth boxes) by the repair that makes them
+    right (:func:`geometry_reason`: a hand tile missed, a tile turned a quarter off, box
+    geometry, extra boxes). ``by_note_and_tilt`` splits the scenes by whether
     the reading says a meld's claim source may be wrong, and by the rows' tilt off the
     picture's edges, with both end-to-end figures per group (how much those notes mean).
     ``by_codes_shown`` splits them by whether the hand shows a white dragon face up and
@@ -204,6 +207,7 @@ def eval_synth(
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
+    why_geom = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
     face_up = [0, 0, 0, 0]  # scenes with a kong shown face up: n, truth boxes, e2e, codes
@@ -253,6 +257,11 @@ def eval_synth(
             exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
             true_right = _exact_end_to_end_true_codes(dets, truth_dets, expected)
             exact_true_e2e += true_right
+            if not true_right and rec_gt:  # the truth boxes read right, these do not
+                why_geom[geometry_reason(
+                    dets, truth_dets, [t["role"] for t in truth["tiles"]],
+                    lambda x, e=expected: _read_right(
+                        recognize_detections(x, "mcr", {"claim_win": True}), e))] += 1
             truth_tiles = Counter(truth_dets.codes)
             tiles_top1 += Counter(dets.codes) == truth_tiles
             rec = recognize(image, "mcr", {"claim_win": True}, detector=detector,
@@ -294,6 +303,7 @@ def eval_synth(
         out["same_mcr_score_end_to_end"] = same_score / max(n, 1)
         out["exact_detector_boxes_true_codes"] = exact_geom / max(n, 1)
         out["exact_true_codes_end_to_end"] = exact_true_e2e / max(n, 1)
+        out["true_codes_failure_kinds"] = dict(why_geom.most_common())
         out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
         out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
         out["by_note_and_tilt"] = _group_figures(by_group)
@@ -357,6 +367,58 @@ def _exact_end_to_end_true_codes(dets: Detections, truth: Detections, expected: 
     if dets.weak is not None and len(dets.weak):
         d = dataclasses.replace(d, weak=true_codes_on(dets.weak, truth))
     return _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
+
+
+def geometry_reason(
+    dets: Detections, truth: Detections, roles: list[str], read_right: Any
+) -> str:
+    """Why a scene read with the true codes on the detector's boxes (:func:`true_codes_on`)
+    still fails, by which repair makes ``read_right(detections) -> bool`` pass:
+
+    - ``missed hand tile``: a tile of the hand (role not ``other``) has no box at IoU ≥ 0.5;
+    - ``rotation (sideways)`` / ``rotation (0/180)``: the matched boxes given the truth's
+      rotations read right — some tile was read a quarter turn off (a claimed tile
+      missed, or a standing one taken for claimed), or only half a turn;
+    - ``box geometry``: with the truth's boxes on the matched ones too;
+    - ``extra boxes``: with the unmatched boxes dropped too;
+    - ``other``: none of these (e.g. the weak-box rules).
+
+    >>> t = Detections.from_lists([[0, 0, 10, 14], [10, 0, 20, 14]], ["1m", "2m"],
+    ...                           rotations=[0, 90])
+    >>> d = Detections.from_lists([[0, 0, 10, 14], [10, 0, 20, 14]], ["1m", "2m"])
+    >>> geometry_reason(d, t, ["meld", "meld"], lambda x: x.rotations.tolist() == [0, 90])
+    'rotation (sideways)'
+    >>> geometry_reason(d.select([True, False]), t, ["meld", "meld"], lambda x: False)
+    'missed hand tile'
+    """
+    import dataclasses
+
+    import numpy as np
+
+    from vision.evaluate import match
+
+    d = true_codes_on(dets, truth)
+    if dets.weak is not None and len(dets.weak):
+        d = dataclasses.replace(d, weak=true_codes_on(dets.weak, truth))
+    matched = match(truth.boxes, d.boxes, d.confidences, 0.5).tolist()
+    found = {g for g in matched if g >= 0}
+    if any(i not in found and role != "other" for i, role in enumerate(roles)):
+        return "missed hand tile"
+    rot, boxes = d.rotations.copy(), d.boxes.copy()
+    quarter = False
+    for i, g in enumerate(matched):
+        if g >= 0:
+            quarter |= bool((rot[i] - truth.rotations[g]) % 180)
+            rot[i], boxes[i] = truth.rotations[g], truth.boxes[g]
+    turned = dataclasses.replace(d, rotations=rot, rotation_probs=None)
+    if read_right(turned):
+        return "rotation (sideways)" if quarter else "rotation (0/180)"
+    placed = dataclasses.replace(turned, boxes=boxes)
+    if read_right(placed):
+        return "box geometry"
+    if read_right(placed.select(np.array([g >= 0 for g in matched], bool))):
+        return "extra boxes"
+    return "other"
 
 
 def _exact_with_true_codes(dets: Detections, truth: Detections, expected: Any) -> bool:
