@@ -120,6 +120,9 @@ class Layout:
     frame_rotation: int = 0
     tilt_deg: float = 0.0
     sideways: frozenset[int] = field(default_factory=frozenset)
+    #: For each tile the sideways model judged: its log-odds over the layout's threshold
+    #: (> 0 sideways); how sure the layout was (a flip's cost, :func:`analyze`'s ``flip``).
+    side_margins: tuple[tuple[int, float], ...] = ()
 
     @property
     def hand_detections(self) -> list[int]:
@@ -308,8 +311,12 @@ def row_faces_away(
     return bool(agreed and vote > 0), bool(agreed)
 
 
-def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
-    """Read the layout of one player's hand from ``dets`` (see module doc)."""
+def analyze(
+    dets: Detections, params: LayoutParams | None = None, flip: frozenset[int] = frozenset()
+) -> Layout:
+    """Read the layout of one player's hand from ``dets`` (see module doc). ``flip``:
+    detections whose sideways judgement is taken the other way (a rule's second reading
+    of tiles the layout was unsure of, :func:`vision.recognize.flip_unclear_sideways`)."""
     params = params or LayoutParams()
     codes = dets.codes
     n = len(dets)
@@ -334,6 +341,9 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
     side_odds: dict[int, float] = {}
     for r in rows_local:
         side_local.update(_sideways_flags(frame, r, params, p_side, back, side_odds))
+    for k in flip:
+        if k in side_local:
+            side_local[k] = not side_local[k]
     # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles
     base_of: dict[int, int] = {}
     main_rows = []
@@ -516,4 +526,5 @@ def analyze(dets: Detections, params: LayoutParams | None = None) -> Layout:
         frame_rotation=frame.frame_rotation,
         tilt_deg=frame.tilt_deg,
         sideways=sideways,
+        side_margins=tuple(sorted((tiles[k], round(o, 3)) for k, o in side_odds.items())),
     )

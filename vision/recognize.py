@@ -593,6 +593,46 @@ def drop_straddling_box(
     return None
 
 
+#: A tile's sideways judgement is tried the other way only when its log-odds lie this
+#: close to the layout's threshold (:func:`flip_unclear_sideways`).
+MAX_FLIP_MARGIN = 3.0
+#: The most unsure tiles tried (alone, then two at a time).
+MAX_FLIP_TRIED = 4
+
+
+def flip_unclear_sideways(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A hand that does not win as laid out, where the layout was unsure which tiles lie
+    sideways (faces that look alike turned a quarter — 白, 3p, 8p — in rows at a slant,
+    where the box shape says little): the hand's tiles whose sideways log-odds lie within
+    :data:`MAX_FLIP_MARGIN` of the threshold — the :data:`MAX_FLIP_TRIED` closest — are
+    judged the other way, alone and then two at a time, cheapest first, and the first
+    layout whose corrected reading **wins** with ``test.hand_size`` tiles is taken, with
+    a note per tile. None when the hand already wins, or no such reading exists."""
+    margins = dict(layout.side_margins)
+    hand = set(layout.hand_detections)
+    unsure = sorted((abs(m), i) for i, m in margins.items()
+                    if i in hand and abs(m) <= MAX_FLIP_MARGIN)[:MAX_FLIP_TRIED]
+    if not unsure or test.wins(dets, layout) is not None:
+        return None
+    trials = [(cost, (i,)) for cost, i in unsure]
+    trials += [(a + b, (i, j)) for (a, i), (b, j) in itertools.combinations(unsure, 2)]
+    for _, tiles in sorted(trials):
+        t_lay = analyze(dets, params, flip=frozenset(tiles))
+        result = test.wins(dets, t_lay)
+        if result is None:
+            continue
+        notes = tuple(
+            f"read {dets.codes[i]} (box {_box_text(dets.boxes[i])}) as lying "
+            f"{'upright' if margins[i] > 0 else 'sideways'}: its shape and face left it "
+            f"unclear (log-odds {margins[i]:+.1f}) and the hand wins only so"
+            for i in tiles
+        )
+        return Rewrite(dets, t_lay, notes, result)
+    return None
+
+
 def _index_of_box(dets: Detections, box: npt.NDArray[np.float32]) -> int:
     """The index of the detection with exactly this box, or -1."""
     hit = np.flatnonzero((dets.boxes == box).all(axis=1))
@@ -743,18 +783,21 @@ def recognize_detections(
     layout_params: LayoutParams | None = None,
     ms: Mapping[str, float] | None = None,
     calibration: Mapping[str, Any] | None = None,
+    flip_sideways: bool = True,
 ) -> Recognition:
     """Layout, correction and scoring of detections (see module doc). ``calibration``:
     the detector's hand-confidence calibration (:attr:`Detector.calibration`), which
-    gives :attr:`Recognition.hand_confidence`. Raises ``scoring.HandError`` (a
-    ``ValueError``) for an unknown rule set or a bad context.
+    gives :attr:`Recognition.hand_confidence`. ``flip_sideways``: whether a hand that
+    does not win may have unsure sideways judgements taken the other way
+    (:func:`flip_unclear_sideways`; :func:`recognize` tries that last). Raises
+    ``scoring.HandError`` (a ``ValueError``) for an unknown rule set or a bad context.
 
     Kongs shown as four face-up tiles (``LayoutParams.face_up_kongs``) are a second
     reading: the hand is first read without them, and read with them only when that
     first reading scores no win — a hand over its size is more often an extra box or a
     flower read as a kind than a kong laid flat, which those rules mend first."""
     params = layout_params or LayoutParams()
-    given = _Given(rules, context, image, ms, calibration)
+    given = _Given(rules, context, image, ms, calibration, flip_sideways)
     if not params.face_up_kongs:
         return _recognize_once(dets, params, given)
     plain = _recognize_once(dets, replace(params, face_up_kongs=False), given)
@@ -784,6 +827,7 @@ class _Given:
     image: str | None
     ms: Mapping[str, float] | None
     calibration: Mapping[str, Any] | None
+    flip_sideways: bool = True
 
 
 def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Recognition:
@@ -813,6 +857,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             or reread_extra_as_flower(dets, layout, params, test)
             or drop_straddling_box(dets, layout, params, test)
             or reread_back_or_white(dets, layout, params, test)
+            or (flip_unclear_sideways(dets, layout, params, test)
+                if given.flip_sideways else None)
         )
     if rewrite is not None:
         dets, layout = rewrite.dets, rewrite.layout
@@ -928,7 +974,9 @@ def recognize(
     photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
     second detection) and replaced when that reading wins; so is a win with an unclear
     claim source from :data:`STRAIGHTEN_UNCLEAR_DEG`, when the level reading wins with
-    every claim clear."""
+    every claim clear. A reading that still does not win is read once more with the
+    layout's unsure sideways judgements open to change (:func:`flip_unclear_sideways`),
+    and replaced when that wins."""
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
@@ -943,7 +991,7 @@ def recognize(
     used = detector if detector is not None else load_detector()
     calibration = getattr(used, "calibration", None)
     rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration,
-                               layout_params=layout_params)
+                               layout_params=layout_params, flip_sideways=False)
     tilt = abs(rec.layout.tilt_deg)
     no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
     unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
@@ -953,6 +1001,13 @@ def recognize(
         if level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
+    if rec.score is None and rec.layout.side_margins:
+        flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
+                                       calibration=calibration, layout_params=layout_params)
+        if flipped.score is not None:  # both readings' time is spent
+            spent = {k: rec.ms.get(k, 0.0) + flipped.ms.get(k, 0.0)
+                     for k in ("layout", "correct", "score")}
+            rec = replace(flipped, ms={**flipped.ms, **spent})
     return _with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0])))
 
 
@@ -999,7 +1054,8 @@ def _recognize_straightened(
     level = run(region)
     ms = {**ms, "straighten": (time.perf_counter() - t0) * 1000}
     rec = recognize_detections(level, rules, context, image=name, ms=ms,
-                               calibration=calibration, layout_params=layout_params)
+                               calibration=calibration, layout_params=layout_params,
+                               flip_sideways=False)
     size = (int(pixels.shape[1]), int(pixels.shape[0]))
     note = (f"the rows lay {abs(tilt):.0f}° off the photo's edges: read again from the photo "
             "turned level")

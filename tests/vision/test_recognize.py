@@ -634,3 +634,57 @@ def test_a_win_with_an_unclear_claim_at_a_tilt_is_read_again_turned_level() -> N
     assert len(seen) == 2 and r.score is not None
     assert any("turned level" in n for n in r.notes)
     assert not any("lies sideways in the meld" in n for n in r.notes)
+
+
+def test_a_tile_unclearly_judged_sideways_is_judged_again_when_the_hand_then_wins() -> None:
+    """Rule (seed 003: a claimed kong shows one tile sideways): [9999p,2] laid out, but
+    the classifier half takes one of its upright 9p for a sideways one — the layout
+    splits the kong into [999p] and a loose 9p, 15 tiles, no win. That tile's judgement
+    was close (log-odds +0.6 over the threshold); judged upright, the hand wins as laid
+    out, and a note says which tile was read otherwise."""
+    needs_mcr()
+    b = SceneBuilder().standing("234m567p1sPPP").meld("9999p", sideways=1).win("1s")
+    d = _sure(b.detections(), {13: [0.2, 0.4, 0.0, 0.4]})
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and scoring.format_hand(r.hand) == "[9999p,2]234m567p1sPPP1s"
+    assert r.score is not None
+    assert any("as lying upright" in n and "wins only so" in n for n in r.notes)
+
+
+def test_a_hand_that_wins_as_laid_out_is_not_judged_again() -> None:
+    """Never force a reading: [PPP,3] whose sideways tile the layout reads as standing in
+    rows tilted 38° still wins (a concealed pung), so no tile is judged the other way."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sE").meld("PPP", sideways=2).win("E")
+    d = b.detections(tilt_deg=38.0)
+    side = [i for i in range(len(d)) if d.rotations[i] % 180 == 90]
+    r = recognize_detections(_sure(d, {i: [0.6, 0.1, 0.2, 0.1] for i in side}), "mcr")
+    assert r.score is not None
+    assert not any("wins only so" in n for n in r.notes)
+
+
+def test_the_layout_can_take_a_tile_s_sideways_judgement_the_other_way() -> None:
+    from vision.layout import analyze
+
+    b = SceneBuilder().standing("234m567p1sPPP").meld("9999p", sideways=1).win("1s")
+    d = _sure(b.detections(), {13: [0.2, 0.4, 0.0, 0.4]})
+    plain = analyze(d)
+    assert 13 in plain.sideways and dict(plain.side_margins)[13] > 0
+    again = analyze(d, flip=frozenset({13}))
+    assert 13 not in again.sideways and 11 in again.sideways
+    assert [len(m.detections) for m in again.melds] == [4]
+
+
+def test_recognize_judges_unsure_sideways_tiles_again_last() -> None:
+    """``recognize``: the reading without the rule first (no win: 15 tiles), then —
+    nothing to straighten in a level photo — the reading with it, which wins and is
+    taken; ``recognize_detections(..., flip_sideways=False)`` leaves the tile as judged."""
+    needs_mcr()
+    b = SceneBuilder().standing("234m567p1sPPP").meld("9999p", sideways=1).win("1s")
+    d = _sure(b.detections(), {13: [0.2, 0.4, 0.0, 0.4]})
+    plain = recognize_detections(d, "mcr", flip_sideways=False)
+    assert plain.score is None and "15 tiles found" in (plain.unscorable or "")
+    size = d.image_size or (1000, 800)
+    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", detector=lambda _: d)
+    assert r.score is not None and any("wins only so" in n for n in r.notes)
+    assert r.ms["layout"] > 0
