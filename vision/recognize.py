@@ -595,9 +595,9 @@ def drop_straddling_box(
 
 #: A tile's sideways judgement is tried the other way only when its log-odds lie this
 #: close to the layout's threshold (:func:`flip_unclear_sideways`).
-MAX_FLIP_MARGIN = 3.0
+MAX_FLIP_MARGIN = 5.0
 #: The most unsure tiles tried (alone, then two at a time).
-MAX_FLIP_TRIED = 4
+MAX_FLIP_TRIED = 6
 
 
 def flip_unclear_sideways(
