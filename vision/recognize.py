@@ -596,8 +596,10 @@ def drop_straddling_box(
 #: A tile's sideways judgement is tried the other way only when its log-odds lie this
 #: close to the layout's threshold (:func:`flip_unclear_sideways`).
 MAX_FLIP_MARGIN = 5.0
-#: The most unsure tiles tried (alone, then two at a time).
+#: The most unsure tiles tried alone ...
 MAX_FLIP_TRIED = 6
+#: ... and the most unsure of them tried two at a time (each trial is a layout: bounded).
+MAX_FLIP_PAIRED = 3
 
 
 def flip_unclear_sideways(
@@ -606,10 +608,11 @@ def flip_unclear_sideways(
     """A hand that does not win as laid out, where the layout was unsure which tiles lie
     sideways (faces that look alike turned a quarter — 白, 3p, 8p — in rows at a slant,
     where the box shape says little): the hand's tiles whose sideways log-odds lie within
-    :data:`MAX_FLIP_MARGIN` of the threshold — the :data:`MAX_FLIP_TRIED` closest — are
-    judged the other way, alone and then two at a time, cheapest first, and the first
-    layout whose corrected reading **wins** with ``test.hand_size`` tiles is taken, with
-    a note per tile. None when the hand already wins, or no such reading exists."""
+    :data:`MAX_FLIP_MARGIN` of the threshold — the :data:`MAX_FLIP_TRIED` closest alone,
+    the :data:`MAX_FLIP_PAIRED` closest two at a time — are judged the other way, cheapest
+    first, and the first layout whose corrected reading **wins** with ``test.hand_size``
+    tiles is taken, with a note per tile (a layout without the hand's tile count is not
+    corrected). None when the hand already wins, or no such reading exists."""
     margins = dict(layout.side_margins)
     hand = set(layout.hand_detections)
     unsure = sorted((abs(m), i) for i, m in margins.items()
@@ -617,7 +620,8 @@ def flip_unclear_sideways(
     if not unsure or test.wins(dets, layout) is not None:
         return None
     trials = [(cost, (i,)) for cost, i in unsure]
-    trials += [(a + b, (i, j)) for (a, i), (b, j) in itertools.combinations(unsure, 2)]
+    trials += [(a + b, (i, j))
+               for (a, i), (b, j) in itertools.combinations(unsure[:MAX_FLIP_PAIRED], 2)]
     for _, tiles in sorted(trials):
         t_lay = analyze(dets, params, flip=frozenset(tiles))
         result = test.wins(dets, t_lay)
@@ -803,7 +807,9 @@ def recognize_detections(
     plain = _recognize_once(dets, replace(params, face_up_kongs=False), given)
     if plain.score is not None or plain.layout.tile_count <= _hand_size(rules):
         return plain
-    shown = _recognize_once(dets, params, given)
+    # four face-up tiles as a kong is the other reading of the tiles as judged: the
+    # unsure sideways calls are opened in the plain reading only (bounded cost)
+    shown = _recognize_once(dets, params, replace(given, flip_sideways=False))
     face_up = any(m.face_up for m in shown.layout.melds)
     kept, other = (shown, plain) if face_up and shown.score is not None else (plain, shown)
     # both readings' time is spent: the reported stages add up
