@@ -1007,7 +1007,7 @@ def recognize(
         if level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
-    if rec.score is None and rec.layout.side_margins:
+    if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:  # both readings' time is spent

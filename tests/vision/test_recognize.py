@@ -688,3 +688,15 @@ def test_recognize_judges_unsure_sideways_tiles_again_last() -> None:
     r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", detector=lambda _: d)
     assert r.score is not None and any("wins only so" in n for n in r.notes)
     assert r.ms["layout"] > 0
+
+
+def test_no_sideways_second_reading_when_no_win_is_claimed() -> None:
+    """The second reading looks for a win; with ``claim_win`` false the hand is read as
+    laid out (its waits), and no tile is judged otherwise."""
+    needs_mcr()
+    b = SceneBuilder().standing("234m567p1sPPP").meld("9999p", sideways=1).win("1s")
+    d = _sure(b.detections(), {13: [0.2, 0.4, 0.0, 0.4]})
+    size = d.image_size or (1000, 800)
+    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", {"claim_win": False},
+                  detector=lambda _: d)
+    assert r.score is None and not any("wins only so" in n for n in r.notes)
