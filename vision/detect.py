@@ -896,12 +896,12 @@ class Detector:
             t_read = time.perf_counter()
             probs = self._read_again(img, boxes, probs)
             read_ms = (time.perf_counter() - t_read) * 1000
-        one_set: list[int] = []
+        one_set_changed: int | None = None  # tiles the one-set rule read otherwise
         if self.spec.one_set:
             strong_rows = np.flatnonzero(score >= self.conf)
             probs = probs.copy()
             probs[strong_rows], changed = within_one_set(probs[strong_rows], self.topk)
-            one_set = strong_rows[changed].tolist()
+            one_set_changed = len(changed)
         t5 = time.perf_counter()
         if size != (img.shape[1], img.shape[0]):  # decoded reduced: back to full pixels
             boxes = boxes * np.array(
@@ -924,8 +924,8 @@ class Detector:
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
         det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
-        if self.spec.one_set:  # how many tiles the one-set rule read otherwise
-            det.meta["one_set_changed"] = len(one_set)
+        if one_set_changed is not None:
+            det.meta["one_set_changed"] = one_set_changed
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms)
 
     def _other_scales(

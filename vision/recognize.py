@@ -812,7 +812,12 @@ def recognize_detections(
     shown = _recognize_once(dets, params, replace(given, flip_sideways=False))
     face_up = any(m.face_up for m in shown.layout.melds)
     kept, other = (shown, plain) if face_up and shown.score is not None else (plain, shown)
-    # both readings' time is spent: the reported stages add up
+    return _with_both_times(kept, other)
+
+
+def _with_both_times(kept: Recognition, other: Recognition) -> Recognition:
+    """``kept`` with ``other``'s layout, correction and scoring time added: both readings'
+    time is spent, so the reported stages add up."""
     spent = {k: kept.ms.get(k, 0.0) + other.ms.get(k, 0.0) for k in ("layout", "correct", "score")}
     return replace(kept, ms={**kept.ms, **spent})
 
@@ -1010,10 +1015,8 @@ def recognize(
     if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
-        if flipped.score is not None:  # both readings' time is spent
-            spent = {k: rec.ms.get(k, 0.0) + flipped.ms.get(k, 0.0)
-                     for k in ("layout", "correct", "score")}
-            rec = replace(flipped, ms={**flipped.ms, **spent})
+        if flipped.score is not None:
+            rec = _with_both_times(flipped, rec)
     return _with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0])))
 
 

@@ -231,6 +231,7 @@ def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) ->
     up for a photo), a small grid, or scattered — from one set (no fifth copy of a kind,
     no second flower)."""
     codes = [*art.codes, BACK]
+    faces = list(art.codes)
     left = _copies_left(())
     out: list[Placed] = []
     mode = str(rng.choice(["rows", "grid", "scattered"], p=[0.5, 0.25, 0.25]))
@@ -254,7 +255,7 @@ def layout_closeup(rng: np.random.Generator, art: ArtSet, w: float, h: float) ->
         down = code == BACK
         if down:
             code = str(rng.choice(art.codes))
-        code = _take(code, left, list(art.codes))
+        code = _take(code, left, faces)
         if mode == "scattered":
             yaw = float(rng.choice([0, 90, 180, 270])) + rng.normal(0, 10)
         else:
