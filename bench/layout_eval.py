@@ -356,16 +356,22 @@ def _read_right(rec: Any, expected: Any) -> bool:
     return rec.hand is not None and rec.layout.winning is not None and canon(rec.hand) == expected
 
 
-def _exact_end_to_end_true_codes(dets: Detections, truth: Detections, expected: Any) -> bool:
-    """End to end (:func:`recognize_detections`, every rule) on the detector's boxes with
-    the ``truth`` detections' codes on every matched box, weak boxes included."""
+def _true_codes_with_weak(dets: Detections, truth: Detections) -> Detections:
+    """:func:`true_codes_on` applied to ``dets`` and to its weak boxes."""
     import dataclasses
-
-    from vision.recognize import recognize_detections
 
     d = true_codes_on(dets, truth)
     if dets.weak is not None and len(dets.weak):
         d = dataclasses.replace(d, weak=true_codes_on(dets.weak, truth))
+    return d
+
+
+def _exact_end_to_end_true_codes(dets: Detections, truth: Detections, expected: Any) -> bool:
+    """End to end (:func:`recognize_detections`, every rule) on the detector's boxes with
+    the ``truth`` detections' codes on every matched box, weak boxes included."""
+    from vision.recognize import recognize_detections
+
+    d = _true_codes_with_weak(dets, truth)
     return _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
 
 
@@ -397,9 +403,7 @@ def geometry_reason(
 
     from vision.evaluate import match
 
-    d = true_codes_on(dets, truth)
-    if dets.weak is not None and len(dets.weak):
-        d = dataclasses.replace(d, weak=true_codes_on(dets.weak, truth))
+    d = _true_codes_with_weak(dets, truth)
     matched = match(truth.boxes, d.boxes, d.confidences, 0.5).tolist()
     found = {g for g in matched if g >= 0}
     if any(i not in found and role != "other" for i, role in enumerate(roles)):
