@@ -105,6 +105,23 @@ def test_db_command_names_a_bad_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unsupported database URL" in capsys.readouterr().err
 
 
+def test_an_upgrade_from_empty_is_one_transaction(tmp_path: Path) -> None:
+    """Every revision is applied in one transaction (one commit), on SQLite too.
+
+    Alembic's SQLite default commits after each revision; a process starting in that gap
+    reads the half-way version and runs the next revision a second time.
+    """
+    from sqlalchemy import event
+
+    eng = make_engine(f"sqlite:///{tmp_path / 'one.db'}")
+    commits: list[int] = []
+    event.listen(eng, "commit", lambda _conn: commits.append(1))
+    upgrade(eng)
+    assert current_revision(eng) == head_revision()
+    assert len(commits) == 1
+    eng.dispose()
+
+
 def test_processes_migrating_at_once_leave_one_schema(engine: Engine) -> None:
     import subprocess
     import sys

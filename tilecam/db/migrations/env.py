@@ -23,11 +23,18 @@ with engine.connect() as connection:
         connection=connection,
         target_metadata=Base.metadata,
         render_as_batch=connection.dialect.name == "sqlite",
+        # One transaction for the whole upgrade on every backend. Alembic's SQLite
+        # default commits after each revision, and a second process starting in that
+        # gap reads the half-way version while the first goes on with the revisions it
+        # had planned: both run the next one ("trigger ... already exists"). SQLite's
+        # DDL is transactional, and the transaction starts with BEGIN IMMEDIATE
+        # (tilecam.db.engine), so processes migrating at once queue for the whole run.
+        transactional_ddl=True,
     )
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":
             # Server processes starting together migrate one at a time (SQLite gets the
-            # same from BEGIN IMMEDIATE, see tilecam.db.engine).
+            # same from BEGIN IMMEDIATE on the one transaction above).
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         context.run_migrations()
     connection.commit()
