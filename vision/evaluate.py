@@ -167,13 +167,14 @@ def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
 
 
 def original_copies(samples: Sequence[Sample]) -> list[Sample]:
-    """Per source photo, only the copy with the tightest boxes (Roboflow's un-augmented one).
+    """Per source photo, only its original copy (Roboflow's un-augmented one).
 
-    Copies of one photo share a file-name stem (the part before ``.rf.``). The export's
-    ±45° rotations and shear only loosen axis-aligned boxes, so the copy with the smallest
-    mean normalised box area is the original (:func:`vision.data.photos.source_stem` and
-    :func:`~vision.data.photos.tightness`, as the dataset preparation decides it). Order
-    follows ``samples``.
+    Copies of one photo share a file-name stem (the part before ``.rf.``). The original is
+    the copy the dataset preparation chose, where its ``labels.csv`` records it; otherwise
+    the copy with the smallest mean normalised box area — the export's ±45° rotations and
+    shear only loosen axis-aligned boxes (:func:`vision.data.photos.source_stem` and
+    :func:`~vision.data.photos.tightness`, as the preparation decides it). Order follows
+    ``samples``.
 
     >>> import numpy as np
     >>> tight = np.array([[0, .5, .5, .1, .1]]); loose = np.array([[0, .5, .5, .2, .2]])
@@ -182,14 +183,38 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
     >>> [s.image.name for s in keep]
     ['a.rf.2.jpg', 'b.jpg']
     """
+    recorded = _recorded_originals(samples)
     best: dict[str, tuple[float, int]] = {}
     for i, s in enumerate(samples):
         stem = source_stem(s.image.name)
+        if stem in recorded:
+            if s.image.name == recorded[stem]:
+                best[stem] = (-np.inf, i)
+            continue
         area = tightness(s.labels) if len(s.labels) else np.inf
         if stem not in best or area < best[stem][0]:
             best[stem] = (area, i)
     keep = {i for _, i in best.values()}
     return [s for i, s in enumerate(samples) if i in keep]
+
+
+def _recorded_originals(samples: Sequence[Sample]) -> dict[str, str]:
+    """``{stem: file name}`` of the original copy as ``tilecam dataset photos`` chose it,
+    from the ``labels.csv`` beside ``images/`` (empty for other datasets). Once boxes of
+    the other copies are tightened (:mod:`vision.data.tighten`), the tightest-boxed copy
+    in the built dataset need no longer be the export's original."""
+    import csv
+
+    out: dict[str, str] = {}
+    for root in {s.image.parent.parent.parent for s in samples}:
+        path = root / "labels.csv"
+        if not path.is_file():
+            continue
+        with path.open(newline="", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                if row.get("original"):
+                    out[source_stem(row["original"])] = row["original"]
+    return out
 
 
 def untouched_copies(samples: Sequence[Sample]) -> list[Sample]:

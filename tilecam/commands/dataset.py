@@ -76,6 +76,10 @@ def register(sub: Any) -> None:
                     help="augmented copies' labels: mapped from the un-augmented original "
                     "(default; the export's own are off the tiles on turned copies) or the "
                     "export's")
+    ph.add_argument("--no-tighten", action="store_true",
+                    help="photos whose every copy is turned keep their original's grown boxes "
+                    "carried across (by default each tile's box is the five copies' boxes "
+                    "intersected: vision/data/tighten.py)")
     ph.add_argument("--no-label-fixes", action="store_true",
                     help="keep every label as exported (by default the labels listed in "
                     "vision/data/label_fixes.py, which contradict their tiles, are corrected)")
@@ -151,6 +155,7 @@ def run_photos(args: argparse.Namespace) -> int:
     counts = prepare_photos(Path(src), args.out, val_fraction=args.val_fraction,
                             seed=args.seed, mirrored=args.mirrored,
                             labels_from=args.labels_from,
-                            label_fixes=() if args.no_label_fixes else LABEL_FIXES)
+                            label_fixes=() if args.no_label_fixes else LABEL_FIXES,
+                            tighten=not args.no_tighten)
     print(json.dumps(counts))
     return 0

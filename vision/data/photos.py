@@ -511,6 +511,7 @@ def prepare_photos(
     votes_per_group: int = 5,
     labels_from: str = "original",
     label_fixes: Sequence[LabelFix] = LABEL_FIXES,
+    tighten: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Build a YOLO dataset from hk-photos in ``out`` and return counts.
@@ -532,6 +533,10 @@ def prepare_photos(
     the tiles; copies that cannot be aligned are left out (``unaligned``). ``"export"``
     keeps the export's labels. Alignments are cached in ``out/labels.csv`` (per copy:
     inliers, homography, boxes in the export and mapped, and their agreement).
+    ``tighten`` (default): a photo none of whose copies shows it as taken (its original
+    is turned too) gets its other copies' boxes from the five copies' boxes intersected
+    (:mod:`vision.data.tighten`; ``tightened`` counts those copies) instead of the
+    original's grown boxes carried across; ``False`` keeps the carried boxes.
 
     ``label_fixes``: corrections to the originals' labels (:mod:`vision.data.label_fixes`;
     ``()`` for the labels as exported), applied before they are carried to the copies
@@ -539,7 +544,7 @@ def prepare_photos(
 
     Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
     "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "mapped",
-    "unaligned", "tiles", "label_fixes", "label_fixes_skipped"}``.
+    "tightened", "unaligned", "tiles", "label_fixes", "label_fixes_skipped"}``.
     Copies of stems whose original cannot be told (``ambiguous``) are left out.
     """
     src, out = Path(src), Path(out)
@@ -576,6 +581,7 @@ def prepare_photos(
             "unlabelled",
             "ambiguous",
             "mapped",
+            "tightened",
             "unaligned",
             "tiles",
             "label_fixes",
@@ -583,7 +589,8 @@ def prepare_photos(
         ),
         0,
     )
-    mapper = LabelMapper(out / "labels.csv") if labels_from == "original" else None
+    mapper = (LabelMapper(out / "labels.csv", tighten=tighten)
+              if labels_from == "original" else None)
     decisions: list[CopyDecision] = []
     stems: Iterable[str] = sorted(groups)
     if progress is not None:
@@ -669,6 +676,8 @@ def prepare_photos(
                     label_target.unlink(missing_ok=True)
                     continue
                 counts["mapped"] += mapped[i] is not fixed_labels[i]
+                if mapper is not None and path.name in mapper.tightened:
+                    counts["tightened"] += 1
                 label = mapped[i]
             if decision.mirrored:
                 counts["fixed"] += 1

@@ -19,7 +19,7 @@ gets ``None``: the caller leaves it out rather than train on labels nobody check
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.data.tighten import CopyView, box_corners, carry_points, fill_edges, tighten
 from vision.postprocess import iou_matrix
 
 #: ``(n, 5)`` rows ``class_id, cx, cy, w, h`` normalised to the image (as in photos.py).
@@ -145,23 +146,21 @@ def map_labels(
     labels = np.asarray(labels, np.float64).reshape(-1, 5)
     if not len(labels):
         return labels.copy()
-    sw, sh = source_size
+    corners = carry_points(box_corners(labels, source_size), matrix)
+    return boxes_around(labels[:, 0], corners, target_size, min_visible)
+
+
+def boxes_around(
+    classes: npt.NDArray[np.float64],
+    corners: npt.NDArray[np.float64],
+    target_size: tuple[int, int],
+    min_visible: float = 0.5,
+) -> Labels:
+    """Normalised labels ``(m, 5)``: the axis-aligned box around each tile's ``corners``
+    ``(n, k, 2)`` (px of an image of ``target_size``), cut to the image, kept when at
+    least ``min_visible`` of its area is inside."""
     tw, th = target_size
-    cx, cy, bw, bh = (labels[:, i] for i in range(1, 5))
-    x0, x1 = (cx - bw / 2) * sw, (cx + bw / 2) * sw
-    y0, y1 = (cy - bh / 2) * sh, (cy + bh / 2) * sh
-    corners = np.stack(
-        [
-            np.stack([x0, y0], 1),
-            np.stack([x1, y0], 1),
-            np.stack([x1, y1], 1),
-            np.stack([x0, y1], 1),
-        ],
-        1,
-    )  # (n, 4, 2)
-    pts = np.concatenate([corners, np.ones((*corners.shape[:2], 1))], 2) @ np.asarray(matrix).T
-    pts = pts[..., :2] / pts[..., 2:3]
-    lo, hi = pts.min(1), pts.max(1)
+    lo, hi = corners.min(1), corners.max(1)
     area = np.prod(hi - lo, axis=1)
     clo = np.clip(lo, 0, [tw, th])
     chi = np.clip(hi, 0, [tw, th])
@@ -169,7 +168,7 @@ def map_labels(
     keep = (area > 0) & (inside >= min_visible * np.maximum(area, 1e-12))
     centre, size = (clo + chi) / 2, chi - clo
     out = np.column_stack(
-        [labels[:, 0], centre[:, 0] / tw, centre[:, 1] / th, size[:, 0] / tw, size[:, 1] / th]
+        [classes, centre[:, 0] / tw, centre[:, 1] / th, size[:, 0] / tw, size[:, 1] / th]
     )
     return out[keep]
 
@@ -225,7 +224,18 @@ def _corners(labels: Labels) -> npt.NDArray[np.float64]:
 
 class LabelMapper:
     """Rebuilds the labels of each stem's copies from its original, caching every
-    copy's alignment in a CSV (``cache``) so that a re-run skips SIFT."""
+    copy's alignment in a CSV (``cache``) so that a re-run skips SIFT.
+
+    With ``tighten`` (the default), a stem whose original is itself turned (no copy
+    shows the photo as taken: :func:`fill_corners` of the original ≥
+    :data:`TURNED_CORNERS`) gets the other copies' boxes from
+    :func:`vision.data.tighten.tighten` instead: the five copies' grown boxes intersected.
+    The original keeps its own boxes: on the photos whose original is kept, the tightest
+    augmented copy's own boxes fit its tiles at IoU ≥ 0.5 as often as the estimate
+    (97.4 % against 95.8 % of the training photos' tiles; ``train/fit_tightening.py``),
+    while carried to the other copies the estimate fits far better (96.3 % against 84.0 %).
+    ``tightened`` holds the names of the copies so labelled.
+    """
 
     FIELDS = (
         "name",
@@ -236,18 +246,41 @@ class LabelMapper:
         "export_boxes",
         "mapped_boxes",
         "agreement",
+        "tightened",
     )
 
     def __init__(
-        self, cache: Path, aligner: CopyAligner | None = None, min_visible: float = 0.5
+        self,
+        cache: Path,
+        aligner: CopyAligner | None = None,
+        min_visible: float = 0.5,
+        tighten: bool = True,
     ) -> None:
         self.cache = Path(cache)
         self.min_visible = min_visible
+        self.tighten = tighten
+        self.tightened: set[str] = set()
         self._aligner = aligner
         self._rows: dict[str, dict[str, str]] = {}
         if self.cache.is_file():
             with self.cache.open(newline="", encoding="utf-8") as fh:
                 self._rows = {row["name"]: row for row in csv.DictReader(fh)}
+
+    def _alignment(self, name: str, original: str, image: Image,
+                   features: Callable[[], Features]) -> dict[str, str]:
+        """The cached row of copy ``name`` on ``original``, aligned now when missing."""
+        row = self._rows.get(name)
+        if row is None or row["original"] != original:
+            found = self.aligner.align(features(), image)
+            matrix = found.matrix if found.trusted else None
+            row = {
+                "name": name,
+                "original": original,
+                "inliers": str(found.inliers),
+                "matches": str(found.matches),
+                "matrix": "" if matrix is None else " ".join(f"{v:.9g}" for v in matrix.ravel()),
+            }
+        return row
 
     def stem_labels(
         self,
@@ -257,50 +290,83 @@ class LabelMapper:
         original: int,
     ) -> list[Labels | None]:
         """Per copy of one stem: its labels mapped from copy ``original`` (whose own
-        labels are returned as they are), or None when the copy cannot be aligned or
-        keeps no box."""
+        labels are returned as they are), or None when the copy cannot be aligned or keeps
+        no box."""
         source = images[original]
         size = (source.shape[1], source.shape[0])
-        features = None
-        out: list[Labels | None] = []
-        for i, (name, image, own) in enumerate(zip(names, images, labels, strict=True)):
+        cached: list[Features] = []
+
+        def features() -> Features:
+            if not cached:
+                cached.append(self.aligner.features(source))
+            return cached[0]
+
+        matrices: list[npt.NDArray[np.float64] | None] = []
+        rows: list[dict[str, str] | None] = []
+        for i, (name, image) in enumerate(zip(names, images, strict=True)):
             if i == original:
-                out.append(own)
+                matrices.append(np.eye(3))
+                rows.append(None)
                 continue
-            row = self._rows.get(name)
-            if row is None or row["original"] != names[original]:
-                if features is None:
-                    features = self.aligner.features(source)
-                found = self.aligner.align(features, image)
-                matrix = found.matrix if found.trusted else None
-                row = {
-                    "name": name,
-                    "original": names[original],
-                    "inliers": str(found.inliers),
-                    "matches": str(found.matches),
-                    "matrix": ""
-                    if matrix is None
-                    else " ".join(f"{v:.9g}" for v in matrix.ravel()),
-                }
-            mapped = None
-            if row["matrix"]:
-                matrix = np.array([float(v) for v in row["matrix"].split()]).reshape(3, 3)
-                mapped = map_labels(
-                    labels[original],
-                    matrix,
-                    size,
-                    (image.shape[1], image.shape[0]),
-                    self.min_visible,
-                )
-                mapped = mapped if len(mapped) else None
-            row.update(
-                export_boxes=str(len(own)),
-                mapped_boxes=str(0 if mapped is None else len(mapped)),
-                agreement="" if mapped is None else str(box_agreement(own, mapped)),
+            row = self._alignment(name, names[original], image, features)
+            rows.append(row)
+            matrices.append(
+                np.array([float(v) for v in row["matrix"].split()]).reshape(3, 3)
+                if row["matrix"] else None
             )
-            self._rows[name] = row
+        tiles = self._tightened(images, labels, original, matrices)
+        out: list[Labels | None] = []
+        for i, (name, image, own, matrix, row) in enumerate(
+            zip(names, images, labels, matrices, rows, strict=True)
+        ):
+            target = (image.shape[1], image.shape[0])
+            mapped: Labels | None
+            if matrix is None:
+                mapped = None
+            elif i == original:  # its own boxes: as tight in its frame as the estimate
+                mapped = own
+            elif tiles is not None:
+                mapped = boxes_around(labels[original][:, 0], carry_points(tiles, matrix),
+                                      target, self.min_visible)
+                self.tightened.add(name)
+            else:
+                mapped = map_labels(labels[original], matrix, size, target, self.min_visible)
+            mapped = mapped if mapped is not None and len(mapped) else None
+            if row is not None:
+                row.update(
+                    export_boxes=str(len(own)),
+                    mapped_boxes=str(0 if mapped is None else len(mapped)),
+                    agreement="" if mapped is None else str(box_agreement(own, mapped)),
+                    tightened="" if tiles is None else "1",
+                )
+                self._rows[row["name"]] = row
             out.append(mapped)
         return out
+
+    def _tightened(
+        self,
+        images: Sequence[Image],
+        labels: Sequence[Labels],
+        original: int,
+        matrices: Sequence[npt.NDArray[np.float64] | None],
+    ) -> npt.NDArray[np.float64] | None:
+        """Every original box's tile corners ``(n, 4, 2)`` in the original's px from
+        :func:`~vision.data.tighten.tighten` (a box it cannot constrain keeps its own
+        corners), or None when the stem is not tightened (option off, or the original is
+        not turned)."""
+        source = images[original]
+        if not self.tighten or fill_corners(source) < TURNED_CORNERS:
+            return None
+        views = [
+            CopyView(lb, m, (im.shape[1], im.shape[0]), fill_edges(im))
+            for im, lb, m in zip(images, labels, matrices, strict=True)
+            if m is not None
+        ]
+        size = (source.shape[1], source.shape[0])
+        own = box_corners(labels[original], size)
+        found = tighten(labels[original], size, views)
+        return np.stack([own[i] if p is None else p for i, p in enumerate(found)]) \
+            if len(found) else own
 
     @property
     def aligner(self) -> CopyAligner:
