@@ -23,8 +23,8 @@ def _model(path: Path) -> tuple[dict[str, Any], Any]:
     import torch
 
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    if not isinstance(ckpt, dict) or ckpt.get("model") is None:
-        raise ValueError(f"{path}: not an ultralytics checkpoint (no 'model')")
+    if not isinstance(ckpt, dict) or (ckpt.get("model") is None and ckpt.get("ema") is None):
+        raise ValueError(f"{path}: not an ultralytics checkpoint (no 'model' or 'ema')")
     model = ckpt.get("ema") or ckpt["model"]
     return ckpt, model.float()
 

@@ -2,8 +2,8 @@
 
 Two small YOLO11n networks with different random weights are saved as ultralytics-style
 checkpoints; the average must hold ``(1 - w) * A + w * B`` in every float tensor, B's
-integer counters, load back as a model, and refuse networks that differ or a weight
-outside 0..1."""
+integer counters, load back as a model, take an epoch checkpoint's EMA (its model is
+None), and refuse networks that differ or a weight outside 0..1."""
 
 from __future__ import annotations
 
@@ -50,6 +50,13 @@ try:
     raise SystemExit("a network with another class count was averaged")
 except ValueError as exc:
     assert "not the same network" in str(exc), exc
+# an epoch checkpoint of ultralytics' save_period stores the EMA and no model
+torch.save({"model": None, "ema": torch.load(out / "b.pt", weights_only=False)["model"]},
+           out / "epoch.pt")
+average(out / "a.pt", out / "epoch.pt", 0.25, out / "ae.pt")
+state = torch.load(out / "ae.pt", weights_only=False)["model"].float().state_dict()
+assert all(torch.allclose(state[k], 0.75 * a[k] + 0.25 * b[k], rtol=2e-3, atol=2e-3)
+           for k in floats)
 try:
     average(out / "a.pt", out / "b.pt", 1.5, out / "x.pt")
     raise SystemExit("a weight above 1 was accepted")
