@@ -21,8 +21,9 @@ share by a better one; absent: IoU only), ``fuse`` (``{"iou": 0.5, "rel": 0.5}``
 box scored at least ``conf`` becomes the score-weighted mean of the candidates it overlaps
 at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
 absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input sizes for
-the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px`` and
-``scales_each_px``, ``one_set`` (``true``: the tiles are read as one set's — each flower
+the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px``,
+``scales_each_px`` and ``scales_file`` (another detector file in the folder for those
+passes), ``one_set`` (``true``: the tiles are read as one set's — each flower
 once, each kind at most four times, :mod:`vision.set_counts`), ``score``, ``zoom``,
 ``weight``, ``tta``, ``name`` and ``version`` are optional; so are a top-level
 ``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers`` (second
@@ -119,6 +120,9 @@ class DetectorSpec:
     #: are the mean over the passes that can see it; a pass that would abstain on all but
     #: 2 of the first pass's tiles does not run. 0: every pass counts on every tile.
     scales_each_px: float = 0.0
+    #: The detector file the other ``scales`` run (manifest ``scales_file``, e.g. one whose
+    #: boxes were trained on close-up photos); None: the first pass's own ``file``.
+    scales_file: Path | None = None
     #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
     #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
     #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
@@ -243,6 +247,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         scales=_scales(d.get("scales", []), where),
         scales_min_px=_positive(d.get("scales_min_px", 32.0), "'scales_min_px'", where),
         scales_each_px=_positive(d.get("scales_each_px", 0.0), "'scales_each_px'", where),
+        scales_file=_scales_file(d.get("scales_file"), model_dir, where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         one_set=_flag(d.get("one_set", False), "'one_set'", where),
@@ -355,6 +360,16 @@ def _fuse(value: Any, where: str) -> tuple[float, float] | None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < float(v) <= 1:
             raise ModelError(f"{where}: 'fuse.{key}' must be a number in (0, 1], got {v!r}")
     return float(iou), float(rel)
+
+
+def _scales_file(value: Any, model_dir: Path, where: str) -> Path | None:
+    """``scales_file``: a file name in the model folder, or absent."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or Path(value).name != value:
+        raise ModelError(f"{where}: 'scales_file' must be a file name in the model folder, "
+                         f"got {value!r}")
+    return model_dir / value
 
 
 def _scales(value: Any, where: str) -> tuple[int, ...]:
@@ -587,6 +602,7 @@ class Detector:
         backend: Backend | None = None,
         classifier: Backend | None = None,
         readers: Sequence[Backend] | None = None,
+        scales_backend: Backend | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -595,6 +611,10 @@ class Detector:
         self.topk = topk
         self.max_det = max_det
         self.backend: Backend = backend or self._open(self.spec.file, threads)
+        #: what the other ``scales`` run: the manifest's ``scales_file``, else the detector
+        self.scales_backend: Backend = scales_backend or (
+            self._open(self.spec.scales_file, threads) if self.spec.scales_file
+            else self.backend)
         self.classifier: Backend | None = None
         if self.classifier_spec is not None:
             self.classifier = classifier or self._open(self.classifier_spec.file, threads)
@@ -691,10 +711,11 @@ class Detector:
 
     def _locate(
         self, img: npt.NDArray[np.uint8], long_side: int = 0,
-        size: tuple[int, int] | None = None,
+        size: tuple[int, int] | None = None, backend: Backend | None = None,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float]:
         """One detector pass over ``img`` (at an input long side of ``long_side`` px when
-        the model's input is dynamic; 0: ``imgsz``; or at the input ``size`` given):
+        the model's input is dynamic; 0: ``imgsz``; or at the input ``size`` given; by
+        ``backend``, default the detector's):
         kept boxes ``(n, 4)`` in ``img``
         pixels, their class scores ``(n, C_det)``, and the letterbox scale (input px per
         ``img`` px). Boxes down to ``weak_conf`` are kept when that is set; NMS goes by
@@ -706,7 +727,7 @@ class Detector:
             pad_value=self.spec.letterbox_pad,
             use_autocontrast=self.spec.autocontrast,
         )
-        raw = self.backend.run(tensor)
+        raw = (backend or self.backend).run(tensor)
         if raw.ndim != 3 or raw.shape[1] != 4 + len(self.spec.names):
             raise ModelError(
                 f"detector output shape {raw.shape} does not match the manifest's "
@@ -957,7 +978,7 @@ class Detector:
                 at = min(size[0] / width, size[1] / height)  # its input px per image px
                 if int((short * at >= spec.scales_each_px).sum()) < 3:
                     continue
-            b, s, pass_scale = self._locate(img, size=size)
+            b, s, pass_scale = self._locate(img, size=size, backend=self.scales_backend)
             passes.append((b, s, pp.tile_score(s, spec.score)))
             need.append(spec.scales_each_px / pass_scale)
             ran.append(side)

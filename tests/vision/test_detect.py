@@ -536,6 +536,28 @@ def test_other_scales_keep_a_tile_one_size_sees_weakly_and_another_strongly(
     assert len(det) == 3 and det.meta["scales"] == [640] and len(backend.inputs) == 1
 
 
+def test_other_scales_run_the_manifests_scales_file(tmp_path: Path) -> None:
+    """Manifest ``scales_file``: the other sizes are detected by that model file (e.g. one
+    whose boxes were trained on close-up photos), the first pass by the detector's own."""
+    first = _tile_rows(0.5, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
+    second = _tile_rows(0.3, [(0.9, 0), (0.9, 0), (0.9, 0), (0.9, 0)])
+    model = _scales_model(tmp_path, scales_file="photo.onnx")
+    assert read_manifest(model)[0].scales_file == model / "photo.onnx"
+    own, other = DynamicSequenceBackend([_yolo(first)]), DynamicSequenceBackend([_yolo(second)])
+    det = Detector(model, backend=own, scales_backend=other)(np.zeros((960, 1280, 3), np.uint8))
+    assert [b.shape for b in own.inputs] == [(1, 3, 480, 640)]
+    assert [b.shape for b in other.inputs] == [(1, 3, 288, 384)]
+    assert det.meta["scales"] == [640, 384] and len(det) == 4
+    with pytest.raises(ModelError, match="is missing"):  # the file must be in the folder
+        Detector(model, backend=own)
+    for bad in ("", "../photo.onnx", 3):
+        manifest = json.loads((model / "manifest.json").read_text())
+        manifest["detector"]["scales_file"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="'scales_file' must be"):
+            read_manifest(model)
+
+
 def test_no_other_scales_for_small_tiles_or_few(tmp_path: Path) -> None:
     """Rule: the other sizes run only when the first pass found 3 or more tiles whose
     median short side is at least ``scales_min_px`` input px (small tiles — a table
