@@ -170,11 +170,11 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
     """Per source photo, only its original copy (Roboflow's un-augmented one).
 
     Copies of one photo share a file-name stem (the part before ``.rf.``). The original is
-    the copy the dataset preparation chose, where its ``labels.csv`` records it; otherwise
-    the copy with the smallest mean normalised box area — the export's ±45° rotations and
-    shear only loosen axis-aligned boxes (:func:`vision.data.photos.source_stem` and
-    :func:`~vision.data.photos.tightness`, as the preparation decides it). Order follows
-    ``samples``.
+    the copy the dataset preparation chose, where its ``labels.csv`` records it (and it is
+    among ``samples``); otherwise the copy with the smallest mean normalised box area —
+    the export's ±45° rotations and shear only loosen axis-aligned boxes
+    (:func:`vision.data.photos.source_stem` and :func:`~vision.data.photos.tightness`, as
+    the preparation decides it). Order follows ``samples``.
 
     >>> import numpy as np
     >>> tight = np.array([[0, .5, .5, .1, .1]]); loose = np.array([[0, .5, .5, .2, .2]])
@@ -183,7 +183,8 @@ def original_copies(samples: Sequence[Sample]) -> list[Sample]:
     >>> [s.image.name for s in keep]
     ['a.rf.2.jpg', 'b.jpg']
     """
-    recorded = _recorded_originals(samples)
+    present = {s.image.name for s in samples}
+    recorded = {k: v for k, v in _recorded_originals(samples).items() if v in present}
     best: dict[str, tuple[float, int]] = {}
     for i, s in enumerate(samples):
         stem = source_stem(s.image.name)

@@ -140,6 +140,9 @@ def test_evaluation_takes_the_original_the_preparation_chose(tmp_path: Path) -> 
     prepare_photos(tmp_path / "hk", tmp_path / "tight", val_fraction=0.0)
     samples = load_dataset(tmp_path / "tight", "train")
     assert [s.image.name for s in original_copies(samples)] == ["p_jpg.rf.a.png"]
+    # when the recorded original is not among the samples, the tightest copy stands in
+    rest = [s for s in samples if s.image.name != "p_jpg.rf.a.png"]
+    assert len(original_copies(rest)) == 1
 
 
 def test_tightening_needs_no_copy_shown_upright() -> None:
