@@ -319,19 +319,17 @@ def tighten(
         edge_sets.append([(carry_direction(a, back), n) for a, n in edges])
     axes = photo_axes(edge_sets)
     to_photo = np.linalg.inv(axes)  # reference px -> coordinates along the photo's axes
-    matches = [match_boxes(reference, ref_size, c) for c in copies]
+    # per copy, once: which reference box each of its boxes is, whether the image's edge
+    # cuts it, and its grown box pulled back into photo-axis coordinates
+    views = []
+    for c in copies:
+        cut = [_touches_border(b, c.size) for b in box_corners(c.labels, c.size)]
+        grown = box_corners(c.labels, c.size, DILATE_PX)
+        back = carry_points(grown, np.linalg.inv(np.asarray(c.matrix, np.float64)))
+        views.append((match_boxes(reference, ref_size, c), cut, back @ to_photo.T))
     out: list[Polygon | None] = []
     for i in range(len(reference)):
-        polys = []
-        for c, m in zip(copies, matches, strict=True):
-            if m[i] < 0:
-                continue
-            corners = box_corners(c.labels[m[i] : m[i] + 1], c.size)[0]
-            if _touches_border(corners, c.size):
-                continue
-            grown = box_corners(c.labels[m[i] : m[i] + 1], c.size, DILATE_PX)[0]
-            back = carry_points(grown, np.linalg.inv(np.asarray(c.matrix, np.float64)))
-            polys.append(back @ to_photo.T)
+        polys = [pulled[m[i]] for m, cut, pulled in views if m[i] >= 0 and not cut[m[i]]]
         region = _intersection(polys) if polys else None
         box = inscribed_box(region) if region is not None else None
         out.append(None if box is None else _scaled(box, *scale) @ axes.T)
