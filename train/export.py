@@ -4,6 +4,8 @@ usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
            [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic] \
            [--classifier tiles-cls.onnx ...] [--reader tiles-bonus.onnx ...] \
            [--glyph-reader tiles-glyph.onnx ...]
+       .venv-train/bin/python train/export.py runs/<name>/weights/epochN.pt --imgsz 512 \
+           --dynamic --version 2026-12-02.26 --as-scales-file
 
 Writes ``models/tilecam-tiles-yolo11n.onnx`` (ultralytics export, opset 17, simplified,
 input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]; with
@@ -11,6 +13,12 @@ input [1,3,S,S] RGB 0..1 letterboxed with 114 grey, output [1, 4+43, N]; with
 frame as S × 3S/4 and a zoomed row as a strip) and the manifest
 the inference side reads (names = tile codes in output-class order). Checks the file
 with onnxruntime against the PyTorch model on a random input before writing the manifest.
+
+With ``--as-scales-file`` the checkpoint is shipped *beside* the detector instead: written
+as ``models/tiles-photo.onnx`` and named as the manifest's ``detector.scales_file`` (the
+detector the passes at the other ``scales`` run — the close-up photos' second input size;
+:meth:`vision.detect.Detector.detect`); the rest of the manifest stays as it is but for
+``version``.
 """
 
 from __future__ import annotations
@@ -26,14 +34,13 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
-import torch  # noqa: E402
-from ultralytics import YOLO  # noqa: E402
 
 from vision.classes import BONUS, CLASSES, GLYPHS  # noqa: E402
 from vision.detect import DetectorSpec  # noqa: E402
 from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
+SCALES_FILE = "tiles-photo.onnx"
 
 
 def main() -> None:
@@ -63,6 +70,9 @@ def main() -> None:
         "--classifier-tta", type=int, choices=(1, 2, 4), default=4, help="views per crop"
     )
     ap.add_argument("--dynamic", action="store_true", help="dynamic input height/width")
+    ap.add_argument("--as-scales-file", action="store_true",
+                    help=f"ship the checkpoint as {SCALES_FILE}, the manifest's "
+                         "detector.scales_file, keeping the rest of the manifest")
     _reader_options(ap, "reader", below_p=1.0,
                     what="bonus-tile reader ONNX (train/classifier/train.py --codes "
                          "1f,...,8f) to ship beside it as tiles-bonus.onnx (first of the "
@@ -71,6 +81,9 @@ def main() -> None:
                     what="glyph reader ONNX (train/classifier/train.py --codes 1m,...,9m,E,S,W,N)"
                          " to ship beside it as tiles-glyph.onnx (second of the 'readers')")
     args = ap.parse_args()
+
+    import torch  # the training venv's; imported here so the manifest helpers load without it
+    from ultralytics import YOLO
 
     model = YOLO(args.weights)
     names = [model.names[i] for i in range(len(model.names))]
@@ -104,9 +117,12 @@ def main() -> None:
 
     models = Path(args.models)
     models.mkdir(exist_ok=True)
-    shutil.copyfile(onnx_path, models / FILE)
     manifest_path = models / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    if args.as_scales_file:
+        write_scales_file(onnx_path, models, manifest, args.version, args.imgsz)
+        return
+    shutil.copyfile(onnx_path, models / FILE)
     if manifest.pop("calibration", None) is not None:
         print("the old hand-confidence calibration was dropped: refit it for this model with")
         print(f"  .venv/bin/python train/calibrate.py {models} --write")
@@ -166,6 +182,30 @@ def main() -> None:
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
+
+
+def write_scales_file(
+    onnx_path: Path, models: Path, manifest: dict[str, object], version: str, imgsz: int
+) -> None:
+    """Ship ``onnx_path`` as ``models/tiles-photo.onnx``, the detector of the passes at the
+    manifest's other ``scales``, and name it in ``manifest`` (written to
+    ``models/manifest.json`` with ``version``); the shipped detector must exist, take the
+    same input size and name the same classes."""
+    detector = manifest.get("detector")
+    if not isinstance(detector, dict) or not (models / str(detector.get("file"))).is_file():
+        sys.exit(f"--as-scales-file needs a shipped detector in {models / 'manifest.json'}")
+    if detector.get("imgsz") != imgsz or detector.get("names") != list(CLASSES):
+        sys.exit(f"--as-scales-file: the shipped detector takes imgsz {detector.get('imgsz')} "
+                 f"and its classes; this export is imgsz {imgsz}")
+    if not detector.get("scales"):
+        print("note: the manifest lists no other 'scales', so the file will not run")
+    shutil.copyfile(onnx_path, models / SCALES_FILE)
+    detector["scales_file"] = SCALES_FILE
+    manifest["version"] = version
+    (models / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    size = (models / SCALES_FILE).stat().st_size / 2**20
+    print(f"wrote {models / SCALES_FILE} ({size:.1f} MB) as detector.scales_file "
+          f"and {models / 'manifest.json'} (version {version})")
 
 
 def _reader_options(ap: argparse.ArgumentParser, name: str, below_p: float, what: str) -> None:

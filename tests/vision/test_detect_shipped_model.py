@@ -62,3 +62,28 @@ def test_shipped_model_finds_rendered_tiles_with_right_codes(
     assert right / total >= MIN_RIGHT, f"only {right}/{total} rendered tiles found right"
     assert extra / total <= MAX_EXTRA, f"{extra} extra detections for {total} tiles"
     print(f"{right}/{total} rendered tiles right, {extra} extra")
+
+
+#: Issue 5: the shipped model files, all together, at most this many bytes.
+MAX_SHIPPED_BYTES = 30 * 2**20
+
+
+def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() -> None:
+    """Every ONNX file in the model folder is one the manifest names (detector, its
+    ``scales_file``, classifier, readers) and exists; together at most 30 MB."""
+    import json
+
+    folder = default_model_dir()
+    if not (folder / MANIFEST).is_file():
+        pytest.skip(f"no shipped model yet: {folder / MANIFEST} is missing")
+    manifest = json.loads((folder / MANIFEST).read_text())
+    detector = manifest["detector"]
+    named = {detector["file"], *([detector["scales_file"]] if "scales_file" in detector else [])}
+    if "classifier" in manifest:
+        named.add(manifest["classifier"]["file"])
+    named.update(reader["file"] for reader in manifest.get("readers", []))
+    present = {p.name for p in folder.glob("*.onnx")}
+    assert named <= present, f"manifest names missing files: {sorted(named - present)}"
+    assert present <= named, f"ONNX files no manifest entry runs: {sorted(present - named)}"
+    total = sum((folder / name).stat().st_size for name in named)
+    assert total <= MAX_SHIPPED_BYTES, f"model files {total / 2**20:.1f} MB > 30 MB"

@@ -1,0 +1,67 @@
+"""``train/export.py --as-scales-file``: a second detector shipped beside the first."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from vision.classes import CLASSES
+from vision.detect import read_manifest
+
+
+def _models(tmp_path: Path, imgsz: int = 512) -> Path:
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "tilecam-tiles-yolo11n.onnx").write_bytes(b"first detector")
+    manifest = {
+        "name": "tilecam-tiles-yolo11n",
+        "version": "old",
+        "detector": {"file": "tilecam-tiles-yolo11n.onnx", "imgsz": imgsz,
+                     "names": list(CLASSES), "conf": 0.4, "scales": [384]},
+        "calibration": {"features": ["log_reading"], "coef": [1.0], "intercept": 0.0},
+    }  # fmt: skip
+    (models / "manifest.json").write_text(json.dumps(manifest))
+    return models
+
+
+def test_as_scales_file_names_the_photo_detector_and_keeps_the_rest(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """Model card recipe step 44: the export becomes ``tiles-photo.onnx``, the manifest's
+    ``detector.scales_file``; version changes; every other entry (the first detector, its
+    settings, the calibration) stays as it was, and the inference side reads it."""
+    export = train_module("export")
+    models = _models(tmp_path)
+    before = json.loads((models / "manifest.json").read_text())
+    onnx = tmp_path / "epoch1.onnx"
+    onnx.write_bytes(b"photo detector")
+    export.write_scales_file(onnx, models, copy.deepcopy(before), "2026-12-02.26", 512)
+    after = json.loads((models / "manifest.json").read_text())
+    assert (models / "tiles-photo.onnx").read_bytes() == b"photo detector"
+    assert after["version"] == "2026-12-02.26"
+    assert after["detector"].pop("scales_file") == "tiles-photo.onnx"
+    assert {k: v for k, v in after.items() if k != "version"} == {
+        k: v for k, v in before.items() if k != "version"
+    }
+    assert read_manifest(models)[0].scales_file == models / "tiles-photo.onnx"
+
+
+def test_as_scales_file_refuses_an_export_at_another_input_size(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """The two detectors share the manifest's ``imgsz`` and classes: a mismatch is an error
+    naming both sizes, and nothing is written."""
+    export = train_module("export")
+    models = _models(tmp_path, imgsz=640)
+    onnx = tmp_path / "epoch1.onnx"
+    onnx.write_bytes(b"photo detector")
+    manifest = json.loads((models / "manifest.json").read_text())
+    with pytest.raises(SystemExit, match=r"imgsz 640.*imgsz 512"):
+        export.write_scales_file(onnx, models, manifest, "new", 512)
+    assert not (models / "tiles-photo.onnx").exists()
+    assert json.loads((models / "manifest.json").read_text())["version"] == "old"
