@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detect import MANIFEST, default_model_dir, load_detector
+from vision.detect import MANIFEST, default_model_dir, load_detector, read_manifest
 from vision.evaluate import match
 
 #: Share of rendered tiles that must be found with the right code (and at most this
@@ -71,17 +71,14 @@ MAX_SHIPPED_BYTES = 30 * 2**20
 def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() -> None:
     """Every ONNX file in the model folder is one the manifest names (detector, its
     ``scales_file``, classifier, readers) and exists; together at most 30 MB."""
-    import json
-
     folder = default_model_dir()
     if not (folder / MANIFEST).is_file():
         pytest.skip(f"no shipped model yet: {folder / MANIFEST} is missing")
-    manifest = json.loads((folder / MANIFEST).read_text())
-    detector = manifest["detector"]
-    named = {detector["file"], *([detector["scales_file"]] if "scales_file" in detector else [])}
-    if "classifier" in manifest:
-        named.add(manifest["classifier"]["file"])
-    named.update(reader["file"] for reader in manifest.get("readers", []))
+    detector, classifier, _ = read_manifest(folder)  # as the inference side reads it
+    files = [detector.file, detector.scales_file]
+    if classifier is not None:
+        files += [classifier.file, *(reader.file for reader in classifier.readers)]
+    named = {f.name for f in files if f is not None}
     present = {p.name for p in folder.glob("*.onnx")}
     assert named <= present, f"manifest names missing files: {sorted(named - present)}"
     assert present <= named, f"ONNX files no manifest entry runs: {sorted(present - named)}"
