@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.classes import CLASSES
+from vision.classes import BACK, BONUS, CLASSES
 from vision.data.photos import source_stem, tightness
 from vision.detections import Detections
 from vision.imageio import image_size_from_header
@@ -273,10 +273,27 @@ class ImageResult:
     #: disagree on where the tile is. Each counts once in ``false_neg`` and once in
     #: ``false_pos``.
     misplaced: int = 0
+    #: True codes of the tiles no detection matched at the IoU threshold (an unreadable
+    #: image's tiles too), in label order.
+    missed: list[str] = field(default_factory=list)
 
     @property
     def all_right(self) -> bool:
         return self.error is None and self.false_pos == 0 and self.false_neg == 0
+
+    @property
+    def failure(self) -> str | None:
+        """Why the image is not all right (``None`` when it is): ``unreadable``,
+        ``codes`` (every tile boxed and no extra box, some read as another code),
+        ``boxes`` (every boxed tile read right, but a tile with no box or a box on no
+        tile) or ``codes and boxes``."""
+        if self.error is not None:
+            return "unreadable"
+        if self.all_right:
+            return None
+        codes = bool(self.confusions)
+        boxes = self.false_neg > len(self.confusions) or self.false_pos > len(self.confusions)
+        return "codes and boxes" if codes and boxes else "codes" if codes else "boxes"
 
 
 #: IoU at which an unmatched detection still counts as *on* an unmatched tile (``misplaced``).
@@ -356,6 +373,34 @@ class EvalReport:
             "misplaced": sum(r.misplaced for r in self.results),
         }
 
+    @property
+    def failure_kinds(self) -> dict[str, int]:
+        """Images not all right, by :attr:`ImageResult.failure` (only kinds that occur,
+        most frequent first): whether codes, boxes or both keep an image from being right."""
+        kinds = Counter(r.failure for r in self.results if r.failure is not None)
+        return dict(kinds.most_common())
+
+    @property
+    def group_outcomes(self) -> dict[str, dict[str, int]]:
+        """Per group of tiles — ``suits and honours`` (the 34 kinds), ``bonus`` (the eight
+        flowers and seasons), ``face-down`` — how many labelled tiles were found with their
+        code (``right``), found with another code (``misread``) or had no box at the IoU
+        threshold (``no_box``). Groups without labelled tiles are left out."""
+        out: dict[str, Counter[str]] = {}
+        for r in self.results:
+            for t, _ in r.confusions:
+                out.setdefault(tile_group(t), Counter())["misread"] += 1
+            for t in r.missed:
+                out.setdefault(tile_group(t), Counter())["no_box"] += 1
+        for code, m in self.per_class.items():  # every labelled tile: right, misread or missed
+            if m["support"]:
+                out.setdefault(tile_group(code), Counter())["right"] += int(m["support"])
+        for o in out.values():
+            o["right"] -= o["misread"] + o["no_box"]
+        order = ("suits and honours", "bonus", "face-down")
+        return {g: {k: int(out[g][k]) for k in ("right", "misread", "no_box")}
+                for g in order if g in out}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "images": self.images,
@@ -368,6 +413,8 @@ class EvalReport:
             "images_all_right": round(self.images_all_right, 4),
             "ms_median": None if self.ms_median is None else round(self.ms_median, 1),
             "error_kinds": self.error_kinds,
+            "failure_kinds": self.failure_kinds,
+            "group_outcomes": self.group_outcomes,
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
             "per_class": self.per_class,
             "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
@@ -383,6 +430,10 @@ class EvalReport:
             "at this IoU, {extra_box} boxes on no tile ({misplaced} of those pairs: a box "
             "overlaps the tile, IoU {loose}–{iou})".format(
                 **self.error_kinds, loose=LOOSE_IOU, iou=self.iou),
+            *(["images not right: " + ", ".join(f"{n} {k}" for k, n in self.failure_kinds.items())]
+              if self.failure_kinds else []),
+            *[f"{g}: {o['right']} right, {o['misread']} misread, {o['no_box']} with no box"
+              for g, o in self.group_outcomes.items()],
             "",
             f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
         ]
@@ -399,6 +450,17 @@ class EvalReport:
             lines += ["", f"{len(errors)} images could not be read:"]
             lines += [f"  {r.image}: {r.error}" for r in errors]
         return "\n".join(lines)
+
+
+def tile_group(code: str) -> str:
+    """The group :attr:`EvalReport.group_outcomes` counts a tile code in.
+
+    >>> [tile_group(c) for c in ("5p", "C", "3f", "back")]
+    ['suits and honours', 'suits and honours', 'bonus', 'face-down']
+    """
+    if code == BACK:
+        return "face-down"
+    return "bonus" if code in BONUS else "suits and honours"
 
 
 def _ratio(a: float, b: float) -> float:
@@ -444,7 +506,8 @@ def evaluate(
         except ValueError as exc:
             np.add.at(fn, gt_ids, 1)
             n = len(gt_ids)
-            results.append(ImageResult(str(sample.image), n, 0, 0, n, [], str(exc)))
+            results.append(ImageResult(str(sample.image), n, 0, 0, n, [], str(exc),
+                                       missed=[CLASSES[int(c)] for c in gt_ids]))
             if progress is not None:
                 progress(k + 1)
             continue
@@ -489,6 +552,7 @@ def evaluate(
         for g in np.flatnonzero(~matched_gt):
             fn[gt_ids[g]] += 1
             res.false_neg += 1
+            res.missed.append(CLASSES[int(gt_ids[g])])
         free_d = np.flatnonzero(m < 0)
         free_g = np.flatnonzero(~matched_gt)
         if len(free_d) and len(free_g):

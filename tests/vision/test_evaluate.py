@@ -112,6 +112,56 @@ def test_a_box_off_its_label_counts_as_misplaced_not_as_a_missed_and_an_invented
     assert "1 of those pairs: a box overlaps the tile" in rep.format()
 
 
+def test_images_not_right_are_told_apart_by_what_kept_them_from_it(dataset: Path) -> None:
+    """Failure kinds: an image is wrong by its codes (every tile boxed, one read as another
+    code), by its boxes (a tile with no box, or a box on no tile, every boxed tile read
+    right), by both, or because it could not be read; per group of tiles (the 34 kinds,
+    the eight bonus tiles, face-down) every labelled tile is right, misread or unboxed."""
+
+    def detect(path: Path) -> Detections:
+        if path.stem == "a":  # 1m read as 5p: codes only
+            return Detections.from_lists([A1, A2], ["5p", "2m"], [0.9, 0.8], image_size=(100, 100))
+        return fake_detect(path)  # b: 5p read as 2m, 1m unboxed, one extra box; c unreadable
+
+    rep = evaluate(load_dataset(dataset), detect, conf=0.25)
+    assert [r.failure for r in rep.results] == ["codes", "codes and boxes", "unreadable"]
+    assert rep.failure_kinds == {"codes": 1, "codes and boxes": 1, "unreadable": 1}
+    # 5 labelled kinds: a's 2m and nothing else right; 1m (a) and 5p (b) misread;
+    # b's 1m and c's 2m with no box
+    assert rep.group_outcomes == {"suits and honours": {"right": 1, "misread": 2, "no_box": 2}}
+    assert rep.to_dict()["group_outcomes"] == rep.group_outcomes
+    assert "images not right: 1 codes, 1 codes and boxes, 1 unreadable" in rep.format()
+    assert "suits and honours: 1 right, 2 misread, 2 with no box" in rep.format()
+
+    def boxes_only(path: Path) -> Detections:  # a: 2m found, 1m unboxed; a far extra box
+        return Detections.from_lists([A2, (70, 70, 90, 95)], ["2m", "3f"], [0.9, 0.9],
+                                     image_size=(100, 100))
+
+    rep = evaluate(load_dataset(dataset)[:1], boxes_only, conf=0.25)
+    assert rep.results[0].failure == "boxes" and rep.results[0].missed == ["1m"]
+    assert "bonus" not in rep.group_outcomes  # an extra box read 3f is no labelled bonus tile
+
+
+def test_bonus_and_face_down_tiles_are_counted_apart(tmp_path: Path) -> None:
+    """Group outcomes: the eight flowers/seasons and face-down tiles have their own rows."""
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "data.yaml").write_text("names: ['1m', '3f', 'back']\nval: images/val\n")
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.png"), np.zeros((100, 100, 3), np.uint8))
+    rows = [_label(A1, 1), _label(A2, 2), _label((70, 10, 90, 40), 0)]  # 3f, back, 1m
+    (tmp_path / "labels" / "val" / "a.txt").write_text("\n".join(rows) + "\n")
+
+    def detect(path: Path) -> Detections:  # 3f read as 4f, back right, 1m unboxed
+        return Detections.from_lists([A1, A2], ["4f", "back"], [0.9, 0.9], image_size=(100, 100))
+
+    rep = evaluate(load_dataset(tmp_path), detect, conf=0.25)
+    assert rep.group_outcomes == {
+        "suits and honours": {"right": 0, "misread": 0, "no_box": 1},
+        "bonus": {"right": 0, "misread": 1, "no_box": 0},
+        "face-down": {"right": 1, "misread": 0, "no_box": 0},
+    }
+
+
 def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
     """Roboflow copies of one photo share the stem before ``.rf.``; the un-augmented one has
     the tightest boxes, whatever its position in the listing."""
