@@ -985,9 +985,12 @@ def recognize(
     photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
     second detection) and replaced when that reading wins; so is a win with an unclear
     claim source from :data:`STRAIGHTEN_UNCLEAR_DEG`, when the level reading wins with
-    every claim clear. A reading that still does not win is read once more with the
-    layout's unsure sideways judgements open to change (:func:`flip_unclear_sideways`),
-    and replaced when that wins."""
+    every claim clear, and a doubtful win (hand confidence under
+    :data:`STRAIGHTEN_WIN_BELOW`) from :data:`STRAIGHTEN_WIN_DEG`, when the level reading
+    wins with every claim clear and is likelier right (its hand confidence higher). A
+    reading that still does not win is read once more with the layout's unsure sideways
+    judgements open to change (:func:`flip_unclear_sideways`), and replaced when that
+    wins."""
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
@@ -1006,10 +1009,16 @@ def recognize(
     tilt = abs(rec.layout.tilt_deg)
     no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
     unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
-    if len(dets) >= 3 and (no_win or unclear_win):
+    doubtful_win = (rec.score is not None and not unclear_win and 0 < STRAIGHTEN_WIN_DEG <= tilt
+                 and _confidence(rec) < STRAIGHTEN_WIN_BELOW)
+    if len(dets) >= 3 and (no_win or unclear_win or doubtful_win):
         level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
                                         context, name, ms, calibration, layout_params)
-        if level.score is not None and not (unclear_win and _unclear(level)):
+        if doubtful_win:
+            if (level.score is not None and not _unclear(level) and _likelier_right(level, rec)
+                    and _flower_count(level) >= _flower_count(rec)):
+                return level
+        elif level.score is not None and not (unclear_win and _unclear(level)):
             return level
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
@@ -1041,6 +1050,29 @@ STRAIGHTEN_DEG = 30.0
 #: (:attr:`vision.layout.LayoutParams.claim_note_margin`), whose level reading is taken
 #: when it is a win with every claim clear. 0: never.
 STRAIGHTEN_UNCLEAR_DEG = 20.0
+#: ... and from this tilt any other doubtful win (confidence under
+#: :data:`STRAIGHTEN_WIN_BELOW`), whose level reading is taken when it is a win with every
+#: claim clear that is likelier right (:func:`_likelier_right`). 0: never.
+STRAIGHTEN_WIN_DEG = 20.0
+#: ... when its confidence (:func:`_confidence`) is under this.
+STRAIGHTEN_WIN_BELOW = 0.4
+
+
+def _confidence(rec: Recognition) -> float:
+    """How likely ``rec`` is right (0..1): its calibrated hand confidence, or the model's
+    own reading confidence when the model has no calibration."""
+    c = rec.hand_confidence
+    return rec.reading_confidence if c is None else c
+
+
+def _flower_count(rec: Recognition) -> int:
+    """How many bonus tiles ``rec``'s hand shows (0 without a hand)."""
+    return 0 if rec.hand is None else len(rec.hand.flowers)
+
+
+def _likelier_right(a: Recognition, b: Recognition) -> bool:
+    """Whether reading ``a`` is likelier right than ``b`` (:func:`_confidence`)."""
+    return _confidence(a) > _confidence(b)
 
 
 def _unclear(rec: Recognition) -> bool:

@@ -17,7 +17,7 @@ from tilecam.cli import main
 from vision.classes import CLASSES
 from vision.detections import Detections
 from vision.layout_scene import SceneBuilder
-from vision.recognize import recognize, recognize_detections
+from vision.recognize import Recognition, recognize, recognize_detections
 
 ZJ = {"indicator": "C"}  # Zhenjiang: 百搭 (wild) is F
 
@@ -634,6 +634,49 @@ def test_a_win_with_an_unclear_claim_at_a_tilt_is_read_again_turned_level() -> N
     assert len(seen) == 2 and r.score is not None
     assert any("turned level" in n for n in r.notes)
     assert not any("lies sideways in the meld" in n for n in r.notes)
+
+
+def _tilted_then_level(tilted: Detections, level: Detections) -> tuple[Recognition, int]:
+    """``recognize`` with a stand-in detector that gives ``tilted`` for the photo and
+    ``level`` for the photo turned level; returns the recognition and the detector calls."""
+    seen: list[int] = []
+
+    def stand_in(image: np.ndarray) -> Detections:
+        seen.append(1)
+        return tilted if len(seen) == 1 else level
+
+    size = tilted.image_size or (1000, 800)
+    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", detector=stand_in)
+    return r, len(seen)
+
+
+def test_a_doubtful_win_at_a_tilt_is_read_again_turned_level() -> None:
+    """A win whose tiles the model reads unsurely (reading confidence 0.9 ** 14 ≈ 0.23,
+    under STRAIGHTEN_WIN_BELOW) in rows tilted 25°: the level photo reads it surely, with
+    every claim clear, and is taken; a sure win at the same tilt is not read again."""
+    needs_mcr()
+    b = SceneBuilder().standing("123456789m").meld("555p", sideways=1).standing("EE")
+    level = _sure(b.detections(confidence=0.999))
+    r, calls = _tilted_then_level(_sure(b.detections(tilt_deg=25.0, confidence=0.9)), level)
+    assert calls == 2 and r.score is not None
+    assert any("turned level" in n for n in r.notes)
+    assert r.reading_confidence > 0.9
+    r, calls = _tilted_then_level(_sure(b.detections(tilt_deg=25.0, confidence=0.999)), level)
+    assert calls == 1 and r.score is not None
+
+
+def test_a_doubtful_win_is_not_replaced_by_a_level_reading_that_lost_a_flower() -> None:
+    """The level photo is a crop around the hand's rows: a level reading that shows fewer
+    flowers than the photo did (1 fan each in MCR) is not taken, however sure it is."""
+    needs_mcr()
+    hand = SceneBuilder().standing("123456789m").meld("555p", sideways=1).standing("EE")
+    with_flower = SceneBuilder().standing("123456789m").meld("555p", sideways=1)
+    with_flower = with_flower.standing("EE").flowers("3f")
+    tilted = _sure(with_flower.detections(tilt_deg=25.0, confidence=0.9))
+    r, calls = _tilted_then_level(tilted, _sure(hand.detections(confidence=0.999)))
+    assert calls == 2 and r.score is not None
+    assert not any("turned level" in n for n in r.notes)
+    assert r.hand is not None and r.hand.flowers == ("3f",)
 
 
 def test_a_tile_unclearly_judged_sideways_is_judged_again_when_the_hand_then_wins() -> None:
