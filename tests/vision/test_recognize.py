@@ -573,6 +573,21 @@ def test_rows_near_45_degrees_are_read_again_from_the_photo_turned_level() -> No
     assert (r.detections.boxes[:, [1, 3]] <= size[1]).all()
 
 
+@pytest.mark.parametrize(("tilt", "calls"), [(10.0, 1), (18.0, 2)])
+def test_a_reading_that_does_not_win_is_read_again_level_from_15_degrees(
+    tilt: float, calls: int
+) -> None:
+    """STRAIGHTEN_DEG: a no-win reading (a tile missed) of rows 15° or more off the
+    photo's edges gets a second detection turned level; nearer level it does not."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    tilted = b.detections(tilt_deg=tilt)
+    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
+    r, n = _tilted_then_level(tilted, b.detections())
+    assert n == calls
+    assert (r.score is not None) is (calls == 2)
+
+
 def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
     needs_mcr()
     b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
