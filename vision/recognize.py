@@ -1045,7 +1045,7 @@ def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
 #: A photo whose rows lie this many degrees or more off its edges, and whose reading is
 #: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
 #: reading is taken when it is a win. 0: never.
-STRAIGHTEN_DEG = 15.0
+STRAIGHTEN_DEG = 5.0
 #: ... and from this tilt a win with a meld whose claim source is unclear
 #: (:attr:`vision.layout.LayoutParams.claim_note_margin`), whose level reading is taken
 #: when it is a win with every claim clear. 0: never.

@@ -573,11 +573,11 @@ def test_rows_near_45_degrees_are_read_again_from_the_photo_turned_level() -> No
     assert (r.detections.boxes[:, [1, 3]] <= size[1]).all()
 
 
-@pytest.mark.parametrize(("tilt", "calls"), [(10.0, 1), (18.0, 2)])
-def test_a_reading_that_does_not_win_is_read_again_level_from_15_degrees(
+@pytest.mark.parametrize(("tilt", "calls"), [(3.0, 1), (10.0, 2), (18.0, 2)])
+def test_a_reading_that_does_not_win_is_read_again_level_from_5_degrees(
     tilt: float, calls: int
 ) -> None:
-    """STRAIGHTEN_DEG: a no-win reading (a tile missed) of rows 15° or more off the
+    """STRAIGHTEN_DEG: a no-win reading (a tile missed) of rows 5° or more off the
     photo's edges gets a second detection turned level; nearer level it does not."""
     needs_mcr()
     b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
