@@ -1010,12 +1010,13 @@ def recognize(
     no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
     unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
     doubtful_win = (rec.score is not None and not unclear_win and 0 < STRAIGHTEN_WIN_DEG <= tilt
-                 and _confidence(rec) < STRAIGHTEN_WIN_BELOW)
+                    and _confidence(rec) < STRAIGHTEN_WIN_BELOW)
     if len(dets) >= 3 and (no_win or unclear_win or doubtful_win):
         level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
                                         context, name, ms, calibration, layout_params)
         if doubtful_win:
-            if (level.score is not None and not _unclear(level) and _likelier_right(level, rec)
+            if (level.score is not None and not _unclear(level)
+                    and _confidence(level) > _confidence(rec)
                     and _flower_count(level) >= _flower_count(rec)):
                 return level
         elif level.score is not None and not (unclear_win and _unclear(level)):
@@ -1052,7 +1053,7 @@ STRAIGHTEN_DEG = 5.0
 STRAIGHTEN_UNCLEAR_DEG = 20.0
 #: ... and from this tilt any other doubtful win (confidence under
 #: :data:`STRAIGHTEN_WIN_BELOW`), whose level reading is taken when it is a win with every
-#: claim clear that is likelier right (:func:`_likelier_right`). 0: never.
+#: claim clear that is likelier right (higher :func:`_confidence`). 0: never.
 STRAIGHTEN_WIN_DEG = 20.0
 #: ... when its confidence (:func:`_confidence`) is under this.
 STRAIGHTEN_WIN_BELOW = 0.4
@@ -1068,11 +1069,6 @@ def _confidence(rec: Recognition) -> float:
 def _flower_count(rec: Recognition) -> int:
     """How many bonus tiles ``rec``'s hand shows (0 without a hand)."""
     return 0 if rec.hand is None else len(rec.hand.flowers)
-
-
-def _likelier_right(a: Recognition, b: Recognition) -> bool:
-    """Whether reading ``a`` is likelier right than ``b`` (:func:`_confidence`)."""
-    return _confidence(a) > _confidence(b)
 
 
 def _unclear(rec: Recognition) -> bool:
