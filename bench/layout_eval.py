@@ -39,6 +39,13 @@ Three evaluations:
     bonus tiles (:func:`_shown_group`: codes some tile sets draw their own way).
     ``face_up_kong_scenes`` gives the figures of the scenes whose truth has a kong laid as
     four face-up tiles (sets made with ``tilecam dataset synth --face-up-kongs P``).
+    Scenes whose hand does not win are counted apart (:class:`NotWinning`):
+    ``near_miss_scenes`` (false win claims, ``--near-miss``; read with the win claimed)
+    and ``waiting_scenes`` (hands one tile short, ``--waiting``; read with nothing
+    claimed): read right, scored as a win — the error a referee must not make — and, for
+    waiting hands, whether the waits are the truth's. ``--unclaimed`` reads the winning
+    scenes with nothing claimed too (the win inferred from the tile count, as ``tilecam
+    recognize`` does without a win flag) instead of with the win claimed.
     ``exact_truth_boxes_recognize`` runs the
     whole of ``recognize_detections`` on the truth boxes (codes sure, no rotation
     probabilities): the layout with the rules' help — e.g. the winning tile deduced when
@@ -74,6 +81,7 @@ Three evaluations:
 Usage::
 
     .venv/bin/python bench/layout_eval.py synth /tmp/heldout [--detector] [--model-dir M]
+        [--unclaimed]
     .venv/bin/python bench/layout_eval.py photos datasets/build/hk-photos [--model-dir M]
     .venv/bin/python bench/layout_eval.py builder [--count 1000] [--seed 0] [--turned P]
 """
@@ -119,6 +127,12 @@ def layout_hand(lay: Layout, codes: list[str], hidden: tuple[str, ...]) -> list[
 
 
 # ----------------------------------------------------------------------------- synth
+#: The context winning scenes are read with: the win claimed (default), or nothing
+#: (``synth --unclaimed``: the win inferred from the tile count, as ``tilecam recognize``
+#: reads a photo given no win flag).
+WIN_CONTEXT: dict[str, Any] = {"claim_win": True}
+
+
 def truth_detections(truth: dict[str, Any]) -> Detections:
     tiles = truth["tiles"]
     return Detections.from_lists(
@@ -167,7 +181,7 @@ def eval_misreads(folder: Path, rate: float, seed: int, limit: int | None) -> di
     n = before = after = 0
     for f in sorted((folder / "truth").glob("*.json")):
         truth = json.loads(f.read_text())
-        if not truth.get("hand"):
+        if not truth.get("hand") or truth.get("wins") is False:
             continue
         if limit is not None and n >= limit:
             break
@@ -212,17 +226,22 @@ def eval_synth(
     by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
     face_up = [0, 0, 0, 0]  # scenes with a kong shown face up: n, truth boxes, e2e, codes
     t_layout = 0.0
+    not_winning = {"near_miss": NotWinning("near_miss"), "waiting": NotWinning("waiting")}
     for f in files:
         truth = json.loads(f.read_text())
         if not truth.get("hand"):
             continue
-        if limit is not None and n >= limit:
+        if limit is not None and n + sum(t.scenes for t in not_winning.values()) >= limit:
             break
-        n += 1
         hand = parse_hand(truth["hand"])
         if truth.get("flowers") and not hand.flowers:  # flowers listed apart in the truth
             hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
+        if truth.get("wins") is False:  # --waiting / --near-miss: counted apart
+            kind = "waiting" if truth.get("waiting") else "near_miss"
+            not_winning[kind].add(truth, hand, detector, folder)
+            continue
         expected = canon(hand)
+        n += 1
         d = truth_dets = truth_detections(truth)
         if mod180:  # what a detector without a rotation classifier reports
             d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations % 180,
@@ -238,7 +257,7 @@ def eval_synth(
         got = [canon(h) for h in layout_hand(lay, d.codes, ())]
         ok = expected in got and lay.winning is not None  # synth sets it apart
         exact_gt += ok
-        rec_gt = _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
+        rec_gt = _read_right(recognize_detections(d, "mcr", WIN_CONTEXT), expected)
         exact_gt_rec += rec_gt
         shows_face_up = any(m.get("face_up") for m in truth.get("melds", []))
         if shows_face_up:
@@ -261,10 +280,10 @@ def eval_synth(
                 why_geom[geometry_reason(
                     dets, truth_dets, [t["role"] for t in truth["tiles"]],
                     lambda x, e=expected: _read_right(
-                        recognize_detections(x, "mcr", {"claim_win": True}), e))] += 1
+                        recognize_detections(x, "mcr", WIN_CONTEXT), e))] += 1
             truth_tiles = Counter(truth_dets.codes)
             tiles_top1 += Counter(dets.codes) == truth_tiles
-            rec = recognize(image, "mcr", {"claim_win": True}, detector=detector,
+            rec = recognize(image, "mcr", WIN_CONTEXT, detector=detector,
                             detections=dets)
             tiles_corrected += Counter(rec.codes) == truth_tiles
             right = _read_right(rec, expected)
@@ -309,7 +328,90 @@ def eval_synth(
         out["by_note_and_tilt"] = _group_figures(by_group)
         out["by_codes_shown"] = _group_figures(by_shown)
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
+    for kind, tally in not_winning.items():
+        if tally.scenes:
+            out[f"{kind}_scenes"] = tally.figures(detector is not None)
     return out
+
+
+class NotWinning:
+    """Tallies of the scenes whose hand does not win, counted apart from the others.
+
+    - ``near_miss`` (truth ``wins: false``, sets made with ``tilecam dataset synth
+      --near-miss P``): a false win claim, read with a win claimed as the other scenes
+      are. *Read right*: the hand in the truth's structure and tiles (the tile set apart
+      found), reported as not winning — the caller then shows its waits.
+    - ``waiting`` (truth ``waiting: true``, ``--waiting P``): a hand one tile short (听),
+      read as a user sends it, nothing claimed. *Read right*: the truth's melds and
+      standing tiles, and ``waits`` naming exactly the truth's wait tiles (an empty list
+      for a hand not ready); ``..._waits_right`` counts the readings whose waits are the
+      truth's whatever else they got wrong.
+
+    *Scored as a win*: the reading is a win the hand is not — the error a referee must
+    not make. End to end, ``..._win_made_by_changed_codes`` counts those whose final codes
+    differ from the detector's top-1 codes (the rules changed or added tiles: correction,
+    re-reads, weak boxes), the rest being misreads that already made a winning shape;
+    ``scored_as_win`` lists them. Both on the truth boxes (layout and correction alone)
+    and end to end."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.context: dict[str, Any] = {"claim_win": True} if kind == "near_miss" else {}
+        self.scenes = 0
+        self.tally = Counter[str]()
+        self.false_wins: list[str] = []
+
+    def _count(self, prefix: str, rec: Any, truth: dict[str, Any], hand: Hand) -> None:
+        if self.kind == "near_miss":
+            right = _read_right(rec, canon(hand))
+        else:
+            waits = None if rec.waits is None else [w.tile for w in rec.waits.waits]
+            waits_right = waits is not None and sorted(waits) == sorted(truth["waits"])
+            self.tally[f"{prefix}_waits_right"] += waits_right
+            right = (waits_right and rec.hand is not None
+                     and canon(rec.hand, False) == canon(hand, False))
+        self.tally[f"{prefix}_read_right"] += right and rec.score is None
+        self.tally[f"{prefix}_scored_as_win"] += rec.score is not None
+
+    def add(self, truth: dict[str, Any], hand: Hand, detector: Any, folder: Path) -> None:
+        from vision.recognize import recognize, recognize_detections
+
+        self.scenes += 1
+        truth_dets = truth_detections(truth)
+        self._count("truth_boxes", recognize_detections(truth_dets, "mcr", self.context),
+                    truth, hand)
+        if detector is None:
+            return
+        import cv2
+
+        image = cv2.imread(str(folder / truth["image"]))
+        dets = detector(image)
+        rec = recognize(image, "mcr", self.context, detector=detector, detections=dets)
+        self._count("end_to_end", rec, truth, hand)
+        self.tally["end_to_end_every_tile_right"] += (
+            Counter(rec.codes) == Counter(truth_dets.codes))
+        if rec.score is not None:
+            # the detector's own top-1 codes already made a win, or the rules changed or
+            # added tiles (correction, re-reads, weak boxes) to make one
+            changed = Counter(rec.codes) != Counter(dets.codes)
+            self.tally["end_to_end_win_made_by_changed_codes"] += changed
+            self.false_wins.append(f"{truth['image']}: truth {truth['hand']} read "
+                                   f"{rec.hand_text}{' (codes changed)' if changed else ''}")
+
+    def figures(self, end_to_end: bool) -> dict[str, Any]:
+        """The shares of :attr:`scenes` (and the false wins listed, end to end)."""
+        stages = ["truth_boxes", "end_to_end"] if end_to_end else ["truth_boxes"]
+        what = ["read_right", "scored_as_win"]
+        if self.kind == "waiting":
+            what.append("waits_right")
+        keys = [f"{stage}_{w}" for stage in stages for w in what]
+        if end_to_end:
+            keys += ["end_to_end_win_made_by_changed_codes", "end_to_end_every_tile_right"]
+        out: dict[str, Any] = {"scenes": self.scenes,
+                               **{k: self.tally[k] / self.scenes for k in keys}}
+        if end_to_end:
+            out["scored_as_win"] = self.false_wins
+        return out
 
 
 def hand_tiles(hand: Hand) -> Counter[str]:
@@ -372,7 +474,7 @@ def _exact_end_to_end_true_codes(dets: Detections, truth: Detections, expected: 
     from vision.recognize import recognize_detections
 
     d = _true_codes_with_weak(dets, truth)
-    return _read_right(recognize_detections(d, "mcr", {"claim_win": True}), expected)
+    return _read_right(recognize_detections(d, "mcr", WIN_CONTEXT), expected)
 
 
 def geometry_reason(
@@ -779,6 +881,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="move truth box corners by N(0, SIGMA x tile short side)")
     s.add_argument("--rotations-mod-180", action="store_true",
                    help="truth rotations mod 180, as a detector without a rotation classifier")
+    s.add_argument("--unclaimed", action="store_true",
+                   help="read the winning scenes with no win claimed (inferred from the tile "
+                   "count, as tilecam recognize without --win) instead of claimed")
     p = sub.add_parser("photos", help="real photos, YOLO dataset (tile multisets)")
     p.add_argument("folder", type=Path)
     p.add_argument("--split", default="val")
@@ -806,6 +911,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.what == "synth" and args.misreads is not None:
             result = eval_misreads(args.folder, args.misreads, args.seed, args.limit)
         elif args.what == "synth":
+            if args.unclaimed:
+                WIN_CONTEXT.clear()
             result = eval_synth(args.folder, detector, args.limit, args.show,
                                 args.rotations_mod_180, args.box_noise, args.seed)
         else:

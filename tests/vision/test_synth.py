@@ -13,7 +13,7 @@ import pytest
 
 from vision.classes import CLASSES
 from vision.synth.art import ArtError, ArtSet, load_art
-from vision.synth.hands import random_hand, tile_sort_key
+from vision.synth.hands import is_winning, near_miss, random_hand, tile_sort_key, waiting_hand
 from vision.synth.render import TileBox
 from vision.synth.scene import (
     Placed,
@@ -242,6 +242,99 @@ def test_turned_hands_leave_tiles_either_way_up_and_are_off_by_default() -> None
     assert yaws == {0.0, 180.0}
 
 
+def test_near_miss_hands_are_one_tile_off_a_win_and_keep_melds_flowers_and_copy_counts(
+) -> None:
+    """--near-miss: a false win claim is the complete hand with one standing tile swapped
+    for another kind; the 14 tiles have no winning shape, no kind is held a fifth time,
+    and the melds and bonus tiles are the hand's. Both the tile set apart for the win and
+    the other standing tiles get swapped."""
+    rng = np.random.default_rng(11)
+    swapped_last = swapped_other = 0
+    for _ in range(150):
+        hand = random_hand(rng)
+        assert is_winning(hand)
+        miss = near_miss(rng, hand)
+        assert not is_winning(miss)
+        assert miss.melds == hand.melds and miss.flowers == hand.flowers
+        lost = Counter(hand.standing) - Counter(miss.standing)
+        gained = Counter(miss.standing) - Counter(hand.standing)
+        assert sum(lost.values()) == sum(gained.values()) == 1
+        tiles = Counter(miss.standing) + Counter(t for m in miss.melds for t in m.tiles)
+        assert max(tiles.values()) <= 4
+        if miss.standing[:-1] == hand.standing[:-1]:
+            swapped_last += 1
+        else:
+            swapped_other += 1
+            rest = miss.standing[:-1]
+            assert rest == sorted(rest, key=tile_sort_key)  # players' order kept
+    assert swapped_last > 30 and swapped_other > 30
+
+
+def test_near_miss_scenes_say_they_do_not_win_and_are_off_by_default() -> None:
+    """A scene's truth says whether its hand wins (``wins``); at ``near_miss`` 0 no draw
+    is made, so older sets come out the same; at 1 the hand is a false claim."""
+    art = _any_art()
+    opts = SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0)
+    plain = render_scene(art, np.random.default_rng([9, 1]), opts)
+    same = render_scene(art, np.random.default_rng([9, 1]),
+                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
+                                     near_miss=0.0))
+    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    assert plain.truth["wins"] is True
+    miss = render_scene(art, np.random.default_rng([9, 1]),
+                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
+                                     near_miss=1.0))
+    assert miss.truth["wins"] is False and miss.truth["hand"] != plain.truth["hand"]
+    codes = Counter(t["code"] for t in miss.truth["tiles"] if t["role"] != "flower")
+    import scoring
+
+    hand = scoring.parse_hand(miss.truth["hand"])
+    assert codes == Counter(t for m in hand.melds for t in m.tiles) + Counter(hand.standing)
+
+
+def test_waiting_scenes_show_the_hand_one_tile_short_with_its_waits() -> None:
+    """--waiting: a hand one tile short (听) — the tile set apart for the win taken away,
+    every tile standing, none with the winning role; the truth gives its waits (the tile
+    taken away among them) and says it does not win. Off (0) makes no draw."""
+    import scoring
+
+    art = _any_art()
+    opts = SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0)
+    plain = render_scene(art, np.random.default_rng([4, 2]), opts)
+    same = render_scene(art, np.random.default_rng([4, 2]),
+                        SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0,
+                                     waiting=0.0))
+    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    assert "waiting" not in plain.truth
+    short = render_scene(art, np.random.default_rng([4, 2]),
+                         SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0,
+                                      waiting=1.0))
+    t = short.truth
+    assert t["waiting"] is True and t["wins"] is False and t["winning_tile"] is None
+    assert t["shanten"] == 0 and plain.truth["winning_tile"] in t["waits"]
+    roles = Counter(x["role"] for x in t["tiles"])
+    assert roles["winning"] == 0 and roles["standing"] == len(t["standing"])
+    assert t["standing"] == sorted(t["standing"], key=tile_sort_key)
+    hand = scoring.parse_hand(t["hand"])
+    assert sum(min(len(m.tiles), 3) for m in hand.melds) + len(hand.standing) == 13
+    waits = scoring.waits(t["hand"], rules="mcr")
+    assert sorted(w.tile for w in waits.waits) == sorted(t["waits"])
+
+
+def test_a_waiting_near_miss_hand_may_be_not_ready() -> None:
+    """A false claim with its last tile taken away is ready (the original hand less its
+    winning tile) or, when another tile was swapped, usually not."""
+    import scoring
+
+    rng = np.random.default_rng(5)
+    shanten = Counter[int]()
+    for _ in range(60):
+        w = waiting_hand(near_miss(rng, random_hand(rng)))
+        assert w.waiting and w.winning_tile is None
+        shanten[scoring.waits(w.notation(), rules="mcr").shanten] += 1
+    assert shanten[0] > 0 and sum(n for k, n in shanten.items() if k > 0) > 0
+
+
 def test_hand_notation_parses_with_the_scorer() -> None:
     scoring = pytest.importorskip("scoring")
     rng = np.random.default_rng(1)
@@ -333,6 +426,10 @@ def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["dataset", "synth", "--out", str(tmp_path), "--imgsz", "1", "2", "3"]) == 2
     assert main(["dataset", "synth", "--out", str(tmp_path), "--turned-hands", "1.5"]) == 2
     assert "--turned-hands must be between 0 and 1" in capsys.readouterr().err
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--near-miss", "-0.1"]) == 2
+    assert "--near-miss must be between 0 and 1" in capsys.readouterr().err
+    assert main(["dataset", "synth", "--out", str(tmp_path), "--waiting", "2"]) == 2
+    assert "--waiting must be between 0 and 1" in capsys.readouterr().err
 
 
 def test_photos_command_names_a_missing_source(

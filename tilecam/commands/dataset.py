@@ -53,6 +53,13 @@ def register(sub: Any) -> None:
     s.add_argument("--turned-hands", type=float, default=0.0,
                    help="share of hands whose face-up tiles lie either way up (each turned "
                    "180 degrees with probability 1/2), as players leave them (0..1, default 0)")
+    s.add_argument("--near-miss", type=float, default=0.0,
+                   help="share of hands shown as a false win claim: one standing tile swapped "
+                   "so the 14 tiles have no winning shape (truth wins: false; 0..1, default 0)")
+    s.add_argument("--waiting", type=float, default=0.0,
+                   help="share of hands shown one tile short, waiting: the tile set apart "
+                   "for the win taken away (truth waiting: true, with its waits; 0..1, "
+                   "default 0)")
     s.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--list-art", action="store_true", help="list installed art sets and exit")
@@ -115,7 +122,8 @@ def run_synth(args: argparse.Namespace) -> int:
         raise ValueError("--out DIR is required")
     if args.count < 1:
         raise ValueError(f"--count must be at least 1, got {args.count}")
-    for name in ("hand_prob", "extras_prob", "face_up_kongs", "turned_hands"):
+    for name in ("hand_prob", "extras_prob", "face_up_kongs", "turned_hands", "near_miss",
+                 "waiting"):
         v = getattr(args, name)
         if not 0.0 <= v <= 1.0:
             raise ValueError(f"--{name.replace('_', '-')} must be between 0 and 1, got {v}")
@@ -129,7 +137,7 @@ def run_synth(args: argparse.Namespace) -> int:
         out=args.out, count=args.count, seed=args.seed, art=resolve_art_names(args.art),
         width=width, height=height, hand_prob=args.hand_prob, extras_prob=args.extras_prob,
         face_up_kongs=args.face_up_kongs, turned_hands=args.turned_hands,
-        workers=args.workers,
+        near_miss=args.near_miss, waiting=args.waiting, workers=args.workers,
     )
     bar = None if args.quiet else Progress(cfg.count)
     manifest = generate(cfg, bar.update if bar else None)

@@ -119,6 +119,10 @@ def layout_hand(hand: SynthHand, rng: np.random.Generator, w: float, h: float
             row.gap(rng.uniform(0.6, 1.5))
 
     def standing(row: _Row) -> None:
+        if hand.waiting:  # one tile short: nothing set apart, no draw for a gap
+            for t in hand.standing:
+                row.put(t, "standing")
+            return
         for t in hand.standing[:-1]:
             row.put(t, "standing")
         row.gap(rng.uniform(0.35, 1.2))

@@ -45,18 +45,22 @@ class SynthMeld:
 
 @dataclass
 class SynthHand:
-    """A hand: exposed melds, standing tiles (winning tile last) and bonus tiles."""
+    """A hand: exposed melds, standing tiles (winning tile last) and bonus tiles.
+    ``waiting``: a hand one tile short (听), no tile set apart: ``standing`` holds the
+    standing tiles alone, in players' order, and there is no winning tile."""
 
     melds: list[SynthMeld]
     standing: list[str]
     flowers: list[str] = field(default_factory=list)
+    waiting: bool = False
 
     @property
-    def winning_tile(self) -> str:
-        return self.standing[-1]
+    def winning_tile(self) -> str | None:
+        return None if self.waiting else self.standing[-1]
 
     def notation(self) -> str:
-        """The hand in bracket notation (bonus tiles are not part of it)."""
+        """The hand in bracket notation (bonus tiles are not part of it; a waiting hand's
+        13 tiles, a kong counting 3)."""
         return "".join(meld_notation(m) for m in self.melds) + tiles_notation(self.standing)
 
 
@@ -153,3 +157,56 @@ def random_hand(
             flowers = sorted(str(f) for f in rng.choice(BONUS, size=n, replace=False))
         return SynthHand(melds, [*standing, winning], flowers)
     raise RuntimeError("could not draw a hand")  # pragma: no cover - needs 50 failures
+
+
+def is_winning(hand: SynthHand) -> bool:
+    """True if ``hand`` has an MCR winning shape (:func:`vision.correct.mcr_winning_shape`:
+    four sets and a pair, seven pairs, thirteen orphans, knitted hands)."""
+    from scoring import parse_hand
+    from vision.correct import mcr_winning_shape
+
+    return mcr_winning_shape(parse_hand(hand.notation()))
+
+
+def near_miss(rng: np.random.Generator, hand: SynthHand, max_tries: int = 50) -> SynthHand:
+    """A copy of the complete ``hand`` made one tile short of a win: a false claim, as a
+    referee must catch it. With probability 1/2 the tile set apart for the win is swapped
+    (the drawn or claimed tile is not one the hand waits on), else another standing tile;
+    the new kind keeps every kind at most 4 times and the 14 tiles have no winning shape
+    (:func:`is_winning`). Melds and bonus tiles are kept.
+
+    >>> rng = np.random.default_rng(1)
+    >>> miss = near_miss(rng, random_hand(rng))
+    >>> is_winning(miss), len(miss.standing) + sum(min(len(m.tiles), 3) for m in miss.melds)
+    (False, 14)
+    """
+    held = Counter(hand.standing) + Counter(t for m in hand.melds for t in m.tiles)
+    for _ in range(max_tries):
+        last = len(hand.standing) - 1
+        i = last if rng.random() < 0.5 else int(rng.integers(0, len(hand.standing)))
+        old = hand.standing[i]
+        new = str(rng.choice([k for k in KINDS if k != old and held[k] < 4]))
+        standing = list(hand.standing)
+        standing[i] = new
+        if i != last:  # the standing tiles but the last stay in players' order
+            standing = [*sorted(standing[:last], key=tile_sort_key), standing[last]]
+        miss = SynthHand(list(hand.melds), standing, list(hand.flowers))
+        if not is_winning(miss):
+            return miss
+    raise RuntimeError("could not make a near-miss hand")  # pragma: no cover
+
+
+def waiting_hand(hand: SynthHand) -> SynthHand:
+    """``hand`` without the tile set apart for the win: the hand one tile short, as a
+    player shows it while waiting (听) — the standing tiles in players' order, nothing set
+    apart. A complete hand gives a ready hand (it waits at least on the tile taken away);
+    a :func:`near_miss` hand may give one that is not ready.
+
+    >>> rng = np.random.default_rng(1)
+    >>> hand = random_hand(rng)
+    >>> w = waiting_hand(hand)
+    >>> w.waiting, w.winning_tile, len(w.standing) == len(hand.standing) - 1
+    (True, None, True)
+    """
+    standing = sorted(hand.standing[:-1], key=tile_sort_key)
+    return SynthHand(list(hand.melds), standing, list(hand.flowers), waiting=True)

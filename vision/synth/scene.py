@@ -23,7 +23,14 @@ from vision.classes import BACK, class_id
 from vision.synth import photometric
 from vision.synth.arrange import Placed, layout_closeup, layout_extras, layout_hand
 from vision.synth.art import ArtSet
-from vision.synth.hands import SynthHand, random_hand, tile_sort_key
+from vision.synth.hands import (
+    SynthHand,
+    is_winning,
+    near_miss,
+    random_hand,
+    tile_sort_key,
+    waiting_hand,
+)
 from vision.synth.paint import paint_all, shadows
 from vision.synth.render import Camera, Canvas, TileBox, apply_affine
 
@@ -54,6 +61,16 @@ class SceneOptions:
     #: 180° on the table with probability 1/2 — players rarely turn every tile upright
     #: (most of the real photos show such hands). 0: never, and no draw is made.
     turned_hands: float = 0.0
+    #: Probability that a hand scene shows a false win claim: one standing tile of the
+    #: complete hand swapped so the 14 tiles have no winning shape
+    #: (:func:`vision.synth.hands.near_miss`; truth ``wins: false``). 0: never, and no
+    #: draw is made.
+    near_miss: float = 0.0
+    #: Probability that a hand scene shows a hand one tile short, waiting (听): the tile
+    #: set apart for the win taken away (:func:`vision.synth.hands.waiting_hand`; truth
+    #: ``waiting: true`` with its ``waits``). Drawn after ``near_miss``, so a false claim
+    #: may become a hand that is not ready. 0: never, and no draw is made.
+    waiting: float = 0.0
 
 
 @dataclass
@@ -86,6 +103,10 @@ def _arrange(art: ArtSet, rng: np.random.Generator, opts: SceneOptions, w: float
     hand: SynthHand | None = None
     if rng.random() < opts.hand_prob:
         hand = random_hand(rng, bonus=art.has_bonus, face_up_kongs=opts.face_up_kongs)
+        if opts.near_miss > 0 and rng.random() < opts.near_miss:
+            hand = near_miss(rng, hand)
+        if opts.waiting > 0 and rng.random() < opts.waiting:
+            hand = waiting_hand(hand)
         placed, arrangement = layout_hand(hand, rng, w, h)
         if rng.random() < 0.1:  # some players keep the standing row upright on its edge
             for p in placed:
@@ -276,12 +297,26 @@ def _tile_records(placed: list[Placed], proj: list[F64], view: _View,
     return tiles
 
 
+def _waiting_truth(hand: SynthHand) -> dict[str, Any]:
+    """For a waiting hand, ``waiting: true``, its MCR ``shanten`` (0: ready) and the
+    ``waits`` (kinds that complete it, in players' order); nothing for the others."""
+    if not hand.waiting:
+        return {}
+    import scoring
+
+    w = scoring.waits(hand.notation(), rules="mcr")
+    waits = sorted({t.tile for t in w.waits}, key=tile_sort_key)
+    return {"waiting": True, "shanten": w.shanten, "waits": waits}
+
+
 def _hand_truth(hand: SynthHand | None, tiles: list[dict[str, Any]]) -> dict[str, Any]:
     """The hand's part of the ground truth (``hand: None`` for close-ups)."""
     if hand is None:
         return {"hand": None}
     return {
         "hand": hand.notation(),
+        "wins": is_winning(hand),
+        **_waiting_truth(hand),
         "winning_tile": hand.winning_tile,
         "flowers": list(hand.flowers),
         "standing": list(hand.standing),

@@ -47,6 +47,8 @@ class SynthConfig:
     extras_prob: float = 0.35
     face_up_kongs: float = 0.0
     turned_hands: float = 0.0
+    near_miss: float = 0.0
+    waiting: float = 0.0
     jpeg_quality: tuple[int, int] = (40, 95)
     workers: int = 1
 
@@ -80,7 +82,8 @@ def render_one(arts: Sequence[ArtSet], cfg: SynthConfig, index: int) -> tuple[Sc
     art = arts[int(rng.integers(0, len(arts)))]
     opts = SceneOptions(width=cfg.width, height=cfg.height, hand_prob=cfg.hand_prob,
                         extras_prob=cfg.extras_prob, face_up_kongs=cfg.face_up_kongs,
-                        turned_hands=cfg.turned_hands)
+                        turned_hands=cfg.turned_hands, near_miss=cfg.near_miss,
+                        waiting=cfg.waiting)
     result = render_scene(art, rng, opts)
     q = int(rng.integers(cfg.jpeg_quality[0], cfg.jpeg_quality[1] + 1))
     return result, q
