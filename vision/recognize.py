@@ -53,7 +53,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vision.classes import BACK, BONUS, CLASSES
-from vision.correct import Correction, CorrectionResult, Reading, correct, winning_shape_check
+from vision.correct import (
+    Correction,
+    CorrectionResult,
+    CorrectParams,
+    Reading,
+    correct,
+    winning_shape_check,
+)
 from vision.detections import Detections
 from vision.layout import (
     FLOWER,
@@ -347,12 +354,21 @@ class WinTest:
     """What a rule that changes the tiles must reach: a **winning** corrected reading of
     exactly ``hand_size`` tiles under ``rules`` (:func:`vision.correct.correct` with the
     win claimed) that the scorer can take — not one whose kong is all face down with no
-    kind given (a rule's guess must not end in "turn one tile face up")."""
+    kind given (a rule's guess must not end in "turn one tile face up") — and that
+    overrides no more of what was read than a win may: at most ``max_ratio`` (default
+    :attr:`CorrectParams.max_win_ratio`) times less probable than ``base_ratio``, the
+    ratio the hand *as laid out* needs to be physically possible (1 when its top-1 reading
+    is). It is :func:`vision.correct.correct`'s own rule for a win, kept across the rule's
+    new layout: the guess is made only so the hand wins, so codes its layout makes a
+    physical necessity (a meld that is not a set until a surely read tile is read as
+    another) count as forcing the win — the error a false win claim shows."""
 
     rules: str
     hand_size: int
     is_winning: Any
     hidden_kinds: Sequence[str] = ()
+    base_ratio: float = 1.0
+    max_ratio: float = CorrectParams.max_win_ratio
 
     def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
         """The correction of ``layout`` when its best reading is such a win, else None."""
@@ -361,7 +377,7 @@ class WinTest:
         result = correct(dets, layout, rules=self.rules, claim_win=True,
                          hand_size=self.hand_size, is_winning=self.is_winning,
                          hidden_kinds=self.hidden_kinds)
-        if not result.best.winning:
+        if not result.best.winning or result.best.ratio > self.max_ratio * self.base_ratio:
             return None
         from scoring.hand import HandError
 
@@ -486,6 +502,48 @@ def _flower_alternative(dets: Detections, i: int) -> tuple[int, float] | None:
         if int(dets.topk_ids[i, j]) in _BONUS_IDS:
             return j, float(dets.topk_probs[i, j])
     return None
+
+
+def flower_not_win(
+    dets: Detections, layout: Layout, result: CorrectionResult, params: LayoutParams,
+    hand_size: int,
+) -> tuple[Detections, Correction] | None:
+    """A win made by reading a doubtful winning tile as another kind, where the tile is
+    likelier a flower: a hand one tile short (听) with a flower lying apart that the
+    detector read as a kind shows as many tiles as a won hand, and the layout takes that
+    lone tile for the winning tile set apart; the correction then reads it as whatever
+    kind completes the hand. Never force a win: when the tile the layout took for the
+    winning one (``layout.winning``) was changed by the winning reading from one kind to
+    another, and has at least as much probability of being a bonus tile (any, summed over
+    its top-k) as of being the kind that made the win, it is read as its likeliest bonus
+    code — kept only if the layout then lays it among the flowers and the hand is one tile
+    short (``hand_size`` - 1). Returns those detections and the change, or None. Measured
+    on hands shown waiting (``tilecam dataset synth --waiting``, README "Hands that do not
+    win"); used only when the win was inferred from the tile count, not claimed."""
+    best: tuple[float, int, int, Correction] | None = None
+    for c in result.best.changes:
+        if c.tile != layout.winning or c.before in BONUS or c.after in BONUS:
+            continue
+        i = c.tile
+        p_bonus = float(sum(p for cid, p in zip(dets.topk_ids[i].tolist(),
+                                                  dets.topk_probs[i].tolist(), strict=True)
+                            if int(cid) in _BONUS_IDS))
+        alt = _flower_alternative(dets, i)
+        if alt is None or p_bonus < c.p_after:
+            continue
+        j, _ = alt
+        change = Correction(i, c.before, CLASSES[int(dets.topk_ids[i, j])], c.p_before,
+                            p_bonus)
+        if best is None or p_bonus / max(c.p_after, 1e-6) > best[0]:
+            best = (p_bonus / max(c.p_after, 1e-6), i, j, change)
+    if best is None:
+        return None
+    _, i, j, change = best
+    trial = _promote(dets, [(i, j)])
+    t_lay = analyze(trial, params)
+    if t_lay.roles(len(trial))[i] != FLOWER or t_lay.tile_count != hand_size - 1:
+        return None
+    return trial, change
 
 
 #: A tile left out of the hand is re-read as a flower (:func:`reread_set_apart_flowers`)
@@ -839,6 +897,9 @@ class _Given:
     ms: Mapping[str, float] | None
     calibration: Mapping[str, Any] | None
     flip_sideways: bool = True
+    #: whether a win that only a doubtful tile's change makes may be read with that tile
+    #: as a flower (:func:`flower_not_win`); off in that second reading
+    doubt_flowers: bool = True
 
 
 def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Recognition:
@@ -862,7 +923,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     check = winning_shape_check(rules, ctx)
     rewrite: Rewrite | None = None
     if win_flag is not False:
-        test = WinTest(rules, size, check, hidden)
+        as_laid = correct(dets, layout, rules=rules, claim_win=False, hand_size=size,
+                          is_winning=check, hidden_kinds=hidden)
+        test = WinTest(rules, size, check, hidden, base_ratio=as_laid.best.ratio)
         rewrite = (
             complete_from_weak(dets, layout, params, test)
             or reread_extra_as_flower(dets, layout, params, test)
@@ -899,6 +962,25 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             *apart, *[c for c in result.best.changes if c.tile not in done])))
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
+    if win_flag is None and given.doubt_flowers and claim_win and result.best.winning:
+        other = flower_not_win(dets, layout, result, params, size)
+        if other is not None:
+            trial, change = other
+            box = trial.boxes[change.tile].copy()
+            again = _recognize_once(trial, params, replace(given, doubt_flowers=False))
+            change = replace(change, tile=_index_of_box(again.detections, box))
+            note = (f"read tile {change.tile} ({change.before}, p {change.p_before:.2f}) as a "
+                    f"flower ({change.after}, p {change.p_after:.2f} as any flower): only "
+                    "reading it as another kind made a win, and that reading is less likely; "
+                    "the hand is one tile short")
+            changes = again.correction.best.changes
+            if change.tile >= 0 and again.codes[change.tile] == change.after:
+                changes = (change, *[c for c in changes if c.tile != change.tile])
+            spent = {k: again.ms.get(k, 0.0) + timings.get(k, 0.0) for k in ("layout", "correct")}
+            return replace(
+                again, notes=(note, *again.notes), ms={**again.ms, **spent},
+                correction=replace(again.correction,
+                                   best=replace(again.correction.best, changes=changes)))
     codes = result.best.codes
     deduced = None
     if claim_win and result.best.winning:

@@ -686,6 +686,68 @@ def test_a_doubtful_win_is_not_replaced_by_a_level_reading_that_lost_a_flower() 
     assert r.hand is not None and r.hand.flowers == ("3f",)
 
 
+def test_a_rule_s_new_layout_may_not_force_a_win_by_overriding_a_sure_tile() -> None:
+    """Never override strong evidence to force a win: a rule that lays the hand out
+    otherwise (a tile judged sideways again, a weak box taken, ...) is taken only when its
+    win is at most ``CorrectParams.max_win_ratio`` times less probable than the hand as
+    laid out needed — even when its layout makes the change a physical necessity (a meld
+    that is a set only if a sure tile is read as another). Measured on false win claims
+    (``--near-miss``): such layouts scored 2 of 200 held-out-art scenes as wins by reading
+    a tile of p 0.98 as one of p 0.0001. Here the pung [EES] needs S (p 0.98) read as E
+    (p 0.0002): as laid out that is a physical necessity, and the test allows it; for a
+    rule's new layout it would force the win, and the test refuses it."""
+    needs_mcr()
+    from vision.correct import winning_shape_check
+    from vision.layout import analyze
+    from vision.recognize import WinTest
+
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1)
+    d = b.uncertain([("S", 0.98), ("E", 0.0002)]).win("N").detections()
+    lay = analyze(d)
+    assert [len(m.detections) for m in lay.melds] == [3]
+    assert WinTest("mcr", 14, winning_shape_check("mcr")).wins(d, lay) is None
+    as_laid = WinTest("mcr", 14, winning_shape_check("mcr"), base_ratio=4900.0).wins(d, lay)
+    assert as_laid is not None and as_laid.best.winning
+    assert [(c.before, c.after) for c in as_laid.best.changes] == [("S", "E")]
+
+
+def _waiting_with_a_flower_read_as_a_kind() -> Detections:
+    """A hand one tile short (听), 123m456p789s11sEE (waits on 1s and E), and apart in a
+    row of its own a flower the detector read as 3p (p 0.30; bonus codes 0.35 in all;
+    E 0.10): 14 tiles, the lone one taken for the winning tile set apart."""
+    b = SceneBuilder().standing("123m456p789s11sEE").row().standing("3p")
+    return b.uncertain([("3p", 0.3), ("4f", 0.2), ("7f", 0.15), ("E", 0.1)]).detections()
+
+
+def test_a_win_made_only_by_changing_a_likely_flower_is_read_as_a_waiting_hand() -> None:
+    """Never force a win: the correction would read the lone 3p as E (p 0.10, a pung of
+    E: a win), but the tile is likelier a flower (0.35) than that E, so with no win
+    claimed it is read as its likeliest flower and the hand as waiting, with its waits;
+    said in notes and corrections."""
+    needs_mcr()
+    d = _waiting_with_a_flower_read_as_a_kind()
+    r = recognize_detections(d, "mcr")
+    assert r.score is None and r.waits is not None
+    assert sorted(w.tile for w in r.waits.waits) == ["1s", "E"]
+    assert r.hand is not None and r.hand.flowers == ("4f",)
+    assert any("as a flower (4f, p 0.35 as any flower)" in n for n in r.notes)
+    assert [(c.before, c.after) for c in r.correction.best.changes] == [("3p", "4f")]
+
+
+def test_a_claimed_win_or_a_tile_unlikely_a_flower_keeps_the_win() -> None:
+    """The rule judges only a win inferred from the tile count: a win the user claims is
+    read as before (the correction's own 10x bound); and a tile whose bonus codes are
+    less likely than the kind that makes the win stays that kind."""
+    needs_mcr()
+    d = _waiting_with_a_flower_read_as_a_kind()
+    claimed = recognize_detections(d, "mcr", {"claim_win": True})
+    assert claimed.score is not None and claimed.hand_text == "123m456p78911sEEE"
+    b = SceneBuilder().standing("123m456p789s11sEE").row().standing("3p")
+    d = b.uncertain([("3p", 0.3), ("E", 0.2), ("4f", 0.15)]).detections()
+    r = recognize_detections(d, "mcr")
+    assert r.score is not None and not any("as any flower" in n for n in r.notes)
+
+
 def test_a_tile_unclearly_judged_sideways_is_judged_again_when_the_hand_then_wins() -> None:
     """Rule (seed 003: a claimed kong shows one tile sideways): [9999p,2] laid out, but
     the classifier half takes one of its upright 9p for a sideways one — the layout
