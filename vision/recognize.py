@@ -43,10 +43,11 @@ decided by its tile count; ``win`` given as a bool means the same, while a strin
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -356,18 +357,19 @@ class WinTest:
     win claimed) that the scorer can take — not one whose kong is all face down with no
     kind given (a rule's guess must not end in "turn one tile face up") — and that
     overrides no more of what was read than a win may: at most ``max_ratio`` (default
-    :attr:`CorrectParams.max_win_ratio`) times less probable than ``base_ratio``, the
+    :attr:`CorrectParams.max_win_ratio`) times less probable than ``base_ratio()``, the
     ratio the hand *as laid out* needs to be physically possible (1 when its top-1 reading
-    is). It is :func:`vision.correct.correct`'s own rule for a win, kept across the rule's
-    new layout: the guess is made only so the hand wins, so codes its layout makes a
-    physical necessity (a meld that is not a set until a surely read tile is read as
-    another) count as forcing the win — the error a false win claim shows."""
+    is; asked only when a win goes past ``max_ratio``). It is
+    :func:`vision.correct.correct`'s own rule for a win, kept across the rule's new
+    layout: the guess is made only so the hand wins, so codes its layout makes a physical
+    necessity (a meld that is not a set until a surely read tile is read as another) count
+    as forcing the win — the error a false win claim shows."""
 
     rules: str
     hand_size: int
     is_winning: Any
     hidden_kinds: Sequence[str] = ()
-    base_ratio: float = 1.0
+    base_ratio: Callable[[], float] = lambda: 1.0
     max_ratio: float = CorrectParams.max_win_ratio
 
     def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
@@ -377,7 +379,11 @@ class WinTest:
         result = correct(dets, layout, rules=self.rules, claim_win=True,
                          hand_size=self.hand_size, is_winning=self.is_winning,
                          hidden_kinds=self.hidden_kinds)
-        if not result.best.winning or result.best.ratio > self.max_ratio * self.base_ratio:
+        if not result.best.winning:
+            return None
+        if result.best.ratio > self.max_ratio and (
+            result.best.ratio > self.max_ratio * self.base_ratio()
+        ):
             return None
         from scoring.hand import HandError
 
@@ -408,6 +414,23 @@ class Rewrite:
 
 #: Most weakly seen tiles one hand may take (:func:`complete_from_weak`).
 MAX_WEAK_TAKEN = 2
+
+
+def _as_laid_ratio(
+    dets: Detections, layout: Layout, rules: str, size: int, check: Any,
+    hidden: Sequence[str],
+) -> Callable[[], float]:
+    """How many times less probable than the top-1 reading the most probable physically
+    possible reading of ``layout`` is (:func:`vision.correct.correct`, no win claimed),
+    worked out on the first call only (:attr:`WinTest.base_ratio`)."""
+
+    @functools.cache
+    def ratio() -> float:
+        as_laid = correct(dets, layout, rules=rules, claim_win=False, hand_size=size,
+                          is_winning=check, hidden_kinds=hidden)
+        return as_laid.best.ratio
+
+    return ratio
 
 
 def complete_from_weak(
@@ -923,9 +946,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     check = winning_shape_check(rules, ctx)
     rewrite: Rewrite | None = None
     if win_flag is not False:
-        as_laid = correct(dets, layout, rules=rules, claim_win=False, hand_size=size,
-                          is_winning=check, hidden_kinds=hidden)
-        test = WinTest(rules, size, check, hidden, base_ratio=as_laid.best.ratio)
+        test = WinTest(rules, size, check, hidden, base_ratio=_as_laid_ratio(
+            dets, layout, rules, size, check, hidden))
         rewrite = (
             complete_from_weak(dets, layout, params, test)
             or reread_extra_as_flower(dets, layout, params, test)

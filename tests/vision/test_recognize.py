@@ -706,7 +706,7 @@ def test_a_rule_s_new_layout_may_not_force_a_win_by_overriding_a_sure_tile() -> 
     lay = analyze(d)
     assert [len(m.detections) for m in lay.melds] == [3]
     assert WinTest("mcr", 14, winning_shape_check("mcr")).wins(d, lay) is None
-    as_laid = WinTest("mcr", 14, winning_shape_check("mcr"), base_ratio=4900.0).wins(d, lay)
+    as_laid = WinTest("mcr", 14, winning_shape_check("mcr"), base_ratio=lambda: 4900.0).wins(d, lay)
     assert as_laid is not None and as_laid.best.winning
     assert [(c.before, c.after) for c in as_laid.best.changes] == [("S", "E")]
 
