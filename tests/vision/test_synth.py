@@ -55,6 +55,24 @@ def _synthetic_art() -> ArtSet:
     return ArtSet("test-colours", faces)
 
 
+def _hand_scene(art: ArtSet, seed: list[int], size: tuple[int, int] = (256, 256),
+                **options: float) -> SceneResult:
+    """A hand scene with nothing else on the table, with these :class:`SceneOptions`."""
+    w, h = size
+    opts = SceneOptions(width=w, height=h, hand_prob=1.0, extras_prob=0.0, **options)
+    return render_scene(art, np.random.default_rng(seed), opts)
+
+
+def _off_makes_no_draw(art: ArtSet, seed: list[int], option: str,
+                       size: tuple[int, int] = (256, 256)) -> SceneResult:
+    """Check that ``option`` at 0 makes no draw — the scene is the one made without it, so
+    older sets come out the same — and return that scene."""
+    plain = _hand_scene(art, seed, size)
+    same = _hand_scene(art, seed, size, **{option: 0.0})
+    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    return plain
+
+
 SCENES = 24
 
 
@@ -216,15 +234,8 @@ def test_turned_hands_leave_tiles_either_way_up_and_are_off_by_default() -> None
     from vision.synth.scene import turn_either_way
 
     art = _any_art()
-    opts = SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0)
-    plain = render_scene(art, np.random.default_rng([7, 2]), opts)
-    same = render_scene(art, np.random.default_rng([7, 2]),
-                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
-                                     turned_hands=0.0))
-    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
-    turned = render_scene(art, np.random.default_rng([7, 2]),
-                          SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
-                                       turned_hands=1.0))
+    plain = _off_makes_no_draw(art, [7, 2], "turned_hands")
+    turned = _hand_scene(art, [7, 2], turned_hands=1.0)
     assert turned.truth["hand"] == plain.truth["hand"]
     assert [t["code"] for t in turned.truth["tiles"]] == [t["code"] for t in plain.truth["tiles"]]
     flipped = [(a["rotation"] - b["rotation"]) % 360
@@ -274,16 +285,9 @@ def test_near_miss_scenes_say_they_do_not_win_and_are_off_by_default() -> None:
     """A scene's truth says whether its hand wins (``wins``); at ``near_miss`` 0 no draw
     is made, so older sets come out the same; at 1 the hand is a false claim."""
     art = _any_art()
-    opts = SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0)
-    plain = render_scene(art, np.random.default_rng([9, 1]), opts)
-    same = render_scene(art, np.random.default_rng([9, 1]),
-                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
-                                     near_miss=0.0))
-    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    plain = _off_makes_no_draw(art, [9, 1], "near_miss")
     assert plain.truth["wins"] is True
-    miss = render_scene(art, np.random.default_rng([9, 1]),
-                        SceneOptions(width=256, height=256, hand_prob=1.0, extras_prob=0.0,
-                                     near_miss=1.0))
+    miss = _hand_scene(art, [9, 1], near_miss=1.0)
     assert miss.truth["wins"] is False and miss.truth["hand"] != plain.truth["hand"]
     codes = Counter(t["code"] for t in miss.truth["tiles"] if t["role"] != "flower")
     import scoring
@@ -299,16 +303,9 @@ def test_waiting_scenes_show_the_hand_one_tile_short_with_its_waits() -> None:
     import scoring
 
     art = _any_art()
-    opts = SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0)
-    plain = render_scene(art, np.random.default_rng([4, 2]), opts)
-    same = render_scene(art, np.random.default_rng([4, 2]),
-                        SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0,
-                                     waiting=0.0))
-    assert np.array_equal(plain.image, same.image) and plain.truth == same.truth
+    plain = _off_makes_no_draw(art, [4, 2], "waiting", size=(320, 240))
     assert "waiting" not in plain.truth
-    short = render_scene(art, np.random.default_rng([4, 2]),
-                         SceneOptions(width=320, height=240, hand_prob=1.0, extras_prob=0.0,
-                                      waiting=1.0))
+    short = _hand_scene(art, [4, 2], (320, 240), waiting=1.0)
     t = short.truth
     assert t["waiting"] is True and t["wins"] is False and t["winning_tile"] is None
     assert t["shanten"] == 0 and plain.truth["winning_tile"] in t["waits"]
