@@ -4,9 +4,11 @@ The protocol of the model card's recipe (steps 36–38): a candidate is **chosen
 *choice* data only — the first 400 training copies (all, and those of the photos whose
 labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes
 of the training art ``tune1280``, ``choice2`` and ``turned-choice`` (hands left either
-way up) — and **reported** on the *report* sets (hk val in four selections, held-out art
-v2, the val photos' tile multisets through ``recognize``, the end-to-end held-out-art
-scenes, ``turned-heldout`` among them). A candidate ships only if it is not
+way up), and since the thirtieth session its hands that do not win (``false claims``,
+``waiting``: no more scored as wins) — and **reported** on the *report* sets (hk val in
+four selections, held-out art v2, the val photos' tile multisets through ``recognize``,
+the end-to-end held-out-art scenes, ``turned-heldout`` among them, and the held-out art's
+hands that do not win). A candidate ships only if it is not
 below the shipped model on the choice data; the report sets never choose.
 
 Every figure is one documented command (``--dry-run`` prints them): ``tilecam eval`` for
@@ -19,7 +21,9 @@ usage: .venv/bin/python train/compare.py choice|report MODEL_DIR [MODEL_DIR ...]
 
 Rows are model folders (``models`` is the shipped one); columns the measurements, as
 ``F1 / all right %`` (``tilecam eval``), ``exact / MCR score right %`` (scenes) or
-``top-1 / corrected %`` (photo multisets).
+``top-1 / corrected %`` (photo multisets) or ``read right / scored as a win %`` (hands
+that do not win: false win claims and hands one tile short; the second figure is the error a
+referee must not make, lower is better).
 """
 
 from __future__ import annotations
@@ -78,6 +82,21 @@ SETS: dict[str, SceneSet] = {
                                ("--count", "200", "--seed", "3", "--art", "heldout",
                                 "--hand-prob", "1", "--extras-prob", "0",
                                 "--turned-hands", "1")),
+    # hands that do not win (thirtieth session, README "Hands that do not win"): false win
+    # claims and hands one tile short, training art at the table (choice) and held-out art
+    "false-claims": SceneSet("/tmp/nm/table",
+                             ("--count", "200", "--seed", "5", "--art", "default", *_TABLE,
+                              "--near-miss", "1")),
+    "waiting": SceneSet("/tmp/nm/wait-table",
+                        ("--count", "200", "--seed", "5", "--art", "default", *_TABLE,
+                         "--waiting", "1", "--near-miss", "0.5")),
+    "false-claims-heldout": SceneSet("/tmp/nm/heldout",
+                                     ("--count", "200", "--seed", "3", "--art", "heldout",
+                                      "--hand-prob", "1", "--extras-prob", "0",
+                                      "--near-miss", "1")),
+    "waiting-heldout": SceneSet("/tmp/nm/wait-heldout",
+                                ("--count", "200", "--seed", "3", "--art", "heldout",
+                                 "--hand-prob", "1", "--extras-prob", "0", "--waiting", "1")),
 }
 
 
@@ -86,7 +105,8 @@ class Measure:
     """One column: how to measure a model folder and which set it needs."""
 
     name: str
-    kind: str  # "eval" (tilecam eval), "scenes" (layout_eval synth), "photos" (multisets)
+    kind: str  # "eval" (tilecam eval), "scenes" (layout_eval synth), "photos" (multisets),
+    #            "not_winning" (layout_eval synth on a set of hands that do not win)
     args: tuple[str, ...] = ()
     needs: str | None = None  # a key of SETS
 
@@ -98,7 +118,7 @@ class Measure:
         where = self.folder()
         if self.kind == "eval":
             return [TILECAM, "eval", where, *self.args, "--model-dir", model_dir, "--json"]
-        if self.kind == "scenes":
+        if self.kind in ("scenes", "not_winning"):
             return [PY, "bench/layout_eval.py", "--json", "synth", where, "--detector",
                     "--model-dir", model_dir, *self.args]
         return [PY, "bench/layout_eval.py", "--json", "photos", where, "--model-dir", model_dir,
@@ -112,12 +132,19 @@ class Measure:
         >>> Measure("x", "scenes").figure({"exact_end_to_end": 0.28,
         ...                                "same_mcr_score_end_to_end": 0.63})
         '28.0 / 63.0'
+        >>> Measure("x", "not_winning").figure({"waiting_scenes": {
+        ...     "end_to_end_read_right": 0.52, "end_to_end_scored_as_win": 0.045}})
+        '52.0 / 4.5'
         """
         if self.kind == "eval":
             return f"{result['f1']:.4f} / {100 * result['images_all_right']:.1f}"
         if self.kind == "scenes":
             return (f"{100 * result['exact_end_to_end']:.1f} / "
                     f"{100 * result['same_mcr_score_end_to_end']:.1f}")
+        if self.kind == "not_winning":
+            tally = result.get("near_miss_scenes") or result["waiting_scenes"]
+            return (f"{100 * tally['end_to_end_read_right']:.1f} / "
+                    f"{100 * tally['end_to_end_scored_as_win']:.1f}")
         return (f"{100 * result['exact_multiset_top1']:.1f} / "
                 f"{100 * result['exact_multiset_corrected']:.1f}")
 
@@ -131,6 +158,8 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
         Measure("tune1280", "scenes", (), "tune1280"),
         Measure("choice2", "scenes", (), "choice2"),
         Measure("turned-choice", "scenes", (), "turned-choice"),
+        Measure("false claims", "not_winning", (), "false-claims"),
+        Measure("waiting", "not_winning", (), "waiting"),
     ),
     "report": (
         Measure("hk val", "eval", ("--split", "val")),
@@ -143,6 +172,8 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
         Measure("heldoutC", "scenes", ("--limit", "100"), "heldoutC"),
         Measure("layout-eval-heldout", "scenes", ("--limit", "200"), "layout-eval-heldout"),
         Measure("turned-heldout", "scenes", (), "turned-heldout"),
+        Measure("false claims held-out", "not_winning", (), "false-claims-heldout"),
+        Measure("waiting held-out", "not_winning", (), "waiting-heldout"),
     ),
 }
 

@@ -29,8 +29,9 @@ def test_choice_protocol_runs_the_choice_data_only(capsys: pytest.CaptureFixture
     assert compare.main(["choice", "models", "--dry-run"]) == 0
     out = capsys.readouterr().out
     runs = [line for line in out.splitlines() if "--model-dir models" in line]
-    assert len(runs) == 6
+    assert len(runs) == 8
     assert "/tmp/s21/turned-choice --detector" in runs[5]
+    assert "/tmp/nm/table --detector" in runs[6] and "/tmp/nm/wait-table --detector" in runs[7]
     assert "--split train --limit 400 --copies trusted" in runs[0]
     assert "synth-val-heldout " in runs[2] and "--split val" not in out  # never the val split
     assert all("v2" not in line and "heldoutB" not in line for line in runs)
@@ -47,6 +48,7 @@ def test_report_protocol_covers_the_val_selections_and_held_out_scenes(
     assert "photos datasets/build/hk-photos --model-dir models --split val" in out
     assert "synth-val-heldout-v2" in out and "/tmp/heldoutB --detector" in out
     assert "/tmp/s21/turned-heldout --detector --model-dir /tmp/cand" in out
+    assert "/tmp/nm/heldout --detector" in out and "/tmp/nm/wait-heldout --detector" in out
 
 
 def test_cells_read_each_kind_of_result() -> None:
@@ -54,6 +56,10 @@ def test_cells_read_each_kind_of_result() -> None:
     photos = compare.Measure("val multisets", "photos")
     cell = photos.figure({"exact_multiset_top1": 0.7241, "exact_multiset_corrected": 0.7808})
     assert cell == "72.4 / 78.1"
+    false_claims = compare.Measure("false claims", "not_winning")
+    cell = false_claims.figure({"near_miss_scenes": {"end_to_end_read_right": 0.665,
+                                                     "end_to_end_scored_as_win": 0.01}})
+    assert cell == "66.5 / 1.0"
 
 
 def test_a_missing_scene_set_is_reported_not_run(
