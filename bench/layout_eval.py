@@ -334,6 +334,10 @@ def eval_synth(
     return out
 
 
+#: The hand confidence under which the phone page asks for a check (tilecam/static/app.js).
+CHECK_BELOW = 0.7
+
+
 class NotWinning:
     """Tallies of the scenes whose hand does not win, counted apart from the others.
 
@@ -351,8 +355,10 @@ class NotWinning:
     not make. End to end, ``..._win_made_by_changed_codes`` counts those whose final codes
     differ from the detector's top-1 codes (the rules changed or added tiles: correction,
     re-reads, weak boxes), the rest being misreads that already made a winning shape;
-    ``scored_as_win`` lists them. Both on the truth boxes (layout and correction alone)
-    and end to end."""
+    ``scored_as_win`` lists them; ``..._scored_as_win_flagged`` counts those that came with
+    a calibrated hand confidence under :data:`CHECK_BELOW`, where the phone page asks the
+    user to check the tiles. Both on the truth boxes (layout and correction alone) and end
+    to end."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -395,6 +401,9 @@ class NotWinning:
             # added tiles (correction, re-reads, weak boxes) to make one
             changed = Counter(rec.codes) != Counter(dets.codes)
             self.tally["end_to_end_win_made_by_changed_codes"] += changed
+            confidence = rec.hand_confidence
+            self.tally["end_to_end_scored_as_win_flagged"] += (
+                confidence is not None and confidence < CHECK_BELOW)
             self.false_wins.append(f"{truth['image']}: truth {truth['hand']} read "
                                    f"{rec.hand_text}{' (codes changed)' if changed else ''}")
 
@@ -406,7 +415,8 @@ class NotWinning:
             what.append("waits_right")
         keys = [f"{stage}_{w}" for stage in stages for w in what]
         if end_to_end:
-            keys += ["end_to_end_win_made_by_changed_codes", "end_to_end_every_tile_right"]
+            keys += ["end_to_end_win_made_by_changed_codes", "end_to_end_scored_as_win_flagged",
+                     "end_to_end_every_tile_right"]
         out: dict[str, Any] = {"scenes": self.scenes,
                                **{k: self.tally[k] / self.scenes for k in keys}}
         if end_to_end:
