@@ -449,9 +449,8 @@ def second_look(weak: Detections, i: int, kept: Detections) -> bool:
 
     if not len(kept):
         return False
-    cover = box_cover(weak.boxes[i], kept.boxes)
-    same = np.array([c == weak.codes[i] for c in kept.codes])
-    return bool((same & (cover >= SECOND_LOOK_COVER)).any())
+    same = kept.class_ids == weak.class_ids[i]
+    return bool((same & (box_cover(weak.boxes[i], kept.boxes) >= SECOND_LOOK_COVER)).any())
 
 
 def complete_from_weak(
@@ -566,25 +565,18 @@ def flower_not_win(
     short (``hand_size`` - 1). Returns those detections and the change, or None. Measured
     on hands shown waiting (``tilecam dataset synth --waiting``, README "Hands that do not
     win"); used only when the win was inferred from the tile count, not claimed."""
-    best: tuple[float, int, int, Correction] | None = None
-    for c in result.best.changes:
-        if c.tile != layout.winning or c.before in BONUS or c.after in BONUS:
-            continue
-        i = c.tile
-        p_bonus = float(sum(p for cid, p in zip(dets.topk_ids[i].tolist(),
-                                                  dets.topk_probs[i].tolist(), strict=True)
-                            if int(cid) in _BONUS_IDS))
-        alt = _flower_alternative(dets, i)
-        if alt is None or p_bonus < c.p_after:
-            continue
-        j, _ = alt
-        change = Correction(i, c.before, CLASSES[int(dets.topk_ids[i, j])], c.p_before,
-                            p_bonus)
-        if best is None or p_bonus / max(c.p_after, 1e-6) > best[0]:
-            best = (p_bonus / max(c.p_after, 1e-6), i, j, change)
-    if best is None:
+    i = layout.winning
+    c = next((c for c in result.best.changes if c.tile == i), None)
+    if i is None or c is None or c.before in BONUS or c.after in BONUS:
         return None
-    _, i, j, change = best
+    p_bonus = float(sum(p for cid, p in zip(dets.topk_ids[i].tolist(),
+                                              dets.topk_probs[i].tolist(), strict=True)
+                        if int(cid) in _BONUS_IDS))
+    alt = _flower_alternative(dets, i)
+    if alt is None or p_bonus < c.p_after:
+        return None
+    j, _ = alt
+    change = Correction(i, c.before, CLASSES[int(dets.topk_ids[i, j])], c.p_before, p_bonus)
     trial = _promote(dets, [(i, j)])
     t_lay = analyze(trial, params)
     if t_lay.roles(len(trial))[i] != FLOWER or t_lay.tile_count != hand_size - 1:
