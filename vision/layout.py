@@ -344,23 +344,36 @@ def analyze(
     for k in flip:
         if k in side_local:
             side_local[k] = not side_local[k]
-    # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles
+    # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles; a
+    # face-down box lying on the meld row of such a tile, in its row, is a second box of
+    # it (an added tile is laid face up; no tile is laid face down on a meld): left out
     base_of: dict[int, int] = {}
+    second_boxes: list[int] = []
     main_rows = []
     for r in rows_local:
-        bases = {}
+        bases: dict[int, int] = {}
+        base_row: dict[int, int] = {}
+        down_row: dict[int, int] = {}
         for k in r:
-            if codes[k] in bonus or codes[k] == BACK:
+            if codes[k] in bonus:
                 break
-            for other in rows_local:
+            for j, other in enumerate(rows_local):
                 if other is r or len(other) <= len(r):
+                    continue
+                if codes[k] == BACK:
+                    if any(stacked_on(frame, k, b) for b in other):
+                        down_row[k] = j
+                        break
                     continue
                 hit = [b for b in other if side_local[b] and stacked_on(frame, k, b)]
                 if hit:
-                    bases[k] = hit[0]
+                    bases[k], base_row[k] = hit[0], j
                     break
-        if len(bases) == len(r) and len(set(bases.values())) == len(r):
+        if (bases and len(bases) + len(down_row) == len(r)
+                and len(set(bases.values())) == len(bases) and len(down_row) <= len(bases)
+                and set(down_row.values()) <= set(base_row.values())):
             base_of.update(bases)
+            second_boxes.extend(down_row)
         else:
             main_rows.append(r)
     stacked_by_base = {b: k for k, b in base_of.items()}
@@ -476,6 +489,10 @@ def analyze(
     if left_out:
         ignored.extend(left_out)
         notes.append(f"{len(left_out)} tile(s) lying on a claimed tile, making no kong, ignored")
+    if second_boxes:
+        ignored.extend(second_boxes)
+        notes.append(f"{len(second_boxes)} face-down box(es) beside a tile added to a kong "
+                     "taken for a second box of it and ignored")
     others = [d for k, p in enumerate(parses) if k not in chosen for d in p.row.detections]
     if others:
         ignored.extend(others)

@@ -95,6 +95,41 @@ def test_added_kong_lying_beside_the_sideways_tile(sideways: int, offset: int) -
     assert_reads(b, f"[SSSS,{offset}]123m456p789sNN")
 
 
+def _with_box(d: Detections, box: list[float], code: str) -> Detections:
+    """``d`` with one more detection: ``box`` read as ``code`` (sure of it)."""
+    from vision.classes import CLASSES
+
+    k = CLASSES.index(code)
+    ids = np.concatenate([d.topk_ids, np.full((1, d.topk_ids.shape[1]), k)])
+    probs = np.concatenate([d.topk_probs, np.zeros((1, d.topk_probs.shape[1]), np.float32)])
+    probs[-1, 0] = 1.0
+    return Detections(np.concatenate([d.boxes, np.asarray([box], np.float32)]),
+                      np.append(d.class_ids, k), np.append(d.confidences, np.float32(0.5)),
+                      np.append(d.rotations, 0), ids, probs, d.image_size)
+
+
+def test_a_face_down_box_beside_an_added_tile_is_a_second_box_of_it() -> None:
+    """Added kong (加杠): the tile laid on the claimed tile is face up, and no tile is laid
+    face down on a meld, so a face-down box in the added tile's row, lying on the meld,
+    is a second box of the added tile (choice2 scene 000060: a weak ``back`` box half on
+    the stacked 白 had made its row a row of its own and the kong a pung)."""
+    b = SceneBuilder().standing("123m456p789sN")
+    b.meld("PPP", sideways=1, added="P").win("N")
+    d = b.detections()
+    top = d.boxes[[i for i, c in enumerate(d.codes) if c == "P"]].min(axis=0)[1]
+    added = next(i for i, c in enumerate(d.codes) if c == "P" and d.boxes[i, 1] == top)
+    x0, y0, x1, y1 = (float(v) for v in d.boxes[added])
+    shift = 0.7 * (x1 - x0)
+    dd = _with_box(d, [x0 - shift, y0, x1 - shift, y1], "back")
+    lay = analyze(dd)
+    assert canon(lay.hand(dd.codes)) == canon(parse_hand("[PPPP,6]123m456p789sNN"))
+    assert len(dd) - 1 in lay.ignored
+    # a face-down box with no face-up added tile in its row is no such second box
+    lone = _with_box(b.detections(), [x0 - shift, y0, x1 - shift, y1], "back")
+    lone = lone.select([i for i in range(len(lone)) if i != added])
+    assert not any(m.added for m in analyze(lone).melds)
+
+
 def test_a_tile_lying_on_a_chows_claimed_tile_makes_no_kong() -> None:
     """Only a pung grows into a kong (加杠): a tile found on a chow's sideways tile is
     some other tile lying there, left out of the meld (and out of the hand) with a note,
