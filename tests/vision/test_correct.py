@@ -162,6 +162,38 @@ def test_the_search_is_bounded() -> None:
     assert res.notes and "no possible reading" in res.notes[0]
 
 
+def _many_doubtful_tiles() -> SceneBuilder:
+    """A claimed win whose every standing tile is unsure: a long search."""
+    b = SceneBuilder()
+    for code, other in zip("1234567", "9876543", strict=True):
+        b.standing(f"{code}m").uncertain([(f"{code}m", 0.5), (f"{other}p", 0.45)])
+    b.standing("1234567s").win("7s")
+    return b
+
+
+def test_the_search_stops_after_a_number_of_readings_and_says_so() -> None:
+    """Search bound: a count of readings, noted when it is reached."""
+    _, res = run(_many_doubtful_tiles(), params=CorrectParams(max_readings=5))
+    assert res.searched == 5
+    assert "search stopped after 5 readings" in res.notes
+
+
+def test_the_reading_does_not_depend_on_the_machine_s_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No time cap by default: a machine a million times slower reads the same hand."""
+    import vision.correct as corr
+
+    assert CorrectParams().max_ms is None
+    _, fast = run(_many_doubtful_tiles())
+    clock = iter(range(0, 10**9, 10**6))  # each look at the clock: a thousand seconds on
+    monkeypatch.setattr(corr.time, "perf_counter", lambda: float(next(clock)))
+    _, slow = run(_many_doubtful_tiles())
+    assert slow.best == fast.best and slow.searched == fast.searched
+    _, capped = run(_many_doubtful_tiles(), params=CorrectParams(max_ms=20.0))
+    assert any("ms" in n for n in capped.notes)  # a cap, asked for, is still honoured
+
+
 @pytest.mark.parametrize(
     ("hand", "wins"),
     [
