@@ -19,7 +19,8 @@ Three evaluations:
     (flowers/seasons read as other bonus tiles: the hand is right but for which flower
     it holds — under MCR, where each flower is 1 fan, the score is the same), the hand's
     tiles misread (1, 2, or 3 or more tiles differ from the truth's multiset), or the
-    right tiles in another structure (melds, claim sources, winning tile);
+    right tiles in another structure (melds, claim sources, winning tile), and the first
+    ``--show`` of them are listed (``end_to_end_failures``: scene, kind, truth, reading);
     ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus ones
     (the MCR score a player is paid is the truth's). A third
     figure, ``exact_detector_boxes_true_codes``, gives the layout the detector's boxes
@@ -221,6 +222,7 @@ def eval_synth(
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
+    e2e_failures: list[str] = []
     why_geom = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
@@ -299,6 +301,9 @@ def eval_synth(
             if not right:
                 reason = end_to_end_reason(rec.hand, hand)
                 why_e2e[reason] += 1
+                if len(e2e_failures) < show:
+                    e2e_failures.append(f"{f.name} {reason}: truth {truth['hand']} got "
+                                        f"{rec.hand_text or 'no hand'}")
                 same_score += reason == "only bonus tiles misread (same count)"
             else:
                 same_score += 1
@@ -328,6 +333,7 @@ def eval_synth(
         out["by_note_and_tilt"] = _group_figures(by_group)
         out["by_codes_shown"] = _group_figures(by_shown)
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
+        out["end_to_end_failures"] = e2e_failures
     for kind, tally in not_winning.items():
         if tally.scenes:
             out[f"{kind}_scenes"] = tally.figures(detector is not None)
@@ -882,7 +888,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--detector", action="store_true", help="also run the model end to end")
     s.add_argument("--model-dir", type=Path, default=None)
     s.add_argument("--limit", type=int, default=None)
-    s.add_argument("--show", type=int, default=10, help="failures to list (default 10)")
+    s.add_argument("--show", type=int, default=10,
+                   help="failures to list, truth boxes and end to end (default 10)")
     s.add_argument("--misreads", type=float, default=None, metavar="RATE",
                    help="simulate a detector misreading this share of tiles (top-k with "
                    "the truth second); report exact hands before/after correction")
