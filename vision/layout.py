@@ -311,6 +311,23 @@ def row_faces_away(
     return bool(agreed and vote > 0), bool(agreed)
 
 
+def _second_boxes(frame: Frame, codes: Sequence[str], bases: dict[int, int],
+                  base_row: dict[int, int], down_row: dict[int, int]) -> bool:
+    """Whether the face-down boxes ``down_row`` (detection → index of the meld row they lie
+    on) of a row whose face-up tiles ``bases`` lie on sideways tiles (detection → that
+    tile, ``base_row``: its row) are second boxes of those added tiles: no more of them
+    than added tiles, each lying on a meld row of one, within 1.2 tile widths along the
+    row of one, and every added tile on a face-up claimed tile."""
+    if len(down_row) > len(bases) or any(codes[b] == BACK for b in bases.values()):
+        return False
+    if not set(down_row.values()) <= set(base_row.values()):
+        return False
+    return all(
+        any(abs(frame.cx[k] - frame.cx[j]) <= 1.2 * max(frame.w[k], frame.w[j]) for j in bases)
+        for k in down_row
+    )
+
+
 def analyze(
     dets: Detections, params: LayoutParams | None = None, flip: frozenset[int] = frozenset()
 ) -> Layout:
@@ -370,8 +387,8 @@ def analyze(
                     bases[k], base_row[k] = hit[0], j
                     break
         if (bases and len(bases) + len(down_row) == len(r)
-                and len(set(bases.values())) == len(bases) and len(down_row) <= len(bases)
-                and set(down_row.values()) <= set(base_row.values())):
+                and len(set(bases.values())) == len(bases)
+                and (not down_row or _second_boxes(frame, codes, bases, base_row, down_row))):
             base_of.update(bases)
             second_boxes.extend(down_row)
         else:

@@ -124,6 +124,11 @@ def test_a_face_down_box_beside_an_added_tile_is_a_second_box_of_it() -> None:
     lay = analyze(dd)
     assert canon(lay.hand(dd.codes)) == canon(parse_hand("[PPPP,6]123m456p789sNN"))
     assert len(dd) - 1 in lay.ignored
+    # nor is one lying further along than a tile's width from the added tile
+    far = 2.5 * (x1 - x0)
+    dd = _with_box(d, [x0 - far, y0, x1 - far, y1], "back")
+    assert len(dd) - 1 not in analyze(dd).ignored or not any(m.added for m in analyze(dd).melds)
+    assert not any("second box" in n for n in analyze(dd).notes)
     # a face-down box with no face-up added tile in its row is no such second box
     lone = _with_box(b.detections(), [x0 - shift, y0, x1 - shift, y1], "back")
     lone = lone.select([i for i in range(len(lone)) if i != added])
