@@ -36,12 +36,13 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from crops import jitter  # noqa: E402
+from crops import cut_variants  # noqa: E402
 
 from vision.classes import BONUS, class_id  # noqa: E402
-from vision.preprocess import crop_batch  # noqa: E402
 
 _ARTS: dict[str, object] = {}
+#: ``--art`` names that draw a new procedural style per scene (picture kind after "fresh-")
+FRESH = ("fresh-flower", "fresh-varied")
 
 
 def _bonus_art(name: str) -> object:
@@ -76,25 +77,18 @@ def _scene(job: tuple[int, str, int, int, int, float]) -> dict[str, npt.NDArray[
 
     index, name, seed, size, variants, amount = job
     rng = np.random.default_rng([seed, index])
-    art = (_fresh_art(name.removeprefix("fresh-"), rng) if name.startswith("fresh-")
-           else _bonus_art(name))
+    art = _fresh_art(name.removeprefix("fresh-"), rng) if name in FRESH else _bonus_art(name)
     res = render_scene(art, rng, SceneOptions(hand_prob=0.0))  # type: ignore[arg-type]
     tiles = [t for t in res.truth["tiles"] if not t["face_down"] and t["code"] in BONUS]
     bgr = np.ascontiguousarray(res.image[:, :, ::-1])
-    crops, classes, rotations = [], [], []
-    for v in range(variants):
-        boxes = [tuple(t["box"]) if v == 0 else jitter(tuple(t["box"]), amount, rng)
-                 for t in tiles]
-        if boxes:
-            crops.append(np.rint(crop_batch(bgr, np.asarray(boxes, np.float32), size) * 255)
-                         .astype(np.uint8))
-            classes += [class_id(t["code"]) for t in tiles]
-            rotations += [int(t["rotation"]) // 90 % 4 for t in tiles]
-    empty = np.zeros((0, 3, size, size), np.uint8)
-    return {"crops": np.concatenate(crops) if crops else empty,
-            "classes": np.asarray(classes, np.int16),
-            "rotations": np.asarray(rotations, np.int8),
-            "images": np.asarray([f"{name}:{index}"] * len(classes))}
+    crops = (cut_variants(bgr, [tuple(t["box"]) for t in tiles], size, variants, amount, rng)
+             if tiles else [])
+    n = len(crops) * len(tiles)
+    return {"crops": np.concatenate(crops) if crops else np.zeros((0, 3, size, size), np.uint8),
+            "classes": np.asarray([class_id(t["code"]) for t in tiles] * len(crops), np.int16),
+            "rotations": np.asarray([int(t["rotation"]) // 90 % 4 for t in tiles] * len(crops),
+                                    np.int8),
+            "images": np.asarray([f"{name}:{index}"] * n)}
 
 
 def main() -> None:
@@ -109,7 +103,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     for name in args.art:  # fail early on a set without bonus tiles
-        if name not in ("fresh-flower", "fresh-varied"):
+        if name not in FRESH:
             _bonus_art(name)
     jobs = [(i, args.art[i % len(args.art)], args.seed, args.size, args.variants, args.jitter)
             for i in range(args.scenes)]

@@ -103,6 +103,26 @@ def jitter(box: Box, amount: float, rng: np.random.Generator) -> Box:
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+def cut_variants(
+    img: npt.NDArray[np.uint8],
+    boxes: list[Box],
+    size: int,
+    variants: int,
+    amount: float,
+    rng: np.random.Generator,
+    exact: bool = True,
+) -> list[npt.NDArray[np.uint8]]:
+    """Crops of ``boxes`` (pixels of the BGR ``img``) cut ``variants`` times, each a
+    ``(len(boxes), 3, size, size)`` uint8 RGB array: the first from the boxes themselves
+    (unless not ``exact``), the others from boxes jittered by ``amount`` (:func:`jitter`)."""
+    out = []
+    for v in range(variants):
+        cut_boxes = [b if v == 0 and exact else jitter(b, amount, rng) for b in boxes]
+        batch = crop_batch(img, np.asarray(cut_boxes, np.float32), size)
+        out.append(np.rint(batch * 255).astype(np.uint8))
+    return out
+
+
 def cut(
     sources: list[Iterator[tuple[Path, list[Tile]]]],
     size: int,
@@ -121,10 +141,9 @@ def cut(
             if img is None or not tiles:
                 continue
             is_synth = (image.parent.parent / "truth").is_dir()
-            for v in range(variants):
-                boxes = [t[0] if v == 0 and exact else jitter(t[0], amount, rng) for t in tiles]
-                batch = crop_batch(img, np.asarray(boxes, np.float32), size)
-                crops.append(np.rint(batch * 255).astype(np.uint8))
+            for batch in cut_variants(img, [t[0] for t in tiles], size, variants, amount, rng,
+                                      exact):
+                crops.append(batch)
                 classes += [t[1] for t in tiles]
                 rotations += [t[2] for t in tiles]
                 synthetic += [is_synth] * len(tiles)
