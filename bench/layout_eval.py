@@ -102,7 +102,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from scoring import Hand, parse_hand  # noqa: E402
+from scoring import Hand, format_hand, parse_hand  # noqa: E402
 from scoring.notation import format_meld  # noqa: E402
 from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
@@ -302,7 +302,7 @@ def eval_synth(
                 reason = end_to_end_reason(rec.hand, hand)
                 why_e2e[reason] += 1
                 if len(e2e_failures) < show:
-                    e2e_failures.append(f"{f.name} {reason}: truth {truth['hand']} got "
+                    e2e_failures.append(f"{f.name} {reason}: truth {format_hand(hand)} got "
                                         f"{rec.hand_text or 'no hand'}")
                 same_score += reason == "only bonus tiles misread (same count)"
             else:

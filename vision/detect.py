@@ -47,7 +47,8 @@ the best class score, or with ``"score": "any"`` the chance that some class is p
 probability; ``meta["confidence"]`` says which (``"score"`` or ``"score*p1"``) and
 :func:`detection_scores` gives the detector's own scores back (a tile is kept when that
 score reaches the threshold, so a tile whose code is uncertain is still reported, with
-its alternatives).
+its alternatives). With the manifest's ``bonus_conf`` a tile read as a flower or season
+is kept from that lower score (:func:`keep_thresholds`, :meth:`Detector.keeps`).
 """
 
 from __future__ import annotations
@@ -67,13 +68,16 @@ import numpy.typing as npt
 
 from vision import postprocess as pp
 from vision.backends import Backend, open_backend
-from vision.classes import CLASSES
+from vision.classes import BONUS, CLASSES, class_id
 from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.set_counts import within_one_set
+
+#: ``(43,)`` True at the flowers' and seasons' class indices.
+_IS_BONUS = np.isin(np.arange(len(CLASSES)), [class_id(c) for c in BONUS])
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -155,6 +159,10 @@ class DetectorSpec:
     #: (classified, not part of the reading) for rules that ask for a missing tile
     #: (:mod:`vision.recognize`); 0: none.
     weak_conf: float = 0.0
+    #: Boxes read as a flower or season are kept from this tile score (below ``conf``):
+    #: the detector scores those eight rare classes lower than the others (training
+    #: photos: median 0.72 on a tile against 0.86 for the other kinds); None: ``conf``.
+    bonus_conf: float | None = None
     #: The tiles found (scored at least ``conf``) are read as one set's: where the top-1
     #: codes show a flower twice or a kind five times, the most probable reading that does
     #: not is taken (:func:`vision.set_counts.within_one_set`).
@@ -250,6 +258,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         scales_file=_scales_file(d.get("scales_file"), model_dir, where),
         score=_score_mode(d.get("score", "max"), where),
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
+        bonus_conf=_bonus_conf(d.get("bonus_conf"), float(d.get("conf", 0.25)), where),
         one_set=_flag(d.get("one_set", False), "'one_set'", where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
@@ -340,6 +349,31 @@ def _weak_conf(value: Any, conf: float, where: str) -> float:
             f"{where}: 'weak_conf' must be a number in [0, conf = {conf}), got {value!r}"
         )
     return float(value)
+
+
+def _bonus_conf(value: Any, conf: float, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= conf:
+        raise ModelError(
+            f"{where}: 'bonus_conf' must be a number in (0, conf = {conf}], got {value!r}"
+        )
+    return float(value)
+
+
+def keep_thresholds(
+    class_ids: npt.NDArray[np.int64], conf: float, bonus_conf: float | None = None
+) -> npt.NDArray[np.float32]:
+    """The tile score each row needs to be kept, ``(n,)``: ``conf``, or for a row read as
+    a flower or season (``class_ids`` into :data:`CLASSES`) ``min(conf, bonus_conf)``.
+
+    >>> keep_thresholds(np.array([class_id("5p"), class_id("3f")]), 0.4, 0.3).tolist()
+    [0.4000000059604645, 0.30000001192092896]
+    """
+    out = np.full(len(class_ids), conf, np.float32)
+    if bonus_conf is not None and len(class_ids):
+        out[_IS_BONUS[np.asarray(class_ids, np.int64)]] = min(conf, bonus_conf)
+    return out
 
 
 def _contain(value: Any, where: str) -> float | None:
@@ -701,9 +735,22 @@ class Detector:
         return self.detect(image)
 
     def _low_conf(self) -> float:
-        """The threshold passes decode at: ``conf``, or ``weak_conf`` when that is set."""
-        weak = self.spec.weak_conf
-        return min(self.conf, weak) if weak > 0 else self.conf
+        """The threshold passes decode at: ``conf``, or ``weak_conf`` or ``bonus_conf``
+        when those are set and lower."""
+        low = self.conf
+        if self.spec.weak_conf > 0:
+            low = min(low, self.spec.weak_conf)
+        if self.spec.bonus_conf is not None:
+            low = min(low, self.spec.bonus_conf)
+        return low
+
+    def keeps(self, det: Detections) -> npt.NDArray[np.bool_]:
+        """Which rows of ``det`` (scored as :func:`detection_scores` gives back) reach the
+        tile score their code needs: ``conf``, ``bonus_conf`` for a flower or season."""
+        return np.asarray(
+            detection_scores(det)
+            >= keep_thresholds(det.class_ids, self.conf, self.spec.bonus_conf)
+        )
 
     def _strong(self, scores: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
         """Which rows of ``scores`` reach ``conf`` (the rest are weak candidates)."""
@@ -940,7 +987,7 @@ class Detector:
             image_size=size,
             rotation_probs=rotation_probs,
         )
-        strong = score >= self.conf
+        strong = score >= keep_thresholds(every.class_ids, self.conf, self.spec.bonus_conf)
         det = every.select(strong)
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))

@@ -480,14 +480,18 @@ def evaluate(
     top_confusions: int = 10,
     progress: Callable[[int], None] | None = None,
     score: Callable[[Detections], npt.NDArray[np.float32]] | None = None,
+    thresholds: Callable[[Detections], npt.NDArray[np.float32]] | None = None,
 ) -> EvalReport:
     """Run ``detect`` on every sample and score it (see the module doc for definitions).
 
     ``conf`` is the operating threshold for P/R/F1 and images-right, applied to
     ``score(det)`` (default: the confidences; :func:`vision.detect.detection_scores`
     reproduces the detector's own threshold); ``detect`` may return lower-scored rows,
-    which only mAP50 uses (ranked by confidence). ``ValueError`` from ``detect`` (e.g. an
-    unreadable image) is recorded for that image, whose tiles then count as missed.
+    which only mAP50 uses (ranked by confidence). ``thresholds(det)``, when given, is
+    the score each row needs instead of ``conf`` (``(n,)``; e.g. a lower one for boxes
+    read as flowers, :func:`vision.detect.keep_thresholds`). ``ValueError`` from
+    ``detect`` (e.g. an unreadable image) is recorded for that image, whose tiles then
+    count as missed.
     """
     n_cls = len(CLASSES)
     tp = np.zeros(n_cls)
@@ -527,7 +531,8 @@ def evaluate(
                 zip(det.confidences[dm].tolist(), (m >= 0).tolist(), strict=True)
             )
         # operating point: class-agnostic matching, then compare codes
-        keep = (score(det) if score is not None else det.confidences) >= conf
+        need = thresholds(det) if thresholds is not None else conf
+        keep = (score(det) if score is not None else det.confidences) >= need
         boxes, ids, scores = det.boxes[keep], det.class_ids[keep], det.confidences[keep]
         m = match(gt_boxes, boxes, scores, iou)
         res = ImageResult(str(sample.image), len(gt_ids), 0, 0, 0)

@@ -749,6 +749,57 @@ def test_weak_conf_setting_is_checked(tmp_path: Path) -> None:
             read_manifest(model)
 
 
+def _bonus_conf_model(tmp_path: Path, bonus_conf: float | None) -> Path:
+    model = _model_dir(tmp_path, ["1m", "1f"])
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["detector"].update(conf=0.4, weak_conf=0.15)
+    if bonus_conf is not None:
+        manifest["detector"]["bonus_conf"] = bonus_conf
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    return model
+
+
+#: Three tiles scored 0.35 (a 1m, a 1f) and 0.9 (a 1m), apart from each other.
+BONUS_ROWS = [
+    [115, 200, 30, 40, 0.35, 0.0],
+    [215, 200, 30, 40, 0.0, 0.35],
+    [315, 200, 30, 40, 0.9, 0.0],
+]
+
+
+def test_a_box_read_as_a_flower_is_kept_from_the_lower_bonus_conf(tmp_path: Path) -> None:
+    """Manifest ``bonus_conf`` (the detector scores the eight bonus classes lower): a box
+    read as a flower or season scored 0.35 is a tile at bonus_conf 0.3, one read as 1m
+    with the same score stays weak; without the setting both stay weak."""
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    plain = Detector(_bonus_conf_model(tmp_path, None), backend=FakeBackend(_yolo(BONUS_ROWS)))
+    d = plain.detect(frame)
+    assert d.codes == ["1m"] and d.weak is not None and sorted(d.weak.codes) == ["1f", "1m"]
+    lower = Detector(_bonus_conf_model(tmp_path, 0.3), backend=FakeBackend(_yolo(BONUS_ROWS)))
+    d = lower.detect(frame)
+    assert sorted(d.codes) == ["1f", "1m"] and d.weak is not None and d.weak.codes == ["1m"]
+    assert lower.keeps(d).all()
+    assert not lower.keeps(d.weak).any()
+    # a caller's own threshold binds the bonus tiles too when it is the lower one
+    loose = Detector(_bonus_conf_model(tmp_path, 0.3), backend=FakeBackend(_yolo(BONUS_ROWS)),
+                     conf=0.2)
+    assert len(loose.detect(frame)) == 3
+
+
+def test_bonus_conf_setting_is_checked(tmp_path: Path) -> None:
+    model = _model_dir(tmp_path, ["1m"])
+    assert read_manifest(model)[0].bonus_conf is None
+    manifest = json.loads((model / "manifest.json").read_text())
+    for bad in (0, -0.1, 0.3, "0.1", True):  # conf defaults to 0.25
+        manifest["detector"]["bonus_conf"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match="'bonus_conf' must be a number in"):
+            read_manifest(model)
+    manifest["detector"]["bonus_conf"] = 0.25
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    assert read_manifest(model)[0].bonus_conf == 0.25
+
+
 BONUS_READER = {"file": "bonus.onnx", "size": 16, "names": ["1f", "2f"], "weight": 1.0}
 
 

@@ -257,6 +257,18 @@ def test_operating_threshold_applies_to_the_given_score(dataset: Path) -> None:
     assert rep.map50 == 1.0  # the ranking still sees every row
 
 
+def test_per_row_thresholds_replace_the_operating_threshold(dataset: Path) -> None:
+    """``thresholds``: each row needs its own score (as the detector keeps a box read as a
+    flower from the manifest's lower ``bonus_conf``); here the 2m row needs only 0.75."""
+    samples = load_dataset(dataset)[:1]  # image a: 1m at 0.9, 2m at 0.8
+
+    def need(det: Detections) -> np.ndarray:
+        return np.where(np.array(det.codes) == "2m", 0.75, 0.85).astype(np.float32)
+
+    assert evaluate(samples, fake_detect, conf=0.85).recall == pytest.approx(0.5)
+    assert evaluate(samples, fake_detect, conf=0.85, thresholds=need).recall == 1.0
+
+
 def test_trusted_copies_keep_every_copy_of_untouched_photos_only(
     tmp_path: Path, photo_and_turned: PhotoAndTurned
 ) -> None:

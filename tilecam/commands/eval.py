@@ -3,7 +3,8 @@
 Prints per-class precision/recall/F1 at IoU 0.5, mAP50, the share of images with every
 tile right and the most confused pairs (``--json`` for one JSON object). The detector
 runs with a low threshold (0.01) so that mAP50 sees the whole ranking; precision,
-recall, F1 and images-right use the model's operating threshold (``--conf``).
+recall, F1 and images-right use the model's operating threshold (``--conf``; a box read
+as a flower or season needs only the manifest's ``bonus_conf`` when that is lower).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
-    from vision.detect import Detector, detection_scores
+    from vision.detect import Detector, detection_scores, keep_thresholds
     from vision.evaluate import (
         Sample,
         evaluate,
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         iou=args.iou,
         progress=progress,
         score=detection_scores,
+        thresholds=lambda det: keep_thresholds(det.class_ids, conf, probe.spec.bonus_conf),
     )
     if args.json:
         out = report.to_dict()
