@@ -159,9 +159,10 @@ class DetectorSpec:
     #: (classified, not part of the reading) for rules that ask for a missing tile
     #: (:mod:`vision.recognize`); 0: none.
     weak_conf: float = 0.0
-    #: Boxes read as a flower or season are kept from this tile score (below ``conf``):
-    #: the detector scores those eight rare classes lower than the others (training
-    #: photos: median 0.72 on a tile against 0.86 for the other kinds); None: ``conf``.
+    #: Boxes read as a flower or season (:func:`keep_thresholds`) are kept from this tile
+    #: score (below ``conf``): the detector scores those eight rare classes lower than the
+    #: others (training photos: median 0.72 on a tile against 0.86 for the other kinds);
+    #: None: ``conf``.
     bonus_conf: float | None = None
     #: The tiles found (scored at least ``conf``) are read as one set's: where the top-1
     #: codes show a flower twice or a kind five times, the most probable reading that does
@@ -361,18 +362,28 @@ def _bonus_conf(value: Any, conf: float, where: str) -> float | None:
     return float(value)
 
 
-def keep_thresholds(
-    class_ids: npt.NDArray[np.int64], conf: float, bonus_conf: float | None = None
-) -> npt.NDArray[np.float32]:
-    """The tile score each row needs to be kept, ``(n,)``: ``conf``, or for a row read as
-    a flower or season (``class_ids`` into :data:`CLASSES`) ``min(conf, bonus_conf)``.
+#: A row counts as a flower or season for ``bonus_conf`` when its top-1 code is one and
+#: its top-k alternatives give the eight at least this much probability together (more
+#: likely a bonus tile than not; a box whose reading is spread over unrelated kinds is not).
+BONUS_MASS = 0.5
 
-    >>> keep_thresholds(np.array([class_id("5p"), class_id("3f")]), 0.4, 0.3).tolist()
-    [0.4000000059604645, 0.30000001192092896]
+
+def keep_thresholds(
+    det: Detections, conf: float, bonus_conf: float | None = None
+) -> npt.NDArray[np.float32]:
+    """The tile score each row of ``det`` needs to be kept, ``(n,)``: ``conf``, or
+    ``min(conf, bonus_conf)`` for a row read as a flower or season (top-1 a bonus code,
+    and at least :data:`BONUS_MASS` of its top-k probability on the eight).
+
+    >>> d = Detections.from_lists([(0, 0, 9, 12)] * 3, ["5p", "3f", "3f"],
+    ...     topk=[[("5p", 0.9)], [("3f", 0.5), ("7f", 0.3)], [("3f", 0.3), ("N", 0.25)]])
+    >>> [round(float(t), 2) for t in keep_thresholds(d, 0.4, 0.3)]
+    [0.4, 0.3, 0.4]
     """
-    out = np.full(len(class_ids), conf, np.float32)
-    if bonus_conf is not None and len(class_ids):
-        out[_IS_BONUS[np.asarray(class_ids, np.int64)]] = min(conf, bonus_conf)
+    out = np.full(len(det), conf, np.float32)
+    if bonus_conf is not None and len(det):
+        mass = (det.topk_probs * _IS_BONUS[det.topk_ids]).sum(axis=1)
+        out[_IS_BONUS[det.class_ids] & (mass >= BONUS_MASS)] = min(conf, bonus_conf)
     return out
 
 
@@ -749,7 +760,7 @@ class Detector:
         tile score their code needs: ``conf``, ``bonus_conf`` for a flower or season."""
         return np.asarray(
             detection_scores(det)
-            >= keep_thresholds(det.class_ids, self.conf, self.spec.bonus_conf)
+            >= keep_thresholds(det, self.conf, self.spec.bonus_conf)
         )
 
     def _strong(self, scores: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
@@ -987,7 +998,7 @@ class Detector:
             image_size=size,
             rotation_probs=rotation_probs,
         )
-        strong = score >= keep_thresholds(every.class_ids, self.conf, self.spec.bonus_conf)
+        strong = score >= keep_thresholds(every, self.conf, self.spec.bonus_conf)
         det = every.select(strong)
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
@@ -1075,6 +1086,7 @@ class Detector:
             model=self.name,
             backend=self.backend.name,
             confidence="score*p1" if self.classifier is not None else "score",
+            conf=self.conf,
             ms={
                 "decode_image": round((t1 - t0) * 1000, 2),
                 "detect": round((t_detect - t1) * 1000, 2),

@@ -874,6 +874,46 @@ def reread_extra_as_flower(
     return None
 
 
+def below_threshold_as_weak(dets: Detections) -> Detections:
+    """``dets`` with the tiles scored under the detector's own threshold (``meta["conf"]``;
+    kept by the manifest's lower ``bonus_conf`` as flowers) moved back among the weak
+    boxes, best score first as the detector orders them: a hand takes a weakly seen flower
+    only by :func:`take_weak_flowers`, which asks the layout to lay it among the hand's
+    flowers. Unchanged without ``meta["conf"]`` (detections built by hand) or when every
+    tile reaches it.
+
+    >>> d = Detections.from_lists([(0, 0, 9, 12), (20, 0, 29, 12)], ["5p", "3f"], [0.9, 0.35])
+    >>> d.meta["conf"] = 0.4
+    >>> moved = below_threshold_as_weak(d)
+    >>> moved.codes, moved.weak.codes
+    (['5p'], ['3f'])
+    """
+    from vision.detect import detection_scores
+
+    conf = dets.meta.get("conf")
+    if conf is None or not len(dets):
+        return dets
+    scores = detection_scores(dets)
+    below = scores < float(conf)
+    if not below.any():
+        return dets
+    moved = dets.select(below)
+    weak = moved if dets.weak is None or not len(dets.weak) else dets.weak.join(moved)
+    weak_scores = np.concatenate([
+        np.zeros(0, np.float32) if dets.weak is None or not len(dets.weak)
+        else _tile_scores(dets.weak, dets.meta), scores[below]])
+    order = np.argsort(-weak_scores, kind="stable")
+    return replace(dets.select(~below), weak=weak.select(order))
+
+
+def _tile_scores(weak: Detections, meta: Mapping[str, Any]) -> npt.NDArray[np.float32]:
+    """The detector's tile scores of ``weak`` rows, scaled as in its parent's ``meta``."""
+    if meta.get("confidence") == "score*p1":
+        return np.asarray(weak.confidences / np.maximum(weak.topk_probs[:, 0], 1e-12),
+                          np.float32)
+    return weak.confidences
+
+
 def recognize_detections(
     dets: Detections,
     rules: str = "mcr",
@@ -897,6 +937,7 @@ def recognize_detections(
     first reading scores no win — a hand over its size is more often an extra box or a
     flower read as a kind than a kong laid flat, which those rules mend first."""
     params = layout_params or LayoutParams()
+    dets = below_threshold_as_weak(dets)
     given = _Given(rules, context, image, ms, calibration, flip_sideways)
     if not params.face_up_kongs:
         return _recognize_once(dets, params, given)
@@ -1118,7 +1159,7 @@ def recognize(
     pixels = load_image(image)
     t1 = time.perf_counter()
     run = detector if detector is not None else detect
-    dets = run(pixels) if detections is None else detections
+    dets = below_threshold_as_weak(run(pixels) if detections is None else detections)
     t2 = time.perf_counter()
     ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
     used = detector if detector is not None else load_detector()

@@ -750,7 +750,7 @@ def test_weak_conf_setting_is_checked(tmp_path: Path) -> None:
 
 
 def _bonus_conf_model(tmp_path: Path, bonus_conf: float | None) -> Path:
-    model = _model_dir(tmp_path, ["1m", "1f"])
+    model = _model_dir(tmp_path, ["1m", "2m", "1f"])
     manifest = json.loads((model / "manifest.json").read_text())
     manifest["detector"].update(conf=0.4, weak_conf=0.15)
     if bonus_conf is not None:
@@ -759,31 +759,37 @@ def _bonus_conf_model(tmp_path: Path, bonus_conf: float | None) -> Path:
     return model
 
 
-#: Three tiles scored 0.35 (a 1m, a 1f) and 0.9 (a 1m), apart from each other.
+#: Tiles apart from each other: scored 0.35 a 1m and a 1f, 0.9 a 1m; and a box scored
+#: 0.35 whose reading is spread (1f 0.37, 1m and 2m 0.32 each: no more likely a flower
+#: than not).
 BONUS_ROWS = [
-    [115, 200, 30, 40, 0.35, 0.0],
-    [215, 200, 30, 40, 0.0, 0.35],
-    [315, 200, 30, 40, 0.9, 0.0],
+    [115, 200, 30, 40, 0.35, 0.0, 0.0],
+    [215, 200, 30, 40, 0.0, 0.0, 0.35],
+    [315, 200, 30, 40, 0.9, 0.0, 0.0],
+    [415, 200, 30, 40, 0.3, 0.3, 0.35],
 ]
 
 
 def test_a_box_read_as_a_flower_is_kept_from_the_lower_bonus_conf(tmp_path: Path) -> None:
     """Manifest ``bonus_conf`` (the detector scores the eight bonus classes lower): a box
     read as a flower or season scored 0.35 is a tile at bonus_conf 0.3, one read as 1m
-    with the same score stays weak; without the setting both stay weak."""
+    with the same score stays weak, and so does one whose top-1 code is a flower but whose
+    reading gives the eight less than half the probability; without the setting all stay
+    weak."""
     frame = np.zeros((960, 1280, 3), np.uint8)
     plain = Detector(_bonus_conf_model(tmp_path, None), backend=FakeBackend(_yolo(BONUS_ROWS)))
     d = plain.detect(frame)
-    assert d.codes == ["1m"] and d.weak is not None and sorted(d.weak.codes) == ["1f", "1m"]
+    assert d.codes == ["1m"] and d.weak is not None and sorted(d.weak.codes) == ["1f", "1f", "1m"]
     lower = Detector(_bonus_conf_model(tmp_path, 0.3), backend=FakeBackend(_yolo(BONUS_ROWS)))
     d = lower.detect(frame)
-    assert sorted(d.codes) == ["1f", "1m"] and d.weak is not None and d.weak.codes == ["1m"]
+    assert sorted(d.codes) == ["1f", "1m"] and d.weak is not None
+    assert sorted(d.weak.codes) == ["1f", "1m"]  # the spread reading stays weak
     assert lower.keeps(d).all()
     assert not lower.keeps(d.weak).any()
     # a caller's own threshold binds the bonus tiles too when it is the lower one
     loose = Detector(_bonus_conf_model(tmp_path, 0.3), backend=FakeBackend(_yolo(BONUS_ROWS)),
                      conf=0.2)
-    assert len(loose.detect(frame)) == 3
+    assert len(loose.detect(frame)) == 4
 
 
 def test_bonus_conf_setting_is_checked(tmp_path: Path) -> None:

@@ -394,6 +394,23 @@ def test_a_weakly_seen_flower_laid_with_the_flowers_is_taken() -> None:
     assert len(r.codes) == len(d)
 
 
+def test_a_flower_kept_under_the_detector_threshold_is_read_as_a_weakly_seen_one() -> None:
+    """The manifest's ``bonus_conf`` keeps a box read as a flower from a lower score than
+    ``conf``; a hand still takes such a flower only by the weakly-seen-flower rule (laid
+    among the hand's flowers), so the reading is the one the detector's own threshold
+    gives, with the note."""
+    import dataclasses
+
+    needs_mcr()
+    d = _won_with_flowers()
+    scores = np.where(np.array(d.codes) == "5f", 0.35, 0.9).astype(np.float32)
+    d = dataclasses.replace(d, confidences=scores, meta={"conf": 0.4, "confidence": "score"})
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert any(n.startswith("took a weakly seen flower (5f, score 0.35") for n in r.notes)
+    assert r.codes[-1] == "5f"  # taken from the weak boxes: appended after the others
+
+
 def test_a_weakly_seen_flower_is_taken_without_a_win_claimed() -> None:
     """A flower is never part of the hand's shape: a waiting hand takes it too."""
     d = _won_with_flowers()

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         iou=args.iou,
         progress=progress,
         score=detection_scores,
-        thresholds=lambda det: keep_thresholds(det.class_ids, conf, probe.spec.bonus_conf),
+        thresholds=lambda det: keep_thresholds(det, conf, probe.spec.bonus_conf),
     )
     if args.json:
         out = report.to_dict()
