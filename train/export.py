@@ -56,6 +56,9 @@ def main() -> None:
     ap.add_argument("--weak-conf", type=float, default=0.0,
                     help="keep boxes scored in [weak-conf, conf) apart for the hand-completion "
                          "rule (Detections.weak; 0: none; recipe step 23 of models/README.md)")
+    ap.add_argument("--bonus-conf", type=float, default=None,
+                    help="keep a box read as a flower or season from this lower score "
+                         "(detector.bonus_conf; recipe step 49 of models/README.md)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -141,6 +144,7 @@ def main() -> None:
             "contain": args.contain,
             "score": args.score,
             **({"weak_conf": args.weak_conf} if args.weak_conf > 0 else {}),
+            **({"bonus_conf": args.bonus_conf} if args.bonus_conf is not None else {}),
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,
                 "min_gain": DetectorSpec.zoom_min_gain,
