@@ -129,3 +129,41 @@ def test_eval_cli_json(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFi
 )
 def test_vision_detect_name_works_in_any_import_order(code: str) -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class BonusBackend(FakeBackend):
+    """A 1m scored 0.9 and a 3f scored 0.35 (320×240 frame, as ``ROWS``)."""
+
+    def run(self, batch: np.ndarray) -> np.ndarray:
+        rows = [[115, 200, 30, 40, 0.9, 0.0], [50, 200, 30, 40, 0.0, 0.35]]
+        return np.asarray(rows, np.float32).T[None]
+
+
+@pytest.mark.parametrize("bonus_conf", [None, 0.3])
+def test_eval_cli_keeps_flowers_from_the_manifests_bonus_conf(
+    bonus_conf: float | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tilecam eval`` thresholds each box as the detector does: a box read as a flower
+    and scored 0.35 counts as found with ``detector.bonus_conf`` 0.3, not without it."""
+    d = tmp_path / "model"
+    d.mkdir()
+    (d / "det.onnx").write_bytes(b"stand-in")
+    detector: dict[str, object] = {"file": "det.onnx", "imgsz": 640, "names": ["1m", "3f"],
+                                   "input": "rgb", "conf": 0.4, "zoom": {"below_px": 0}}
+    if bonus_conf is not None:
+        detector["bonus_conf"] = bonus_conf
+    (d / "manifest.json").write_text(json.dumps({"name": "fake", "detector": detector}))
+    monkeypatch.setattr(detect_module, "open_backend", lambda path, threads=None: BonusBackend())
+    ds = tmp_path / "ds"
+    (ds / "images" / "val").mkdir(parents=True)
+    (ds / "labels" / "val").mkdir(parents=True)
+    (ds / "data.yaml").write_text("names: ['1m', '3f']\n")
+    cv2.imwrite(str(ds / "images" / "val" / "x.png"), np.zeros((240, 320, 3), np.uint8))
+    (ds / "labels" / "val" / "x.txt").write_text(
+        "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n"
+    )
+    assert main(["eval", str(ds), "--json", "--model-dir", str(d)]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["recall"] == (1.0 if bonus_conf is not None else 0.5)
+    assert rep["precision"] == 1.0
