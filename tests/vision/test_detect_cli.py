@@ -104,15 +104,22 @@ def test_annotate_path_single_and_many() -> None:
     assert annotate_path(Path("o.png"), 0, 2) == Path("o-1.png")
 
 
-def test_eval_cli_json(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _one_photo_dataset(tmp_path: Path, names: list[str], labels: str) -> Path:
+    """A YOLO dataset folder with one blank 320×240 val photo labelled ``labels``."""
     ds = tmp_path / "ds"
     (ds / "images" / "val").mkdir(parents=True)
     (ds / "labels" / "val").mkdir(parents=True)
-    (ds / "data.yaml").write_text("names: ['1m', '2m', 'back']\n")
+    (ds / "data.yaml").write_text(f"names: {names!r}\n")
     cv2.imwrite(str(ds / "images" / "val" / "x.png"), np.zeros((240, 320, 3), np.uint8))
+    (ds / "labels" / "val" / "x.txt").write_text(labels)
+    return ds
+
+
+def test_eval_cli_json(model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # the fake model's tiles, in normalised cx cy w h
-    (ds / "labels" / "val" / "x.txt").write_text(
-        "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n2 0.4688 0.25 0.0625 0.0625\n"
+    ds = _one_photo_dataset(
+        tmp_path, ["1m", "2m", "back"],
+        "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n2 0.4688 0.25 0.0625 0.0625\n",
     )
     assert main(["eval", str(ds), "--json", "--model-dir", str(model_dir)]) == 0
     rep = json.loads(capsys.readouterr().out)
@@ -155,13 +162,8 @@ def test_eval_cli_keeps_flowers_from_the_manifests_bonus_conf(
         detector["bonus_conf"] = bonus_conf
     (d / "manifest.json").write_text(json.dumps({"name": "fake", "detector": detector}))
     monkeypatch.setattr(detect_module, "open_backend", lambda path, threads=None: BonusBackend())
-    ds = tmp_path / "ds"
-    (ds / "images" / "val").mkdir(parents=True)
-    (ds / "labels" / "val").mkdir(parents=True)
-    (ds / "data.yaml").write_text("names: ['1m', '3f']\n")
-    cv2.imwrite(str(ds / "images" / "val" / "x.png"), np.zeros((240, 320, 3), np.uint8))
-    (ds / "labels" / "val" / "x.txt").write_text(
-        "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n"
+    ds = _one_photo_dataset(
+        tmp_path, ["1m", "3f"], "0 0.1797 0.25 0.0469 0.0833\n1 0.0781 0.25 0.0469 0.0833\n"
     )
     assert main(["eval", str(ds), "--json", "--model-dir", str(d)]) == 0
     rep = json.loads(capsys.readouterr().out)
