@@ -48,7 +48,7 @@ probability; ``meta["confidence"]`` says which (``"score"`` or ``"score*p1"``) a
 :func:`detection_scores` gives the detector's own scores back (a tile is kept when that
 score reaches the threshold, so a tile whose code is uncertain is still reported, with
 its alternatives). With the manifest's ``bonus_conf`` a tile read as a flower or season
-is kept from that lower score (:func:`keep_thresholds`, :meth:`Detector.keeps`).
+is kept from that lower score (:func:`keep_thresholds`).
 """
 
 from __future__ import annotations
@@ -755,14 +755,6 @@ class Detector:
             low = min(low, self.spec.bonus_conf)
         return low
 
-    def keeps(self, det: Detections) -> npt.NDArray[np.bool_]:
-        """Which rows of ``det`` (scored as :func:`detection_scores` gives back) reach the
-        tile score their code needs: ``conf``, ``bonus_conf`` for a flower or season."""
-        return np.asarray(
-            detection_scores(det)
-            >= keep_thresholds(det, self.conf, self.spec.bonus_conf)
-        )
-
     def _strong(self, scores: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
         """Which rows of ``scores`` reach ``conf`` (the rest are weak candidates)."""
         return np.asarray(pp.tile_score(scores, self.spec.score) >= self.conf)
@@ -1082,11 +1074,16 @@ class Detector:
         read_ms: float = 0.0,
     ) -> Detections:
         end = time.perf_counter()
+        made = {
+            "model": self.name,
+            "backend": self.backend.name,
+            "confidence": "score*p1" if self.classifier is not None else "score",
+            "conf": self.conf,
+        }
+        if det.weak is not None:  # the same detector's rows: detection_scores reads them too
+            det.weak.meta.update(made)
         det.meta.update(
-            model=self.name,
-            backend=self.backend.name,
-            confidence="score*p1" if self.classifier is not None else "score",
-            conf=self.conf,
+            **made,
             ms={
                 "decode_image": round((t1 - t0) * 1000, 2),
                 "detect": round((t_detect - t1) * 1000, 2),

@@ -899,19 +899,8 @@ def below_threshold_as_weak(dets: Detections) -> Detections:
         return dets
     moved = dets.select(below)
     weak = moved if dets.weak is None or not len(dets.weak) else dets.weak.join(moved)
-    weak_scores = np.concatenate([
-        np.zeros(0, np.float32) if dets.weak is None or not len(dets.weak)
-        else _tile_scores(dets.weak, dets.meta), scores[below]])
-    order = np.argsort(-weak_scores, kind="stable")
+    order = np.argsort(-detection_scores(weak), kind="stable")
     return replace(dets.select(~below), weak=weak.select(order))
-
-
-def _tile_scores(weak: Detections, meta: Mapping[str, Any]) -> npt.NDArray[np.float32]:
-    """The detector's tile scores of ``weak`` rows, scaled as in its parent's ``meta``."""
-    if meta.get("confidence") == "score*p1":
-        return np.asarray(weak.confidences / np.maximum(weak.topk_probs[:, 0], 1e-12),
-                          np.float32)
-    return weak.confidences
 
 
 def recognize_detections(
