@@ -173,3 +173,27 @@ def test_procedural_art_without_fonts_is_a_clear_art_error(
     for name in ("procedural", "procedural-2"):
         with pytest.raises(ArtError, match="CJK font"):
             load_art(name)
+
+
+@needs_font
+def test_a_numbered_set_tells_the_four_of_a_group_apart_only_by_the_corner() -> None:
+    """Numbered bonus art (the bonus reader's close-ups): seasons share one picture and
+    flowers another, so faces of one group differ only where the numeral (and character)
+    is drawn; the two groups' pictures differ."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        style = proc.random_style(rng, FONTS, "varied")
+        faces = proc.numbered_bonus_faces(style, rng)
+        assert sorted(faces) == ["1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f"]
+        h, w = faces["1f"].shape[:2]
+        for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")):
+            for a, b in combinations(group, 2):
+                diff = np.abs(faces[a].astype(int) - faces[b].astype(int)).max(axis=2) > 40
+                assert diff.any(), f"seed {seed}: {a} and {b} drawn alike"
+                ys, xs = np.nonzero(diff)
+                # the numeral's corner box with the character beside it: a quarter of the
+                # width and a third of the height at most
+                assert xs.max() - xs.min() <= 0.3 * w and ys.max() - ys.min() <= 0.36 * h, \
+                    f"seed {seed}: {a} and {b} differ outside a corner"
+        assert (np.abs(faces["1f"].astype(int) - faces["5f"].astype(int)).max(axis=2) > 40
+                ).mean() > 0.02

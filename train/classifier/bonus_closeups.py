@@ -15,6 +15,9 @@ what a reader of tile sets it has never seen has to learn. ``fresh-flower`` and
 ``fresh-varied`` draw a new procedural style for every scene (flower or varied
 pictures; the chance a face shows its character drawn from 0.2-1.0, so many show only
 the numeral): no face is seen twice, so no picture can be learned by heart.
+``fresh-numbered`` draws a new *numbered* style per scene: the four seasons share one
+picture, the four flowers another, and a small corner numeral tells the four apart
+(:func:`vision.synth.procedural.numbered_bonus_faces`).
 
 Crops are cut by :func:`vision.preprocess.crop_batch` (the serving cropper) from the truth
 box, the first variant exact and the others jittered as ``crops.py`` does. Writes the
@@ -42,7 +45,7 @@ from vision.classes import BONUS, class_id  # noqa: E402
 
 _ARTS: dict[str, object] = {}
 #: ``--art`` names that draw a new procedural style per scene (picture kind after "fresh-")
-FRESH = ("fresh-flower", "fresh-varied")
+FRESH = ("fresh-flower", "fresh-varied", "fresh-numbered")
 
 
 def _bonus_art(name: str) -> object:
@@ -59,12 +62,19 @@ def _bonus_art(name: str) -> object:
 
 
 def _fresh_art(kind: str, rng: np.random.Generator) -> object:
-    """The eight bonus faces of one new procedural style (``kind`` flower | varied)."""
+    """The eight bonus faces of one new procedural style (``kind`` flower | varied |
+    numbered: :func:`vision.synth.procedural.numbered_bonus_faces`)."""
     from dataclasses import replace
 
     from vision.synth.art import ArtSet
     from vision.synth.procedural import draw_face, random_style, usable_fonts
 
+    if kind == "numbered":  # one picture per group, a small corner numeral (varied art)
+        from vision.synth.procedural import numbered_bonus_faces
+
+        style = random_style(rng, usable_fonts(), "varied")
+        faces = {c: [face] for c, face in numbered_bonus_faces(style, rng).items()}
+        return ArtSet("fresh-numbered", faces, ivory=style.ground)
     style = random_style(rng, usable_fonts(), kind)
     style = replace(style, bonus_char=float(rng.uniform(0.2, 1.0)))
     faces = {c: [draw_face(c, style, rng)] for c in BONUS}

@@ -524,6 +524,65 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
     return f.array()
 
 
+#: Corners a numbered set prints its small numeral in (fractions x0, y0, x1, y1 of a box
+#: about a fifth of the face wide), with how often a style picks each.
+NUMBER_CORNERS: tuple[tuple[tuple[float, float, float, float], float], ...] = (
+    ((0.04, 0.02, 0.26, 0.17), 0.5),   # top left
+    ((0.74, 0.02, 0.96, 0.17), 0.3),   # top right
+    ((0.04, 0.83, 0.26, 0.98), 0.1),   # bottom left
+    ((0.74, 0.83, 0.96, 0.98), 0.1),   # bottom right
+)
+
+
+def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Image]:
+    """The eight bonus faces of a *numbered* set in ``style``: the four seasons share one
+    picture and the four flowers another, and a small numeral (1-4 or 一-四, per the
+    style's ``bonus_arabic``) in one corner is all that tells the four of a group apart —
+    as sets whose seasons and flowers are one design each mark them. The numeral's ink is
+    the style's red, blue or ink, or a dark shade of a random hue (low contrast on a
+    tinted picture); the groups share it or not. With the chance ``style.bonus_char`` a
+    face also carries its character (春…竹) small beside the numeral.
+
+    Returns ``{code: (160, W, 3) uint8 RGB}`` for ``1f``…``8f``. Draws from ``rng`` only
+    (the shared pictures from seeds drawn from it), so other styles' faces are unchanged.
+    """
+    boxes = [b for b, _ in NUMBER_CORNERS]
+    weights = np.array([w for _, w in NUMBER_CORNERS])
+    corner = boxes[int(rng.choice(len(boxes), p=weights / weights.sum()))]
+    picture_seeds = [int(rng.integers(0, 2**31)) for _ in range(2)]
+    full = rng.random() < 0.6  # the picture fills the face, numeral on top of it
+
+    def ink() -> RGB:
+        if rng.random() < 0.5:
+            return [style.red, style.blue, style.ink][int(rng.integers(0, 3))]
+        hue = rng.uniform(0, 255, 3)
+        return tuple(int(v) for v in hue * rng.uniform(0.25, 0.6))  # type: ignore[return-value]
+
+    shared = rng.random() < 0.5
+    inks = [ink()] * 2 if shared else [ink(), ink()]
+    with_char = rng.random() < 0.5
+    out: dict[str, Image] = {}
+    for code in ("1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f"):
+        n = int(code[0])
+        group = 0 if n <= 4 else 1
+        f = _Face(style, np.random.default_rng(picture_seeds[group]))
+        box = (0.06, 0.05, 0.94, 0.95) if full else (0.1, 0.22, 0.9, 0.95)
+        if style.pictures == "varied":
+            f.varied_picture(box)
+        else:
+            f.picture(box)
+        f.rng = rng
+        number = str((n - 1) % 4 + 1) if style.bonus_arabic else NUMERALS[(n - 1) % 4]
+        f.text(number, corner, inks[group])
+        if with_char and rng.random() < style.bonus_char:
+            x0, y0, x1, y1 = corner
+            below = (x0, min(y1 + 0.01, 0.8), x1, min(y1 + 0.16, 0.97)) if y0 < 0.5 else \
+                (x0, max(y0 - 0.16, 0.02), x1, y0 - 0.01)
+            f.text(BONUS_CHARS[code], below, inks[group])
+        out[code] = f.array()
+    return out
+
+
 def procedural_faces(styles: int = 24, seed: int = 0,
                      fonts: list[tuple[str, int]] | None = None,
                      pictures: str = "flower") -> dict[str, list[Image]]:
