@@ -3,6 +3,9 @@
 * ``train/classifier/model.py``: the factorised head (``CropNet(..., factors=(a, b))``,
   ``train.py --factors``) — same output contract, logits additive in the two factors, and
   ``factor_head_from`` exact on a full head that is already additive;
+* ``train/classifier/model.py`` ``stem_stride`` 1 (``train.py --stem-stride 1``): the same
+  parameters as the default network (a checkpoint of either loads into the other) and
+  the same output contract, with feature maps twice as wide;
 * ``train/classifier/train.py --view``: the viewpoint/resolution randomisation
   (``reshape_view``) keeps shape and value range, is off at share 0, and never moves a
   glyph to another quarter of the crop (no mirror, no quarter turn: the crop's rotation
@@ -48,6 +51,24 @@ except ValueError as exc:
     assert "do not multiply" in str(exc)
 else:
     raise AssertionError("3 x 3 factors accepted for 8 classes")
+print("ok")
+"""
+
+
+STEM = r"""
+import sys, torch
+sys.path.insert(0, "train/classifier")
+from model import CropNet
+torch.manual_seed(0)
+coarse, fine = CropNet(8, 8).eval(), CropNet(8, 8, stem_stride=1).eval()
+assert {k: v.shape for k, v in coarse.state_dict().items()} == \
+    {k: v.shape for k, v in fine.state_dict().items()}
+fine.load_state_dict(coarse.state_dict())
+x = torch.rand(2, 3, 32, 32)
+with torch.no_grad():
+    assert fine(x).shape == coarse(x).shape == (2, 32)
+    assert fine.features(x).shape[-1] == 2 * coarse.features(x).shape[-1] == 4
+    assert not torch.allclose(fine(x), coarse(x))
 print("ok")
 """
 
@@ -125,6 +146,12 @@ def _check(train_python: TrainPython, code: str) -> None:
 
 def test_factorised_head_is_additive_and_keeps_the_contract(train_python: TrainPython) -> None:
     _check(train_python, FACTORS)
+
+
+def test_a_full_side_stem_keeps_the_parameters_and_the_contract(
+    train_python: TrainPython,
+) -> None:
+    _check(train_python, STEM)
 
 
 def test_view_randomisation_keeps_the_glyph_where_it_is(train_python: TrainPython) -> None:

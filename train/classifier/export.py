@@ -45,7 +45,8 @@ def main() -> None:
     state = torch.load(args.weights, map_location="cpu")
     names = list(state.get("names") or CLASSES)
     factors = state.get("factors")
-    model = CropNet(len(names), int(state["width"]), tuple(factors) if factors else None)
+    model = CropNet(len(names), int(state["width"]), tuple(factors) if factors else None,
+                    int(state.get("stem_stride", 2)))
     model.load_state_dict(state["model"])
     model.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)

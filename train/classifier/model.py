@@ -27,7 +27,9 @@ class CropNet(nn.Module):
     """Conv-BN-ReLU stages (sides S → S/16; a stride-1 block at S/4, S/8 and S/16),
     global average pool, dropout, linear head.
 
-    ``width`` is the channel count of the first stage (doubling per stage). With
+    ``width`` is the channel count of the first stage (doubling per stage);
+    ``stem_stride`` 1 keeps the first stage at the crop's full side (sides S → S/8, four
+    times the work) for glyphs a few pixels wide. With
     ``factors`` ``(a, b)`` (``a * b == n_classes``) the head is factorised: class
     ``i * b + j`` gets the logit ``A[i] + B[j]`` (per rotation), two small heads whose
     parts each learn from every class sharing them — the bonus reader's season/flower
@@ -36,7 +38,8 @@ class CropNet(nn.Module):
     """
 
     def __init__(
-        self, n_classes: int, width: int = 32, factors: tuple[int, int] | None = None
+        self, n_classes: int, width: int = 32, factors: tuple[int, int] | None = None,
+        stem_stride: int = 2,
     ) -> None:
         super().__init__()
         if factors is not None and factors[0] * factors[1] != n_classes:
@@ -44,7 +47,7 @@ class CropNet(nn.Module):
         self.factors = factors
         w = width
         self.features = nn.Sequential(
-            _block(3, w, 2),  # S/2
+            _block(3, w, stem_stride),  # S/2 (S with stem_stride 1: small glyphs kept)
             _block(w, 2 * w, 2),  # S/4
             _block(2 * w, 2 * w, 1),
             _block(2 * w, 4 * w, 2),  # S/8

@@ -202,7 +202,8 @@ def load_teacher(path: Path, n_classes: int, size: int) -> tuple[CropNet, int]:
     """A frozen classifier checkpoint (``model.pt``/``last.pt``) in eval mode and the crop
     side it was trained at (``size`` when the checkpoint does not say)."""
     state = torch.load(path)
-    net = CropNet(n_classes, state.get("width", 16), state.get("factors"))
+    net = CropNet(n_classes, state.get("width", 16), state.get("factors"),
+                  state.get("stem_stride", 2))
     net.load_state_dict(state["model"])
     net.eval()
     for p in net.parameters():
@@ -286,6 +287,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--minutes", type=float, default=20.0, help="wall-time budget")
     ap.add_argument("--width", type=int, default=16)
+    ap.add_argument("--stem-stride", type=int, choices=(1, 2), default=2,
+                    help="1: the first stage at the crop's full side (small glyphs; 4x work)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -343,7 +346,7 @@ def main() -> None:
         weight = np.where(counts > 0, np.maximum(counts, 1) ** -args.balance, 0.0)
         real_p = weight[real.classes] / weight[real.classes].sum()
     args.out.mkdir(parents=True, exist_ok=True)
-    model = CropNet(n_classes, args.width, factors)  # type: ignore[arg-type]
+    model = CropNet(n_classes, args.width, factors, args.stem_stride)  # type: ignore[arg-type]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
     if args.init and not (args.resume and (args.out / "last.pt").is_file()):
@@ -440,12 +443,13 @@ def main() -> None:
                     "width": args.width,
                     "names": names,
                     "factors": factors,
+                    "stem_stride": args.stem_stride,
                 },
                 args.out / "last.pt",
             )
     torch.save(
         {"model": model.state_dict(), "width": args.width, "n_classes": n_classes,
-         "names": names, "factors": factors},
+         "names": names, "factors": factors, "stem_stride": args.stem_stride},
         args.out / "model.pt",
     )
     print(f"done in {time.time() - t0:.0f}s", flush=True)
