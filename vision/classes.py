@@ -29,6 +29,8 @@ CLASSES: tuple[str, ...] = KINDS + BONUS + (BACK,)
 GLYPHS: tuple[str, ...] = SUITED[:9] + HONOURS[:4]
 
 _INDEX = {code: i for i, code in enumerate(CLASSES)}
+#: The class indices of the eight bonus tiles (flowers and seasons).
+BONUS_IDS: frozenset[int] = frozenset(_INDEX[code] for code in BONUS)
 
 
 def class_id(code: str) -> int:

@@ -68,7 +68,7 @@ import numpy.typing as npt
 
 from vision import postprocess as pp
 from vision.backends import Backend, open_backend
-from vision.classes import BONUS, CLASSES, class_id
+from vision.classes import BONUS_IDS, CLASSES
 from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
@@ -77,7 +77,7 @@ from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.set_counts import within_one_set
 
 #: ``(43,)`` True at the flowers' and seasons' class indices.
-_IS_BONUS = np.isin(np.arange(len(CLASSES)), [class_id(c) for c in BONUS])
+_IS_BONUS = np.isin(np.arange(len(CLASSES)), sorted(BONUS_IDS))
 
 #: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vision.classes import BACK, BONUS, CLASSES
+from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
 from vision.correct import (
     Correction,
     CorrectionResult,
@@ -537,14 +537,11 @@ def take_weak_flowers(
     return dets, layout, tuple(notes)
 
 
-_BONUS_IDS = frozenset(CLASSES.index(b) for b in BONUS)
-
-
 def _flower_alternative(dets: Detections, i: int) -> tuple[int, float] | None:
     """The likeliest bonus code among tile ``i``'s alternatives (not its top-1): its
     position in the top-k and its probability, or None."""
     for j in range(1, dets.topk_ids.shape[1]):
-        if int(dets.topk_ids[i, j]) in _BONUS_IDS:
+        if int(dets.topk_ids[i, j]) in BONUS_IDS:
             return j, float(dets.topk_probs[i, j])
     return None
 
@@ -571,7 +568,7 @@ def flower_not_win(
         return None
     p_bonus = float(sum(p for cid, p in zip(dets.topk_ids[i].tolist(),
                                               dets.topk_probs[i].tolist(), strict=True)
-                        if int(cid) in _BONUS_IDS))
+                        if int(cid) in BONUS_IDS))
     alt = _flower_alternative(dets, i)
     if alt is None or p_bonus < c.p_after:
         return None
@@ -610,7 +607,7 @@ def reread_set_apart_flowers(
         if role != IGNORED or dets.codes[i] in BONUS or dets.codes[i] == BACK:
             continue
         options += [(float(dets.topk_probs[i, j]), i, j) for j in range(1, dets.topk_ids.shape[1])
-                    if int(dets.topk_ids[i, j]) in _BONUS_IDS
+                    if int(dets.topk_ids[i, j]) in BONUS_IDS
                     and dets.topk_probs[i, j] >= SET_APART_FLOWER_P]
     # each flower exists once: likeliest readings first, none a flower already read
     used = {dets.codes[i] for i in layout.flowers}

@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.classes import CLASSES
+from vision.classes import BONUS, CLASSES
 from vision.synth.art import FACE_HEIGHT
 
 Image = npt.NDArray[np.uint8]
@@ -562,15 +562,12 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Im
     inks = [ink()] * 2 if shared else [ink(), ink()]
     with_char = rng.random() < 0.5
     out: dict[str, Image] = {}
-    for code in ("1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f"):
+    for code in BONUS:
         n = int(code[0])
         group = 0 if n <= 4 else 1
         f = _Face(style, np.random.default_rng(picture_seeds[group]))
-        box = (0.06, 0.05, 0.94, 0.95) if full else (0.1, 0.22, 0.9, 0.95)
-        if style.pictures == "varied":
-            f.varied_picture(box)
-        else:
-            f.picture(box)
+        draw_picture = f.varied_picture if style.pictures == "varied" else f.picture
+        draw_picture((0.06, 0.05, 0.94, 0.95) if full else (0.1, 0.22, 0.9, 0.95))
         f.rng = rng
         number = str((n - 1) % 4 + 1) if style.bonus_arabic else NUMERALS[(n - 1) % 4]
         f.text(number, corner, inks[group])
