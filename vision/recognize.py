@@ -75,6 +75,7 @@ from vision.layout import (
     bonus_alternative,
 )
 from vision.layout_edges import edge_note, rows_past_edge
+from vision.layout_stack import split_stack, stacked_boxes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -769,6 +770,43 @@ def _promote(dets: Detections, picks: Sequence[tuple[int, int]]) -> Detections:
     return replace(dets, class_ids=class_ids, topk_ids=ids, topk_probs=probs)
 
 
+#: Most boxes :func:`split_stacked_box` tries as two stacked tiles (deepest first).
+MAX_STACKS_TRIED = 2
+
+
+def split_stacked_box(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A box over a kong's sideways tile and the tile added on it (加杠), which the
+    detector often sees as one tile (:mod:`vision.layout_stack`: a box reaching across
+    its row further than one tile can, past its neighbours on one side only, beside two
+    tiles of one kind): read as those two tiles, of the pair's kind, and kept only if the
+    layout then lays an added kong there and the hand **wins** with exactly
+    ``test.hand_size`` tiles — also when the reading as laid out wins (most often with the
+    box as the third tile of a concealed pung: one tile's box cannot take that shape).
+    Otherwise None (the other rules then run as before)."""
+    stacks = stacked_boxes(dets, params.row_link_gap, params.row_overlap)[:MAX_STACKS_TRIED]
+    for s in stacks:
+        trial = split_stack(dets, s)
+        t_lay = analyze(trial, params)
+        if not any(m.added and s.tile in m.detections for m in t_lay.melds):
+            continue
+        result = test.wins(trial, t_lay)
+        if result is None:
+            continue
+        before = dets.codes[s.tile]
+        p_before = float(dets.topk_probs[s.tile, 0])
+        p_after = float(trial.topk_probs[s.tile, 0])
+        change = Correction(s.tile, before, s.code, p_before, p_after)
+        note = (f"tile {s.tile} ({before}, p {p_before:.2f}) is one box over two tiles, a "
+                f"kong's sideways tile and the tile added on it (its box {s.across:.2f} times "
+                f"as deep across the row as the tiles beside it, {s.beyond:.2f} of a tile "
+                f"past them on one side): read as two {s.code} (p {p_after:.2f}, the pair "
+                f"beside it), tile {len(trial) - 1} the added one")
+        return Rewrite(trial, t_lay, (note,), result, (change,))
+    return None
+
+
 #: Most tiles :func:`reread_back_or_white` re-reads one at a time before all together.
 MAX_BACK_WHITE = 4
 
@@ -991,7 +1029,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         test = WinTest(rules, size, check, hidden, base_ratio=_as_laid_ratio(
             dets, layout, rules, size, check, hidden))
         rewrite = (
-            complete_from_weak(dets, layout, params, test)
+            split_stacked_box(dets, layout, params, test)
+            or complete_from_weak(dets, layout, params, test)
             or reread_extra_as_flower(dets, layout, params, test)
             or drop_straddling_box(dets, layout, params, test)
             or reread_back_or_white(dets, layout, params, test)
