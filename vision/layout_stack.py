@@ -55,6 +55,8 @@ STACK_GAP = 0.5
 #: overlap by ``2 * STACK_PART - 1`` of it (little enough that the layout does not put
 #: the added tile in its base's row).
 STACK_PART = 0.55
+#: A box this close to the picture's edge (pixels) is cut by it and never taken for a stack.
+EDGE_PX = 2.0
 
 
 @dataclass(frozen=True)
@@ -81,19 +83,24 @@ def stacked_boxes(
     :data:`STACK_ALONG` times along it against their upright neighbours, past those
     neighbours' edge on one side by :data:`STACK_BEYOND` but not on the other (see
     :data:`STACK_OTHER`), and touch two tiles read as one kind (not a flower or a back) on
-    one side or one on each side; largest across first. Rows as
-    :func:`vision.layout_geometry.link_rows` links them."""
+    one side or one on each side; largest across first. A box the picture's edge cuts is
+    never one. Rows as :func:`vision.layout_geometry.link_rows` links them."""
     n = len(dets)
     if n < 3:
         return []
+    wh = dets.boxes[:, 2:] - dets.boxes[:, :2]
+    area = wh[:, 0] * wh[:, 1]
+    if area.max() < STACK_ACROSS * STACK_ALONG * float(np.median(area)):
+        return []  # no box big enough against the tiles (the common case: no work)
     codes = dets.codes
     frame = canonical_frame(dets.boxes, dets.rotations, rotation_margins(dets))
     plain = {k for k in range(n) if codes[k] != BACK and codes[k] not in BONUS}
+    cut = _at_edge(dets)
     upright = {k for k in range(n) if int(frame.rotation[k]) in (0, 180)}
     found: list[Stack] = []
     for row in link_rows(frame, row_link_gap, row_overlap):
         for pos, k in enumerate(row):
-            if codes[k] == BACK:
+            if codes[k] == BACK or cut[k]:
                 continue
             near = [j for j in row[max(0, pos - 2):pos] + row[pos + 1:pos + 3] if j in upright]
             if len(near) < 2:
@@ -114,6 +121,18 @@ def stacked_boxes(
                                    round(beyond, 3)))
     found.sort(key=lambda s: -s.across)
     return found
+
+
+def _at_edge(dets: Detections) -> npt.NDArray[np.bool_]:
+    """Which boxes ``(n,)`` touch the picture's edge (within :data:`EDGE_PX`): the picture
+    cuts such a tile, so its box's shape says nothing (a tilted row's last tile, cut by the
+    edge, looks deeper than its neighbours). None known without ``image_size``."""
+    if dets.image_size is None:
+        return np.zeros(len(dets), bool)
+    width, height = dets.image_size
+    b = dets.boxes
+    return np.asarray((b[:, 0] <= EDGE_PX) | (b[:, 1] <= EDGE_PX)
+                      | (b[:, 2] >= width - EDGE_PX) | (b[:, 3] >= height - EDGE_PX))
 
 
 def _pair_beside(

@@ -177,3 +177,15 @@ def test_a_stack_read_upright_beats_the_concealed_pung_it_also_makes(
     monkeypatch.setattr(rec, "split_stacked_box", lambda *a: None)
     as_laid = recognize_detections(d, "mcr")
     assert as_laid.score is not None and as_laid.hand_text == "123m456p7899sPPP9s"
+
+
+def test_a_box_cut_by_the_pictures_edge_is_no_stack() -> None:
+    """The edge cuts a tile there, so its box's shape says nothing (hk val `hand_110`: a
+    tilted row's last tile, cut by the edge, looked deeper than its neighbours)."""
+    d, base = stack_scene()
+    boxes = d.boxes - np.array([0, d.boxes[base, 1], 0, d.boxes[base, 1]], np.float32)
+    size = (int(boxes[:, 2].max()) + 10, int(boxes[:, 3].max()) + 10)
+    whole = dataclasses.replace(d, boxes=boxes, image_size=None)  # no edge known
+    assert [s.tile for s in stacked_boxes(whole)] == [base]
+    cut = dataclasses.replace(d, boxes=boxes, image_size=size)
+    assert stacked_boxes(cut) == []
