@@ -186,8 +186,8 @@ def split_stack(dets: Detections, stack: Stack) -> Detections:
         base[axis] = high - part
         top[axis + 2] = low + part
     cid = class_id(stack.code)
-    probs = [_prob_of(dets, i, cid) for i in stack.pair]
-    p = float(min(probs))
+    p = float(min(_prob_of(dets, i, cid) for i in stack.pair))
+    conf = float(min(dets.confidences[list(stack.pair)]))  # no surer than the pair's tiles
     side = (frame.frame_rotation + 90) % 360
     rot_p = np.zeros(4, np.float32)
     rot_p[side // 90] = rot_p[((side + 180) % 360) // 90] = 0.5
@@ -210,7 +210,7 @@ def split_stack(dets: Detections, stack: Stack) -> Detections:
         dets,
         boxes=boxes,
         class_ids=with_row(dets.class_ids, k, cid),
-        confidences=with_row(dets.confidences, k, p),
+        confidences=with_row(dets.confidences, k, min(conf, p)),
         rotations=with_row(dets.rotations, k, side),
         topk_ids=with_row(dets.topk_ids, k, ids_row),
         topk_probs=with_row(dets.topk_probs, k, probs_row),

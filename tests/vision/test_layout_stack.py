@@ -189,3 +189,14 @@ def test_a_box_cut_by_the_pictures_edge_is_no_stack() -> None:
     assert [s.tile for s in stacked_boxes(whole)] == [base]
     cut = dataclasses.replace(d, boxes=boxes, image_size=size)
     assert stacked_boxes(cut) == []
+
+
+def test_the_two_tiles_read_from_a_stack_are_no_surer_than_the_pair_beside_it() -> None:
+    d, base = stack_scene()
+    conf = d.confidences.copy()
+    pair = [i for i in range(len(d)) if d.codes[i] == "P" and i != base]
+    conf[pair] = [0.5, 0.7]
+    d = dataclasses.replace(d, confidences=conf)
+    [s] = stacked_boxes(d)
+    split = split_stack(d, s)
+    assert split.confidences[base] == split.confidences[-1] == pytest.approx(0.5)
