@@ -24,6 +24,7 @@ neighbours in its row (up to two on each side), so perspective does not matter.
 from __future__ import annotations
 
 import itertools
+import statistics
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -91,12 +92,14 @@ def stacked_boxes(
     wh = dets.boxes[:, 2:] - dets.boxes[:, :2]
     area = wh[:, 0] * wh[:, 1]
     if area.max() < STACK_ACROSS * STACK_ALONG * float(np.median(area)):
-        return []  # no box big enough against the tiles (the common case: no work)
+        return []  # no box big enough against the tiles (no work)
     codes = dets.codes
     frame = canonical_frame(dets.boxes, dets.rotations, rotation_margins(dets))
     plain = {k for k in range(n) if codes[k] != BACK and codes[k] not in BONUS}
-    cut = _at_edge(dets)
+    cut = _at_edge(dets).tolist()
     upright = {k for k in range(n) if int(frame.rotation[k]) in (0, 180)}
+    h, w = frame.h.tolist(), frame.w.tolist()
+    y1, y2 = frame.y1().tolist(), frame.y2().tolist()
     found: list[Stack] = []
     for row in link_rows(frame, row_link_gap, row_overlap):
         for pos, k in enumerate(row):
@@ -105,13 +108,15 @@ def stacked_boxes(
             near = [j for j in row[max(0, pos - 2):pos] + row[pos + 1:pos + 3] if j in upright]
             if len(near) < 2:
                 continue
-            across = float(frame.h[k] / np.median(frame.h[near]))
-            along = float(frame.w[k] / np.median(frame.w[near]))
-            if across < STACK_ACROSS or along < STACK_ALONG:
+            height = statistics.median(h[j] for j in near)
+            across = h[k] / height
+            if across < STACK_ACROSS:
                 continue
-            height = float(np.median(frame.h[near]))
-            far = float(np.median(frame.y1()[near]) - frame.y1()[k]) / height
-            close = float(frame.y2()[k] - np.median(frame.y2()[near])) / height
+            along = w[k] / statistics.median(w[j] for j in near)
+            if along < STACK_ALONG:
+                continue
+            far = (statistics.median(y1[j] for j in near) - y1[k]) / height
+            close = (y2[k] - statistics.median(y2[j] for j in near)) / height
             beyond, other = max(far, close), min(far, close)
             if beyond < STACK_BEYOND or not -STACK_SHORT <= other <= STACK_OTHER:
                 continue
