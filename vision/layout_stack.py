@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import statistics
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,8 +40,8 @@ from vision.layout_geometry import Frame, canonical_frame, link_rows
 #: single sideways tile: median 0.82, 99th percentile 1.05; a stack of two: 1.11-1.42,
 #: median 1.21 — the synthetic choice, tune and held-out scenes of session 34).
 STACK_ACROSS = 1.1
-#: ... and along its row at least this many times (a sideways tile's long side lies
-#: along the row: upright tiles 99th percentile 1.11 across; stacks 1.0-1.36).
+#: ... and along its row at least this many times (a stack lies like a sideways tile, its
+#: long side along the row: stacks 1.0-1.36; upright tiles 0.91-1.11, 5th-95th percentile).
 STACK_ALONG = 1.0
 #: The added tile lies beyond its base, so a stack reaches past its upright neighbours'
 #: edge on one side across the row by at least this many tile heights (stacks 0.23-0.50,
@@ -201,7 +202,7 @@ def split_stack(dets: Detections, stack: Stack) -> Detections:
     probs_row = np.zeros(kk, np.float32)
     probs_row[0] = p
 
-    def with_row(arr: npt.NDArray, index: int, value: npt.ArrayLike) -> npt.NDArray:
+    def with_row(arr: npt.NDArray[Any], index: int, value: npt.ArrayLike) -> npt.NDArray[Any]:
         out = arr.copy()
         out[index] = value
         return np.concatenate([out, np.asarray(value, arr.dtype)[None]])
