@@ -110,10 +110,13 @@ def stacked_boxes(
             if len(near) < 2:
                 continue
             height = statistics.median(h[j] for j in near)
+            width = statistics.median(w[j] for j in near)
+            if not (height > 0 and width > 0):  # degenerate boxes: no shape to judge
+                continue
             across = h[k] / height
             if across < STACK_ACROSS:
                 continue
-            along = w[k] / statistics.median(w[j] for j in near)
+            along = w[k] / width
             if along < STACK_ALONG:
                 continue
             far = (statistics.median(y1[j] for j in near) - y1[k]) / height

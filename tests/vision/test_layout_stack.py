@@ -200,3 +200,12 @@ def test_the_two_tiles_read_from_a_stack_are_no_surer_than_the_pair_beside_it() 
     [s] = stacked_boxes(d)
     split = split_stack(d, s)
     assert split.confidences[base] == split.confidences[-1] == pytest.approx(0.5)
+
+
+def test_degenerate_boxes_are_no_stack_and_no_error() -> None:
+    """Boxes of zero size (a damaged detection) around a deep box: nothing to judge by."""
+    d, base = stack_scene()
+    boxes = d.boxes.copy()
+    boxes[:, 3] = boxes[:, 1]  # every box flat
+    boxes[base] = d.boxes[base]
+    assert stacked_boxes(dataclasses.replace(d, boxes=boxes)) == []
