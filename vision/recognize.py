@@ -807,6 +807,53 @@ def split_stacked_box(
     return None
 
 
+#: A weak box reading a claimed pung's kind at least this probably may be its added tile
+#: (:func:`take_weak_added_tile`).
+WEAK_ADDED_P = 0.1
+
+
+def take_weak_added_tile(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A tile added to a claimed pung (加杠) that the detector saw too weakly to keep: a box
+    of ``dets.weak`` whose top-k gives the pung's kind at least :data:`WEAK_ADDED_P`, that
+    is no second look at a tile already kept (:func:`second_look`), is taken — read as that
+    kind — only if the layout then lays it on the pung's sideways tile as an added kong and
+    the hand **wins** with exactly ``test.hand_size`` tiles (a kong counts 3, so the hand
+    is not short without it: also when the reading as laid out wins). The box is appended
+    after the others, with a note. Otherwise None."""
+    weak = dets.weak
+    if weak is None or not len(weak):
+        return None
+    codes = dets.codes
+    for m in layout.melds:
+        if (m.sideways is None or m.added or m.concealed or len(m.detections) != 3
+                or len({codes[i] for i in m.detections}) != 1):
+            continue
+        kind = codes[m.detections[0]]
+        base = m.detections[m.sideways]
+        cid = CLASSES.index(kind)
+        for i in range(len(weak)):
+            hit = np.flatnonzero(weak.topk_ids[i] == cid)
+            if (not len(hit) or float(weak.topk_probs[i, hit[0]]) < WEAK_ADDED_P
+                    or second_look(weak, i, dets)):
+                continue
+            trial = dets.join(_promote(weak, [(i, int(hit[0]))]).select([i]))
+            t_lay = analyze(trial, params)
+            added = len(trial) - 1
+            if not any(k.added and added in k.detections and base in k.detections
+                       for k in t_lay.melds):
+                continue
+            result = test.wins(trial, t_lay)
+            if result is None:
+                continue
+            note = (f"took a weakly seen tile ({kind}, p {float(weak.topk_probs[i, hit[0]]):.2f}, "
+                    f"score {float(weak.confidences[i]):.2f}, box {_box_text(weak.boxes[i])}) "
+                    f"lying on the sideways tile of a claimed pung of {kind}: an added kong")
+            return Rewrite(trial, t_lay, (note,), result)
+    return None
+
+
 #: Most tiles :func:`reread_back_or_white` re-reads one at a time before all together.
 MAX_BACK_WHITE = 4
 
@@ -1030,6 +1077,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             dets, layout, rules, size, check, hidden))
         rewrite = (
             split_stacked_box(dets, layout, params, test)
+            or take_weak_added_tile(dets, layout, params, test)
             or complete_from_weak(dets, layout, params, test)
             or reread_extra_as_flower(dets, layout, params, test)
             or drop_straddling_box(dets, layout, params, test)

@@ -1,6 +1,7 @@
-"""One box over a kong's sideways tile and the tile added on it (加杠, seed 003 鸣牌的摆放):
-found by its shape (:mod:`vision.layout_stack`) and read as the added kong by
-``vision.recognize.split_stacked_box``."""
+"""An added kong (加杠, seed 003 鸣牌的摆放) the detector half sees — one box over the sideways
+tile and the tile added on it (found by its shape, :mod:`vision.layout_stack`, read by
+``vision.recognize.split_stacked_box``), or the added tile only as a weak box
+(``vision.recognize.take_weak_added_tile``)."""
 
 from __future__ import annotations
 
@@ -209,3 +210,50 @@ def test_degenerate_boxes_are_no_stack_and_no_error() -> None:
     boxes[:, 3] = boxes[:, 1]  # every box flat
     boxes[base] = d.boxes[base]
     assert stacked_boxes(dataclasses.replace(d, boxes=boxes)) == []
+
+
+def weak_added_scene(code: str = "P", weak_code: str | None = None) -> Detections:
+    """A won hand with an added kong of ``code`` whose added tile the detector kept only
+    as a weak box (read ``weak_code``, default ``code``)."""
+    b = SceneBuilder().standing("123m456p789s9s").meld(code * 3, sideways=2, added=code)
+    d = b.win("9s").row().detections()
+    _, top = stacked_pair(d)
+    weak = d.select([top])
+    if weak_code is not None:
+        ids = weak.class_ids.copy()
+        ids[0] = scoring_class(weak_code)
+        weak = dataclasses.replace(weak, class_ids=ids, topk_ids=ids[:, None].copy())
+    weak = dataclasses.replace(weak, confidences=np.array([0.2], np.float32))
+    kept = d.select([i for i in range(len(d)) if i != top])
+    return dataclasses.replace(kept, weak=weak)
+
+
+def test_a_weakly_seen_added_tile_makes_the_kong() -> None:
+    """The pung wins as laid out ([PPP,3]); the weak box on its sideways tile, reading P,
+    is the added tile (a kong counts 3: the hand is not short without it)."""
+    needs_mcr()
+    d = weak_added_scene()
+    r = recognize_detections(d, "mcr")
+    assert r.hand_text == "[PPPP,7]123m456p7899s9s"
+    assert len(r.detections) == len(d) + 1
+    assert any("lying on the sideways tile of a claimed pung of P" in n for n in r.notes)
+
+
+def test_a_weak_box_of_another_kind_on_a_sideways_tile_is_not_taken() -> None:
+    needs_mcr()
+    r = recognize_detections(weak_added_scene(weak_code="8s"), "mcr")
+    assert r.hand_text == "[PPP,3]123m456p7899s9s"
+
+
+def test_a_weak_second_look_at_the_sideways_tile_is_not_taken() -> None:
+    """A weak box lying mostly over the sideways tile itself, reading its kind, is a second
+    look at that tile (``second_look``), not a tile on it."""
+    needs_mcr()
+    d = weak_added_scene()
+    side = next(i for i in range(len(d)) if d.rotations[i] in (90, 270))
+    assert d.weak is not None
+    box = d.boxes[side].copy()
+    box[[1, 3]] -= 0.3 * (box[3] - box[1])  # shifted a little: over 45 % of the tile
+    d = dataclasses.replace(d, weak=dataclasses.replace(d.weak, boxes=box[None].copy()))
+    r = recognize_detections(d, "mcr")
+    assert r.hand_text == "[PPP,3]123m456p7899s9s"
