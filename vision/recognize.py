@@ -506,7 +506,9 @@ def take_weak_flowers(
     count). A flower is never part of the hand's shape, so this needs no win; flowers of
     an unfamiliar set are what the detector scores lowest (on held-out art 17 of the 40
     scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on it).
-    Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken boxes are appended
+    A weak box lying :data:`WEAK_FLOWER_COVER` or more over a kept box is a second look at
+    tiles already seen and never taken (a box straddling two flowers of the row read as a
+    third). Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken boxes are appended
     after the others and leave ``weak``, with a note each. Returns the detections, their
     layout and the notes (unchanged and empty when none is taken)."""
     weak = dets.weak
@@ -519,6 +521,8 @@ def take_weak_flowers(
     taken: list[int] = []
     notes: list[str] = []
     for i in maybe[: 2 * MAX_WEAK_FLOWERS]:
+        if _over_kept(weak.boxes[i], dets):
+            continue
         trial = dets.join(weak.select([i]))
         t_lay = analyze(trial, params)
         if t_lay.roles(len(trial))[-1] != FLOWER or t_lay.tile_count != layout.tile_count:
@@ -536,6 +540,18 @@ def take_weak_flowers(
         rest[taken] = False
         dets = replace(dets, weak=weak.select(rest))
     return dets, layout, tuple(notes)
+
+
+#: A weak box lying this much over a kept box (over the smaller area) is a second look at
+#: kept tiles, not a flower of its own (:func:`take_weak_flowers`).
+WEAK_FLOWER_COVER = 0.5
+
+
+def _over_kept(box: npt.NDArray[np.float32], dets: Detections) -> bool:
+    """Whether ``box`` lies :data:`WEAK_FLOWER_COVER` or more over a box of ``dets``."""
+    from vision.postprocess import box_cover
+
+    return bool(len(dets) and float(box_cover(box, dets.boxes).max()) >= WEAK_FLOWER_COVER)
 
 
 def _flower_alternative(dets: Detections, i: int) -> tuple[int, float] | None:

@@ -411,6 +411,25 @@ def test_a_flower_kept_under_the_detector_threshold_is_read_as_a_weakly_seen_one
     assert r.codes[-1] == "5f"  # taken from the weak boxes: appended after the others
 
 
+def test_a_weak_flower_box_straddling_two_kept_flowers_is_not_taken() -> None:
+    """WEAK_FLOWER_COVER: a weak box lying half or more over a kept box is a second look
+    at the tiles already seen (the detector's commonest extra box over a row of flowers
+    lies over half of two of them), not a flower of its own."""
+    needs_mcr()
+    d = _won_with_flowers()
+    two = [i for i, c in enumerate(d.codes) if c in ("2f", "5f")]
+    left, right = d.boxes[two[0]], d.boxes[two[1]]
+    mid = (left + right) / 2  # over the right half of one and the left half of the other
+    weak = _one_tile_weak(d, two[1]).weak
+    assert weak is not None
+    weak = dataclasses.replace(weak, boxes=mid[None].astype(np.float32),
+                               class_ids=np.array([CLASSES.index("7f")]),
+                               topk_ids=np.array([[CLASSES.index("7f")]]))
+    r = recognize_detections(dataclasses.replace(d, weak=weak), "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert not any("weakly seen" in n for n in r.notes)
+
+
 def test_a_weakly_seen_flower_is_taken_without_a_win_claimed() -> None:
     """A flower is never part of the hand's shape: a waiting hand takes it too."""
     d = _won_with_flowers()
