@@ -544,7 +544,7 @@ def take_weak_flowers(
 
 #: A weak box lying this much over a kept box (over the smaller area) is a second look at
 #: kept tiles, not a flower of its own (:func:`take_weak_flowers`).
-WEAK_FLOWER_COVER = 0.5
+WEAK_FLOWER_COVER = 0.55
 
 
 def _over_kept(box: npt.NDArray[np.float32], dets: Detections) -> bool:
