@@ -545,3 +545,18 @@ def test_a_hand_either_way_up_with_no_cue_is_read_from_the_camera_side_with_a_no
     assert any("mirrored" in n for n in lay.notes)
     lay = analyze(_either_way_up().row().detections(turn=180))
     assert not any("mirrored" in n for n in lay.notes)
+
+
+@pytest.mark.parametrize(("last_gap", "apart"), [(0.16, True), (0.12, False)])
+def test_a_winning_tile_set_slightly_apart_stands_out_by_its_gap(
+    last_gap: float, apart: bool
+) -> None:
+    """slightly_apart (SLIGHTLY_APART_MAD = 2.5): the gap before the last standing tile,
+    under the row's split threshold, marks it the winning tile when it beats the row's
+    usual gap by 2.5 spreads (a choice2 hand with gaps 0.06 … 0.15 read this way)."""
+    from vision.layout_hand import Row, RowParse, slightly_apart
+
+    gaps = [0.06, -0.03, -0.05, -0.07, 0.06, 0.02, last_gap]  # usual 0.02, spread 0.05
+    tiles = list(range(8))
+    parse = RowParse(Row(tuple(tiles), False), [], [tiles], [], [], 0.0, 40.0, gaps=gaps)
+    assert (slightly_apart([parse]) == 7) is apart
