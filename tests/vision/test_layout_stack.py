@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import scoring
+from vision.classes import class_id
 from vision.detections import Detections
 from vision.layout import analyze
 from vision.layout_scene import SceneBuilder
@@ -23,28 +24,22 @@ def needs_mcr() -> None:
         pytest.skip("the MCR rule set is not in scoring yet")
 
 
-def merged(d: Detections, base: int, top: int, code: str | None = None) -> Detections:
-    """``d`` with the boxes of ``base`` and ``top`` (the tile added on it) seen as one box,
-    read as ``code`` (default: base's code) — what the detector gives for a stack."""
+def merged(d: Detections, base: int, top: int) -> Detections:
+    """``d`` with the boxes of ``base`` and ``top`` (the tile added on it) seen as one box
+    (read as base was) — what the detector gives for a stack."""
     boxes = d.boxes.copy()
     boxes[base, :2] = np.minimum(boxes[base, :2], boxes[top, :2])
     boxes[base, 2:] = np.maximum(boxes[base, 2:], boxes[top, 2:])
-    keep = [i for i in range(len(d)) if i != top]
-    out = dataclasses.replace(d, boxes=boxes).select(keep)
-    if code is None:
-        return out
-    base_new = keep.index(base)
-    ids = out.class_ids.copy()
-    ids[base_new] = scoring_class(code)
-    topk = out.topk_ids.copy()
-    topk[base_new, 0] = ids[base_new]
-    return dataclasses.replace(out, class_ids=ids, topk_ids=topk)
+    return dataclasses.replace(d, boxes=boxes).select([i for i in range(len(d)) if i != top])
 
 
-def scoring_class(code: str) -> int:
-    from vision.classes import class_id
-
-    return class_id(code)
+def read_as(d: Detections, i: int, code: str) -> Detections:
+    """``d`` with tile ``i`` read as ``code`` (its top-1)."""
+    ids = d.class_ids.copy()
+    ids[i] = class_id(code)
+    topk = d.topk_ids.copy()
+    topk[i, 0] = ids[i]
+    return dataclasses.replace(d, class_ids=ids, topk_ids=topk)
 
 
 def stack_scene(code: str = "P", sideways: int = 2) -> tuple[Detections, int]:
@@ -91,12 +86,8 @@ def test_a_box_too_big_all_round_is_no_stack() -> None:
 
 def test_a_stack_needs_a_pair_of_its_kind_beside_it() -> None:
     d, base = stack_scene()
-    ids = d.class_ids.copy()
     pair = [i for i in range(len(d)) if d.codes[i] == "P" and i != base]
-    ids[pair[0]] = scoring_class("F")
-    topk = d.topk_ids.copy()
-    topk[pair[0], 0] = ids[pair[0]]
-    assert stacked_boxes(dataclasses.replace(d, class_ids=ids, topk_ids=topk)) == []
+    assert stacked_boxes(read_as(d, pair[0], "F")) == []
 
 
 def test_split_gives_the_claimed_tile_in_the_row_and_the_added_tile_beyond() -> None:
@@ -117,8 +108,9 @@ def test_split_gives_the_claimed_tile_in_the_row_and_the_added_tile_beyond() -> 
 def test_added_kong_seen_as_one_box_is_read_with_its_claim_source(
     sideways: int, source: int
 ) -> None:
-    """RULES.md notation: an added kong is [XXXX,4+s] for a pung claimed from s; the
-    stacked pair sits where the pung's sideways tile lies."""
+    """RULES.md notation: an added kong to a pung claimed from the left, opposite or right
+    is [PPPP,5], [PPPP,6] or [PPPP,7]; the stacked pair sits where the pung's sideways
+    tile lies."""
     needs_mcr()
     d, _ = stack_scene(sideways=sideways)
     r = recognize_detections(d, "mcr")
@@ -135,13 +127,10 @@ def test_a_stack_misread_as_another_kind_takes_the_pairs_kind_and_lists_the_chan
     concealed pung of P: one tile's box cannot reach that far beyond its row."""
     needs_mcr()
     d, base = stack_scene()
-    ids = d.class_ids.copy()
-    ids[base] = scoring_class("8s")
-    topk = d.topk_ids.copy()
-    topk[base, 0] = ids[base]
+    d = read_as(d, base, "8s")
     rot = d.rotations.copy()
     rot[base] = rotation
-    d = dataclasses.replace(d, class_ids=ids, topk_ids=topk, rotations=rot, rotation_probs=None)
+    d = dataclasses.replace(d, rotations=rot, rotation_probs=None)
     r = recognize_detections(d, "mcr")
     assert r.hand_text == "[PPPP,7]123m456p7899s9s"
     change = next(c for c in r.correction.best.changes if c.tile == base)
@@ -220,9 +209,7 @@ def weak_added_scene(code: str = "P", weak_code: str | None = None) -> Detection
     _, top = stacked_pair(d)
     weak = d.select([top])
     if weak_code is not None:
-        ids = weak.class_ids.copy()
-        ids[0] = scoring_class(weak_code)
-        weak = dataclasses.replace(weak, class_ids=ids, topk_ids=ids[:, None].copy())
+        weak = read_as(weak, 0, weak_code)
     weak = dataclasses.replace(weak, confidences=np.array([0.2], np.float32))
     kept = d.select([i for i in range(len(d)) if i != top])
     return dataclasses.replace(kept, weak=weak)
