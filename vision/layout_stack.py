@@ -68,7 +68,8 @@ class Stack:
     ``tile``: the detection; ``code``: the kind of the two tiles beside it (the pung's);
     ``pair``: those two detections; ``across``/``along``: the box's extents across and
     along the row over its upright neighbours' median; ``beyond``: how far it reaches past
-    their edge on its far side, in their heights."""
+    their edge on its far side, in their heights; ``frame_rotation``: the image rotation
+    that made the rows run left to right (:class:`vision.layout_geometry.Frame`)."""
 
     tile: int
     code: str
@@ -76,6 +77,7 @@ class Stack:
     across: float
     along: float
     beyond: float
+    frame_rotation: int = 0
 
 
 def stacked_boxes(
@@ -127,7 +129,7 @@ def stacked_boxes(
             pair = _pair_beside(frame, row, pos, codes, plain)
             if pair is not None:
                 found.append(Stack(k, codes[pair[0]], pair, round(across, 3), round(along, 3),
-                                   round(beyond, 3)))
+                                   round(beyond, 3), frame.frame_rotation))
     found.sort(key=lambda s: -s.across)
     return found
 
@@ -175,11 +177,10 @@ def split_stack(dets: Detections, stack: Stack) -> Detections:
     (the claimed tile, in the row), and the part beyond it (the added tile) is appended as
     the last detection. Each part is :data:`STACK_PART` of the box across the row. Both
     are read ``stack.code`` with the probability of the pair's weaker reading of it (the
-    box's own reading, of two faces at once, is not used); their rotation is sideways with
-    90 and 270 equally likely."""
+    box's own reading, of two faces at once, is not used) and the pair's lower confidence;
+    their rotation is sideways with 90 and 270 equally likely."""
     k = stack.tile
-    frame = canonical_frame(dets.boxes, dets.rotations, rotation_margins(dets))
-    axis = 0 if frame.frame_rotation in (90, 270) else 1  # image axis across the rows
+    axis = 0 if stack.frame_rotation in (90, 270) else 1  # image axis across the rows
     box = dets.boxes[k].astype(np.float64)
     pair = dets.boxes[list(stack.pair)].astype(np.float64)
     low, high = box[axis], box[axis + 2]
@@ -197,7 +198,7 @@ def split_stack(dets: Detections, stack: Stack) -> Detections:
     cid = class_id(stack.code)
     p = float(min(_prob_of(dets, i, cid) for i in stack.pair))
     conf = float(min(dets.confidences[list(stack.pair)]))  # no surer than the pair's tiles
-    side = (frame.frame_rotation + 90) % 360
+    side = (stack.frame_rotation + 90) % 360
     rot_p = np.zeros(4, np.float32)
     rot_p[side // 90] = rot_p[((side + 180) % 360) // 90] = 0.5
     kk = dets.topk_ids.shape[1]
