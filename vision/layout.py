@@ -26,7 +26,10 @@ tiles either way up, so a row's tiles decide its side only when they agree
 (:func:`row_faces_away`); a row whose tiles do not faces like the nearest row whose tiles
 do. Without 180/270 rotations (a detector with no rotation classifier), or when no row's
 tiles agree, the picture's side is judged from the layout: the winning tile apart at the
-right end, melds beyond the standing row.
+right end, melds beyond the standing row. Tiles agreeing only loosely (under
+``LayoutParams.turn_firm`` of their votes or fewer than ``turn_firm_votes`` sure tiles,
+as a short row left either way up does by chance) give way to such a cue when the
+picture shows one.
 
 Only the hand's rows are read: the row with the most hand tiles and the rows chained
 to it (within ``LayoutParams.hand_row_distance`` tile heights, facing the same way),
@@ -299,16 +302,38 @@ def row_faces_away(
     >>> row_faces_away(range(len(d)), f, m, side, d.codes, LayoutParams())
     (False, False)
     """
+    vote, weight = row_turn_votes(row, frame, margins, sideways, codes)
+    agreed = (weight > 0 and abs(vote) >= params.turn_agreement * weight
+              and abs(vote) >= params.turn_votes)
+    return bool(agreed and vote > 0), bool(agreed)
+
+
+def row_turn_votes(
+    row: Sequence[int],
+    frame: Frame,
+    margins: npt.NDArray[np.float64],
+    sideways: dict[int, bool],
+    codes: Sequence[str],
+) -> tuple[float, float]:
+    """The votes of ``row``'s upright face-up tiles that it is seen from across the table:
+    ``(sum of signed margins, sum of margins)``, + for a tile at 180, − at 0 (see
+    :func:`row_faces_away`). Their ratio is 1 or −1 when every tile lies the same way up.
+
+    >>> from vision.layout_scene import SceneBuilder
+    >>> d = SceneBuilder().standing("123m456m").row().detections()
+    >>> f = canonical_frame(d.boxes, d.rotations)
+    >>> f.rotation[:2] = 180
+    >>> upright = {k: False for k in range(len(d))}
+    >>> row_turn_votes(range(len(d)), f, np.ones(len(d)), upright, d.codes)
+    (-2.0, 6.0)
+    """
     # face-down tiles show no glyph: their rotation says nothing about 0 vs 180
     votes = [
         margins[k] * (1.0 if int(frame.rotation[k]) == 180 else -1.0)
         for k in row
         if not sideways[k] and codes[k] != BACK and int(frame.rotation[k]) in (0, 180)
     ]
-    vote, weight = sum(votes), sum(abs(v) for v in votes)
-    agreed = (weight > 0 and abs(vote) >= params.turn_agreement * weight
-              and abs(vote) >= params.turn_votes)
-    return bool(agreed and vote > 0), bool(agreed)
+    return float(sum(votes)), float(sum(abs(v) for v in votes))
 
 
 def _second_boxes(frame: Frame, codes: Sequence[str], bases: dict[int, int],
@@ -454,13 +479,23 @@ def analyze(
         p.oriented = oriented
         return p
 
+    firm: list[bool] = []  # the row's tiles agree as a hand left either way up rarely does
     for k, r in enumerate(main_rows):
         upside, agreed = row_faces_away(r, frame, margins, side_local, codes, params)
         parses.append(read_row(k, upside, agreed))
+        vote, weight = row_turn_votes(r, frame, margins, side_local, codes)
+        firm.append(agreed and abs(vote) >= max(params.turn_firm * weight, params.turn_firm_votes))
 
     def flip(k: int) -> None:
         parses[k] = read_row(k, not parses[k].row.upside_down, parses[k].oriented)
 
+    if sides_known and parses and not any(firm) and any(p.oriented for p in parses):
+        # the rows' tiles agree only as loosely as a hand left either way up does by
+        # chance: a layout cue, where the picture shows one, outweighs them
+        upright = [read_row(k, False, p.oriented) for k, p in enumerate(parses)]
+        cue = across_votes(upright)
+        if abs(cue) >= params.turn_cue_votes:
+            parses = [read_row(k, cue > 0, True) for k in range(len(parses))]
     undecided = [k for k, p in enumerate(parses) if not p.oriented]
     side_note = None
     if parses and (not sides_known or len(undecided) == len(parses)):

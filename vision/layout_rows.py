@@ -92,6 +92,12 @@ class LayoutParams:
     #: (``|sum of signed margins|``): two or three tiles of a short meld row agree by
     #: chance half the time or a quarter when their owner left them either way up
     turn_votes: float = 3.0
+    #: a row's tiles outweigh the layout's cues (:func:`vision.layout_hand.across_votes`)
+    #: only when they agree this much (same ratio as ``turn_agreement``); when no row's
+    #: tiles agree so firmly, a cue of at least ``turn_cue_votes`` decides the side
+    turn_firm: float = 0.9
+    turn_cue_votes: int = 2
+    turn_firm_votes: float = 5.0
 
 
 @dataclass(frozen=True)

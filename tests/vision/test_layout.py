@@ -524,13 +524,61 @@ def test_two_tiles_of_a_short_row_agreeing_by_chance_do_not_turn_it() -> None:
     assert any(r.upside_down for r in lay2.rows)
 
 
+def _meld_row_upright_by_chance() -> SceneBuilder:
+    """A hand seen from across the table, its tiles left either way up: the standing row
+    split 4 to 4 (no agreement), the four upright tiles of its meld row (a pung, a chow)
+    all turned so that they face the camera — the meld row agrees (4 votes, ratio 1)
+    only by chance (one in eight when tiles lie either way up); the winning tile is set
+    apart at the owner's right end, the meld row lies beyond the standing row."""
+    return (SceneBuilder().standing("123m456pN").turned(0, 2, 4, 6).win("N")
+            .row(upside_down=True)
+            .meld("CCC", sideways=0).meld("789p", sideways=0).turned(1, 2, 4, 5)
+            .row(upside_down=True))
+
+
+def test_a_short_row_agreeing_by_chance_gives_way_to_the_tile_set_apart() -> None:
+    """``LayoutParams.turn_firm`` / ``turn_firm_votes``: a row's tiles outweigh the
+    layout's cues only when they agree firmly (ratio ≥ 0.9 and ≥ 5 sure tiles); a meld
+    row of four upright tiles agreeing by chance does not, and the tile set apart at the
+    start of the standing row (and the melds on the camera's side of it) say the hand is
+    seen from across: claim sources and winning tile read from the owner's side
+    (`bench/layout_eval.py synth /tmp/s21/turned-choice`, truth boxes: 86.3 → 90.0 %).
+    With every agreeing row taken as firm (``turn_firm_votes=0, turn_firm=0``) the meld
+    row decides and the hand reads mirrored, as before the thirty-fifth session."""
+    d = _meld_row_upright_by_chance().detections()
+    lay = analyze(d)
+    assert all(r.upside_down for r in lay.rows)
+    assert lay.winning is not None and d.codes[lay.winning] == "N"
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,1][789p,1]123m456pNN"))
+    old = analyze(d, LayoutParams(turn_firm=0.0, turn_firm_votes=0.0))
+    assert not any(r.upside_down for r in old.rows)
+    assert canon(old.hand(d.codes)) != canon(parse_hand("[CCC,1][789p,1]123m456pNN"))
+
+
+def test_a_row_agreeing_firmly_still_decides_against_the_layout() -> None:
+    """Five or more sure tiles all the same way up (a chance of one in sixteen or less
+    when tiles lie either way up) keep deciding the side: the same hand with the meld
+    row's six tiles made a row of five upright faces plus the sideways one is read as its
+    tiles say, with no cue consulted."""
+    b = (SceneBuilder().standing("123m456pN").turned(0, 2, 4, 6).win("N")
+         .row(upside_down=True)
+         .meld("CCC", sideways=0).meld("7777p", sideways=1).turned(1, 2, 3, 5, 6)
+         .row(upside_down=True))
+    lay = analyze(b.detections())
+    assert not any(r.upside_down for r in lay.rows)
+
+
 def test_turn_agreement_one_half_is_the_default_and_can_be_raised() -> None:
     """``LayoutParams.turn_agreement``: 8 tiles to 3 (agreement 5/11 < 1/2) is no
-    agreement; at 0.3 the majority decides again (and reads this upright hand wrong)."""
+    agreement; at 0.3 it is, but not firm (``turn_firm`` 0.9), so the tile set apart
+    still decides; with firmness lowered too the majority decides again (and reads this
+    upright hand wrong)."""
     b = SceneBuilder().standing("123m456p789sN").turned(*range(8)).win("N")
     d = b.row().detections()
     assert not analyze(d).rows[0].upside_down
-    assert analyze(d, LayoutParams(turn_agreement=0.3)).rows[0].upside_down
+    assert not analyze(d, LayoutParams(turn_agreement=0.3)).rows[0].upside_down
+    loose = LayoutParams(turn_agreement=0.3, turn_firm=0.3, turn_firm_votes=0.0)
+    assert analyze(d, loose).rows[0].upside_down
 
 
 def test_a_hand_either_way_up_with_no_cue_is_read_from_the_camera_side_with_a_note() -> None:
