@@ -76,6 +76,7 @@ from vision.layout import (
 )
 from vision.layout_edges import edge_note, rows_past_edge
 from vision.layout_stack import split_stack, stacked_boxes
+from vision.tile_size import hand_tile_px, size_note
 
 if TYPE_CHECKING:
     import numpy as np
@@ -1267,16 +1268,24 @@ def recognize(
             if (level.score is not None and not _unclear(level)
                     and _confidence(level) > _confidence(rec)
                     and _flower_count(level) >= _flower_count(rec)):
-                return level
+                return _with_size_note(level)
         elif level.score is not None and not (unclear_win and _unclear(level)):
-            return level
+            return _with_size_note(level)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:
             rec = _with_both_times(flipped, rec)
-    return _with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0])))
+    return _with_size_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))))
+
+
+def _with_size_note(rec: Recognition) -> Recognition:
+    """``rec`` with :func:`vision.tile_size.size_note` when its hand rows' tiles are small
+    in the picture (under :data:`vision.tile_size.SMALL_TILE_PX`)."""
+    rows = [r.detections for r in rec.layout.rows]
+    note = size_note(hand_tile_px(rec.detections.boxes, rows))
+    return rec if note is None else replace(rec, notes=(*rec.notes, note))
 
 
 def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
