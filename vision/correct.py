@@ -17,7 +17,12 @@ Two kinds of constraints:
 - *winning shape*: a reading that makes the hand a win is taken only when it is at most
   ``CorrectParams.max_win_ratio`` times less probable than the best physically possible
   reading. Strong evidence is never overridden to force a win: such a hand is reported
-  as not winning (the caller then shows its waits).
+  as not winning (the caller then shows its waits);
+- *ready* (听), when asked for (``CorrectParams.max_ready_ratio`` > 0): a hand one tile
+  short of a win with no win claimed takes a reading that makes it ready — some tile
+  would complete it — when at most that many times less probable than the best
+  physically possible one. A weak constraint (many misread 13-tile hands are still
+  ready), so it is used with a small ratio (4 in :func:`vision.recognize.recognize`).
 
 Possible readings whose probability is within ``close_ratio`` of the chosen one (either
 way) are returned as alternatives, winning or not.
@@ -72,6 +77,13 @@ class CorrectParams:
     #: a win-making reading is taken only if at most this many times less probable than
     #: the best physically possible reading
     max_win_ratio: float = 10.0
+    #: a hand one tile short of a win, no win claimed: a reading that makes it ready
+    #: (听: one tile would complete it) is taken over a more probable one that does not
+    #: when at most this many times less probable (0: never)
+    max_ready_ratio: float = 0.0
+    #: ... looking at most this many readings over for readiness (each look tries the 34
+    #: kinds as the completing tile), so a frame with many near readings stays fast
+    max_ready_checks: int = 100
     #: other legal readings within this ratio of the chosen one are alternatives
     close_ratio: float = 4.0
     #: at most this many alternatives
@@ -422,6 +434,29 @@ def correct(
             return False
         return check(hand)
 
+    prefer_ready = (not claim_win and params.max_ready_ratio > 0
+                    and layout.tile_count == hand_size - 1)
+
+    def ready(codes: Sequence[str]) -> bool:
+        from scoring.hand import Hand, HandError
+
+        try:
+            hand = layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
+        except HandError:
+            return False
+        shown = Counter(t for m in hand.melds for t in m.tiles)
+        shown.update(hand.standing)
+        for kind in KINDS:
+            if shown[kind] >= 4:
+                continue
+            try:
+                whole = Hand(hand.melds, (*hand.standing, kind), hand.flowers)
+            except HandError:
+                continue
+            if check(whole):
+                return True
+        return False
+
     def reading(idx: tuple[int, ...], cost: float, legal: bool, win: bool) -> Reading:
         changes = tuple(
             Correction(s.det, s.codes[0], s.codes[k], s.probs[0], s.probs[k])
@@ -439,6 +474,9 @@ def correct(
     max_cost = math.log(params.max_ratio)
     close = math.log(params.close_ratio)
     win_margin = math.log(params.max_win_ratio)
+    ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
+    best_ready: Reading | None = None
+    ready_checks = 0
     possible = _Possible(layout)
     heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, start, -1)]
     popped = 0
@@ -459,9 +497,12 @@ def correct(
         if cost > max_cost:
             break
         if best_phys is not None:
-            limit = best_phys.cost + max(close, win_margin if claim_win else 0.0)
+            limit = best_phys.cost + max(close, win_margin if claim_win else 0.0,
+                                         ready_margin)
             if best_win is not None:
                 limit = min(limit, best_win.cost + close)
+            if prefer_ready and best_ready is not None:
+                limit = min(limit, best_ready.cost + close)
             if cost > limit:
                 break
         codes = build(idx)
@@ -474,6 +515,11 @@ def correct(
                 best_phys = r
             if win and best_win is None:
                 best_win = r
+            if (prefer_ready and best_ready is None and ready_checks < params.max_ready_checks
+                    and cost - best_phys.cost <= ready_margin):
+                ready_checks += 1
+                if ready(codes):
+                    best_ready = r
         # successors: raise the last changed slot, or start changing a later one
         if last >= 0 and idx[last] + 1 < len(slots[last].codes):
             nxt = list(idx)
@@ -505,6 +551,12 @@ def correct(
                 f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
                 " times less probable; the hand is reported as not winning"
             )
+    elif best_ready is not None and best_ready is not best_phys:
+        chosen = best_ready
+        notes.append(
+            f"a reading {math.exp(best_ready.cost - best_phys.cost):.1f} times less probable "
+            "makes the hand ready (one tile from a win) and is taken"
+        )
     # alternatives: possible readings within close_ratio of the chosen one either way
     # (a win taken over a slightly more probable non-winning reading shows that one
     # too), leaving out corrections that add needless changes to another one

@@ -1111,7 +1111,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     if rewrite is None:
         result = correct(
             dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
-            hidden_kinds=hidden,
+            hidden_kinds=hidden, params=CorrectParams(max_ready_ratio=READY_RATIO),
         )
     else:  # its winning correction was found by the rule: report that one, not a rerun
         result = rewrite.result
@@ -1301,6 +1301,10 @@ def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
     return rec if note is None else replace(rec, notes=(*rec.notes, note))
 
 
+#: A hand one tile short of a win, no win claimed: a reading that makes it ready is taken
+#: when at most this many times less probable than the most probable possible one
+#: (:attr:`vision.correct.CorrectParams.max_ready_ratio`; 0: never).
+READY_RATIO = 4.0
 #: A photo whose rows lie this many degrees or more off its edges, and whose reading is
 #: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
 #: reading is taken when it is a win. 0: never.

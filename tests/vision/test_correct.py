@@ -153,6 +153,44 @@ def test_a_waiting_hand_is_not_forced_to_win() -> None:
     assert not res.claim_win and res.best.changes == ()
 
 
+def _short_of_78p() -> SceneBuilder:
+    """13 tiles, no win shown: 123m 456s EEE C and 78p with one tile read 1s (top-1) or
+    9p. With 9p the hand is ready (听, waiting on C); with 1s it is not."""
+    return SceneBuilder().standing("123m456s78pEEEC").standing("1s")
+
+
+@pytest.mark.parametrize(("p1s", "p9p", "taken"), [(0.6, 0.3, True), (0.8, 0.1, False)])
+def test_a_hand_one_short_takes_a_ready_reading_within_max_ready_ratio(
+    p1s: float, p9p: float, taken: bool
+) -> None:
+    """Rule (``CorrectParams.max_ready_ratio``, 4 in ``vision.recognize``): a hand one
+    tile short of a win with no win claimed takes a reading that makes it ready when at
+    most that many times less probable (here 2×), and says so; 8× less probable it is
+    left as read. Off (0) by default in ``correct`` itself."""
+    b = _short_of_78p().uncertain([("1s", p1s), ("9p", p9p)])
+    _, res = run(b, params=CorrectParams(max_ready_ratio=4.0))
+    assert not res.claim_win
+    if taken:
+        assert [(c.before, c.after) for c in res.best.changes] == [("1s", "9p")]
+        assert any("makes the hand ready" in n for n in res.notes)
+    else:
+        assert res.best.changes == () and not any("ready" in n for n in res.notes)
+    _, off = run(b)
+    assert off.best.changes == ()
+
+
+def test_recognize_reads_a_hand_one_short_as_ready_when_the_detector_nearly_says_so() -> None:
+    """``vision.recognize.READY_RATIO`` (4): the waits come back for the ready reading, the
+    change is listed as a correction."""
+    from vision.recognize import READY_RATIO, recognize_detections
+
+    assert READY_RATIO == 4.0
+    d = _short_of_78p().uncertain([("1s", 0.6), ("9p", 0.3)]).detections()
+    rec = recognize_detections(d, "mcr")
+    assert rec.waits is not None and rec.waits.ready
+    assert [(c.before, c.after) for c in rec.correction.best.changes] == [("1s", "9p")]
+
+
 def test_the_search_is_bounded() -> None:
     """Nothing legal within the bound: the top-1 reading is kept and the fact noted."""
     b = SceneBuilder().standing("EEEEE").uncertain([("E", 0.9), ("S", 0.1)])
