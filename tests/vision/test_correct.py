@@ -177,6 +177,8 @@ def test_a_hand_one_short_takes_a_ready_reading_within_max_ready_ratio(
         assert res.best.changes == () and not any("ready" in n for n in res.notes)
     _, off = run(b)
     assert off.best.changes == ()
+    _, capped = run(b, params=CorrectParams(max_ready_ratio=4.0, max_ready_checks=1))
+    assert capped.best.changes == ()  # the one look went to the top-1 reading
 
 
 def test_recognize_reads_a_hand_one_short_as_ready_when_the_detector_nearly_says_so() -> None:
