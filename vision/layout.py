@@ -308,6 +308,38 @@ def row_faces_away(
     return bool(agreed and vote > 0), bool(agreed)
 
 
+def _edge_gap(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    """Smallest edge-to-edge distance, pixels, between a box of ``a`` and one of ``b``
+    (``(n, 4)`` xyxy each; the larger of the x and y gaps, negative when they overlap)."""
+    gap_x = np.maximum(a[:, None, 0] - b[None, :, 2], b[None, :, 0] - a[:, None, 2])
+    gap_y = np.maximum(a[:, None, 1] - b[None, :, 3], b[None, :, 1] - a[:, None, 3])
+    return float(np.maximum(gap_x, gap_y).min())
+
+
+def _flowers_by_other_tiles(
+    chosen: Sequence[int], parses: Sequence[RowParse], boxes: npt.NDArray[np.float32],
+    codes: Sequence[str],
+) -> set[int]:
+    """Chosen rows holding only flowers that lie nearer face-up tiles of rows left out of
+    the hand (another player's) than any tile of the hand's other rows: a player lays
+    their flowers by their own tiles."""
+    hand = [d for k in chosen if parses[k].melds or parses[k].runs
+            for d in parses[k].row.detections]
+    others = [d for j, q in enumerate(parses) if j not in chosen
+              for d in q.row.detections if codes[d] != BACK]
+    if not hand or not others:
+        return set()
+    out: set[int] = set()
+    for k in chosen:
+        p = parses[k]
+        if p.melds or p.runs or not p.flowers:
+            continue
+        mine = boxes[list(p.row.detections)]
+        if _edge_gap(mine, boxes[others]) < _edge_gap(mine, boxes[hand]):
+            out.add(k)
+    return out
+
+
 def row_turn_votes(
     row: Sequence[int],
     frame: Frame,
@@ -522,7 +554,13 @@ def analyze(
                 if parses[j].row.upside_down != p.row.upside_down:
                     flip(k)
     chosen = select_hand_rows(parses, params)
+    others_flowers = _flowers_by_other_tiles(chosen, parses, dets.boxes, codes)
+    chosen = [k for k in chosen if k not in others_flowers]
     notes: list[str] = []
+    if others_flowers:
+        n_by = sum(len(parses[k].row.detections) for k in others_flowers)
+        notes.append(f"{n_by} flower(s) lying by tiles away from the hand (another player's) "
+                     "left out")
     melds: list[MeldLayout] = []
     flowers: list[int] = []
     ignored: list[int] = []

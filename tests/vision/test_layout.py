@@ -608,3 +608,49 @@ def test_a_winning_tile_set_slightly_apart_stands_out_by_its_gap(
     tiles = list(range(8))
     parse = RowParse(Row(tuple(tiles), False), [], [tiles], [], [], 0.0, 40.0, gaps=gaps)
     assert (slightly_apart([parse]) == 7) is apart
+
+
+# ------------------------------------------------ another player's flowers near the hand
+def _hand_and_flowers(flower_y: float, flower_x: float, others: bool) -> Detections:
+    """A won hand ``123m456p789s11sEE`` + ``E`` apart (boxes 40 × 56 px at y 400-456, x
+    from 100), two flowers ``4f 6f`` at ``(flower_x, flower_y)``, and, when ``others``,
+    another player's three tiles upside down at x 900-1020, y 290-346."""
+    boxes: list[list[float]] = []
+    codes: list[str] = []
+    rots: list[int] = []
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1s", "1s", "E", "E"]
+    for i, c in enumerate(hand):
+        boxes.append([100 + 40 * i, 400, 140 + 40 * i, 456])
+        codes.append(c)
+        rots.append(0)
+    boxes.append([100 + 40 * 13 + 20, 400, 140 + 40 * 13 + 20, 456])
+    codes.append("E")
+    rots.append(0)
+    if others:
+        for i, c in enumerate(["6m", "7s", "8m"]):
+            boxes.append([900 + 40 * i, 290, 940 + 40 * i, 346])
+            codes.append(c)
+            rots.append(180)
+    for i, c in enumerate(["4f", "6f"]):
+        boxes.append([flower_x + 40 * i, flower_y, flower_x + 40 * (i + 1), flower_y + 56])
+        codes.append(c)
+        rots.append(0)
+    return Detections.from_lists(boxes, codes, rotations=rots)
+
+
+def test_flowers_lying_by_another_players_tiles_are_not_the_hands() -> None:
+    """Rule: a row of flowers only, nearer face-up tiles left out of the hand (another
+    player's) than any tile of the hand, is left out with a note — a player lays their
+    flowers by their own tiles (choice2 scene 000082: 80.7 → 81.0 % exact end to end).
+    The same flowers beyond the hand's own row are the hand's, with or without the other
+    player's tiles in the picture."""
+    d = _hand_and_flowers(350.0, 900.0, others=True)  # right under the other's tiles
+    lay = analyze(d)
+    assert lay.flowers == ()
+    assert any("another player's" in n for n in lay.notes)
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("123m456p789s11sEEE"))
+    for others in (True, False):
+        d = _hand_and_flowers(330.0, 100.0, others=others)  # beyond the hand's own row
+        lay = analyze(d)
+        assert sorted(d.codes[f] for f in lay.flowers) == ["4f", "6f"]
+        assert not any("another player's" in n for n in lay.notes)
