@@ -490,13 +490,6 @@ def _tta(value: Any, where: str) -> int:
     return int(value)
 
 
-def _median_short_side(boxes: npt.NDArray[np.float32]) -> float:
-    """Median short side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
-    if not len(boxes):
-        return 0.0
-    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-
-
 def _median_long_side(boxes: npt.NDArray[np.float32]) -> float:
     """Median long side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
     if not len(boxes):
@@ -520,11 +513,7 @@ def chained_to(
     left = np.asarray(boxes, np.float32).reshape(-1, 4)
     frontier = kept[0]
     while len(frontier) and len(left):
-        gap_x = np.maximum(left[:, None, 0] - frontier[None, :, 2],
-                           frontier[None, :, 0] - left[:, None, 2])
-        gap_y = np.maximum(left[:, None, 1] - frontier[None, :, 3],
-                           frontier[None, :, 1] - left[:, None, 3])
-        near = (np.maximum(gap_x, gap_y) <= reach).any(axis=1)
+        near = (pp.edge_gaps(left, frontier) <= reach).any(axis=1)
         frontier, left = left[near], left[~near]
         kept.append(frontier)
     return np.concatenate(kept)
@@ -556,7 +545,7 @@ def zoom_region(
     """
     if below <= 0 or len(boxes) < 3:
         return None
-    if _median_short_side(boxes) * input_scale >= below:
+    if pp.median_short_side(boxes) * input_scale >= below:
         return None
     grow = margin * _median_long_side(boxes)
     width, height = image_wh
@@ -571,7 +560,7 @@ def zoom_region(
 
 def _tiles_big(boxes: npt.NDArray[np.float32], scale: float, spec: DetectorSpec) -> bool:
     """Whether the (few) ``boxes`` found are at least ``zoom_below`` input px across."""
-    return bool(len(boxes)) and _median_short_side(boxes) * scale >= spec.zoom_below
+    return bool(len(boxes)) and pp.median_short_side(boxes) * scale >= spec.zoom_below
 
 
 def grid_cells(
@@ -819,7 +808,7 @@ class Detector:
         if zoomed is not None:
             return (*zoomed, "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough
-        tiny = len(strong) < 3 or _median_short_side(strong) * scale < spec.zoom_grid_below
+        tiny = len(strong) < 3 or pp.median_short_side(strong) * scale < spec.zoom_grid_below
         if not tiny or spec.zoom_grid < 2 or scale * spec.zoom_min_gain > 1.0:
             return boxes, scores, 1.0, "none"
         found_b, found_s, gains = [], [], []
@@ -862,7 +851,7 @@ class Detector:
         x1, y1, x2, y2 = region
         long_side = 0
         if spec.zoom_target > 0:  # enlarge until the tiles are zoom_target px, no more
-            want = spec.zoom_target / max(_median_short_side(strong), 1.0)
+            want = spec.zoom_target / max(pp.median_short_side(strong), 1.0)
             long_side = -(-round(max(x2 - x1, y2 - y1) * want) // 32) * 32
         fw, fh = self.input_size(width, height)
         sw, sh = self.region_input_size(x2 - x1, y2 - y1, long_side, fw * fh)
@@ -1016,7 +1005,7 @@ class Detector:
         ranked = pp.tile_score(scores, spec.score)
         # judged at the manifest's threshold (an evaluation decodes far lower)
         strong = boxes[ranked >= spec.conf]
-        if len(strong) < 3 or _median_short_side(strong) * scale < spec.scales_min_px:
+        if len(strong) < 3 or pp.median_short_side(strong) * scale < spec.scales_min_px:
             return boxes, scores, ran
         height, width = img.shape[:2]
         passes = [(boxes, scores, ranked)]

@@ -83,6 +83,7 @@ from vision.layout_sideways import (
     sideways_odds,
     sideways_probability,
 )
+from vision.postprocess import edge_gaps
 
 if TYPE_CHECKING:
     from scoring.hand import Hand
@@ -308,14 +309,6 @@ def row_faces_away(
     return bool(agreed and vote > 0), bool(agreed)
 
 
-def _edge_gap(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
-    """Smallest edge-to-edge distance, pixels, between a box of ``a`` and one of ``b``
-    (``(n, 4)`` xyxy each; the larger of the x and y gaps, negative when they overlap)."""
-    gap_x = np.maximum(a[:, None, 0] - b[None, :, 2], b[None, :, 0] - a[:, None, 2])
-    gap_y = np.maximum(a[:, None, 1] - b[None, :, 3], b[None, :, 1] - a[:, None, 3])
-    return float(np.maximum(gap_x, gap_y).min())
-
-
 def _flowers_by_other_tiles(
     chosen: Sequence[int], parses: Sequence[RowParse], boxes: npt.NDArray[np.float32],
     codes: Sequence[str],
@@ -335,7 +328,7 @@ def _flowers_by_other_tiles(
         if p.melds or p.runs or not p.flowers:
             continue
         mine = boxes[list(p.row.detections)]
-        if _edge_gap(mine, boxes[others]) < _edge_gap(mine, boxes[hand]):
+        if edge_gaps(mine, boxes[others]).min() < edge_gaps(mine, boxes[hand]).min():
             out.add(k)
     return out
 

@@ -126,6 +126,30 @@ def iou_matrix(a: F32, b: F32) -> F32:
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0).astype(np.float32)
 
 
+def edge_gaps(a: F32, b: F32) -> F32:
+    """Pairwise edge-to-edge distance of xyxy boxes ``a (n, 4)`` and ``b (m, 4)`` →
+    ``(n, m)``, in their pixels: the larger of the x and y gaps (negative when the boxes
+    overlap).
+
+    >>> a = np.array([[0, 0, 10, 14]], np.float32)
+    >>> edge_gaps(a, np.array([[12, 0, 22, 14], [5, 20, 9, 30]], np.float32)).tolist()
+    [[2.0, 6.0]]
+    """
+    a = np.asarray(a, np.float32).reshape(-1, 4)
+    b = np.asarray(b, np.float32).reshape(-1, 4)
+    gap_x = np.maximum(a[:, None, 0] - b[None, :, 2], b[None, :, 0] - a[:, None, 2])
+    gap_y = np.maximum(a[:, None, 1] - b[None, :, 3], b[None, :, 1] - a[:, None, 3])
+    return np.maximum(gap_x, gap_y)
+
+
+def median_short_side(boxes: F32) -> float:
+    """Median short side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
+    b = np.asarray(boxes).reshape(-1, 4)
+    if not len(b):
+        return 0.0
+    return float(np.median(np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])))
+
+
 def box_cover(box: F32, boxes: F32) -> F32:
     """Intersection of ``box (4,)`` with each of ``boxes (n, 4)`` over the smaller of the
     two areas: 1 when one box lies inside the other.

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from vision.postprocess import median_short_side
+
 __all__ = ["SMALL_TILES", "SMALL_TILE_PX", "hand_tile_px", "size_note"]
 
 #: Hand tiles whose boxes' median short side is under this many pixels get the note.
@@ -50,9 +52,7 @@ def hand_tile_px(boxes: npt.NDArray[np.floating], rows: Sequence[Sequence[int]])
     idx = [int(d) for row in rows for d in row]
     if not idx:
         return None
-    b = np.asarray(boxes, np.float64)[idx]
-    short = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
-    return float(np.median(short))
+    return median_short_side(np.asarray(boxes)[idx])
 
 
 def size_note(px: float | None, small: float = SMALL_TILE_PX) -> str | None:
