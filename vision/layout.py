@@ -303,7 +303,11 @@ def row_faces_away(
     >>> row_faces_away(range(len(d)), f, m, side, d.codes, LayoutParams())
     (False, False)
     """
-    vote, weight = row_turn_votes(row, frame, margins, sideways, codes)
+    return _faces_away(*row_turn_votes(row, frame, margins, sideways, codes), params)
+
+
+def _faces_away(vote: float, weight: float, params: LayoutParams) -> tuple[bool, bool]:
+    """:func:`row_faces_away` from the row's votes (:func:`row_turn_votes`)."""
     agreed = (weight > 0 and abs(vote) >= params.turn_agreement * weight
               and abs(vote) >= params.turn_votes)
     return bool(agreed and vote > 0), bool(agreed)
@@ -506,9 +510,9 @@ def analyze(
 
     firm: list[bool] = []  # the row's tiles agree as a hand left either way up rarely does
     for k, r in enumerate(main_rows):
-        upside, agreed = row_faces_away(r, frame, margins, side_local, codes, params)
-        parses.append(read_row(k, upside, agreed))
         vote, weight = row_turn_votes(r, frame, margins, side_local, codes)
+        upside, agreed = _faces_away(vote, weight, params)
+        parses.append(read_row(k, upside, agreed))
         firm.append(agreed and abs(vote) >= max(params.turn_firm * weight, params.turn_firm_votes))
 
     def flip(k: int) -> None:
