@@ -427,14 +427,18 @@ def correct(
             codes[s.det] = s.codes[k]
         return tuple(codes)
 
-    def winning(codes: Sequence[str]) -> bool:
+    def hand_of(codes: Sequence[str]) -> Hand | None:
+        """The hand ``layout`` lays out with ``codes``, or None when it makes none."""
         from scoring.hand import HandError
 
         try:
-            hand = layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
+            return layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
         except HandError:
-            return False
-        return check(hand)
+            return None
+
+    def winning(codes: Sequence[str]) -> bool:
+        hand = hand_of(codes)
+        return hand is not None and check(hand)
 
     prefer_ready = (not claim_win and params.max_ready_ratio > 0
                     and layout.tile_count == hand_size - 1)
@@ -442,9 +446,8 @@ def correct(
     def ready(codes: Sequence[str]) -> bool:
         from scoring.hand import Hand, HandError
 
-        try:
-            hand = layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
-        except HandError:
+        hand = hand_of(codes)
+        if hand is None:
             return False
         shown = Counter(t for m in hand.melds for t in m.tiles)
         shown.update(hand.standing)
