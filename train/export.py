@@ -59,6 +59,11 @@ def main() -> None:
     ap.add_argument("--bonus-conf", type=float, default=None,
                     help="keep a box read as a flower or season from this lower score "
                          "(detector.bonus_conf; recipe step 49 of models/README.md)")
+    ap.add_argument("--row-fill", type=float, nargs=3, default=None,
+                    metavar=("MIN_SCORE", "TOLERANCE", "MIN_P"),
+                    help="keep a box scored from MIN_SCORE and read with top-1 probability "
+                         "MIN_P where a row of kept tiles goes on (detector.row_fill, "
+                         "vision/row_fill.py; recipe step 53 of models/README.md: 0.25 0.5 0.9)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -145,6 +150,9 @@ def main() -> None:
             "score": args.score,
             **({"weak_conf": args.weak_conf} if args.weak_conf > 0 else {}),
             **({"bonus_conf": args.bonus_conf} if args.bonus_conf is not None else {}),
+            **({"row_fill": dict(zip(("min_score", "tolerance", "min_p"), args.row_fill,
+                                     strict=True))}
+               if args.row_fill is not None else {}),
             "zoom": {
                 "below_px": DetectorSpec.zoom_below,
                 "min_gain": DetectorSpec.zoom_min_gain,

@@ -24,7 +24,9 @@ absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input size
 the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px``,
 ``scales_each_px`` and ``scales_file`` (another detector file in the folder for those
 passes), ``one_set`` (``true``: the tiles are read as one set's — each flower
-once, each kind at most four times, :mod:`vision.set_counts`), ``score``, ``zoom``,
+once, each kind at most four times, :mod:`vision.set_counts`), ``row_fill`` (boxes under
+the threshold kept where a row of kept tiles goes on, :mod:`vision.row_fill`), ``score``,
+``zoom``,
 ``weight``, ``tta``, ``name`` and ``version`` are optional; so are a top-level
 ``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers`` (second
 looks from larger crops at some codes, applied in order after the classifier;
@@ -74,6 +76,7 @@ from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
+from vision.row_fill import RowFill, in_rows
 from vision.set_counts import within_one_set
 
 #: ``(43,)`` True at the flowers' and seasons' class indices.
@@ -168,6 +171,9 @@ class DetectorSpec:
     #: codes show a flower twice or a kind five times, the most probable reading that does
     #: not is taken (:func:`vision.set_counts.within_one_set`).
     one_set: bool = False
+    #: Boxes scored under the threshold (down to ``row_fill.min_score``) lying where a
+    #: row of kept tiles goes on are kept too (:mod:`vision.row_fill`); None: off.
+    row_fill: RowFill | None = None
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
         bonus_conf=_bonus_conf(d.get("bonus_conf"), float(d.get("conf", 0.25)), where),
         one_set=_flag(d.get("one_set", False), "'one_set'", where),
+        row_fill=_row_fill(d.get("row_fill"), where),
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -369,22 +376,51 @@ BONUS_MASS = 0.5
 
 
 def keep_thresholds(
-    det: Detections, conf: float, bonus_conf: float | None = None
+    det: Detections, conf: float, bonus_conf: float | None = None,
+    row_fill: RowFill | None = None, scores: npt.NDArray[np.float32] | None = None,
 ) -> npt.NDArray[np.float32]:
     """The tile score each row of ``det`` needs to be kept, ``(n,)``: ``conf``, or
     ``min(conf, bonus_conf)`` for a row read as a flower or season (top-1 a bonus code,
-    and at least :data:`BONUS_MASS` of its top-k probability on the eight).
+    and at least :data:`BONUS_MASS` of its top-k probability on the eight); with
+    ``row_fill``, ``row_fill.min_score`` for a row lying where a row of the tiles kept so
+    goes on (:func:`vision.row_fill.in_rows`). ``scores``: the detector's tile scores
+    ``(n,)`` (default :func:`detection_scores`).
 
     >>> d = Detections.from_lists([(0, 0, 9, 12)] * 3, ["5p", "3f", "3f"],
     ...     topk=[[("5p", 0.9)], [("3f", 0.5), ("7f", 0.3)], [("3f", 0.3), ("N", 0.25)]])
     >>> [round(float(t), 2) for t in keep_thresholds(d, 0.4, 0.3)]
     [0.4, 0.3, 0.4]
+    >>> row = Detections.from_lists([(0, 0, 9, 12), (9, 0, 18, 12), (18, 0, 27, 12)],
+    ...     ["1m", "2m", "3m"], [0.9, 0.9, 0.3], topk=[[(c, 0.95)] for c in ["1m", "2m", "3m"]])
+    >>> [round(float(t), 2) for t in keep_thresholds(row, 0.4, row_fill=RowFill())]
+    [0.4, 0.4, 0.25]
     """
     out = np.full(len(det), conf, np.float32)
     if bonus_conf is not None and len(det):
         mass = (det.topk_probs * _IS_BONUS[det.topk_ids]).sum(axis=1)
         out[_IS_BONUS[det.class_ids] & (mass >= BONUS_MASS)] = min(conf, bonus_conf)
+    if row_fill is not None and len(det):
+        scores = detection_scores(det) if scores is None else scores
+        taken = in_rows(det.boxes, scores, det.topk_probs[:, 0], scores >= out, row_fill)
+        out[taken] = np.minimum(out[taken], row_fill.min_score)
     return out
+
+
+def _row_fill(value: Any, where: str) -> RowFill | None:
+    """The manifest's ``row_fill`` (``{"min_score": 0.25, "tolerance": 0.5, "min_p":
+    0.9}``, each optional; absent or ``null``: off)."""
+    if value is None:
+        return None
+    keys = ("min_score", "tolerance", "min_p")
+    if not isinstance(value, dict) or set(value) - set(keys):
+        raise ModelError(f"{where}: 'row_fill' must be an object with some of {list(keys)}, "
+                         f"got {value!r}")
+    fill = RowFill()
+    given = {k: value.get(k, getattr(fill, k)) for k in keys}
+    for key, v in given.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+            raise ModelError(f"{where}: 'row_fill.{key}' must be a number in (0, 1], got {v!r}")
+    return RowFill(**{k: float(v) for k, v in given.items()})
 
 
 def _contain(value: Any, where: str) -> float | None:
@@ -735,9 +771,11 @@ class Detector:
         return self.detect(image)
 
     def _low_conf(self) -> float:
-        """The threshold passes decode at: ``conf``, or ``weak_conf`` or ``bonus_conf``
-        when those are set and lower."""
+        """The threshold passes decode at: ``conf``, or ``weak_conf``, ``bonus_conf`` or
+        ``row_fill.min_score`` when those are set and lower."""
         low = self.conf
+        if self.spec.row_fill is not None:
+            low = min(low, self.spec.row_fill.min_score)
         if self.spec.weak_conf > 0:
             low = min(low, self.spec.weak_conf)
         if self.spec.bonus_conf is not None:
@@ -979,7 +1017,8 @@ class Detector:
             image_size=size,
             rotation_probs=rotation_probs,
         )
-        strong = score >= keep_thresholds(every, self.conf, self.spec.bonus_conf)
+        strong = score >= keep_thresholds(every, self.conf, self.spec.bonus_conf,
+                                          self.spec.row_fill, score)
         det = every.select(strong)
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))

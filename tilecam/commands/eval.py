@@ -4,7 +4,9 @@ Prints per-class precision/recall/F1 at IoU 0.5, mAP50, the share of images with
 tile right and the most confused pairs (``--json`` for one JSON object). The detector
 runs with a low threshold (0.01) so that mAP50 sees the whole ranking; precision,
 recall, F1 and images-right use the model's operating threshold (``--conf``; a box read
-as a flower or season needs only the manifest's ``bonus_conf`` when that is lower).
+as a flower or season needs only the manifest's ``bonus_conf`` when that is lower, and
+a box where a row of the tiles kept goes on only ``row_fill.min_score`` when the
+manifest sets ``row_fill``, as :func:`vision.detect.keep_thresholds` does for ``detect``).
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         iou=args.iou,
         progress=progress,
         score=detection_scores,
-        thresholds=lambda det: keep_thresholds(det, conf, probe.spec.bonus_conf),
+        thresholds=lambda det: keep_thresholds(det, conf, probe.spec.bonus_conf,
+                                                probe.spec.row_fill),
     )
     if args.json:
         out = report.to_dict()
