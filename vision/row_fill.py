@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from vision.postprocess import iou_matrix
+from vision.postprocess import box_iou
 
 F32 = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
@@ -109,7 +109,7 @@ def in_rows(boxes: F32, scores: F32, top_p: F32, kept: Mask, fill: RowFill) -> M
             ratio >= fill.area[0]) & (ratio <= fill.area[1])
         if not on_spot.any():
             continue
-        if iou_matrix(boxes[k:k + 1], boxes[taken]).max() > fill.max_iou:
+        if box_iou(boxes[k], boxes[taken]).max() > fill.max_iou:
             continue
         out[k] = True
         taken.append(k)
