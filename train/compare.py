@@ -4,8 +4,10 @@ The protocol of the model card's recipe (steps 36–38): a candidate is **chosen
 *choice* data only — the first 400 training copies (all, and those of the photos whose
 labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes
 of the training art ``tune1280``, ``choice2`` and ``turned-choice`` (hands left either
-way up), and since the thirtieth session its hands that do not win (``false claims``,
-``waiting``: no more scored as wins) — and **reported** on the *report* sets (hk val in
+way up), since the thirtieth session its hands that do not win (``false claims``,
+``waiting``: no more scored as wins), and since the thirty-seventh the held-out art's own
+choice scenes (``choice-heldout``, ``choice-heldout-table``: other seeds than the report
+sets, for rules aimed at unseen art) — and **reported** on the *report* sets (hk val in
 four selections, held-out art v2, the val photos' tile multisets through ``recognize``,
 the end-to-end held-out-art scenes, ``turned-heldout`` among them, and the held-out art's
 hands that do not win). A candidate ships only if it is not
@@ -94,6 +96,14 @@ SETS: dict[str, SceneSet] = {
                                      ("--count", "200", "--seed", "3", "--art", "heldout",
                                       "--hand-prob", "1", "--extras-prob", "0",
                                       "--near-miss", "1")),
+    # the held-out art's hands for choosing rules aimed at unseen art (thirty-seventh
+    # session): other seeds than the report sets', the same two framings
+    "choice-heldout": SceneSet("/tmp/s37/sets/choice-heldout",
+                               ("--count", "200", "--seed", "901", "--art", "heldout",
+                                "--hand-prob", "1", "--extras-prob", "0")),
+    "choice-heldout-table": SceneSet("/tmp/s37/sets/choice-heldout-table",
+                                     ("--count", "100", "--seed", "902", "--art", "heldout",
+                                      *_TABLE)),
     "waiting-heldout": SceneSet("/tmp/nm/wait-heldout",
                                 ("--count", "200", "--seed", "3", "--art", "heldout",
                                  "--hand-prob", "1", "--extras-prob", "0", "--waiting", "1")),
@@ -160,6 +170,8 @@ PROTOCOLS: dict[str, tuple[Measure, ...]] = {
         Measure("turned-choice", "scenes", (), "turned-choice"),
         Measure("false claims", "not_winning", (), "false-claims"),
         Measure("waiting", "not_winning", (), "waiting"),
+        Measure("choice-heldout", "scenes", (), "choice-heldout"),
+        Measure("choice-heldout-table", "scenes", (), "choice-heldout-table"),
     ),
     "report": (
         Measure("hk val", "eval", ("--split", "val")),

@@ -973,6 +973,62 @@ def reread_extra_as_flower(
     return None
 
 
+#: A hand tile is a doubtful reading, which :func:`reread_flower_runs` may take for a
+#: flower, when its top-1 probability is below this.
+FLOWER_RUN_WEAK_P = 0.7
+#: Most tiles the hand may be over for :func:`reread_flower_runs` (as many flowers).
+FLOWER_RUN_MAX_OVER = 4
+#: Most ways of choosing the tiles :func:`reread_flower_runs` tries.
+FLOWER_RUN_TRIES = 12
+
+
+def reread_flower_runs(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A hand 1–:data:`FLOWER_RUN_MAX_OVER` tiles over its size whose extra tiles may be
+    flowers of an unfamiliar set read as kinds (:mod:`vision.flower_runs`): doubtful
+    readings (top-1 below :data:`FLOWER_RUN_WEAK_P`) lying together at a row's end or
+    beside a tile read as a flower are read as bonus codes — as many as the hand is over,
+    nearest the run's start first, weakest choice first — only if the layout then lays
+    each among the flowers and the corrected reading **wins** with exactly
+    ``test.hand_size`` tiles; otherwise None. A re-read tile with no bonus code in its
+    top-k gets a free one, and its note says which flower it is was not read."""
+    from vision.flower_runs import as_flowers, bonus_probability, flower_runs, run_choices
+
+    over = layout.tile_count - test.hand_size
+    used = {dets.codes[i] for i in layout.flowers}
+    if not 1 <= over <= min(FLOWER_RUN_MAX_OVER, len(BONUS) - len(used)):
+        return None
+    runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P)
+    if sum(len(r) for r in runs) < over:
+        return None
+    choices = run_choices(runs, over, 4 * FLOWER_RUN_TRIES)
+    choices.sort(key=lambda c: sum(float(dets.topk_probs[i, 0]) for i in c))
+    for tiles in choices[:FLOWER_RUN_TRIES]:
+        trial = as_flowers(dets, tiles, used)
+        t_lay = analyze(trial, params)
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] != FLOWER for i in tiles):
+            continue
+        result = test.wins(trial, t_lay)
+        if result is None or any(result.best.codes[i] not in BONUS for i in tiles):
+            continue
+        changes = tuple(
+            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
+                       bonus_probability(dets, i))
+            for i in tiles
+        )
+        notes = tuple(
+            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower "
+            f"({c.after}, p {c.p_after:.2f} as any flower): the hand had {over} too many "
+            "tiles, and this doubtful reading lies with the flowers or at a row's end"
+            + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
+            for c in changes
+        )
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None
+
+
 def below_threshold_as_weak(dets: Detections) -> Detections:
     """``dets`` with the tiles scored under the detector's own threshold (``meta["conf"]``;
     kept by the manifest's lower ``bonus_conf`` as flowers) moved back among the weak
@@ -1099,6 +1155,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             or reread_extra_as_flower(dets, layout, params, test)
             or drop_straddling_box(dets, layout, params, test)
             or reread_back_or_white(dets, layout, params, test)
+            or reread_flower_runs(dets, layout, params, test)
             or (flip_unclear_sideways(dets, layout, params, test)
                 if given.flip_sideways else None)
         )
