@@ -9,10 +9,11 @@ the top-k for a flower takes them. What still says they are flowers: the hand sh
 tiles than it can hold, and the extra ones are doubtful readings lying together at a
 row's end or beside a tile read as a flower.
 
-:func:`flower_runs` finds such tiles in the layout's rows; :func:`as_flowers` reads
-chosen tiles as bonus codes. The rule that uses them (which asks for a win with exactly
-the hand's size before it keeps anything) is
-:func:`vision.recognize.reread_flower_runs`.
+:func:`flower_runs` finds such tiles in the layout's rows, :func:`doubtful_apart` the
+doubtful readings the layout left out of the hand; :func:`as_flowers` reads chosen tiles
+as bonus codes. The rules that use them are :func:`vision.recognize.reread_flower_runs`
+(which asks for a win with exactly the hand's size before it keeps anything) and
+:func:`vision.recognize.reread_doubtful_apart_flowers` (which keeps the hand as it is).
 
 >>> from vision.layout_scene import SceneBuilder
 >>> from vision.layout import analyze
@@ -32,7 +33,7 @@ import numpy as np
 
 from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
 from vision.detections import Detections
-from vision.layout import FLOWER, STANDING, WINNING, Layout
+from vision.layout import FLOWER, IGNORED, STANDING, WINNING, Layout
 
 
 def flower_runs(dets: Detections, layout: Layout, weak_p: float) -> list[list[int]]:
@@ -73,6 +74,16 @@ def flower_runs(dets: Detections, layout: Layout, weak_p: float) -> list[list[in
                 walk(tiles[k + 1:])
                 walk(tiles[:k][::-1])
     return runs
+
+
+def doubtful_apart(dets: Detections, layout: Layout, weak_p: float) -> list[int]:
+    """Face-up tiles the layout left out of the hand (role ``ignored``) read as kinds with
+    a top-1 probability below ``weak_p``, weakest first (detection indices)."""
+    roles = layout.roles(len(dets))
+    out = [i for i, role in enumerate(roles)
+           if role == IGNORED and dets.codes[i] != BACK and dets.codes[i] not in BONUS
+           and float(dets.topk_probs[i, 0]) < weak_p]
+    return sorted(out, key=lambda i: float(dets.topk_probs[i, 0]))
 
 
 def run_choices(runs: Sequence[Sequence[int]], count: int, limit: int) -> list[list[int]]:

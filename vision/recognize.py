@@ -657,6 +657,52 @@ def reread_set_apart_flowers(
     return dets, layout, (), ()
 
 
+def reread_doubtful_apart_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """Flowers of an unfamiliar set set apart and read as kinds with no bonus code among
+    their alternatives (which :func:`reread_set_apart_flowers` needs): tiles the layout
+    ignores whose top-1 probability is below :data:`FLOWER_RUN_WEAK_P`
+    (:func:`vision.flower_runs.doubtful_apart`; weakest first, no more than bonus codes
+    are free) are read as bonus codes (:func:`vision.flower_runs.as_flowers`), all
+    together, kept on the same conditions: the layout lays each among the flowers (those
+    it does not are dropped and the rest tried again), lays no tile read as a kind there,
+    and the hand is the same detections with the same tile count. Which flower each is
+    was not read, and the notes say so. Returns the detections, their layout, a note and
+    a :class:`Correction` per re-read tile (unchanged and empty when none is kept)."""
+    from vision.flower_runs import as_flowers, bonus_probability, doubtful_apart
+
+    used = {dets.codes[i] for i in layout.flowers}
+    tiles = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
+    hand = sorted(layout.hand_detections)
+    while tiles:
+        trial = as_flowers(dets, tiles, used)
+        t_lay = analyze(trial, params)
+        if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
+            break
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] == FLOWER and trial.codes[i] not in BONUS and i not in layout.flowers
+               for i in range(len(trial))):
+            break
+        laid = [i for i in tiles if t_roles[i] == FLOWER]
+        if len(laid) < len(tiles):
+            tiles = laid
+            continue
+        changes = tuple(
+            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
+                       bonus_probability(dets, i))
+            for i in sorted(tiles)
+        )
+        notes = tuple(
+            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}): "
+            "set apart from the hand and read doubtfully, it lies with the flowers"
+            + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
+            for c in changes
+        )
+        return trial, t_lay, notes, changes
+    return dets, layout, (), ()
+
+
 #: A tile is re-read (as a flower, or a back as a white dragon and back) only when that
 #: reading is at most this many times less probable than its top reading (the
 #: correction's ``max_win_ratio``).
@@ -1142,6 +1188,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     layout = analyze(dets, params)
     dets, layout, flower_notes = take_weak_flowers(dets, layout, params)
     dets, layout, apart_notes, apart_changes = reread_set_apart_flowers(dets, layout, params)
+    dets, layout, doubt_notes, doubt_changes = reread_doubtful_apart_flowers(dets, layout, params)
+    apart_notes, apart_changes = (*apart_notes, *doubt_notes), (*apart_changes, *doubt_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     check = winning_shape_check(rules, ctx)
     rewrite: Rewrite | None = None

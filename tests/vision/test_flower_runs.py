@@ -120,3 +120,43 @@ def test_a_hand_holding_every_flower_takes_no_more() -> None:
     b.standing("P").uncertain(UNSEEN).standing("123m456p789s11sEE", apart=True).win("E")
     r = recognize_detections(b.detections(), "mcr", {"claim_win": True})
     assert not any("too many tiles" in n for n in r.notes)
+
+
+def flowers_apart_read_as(*readings: list[tuple[str, float]]) -> SceneBuilder:
+    """A won hand, and in a row nearer the camera flowers read as given."""
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    b.flowers("2f").uncertain(readings[0])
+    for r in readings[1:]:
+        b.standing("5f").uncertain(r)
+    return b
+
+
+def test_flowers_set_apart_read_doubtfully_with_no_flower_alternative_are_flowers() -> None:
+    """Two flowers of an unseen set laid apart, read as a white dragon and as dots with no
+    bonus code among their alternatives: doubtful readings left out of the hand are read
+    as flowers (each adds 1 fan under MCR), the hand unchanged; which flower is not read."""
+    d = flowers_apart_read_as(UNSEEN, UNSEEN2).detections()
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and len(r.hand.flowers) == 2
+    assert r.hand_text is not None and r.hand_text.startswith("123m456p78911sEEE")
+    assert list(r.roles[-2:]) == ["flower", "flower"]
+    assert r.score is not None
+    notes = [n for n in r.notes if "read doubtfully" in n]
+    assert len(notes) == 2 and all("which flower was not read" in n for n in notes)
+    assert {c["from"] for c in r.to_dict()["corrections"]} == {"P", "7p"}
+
+
+def test_surely_read_tiles_set_apart_stay_out_of_the_hand() -> None:
+    d = flowers_apart_read_as([("P", 0.9), ("C", 0.05)], [("7p", 0.85), ("6p", 0.1)])
+    r = recognize_detections(d.detections(), "mcr")
+    assert r.hand is not None and r.hand.flowers == ()
+    assert list(r.roles[-2:]) == ["ignored", "ignored"]
+
+
+def test_doubtful_tiles_set_apart_never_change_the_hand() -> None:
+    """A doubtful tile the layout would lay in the hand once read as a flower is not one
+    (the hand must stay the same detections): here the hand is left as it was read."""
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    d = b.standing("P").uncertain(UNSEEN).standing("E").detections()
+    before = recognize_detections(d, "mcr")
+    assert not any("read doubtfully" in n for n in before.notes)

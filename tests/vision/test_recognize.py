@@ -488,7 +488,9 @@ def test_two_tiles_set_apart_are_never_read_as_one_flower() -> None:
 
 
 def test_a_tile_set_apart_without_a_likely_flower_reading_stays_out_of_the_hand() -> None:
-    """No bonus code in its top-k, or one under 0.05: the tile stays ignored."""
+    """No bonus code in its top-k, or one under 0.05: the tile stays ignored — here with
+    a surely read kind (P 0.9) in its group, which no flower reading is left for, so the
+    doubtful 7p beside it is not taken either (tests/vision/test_flower_runs.py)."""
     needs_mcr()
     d = _flowers_apart_read_as([("P", 0.9), ("C", 0.05)], [("7p", 0.5), ("5f", 0.03)])
     r = recognize_detections(d, "mcr")
