@@ -635,26 +635,41 @@ def reread_set_apart_flowers(
         if i not in chosen and code not in used:
             chosen[i] = j
             used.add(code)
-    picks = sorted(chosen.items())
+    kept = _laid_as_flowers(dets, layout, params, sorted(chosen),
+                            lambda tiles: _promote(dets, [(i, chosen[i]) for i in tiles]))
+    if kept is None:
+        return dets, layout, (), ()
+    tiles, trial, t_lay = kept
+    changes, notes = _rereads(
+        dets, trial, [(float(dets.topk_probs[i, chosen[i]]), i) for i in tiles],
+        "set apart from the hand, it may be a flower")
+    return trial, t_lay, notes, changes
+
+
+def _laid_as_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams, tiles: list[int],
+    read: Callable[[list[int]], Detections],
+) -> tuple[list[int], Detections, Layout] | None:
+    """The tiles of ``tiles`` (ignored by ``layout``) that, read as flowers by ``read``
+    (tiles → detections with their new codes), the layout lays among the flowers while
+    the hand stays the same detections with the same tile count and no tile read as a
+    kind lies among the flowers: those it does not lay there are dropped and the rest
+    tried again. Returns the tiles, the detections and their layout, or None."""
     hand = sorted(layout.hand_detections)
-    while picks:
-        trial = _promote(dets, picks)
+    while tiles:
+        trial = read(tiles)
         t_lay = analyze(trial, params)
         if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
-            break
+            return None
         t_roles = t_lay.roles(len(trial))
         if any(t_roles[i] == FLOWER and trial.codes[i] not in BONUS and i not in layout.flowers
                for i in range(len(trial))):
-            break  # a kind now laid among the flowers that no flower reading is left for
-        laid = [(i, j) for i, j in picks if t_roles[i] == FLOWER]
-        if len(laid) < len(picks):
-            picks = laid  # try again with only those the layout took for flowers
-            continue
-        changes, notes = _rereads(
-            dets, trial, [(float(dets.topk_probs[i, j]), i) for i, j in picks],
-            "set apart from the hand, it may be a flower")
-        return trial, t_lay, notes, changes
-    return dets, layout, (), ()
+            return None  # a kind now laid among the flowers that no flower reading is left for
+        laid = [i for i in tiles if t_roles[i] == FLOWER]
+        if len(laid) == len(tiles):
+            return tiles, trial, t_lay
+        tiles = laid  # try again with only those the layout took for flowers
+    return None
 
 
 def reread_doubtful_apart_flowers(
@@ -673,34 +688,24 @@ def reread_doubtful_apart_flowers(
     from vision.flower_runs import as_flowers, bonus_probability, doubtful_apart
 
     used = {dets.codes[i] for i in layout.flowers}
-    tiles = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
-    hand = sorted(layout.hand_detections)
-    while tiles:
-        trial = as_flowers(dets, tiles, used)
-        t_lay = analyze(trial, params)
-        if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
-            break
-        t_roles = t_lay.roles(len(trial))
-        if any(t_roles[i] == FLOWER and trial.codes[i] not in BONUS and i not in layout.flowers
-               for i in range(len(trial))):
-            break
-        laid = [i for i in tiles if t_roles[i] == FLOWER]
-        if len(laid) < len(tiles):
-            tiles = laid
-            continue
-        changes = tuple(
-            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
-                       bonus_probability(dets, i))
-            for i in sorted(tiles)
-        )
-        notes = tuple(
-            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}): "
-            "set apart from the hand and read doubtfully, it lies with the flowers"
-            + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
-            for c in changes
-        )
-        return trial, t_lay, notes, changes
-    return dets, layout, (), ()
+    doubtful = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
+    kept = _laid_as_flowers(dets, layout, params, doubtful,
+                            lambda tiles: as_flowers(dets, tiles, used))
+    if kept is None:
+        return dets, layout, (), ()
+    tiles, trial, t_lay = kept
+    changes = tuple(
+        Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
+                   bonus_probability(dets, i))
+        for i in sorted(tiles)
+    )
+    notes = tuple(
+        f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}): "
+        "set apart from the hand and read doubtfully, it lies with the flowers"
+        + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
+        for c in changes
+    )
+    return trial, t_lay, notes, changes
 
 
 #: A tile is re-read (as a flower, or a back as a white dragon and back) only when that
