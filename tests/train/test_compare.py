@@ -29,12 +29,32 @@ def test_choice_protocol_runs_the_choice_data_only(capsys: pytest.CaptureFixture
     assert compare.main(["choice", "models", "--dry-run"]) == 0
     out = capsys.readouterr().out
     runs = [line for line in out.splitlines() if "--model-dir models" in line]
-    assert len(runs) == 8
+    assert len(runs) == 10
     assert "/tmp/s21/turned-choice --detector" in runs[5]
     assert "/tmp/nm/table --detector" in runs[6] and "/tmp/nm/wait-table --detector" in runs[7]
+    assert "/tmp/s37/sets/choice-heldout --detector" in runs[8]
+    assert "/tmp/s37/sets/choice-heldout-table --detector" in runs[9]
     assert "--split train --limit 400 --copies trusted" in runs[0]
     assert "synth-val-heldout " in runs[2] and "--split val" not in out  # never the val split
-    assert all("v2" not in line and "heldoutB" not in line for line in runs)
+    report_sets = ("v2", "heldoutB", "heldoutC", "layout-eval-heldout", "turned-heldout",
+                   "/tmp/nm/heldout", "wait-heldout")
+    assert all(name not in line for line in runs for name in report_sets)
+
+
+def test_held_out_choice_sets_are_other_seeds_than_the_report_sets() -> None:
+    """Rules aimed at unseen art are chosen on held-out-art scenes the report never reads."""
+    compare = _compare()
+    choice = {m.needs for m in compare.PROTOCOLS["choice"] if m.needs}
+    report = {m.needs for m in compare.PROTOCOLS["report"] if m.needs}
+    assert {"choice-heldout", "choice-heldout-table"} <= choice and not choice & report
+
+    def seed(name: str) -> str:
+        args = compare.SETS[name].synth
+        return args[args.index("--seed") + 1]
+
+    held_out = [n for n in compare.SETS if "heldout" in compare.SETS[n].synth]
+    assert {seed(n) for n in held_out if n in choice}.isdisjoint(
+        {seed(n) for n in held_out if n in report})
 
 
 def test_report_protocol_covers_the_val_selections_and_held_out_scenes(
