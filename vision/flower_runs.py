@@ -36,19 +36,24 @@ from vision.detections import Detections
 from vision.layout import FLOWER, IGNORED, STANDING, WINNING, Layout
 
 
-def flower_runs(dets: Detections, layout: Layout, weak_p: float) -> list[list[int]]:
+def flower_runs(
+    dets: Detections, layout: Layout, weak_p: float, fair_p: float = 0.0, bonus_p: float = 1.0
+) -> list[list[int]]:
     """Runs of hand tiles that may be flowers read as kinds, each ordered from where it
     starts outward: from a row's end inward, or from a tile read as a flower outward
-    either way, through standing (or winning) face-up tiles whose top-1 probability is
-    below ``weak_p``; a run stops at the first tile that is not such a doubtful reading.
+    either way, through standing (or winning) face-up *doubtful* readings — top-1
+    probability below ``weak_p``, or below ``fair_p`` with at least ``bonus_p`` of it on
+    bonus codes (summed over the top-k); a run stops at the first tile that is not one.
     Tiles read as flowers inside a run are passed over. Detection indices; a tile is in
     at most one run (the first found)."""
     roles = layout.roles(len(dets))
     codes = dets.codes
 
     def doubtful(i: int) -> bool:
-        return (roles[i] in (STANDING, WINNING) and codes[i] != BACK
-                and codes[i] not in BONUS and float(dets.topk_probs[i, 0]) < weak_p)
+        if roles[i] not in (STANDING, WINNING) or codes[i] == BACK or codes[i] in BONUS:
+            return False
+        p1 = float(dets.topk_probs[i, 0])
+        return p1 < weak_p or (p1 < fair_p and bonus_probability(dets, i) >= bonus_p)
 
     runs: list[list[int]] = []
     taken: set[int] = set()

@@ -1027,6 +1027,10 @@ def reread_extra_as_flower(
 #: A hand tile is a doubtful reading, which :func:`reread_flower_runs` may take for a
 #: flower, when its top-1 probability is below this.
 FLOWER_RUN_WEAK_P = 0.7
+#: ... or when its top-1 is below ``FLOWER_RUN_FAIR_P`` and its top-k gives the bonus
+#: codes together at least ``FLOWER_RUN_BONUS_P``.
+FLOWER_RUN_FAIR_P = 0.9
+FLOWER_RUN_BONUS_P = 0.03
 #: Most tiles the hand may be over for :func:`reread_flower_runs` (as many flowers).
 FLOWER_RUN_MAX_OVER = 4
 #: Most ways of choosing the tiles :func:`reread_flower_runs` tries.
@@ -1050,7 +1054,7 @@ def reread_flower_runs(
     used = {dets.codes[i] for i in layout.flowers}
     if not 1 <= over <= min(FLOWER_RUN_MAX_OVER, len(BONUS) - len(used)):
         return None
-    runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P)
+    runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P, FLOWER_RUN_FAIR_P, FLOWER_RUN_BONUS_P)
     if sum(len(r) for r in runs) < over:
         return None
     choices = run_choices(runs, over, 4 * FLOWER_RUN_TRIES)

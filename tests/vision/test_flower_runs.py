@@ -160,3 +160,22 @@ def test_doubtful_tiles_set_apart_never_change_the_hand() -> None:
     d = b.standing("P").uncertain(UNSEEN).standing("E").detections()
     before = recognize_detections(d, "mcr")
     assert not any("read doubtfully" in n for n in before.notes)
+
+
+def test_a_fairly_sure_reading_with_flower_alternatives_is_doubtful_too() -> None:
+    """top-1 0.8 is doubtful only when the top-k puts ≥ 0.03 on bonus codes together."""
+    b = SceneBuilder().standing("7p").uncertain([("7p", 0.8), ("4f", 0.06), ("2f", 0.05)])
+    b.standing("P").uncertain([("P", 0.8), ("9p", 0.1), ("5f", 0.01)])
+    d = b.standing("123m456p789s11sE", apart=True).win("E").detections()
+    lay = analyze(d)
+    assert flower_runs(d, lay, weak_p=0.7) == []
+    assert flower_runs(d, lay, weak_p=0.7, fair_p=0.9, bonus_p=0.03) == [[0]]
+
+
+def test_a_hand_one_over_reads_a_fairly_sure_kind_at_its_row_end_with_flower_odds() -> None:
+    """A season read 7p at 0.77 with 0.18 on bonus codes, at the row's end of a hand one
+    tile over: read as a flower (its likeliest, 4f), and the hand wins."""
+    b = SceneBuilder().standing("7p").uncertain([("7p", 0.77), ("4f", 0.06), ("2f", 0.05)])
+    d = b.standing("123m456p789s11sE", apart=True).standing("E").win("E").detections()
+    r = recognize_detections(d, "mcr", {"claim_win": True})
+    assert r.hand is not None and r.hand.flowers == ("4f",) and r.score is not None
