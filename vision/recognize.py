@@ -1042,7 +1042,8 @@ def reread_flower_runs(
 ) -> Rewrite | None:
     """A hand 1–:data:`FLOWER_RUN_MAX_OVER` tiles over its size whose extra tiles may be
     flowers of an unfamiliar set read as kinds (:mod:`vision.flower_runs`): doubtful
-    readings (top-1 below :data:`FLOWER_RUN_WEAK_P`) lying together at a row's end or
+    readings (top-1 below :data:`FLOWER_RUN_WEAK_P`, or below :data:`FLOWER_RUN_FAIR_P`
+    with :data:`FLOWER_RUN_BONUS_P` on bonus codes together) lying together at a row's end or
     beside a tile read as a flower are read as bonus codes — as many as the hand is over,
     nearest the run's start first, weakest choice first — only if the layout then lays
     each among the flowers and the corrected reading **wins** with exactly
