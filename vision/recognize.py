@@ -685,7 +685,7 @@ def reread_doubtful_apart_flowers(
     and the hand is the same detections with the same tile count. Which flower each is
     was not read, and the notes say so. Returns the detections, their layout, a note and
     a :class:`Correction` per re-read tile (unchanged and empty when none is kept)."""
-    from vision.flower_runs import as_flowers, bonus_probability, doubtful_apart
+    from vision.flower_runs import as_flowers, doubtful_apart
 
     used = {dets.codes[i] for i in layout.flowers}
     doubtful = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
@@ -694,18 +694,34 @@ def reread_doubtful_apart_flowers(
     if kept is None:
         return dets, layout, (), ()
     tiles, trial, t_lay = kept
+    changes, notes = _guessed_flowers(
+        dets, trial, tiles, "set apart from the hand and read doubtfully, it lies with the "
+        "flowers", show_p=False)
+    return trial, t_lay, notes, changes
+
+
+def _guessed_flowers(
+    dets: Detections, trial: Detections, tiles: Sequence[int], why: str, show_p: bool
+) -> tuple[tuple[Correction, ...], tuple[str, ...]]:
+    """The :class:`Correction` and the note of each of ``tiles`` that ``trial`` reads as a
+    flower by :func:`vision.flower_runs.as_flowers` (its new probability: the bonus codes'
+    together in its top-k; ``show_p``: the note gives it). ``why`` ends each note, and a
+    tile given a free code adds that which flower was not read."""
+    from vision.flower_runs import bonus_probability
+
     changes = tuple(
         Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
                    bonus_probability(dets, i))
         for i in sorted(tiles)
     )
     notes = tuple(
-        f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ({c.after}): "
-        "set apart from the hand and read doubtfully, it lies with the flowers"
+        f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ("
+        + (f"{c.after}, p {c.p_after:.2f} as any flower" if show_p else c.after)
+        + f"): {why}"
         + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
         for c in changes
     )
-    return trial, t_lay, notes, changes
+    return changes, notes
 
 
 #: A tile is re-read (as a flower, or a back as a white dragon and back) only when that
@@ -1049,7 +1065,7 @@ def reread_flower_runs(
     each among the flowers and the corrected reading **wins** with exactly
     ``test.hand_size`` tiles; otherwise None. A re-read tile with no bonus code in its
     top-k gets a free one, and its note says which flower it is was not read."""
-    from vision.flower_runs import as_flowers, bonus_probability, flower_runs, run_choices
+    from vision.flower_runs import as_flowers, flower_runs, run_choices
 
     over = layout.tile_count - test.hand_size
     used = {dets.codes[i] for i in layout.flowers}
@@ -1069,18 +1085,9 @@ def reread_flower_runs(
         result = test.wins(trial, t_lay)
         if result is None or any(result.best.codes[i] not in BONUS for i in tiles):
             continue
-        changes = tuple(
-            Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
-                       bonus_probability(dets, i))
-            for i in tiles
-        )
-        notes = tuple(
-            f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower "
-            f"({c.after}, p {c.p_after:.2f} as any flower): the hand had {over} too many "
-            "tiles, and this doubtful reading lies with the flowers or at a row's end"
-            + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
-            for c in changes
-        )
+        changes, notes = _guessed_flowers(
+            dets, trial, tiles, f"the hand had {over} too many tiles, and this doubtful "
+            "reading lies with the flowers or at a row's end", show_p=True)
         return Rewrite(trial, t_lay, notes, result, changes)
     return None
 
