@@ -28,9 +28,11 @@ once, each kind at most four times, :mod:`vision.set_counts`), ``row_fill`` (box
 the threshold kept where a row of kept tiles goes on, :mod:`vision.row_fill`), ``score``,
 ``zoom``,
 ``weight``, ``tta``, ``name`` and ``version`` are optional; so are a top-level
-``calibration`` (the hand confidence, :mod:`vision.confidence`) and ``readers`` (second
+``calibration`` (the hand confidence, :mod:`vision.confidence`), ``readers`` (second
 looks from larger crops at some codes, applied in order after the classifier;
-:class:`ReaderSpec`; a single ``reader`` object is read too).
+:class:`ReaderSpec`; a single ``reader`` object is read too) and ``numeral`` (the
+numeral reader of seasons and flowers, after the readers: ``{"file": "numerals.onnx",
+"size": [48, 80], "top": 0.45, "weight": 1.0, "min_mass": 0.3}``, :class:`NumeralSpec`).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -70,14 +72,19 @@ import numpy.typing as npt
 
 from vision import postprocess as pp
 from vision.backends import Backend, open_backend
-from vision.classes import BONUS_IDS, CLASSES
+from vision.classes import BONUS, BONUS_IDS, CLASSES
 from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
+from vision.numeral import fuse_numerals, numeral_odds, strips_batch
+from vision.numeral import softmax as numeral_softmax
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.row_fill import RowFill, in_rows
 from vision.set_counts import within_one_set
+
+#: columns of the bonus codes ``1f``…``8f`` in the 43-class order
+_BONUS_COLUMNS = np.array([CLASSES.index(code) for code in BONUS], np.int64)
 
 #: ``(43,)`` True at the flowers' and seasons' class indices.
 _IS_BONUS = np.isin(np.arange(len(CLASSES)), sorted(BONUS_IDS))
@@ -192,6 +199,24 @@ class ClassifierSpec:
     more_views_below: float = 0.0
     #: second looks at some tiles, in order (manifest ``readers``, or one ``reader``)
     readers: tuple[ReaderSpec, ...] = ()
+    #: the numeral reader, after the readers (manifest ``numeral``)
+    numeral: NumeralSpec | None = None
+
+
+@dataclass(frozen=True)
+class NumeralSpec:
+    """The manifest's optional ``numeral`` entry: the numeral reader
+    (:mod:`vision.numeral`). It looks at each tile whose probability on the eight bonus
+    codes reaches ``min_mass``, cuts the top strip of its face at all four quarter turns
+    (``top`` of the upright box, resized to ``size`` ``(H, W)``), and re-ranks the tile's
+    bonus codes by the numeral odds to the power ``weight``; the chance the tile is a
+    bonus tile at all stays as it was."""
+
+    file: Path
+    size: tuple[int, int]
+    top: float
+    weight: float
+    min_mass: float
 
 
 @dataclass(frozen=True)
@@ -294,6 +319,11 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         if cls is None:
             raise ModelError(f"{path}: a 'reader' needs a 'classifier' entry too")
         cls = dataclasses.replace(cls, readers=readers)
+    numeral = _numeral_spec(manifest.get("numeral"), model_dir, f"{path} numeral")
+    if numeral is not None:
+        if cls is None:  # the strips are cut by the classifier's quarter turns
+            raise ModelError(f"{path}: a 'numeral' reader needs a 'classifier' entry too")
+        cls = dataclasses.replace(cls, numeral=numeral)
     if generic and cls is None:
         raise ModelError(
             f"{path}: detector classes {generic} are not tile codes and there is no classifier"
@@ -313,6 +343,30 @@ def _reader_specs(manifest: dict[str, Any], model_dir: Path, path: Path) -> tupl
         raise ModelError(f"{path} readers: expected a list of reader objects")
     specs = [_reader_spec(e, model_dir, f"{path} readers[{i}]") for i, e in enumerate(many)]
     return tuple(s for s in specs if s is not None)
+
+
+def _numeral_spec(entry: Any, model_dir: Path, where: str) -> NumeralSpec | None:
+    """The ``numeral`` entry checked (None when absent or empty)."""
+    if not entry:
+        return None
+    if not isinstance(entry, dict):
+        raise ModelError(f"{where}: expected an object with 'file' and 'size'")
+    size = _need(entry, "size", list, where)
+    if len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 8
+                                 for v in size):
+        raise ModelError(f"{where}: 'size' must be [height, width], each at least 8 px, "
+                         f"got {size!r}")
+    top, weight = entry.get("top", 0.45), entry.get("weight", 1.0)
+    min_mass = entry.get("min_mass", 0.3)
+    for key, value in (("top", top), ("min_mass", min_mass)):
+        _unit(value, key, where)
+    if top <= 0:
+        raise ModelError(f"{where}: 'top' must be above 0, got {top!r}")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 4:
+        raise ModelError(f"{where}: 'weight' must be a number in [0, 4], got {weight!r}")
+    return NumeralSpec(file=model_dir / _need(entry, "file", str, where),
+                       size=(int(size[0]), int(size[1])), top=float(top),
+                       weight=float(weight), min_mass=float(min_mass))
 
 
 def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
@@ -673,6 +727,7 @@ class Detector:
         classifier: Backend | None = None,
         readers: Sequence[Backend] | None = None,
         scales_backend: Backend | None = None,
+        numeral: Backend | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -697,6 +752,11 @@ class Detector:
             backend_i = readers[i] if readers is not None else self._open(spec.file, threads)
             ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
             self.readers.append((spec, backend_i, ids))
+        #: the numeral reader (manifest ``numeral``)
+        self.numeral: Backend | None = None
+        numeral_spec = self.classifier_spec.numeral if self.classifier_spec else None
+        if numeral_spec is not None:
+            self.numeral = numeral or self._open(numeral_spec.file, threads)
         #: hand-confidence calibration (manifest ``calibration``, :mod:`vision.confidence`)
         self.calibration: dict[str, Any] | None = None
         if "calibration" in self.manifest:
@@ -993,6 +1053,7 @@ class Detector:
             rotation_probs = np.asarray(rot_probs, np.float32)
             t_read = time.perf_counter()
             probs = self._read_again(img, boxes, probs)
+            probs = self._read_numerals(img, boxes, probs, rotation_probs)
             read_ms = (time.perf_counter() - t_read) * 1000
         one_set_changed: int | None = None  # tiles the one-set rule read otherwise
         if self.spec.one_set:
@@ -1089,6 +1150,30 @@ class Detector:
             within = probs[np.ix_(look, ids)] / mass[look, None]
             probs = probs.copy()
             probs[np.ix_(look, ids)] = pp.fuse(within, read, spec.weight) * mass[look, None]
+        return probs
+
+    def _read_numerals(
+        self,
+        img: npt.NDArray[np.uint8],
+        boxes: npt.NDArray[np.float32],
+        probs: npt.NDArray[np.float32],
+        rotation_probs: npt.NDArray[np.float32],
+    ) -> npt.NDArray[np.float32]:
+        """``probs`` ``(n, 43)`` with the bonus codes of the tiles the numeral reader
+        looks at (:class:`NumeralSpec`) re-ranked by its odds (:mod:`vision.numeral`)."""
+        spec = self.classifier_spec.numeral if self.classifier_spec else None
+        if spec is None or self.numeral is None:
+            return probs
+        mass = probs[:, _BONUS_COLUMNS].sum(axis=1)
+        look = np.flatnonzero(mass >= max(spec.min_mass, 1e-6))
+        if not len(look):
+            return probs
+        strips = strips_batch(img, boxes[look], spec.size, spec.top)
+        answers = numeral_softmax(self.numeral.run(strips)).reshape(len(look), 4, -1)
+        odds = numeral_odds(answers, rotation_probs[look])
+        probs = probs.copy()
+        probs[np.ix_(look, _BONUS_COLUMNS)] = fuse_numerals(
+            probs[np.ix_(look, _BONUS_COLUMNS)], odds, spec.weight)
         return probs
 
     def _finish(

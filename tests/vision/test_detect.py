@@ -962,3 +962,67 @@ def test_one_set_reads_a_second_copy_of_a_flower_as_its_next_code(tmp_path: Path
 def test_one_set_must_be_true_or_false(tmp_path: Path, bad: Any) -> None:
     with pytest.raises(ModelError, match="'one_set' must be true or false"):
         read_manifest(_one_set_model(tmp_path, bad))
+
+
+NUMERAL = {"file": "numerals.onnx", "size": [48, 80], "top": 0.45, "weight": 1.0,
+           "min_mass": 0.3}
+
+
+def test_numeral_reader_decides_which_of_four_from_the_strips_of_bonus_tiles(
+    tmp_path: Path,
+) -> None:
+    """Manifest ``numeral``: a tile read as a season, unsure which, has its top strip cut
+    at the four quarter turns and read; the numeral it shows decides which season, and
+    its chance of being a bonus tile at all stays. A character tile is not looked at."""
+    names = ["1m", "1f", "2f", "3f"]
+    model = _model_dir(tmp_path, ["tile"], classifier={"file": "c.onnx", "size": 32,
+                                                       "names": names, "weight": 1.0})
+    rows = [[115, 200, 30, 40, 0.9], [300, 200, 30, 40, 0.9]]
+    cls_out = np.concatenate([_logits([0.1, 0.5, 0.35, 0.05]), _logits([0.97, 0.01, 0.01, 0.01])])
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    plain = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=FakeBackend(cls_out),
+                     topk=5).detect(frame)
+    assert plain.codes == ["1f", "1m"]
+    manifest = json.loads((model / "manifest.json").read_text())
+    manifest["numeral"] = NUMERAL
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    # upright strip: numeral 2; the other three turns: none
+    numeral = FakeBackend(np.array([[-5, 5, -5, -5, 0], [-5, -5, -5, -5, 5],
+                                    [-5, -5, -5, -5, 5], [-5, -5, -5, -5, 5]], np.float32))
+    d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=FakeBackend(cls_out),
+                 numeral=numeral, topk=5).detect(frame)
+    assert [x.shape for x in numeral.inputs] == [(4, 3, 48, 80)]  # one tile, four turns
+    assert d.codes == ["2f", "1m"]
+    bonus = [class_id(c) for c in ("1f", "2f", "3f")]
+    was = dict(zip(plain.topk_ids[0].tolist(), plain.topk_probs[0].tolist(), strict=True))
+    now = dict(zip(d.topk_ids[0].tolist(), d.topk_probs[0].tolist(), strict=True))
+    assert sum(now.get(i, 0.0) for i in bonus) == pytest.approx(
+        sum(was.get(i, 0.0) for i in bonus), abs=1e-3)
+    assert d.topk_probs[1].tolist() == plain.topk_probs[1].tolist()
+
+
+def test_numeral_setting_is_checked(tmp_path: Path) -> None:
+    model = _model_dir(tmp_path, ["tile"], {"file": "c.onnx", "size": 32, "names": ["1f", "2f"]})
+    manifest = json.loads((model / "manifest.json").read_text())
+    for bad, message in (
+        ({**NUMERAL, "size": [48]}, "'size' must be"),
+        ({**NUMERAL, "size": [4, 80]}, "'size' must be"),
+        ({**NUMERAL, "weight": -1}, "'weight' must be"),
+        ({**NUMERAL, "top": 0}, "'top' must be"),
+        ({**NUMERAL, "min_mass": 2}, "min_mass"),
+        ({"size": [48, 80]}, "'file' field is missing"),
+        ("numerals.onnx", "expected an object"),
+    ):
+        manifest["numeral"] = bad
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        with pytest.raises(ModelError, match=message):
+            read_manifest(model)
+    manifest["numeral"] = NUMERAL
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    spec = read_manifest(model)[1]
+    assert spec is not None and spec.numeral is not None and spec.numeral.size == (48, 80)
+    del manifest["classifier"]
+    manifest["detector"]["names"] = ["1f", "2f"]
+    (model / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="needs a 'classifier'"):
+        read_manifest(model)

@@ -197,3 +197,32 @@ def test_a_numbered_set_tells_the_four_of_a_group_apart_only_by_the_corner() -> 
                     f"seed {seed}: {a} and {b} differ outside a corner"
         assert (np.abs(faces["1f"].astype(int) - faces["5f"].astype(int)).max(axis=2) > 40
                 ).mean() > 0.02
+
+
+@needs_font
+def test_a_numbered_sets_corner_can_be_chosen_and_its_numeral_drawn_hollow_or_larger() -> None:
+    """Numbered bonus art for the numeral reader: the corner is the caller's when given;
+    ``hollow`` outlines the numeral and fills it pale (another face than the solid
+    one), ``grow`` enlarges it (the faces of a group differ over at least as much); the
+    defaults draw the plain solid numeral exactly as before (nothing more drawn from
+    ``rng``)."""
+    style = proc.random_style(np.random.default_rng(3), FONTS, "varied")
+    plain = proc.numbered_bonus_faces(style, np.random.default_rng(4))
+    again = proc.numbered_bonus_faces(style, np.random.default_rng(4), None, 0.0, 0.0)
+    assert all(np.array_equal(plain[c], again[c]) for c in plain)
+    for corner in range(len(proc.NUMBER_CORNERS)):
+        faces = proc.numbered_bonus_faces(style, np.random.default_rng(5), corner)
+        h, w = faces["1f"].shape[:2]
+        diff = np.abs(faces["1f"].astype(int) - faces["2f"].astype(int)).max(axis=2) > 40
+        ys, xs = np.nonzero(diff)
+        x0, y0, x1, y1 = proc.NUMBER_CORNERS[corner][0]
+        assert x0 - 0.1 <= xs.mean() / w <= x1 + 0.1 and y0 - 0.1 <= ys.mean() / h <= y1 + 0.1
+    solid = proc.numbered_bonus_faces(style, np.random.default_rng(6), 0, 0.0, 0.0)
+    hollow = proc.numbered_bonus_faces(style, np.random.default_rng(6), 0, 1.0, 0.0)
+    big = proc.numbered_bonus_faces(style, np.random.default_rng(6), 0, 0.0, 1.0)
+
+    def changed(faces: dict[str, np.ndarray]) -> np.ndarray:
+        return np.abs(faces["1f"].astype(int) - faces["4f"].astype(int)).max(axis=2) > 40
+
+    assert not np.array_equal(solid["1f"], hollow["1f"])
+    assert changed(big).sum() >= changed(solid).sum()

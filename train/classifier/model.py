@@ -94,3 +94,33 @@ def factor_head_from(
         out[f"head_b.{name}"] = (grid.mean(dim=0, keepdim=True) - mean / 2).reshape(
             b * N_ROTATIONS, *t.shape[1:])
     return out
+
+
+class StripNet(nn.Module):
+    """The numeral reader (:mod:`vision.numeral`): CropNet's stages over a top strip
+    ``(B, 3, H, W)`` float RGB in 0..1 (any size; 48 × 80 served), global average pool,
+    dropout and a linear head to ``n_answers`` logits (numerals 1–4 and *none*). No
+    rotation output: the strip is cut upright."""
+
+    def __init__(self, n_answers: int = 5, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _block(3, w, 2),
+            _block(w, 2 * w, 1),  # glyph strokes kept at half the strip's side
+            _block(2 * w, 2 * w, 2),
+            _block(2 * w, 4 * w, 1),
+            _block(4 * w, 4 * w, 2),
+            _block(4 * w, 8 * w, 1),
+            _block(8 * w, 8 * w, 2),
+        )
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.drop = nn.Dropout(0.2)
+        self.head = nn.Linear(8 * w, n_answers)
+        self.register_buffer("mean", torch.tensor([0.5, 0.5, 0.5]).view(1, 3, 1, 1))
+        self.register_buffer("std", torch.tensor([0.25, 0.25, 0.25]).view(1, 3, 1, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x (B, 3, H, W)`` in 0..1 → logits ``(B, n_answers)``."""
+        x = (x - self.mean) / self.std
+        return self.head(self.drop(self.pool(self.features(x)).flatten(1)))

@@ -236,8 +236,10 @@ class _Face:
             self._fonts[size] = self._font_mod.truetype(path, size, index=index)
         return self._fonts[size]
 
-    def text(self, chars: str, box: tuple[float, float, float, float], colour: RGB) -> None:
-        """Draw ``chars`` fitted inside ``box`` (fractions x0, y0, x1, y1), centred."""
+    def text(self, chars: str, box: tuple[float, float, float, float], colour: RGB,
+             hollow: RGB | None = None) -> None:
+        """Draw ``chars`` fitted inside ``box`` (fractions x0, y0, x1, y1), centred; with
+        ``hollow`` the strokes are outlined in ``colour`` and filled with ``hollow``."""
         x0, y0, x1, y1 = (box[0] * self.w, box[1] * self.h, box[2] * self.w, box[3] * self.h)
         bw, bh = (x1 - x0) * self.style.glyph_scale, (y1 - y0) * self.style.glyph_scale
         probe = self.font(100)
@@ -249,7 +251,11 @@ class _Face:
         dy = self.rng.normal(0, 0.02) * self.h
         x = (x0 + x1) / 2 - (left + right) / 2 + dx
         y = (y0 + y1) / 2 - (top + bottom) / 2 + dy
-        self.draw.text((x, y), chars, font=font, fill=colour)
+        if hollow is None:
+            self.draw.text((x, y), chars, font=font, fill=colour)
+        else:
+            self.draw.text((x, y), chars, font=font, fill=hollow,
+                           stroke_width=max(1, size // 14), stroke_fill=colour)
 
     def coin(self, cx: float, cy: float, radius: float, colour: RGB) -> None:
         """A dot tile's coin: rings of ``colour``, a centre, optional spokes."""
@@ -534,7 +540,9 @@ NUMBER_CORNERS: tuple[tuple[tuple[float, float, float, float], float], ...] = (
 )
 
 
-def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Image]:
+def numbered_bonus_faces(style: Style, rng: np.random.Generator,
+                         corner: int | None = None, hollow: float = 0.0,
+                         grow: float = 0.0) -> dict[str, Image]:
     """The eight bonus faces of a *numbered* set in ``style``: the four seasons share one
     picture and the four flowers another, and a small numeral (1-4 or 一-四, per the
     style's ``bonus_arabic``) in one corner is all that tells the four of a group apart —
@@ -543,12 +551,28 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Im
     tinted picture); the groups share it or not. With the chance ``style.bonus_char`` a
     face also carries its character (春…竹) small beside the numeral.
 
+    ``corner`` picks the corner (an index of :data:`NUMBER_CORNERS`); by default it is
+    drawn by the corners' weights. With the chance ``hollow`` the numerals are outlined
+    in their ink and filled with a pale tint of it (as cartoon-like sets draw them); with
+    ``grow`` > 0 the numeral's box is enlarged by up to that share of itself, away from
+    its corner. Both default to the plain small solid numeral (and draw nothing from
+    ``rng`` then).
+
     Returns ``{code: (160, W, 3) uint8 RGB}`` for ``1f``…``8f``. Draws from ``rng`` only
     (the shared pictures from seeds drawn from it), so other styles' faces are unchanged.
     """
     boxes = [b for b, _ in NUMBER_CORNERS]
     weights = np.array([w for _, w in NUMBER_CORNERS])
-    corner = boxes[int(rng.choice(len(boxes), p=weights / weights.sum()))]
+    if corner is None:
+        corner = int(rng.choice(len(boxes), p=weights / weights.sum()))
+    where = boxes[corner]
+    if grow > 0:
+        x0, y0, x1, y1 = where
+        g = float(rng.uniform(0, grow))
+        dx, dy = (x1 - x0) * g, (y1 - y0) * g
+        where = (x0 if x0 < 0.5 else x0 - dx, y0 if y0 < 0.5 else y0 - dy,
+                 x1 + dx if x0 < 0.5 else x1, y1 + dy if y0 < 0.5 else y1)
+    outline = hollow > 0 and rng.random() < hollow
     picture_seeds = [int(rng.integers(0, 2**31)) for _ in range(2)]
     full = rng.random() < 0.6  # the picture fills the face, numeral on top of it
 
@@ -560,6 +584,10 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Im
 
     shared = rng.random() < 0.5
     inks = [ink()] * 2 if shared else [ink(), ink()]
+    tint = float(rng.uniform(0.6, 0.9)) if outline else 0.0  # the hollow fill: mostly ground
+    fills: list[RGB | None] = [
+        tuple(int(g * tint + c * (1 - tint)) for g, c in zip(style.ground, i, strict=True))
+        if outline else None for i in inks]
     with_char = rng.random() < 0.5
     out: dict[str, Image] = {}
     for code in BONUS:
@@ -570,9 +598,9 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator) -> dict[str, Im
         draw_picture((0.06, 0.05, 0.94, 0.95) if full else (0.1, 0.22, 0.9, 0.95))
         f.rng = rng
         number = str((n - 1) % 4 + 1) if style.bonus_arabic else NUMERALS[(n - 1) % 4]
-        f.text(number, corner, inks[group])
+        f.text(number, where, inks[group], fills[group])
         if with_char and rng.random() < style.bonus_char:
-            x0, y0, x1, y1 = corner
+            x0, y0, x1, y1 = where
             below = (x0, min(y1 + 0.01, 0.8), x1, min(y1 + 0.16, 0.97)) if y0 < 0.5 else \
                 (x0, max(y0 - 0.16, 0.02), x1, y0 - 0.01)
             f.text(BONUS_CHARS[code], below, inks[group])
