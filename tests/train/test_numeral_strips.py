@@ -54,19 +54,19 @@ def test_each_cut_gives_the_upright_strip_and_wrong_turns_labelled_none(
 
 @needs_font
 def test_flat_numbered_faces_give_labelled_strips(strips: ModuleType) -> None:
-    part = strips.flat_style((0, 3, 1, 0.06, 0.5, 0.5))
+    part = strips.flat_style((0, 3, 1, 0.06, 0.5, 0.5, 0.1))
     assert part["strips"].shape == (16, 3, *STRIP_SIZE)
     up = part["upright"]
     assert up.sum() == 8 and (part["labels"][~up] == 4).all()
     numerals = part["labels"][up]
     assert sorted(numerals.tolist()) in ([0, 0, 1, 1, 2, 2, 3, 3], [4] * 8)
-    again = strips.flat_style((0, 3, 1, 0.06, 0.5, 0.5))
+    again = strips.flat_style((0, 3, 1, 0.06, 0.5, 0.5, 0.1))
     assert np.array_equal(part["strips"], again["strips"])  # seeded
 
 
 @needs_font
 def test_a_close_up_scene_of_a_numbered_style_gives_strips(strips: ModuleType) -> None:
-    part = strips._scene((0, "fresh-numbered", 5, 1, 1, 0.06, 0.0, 0.0))
+    part = strips._scene((0, "fresh-numbered", 5, 1, 1, 0.06, 0.0, 0.0, 0.0))
     n = len(part["labels"])
     assert n > 0 and part["strips"].shape == (n, 3, *STRIP_SIZE)
     assert part["upright"].sum() == n // 2

@@ -84,10 +84,10 @@ def tile_strips(
     return strips, out_labels, classes, upright
 
 
-def _fresh_numbered(rng: np.random.Generator, hollow: float = 0.0,
-                    grow: float = 0.0) -> tuple[object, bool]:
+def _fresh_numbered(rng: np.random.Generator, hollow: float = 0.0, grow: float = 0.0,
+                    drift: float = 0.0) -> tuple[object, bool]:
     """A new numbered style's eight bonus faces and whether its numeral is on top
-    (``hollow``, ``grow``: :func:`vision.synth.procedural.numbered_bonus_faces`)."""
+    (``hollow``, ``grow``, ``drift``: :func:`vision.synth.procedural.numbered_bonus_faces`)."""
     from vision.synth.art import ArtSet
     from vision.synth.procedural import (
         NUMBER_CORNERS,
@@ -99,7 +99,8 @@ def _fresh_numbered(rng: np.random.Generator, hollow: float = 0.0,
     weights = np.array([w for _, w in NUMBER_CORNERS])
     corner = int(rng.choice(len(weights), p=weights / weights.sum()))
     style = random_style(rng, usable_fonts(), "varied")
-    faces = {c: [f] for c, f in numbered_bonus_faces(style, rng, corner, hollow, grow).items()}
+    faces = {c: [f] for c, f in numbered_bonus_faces(style, rng, corner, hollow, grow,
+                                                             drift).items()}
     on_top = NUMBER_CORNERS[corner][0][1] < 0.5
     return ArtSet("fresh-numbered", faces, ivory=style.ground), on_top
 
@@ -109,16 +110,16 @@ def label_of(code: str, on_top: bool) -> int:
     return (int(code[0]) - 1) % 4 if on_top else NONE
 
 
-def _scene(job: tuple[int, str, int, int, int, float, float, float]
+def _scene(job: tuple[int, str, int, int, int, float, float, float, float]
            ) -> dict[str, npt.NDArray[np.generic]]:
     """Strips of one close-up scene: ``(index, art, seed, variants, wrong, jitter,
-    hollow, grow)``."""
+    hollow, grow, drift)``."""
     from vision.synth.scene import SceneOptions, render_scene
 
-    index, name, seed, variants, wrong, amount, hollow, grow = job
+    index, name, seed, variants, wrong, amount, hollow, grow, drift = job
     rng = np.random.default_rng([seed, index])
     if name == "fresh-numbered":
-        art, on_top = _fresh_numbered(rng, hollow, grow)
+        art, on_top = _fresh_numbered(rng, hollow, grow, drift)
     else:
         art, on_top = _bonus_art(name), name in NUMERAL_ON_TOP
     res = render_scene(art, rng, SceneOptions(hand_prob=0.0))  # type: ignore[arg-type]
@@ -141,13 +142,13 @@ def _arrays(strips: list[npt.NDArray[np.uint8]], labels: list[int], classes: lis
     }
 
 
-def flat_style(job: tuple[int, int, int, float, float, float]
+def flat_style(job: tuple[int, int, int, float, float, float, float]
                ) -> dict[str, npt.NDArray[np.generic]]:
     """Strips of one numbered style's eight faces cut flat: ``(index, seed, wrong,
-    jitter, hollow, grow)``."""
-    index, seed, wrong, amount, hollow, grow = job
+    jitter, hollow, grow, drift)``."""
+    index, seed, wrong, amount, hollow, grow, drift = job
     rng = np.random.default_rng([seed, index, 7])
-    art, on_top = _fresh_numbered(rng, hollow, grow)
+    art, on_top = _fresh_numbered(rng, hollow, grow, drift)
     strips, labels, classes, upright = [], [], [], []
     for code, faces in art.faces.items():  # type: ignore[attr-defined]
         face = faces[0]
@@ -207,6 +208,8 @@ def main() -> None:
                     help="numbered styles: chance their numerals are outlined and filled pale")
     ap.add_argument("--grow", type=float, default=0.0,
                     help="numbered styles: numeral box enlarged by up to this share")
+    ap.add_argument("--drift", type=float, default=0.0,
+                    help="numbered styles: numeral moved inwards by up to this share of the face")
     ap.add_argument("--variants", type=int, default=2, help="cuts per tile (1 = exact box)")
     ap.add_argument("--wrong", type=int, default=None,
                     help="strips per cut at other turns (default 1 for --art, 0 for --synth)")
@@ -225,7 +228,7 @@ def main() -> None:
                 _bonus_art(name)
         wrong = 1 if args.wrong is None else args.wrong
         jobs = [(i, args.art[i % len(args.art)], args.seed, args.variants, wrong, args.jitter,
-                 args.hollow, args.grow) for i in range(args.scenes)]
+                 args.hollow, args.grow, args.drift) for i in range(args.scenes)]
         with ProcessPoolExecutor(args.workers) as pool:
             for k, part in enumerate(pool.map(_scene, jobs, chunksize=8), 1):
                 parts.append(part)
@@ -235,7 +238,7 @@ def main() -> None:
         wrong = 1 if args.wrong is None else args.wrong
         with ProcessPoolExecutor(args.workers) as pool:
             parts += list(pool.map(flat_style, [(i, args.seed, wrong, args.jitter, args.hollow,
-                                                 args.grow) for i in range(args.flat)],
+                                                 args.grow, args.drift) for i in range(args.flat)],
                                    chunksize=16))
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -542,7 +542,7 @@ NUMBER_CORNERS: tuple[tuple[tuple[float, float, float, float], float], ...] = (
 
 def numbered_bonus_faces(style: Style, rng: np.random.Generator,
                          corner: int | None = None, hollow: float = 0.0,
-                         grow: float = 0.0) -> dict[str, Image]:
+                         grow: float = 0.0, drift: float = 0.0) -> dict[str, Image]:
     """The eight bonus faces of a *numbered* set in ``style``: the four seasons share one
     picture and the four flowers another, and a small numeral (1-4 or 一-四, per the
     style's ``bonus_arabic``) in one corner is all that tells the four of a group apart —
@@ -555,8 +555,9 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator,
     drawn by the corners' weights. With the chance ``hollow`` the numerals are outlined
     in their ink and filled with a pale tint of it (as cartoon-like sets draw them); with
     ``grow`` > 0 the numeral's box is enlarged by up to that share of itself, away from
-    its corner. Both default to the plain small solid numeral (and draw nothing from
-    ``rng`` then).
+    its corner; with ``drift`` > 0 it is moved inwards from its corner by up to that
+    share of the face's width and of its height. All three default to the plain small
+    solid numeral in the corner (and draw nothing from ``rng`` then).
 
     Returns ``{code: (160, W, 3) uint8 RGB}`` for ``1f``…``8f``. Draws from ``rng`` only
     (the shared pictures from seeds drawn from it), so other styles' faces are unchanged.
@@ -572,6 +573,11 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator,
         dx, dy = (x1 - x0) * g, (y1 - y0) * g
         where = (x0 if x0 < 0.5 else x0 - dx, y0 if y0 < 0.5 else y0 - dy,
                  x1 + dx if x0 < 0.5 else x1, y1 + dy if y0 < 0.5 else y1)
+    if drift > 0:
+        x0, y0, x1, y1 = where
+        mx, my = rng.uniform(0, drift, 2)
+        mx, my = (mx if x0 < 0.5 else -mx), (my if y0 < 0.5 else -my)
+        where = (x0 + mx, y0 + my, x1 + mx, y1 + my)
     outline = hollow > 0 and rng.random() < hollow
     picture_seeds = [int(rng.integers(0, 2**31)) for _ in range(2)]
     full = rng.random() < 0.6  # the picture fills the face, numeral on top of it
