@@ -226,3 +226,11 @@ def test_a_numbered_sets_corner_can_be_chosen_and_its_numeral_drawn_hollow_or_la
 
     assert not np.array_equal(solid["1f"], hollow["1f"])
     assert changed(big).sum() >= changed(solid).sum()
+    # drift: the numeral of the top-left corner moves right and down, never out of the face
+    for seed in range(3):
+        moved = proc.numbered_bonus_faces(style, np.random.default_rng(seed), 0, 0.0, 0.0, 0.3)
+        still = proc.numbered_bonus_faces(style, np.random.default_rng(seed), 0, 0.0, 0.0, 0.0)
+        ys, xs = np.nonzero(changed(moved))
+        y0, x0 = np.nonzero(changed(still))
+        assert xs.mean() + ys.mean() >= x0.mean() + y0.mean()
+        assert xs.max() < moved["1f"].shape[1] and ys.max() < moved["1f"].shape[0]
