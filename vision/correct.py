@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 _KIND_INDEX = {c: i for i, c in enumerate(KINDS)}
 _BONUS = frozenset(BONUS)
 _MIN_P = 1e-6
+#: probability given to a kind that is not among a meld tile's readings but is the only
+#: way (with its meld-mates as read) to make the meld a set (0: such kinds not tried)
+MELD_FILL_P = 0.001
 
 
 @dataclass(frozen=True)
@@ -246,12 +249,57 @@ class _Slot:
     deltas: tuple[float, ...]  # cost over the slot's top-1, ascending
 
 
+def meld_fillers(mates: Sequence[str]) -> tuple[str, ...]:
+    """The kinds that make a set of a shown meld with ``mates``, the other tiles of the
+    meld as read: their kind when they are all one kind (a pung or kong), else for two
+    tiles of one suit one or two apart, the tiles that make a chow.
+
+    >>> meld_fillers(["S", "S"]), meld_fillers(["4m", "5m"]), meld_fillers(["1p", "3p"])
+    (('S',), ('3m', '6m'), ('2p',))
+    >>> meld_fillers(["9s", "8s"]), meld_fillers(["E", "S"]), meld_fillers(["2m", "2p"])
+    (('7s',), (), ())
+    """
+    if not mates or any(t not in _KIND_INDEX for t in mates):
+        return ()
+    if len(set(mates)) == 1:
+        return (mates[0],)
+    if len(mates) != 2:
+        return ()
+    a, b = sorted(_KIND_INDEX[t] for t in mates)
+    if b >= 27 or a // 9 != b // 9:
+        return ()
+    suit, lo, hi = a // 9, a % 9, b % 9
+    ranks = {1: (lo - 1, hi + 1), 2: (lo + 1,)}.get(hi - lo, ())
+    return tuple(KINDS[suit * 9 + r] for r in ranks if 0 <= r <= 8)
+
+
+def _meld_fills(dets: Detections, layout: Layout) -> dict[int, tuple[str, ...]]:
+    """Per tile of a shown meld that is not a set as read (top-1 codes): the kinds that
+    would make it one with its mates (:func:`meld_fillers`), to be tried at
+    :data:`MELD_FILL_P` when the tile's own readings do not hold them."""
+    if MELD_FILL_P <= 0:
+        return {}
+    top = dets.codes
+    out: dict[int, tuple[str, ...]] = {}
+    for m in layout.melds:
+        codes = [top[i] for i in m.detections]
+        if m.concealed or BACK in codes or _meld_ok(codes, False):
+            continue
+        for k, i in enumerate(m.detections):
+            fills = meld_fillers(codes[:k] + codes[k + 1:])
+            if fills:
+                out[i] = fills
+    return out
+
+
 def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
-    tiles for flowers; face-down tiles are fixed."""
+    tiles for flowers, and for a tile of a shown meld that is not a set as read, the
+    kinds that would make it one (:func:`_meld_fills`); face-down tiles are fixed."""
     hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
+    fills = _meld_fills(dets, layout)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
@@ -266,6 +314,8 @@ def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
                 seen[code] = float(p)
         if top[i] not in seen:
             seen = {top[i]: float(dets.confidences[i]), **seen}
+        for code in fills.get(i, ()):
+            seen.setdefault(code, MELD_FILL_P)
         items = sorted(seen.items(), key=lambda kv: -kv[1])
         if items[0][0] != top[i]:  # keep the detector's own top-1 first
             items = [(top[i], seen[top[i]])] + [kv for kv in items if kv[0] != top[i]]

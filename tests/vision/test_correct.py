@@ -105,6 +105,42 @@ def test_a_claimed_meld_that_is_not_a_set_is_fixed() -> None:
     assert hand.melds[0].kind == "pung" and hand.melds[0].claimed_from == 1
 
 
+def test_a_meld_tile_whose_readings_cannot_make_a_set_takes_the_kind_that_does() -> None:
+    """Rule (a meld that is not a set, issue 6): two tiles of a claimed meld read S and
+    the third 7m with neither S nor any kind making a set among its readings — the only
+    reading that makes the meld a set (a pung of S) is tried at a low probability
+    (``MELD_FILL_P``) and taken, as the hand has no possible reading otherwise; the
+    correction says how unsure it was."""
+    import vision.correct as C
+
+    b = SceneBuilder().standing("123m456p789sN").meld("SS", sideways=0)
+    b.standing("7m").uncertain([("7m", 0.58), ("N", 0.34), ("E", 0.04)]).win("N")
+    d, res = run(b)
+    assert [(c.before, c.after) for c in res.best.changes] == [("7m", "S")]
+    assert res.best.changes[0].ratio == pytest.approx(0.58 / C.MELD_FILL_P)
+    assert res.best.legal and res.best.winning
+    hand = analyze(d).hand(res.best.codes)
+    assert hand.melds[0].kind == "pung" and hand.melds[0].tiles[0] == "S"
+
+
+def test_meld_fillers_are_only_tried_for_melds_that_are_not_sets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the filler probability 0 the same meld stays unreadable; a meld that is a set
+    as read gets no fillers."""
+    import vision.correct as C
+
+    monkeypatch.setattr(C, "MELD_FILL_P", 0.0)
+    b = SceneBuilder().standing("123m456p789sN").meld("SS", sideways=0)
+    b.standing("7m").uncertain([("7m", 0.58), ("N", 0.34), ("E", 0.04)]).win("N")
+    _, res = run(b)
+    assert not res.best.legal
+    monkeypatch.setattr(C, "MELD_FILL_P", 0.001)
+    d = (SceneBuilder().standing("123m456p789sN").meld("SSS", sideways=0).win("N")
+         .detections())
+    assert C._meld_fills(d, analyze(d)) == {}
+
+
 def test_a_flower_shows_once() -> None:
     b = SceneBuilder().standing("123m456p789sNN").win("N").flowers("1f")
     b.flowers("1f").uncertain([("1f", 0.8), ("5f", 0.15)])
