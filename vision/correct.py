@@ -13,7 +13,8 @@ Two kinds of constraints:
 - *physical* (copy counts, one of each flower, melds being sets, a tile the layout laid
   among the flowers being a flower): the top-1 reading is
   impossible, so the cheapest legal reading is taken however unlikely (within the
-  search bound);
+  search bound); a tile of a shown meld that is not a set may also take the kind its
+  meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P`;
 - *winning shape*: a reading that makes the hand a win is taken only when it is at most
   ``CorrectParams.max_win_ratio`` times less probable than the best physically possible
   reading. Strong evidence is never overridden to force a win: such a hand is reported
