@@ -17,15 +17,18 @@ TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
 
 @pytest.fixture(scope="session")
 def train_module() -> Callable[[str], ModuleType]:
-    """Load ``train/<name>.py`` as module ``name`` (once; later calls return it)."""
+    """Load ``train/<name>.py`` as module ``name`` (once; later calls return it); a
+    script in a folder of ``train/`` is named with it (``"classifier/crops"``) and loads
+    as its file's stem."""
 
     def load(name: str) -> ModuleType:
-        if name in sys.modules:
-            return sys.modules[name]
-        spec = importlib.util.spec_from_file_location(name, REPO / "train" / f"{name}.py")
+        stem = Path(name).name
+        if stem in sys.modules:
+            return sys.modules[stem]
+        spec = importlib.util.spec_from_file_location(stem, REPO / "train" / f"{name}.py")
         assert spec and spec.loader
         mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
+        sys.modules[stem] = mod
         spec.loader.exec_module(mod)
         return mod
 

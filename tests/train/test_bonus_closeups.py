@@ -4,9 +4,7 @@ the same for the same seed, and a clear error for an art set without bonus tiles
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -18,20 +16,13 @@ from vision.classes import BONUS, class_id
 from vision.synth import procedural as proc
 from vision.synth.art import ArtError, ArtSet
 
-REPO = Path(__file__).resolve().parents[2]
 needs_font = pytest.mark.skipif(
     not proc.usable_fonts(), reason="no CJK font installed (apt-get install fonts-noto-cjk)")
 
 
 @pytest.fixture(scope="module")
-def closeups() -> ModuleType:
-    folder = REPO / "train" / "classifier"
-    sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location("bonus_closeups", folder / "bonus_closeups.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def closeups(train_module: Callable[[str], ModuleType]) -> ModuleType:
+    return train_module("classifier/bonus_closeups")
 
 
 @needs_font

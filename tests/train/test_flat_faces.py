@@ -4,9 +4,9 @@ code twice per style with its rotation."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -23,12 +23,8 @@ SCRIPT = REPO / "train" / "classifier" / "flat_faces.py"
 
 
 @pytest.fixture(scope="module")
-def flat() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("flat_faces", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def flat(train_module: Callable[[str], ModuleType]) -> ModuleType:
+    return train_module("classifier/flat_faces")
 
 
 def test_a_face_turned_a_quarter_lies_turned_in_its_crop(flat: ModuleType) -> None:

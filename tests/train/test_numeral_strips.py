@@ -4,9 +4,7 @@ a set with none carry *none*, every strip is cut at the served size."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -17,20 +15,13 @@ pytest.importorskip("PIL", reason="procedural art needs Pillow (dev extra)")
 from vision.numeral import STRIP_SIZE
 from vision.synth import procedural as proc
 
-REPO = Path(__file__).resolve().parents[2]
 needs_font = pytest.mark.skipif(
     not proc.usable_fonts(), reason="no CJK font installed (apt-get install fonts-noto-cjk)")
 
 
 @pytest.fixture(scope="module")
-def strips() -> ModuleType:
-    folder = REPO / "train" / "classifier"
-    sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location("numeral_strips", folder / "numeral_strips.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def strips(train_module: Callable[[str], ModuleType]) -> ModuleType:
+    return train_module("classifier/numeral_strips")
 
 
 def test_labels_are_the_numeral_when_printed_on_top_else_none(strips: ModuleType) -> None:
