@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -812,6 +813,16 @@ def test_bonus_conf_setting_is_checked(tmp_path: Path) -> None:
     assert read_manifest(model)[0].bonus_conf == 0.25
 
 
+def _assert_rejected(model: Path, manifest: dict[str, Any],
+                     cases: Sequence[tuple[dict[str, Any], str]]) -> None:
+    """Each ``(entries, message)``: the manifest with ``entries`` set is refused with a
+    :class:`ModelError` matching ``message``."""
+    for entries, message in cases:
+        (model / "manifest.json").write_text(json.dumps({**manifest, **entries}))
+        with pytest.raises(ModelError, match=message):
+            read_manifest(model)
+
+
 BONUS_READER = {"file": "bonus.onnx", "size": 16, "names": ["1f", "2f"], "weight": 1.0}
 
 
@@ -895,14 +906,11 @@ def test_glyph_reader_looks_only_at_unsure_tiles_of_its_codes(tmp_path: Path) ->
 def test_readers_list_and_single_reader_are_exclusive(tmp_path: Path) -> None:
     model = _model_dir(tmp_path, ["tile"], {"file": "c.onnx", "size": 32, "names": ["1f", "2f"]})
     manifest = json.loads((model / "manifest.json").read_text())
-    for entries, message in (
+    _assert_rejected(model, manifest, (
         ({"reader": BONUS_READER, "readers": [BONUS_READER]}, "not both"),
         ({"readers": BONUS_READER}, "expected a list"),
         ({"readers": [BONUS_READER, {**BONUS_READER, "below_p": 2}]}, r"readers\[1\]: 'below_p'"),
-    ):
-        (model / "manifest.json").write_text(json.dumps({**manifest, **entries}))
-        with pytest.raises(ModelError, match=message):
-            read_manifest(model)
+    ))
     (model / "manifest.json").write_text(
         json.dumps({**manifest, "readers": [{**BONUS_READER, "below_p": 0.9}, BONUS_READER]})
     )
@@ -914,7 +922,7 @@ def test_reader_settings_are_checked(tmp_path: Path) -> None:
     classifier = {"file": "c.onnx", "size": 32, "names": ["1m", "1f", "2f"]}
     model = _model_dir(tmp_path, ["tile"], classifier)
     manifest = json.loads((model / "manifest.json").read_text())
-    for bad, message in (
+    _assert_rejected(model, manifest, [({"reader": bad}, message) for bad, message in (
         ({**BONUS_READER, "names": ["1f", "9x"]}, "two or more distinct tile codes"),
         ({**BONUS_READER, "names": ["1f"]}, "two or more distinct tile codes"),
         ({**BONUS_READER, "weight": 1.5}, "'weight' must be a number in"),
@@ -922,11 +930,7 @@ def test_reader_settings_are_checked(tmp_path: Path) -> None:
         ({**BONUS_READER, "tta": 3}, "'tta' must be"),
         ({"file": "b.onnx", "names": ["1f", "2f"]}, "'size' field is missing"),
         ("bonus.onnx", "expected an object"),
-    ):
-        manifest["reader"] = bad
-        (model / "manifest.json").write_text(json.dumps(manifest))
-        with pytest.raises(ModelError, match=message):
-            read_manifest(model)
+    )])
     manifest["reader"] = BONUS_READER
     del manifest["classifier"]
     (model / "manifest.json").write_text(json.dumps(manifest))
@@ -1004,7 +1008,7 @@ def test_numeral_reader_decides_which_of_four_from_the_strips_of_bonus_tiles(
 def test_numeral_setting_is_checked(tmp_path: Path) -> None:
     model = _model_dir(tmp_path, ["tile"], {"file": "c.onnx", "size": 32, "names": ["1f", "2f"]})
     manifest = json.loads((model / "manifest.json").read_text())
-    for bad, message in (
+    _assert_rejected(model, manifest, [({"numeral": bad}, message) for bad, message in (
         ({**NUMERAL, "size": [48]}, "'size' must be"),
         ({**NUMERAL, "size": [4, 80]}, "'size' must be"),
         ({**NUMERAL, "weight": -1}, "'weight' must be"),
@@ -1012,11 +1016,7 @@ def test_numeral_setting_is_checked(tmp_path: Path) -> None:
         ({**NUMERAL, "min_mass": 2}, "min_mass"),
         ({"size": [48, 80]}, "'file' field is missing"),
         ("numerals.onnx", "expected an object"),
-    ):
-        manifest["numeral"] = bad
-        (model / "manifest.json").write_text(json.dumps(manifest))
-        with pytest.raises(ModelError, match=message):
-            read_manifest(model)
+    )])
     manifest["numeral"] = NUMERAL
     (model / "manifest.json").write_text(json.dumps(manifest))
     spec = read_manifest(model)[1]
