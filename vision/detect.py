@@ -77,7 +77,6 @@ from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.numeral import fuse_numerals, numeral_odds, strips_batch
-from vision.numeral import softmax as numeral_softmax
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.row_fill import RowFill, in_rows
@@ -1169,7 +1168,7 @@ class Detector:
         if not len(look):
             return probs
         strips = strips_batch(img, boxes[look], spec.size, spec.top)
-        answers = numeral_softmax(self.numeral.run(strips)).reshape(len(look), 4, -1)
+        answers = pp.softmax(self.numeral.run(strips)).reshape(len(look), 4, -1)
         odds = numeral_odds(answers, rotation_probs[look])
         probs = probs.copy()
         probs[np.ix_(look, _BONUS_COLUMNS)] = fuse_numerals(

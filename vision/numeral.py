@@ -85,13 +85,6 @@ def strips_batch(
     return out
 
 
-def softmax(logits: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
-    """Row-wise softmax of ``(n, k)`` logits."""
-    z = np.asarray(logits, np.float64)
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return np.asarray(z / z.sum(axis=1, keepdims=True), np.float32)
-
-
 def numeral_odds(
     strip_probs: npt.NDArray[np.floating], rotation_probs: npt.NDArray[np.floating]
 ) -> npt.NDArray[np.float32]:

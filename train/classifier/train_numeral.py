@@ -35,6 +35,9 @@ from model import StripNet
 
 from train import restyle
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from vision.numeral import numeral_odds
+
 NONE = 4
 
 
@@ -102,7 +105,7 @@ def evaluate(model: StripNet, data: Strips) -> dict[str, float]:
     pred, prob = np.concatenate(preds), np.concatenate(probs)
     num = (data.labels < NONE) & data.upright
     none = data.labels == NONE
-    odds = prob[:, :4] + prob[:, 4:5] / 4
+    odds = numeral_odds(prob[:, None], np.ones((len(prob), 1)))  # as served, one turn
     right = odds[num, data.labels[num]] / np.maximum(odds[num].sum(1), 1e-9)
     return {
         "numeral": float((pred[num] == data.labels[num]).mean()) if num.any() else float("nan"),
