@@ -14,7 +14,8 @@ Two kinds of constraints:
   among the flowers being a flower): the top-1 reading is
   impossible, so the cheapest legal reading is taken however unlikely (within the
   search bound); a tile of a shown meld that is not a set may also take the kind its
-  meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P`;
+  meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P` (only a
+  tile read less surely than :data:`MELD_FILL_BELOW`);
 - *winning shape*: a reading that makes the hand a win is taken only when it is at most
   ``CorrectParams.max_win_ratio`` times less probable than the best physically possible
   reading. Strong evidence is never overridden to force a win: such a hand is reported
@@ -60,6 +61,10 @@ _MIN_P = 1e-6
 #: probability given to a kind that is not among a meld tile's readings but is the only
 #: way (with its meld-mates as read) to make the meld a set (0: such kinds not tried)
 MELD_FILL_P = 0.001
+#: a meld tile read at least this surely (top-1 probability) is never given fillers: its
+#: meld is more likely grouped wrong by the layout than the tile misread (on the training
+#: photos three such fills overrode readings of 0.995-0.9997)
+MELD_FILL_BELOW = 0.9
 
 
 @dataclass(frozen=True)
@@ -277,7 +282,9 @@ def meld_fillers(mates: Sequence[str]) -> tuple[str, ...]:
 def _meld_fills(dets: Detections, layout: Layout) -> dict[int, tuple[str, ...]]:
     """Per tile of a shown meld that is not a set as read (top-1 codes): the kinds that
     would make it one with its mates (:func:`meld_fillers`), to be tried at
-    :data:`MELD_FILL_P` when the tile's own readings do not hold them."""
+    :data:`MELD_FILL_P` when the tile's own readings do not hold them; none for a tile
+    whose top-1 probability is :data:`MELD_FILL_BELOW` or more (strong evidence is not
+    overridden to make a meld the layout may have grouped wrong)."""
     if MELD_FILL_P <= 0:
         return {}
     top = dets.codes
@@ -287,6 +294,8 @@ def _meld_fills(dets: Detections, layout: Layout) -> dict[int, tuple[str, ...]]:
         if m.concealed or BACK in codes or _meld_ok(codes, False):
             continue
         for k, i in enumerate(m.detections):
+            if float(dets.topk_probs[i, 0]) >= MELD_FILL_BELOW:
+                continue
             fills = meld_fillers(codes[:k] + codes[k + 1:])
             if fills:
                 out[i] = fills

@@ -141,6 +141,19 @@ def test_meld_fillers_are_only_tried_for_melds_that_are_not_sets(
     assert C._meld_fills(d, analyze(d)) == {}
 
 
+def test_a_surely_read_meld_tile_is_not_given_fillers() -> None:
+    """Rule (never override strong evidence, issue 6): the same meld with its odd tile
+    read 7m at 0.97 is more likely grouped wrong than misread, so the kind its mates call
+    for is not tried and the reading stays impossible (reported, not forced)."""
+    import vision.correct as C
+
+    b = SceneBuilder().standing("123m456p789sN").meld("SS", sideways=0)
+    b.standing("7m").uncertain([("7m", 0.97), ("N", 0.02), ("E", 0.01)]).win("N")
+    d, res = run(b)
+    assert C._meld_fills(d, analyze(d)) == {}
+    assert not res.best.legal and not res.best.changes
+
+
 def test_a_flower_shows_once() -> None:
     b = SceneBuilder().standing("123m456p789sNN").win("N").flowers("1f")
     b.flowers("1f").uncertain([("1f", 0.8), ("5f", 0.15)])
