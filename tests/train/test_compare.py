@@ -29,11 +29,12 @@ def test_choice_protocol_runs_the_choice_data_only(capsys: pytest.CaptureFixture
     assert compare.main(["choice", "models", "--dry-run"]) == 0
     out = capsys.readouterr().out
     runs = [line for line in out.splitlines() if "--model-dir models" in line]
-    assert len(runs) == 10
+    assert len(runs) == 11
     assert "/tmp/s21/turned-choice --detector" in runs[5]
     assert "/tmp/nm/table --detector" in runs[6] and "/tmp/nm/wait-table --detector" in runs[7]
     assert "/tmp/s37/sets/choice-heldout --detector" in runs[8]
     assert "/tmp/s37/sets/choice-heldout-table --detector" in runs[9]
+    assert "photos" in runs[10] and "--split train" in runs[10]  # recognize on real photos
     assert "--split train --limit 400 --copies trusted" in runs[0]
     assert "synth-val-heldout " in runs[2] and "--split val" not in out  # never the val split
     report_sets = ("v2", "heldoutB", "heldoutC", "layout-eval-heldout", "turned-heldout",
