@@ -2,16 +2,17 @@
 
 The protocol of the model card's recipe (steps 36–38): a candidate is **chosen** on
 *choice* data only — the first 400 training copies (all, and those of the photos whose
-labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes
-of the training art ``tune1280``, ``choice2`` and ``turned-choice`` (hands left either
-way up), since the thirtieth session its hands that do not win (``false claims``,
-``waiting``: no more scored as wins), and since the thirty-seventh the held-out art's own
-choice scenes (``choice-heldout``, ``choice-heldout-table``: other seeds than the report
-sets, for rules aimed at unseen art) — and **reported** on the *report* sets (hk val in
-four selections, held-out art v2, the val photos' tile multisets through ``recognize``,
-the end-to-end held-out-art scenes, ``turned-heldout`` among them, and the held-out art's
-hands that do not win). A candidate ships only if it is not
-below the shipped model on the choice data; the report sets never choose.
+labels are trustworthy on turned tiles), held-out art set v1, and the end-to-end scenes of
+the training art ``tune1280``, ``choice2`` and ``turned-choice`` (hands left either way
+up), since the thirtieth session its hands that do not win (``false claims``, ``waiting``:
+no more scored as wins), and since the thirty-seventh the held-out art's own choice scenes
+(``choice-heldout``, ``choice-heldout-table``: other seeds than the report sets, for rules
+aimed at unseen art), and since the thirty-ninth all training copies' tile multisets
+through ``recognize`` (``train multisets``) — and **reported** on the *report* sets (hk
+val in four selections, held-out art v2, the val photos' tile multisets through
+``recognize``, the end-to-end held-out-art scenes, ``turned-heldout`` among them, and the
+held-out art's hands that do not win). A candidate ships only if it is not below the
+shipped model on the choice data; the report sets never choose.
 
 Every figure is one documented command (``--dry-run`` prints them): ``tilecam eval`` for
 tile F1 and photos all right, ``bench/layout_eval.py`` for exact hands (end to end) and
