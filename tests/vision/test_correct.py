@@ -154,6 +154,22 @@ def test_a_surely_read_meld_tile_is_not_given_fillers() -> None:
     assert not res.best.legal and not res.best.changes
 
 
+def test_a_sure_tile_is_not_read_as_a_far_less_probable_code_to_mend_a_count() -> None:
+    """Rule (never override strong evidence, issue 6): a fifth copy among tiles all read
+    at 0.9999 is more likely a layout's or a neighbour's tile than a misread; reading one
+    as a code 10,000 times less probable (past ``SURE_MAX_RATIO``) is not tried, so the
+    problem is reported and no tile changes. At 0.99 against 0.005 the same hand is
+    mended (``test_a_fifth_copy_is_corrected_even_against_strong_evidence``)."""
+    import vision.correct as C
+
+    b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.9999), ("8p", 1e-4)])
+    b.standing("123sEEENN").win("N")
+    _, res = run(b)
+    assert C.SURE_MAX_RATIO < 0.9999 / 1e-4 and C.SURE_P <= 0.9999
+    assert "5 copies of 5p (there are 4)" in res.problems
+    assert not res.best.legal and not res.best.changes
+
+
 def test_a_flower_shows_once() -> None:
     b = SceneBuilder().standing("123m456p789sNN").win("N").flowers("1f")
     b.flowers("1f").uncertain([("1f", 0.8), ("5f", 0.15)])
