@@ -1093,18 +1093,23 @@ def reread_flower_runs(
 
 
 def below_threshold_as_weak(dets: Detections) -> Detections:
-    """``dets`` with the tiles scored under the detector's own threshold (``meta["conf"]``;
-    kept by the manifest's lower ``bonus_conf`` as flowers) moved back among the weak
-    boxes, best score first as the detector orders them: a hand takes a weakly seen flower
-    only by :func:`take_weak_flowers`, which asks the layout to lay it among the hand's
-    flowers. Unchanged without ``meta["conf"]`` (detections built by hand) or when every
-    tile reaches it.
+    """``dets`` with the flowers and seasons scored under the detector's own threshold
+    (``meta["conf"]``; kept by the manifest's lower ``bonus_conf``) moved back among the
+    weak boxes, best score first as the detector orders them: a hand takes a weakly seen
+    flower only by :func:`take_weak_flowers`, which asks the layout to lay it among the
+    hand's flowers. Face-down tiles kept under the threshold go back too (a weakly seen
+    back in a row is as often the gap between two tiles, and it would make a concealed
+    kong of its neighbours). A kind kept under the threshold — by ``row_fill``, where a
+    row of the tiles found goes on — stays a tile. Unchanged without ``meta["conf"]``
+    (detections built by hand) or when every tile reaches it.
 
-    >>> d = Detections.from_lists([(0, 0, 9, 12), (20, 0, 29, 12)], ["5p", "3f"], [0.9, 0.35])
+    >>> d = Detections.from_lists([(0, 0, 9, 12), (20, 0, 29, 12), (40, 0, 49, 12),
+    ...                            (60, 0, 69, 12)], ["5p", "3f", "6p", "back"],
+    ...                           [0.9, 0.35, 0.3, 0.3])
     >>> d.meta["conf"] = 0.4
     >>> moved = below_threshold_as_weak(d)
     >>> moved.codes, moved.weak.codes
-    (['5p'], ['3f'])
+    (['5p', '6p'], ['3f', 'back'])
     """
     from vision.detect import detection_scores
 
@@ -1112,7 +1117,8 @@ def below_threshold_as_weak(dets: Detections) -> Detections:
     if conf is None or not len(dets):
         return dets
     scores = detection_scores(dets)
-    below = scores < float(conf)
+    below = (scores < float(conf)) & np.array([c in BONUS or c == BACK for c in dets.codes],
+                                              bool)
     if not below.any():
         return dets
     moved = dets.select(below)

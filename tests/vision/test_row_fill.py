@@ -134,12 +134,12 @@ FILL_ROWS = [
 ]
 
 
-def test_the_manifests_row_fill_keeps_the_rows_weak_box_and_recognize_sees_it_weak(
+def test_the_manifests_row_fill_keeps_the_rows_weak_box_and_recognize_keeps_it_a_tile(
     tmp_path: Path,
 ) -> None:
     """``detector.row_fill``: ``detect`` returns the row's third tile (its own low
-    score), the lone box stays weak; ``recognize`` still hands the filled tile to its
-    hand rules as a weak box, as without the setting."""
+    score), the lone box stays weak; ``recognize`` keeps the filled tile (a kind, not a
+    flower) as a tile of the hand and hands only the lone box to its rules as weak."""
     frame = np.zeros((960, 1280, 3), np.uint8)
     plain = Detector(_fill_model(tmp_path, None), backend=FakeBackend(FILL_ROWS))
     without = plain.detect(frame)
@@ -151,9 +151,8 @@ def test_the_manifests_row_fill_keeps_the_rows_weak_box_and_recognize_sees_it_we
     assert detection_scores(d).tolist() == pytest.approx([0.9, 0.9, 0.3])
     assert d.weak is not None and d.weak.codes == ["2m"]
     for_hand = below_threshold_as_weak(d)
-    assert len(for_hand) == 2 and for_hand.weak is not None
-    assert sorted(for_hand.weak.codes) == sorted(without.weak.codes)
-    np.testing.assert_allclose(for_hand.weak.boxes, without.weak.boxes)
+    assert for_hand.codes == ["1m", "1m", "1m"]
+    assert for_hand.weak is not None and for_hand.weak.codes == ["2m"]
 
 
 @pytest.mark.parametrize("bad", [0.3, [0.25], {"min_score": 0}, {"min_score": 1.5},
