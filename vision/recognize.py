@@ -509,15 +509,19 @@ def take_weak_flowers(
     scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on it).
     A weak box lying :data:`WEAK_FLOWER_COVER` or more over a kept box is a second look at
     tiles already seen and never taken (a box straddling two flowers of the row read as a
-    third). Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken boxes are appended
-    after the others and leave ``weak``, with a note each. Returns the detections, their
-    layout and the notes (unchanged and empty when none is taken)."""
+    third), and so is one whose likeliest bonus code is a flower already kept and read at
+    top-1 ≥ :data:`WEAK_FLOWER_SURE_P` (each flower shows once: a second look at it, or
+    dice and discards). Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken
+    boxes are appended after the others and leave ``weak``, with a note each. Returns the
+    detections, their layout and the notes (unchanged and empty when none is taken)."""
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
+    shown = _surely_read_flowers(dets)
     maybe = [
         i for i in np.argsort(-weak.confidences, kind="stable").tolist()
         if bonus_alternative(weak, i, params.flower_alt_p)
+        and _likeliest_bonus(weak, i) not in shown
     ]
     taken: list[int] = []
     notes: list[str] = []
@@ -546,6 +550,25 @@ def take_weak_flowers(
 #: A weak box lying this much over a kept box (over the smaller area) is a second look at
 #: kept tiles, not a flower of its own (:func:`take_weak_flowers`).
 WEAK_FLOWER_COVER = 0.55
+
+
+#: A kept flower read at least this surely (top-1) is not taken a second time from a weak
+#: box (:func:`take_weak_flowers`; on the training photos 5 copies gained, none lost).
+WEAK_FLOWER_SURE_P = 0.9
+
+
+def _surely_read_flowers(dets: Detections) -> set[str]:
+    """The bonus codes of ``dets``' tiles read at top-1 ≥ :data:`WEAK_FLOWER_SURE_P`."""
+    return {dets.codes[i] for i in range(len(dets))
+            if dets.codes[i] in BONUS and float(dets.topk_probs[i, 0]) >= WEAK_FLOWER_SURE_P}
+
+
+def _likeliest_bonus(dets: Detections, i: int) -> str | None:
+    """The likeliest bonus code among tile ``i``'s top-k readings, or None."""
+    for c in dets.topk_ids[i].tolist():
+        if int(c) in BONUS_IDS:
+            return CLASSES[int(c)]
+    return None
 
 
 def _over_kept(box: npt.NDArray[np.float32], dets: Detections) -> bool:

@@ -431,6 +431,30 @@ def test_a_weak_flower_box_straddling_two_kept_flowers_is_not_taken() -> None:
     assert not any("weakly seen" in n for n in r.notes)
 
 
+def test_a_weak_box_read_as_a_flower_already_surely_kept_is_not_taken() -> None:
+    """Each flower shows once (WEAK_FLOWER_SURE_P): a weak box whose likeliest bonus code
+    is that of a flower kept and read at top-1 ≥ 0.9 is a second look at it, dice or a
+    discard — not taken (training photos: 5 copies gained, none lost). Kept flowers read
+    less surely (an unfamiliar set) do not bar it."""
+    needs_mcr()
+    d = _won_with_flowers()
+    r = recognize_detections(_one_tile_weak(d, d.codes.index("5f"), code="2f"), "mcr")
+    assert r.hand is not None and r.hand.flowers == ("2f",)
+    assert not any("weakly seen" in n for n in r.notes)
+    unsure = SceneBuilder().standing("123m456p789s11sEE").win("E").flowers("2f")
+    unsure.uncertain([("2f", 0.6), ("3f", 0.3)]).flowers("5f")
+    d = unsure.detections()
+    i = d.codes.index("5f")
+    ids = np.array([[CLASSES.index("2f"), CLASSES.index("3f")]], np.int64)
+    weak = dataclasses.replace(d.select([i]), class_ids=ids[:, 0], topk_ids=ids,
+                               topk_probs=np.array([[0.9, 0.05]], np.float32),
+                               confidences=np.full(1, 0.25, np.float32))
+    d = dataclasses.replace(d.select([k for k in range(len(d)) if k != i]), weak=weak)
+    r = recognize_detections(d, "mcr")
+    assert any(n.startswith("took a weakly seen flower (2f") for n in r.notes)
+    assert r.hand is not None and len(r.hand.flowers) == 2
+
+
 def test_a_weakly_seen_flower_is_taken_without_a_win_claimed() -> None:
     """A flower is never part of the hand's shape: a waiting hand takes it too."""
     d = _won_with_flowers()
