@@ -12,8 +12,8 @@ so rows tilted at any angle are followed.
 The manifest turns it on with ``detector.row_fill`` (see :class:`RowFill`); the
 detector then keeps such boxes among the tiles with their own (low) score, and
 ``recognize`` reads them as tiles of the hand too
-(:func:`vision.recognize.below_threshold_as_weak` hands only flowers kept under the
-threshold back to its rules as weak boxes).
+(:func:`vision.recognize.below_threshold_as_weak` hands only flowers and face-down
+tiles kept under the threshold back to its rules as weak boxes).
 
 >>> import numpy as np
 >>> boxes = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [60, 0, 70, 14]],
