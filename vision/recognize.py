@@ -517,16 +517,16 @@ def take_weak_flowers(
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
-    shown = _surely_read_flowers(dets)
     maybe = [
         i for i in np.argsort(-weak.confidences, kind="stable").tolist()
         if bonus_alternative(weak, i, params.flower_alt_p)
-        and _likeliest_bonus(weak, i) not in shown
+        and _likeliest_bonus(weak, i) not in _surely_read_flowers(dets)
     ]
     taken: list[int] = []
     notes: list[str] = []
     for i in maybe[: 2 * MAX_WEAK_FLOWERS]:
-        if _over_kept(weak.boxes[i], dets):
+        if _over_kept(weak.boxes[i], dets) or (
+                _likeliest_bonus(weak, i) in _surely_read_flowers(dets)):
             continue
         trial = dets.join(weak.select([i]))
         t_lay = analyze(trial, params)

@@ -455,6 +455,22 @@ def test_a_weak_box_read_as_a_flower_already_surely_kept_is_not_taken() -> None:
     assert r.hand is not None and len(r.hand.flowers) == 2
 
 
+def test_two_weak_boxes_read_as_the_same_flower_give_one_flower() -> None:
+    """Each flower shows once (WEAK_FLOWER_SURE_P) also among the weak boxes taken: the
+    first weak box read 2f at 0.95 is taken, a second one read 2f as surely is not."""
+    needs_mcr()
+    d = SceneBuilder().standing("123m456p789s11sEE").win("E").flowers("2f5f7f").detections()
+    two = [d.codes.index("2f"), d.codes.index("7f")]
+    ids = np.array([[CLASSES.index("2f")]] * 2, np.int64)
+    weak = dataclasses.replace(d.select(two), class_ids=ids[:, 0], topk_ids=ids,
+                               topk_probs=np.full((2, 1), 0.95, np.float32),
+                               confidences=np.array([0.3, 0.2], np.float32))
+    d = dataclasses.replace(d.select([k for k in range(len(d)) if k not in two]), weak=weak)
+    r = recognize_detections(d, "mcr")
+    assert r.hand is not None and sorted(r.hand.flowers) == ["2f", "5f"]
+    assert sum(n.startswith("took a weakly seen flower (2f") for n in r.notes) == 1
+
+
 def test_a_weakly_seen_flower_is_taken_without_a_win_claimed() -> None:
     """A flower is never part of the hand's shape: a waiting hand takes it too."""
     d = _won_with_flowers()
