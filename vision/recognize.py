@@ -517,16 +517,16 @@ def take_weak_flowers(
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
+    shown = _surely_read_flowers(dets)  # kept, then also those taken here
     maybe = [
         i for i in np.argsort(-weak.confidences, kind="stable").tolist()
         if bonus_alternative(weak, i, params.flower_alt_p)
-        and _likeliest_bonus(weak, i) not in _surely_read_flowers(dets)
+        and _likeliest_bonus(weak, i) not in shown
     ]
     taken: list[int] = []
     notes: list[str] = []
     for i in maybe[: 2 * MAX_WEAK_FLOWERS]:
-        if _over_kept(weak.boxes[i], dets) or (
-                _likeliest_bonus(weak, i) in _surely_read_flowers(dets)):
+        if _over_kept(weak.boxes[i], dets) or _likeliest_bonus(weak, i) in shown:
             continue
         trial = dets.join(weak.select([i]))
         t_lay = analyze(trial, params)
@@ -537,6 +537,7 @@ def take_weak_flowers(
             f"{float(weak.confidences[i]):.2f}, box {_box_text(weak.boxes[i])})"
         )
         dets, layout = trial, t_lay
+        shown = _surely_read_flowers(dets)
         taken.append(i)
         if len(taken) == MAX_WEAK_FLOWERS:
             break
