@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -120,7 +120,7 @@ def check_calibration(entry: Any) -> dict[str, Any]:
     if unknown:
         raise CalibrationError(f"calibration: unknown features {unknown}")
 
-    def number(v: Any) -> bool:
+    def number(v: Any) -> TypeGuard[float]:
         return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
     if not isinstance(coef, list) or len(coef) != len(features) or not all(map(number, coef)):

@@ -473,7 +473,8 @@ def _row_fill(value: Any, where: str) -> RowFill | None:
     for key, v in given.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
             raise ModelError(f"{where}: 'row_fill.{key}' must be a number in (0, 1], got {v!r}")
-    return RowFill(**{k: float(v) for k, v in given.items()})
+    return RowFill(min_score=float(given["min_score"]), tolerance=float(given["tolerance"]),
+                   min_p=float(given["min_p"]))
 
 
 def _contain(value: Any, where: str) -> float | None:

@@ -147,7 +147,8 @@ class Detections:
     @property
     def face_down(self) -> npt.NDArray[np.bool_]:
         """True where the tile is shown face down (class ``back``)."""
-        return self.class_ids == _BACK_ID
+        down: npt.NDArray[np.bool_] = self.class_ids == _BACK_ID
+        return down
 
     @property
     def centers(self) -> npt.NDArray[np.float32]:

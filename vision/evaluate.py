@@ -232,7 +232,7 @@ def untouched_copies(samples: Sequence[Sample]) -> list[Sample]:
     keep = []
     for s in original_copies(samples):
         image = cv2.imread(str(s.image), cv2.IMREAD_COLOR)
-        if image is not None and fill_corners(image) < TURNED_CORNERS:
+        if image is not None and fill_corners(np.asarray(image, np.uint8)) < TURNED_CORNERS:
             keep.append(s)
     return keep
 

@@ -478,7 +478,8 @@ def analyze(
             # a tile lying on a claimed tile that made no kong with it: a flower laid
             # there if it may be one, otherwise left out (see Layout.notes)
             (row_flowers if d in maybe_flower else loose).append(d)
-        kept_runs, dropped = [], []
+        kept_runs: list[list[int]] = []
+        dropped: list[int] = []
         for run in runs:
             keep = [d for d in run if codes[d] != BACK]
             dropped.extend(d for d in run if codes[d] == BACK)
@@ -515,7 +516,7 @@ def analyze(
         parses.append(read_row(k, upside, agreed))
         firm.append(agreed and abs(vote) >= max(params.turn_firm * weight, params.turn_firm_votes))
 
-    def flip(k: int) -> None:
+    def flip_row(k: int) -> None:
         parses[k] = read_row(k, not parses[k].row.upside_down, parses[k].oriented)
 
     if sides_known and parses and not any(firm) and any(p.oriented for p in parses):
@@ -533,7 +534,7 @@ def analyze(
         cue = across_votes(parses)
         if cue > 0:
             for k in range(len(parses)):
-                flip(k)
+                flip_row(k)
         if sides_known and not cue:  # tiles either way up and no layout cue
             side_note = (
                 "the hand's tiles lie either way up and its layout does not show which "
@@ -549,7 +550,7 @@ def analyze(
             if near:
                 j = min(near, key=lambda j: abs(parses[j].cy - p.cy))
                 if parses[j].row.upside_down != p.row.upside_down:
-                    flip(k)
+                    flip_row(k)
     chosen = select_hand_rows(parses, params)
     others_flowers = _flowers_by_other_tiles(chosen, parses, dets.boxes, codes)
     chosen = [k for k in chosen if k not in others_flowers]

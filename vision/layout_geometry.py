@@ -201,7 +201,8 @@ def stacked_on(f: Frame, top: int, base: int) -> bool:
         return False
     dy = abs(f.cy[top] - f.cy[base])
     ref = min(f.h[top], f.h[base])
-    return 0.4 * ref <= dy <= 1.6 * ref
+    on: bool = 0.4 * ref <= dy <= 1.6 * ref
+    return on
 
 
 def pitch_ratios(f: Frame, row: list[int]) -> list[float]:
@@ -210,7 +211,8 @@ def pitch_ratios(f: Frame, row: list[int]) -> list[float]:
     (boxes include tile bodies seen at a slant, so it is often below 1)."""
     cx = f.cx[row]
     w = f.w[row]
-    return ((cx[1:] - cx[:-1]) / ((w[1:] + w[:-1]) / 2)).tolist()
+    ratios: list[float] = ((cx[1:] - cx[:-1]) / ((w[1:] + w[:-1]) / 2)).tolist()
+    return ratios
 
 
 def gaps_along(f: Frame, row: list[int], touching: float | None = None) -> list[float]:

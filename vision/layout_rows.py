@@ -195,7 +195,8 @@ def chunk_cost(
         return cost, MeldLayout(dets, None, None, False, True)
     if n == 3 and len(side) == 1:
         pos = side[0]
-        extra = [items[pos].stacked] if items[pos].stacked is not None else []
+        on_claimed = items[pos].stacked
+        extra = [on_claimed] if on_claimed is not None else []
         if len(stacked) > len(extra):
             return None
         plain = cost + (0.0 if is_set(codes) else params.cost_bad_codes)
@@ -331,10 +332,10 @@ def parse_row(
                 res = chunk_cost(items[i:j], big[i : j - 1], params)
                 if res is None:
                     continue
-                cost, meld = res
+                cost, chunk = res
                 if i > 0 and touching and not after_meld:
                     cost += params.cost_no_gap  # a meld right against standing tiles
-                relax((j, True), here + cost, (i, after_meld), "meld", meld)
+                relax((j, True), here + cost, (i, after_meld), "meld", chunk)
     melds: list[MeldLayout] = []
     flowers: list[int] = []
     steps: list[tuple[int, str, MeldLayout | None]] = []

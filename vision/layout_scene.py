@@ -280,7 +280,7 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
     from vision.classes import BONUS, KINDS
 
     wall = [k for k in KINDS for _ in range(4)]
-    rng.shuffle(wall)  # type: ignore[arg-type]
+    rng.shuffle(wall)
 
     def take(code: str, n: int) -> bool:
         if wall.count(code) < n:
@@ -336,9 +336,9 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
     n_standing = hand_size - 3 * len(melds_text)
     standing = [wall.pop() for _ in range(n_standing)]
     apart = bool(rng.random() < 0.85)
-    body = sorted(standing[:-1], key=KINDS.index) if apart else list(standing)
+    shown = sorted(standing[:-1], key=KINDS.index) if apart else list(standing)
     if apart:
-        body.append(standing[-1])
+        shown.append(standing[-1])
     flowers = sorted(rng.choice(list(BONUS), size=int(rng.choice([0, 0, 1, 2, 3])),
                                 replace=False).tolist(), key=BONUS.index)
     b = SceneBuilder(sideways_rotation=int(rng.choice([90, 270])),
@@ -359,9 +359,9 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
     if melds_in_front:
         lay_melds()
         b.row(upside_down=upside)
-    b.standing(_kind_text(body[:-1] if apart else body))
+    b.standing(_kind_text(shown[:-1] if apart else shown))
     if apart:
-        b.win(body[-1])
+        b.win(shown[-1])
     if not melds_in_front:
         lay_melds()
     if flowers and not flowers_row:
@@ -380,5 +380,5 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
             for t in tiles:
                 if t.code != BACK and rng.random() < 0.5:
                     t.turned = True
-    hand = "".join(melds_text) + _kind_text(body) + _kind_text(flowers)
+    hand = "".join(melds_text) + _kind_text(shown) + _kind_text(flowers)
     return RandomScene(b, hand, apart, tuple(hidden), render)

@@ -20,6 +20,7 @@ spot are the same tile whatever class each one reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,8 @@ from vision.detections import ROTATIONS
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
+#: Boxes of any float dtype (taken as float32).
+Floats = npt.NDArray[np.floating[Any]]
 
 #: A box wider than this many times its height is taken as a tile lying sideways.
 SIDEWAYS_ASPECT = 1.15
@@ -47,10 +50,12 @@ def tile_score(scores: F32, mode: str = "max") -> F32:
     [[0.15, 0.9], [0.327, 0.9]]
     """
     if mode == "max":
-        return scores.max(axis=1) if len(scores) else np.zeros(0, np.float32)
+        best: F32 = scores.max(axis=1) if len(scores) else np.zeros(0, np.float32)
+        return best
     if mode == "any":
         miss = np.prod(1.0 - np.clip(scores, 0.0, 1.0, dtype=np.float64), axis=1)
-        return (1.0 - miss).astype(np.float32)
+        hit: F32 = (1.0 - miss).astype(np.float32)
+        return hit
     raise ValueError(f"tile score mode must be 'max' or 'any', got {mode!r}")
 
 
@@ -113,7 +118,7 @@ def _cover(inter: F32, area: F32, areas: F32) -> F32:
     return (inter / np.maximum(np.minimum(area, areas), 1e-9)).astype(np.float32)
 
 
-def iou_matrix(a: F32, b: F32) -> F32:
+def iou_matrix(a: Floats, b: Floats) -> F32:
     """Pairwise IoU of xyxy boxes ``a (n, 4)`` and ``b (m, 4)`` → ``(n, m)``."""
     a = np.asarray(a, np.float32).reshape(-1, 4)
     b = np.asarray(b, np.float32).reshape(-1, 4)
@@ -139,7 +144,8 @@ def edge_gaps(a: F32, b: F32) -> F32:
     b = np.asarray(b, np.float32).reshape(-1, 4)
     gap_x = np.maximum(a[:, None, 0] - b[None, :, 2], b[None, :, 0] - a[:, None, 2])
     gap_y = np.maximum(a[:, None, 1] - b[None, :, 3], b[None, :, 1] - a[:, None, 3])
-    return np.maximum(gap_x, gap_y)
+    gaps: F32 = np.maximum(gap_x, gap_y)
+    return gaps
 
 
 def median_short_side(boxes: F32) -> float:

@@ -17,7 +17,7 @@ input pixels map back with :meth:`Letterbox.to_original`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import cv2
 import numpy as np
@@ -85,8 +85,9 @@ def shrink(image: npt.NDArray[np.uint8], size: tuple[int, int]) -> npt.NDArray[n
     """
     w, h = size
     while image.shape[1] >= 2 * w and image.shape[0] >= 2 * h:
-        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
-                           interpolation=cv2.INTER_AREA)
+        half = (image.shape[1] // 2, image.shape[0] // 2)
+        image = cast("npt.NDArray[np.uint8]",
+                     cv2.resize(image, half, interpolation=cv2.INTER_AREA))
     interp = cv2.INTER_AREA if image.shape[1] > w else cv2.INTER_LINEAR
     return np.asarray(cv2.resize(image, (w, h), interpolation=interp), np.uint8)
 

@@ -77,7 +77,7 @@ def add_win_flags(p: argparse.ArgumentParser) -> None:
 class _LineParser(argparse.ArgumentParser):
     """Argument parser for one batch line: raises instead of exiting."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise HandError(message)
 
 

@@ -45,6 +45,7 @@ import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -187,7 +188,7 @@ class ParityMatcher:
 
     def __init__(self, max_side: int = 400, features: int = 1000) -> None:
         self.max_side = max_side
-        self._sift = cv2.SIFT_create(nfeatures=features)
+        self._sift = cv2.SIFT.create(nfeatures=features)
         self._matcher = cv2.BFMatcher(cv2.NORM_L2)
 
     def _features(self, image: npt.NDArray[np.uint8]) -> Features:
@@ -196,8 +197,8 @@ class ParityMatcher:
         if scale < 1:
             grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         keypoints, descriptors = self._sift.detectAndCompute(grey, None)
-        points = np.float32([k.pt for k in keypoints]).reshape(-1, 2)
-        return points, descriptors
+        points = np.asarray([k.pt for k in keypoints], np.float32).reshape(-1, 2)
+        return cast(Features, (points, descriptors))
 
     def _inliers(self, a: Features, b: Features) -> int:
         if len(a[0]) < 3 or len(b[0]) < 3:
@@ -218,7 +219,7 @@ class ParityMatcher:
         if not images:
             return []
         ref = self._features(images[0])
-        ref_mirror = self._features(cv2.flip(images[0], 1))
+        ref_mirror = self._features(cast("npt.NDArray[np.uint8]", cv2.flip(images[0], 1)))
         out = [(0, -1, -1)]
         for image in images[1:]:
             feats = self._features(image)
@@ -271,7 +272,8 @@ class DetectorScorer:
         self.input = input
 
     def _tensor(self, image: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-        image = cv2.resize(image, (self.size, self.size), interpolation=cv2.INTER_AREA)
+        image = cast("npt.NDArray[np.uint8]",
+                     cv2.resize(image, (self.size, self.size), interpolation=cv2.INTER_AREA))
         if self.input == "gray":
             grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
             lo, hi = np.percentile(grey, (0.5, 99.5))
@@ -298,14 +300,15 @@ class DetectorScorer:
         best = 0.0
         for _ in range(4):
             best = max(best, self._score_upright(image, labels))
-            image = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+            image = cast("npt.NDArray[np.uint8]", cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE))
             labels = rotate_labels_cw(labels)
         return best
 
 
 def handedness_margin(scorer: Scorer, image: npt.NDArray[np.uint8], labels: Labels) -> float:
     """``scorer(image) - scorer(mirror image)``: > 0 when the copy looks un-mirrored."""
-    return scorer(image, labels) - scorer(cv2.flip(image, 1), flip_labels(labels))
+    return scorer(image, labels) - scorer(cast("npt.NDArray[np.uint8]", cv2.flip(image, 1)),
+                                          flip_labels(labels))
 
 
 def tightness(labels: Labels) -> float:
@@ -476,7 +479,7 @@ def _load_image(path: Path) -> npt.NDArray[np.uint8]:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"{path}: not a readable image")
-    return image
+    return cast("npt.NDArray[np.uint8]", image)
 
 
 def _read_decisions(path: Path) -> dict[str, CopyDecision]:
@@ -623,7 +626,8 @@ def prepare_photos(
         decisions.extend(stem_decisions)
         split = "val" if stem in val_stems else "train"
         fixed_images = [
-            cv2.flip(im, 1) if d.mirrored and mirrored != "keep" else im
+            cast("npt.NDArray[np.uint8]", cv2.flip(im, 1))
+            if d.mirrored and mirrored != "keep" else im
             for im, d in zip(images, stem_decisions, strict=True)
         ]
         fixed_labels = [
@@ -670,15 +674,16 @@ def prepare_photos(
                     continue
                 image, label = fixed_images[i], fixed_labels[i]
             if mapped is not None:
-                if mapped[i] is None:  # not aligned with its original: labels unchecked
+                checked = mapped[i]
+                if checked is None:  # not aligned with its original: labels unchecked
                     counts["unaligned"] += 1
                     target.unlink(missing_ok=True)
                     label_target.unlink(missing_ok=True)
                     continue
-                counts["mapped"] += mapped[i] is not fixed_labels[i]
+                counts["mapped"] += checked is not fixed_labels[i]
                 if mapper is not None and path.name in mapper.tightened:
                     counts["tightened"] += 1
-                label = mapped[i]
+                label = checked
             if decision.mirrored:
                 counts["fixed"] += 1
                 if not cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):

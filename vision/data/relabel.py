@@ -22,6 +22,7 @@ import csv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
@@ -81,14 +82,15 @@ class CopyAligner:
 
     def __init__(self, features: int = 2000, threshold_px: float = 2.0) -> None:
         self.threshold_px = threshold_px
-        self._sift = cv2.SIFT_create(nfeatures=features)
+        self._sift = cv2.SIFT.create(nfeatures=features)
         self._matcher = cv2.BFMatcher(cv2.NORM_L2)
 
     def features(self, image: Image) -> Features:
         """Keypoint positions ``(n, 2)`` in image px and their descriptors ``(n, 128)``."""
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         keypoints, descriptors = self._sift.detectAndCompute(grey, None)
-        return np.float32([k.pt for k in keypoints]).reshape(-1, 2), descriptors
+        points = np.asarray([k.pt for k in keypoints], np.float32).reshape(-1, 2)
+        return cast(Features, (points, descriptors))
 
     def align(self, original: Features, copy: Image) -> Alignment:
         """The homography from ``original`` (its :meth:`features`) to the image ``copy``."""
@@ -104,7 +106,7 @@ class CopyAligner:
         if matrix is None or mask is None:
             return Alignment(None, 0, len(src))
         inliers = int(mask.sum())
-        if not plausible(matrix):
+        if not plausible(np.asarray(matrix, np.float64)):
             return Alignment(None, inliers, len(src))
         return Alignment(np.asarray(matrix, np.float64), inliers, len(src))
 
@@ -170,7 +172,8 @@ def boxes_around(
     out = np.column_stack(
         [classes, centre[:, 0] / tw, centre[:, 1] / th, size[:, 0] / tw, size[:, 1] / th]
     )
-    return out[keep]
+    kept: npt.NDArray[np.float64] = out[keep]
+    return kept
 
 
 #: Corners filled flat and dark (the export's fill around a turned or sheared copy) from
@@ -308,11 +311,11 @@ class LabelMapper:
                 matrices.append(np.eye(3))
                 rows.append(None)
                 continue
-            row = self._alignment(name, names[original], image, features)
-            rows.append(row)
+            aligned = self._alignment(name, names[original], image, features)
+            rows.append(aligned)
             matrices.append(
-                np.array([float(v) for v in row["matrix"].split()]).reshape(3, 3)
-                if row["matrix"] else None
+                np.array([float(v) for v in aligned["matrix"].split()]).reshape(3, 3)
+                if aligned["matrix"] else None
             )
         tiles = self._tightened(images, labels, original, matrices)
         out: list[Labels | None] = []

@@ -98,7 +98,8 @@ def fill_edges(image: Image, min_length: float = 40.0) -> list[tuple[float, floa
     if fill.sum() < 50:
         return []
     content = (~fill).astype(np.uint8) * 255
-    content = cv2.morphologyEx(content, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    content = np.asarray(cv2.morphologyEx(content, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
+                         np.uint8)
     contours, _ = cv2.findContours(content, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         return []
@@ -286,7 +287,7 @@ def _intersection(polys: Sequence[Polygon]) -> Polygon | None:
         area, inter = cv2.intersectConvexConvex(current, np.asarray(other, np.float32))
         if area <= 0 or inter is None:
             return None
-        current = inter.reshape(-1, 2)
+        current = np.asarray(inter.reshape(-1, 2), np.float32)
     return np.asarray(current, np.float64)
 
 
@@ -314,7 +315,7 @@ def tighten(
     """
     edge_sets = []
     for c in copies:
-        back = np.linalg.inv(np.asarray(c.matrix, np.float64)[:2, :2])
+        back = np.asarray(np.linalg.inv(np.asarray(c.matrix, np.float64)[:2, :2]), np.float64)
         edges = c.edges or [(0.0, float(c.size[0])), (90.0, float(c.size[1]))]
         edge_sets.append([(carry_direction(a, back), n) for a, n in edges])
     axes = photo_axes(edge_sets)

@@ -33,7 +33,8 @@ def _middle_colour(picture: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
     """Median RGB of the middle ninth of ``picture`` ``(H, W, 3 or 4)``."""
     h, w = picture.shape[:2]
     mid = picture[h // 3: 2 * h // 3, w // 3: 2 * w // 3, :3].reshape(-1, 3)
-    return np.median(mid, axis=0).astype(np.float64)
+    colour: npt.NDArray[np.float64] = np.median(mid, axis=0).astype(np.float64)
+    return colour
 
 
 def _blank_faces(art: ArtSet) -> list[npt.NDArray[np.float64]]:

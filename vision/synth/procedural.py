@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -99,7 +99,7 @@ _STICKS: dict[int, list[tuple[float, float, float, str]]] = {
     5: [(0.25, 0.28, 0, "g"), (0.75, 0.28, 0, "g"), (0.5, 0.5, 0, "r"),
         (0.25, 0.72, 0, "g"), (0.75, 0.72, 0, "g")],
     6: [(x, y, 0, "g") for y in (0.28, 0.72) for x in (0.22, 0.5, 0.78)],
-    7: [(0.5, 0.16, 0, "r")] + [(x, y, 0, "g") for y in (0.5, 0.84) for x in (0.22, 0.5, 0.78)],
+    7: [(0.5, 0.16, 0, "r"), *((x, y, 0, "g") for y in (0.5, 0.84) for x in (0.22, 0.5, 0.78))],
     8: [(0.17, 0.28, 0, "g"), (0.39, 0.28, 25, "g"), (0.61, 0.28, -25, "g"),
         (0.83, 0.28, 0, "g"), (0.17, 0.72, 0, "g"), (0.39, 0.72, -25, "g"),
         (0.61, 0.72, 25, "g"), (0.83, 0.72, 0, "g")],
@@ -592,7 +592,8 @@ def numbered_bonus_faces(style: Style, rng: np.random.Generator,
     inks = [ink()] * 2 if shared else [ink(), ink()]
     tint = float(rng.uniform(0.6, 0.9)) if outline else 0.0  # the hollow fill: mostly ground
     fills: list[RGB | None] = [
-        tuple(int(g * tint + c * (1 - tint)) for g, c in zip(style.ground, i, strict=True))
+        cast(RGB, tuple(int(g * tint + c * (1 - tint))
+                        for g, c in zip(style.ground, i, strict=True)))
         if outline else None for i in inks]
     with_char = rng.random() < 0.5
     out: dict[str, Image] = {}

@@ -114,6 +114,7 @@ def annotated_jpeg(image: Any, recognition: Any) -> str:
     """The photo drawn by :func:`vision.render.render` (tiles by role, melds, winning
     tile, corrections, fan panel), as a JPEG data URL at most ``ANNOTATE_MAX_SIDE`` wide."""
     import cv2
+    import numpy as np
 
     from vision.render import render
 
@@ -121,7 +122,8 @@ def annotated_jpeg(image: Any, recognition: Any) -> str:
     h, w = out.shape[:2]
     scale = ANNOTATE_MAX_SIDE / max(h, w)
     if scale < 1:
-        out = cv2.resize(out, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        out = np.asarray(cv2.resize(out, (round(w * scale), round(h * scale)),
+                                    interpolation=cv2.INTER_AREA), np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:  # pragma: no cover - OpenCV always encodes a BGR uint8 array
         raise RuntimeError("JPEG encoding of the annotated image failed")
