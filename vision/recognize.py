@@ -821,7 +821,7 @@ def flip_unclear_sideways(
                     if i in hand and abs(m) <= MAX_FLIP_MARGIN)[:MAX_FLIP_TRIED]
     if not unsure or test.wins(dets, layout) is not None:
         return None
-    trials = [(cost, (i,)) for cost, i in unsure]
+    trials: list[tuple[float, tuple[int, ...]]] = [(cost, (i,)) for cost, i in unsure]
     trials += [(a + b, (i, j))
                for (a, i), (b, j) in itertools.combinations(unsure[:MAX_FLIP_PAIRED], 2)]
     for _, tiles in sorted(trials):
@@ -1312,7 +1312,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         notes.append(deduced)
     if result.problems:
         notes.append("top-1 reading: " + "; ".join(result.problems))
-    base = dict(
+    base: dict[str, Any] = dict(
         detections=dets, layout=layout, correction=result, codes=codes, roles=roles,
         rules=rules, image=image, calibration=calibration,
     )
