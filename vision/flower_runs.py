@@ -11,9 +11,9 @@ row's end or beside a tile read as a flower.
 
 :func:`flower_runs` finds such tiles in the layout's rows, :func:`doubtful_apart` the
 doubtful readings the layout left out of the hand; :func:`as_flowers` reads chosen tiles
-as bonus codes. The rules that use them are :func:`vision.recognize.reread_flower_runs`
+as bonus codes. The rules that use them are :func:`vision.flower_rereads.reread_flower_runs`
 (which asks for a win with exactly the hand's size before it keeps anything) and
-:func:`vision.recognize.reread_doubtful_apart_flowers` (which keeps the hand as it is).
+:func:`vision.flower_rereads.reread_doubtful_apart_flowers` (which keeps the hand as it is).
 
 >>> from vision.layout_scene import SceneBuilder
 >>> from vision.layout import analyze

@@ -387,7 +387,7 @@ def analyze(
 ) -> Layout:
     """Read the layout of one player's hand from ``dets`` (see module doc). ``flip``:
     detections whose sideways judgement is taken the other way (a rule's second reading
-    of tiles the layout was unsure of, :func:`vision.recognize.flip_unclear_sideways`)."""
+    of tiles the layout was unsure of, :func:`vision.tile_rereads.flip_unclear_sideways`)."""
     params = params or LayoutParams()
     codes = dets.codes
     n = len(dets)

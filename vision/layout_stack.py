@@ -7,7 +7,7 @@ box that lies in the row like a sideways tile but reaches further across the row
 tile can, beside two tiles of one kind. :func:`stacked_boxes` finds such boxes;
 :func:`split_stack` reads one as the two tiles it covers, both of the pair's kind, so the
 layout sees the added kong (the caller keeps that reading only when the hand then wins,
-see :func:`vision.recognize.split_stacked_box`).
+see :func:`vision.tile_rereads.split_stacked_box`).
 
 Lengths are pixels of the image; ratios are against the median of the box's upright
 neighbours in its row (up to two on each side), so perspective does not matter.

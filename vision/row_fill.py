@@ -12,7 +12,7 @@ so rows tilted at any angle are followed.
 The manifest turns it on with ``detector.row_fill`` (see :class:`RowFill`); the
 detector then keeps such boxes among the tiles with their own (low) score, and
 ``recognize`` reads them as tiles of the hand too
-(:func:`vision.recognize.below_threshold_as_weak` hands only flowers and face-down
+(:func:`vision.weak_boxes.below_threshold_as_weak` hands only flowers and face-down
 tiles kept under the threshold back to its rules as weak boxes).
 
 >>> import numpy as np

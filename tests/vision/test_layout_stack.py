@@ -1,7 +1,7 @@
 """An added kong (加杠, seed 003 鸣牌的摆放) the detector half sees — one box over the sideways
 tile and the tile added on it (found by its shape, :mod:`vision.layout_stack`, read by
-``vision.recognize.split_stacked_box``), or the added tile only as a weak box
-(``vision.recognize.take_weak_added_tile``)."""
+``vision.tile_rereads.split_stacked_box``), or the added tile only as a weak box
+(``vision.weak_boxes.take_weak_added_tile``)."""
 
 from __future__ import annotations
 

@@ -812,7 +812,7 @@ def test_a_rule_s_new_layout_may_not_force_a_win_by_overriding_a_sure_tile() -> 
     needs_mcr()
     from vision.correct import winning_shape_check
     from vision.layout import analyze
-    from vision.recognize import WinTest
+    from vision.rewrite import WinTest
 
     b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1)
     d = b.uncertain([("S", 0.98), ("E", 0.002)]).win("N").detections()

@@ -12,8 +12,8 @@ import pytest
 
 from vision.detect import Detector, ModelError, detection_scores, keep_thresholds, read_manifest
 from vision.detections import Detections
-from vision.recognize import below_threshold_as_weak
 from vision.row_fill import RowFill, in_rows
+from vision.weak_boxes import below_threshold_as_weak
 
 FILL = RowFill(min_score=0.25, tolerance=0.5, min_p=0.9)
 

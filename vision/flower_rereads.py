@@ -1,0 +1,301 @@
+"""Flowers read as kinds, re-read as flowers by where they lie and how the hand counts.
+
+Flowers of a set the models never saw are their weakest reading: the classifier calls
+them white dragons, dots or winds. These rules of
+:func:`vision.recognize.recognize_detections` re-read such tiles as bonus codes when the
+layout then lays them among the flowers and the hand is what the rules need (a win with
+the right tile count, or the same hand): a win made by a flower read as its winning tile
+(:func:`flower_not_win`), tiles set apart from the hand (:func:`reread_set_apart_flowers`,
+:func:`reread_doubtful_apart_flowers`), and a hand over its size (:func:`reread_extra_as_flower`,
+:func:`reread_flower_runs`; :mod:`vision.flower_runs` finds the runs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
+from vision.correct import Correction, CorrectionResult
+from vision.detections import Detections
+from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING, Layout, LayoutParams, analyze
+from vision.rewrite import REREAD_RATIO, Rewrite, WinTest, promote, rereads
+
+if TYPE_CHECKING:
+    pass
+
+
+def _flower_alternative(dets: Detections, i: int) -> tuple[int, float] | None:
+    """The likeliest bonus code among tile ``i``'s alternatives (not its top-1): its
+    position in the top-k and its probability, or None."""
+    for j in range(1, dets.topk_ids.shape[1]):
+        if int(dets.topk_ids[i, j]) in BONUS_IDS:
+            return j, float(dets.topk_probs[i, j])
+    return None
+
+
+def flower_not_win(
+    dets: Detections, layout: Layout, result: CorrectionResult, params: LayoutParams,
+    hand_size: int,
+) -> tuple[Detections, Correction] | None:
+    """A win made by reading a doubtful winning tile as another kind, where the tile is
+    likelier a flower: a hand one tile short (听) with a flower lying apart that the
+    detector read as a kind shows as many tiles as a won hand, and the layout takes that
+    lone tile for the winning tile set apart; the correction then reads it as whatever
+    kind completes the hand. Never force a win: when the tile the layout took for the
+    winning one (``layout.winning``) was changed by the winning reading from one kind to
+    another, and has at least as much probability of being a bonus tile (any, summed over
+    its top-k) as of being the kind that made the win, it is read as its likeliest bonus
+    code — kept only if the layout then lays it among the flowers and the hand is one tile
+    short (``hand_size`` - 1). Returns those detections and the change, or None. Measured
+    on hands shown waiting (``tilecam dataset synth --waiting``, README "Hands that do not
+    win"); used only when the win was inferred from the tile count, not claimed."""
+    i = layout.winning
+    c = next((c for c in result.best.changes if c.tile == i), None)
+    if i is None or c is None or c.before in BONUS or c.after in BONUS:
+        return None
+    p_bonus = float(sum(p for cid, p in zip(dets.topk_ids[i].tolist(),
+                                              dets.topk_probs[i].tolist(), strict=True)
+                        if int(cid) in BONUS_IDS))
+    alt = _flower_alternative(dets, i)
+    if alt is None or p_bonus < c.p_after:
+        return None
+    j, _ = alt
+    change = Correction(i, c.before, CLASSES[int(dets.topk_ids[i, j])], c.p_before, p_bonus)
+    trial = promote(dets, [(i, j)])
+    t_lay = analyze(trial, params)
+    if t_lay.roles(len(trial))[i] != FLOWER or t_lay.tile_count != hand_size - 1:
+        return None
+    return trial, change
+
+
+#: A tile left out of the hand is re-read as a flower (:func:`reread_set_apart_flowers`)
+#: when its top-k gives a bonus code at least this probability (chosen on the choice
+#: sets; 0.1, the layout's ``flower_alt_p``, took fewer of them).
+SET_APART_FLOWER_P = 0.05
+
+
+def reread_set_apart_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """Flowers read as kinds and so left out of the hand: tiles the layout ignores (apart
+    from the hand, in no meld) whose top-k holds a bonus code at
+    :data:`SET_APART_FLOWER_P` or more are read as that flower (no two as one flower, none
+    as a flower already read; likeliest readings first), all together, and kept
+    only if the layout then lays them among the flowers, lays no other tile read as a kind
+    there, **and** the hand itself is the same
+    detections with the same tile count (a flower is no part of the hand's shape, so this
+    needs no win). Why: on an unfamiliar set the classifier reads whole rows of flowers set
+    apart as white dragons or dots (held-out art: 6 of the 13 scenes whose only misread
+    tiles were flowers read as kinds had them all ignored). Returns the detections, their
+    layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
+    none is kept)."""
+    options: list[tuple[float, int, int]] = []
+    for i, role in enumerate(layout.roles(len(dets))):
+        if role != IGNORED or dets.codes[i] in BONUS or dets.codes[i] == BACK:
+            continue
+        options += [(float(dets.topk_probs[i, j]), i, j) for j in range(1, dets.topk_ids.shape[1])
+                    if int(dets.topk_ids[i, j]) in BONUS_IDS
+                    and dets.topk_probs[i, j] >= SET_APART_FLOWER_P]
+    # each flower exists once: likeliest readings first, none a flower already read
+    used = {dets.codes[i] for i in layout.flowers}
+    chosen: dict[int, int] = {}
+    for _, i, j in sorted(options, reverse=True):
+        code = CLASSES[int(dets.topk_ids[i, j])]
+        if i not in chosen and code not in used:
+            chosen[i] = j
+            used.add(code)
+    kept = _laid_as_flowers(dets, layout, params, sorted(chosen),
+                            lambda tiles: promote(dets, [(i, chosen[i]) for i in tiles]))
+    if kept is None:
+        return dets, layout, (), ()
+    tiles, trial, t_lay = kept
+    changes, notes = rereads(
+        dets, trial, [(float(dets.topk_probs[i, chosen[i]]), i) for i in tiles],
+        "set apart from the hand, it may be a flower")
+    return trial, t_lay, notes, changes
+
+
+def _laid_as_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams, tiles: list[int],
+    read: Callable[[list[int]], Detections],
+) -> tuple[list[int], Detections, Layout] | None:
+    """The tiles of ``tiles`` (ignored by ``layout``) that, read as flowers by ``read``
+    (tiles → detections with their new codes), the layout lays among the flowers while
+    the hand stays the same detections with the same tile count and no tile read as a
+    kind lies among the flowers: those it does not lay there are dropped and the rest
+    tried again. Returns the tiles, the detections and their layout, or None."""
+    hand = sorted(layout.hand_detections)
+    while tiles:
+        trial = read(tiles)
+        t_lay = analyze(trial, params)
+        if t_lay.tile_count != layout.tile_count or sorted(t_lay.hand_detections) != hand:
+            return None
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] == FLOWER and trial.codes[i] not in BONUS and i not in layout.flowers
+               for i in range(len(trial))):
+            return None  # a kind now laid among the flowers that no flower reading is left for
+        laid = [i for i in tiles if t_roles[i] == FLOWER]
+        if len(laid) == len(tiles):
+            return tiles, trial, t_lay
+        tiles = laid  # try again with only those the layout took for flowers
+    return None
+
+
+def reread_doubtful_apart_flowers(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """Flowers of an unfamiliar set set apart and read as kinds with no bonus code among
+    their alternatives (which :func:`reread_set_apart_flowers` needs): tiles the layout
+    ignores whose top-1 probability is below :data:`FLOWER_RUN_WEAK_P`
+    (:func:`vision.flower_runs.doubtful_apart`; weakest first, no more than bonus codes
+    are free) are read as bonus codes (:func:`vision.flower_runs.as_flowers`), all
+    together, kept on the same conditions: the layout lays each among the flowers (those
+    it does not are dropped and the rest tried again), lays no tile read as a kind there,
+    and the hand is the same detections with the same tile count. Which flower each is
+    was not read, and the notes say so. Returns the detections, their layout, a note and
+    a :class:`Correction` per re-read tile (unchanged and empty when none is kept)."""
+    from vision.flower_runs import as_flowers, doubtful_apart
+
+    used = {dets.codes[i] for i in layout.flowers}
+    doubtful = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
+    kept = _laid_as_flowers(dets, layout, params, doubtful,
+                            lambda tiles: as_flowers(dets, tiles, used))
+    if kept is None:
+        return dets, layout, (), ()
+    tiles, trial, t_lay = kept
+    changes, notes = _guessed_flowers(
+        dets, trial, tiles, "set apart from the hand and read doubtfully, it lies with the "
+        "flowers", show_p=False)
+    return trial, t_lay, notes, changes
+
+
+def _guessed_flowers(
+    dets: Detections, trial: Detections, tiles: Sequence[int], why: str, show_p: bool
+) -> tuple[tuple[Correction, ...], tuple[str, ...]]:
+    """The :class:`Correction` and the note of each of ``tiles`` that ``trial`` reads as a
+    flower by :func:`vision.flower_runs.as_flowers` (its new probability: the bonus codes'
+    together in its top-k; ``show_p``: the note gives it). ``why`` ends each note, and a
+    tile given a free code adds that which flower was not read."""
+    from vision.flower_runs import bonus_probability
+
+    changes = tuple(
+        Correction(i, dets.codes[i], trial.codes[i], float(dets.topk_probs[i, 0]),
+                   bonus_probability(dets, i))
+        for i in sorted(tiles)
+    )
+    notes = tuple(
+        f"read tile {c.tile} ({c.before}, p {c.p_before:.2f}) as a flower ("
+        + (f"{c.after}, p {c.p_after:.2f} as any flower" if show_p else c.after)
+        + f"): {why}"
+        + ("" if float(trial.topk_probs[c.tile, 0]) > 0 else "; which flower was not read")
+        for c in changes
+    )
+    return changes, notes
+
+
+#: Most flower readings :func:`reread_extra_as_flower` pairs up when a hand is two over.
+MAX_EXTRA_OPTIONS = 6
+
+
+def reread_extra_as_flower(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A hand one or two tiles over its size whose extra tiles may be flowers read as
+    kinds: hand tiles whose top-k holds a bonus code at most :data:`REREAD_RATIO` times
+    less probable than their reading are read as those flowers — as many as the hand is
+    over, the most probable first (pairs among the :data:`MAX_EXTRA_OPTIONS` likeliest) —
+    only if the layout then lays each among the flowers and the corrected reading **wins**
+    with exactly ``test.hand_size`` tiles; otherwise None. (Flowers of an unfamiliar set
+    are the classifier's weakest reading: on held-out art 10 of 14 hands one tile over
+    were a flower read as a kind.) The rewrite's detections have the tiles' codes and
+    top-k order changed; the re-reads are its changes, with a note each."""
+    over = layout.tile_count - test.hand_size
+    if over not in (1, 2):
+        return None
+    options: list[tuple[float, int, int]] = []
+    for i, role in enumerate(layout.roles(len(dets))):
+        if role not in (STANDING, MELD, WINNING):
+            continue
+        alt = _flower_alternative(dets, i)
+        if alt is not None and alt[1] > 0 and alt[1] * REREAD_RATIO >= dets.topk_probs[i, 0]:
+            options.append((alt[1], i, alt[0]))
+    options.sort(reverse=True)
+    combos = sorted(itertools.combinations(options[:MAX_EXTRA_OPTIONS], over),
+                    key=lambda combo: -math.prod(pr for pr, _, _ in combo))
+    for combo in combos:
+        trial = promote(dets, [(i, j) for _, i, j in combo])
+        t_lay = analyze(trial, params)
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] != FLOWER for _, i, _ in combo):
+            continue
+        result = test.wins(trial, t_lay)
+        if result is None or any(result.best.codes[i] not in BONUS for _, i, _ in combo):
+            continue
+        too_many = "one tile" if over == 1 else "two tiles"
+        changes, notes = rereads(dets, trial, [(pr, i) for pr, i, _ in combo],
+                                  f"the hand had {too_many} too many")
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None
+
+
+#: A hand tile is a doubtful reading, which :func:`reread_flower_runs` may take for a
+#: flower, when its top-1 probability is below this.
+FLOWER_RUN_WEAK_P = 0.7
+
+
+#: ... or when its top-1 is below ``FLOWER_RUN_FAIR_P`` and its top-k gives the bonus
+#: codes together at least ``FLOWER_RUN_BONUS_P``.
+FLOWER_RUN_FAIR_P = 0.9
+
+
+FLOWER_RUN_BONUS_P = 0.03
+
+
+#: Most tiles the hand may be over for :func:`reread_flower_runs` (as many flowers).
+FLOWER_RUN_MAX_OVER = 4
+
+
+#: Most ways of choosing the tiles :func:`reread_flower_runs` tries.
+FLOWER_RUN_TRIES = 12
+
+
+def reread_flower_runs(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest
+) -> Rewrite | None:
+    """A hand 1–:data:`FLOWER_RUN_MAX_OVER` tiles over its size whose extra tiles may be
+    flowers of an unfamiliar set read as kinds (:mod:`vision.flower_runs`): doubtful
+    readings (top-1 below :data:`FLOWER_RUN_WEAK_P`, or below :data:`FLOWER_RUN_FAIR_P`
+    with :data:`FLOWER_RUN_BONUS_P` on bonus codes together) lying together at a row's end or
+    beside a tile read as a flower are read as bonus codes — as many as the hand is over,
+    nearest the run's start first, weakest choice first — only if the layout then lays
+    each among the flowers and the corrected reading **wins** with exactly
+    ``test.hand_size`` tiles; otherwise None. A re-read tile with no bonus code in its
+    top-k gets a free one, and its note says which flower it is was not read."""
+    from vision.flower_runs import as_flowers, flower_runs, run_choices
+
+    over = layout.tile_count - test.hand_size
+    used = {dets.codes[i] for i in layout.flowers}
+    if not 1 <= over <= min(FLOWER_RUN_MAX_OVER, len(BONUS) - len(used)):
+        return None
+    runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P, FLOWER_RUN_FAIR_P, FLOWER_RUN_BONUS_P)
+    if sum(len(r) for r in runs) < over:
+        return None
+    choices = run_choices(runs, over, 4 * FLOWER_RUN_TRIES)
+    choices.sort(key=lambda c: sum(float(dets.topk_probs[i, 0]) for i in c))
+    for tiles in choices[:FLOWER_RUN_TRIES]:
+        trial = as_flowers(dets, tiles, used)
+        t_lay = analyze(trial, params)
+        t_roles = t_lay.roles(len(trial))
+        if any(t_roles[i] != FLOWER for i in tiles):
+            continue
+        result = test.wins(trial, t_lay)
+        if result is None or any(result.best.codes[i] not in BONUS for i in tiles):
+            continue
+        changes, notes = _guessed_flowers(
+            dets, trial, tiles, f"the hand had {over} too many tiles, and this doubtful "
+            "reading lies with the flowers or at a row's end", show_p=True)
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None
