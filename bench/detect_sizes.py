@@ -8,7 +8,7 @@ extra boxes (detections matching no tile), precision and F1 of right codes; whic
 second pass (zoom region, grid, none) each frame took and the median ms per frame.
 
 ``--set FIELD=VALUE`` overrides a detector setting (a field of
-:class:`vision.detect.DetectorSpec`, e.g. ``zoom_grid=0`` to measure without the grid
+:class:`vision.manifest.DetectorSpec`, e.g. ``zoom_grid=0`` to measure without the grid
 pass, ``zoom_grid_below=24``), for comparing settings on the same frames.
 
 Usage::
@@ -31,8 +31,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.detect import Detector, DetectorSpec
+from vision.detect import Detector
 from vision.evaluate import match
+from vision.manifest import DetectorSpec
 
 #: Bands of the tile's short side, frame pixels: [low, high).
 BANDS = ((0, 30), (30, 40), (40, 60), (60, 90), (90, 10_000))

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 
 from vision.classes import BONUS, CLASSES, GLYPHS  # noqa: E402
-from vision.detect import DetectorSpec  # noqa: E402
+from vision.manifest import DetectorSpec  # noqa: E402
 from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"

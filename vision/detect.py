@@ -1,40 +1,7 @@
 """Find the tiles in an image: ``detect(image) -> Detections``.
 
-A :class:`Detector` is loaded once from a model folder holding ``manifest.json``
-(the contract in ``models/README.md``)::
-
-    {"detector": {"file": "tiles.onnx", "imgsz": 640, "names": ["1m", ...],
-                  "input": "rgb" | "gray", "letterbox_pad": 114, "output": "yolo",
-                  "autocontrast": false, "conf": 0.25, "iou": 0.5, "contain": 0.65,
-                  "score": "any",
-                  "zoom": {"below_px": 32, "min_gain": 1.5, "target_px": 64,
-                           "grid": 2, "grid_below_px": 20}},
-     "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
-                    "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 2,
-                    "more_views_below": 0.7},
-     "readers": [{"file": "glyphs.onnx", "size": 96, "names": ["1m", ..., "N"],
-                  "weight": 0.5, "tta": 2, "min_mass": 0.1, "below_p": 0.9}],
-     "name": "tilecam-yolo11n", "version": "..."}
-
-``autocontrast``, ``conf``, ``iou``, ``contain`` (NMS also drops a box covered more than this
-share by a better one; absent: IoU only), ``fuse`` (``{"iou": 0.5, "rel": 0.5}``: each kept
-box scored at least ``conf`` becomes the score-weighted mean of the candidates it overlaps
-at that IoU scoring at least ``rel`` × its score, :func:`vision.postprocess.fuse_kept`;
-absent: the kept boxes as they are), ``scales`` (e.g. ``[384]``: more input sizes for
-the first pass, fused with it, :meth:`Detector.detect`) with ``scales_min_px``,
-``scales_each_px`` and ``scales_file`` (another detector file in the folder for those
-passes), ``one_set`` (``true``: the tiles are read as one set's — each flower
-once, each kind at most four times, :mod:`vision.set_counts`), ``row_fill`` (boxes under
-the threshold kept where a row of kept tiles goes on, :mod:`vision.row_fill`), ``score``,
-``zoom``,
-``weight``, ``tta``, ``name`` and ``version`` are optional; so are a top-level
-``calibration`` (the hand confidence, :mod:`vision.confidence`), ``readers`` (second
-looks from larger crops at some codes, applied in order after the classifier;
-:class:`ReaderSpec`; a single ``reader`` object is read too) and ``numeral`` (the
-numeral reader of seasons and flowers, after the readers: ``{"file": "numerals.onnx",
-"size": [48, 80], "top": 0.45, "weight": 1.0, "min_mass": 0.3}``, :class:`NumeralSpec`).
-Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
-spread over the classes the detector does not name, and the crop classifier decides.
+A :class:`Detector` is loaded once from a model folder holding ``manifest.json``; what
+the manifest may say, and how it is checked, is :mod:`vision.manifest`.
 
 Pipeline (one frame): letterbox (to the model's fixed input, or to the smallest
 stride-32 rectangle when the ONNX input height/width are dynamic) → detector → decode
@@ -58,12 +25,9 @@ is kept from that lower score (:func:`keep_thresholds`).
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,350 +40,32 @@ from vision.classes import BONUS, BONUS_IDS, CLASSES
 from vision.confidence import CalibrationError, check_calibration
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
+from vision.manifest import (
+    MANIFEST,
+    ModelError,
+    ReaderSpec,
+    default_model_dir,
+    read_manifest,
+)
 from vision.numeral import fuse_numerals, numeral_odds, strips_batch
 from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.row_fill import RowFill, in_rows
 from vision.set_counts import within_one_set
+from vision.zoom import (
+    chained_to,
+    grid_cells,
+    median_long_side,
+    tiles_big,
+    touches_inner_edge,
+    zoom_region,
+)
 
 #: columns of the bonus codes ``1f``…``8f`` in the 43-class order
 _BONUS_COLUMNS = np.array([CLASSES.index(code) for code in BONUS], np.int64)
 
 #: ``(43,)`` True at the flowers' and seasons' class indices.
 _IS_BONUS = np.isin(np.arange(len(CLASSES)), sorted(BONUS_IDS))
-
-#: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
-MANIFEST = "manifest.json"
-
-
-def default_model_dir() -> Path:
-    """``$TILECAM_MODEL_DIR`` if set, else ``<repo>/models``."""
-    env = os.environ.get("TILECAM_MODEL_DIR")
-    return Path(env) if env else DEFAULT_MODEL_DIR
-
-
-class ModelError(ValueError):
-    """The model folder or its manifest is missing or inconsistent."""
-
-
-@dataclass(frozen=True)
-class DetectorSpec:
-    """The ``detector`` entry of the manifest."""
-
-    file: Path
-    imgsz: int
-    names: tuple[str, ...]
-    input: str
-    letterbox_pad: int
-    autocontrast: bool
-    conf: float
-    iou: float
-    #: NMS also drops a box whose area lies more than this share inside a better box
-    #: (:func:`vision.postprocess.box_cover`); None: IoU only.
-    contain: float | None = None
-    #: Box fusion after NMS (:func:`vision.postprocess.fuse_kept`): ``(iou, rel)``, or
-    #: None for the kept boxes as they are.
-    fuse: tuple[float, float] | None = None
-    #: More input sizes (long side, px) for the first pass, fused with the ``imgsz`` pass
-    #: by :func:`vision.postprocess.fuse_passes` on photos whose tiles are not small
-    #: (see :meth:`Detector.detect`); empty: one pass.
-    scales: tuple[int, ...] = ()
-    #: ... only when the first pass's tiles have a median short side of at least this
-    #: many input px (smaller tiles, a table camera's, are left to the zoom pass).
-    scales_min_px: float = 32.0
-    #: A pass abstains on a tile whose short side is below this many of *its* input px
-    #: (too small for it to see): its box there is left out and the tile's class scores
-    #: are the mean over the passes that can see it; a pass that would abstain on all but
-    #: 2 of the first pass's tiles does not run. 0: every pass counts on every tile.
-    scales_each_px: float = 0.0
-    #: The detector file the other ``scales`` run (manifest ``scales_file``, e.g. one whose
-    #: boxes were trained on close-up photos); None: the first pass's own ``file``.
-    scales_file: Path | None = None
-    #: Zoom pass (see :meth:`Detector.detect`): when the median short side of the found
-    #: tiles is below ``zoom_below`` input pixels (0 disables), the tiles' region is run
-    #: again, enlarged, if that enlarges it at least ``zoom_min_gain`` times.
-    zoom_below: float = 32.0
-    zoom_min_gain: float = 1.5
-    #: Grid pass: when the first pass finds fewer than 3 tiles, or very small tiles spread
-    #: so wide that their region cannot be enlarged enough, the frame is cut into
-    #: ``zoom_grid × zoom_grid`` overlapping cells, each detected on its own (0 disables).
-    zoom_grid: int = 2
-    #: ... when the median short side of the tiles found is below ``zoom_grid_below``
-    #: input pixels (or fewer than 3 tiles were found).
-    zoom_grid_below: float = 20.0
-    #: Region pass input: enlarge until the tiles' median short side is ``zoom_target``
-    #: input px, no more (0: always the full ``imgsz``), for dynamic-input models.
-    zoom_target: float = 64.0
-    #: ... up to this input long side (0: ``imgsz``), as long as the input's area stays
-    #: within ``imgsz²`` (a long thin region — a hand row across a phone photo — is
-    #: enlarged for the cost of one square pass).
-    zoom_max_px: float = 0.0
-    #: The region is drawn around the weak boxes too (``weak_conf``; tiles seen small are
-    #: often scored low) when they outnumber the tiles found two to one.
-    zoom_weak_region: bool = False
-    #: After a grid pass, the region pass runs on what the cells found when those tiles
-    #: are still small (``zoom_below`` at the cells' scale).
-    zoom_region_after_grid: bool = False
-    #: What ``conf`` thresholds: ``"max"`` (best class score) or ``"any"`` (the chance
-    #: that some class is present; see :func:`vision.postprocess.tile_score`).
-    score: str = "max"
-    #: Boxes scored in ``[weak_conf, conf)`` are kept apart as ``Detections.weak``
-    #: (classified, not part of the reading) for rules that ask for a missing tile
-    #: (:mod:`vision.recognize`); 0: none.
-    weak_conf: float = 0.0
-    #: Boxes read as a flower or season (:func:`keep_thresholds`) are kept from this tile
-    #: score (below ``conf``): the detector scores those eight rare classes lower than the
-    #: others (training photos: median 0.72 on a tile against 0.86 for the other kinds);
-    #: None: ``conf``.
-    bonus_conf: float | None = None
-    #: The tiles found (scored at least ``conf``) are read as one set's: where the top-1
-    #: codes show a flower twice or a kind five times, the most probable reading that does
-    #: not is taken (:func:`vision.set_counts.within_one_set`).
-    one_set: bool = False
-    #: Boxes scored under the threshold (down to ``row_fill.min_score``) lying where a
-    #: row of kept tiles goes on are kept too (:mod:`vision.row_fill`); None: off.
-    row_fill: RowFill | None = None
-
-
-@dataclass(frozen=True)
-class ClassifierSpec:
-    """The optional ``classifier`` entry of the manifest."""
-
-    file: Path
-    size: int
-    names: tuple[str, ...]
-    weight: float
-    #: Test-time views per crop: 1 (as cut), 2 (+ turned 180°) or 4 (every quarter turn);
-    #: their class probabilities are averaged, rotations turned back first.
-    tta: int = 1
-    #: With 2 views: crops whose top probability stays under this get the other two
-    #: quarter turns too (manifest ``more_views_below``; 0: never)
-    more_views_below: float = 0.0
-    #: second looks at some tiles, in order (manifest ``readers``, or one ``reader``)
-    readers: tuple[ReaderSpec, ...] = ()
-    #: the numeral reader, after the readers (manifest ``numeral``)
-    numeral: NumeralSpec | None = None
-
-
-@dataclass(frozen=True)
-class NumeralSpec:
-    """The manifest's optional ``numeral`` entry: the numeral reader
-    (:mod:`vision.numeral`). It looks at each tile whose probability on the eight bonus
-    codes reaches ``min_mass``, cuts the top strip of its face at all four quarter turns
-    (``top`` of the upright box, resized to ``size`` ``(H, W)``), and re-ranks the tile's
-    bonus codes by the numeral odds to the power ``weight``; the chance the tile is a
-    bonus tile at all stays as it was."""
-
-    file: Path
-    size: tuple[int, int]
-    top: float
-    weight: float
-    min_mass: float
-
-
-@dataclass(frozen=True)
-class ReaderSpec:
-    """One entry of the manifest's ``readers`` (or its single ``reader``): a second
-    classifier that looks again at some tiles from larger crops than the classifier's and
-    reads only a few codes (the bonus tiles; the characters and winds).
-
-    It looks at each tile whose fused probability on its ``names`` reaches ``min_mass``
-    and, when ``below_p`` < 1, whose top-1 probability is below ``below_p`` (only the
-    tiles the models are unsure of), and re-ranks the tile's probability *within* its
-    codes (product of experts with weight ``weight``, :func:`vision.postprocess.fuse`);
-    the probability that the tile is one of them at all stays as it was."""
-
-    file: Path
-    size: int
-    names: tuple[str, ...]
-    weight: float
-    tta: int = 1
-    min_mass: float = 0.1
-    below_p: float = 1.0
-
-
-def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if key not in entry:
-        raise ModelError(f"{where}: the {key!r} field is missing")
-    value = entry[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ModelError(f"{where}: {key!r} has the wrong type ({type(value).__name__})")
-    return value
-
-
-def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None, dict[str, Any]]:
-    """Parse and check ``model_dir/manifest.json``; raises :class:`ModelError` naming the fault."""
-    path = model_dir / MANIFEST
-    if not path.is_file():
-        raise ModelError(
-            f"no model in {model_dir}: {MANIFEST} is missing "
-            "(the shipped model goes in models/, see models/README.md)"
-        )
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ModelError(f"cannot read {path}: {exc}") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("detector"), dict):
-        raise ModelError(f"{path}: expected an object with a 'detector' entry")
-    where = f"{path} detector"
-    d = manifest["detector"]
-    names = tuple(_need(d, "names", list, where))
-    if not names or not all(isinstance(n, str) for n in names):
-        raise ModelError(f"{where}: 'names' must be a non-empty list of class names")
-    mode = d.get("input", "rgb")
-    if mode not in ("rgb", "gray"):
-        raise ModelError(f"{where}: 'input' must be 'rgb' or 'gray', got {mode!r}")
-    if d.get("output", "yolo") != "yolo":
-        raise ModelError(f"{where}: only 'yolo' output is supported, got {d.get('output')!r}")
-    det = DetectorSpec(
-        file=model_dir / _need(d, "file", str, where),
-        imgsz=int(_need(d, "imgsz", int, where)),
-        names=names,
-        input=mode,
-        letterbox_pad=int(d.get("letterbox_pad", 114)),
-        autocontrast=bool(d.get("autocontrast", False)),
-        conf=float(d.get("conf", 0.25)),
-        iou=float(d.get("iou", 0.5)),
-        contain=_contain(d.get("contain"), where),
-        fuse=_fuse(d.get("fuse"), where),
-        scales=_scales(d.get("scales", []), where),
-        scales_min_px=_positive(d.get("scales_min_px", 32.0), "'scales_min_px'", where),
-        scales_each_px=_positive(d.get("scales_each_px", 0.0), "'scales_each_px'", where),
-        scales_file=_scales_file(d.get("scales_file"), model_dir, where),
-        score=_score_mode(d.get("score", "max"), where),
-        weak_conf=_weak_conf(d.get("weak_conf", 0.0), float(d.get("conf", 0.25)), where),
-        bonus_conf=_bonus_conf(d.get("bonus_conf"), float(d.get("conf", 0.25)), where),
-        one_set=_flag(d.get("one_set", False), "'one_set'", where),
-        row_fill=_row_fill(d.get("row_fill"), where),
-        **_zoom_fields(d.get("zoom", {}), where),
-    )
-    cls: ClassifierSpec | None = None
-    c = manifest.get("classifier")
-    if c:
-        where = f"{path} classifier"
-        cnames = tuple(_need(c, "names", list, where))
-        unknown = [n for n in cnames if n not in CLASSES]
-        if unknown:
-            raise ModelError(f"{where}: names {unknown} are not tile codes")
-        if tuple(c.get("rotations", ROTATIONS)) != ROTATIONS:
-            raise ModelError(f"{where}: 'rotations' must be [0, 90, 180, 270]")
-        cls = ClassifierSpec(
-            file=model_dir / _need(c, "file", str, where),
-            size=int(_need(c, "size", int, where)),
-            names=cnames,
-            weight=float(c.get("weight", 0.5)),
-            tta=_tta(c.get("tta", 1), where),
-            more_views_below=_unit(c.get("more_views_below", 0.0), "more_views_below", where),
-        )
-    generic = [n for n in names if n not in CLASSES]
-    readers = _reader_specs(manifest, model_dir, path)
-    if readers:
-        if cls is None:
-            raise ModelError(f"{path}: a 'reader' needs a 'classifier' entry too")
-        cls = dataclasses.replace(cls, readers=readers)
-    numeral = _numeral_spec(manifest.get("numeral"), model_dir, f"{path} numeral")
-    if numeral is not None:
-        if cls is None:  # the strips are cut by the classifier's quarter turns
-            raise ModelError(f"{path}: a 'numeral' reader needs a 'classifier' entry too")
-        cls = dataclasses.replace(cls, numeral=numeral)
-    if generic and cls is None:
-        raise ModelError(
-            f"{path}: detector classes {generic} are not tile codes and there is no classifier"
-        )
-    return det, cls, manifest
-
-
-def _reader_specs(manifest: dict[str, Any], model_dir: Path, path: Path) -> tuple[ReaderSpec, ...]:
-    """The manifest's ``readers`` list (applied in its order) or its single ``reader``."""
-    many, one = manifest.get("readers"), manifest.get("reader")
-    if many and one:
-        raise ModelError(f"{path}: give either 'readers' (a list) or one 'reader', not both")
-    if not many:
-        spec = _reader_spec(one, model_dir, f"{path} reader")
-        return () if spec is None else (spec,)
-    if not isinstance(many, list):
-        raise ModelError(f"{path} readers: expected a list of reader objects")
-    specs = [_reader_spec(e, model_dir, f"{path} readers[{i}]") for i, e in enumerate(many)]
-    return tuple(s for s in specs if s is not None)
-
-
-def _numeral_spec(entry: Any, model_dir: Path, where: str) -> NumeralSpec | None:
-    """The ``numeral`` entry checked (None when absent or empty)."""
-    if not entry:
-        return None
-    if not isinstance(entry, dict):
-        raise ModelError(f"{where}: expected an object with 'file' and 'size'")
-    size = _need(entry, "size", list, where)
-    if len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 8
-                                 for v in size):
-        raise ModelError(f"{where}: 'size' must be [height, width], each at least 8 px, "
-                         f"got {size!r}")
-    top, weight = entry.get("top", 0.45), entry.get("weight", 1.0)
-    min_mass = entry.get("min_mass", 0.3)
-    for key, value in (("top", top), ("min_mass", min_mass)):
-        _unit(value, key, where)
-    if top <= 0:
-        raise ModelError(f"{where}: 'top' must be above 0, got {top!r}")
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 4:
-        raise ModelError(f"{where}: 'weight' must be a number in [0, 4], got {weight!r}")
-    return NumeralSpec(file=model_dir / _need(entry, "file", str, where),
-                       size=(int(size[0]), int(size[1])), top=float(top),
-                       weight=float(weight), min_mass=float(min_mass))
-
-
-def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
-    """One reader entry checked (None when absent or empty)."""
-    if not entry:
-        return None
-    if not isinstance(entry, dict):
-        raise ModelError(f"{where}: expected an object with 'file', 'size' and 'names'")
-    names = tuple(_need(entry, "names", list, where))
-    unknown = [n for n in names if n not in CLASSES]
-    if len(names) < 2 or unknown or len(set(names)) != len(names):
-        raise ModelError(
-            f"{where}: 'names' must be two or more distinct tile codes, got {list(names)!r}"
-        )
-    weight, min_mass = entry.get("weight", 0.5), entry.get("min_mass", 0.1)
-    below_p = entry.get("below_p", 1.0)
-    for key, value in (("weight", weight), ("min_mass", min_mass), ("below_p", below_p)):
-        _unit(value, key, where)
-    size = _need(entry, "size", int, where)
-    if size < 8:
-        raise ModelError(f"{where}: 'size' must be at least 8 px, got {size}")
-    return ReaderSpec(
-        file=model_dir / _need(entry, "file", str, where),
-        size=size,
-        names=names,
-        weight=float(weight),
-        tta=_tta(entry.get("tta", 1), where),
-        min_mass=float(min_mass),
-        below_p=float(below_p),
-    )
-
-
-def _score_mode(value: Any, where: str) -> str:
-    if value not in pp.SCORE_MODES:
-        raise ModelError(f"{where}: 'score' must be 'max' or 'any', got {value!r}")
-    return str(value)
-
-
-def _weak_conf(value: Any, conf: float, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < conf:
-        raise ModelError(
-            f"{where}: 'weak_conf' must be a number in [0, conf = {conf}), got {value!r}"
-        )
-    return float(value)
-
-
-def _bonus_conf(value: Any, conf: float, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= conf:
-        raise ModelError(
-            f"{where}: 'bonus_conf' must be a number in (0, conf = {conf}], got {value!r}"
-        )
-    return float(value)
 
 
 #: A row counts as a flower or season for ``bonus_conf`` when its top-1 code is one and
@@ -457,251 +103,6 @@ def keep_thresholds(
         taken = in_rows(det.boxes, scores, det.topk_probs[:, 0], scores >= out, row_fill)
         out[taken] = np.minimum(out[taken], row_fill.min_score)
     return out
-
-
-def _row_fill(value: Any, where: str) -> RowFill | None:
-    """The manifest's ``row_fill`` (``{"min_score": 0.25, "tolerance": 0.5, "min_p":
-    0.9}``, each optional; absent or ``null``: off)."""
-    if value is None:
-        return None
-    keys = ("min_score", "tolerance", "min_p")
-    if not isinstance(value, dict) or set(value) - set(keys):
-        raise ModelError(f"{where}: 'row_fill' must be an object with some of {list(keys)}, "
-                         f"got {value!r}")
-    fill = RowFill()
-    given = {k: value.get(k, getattr(fill, k)) for k in keys}
-    for key, v in given.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
-            raise ModelError(f"{where}: 'row_fill.{key}' must be a number in (0, 1], got {v!r}")
-    return RowFill(min_score=float(given["min_score"]), tolerance=float(given["tolerance"]),
-                   min_p=float(given["min_p"]))
-
-
-def _contain(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ModelError(f"{where}: 'contain' must be a number in (0, 1], got {value!r}")
-    return float(value)
-
-
-def _fuse(value: Any, where: str) -> tuple[float, float] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or set(value) - {"iou", "rel"}:
-        raise ModelError(f"{where}: 'fuse' must be an object with 'iou' and 'rel', got {value!r}")
-    iou, rel = value.get("iou", 0.5), value.get("rel", 0.5)
-    for key, v in (("iou", iou), ("rel", rel)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < float(v) <= 1:
-            raise ModelError(f"{where}: 'fuse.{key}' must be a number in (0, 1], got {v!r}")
-    return float(iou), float(rel)
-
-
-def _scales_file(value: Any, model_dir: Path, where: str) -> Path | None:
-    """``scales_file``: a file name in the model folder, or absent."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value or Path(value).name != value:
-        raise ModelError(f"{where}: 'scales_file' must be a file name in the model folder, "
-                         f"got {value!r}")
-    return model_dir / value
-
-
-def _scales(value: Any, where: str) -> tuple[int, ...]:
-    """``scales``: a list of input long sides, whole multiples of 32 from 128 to 2048."""
-    ok = isinstance(value, list) and all(
-        isinstance(v, int) and not isinstance(v, bool) and 128 <= v <= 2048 and v % 32 == 0
-        for v in value
-    )
-    if not ok:
-        raise ModelError(
-            f"{where}: 'scales' must be a list of input sizes (multiples of 32, 128-2048), "
-            f"got {value!r}"
-        )
-    return tuple(value)
-
-
-def _flag(value: Any, what: str, where: str) -> bool:
-    """A manifest ``true``/``false``; ``what`` names it in the error."""
-    if not isinstance(value, bool):
-        raise ModelError(f"{where}: {what} must be true or false, got {value!r}")
-    return value
-
-
-def _positive(value: Any, what: str, where: str) -> float:
-    """A manifest number ≥ 0; ``what`` names it in the error (e.g. ``"zoom 'below_px'"``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ModelError(f"{where}: {what} must be a number ≥ 0, got {value!r}")
-    return float(value)
-
-
-def _zoom_fields(entry: Any, where: str) -> dict[str, Any]:
-    """``{"below_px": 32, "min_gain": 1.5, "target_px": 64, "grid": 2, "grid_below_px":
-    20, "max_px": 1024, "weak_region": true}`` (all optional; ``below_px`` 0 disables both
-    extra passes, ``grid`` 0 the grid pass, ``target_px`` 0 runs the region pass at the
-    full input size, ``max_px`` 0 keeps it within ``imgsz``)."""
-    if not isinstance(entry, dict):
-        raise ModelError(f"{where}: 'zoom' must be an object like {{\"below_px\": 32}}")
-    out: dict[str, Any] = {}
-    if "grid" in entry:
-        grid = entry["grid"]
-        if isinstance(grid, bool) or not isinstance(grid, int) or grid < 0 or grid == 1 or grid > 4:
-            raise ModelError(f"{where}: zoom 'grid' must be 0 (off), 2, 3 or 4, got {grid!r}")
-        out["zoom_grid"] = grid
-    for key, field in (
-        ("below_px", "zoom_below"),
-        ("min_gain", "zoom_min_gain"),
-        ("grid_below_px", "zoom_grid_below"),
-        ("target_px", "zoom_target"),
-        ("max_px", "zoom_max_px"),
-    ):
-        if key in entry:
-            out[field] = _positive(entry[key], f"zoom {key!r}", where)
-    for key, field in (("weak_region", "zoom_weak_region"),
-                       ("region_after_grid", "zoom_region_after_grid")):
-        if key in entry:
-            if not isinstance(entry[key], bool):
-                raise ModelError(f"{where}: zoom {key!r} must be true or false, "
-                                 f"got {entry[key]!r}")
-            out[field] = entry[key]
-    return out
-
-
-def _unit(value: Any, key: str, where: str) -> float:
-    """A manifest number in 0..1."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _tta(value: Any, where: str) -> int:
-    if isinstance(value, bool) or value not in (1, 2, 4):
-        raise ModelError(f"{where}: 'tta' must be 1, 2 or 4 views per crop, got {value!r}")
-    return int(value)
-
-
-def _median_long_side(boxes: npt.NDArray[np.float32]) -> float:
-    """Median long side of ``boxes`` ``(n, 4)`` xyxy, in their pixels (0 when empty)."""
-    if not len(boxes):
-        return 0.0
-    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-
-
-def chained_to(
-    seeds: npt.NDArray[np.float32], boxes: npt.NDArray[np.float32], reach: float
-) -> npt.NDArray[np.float32]:
-    """``seeds`` and the ``boxes`` ``(n, 4)`` xyxy reached from them through boxes at most
-    ``reach`` px apart (edge to edge): a row of tiles chains along, tiles a table's width
-    away do not join.
-
-    >>> s = np.array([[0, 0, 10, 14]], np.float32)
-    >>> b = np.array([[12, 0, 22, 14], [24, 0, 34, 14], [90, 0, 100, 14]], np.float32)
-    >>> chained_to(s, b, 5.0)[:, 0].tolist()
-    [0.0, 12.0, 24.0]
-    """
-    kept = [np.asarray(seeds, np.float32).reshape(-1, 4)]
-    left = np.asarray(boxes, np.float32).reshape(-1, 4)
-    frontier = kept[0]
-    while len(frontier) and len(left):
-        near = (pp.edge_gaps(left, frontier) <= reach).any(axis=1)
-        frontier, left = left[near], left[~near]
-        kept.append(frontier)
-    return np.concatenate(kept)
-
-
-def zoom_region(
-    boxes: npt.NDArray[np.float32],
-    image_wh: tuple[int, int],
-    input_scale: float,
-    *,
-    below: float,
-    margin: float = 1.5,
-) -> tuple[int, int, int, int] | None:
-    """The region worth a second, enlarged look, or None.
-
-    ``boxes`` ``(n, 4)`` xyxy in pixels of a ``width × height`` image that the detector
-    saw at ``input_scale`` input pixels per image pixel. When at least 3 tiles were found
-    and their median short side is below ``below`` input pixels, the region is the
-    tiles' bounding box grown by ``margin`` median tile lengths per side (missed tiles at
-    the ends of a row), clipped to the image, ``(x1, y1, x2, y2)`` (ints). Whether the
-    region is enough smaller than the image to be worth it is the caller's call.
-
-    >>> b = np.array([[100, 100, 120, 130], [120, 100, 140, 130], [140, 100, 160, 130]],
-    ...              np.float32)
-    >>> zoom_region(b, (1280, 960), 0.4, below=24)
-    (55, 55, 205, 175)
-    >>> zoom_region(b, (1280, 960), 2.0, below=24) is None  # big enough already
-    True
-    """
-    if below <= 0 or len(boxes) < 3:
-        return None
-    if pp.median_short_side(boxes) * input_scale >= below:
-        return None
-    grow = margin * _median_long_side(boxes)
-    width, height = image_wh
-    x1 = int(max(0.0, float(boxes[:, 0].min()) - grow))
-    y1 = int(max(0.0, float(boxes[:, 1].min()) - grow))
-    x2 = int(min(float(width), float(boxes[:, 2].max()) + grow + 0.5))
-    y2 = int(min(float(height), float(boxes[:, 3].max()) + grow + 0.5))
-    if x2 - x1 < 2 or y2 - y1 < 2:
-        return None
-    return x1, y1, x2, y2
-
-
-def _tiles_big(boxes: npt.NDArray[np.float32], scale: float, spec: DetectorSpec) -> bool:
-    """Whether the (few) ``boxes`` found are at least ``zoom_below`` input px across."""
-    return bool(len(boxes)) and pp.median_short_side(boxes) * scale >= spec.zoom_below
-
-
-def grid_cells(
-    image_wh: tuple[int, int], n: int, overlap: float = 0.125
-) -> list[tuple[int, int, int, int]]:
-    """``n × n`` cells ``(x1, y1, x2, y2)`` (ints, row by row) covering a ``width ×
-    height`` image; neighbouring cells overlap by ``overlap`` of the image's width
-    (height), so every tile shorter than that lies whole inside at least one cell.
-
-    >>> grid_cells((1280, 960), 2)
-    [(0, 0, 720, 540), (560, 0, 1280, 540), (0, 420, 720, 960), (560, 420, 1280, 960)]
-    """
-    width, height = image_wh
-
-    def spans(side: int) -> list[tuple[int, int]]:
-        half = overlap * side / 2
-        return [
-            (int(max(0.0, i * side / n - half)), int(min(float(side), (i + 1) * side / n + half)))
-            for i in range(n)
-        ]
-
-    return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
-
-
-def touches_inner_edge(
-    boxes: npt.NDArray[np.float32],
-    cell: tuple[int, int, int, int],
-    image_wh: tuple[int, int],
-    tolerance: float = 2.0,
-) -> npt.NDArray[np.bool_]:
-    """Which ``boxes`` ``(n, 4)`` (xyxy in the cell's own pixels) reach within
-    ``tolerance`` px of a side of ``cell`` that is inside the image: tiles cut by the
-    cell, found whole in a neighbouring cell. Returns ``(n,)`` bools.
-
-    >>> b = np.array([[0, 10, 30, 50], [100, 10, 130, 50], [690, 10, 719, 50]], np.float32)
-    >>> touches_inner_edge(b, (560, 0, 1280, 540), (1280, 960)).tolist()
-    [True, False, False]
-    """
-    x1, y1, x2, y2 = cell
-    width, height = image_wh
-    w, h = x2 - x1, y2 - y1
-    cut = np.zeros(len(boxes), bool)
-    if x1 > 0:
-        cut |= boxes[:, 0] <= tolerance
-    if y1 > 0:
-        cut |= boxes[:, 1] <= tolerance
-    if x2 < width:
-        cut |= boxes[:, 2] >= w - tolerance
-    if y2 < height:
-        cut |= boxes[:, 3] >= h - tolerance
-    return cut
 
 
 class Detector:
@@ -898,7 +299,7 @@ class Detector:
             return boxes, scores, 1.0, "none"
         height, width = img.shape[:2]
         strong = boxes[self._strong(scores)]  # decide on the tiles found
-        few_small = len(strong) < 3 and not _tiles_big(strong, scale, spec)
+        few_small = len(strong) < 3 and not tiles_big(strong, scale, spec)
         if not few_small and zoom_region(strong, (width, height), scale,
                                          below=spec.zoom_below) is None:
             return boxes, scores, 1.0, "none"  # tiles big enough
@@ -944,7 +345,7 @@ class Detector:
         if region is None:
             return None
         if spec.zoom_weak_region and 2 * len(strong) < len(boxes):
-            near = chained_to(strong, boxes, _median_long_side(strong))
+            near = chained_to(strong, boxes, median_long_side(strong))
             region = zoom_region(near, (width, height), scale, below=float("inf")) or region
         x1, y1, x2, y2 = region
         long_side = 0

@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from vision.classes import CLASSES
-from vision.detect import read_manifest
+from vision.manifest import read_manifest
 
 
 def _models(tmp_path: Path, imgsz: int = 512) -> Path:

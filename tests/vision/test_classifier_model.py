@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from vision.classes import CLASSES
-from vision.detect import MANIFEST, default_model_dir
 from vision.detections import ROTATIONS
+from vision.manifest import MANIFEST, default_model_dir
 from vision.postprocess import decode_classifier
 from vision.preprocess import crop_batch
 

@@ -12,13 +12,8 @@ import pytest
 
 import vision
 from vision.classes import class_id
-from vision.detect import (
-    Detector,
-    ModelError,
-    detection_scores,
-    keep_thresholds,
-    read_manifest,
-)
+from vision.detect import Detector, detection_scores, keep_thresholds
+from vision.manifest import ModelError, read_manifest
 
 
 class FakeBackend:
@@ -349,7 +344,7 @@ def test_grid_pass_when_the_first_pass_finds_almost_nothing(tmp_path: Path) -> N
     """Rule: a frame where the first pass finds fewer than 3 tiles is detected again in
     2 × 2 overlapping cells; a tile cut by a cell's inner side is dropped there (the
     neighbouring cell holds it whole) and a tile seen by two cells is kept once."""
-    from vision.detect import grid_cells
+    from vision.zoom import grid_cells
 
     cells = grid_cells((1280, 960), 2)
     assert cells[0] == (0, 0, 720, 540) and cells[1] == (560, 0, 1280, 540)
@@ -382,7 +377,7 @@ def test_region_pass_after_the_grid_when_the_cells_tiles_are_still_small(
     cells but still small there (20 frame px = 18 input px of a 720-px cell at 640): the
     region pass then looks at those tiles closer (a sixth detector run); without the
     setting the grid pass is the last."""
-    from vision.detect import grid_cells
+    from vision.zoom import grid_cells
 
     cells = grid_cells((1280, 960), 2)
     tiles = [[100 + 20 * i, 100, 120 + 20 * i, 128] for i in range(3)]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detect import MANIFEST, default_model_dir, load_detector, read_manifest
+from vision.detect import load_detector
 from vision.evaluate import match
+from vision.manifest import MANIFEST, default_model_dir, read_manifest
 
 #: Share of rendered tiles that must be found with the right code (and at most this
 #: share of extra detections). A smoke threshold, far below the model's targets (those

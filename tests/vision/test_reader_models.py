@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from vision.classes import BONUS, GLYPHS
-from vision.detect import MANIFEST, default_model_dir
+from vision.manifest import MANIFEST, default_model_dir
 from vision.postprocess import classify_views
 
 #: Tile sets the readers were trained on that draw their faces legibly as bare faces.

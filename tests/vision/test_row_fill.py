@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detect import Detector, ModelError, detection_scores, keep_thresholds, read_manifest
+from vision.detect import Detector, detection_scores, keep_thresholds
 from vision.detections import Detections
+from vision.manifest import ModelError, read_manifest
 from vision.row_fill import RowFill, in_rows
 from vision.weak_boxes import below_threshold_as_weak
 

@@ -1,0 +1,53 @@
+"""Where the second detector pass looks (vision.zoom): plain box geometry."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.zoom import chained_to, grid_cells, touches_inner_edge, zoom_region
+
+
+def test_every_tile_shorter_than_the_overlap_lies_whole_in_some_grid_cell() -> None:
+    rng = np.random.default_rng(7)
+    width, height = 1280, 960
+    cells = grid_cells((width, height), 2)
+    side = 0.125 * min(width, height) - 1  # shorter than the overlap on both axes
+    for _ in range(500):
+        x, y = rng.uniform(0, width - side), rng.uniform(0, height - side)
+        box = (x, y, x + side, y + side)
+        assert any(c[0] <= box[0] and c[1] <= box[1] and box[2] <= c[2] and box[3] <= c[3]
+                   for c in cells)
+
+
+def test_grid_cells_cover_the_frame_and_stay_inside_it() -> None:
+    for n in (2, 3):
+        cells = grid_cells((1000, 700), n)
+        assert len(cells) == n * n
+        assert min(c[0] for c in cells) == 0 and min(c[1] for c in cells) == 0
+        assert max(c[2] for c in cells) == 1000 and max(c[3] for c in cells) == 700
+
+
+def test_a_tile_cut_by_a_cell_side_inside_the_frame_is_dropped_but_not_at_the_frame_edge() -> None:
+    cell = (0, 0, 720, 540)  # top-left cell: its left and top sides are the frame's
+    boxes = np.array([[0, 100, 40, 150],      # at the frame's left edge: whole
+                      [690, 100, 719, 150],   # at the cell's right side, inside the frame
+                      [300, 520, 340, 539]],  # at the cell's bottom side
+                     np.float32)
+    assert touches_inner_edge(boxes, cell, (1280, 960)).tolist() == [False, True, True]
+
+
+def test_zoom_region_needs_three_small_tiles_and_stays_in_the_frame() -> None:
+    row = np.array([[2, 2, 22, 32], [22, 2, 42, 32], [42, 2, 62, 32]], np.float32)
+    assert zoom_region(row[:2], (1280, 960), 0.4, below=24) is None  # two tiles: no region
+    x1, y1, x2, y2 = zoom_region(row, (1280, 960), 0.4, below=24) or (0, 0, 0, 0)
+    assert (x1, y1) == (0, 0)  # grown past the frame's corner, clipped
+    assert x2 == 62 + 45 and y2 == 32 + 45  # 1.5 median tile lengths (30 px) past the row
+    assert zoom_region(row, (1280, 960), 0.4, below=0) is None  # disabled
+
+
+def test_a_row_chains_along_but_a_far_tile_does_not_join() -> None:
+    seeds = np.array([[0, 0, 10, 14]], np.float32)
+    row = np.array([[12 * k, 0, 12 * k + 10, 14] for k in range(1, 8)], np.float32)
+    far = np.array([[400, 0, 410, 14]], np.float32)
+    got = chained_to(seeds, np.concatenate([far, row]), reach=3.0)
+    assert len(got) == 8 and 400 not in got[:, 0]
