@@ -1,0 +1,63 @@
+"""The photo changes of ``bench/robustness_eval.py``: each is what its name says, and the
+same on every run."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "robustness_eval.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("robustness_eval", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _photo() -> np.ndarray:
+    rng = np.random.default_rng(3)
+    img = np.full((64, 80, 3), 180, np.uint8)
+    img[20:44, 30:50] = rng.integers(0, 80, (24, 20, 3), dtype=np.uint8)  # a dark glyph
+    return img
+
+
+def test_every_change_keeps_a_colour_photo_and_repeats_itself(bench: ModuleType) -> None:
+    img = _photo()
+    for name, change in bench.CONDITIONS.items():
+        if change is None:
+            continue
+        a = change(img, bench.photo_rng(0, name, Path("x.jpg")))
+        b = change(img, bench.photo_rng(0, name, Path("x.jpg")))
+        assert a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3, name
+        assert np.array_equal(a, b), name
+        assert not np.array_equal(a, img), name
+
+
+def test_the_changes_do_what_their_names_say(bench: ModuleType) -> None:
+    img = _photo()
+    rng = np.random.default_rng(0)
+    assert bench.dim(img, rng).mean() < 0.5 * img.mean()
+    assert bench.overexposed(img, rng).mean() > img.mean()
+    warm = bench.warm_light(img, rng).astype(float)
+    assert warm[..., 2].mean() > warm[..., 0].mean()  # red over blue (BGR)
+    assert bench.half_size(img, rng).shape == (32, 40, 3)
+    def edges(x: np.ndarray) -> float:
+        return float(np.abs(np.diff(x.astype(float), axis=1)).mean())
+
+    assert edges(bench.blur(img, rng)) < edges(img)
+    assert np.abs(bench.noise(img, rng).astype(float) - img).std() > 5
+
+
+def test_another_seed_draws_other_changes(bench: ModuleType) -> None:
+    img = _photo()
+    a = bench.noise(img, bench.photo_rng(0, "noise", Path("x.jpg")))
+    b = bench.noise(img, bench.photo_rng(1, "noise", Path("x.jpg")))
+    assert not np.array_equal(a, b)
