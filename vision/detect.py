@@ -38,6 +38,7 @@ from vision import postprocess as pp
 from vision.backends import Backend, open_backend
 from vision.classes import BONUS, BONUS_IDS, CLASSES
 from vision.confidence import CalibrationError, check_calibration
+from vision.denoise import smooth_if_grainy
 from vision.detections import ROTATIONS, Detections
 from vision.imageio import ImageSource, load_image_reduced
 from vision.manifest import (
@@ -422,7 +423,12 @@ class Detector:
         """
         t0 = time.perf_counter()
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
+        t_decoded = time.perf_counter()
+        shown = img
+        img, grain = smooth_if_grainy(img, self.spec.denoise_above, self.spec.denoise_sigma)
+        grainy = {"noise": round(grain, 2), "smoothed": img is not shown}
         t1 = time.perf_counter()
+        denoise_ms = (t1 - t_decoded) * 1000
         boxes, scores, scale = self._locate(img)
         boxes, scores, passes = self._other_scales(img, boxes, scores, scale)
         t_detect = time.perf_counter()
@@ -430,8 +436,8 @@ class Detector:
         t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
-            det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
-            return self._finish(det, t0, t1, t_detect, t_zoom, 0)
+            det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes, **grainy)
+            return self._finish(det, t0, t1, t_detect, t_zoom, 0, denoise_ms=denoise_ms)
         score = pp.tile_score(scores, self.spec.score)
         probs = pp.normalise(scores) @ self._det_map
         rotations = pp.rotation_from_aspect(boxes)
@@ -484,10 +490,11 @@ class Detector:
         det = every.select(strong)
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
-        det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes)
+        det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes, **grainy)
         if one_set_changed is not None:
             det.meta["one_set_changed"] = one_set_changed
-        return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms)
+        return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms,
+                            denoise_ms=denoise_ms)
 
     def _other_scales(
         self,
@@ -586,6 +593,8 @@ class Detector:
         t_zoom: float,
         classify_ms: float,
         read_ms: float = 0.0,
+        *,
+        denoise_ms: float = 0.0,
     ) -> Detections:
         end = time.perf_counter()
         made = {
@@ -599,7 +608,8 @@ class Detector:
         det.meta.update(
             **made,
             ms={
-                "decode_image": round((t1 - t0) * 1000, 2),
+                "decode_image": round((t1 - t0) * 1000 - denoise_ms, 2),
+                "denoise": round(denoise_ms, 2),
                 "detect": round((t_detect - t1) * 1000, 2),
                 "zoom": round((t_zoom - t_detect) * 1000, 2),
                 "classify": round(classify_ms, 2),

@@ -146,6 +146,11 @@ class DetectorSpec:
     #: Boxes scored under the threshold (down to ``row_fill.min_score``) lying where a
     #: row of kept tiles goes on are kept too (:mod:`vision.row_fill`); None: off.
     row_fill: RowFill | None = None
+    #: A frame whose grain (:func:`vision.denoise.noise_sigma`, grey levels) reaches
+    #: ``denoise_above`` is blurred by a Gaussian of ``denoise_sigma`` px before anything
+    #: is looked for (manifest ``denoise``: ``{"above": 3, "sigma": 0.8}``); 0: never.
+    denoise_above: float = 0.0
+    denoise_sigma: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -238,6 +243,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         raise ModelError(f"{where}: 'input' must be 'rgb' or 'gray', got {mode!r}")
     if d.get("output", "yolo") != "yolo":
         raise ModelError(f"{where}: only 'yolo' output is supported, got {d.get('output')!r}")
+    grain_above, grain_blur = _denoise(d.get("denoise"), where)
     det = DetectorSpec(
         file=model_dir / _need(d, "file", str, where),
         imgsz=int(_need(d, "imgsz", int, where)),
@@ -258,6 +264,8 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         bonus_conf=_bonus_conf(d.get("bonus_conf"), float(d.get("conf", 0.25)), where),
         one_set=_flag(d.get("one_set", False), "'one_set'", where),
         row_fill=_row_fill(d.get("row_fill"), where),
+        denoise_above=grain_above,
+        denoise_sigma=grain_blur,
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -404,6 +412,23 @@ def _row_fill(value: Any, where: str) -> RowFill | None:
             raise ModelError(f"{where}: 'row_fill.{key}' must be a number in (0, 1], got {v!r}")
     return RowFill(min_score=float(given["min_score"]), tolerance=float(given["tolerance"]),
                    min_p=float(given["min_p"]))
+
+
+def _denoise(value: Any, where: str) -> tuple[float, float]:
+    """The manifest's ``denoise`` (``{"above": 3.0, "sigma": 0.8}``, both needed; absent
+    or ``null``: off, ``(0, 0)``) as ``(above, sigma)``."""
+    if value is None:
+        return 0.0, 0.0
+    keys = ("above", "sigma")
+    if not isinstance(value, dict) or set(value) != set(keys):
+        raise ModelError(f"{where}: 'denoise' must be an object with {list(keys)}, "
+                         f"got {value!r}")
+    for key in keys:
+        v = value[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 50:
+            raise ModelError(f"{where}: 'denoise.{key}' must be a number in (0, 50], "
+                             f"got {v!r}")
+    return float(value["above"]), float(value["sigma"])
 
 
 def _contain(value: Any, where: str) -> float | None:

@@ -1021,3 +1021,44 @@ def test_numeral_setting_is_checked(tmp_path: Path) -> None:
     (model / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelError, match="needs a 'classifier'"):
         read_manifest(model)
+
+
+def _with_denoise(folder: Path, denoise: Any) -> Path:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["detector"]["denoise"] = denoise
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def test_a_grainy_frame_is_smoothed_before_detection_and_a_clean_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """The manifest's ``denoise`` (vision.denoise): a frame with sensor noise is blurred
+    before the detector sees it; a clean frame reaches the detector untouched."""
+    folder = _with_denoise(_model_dir(tmp_path, ["1m", "2m", "back"]),
+                           {"above": 3.0, "sigma": 1.0})
+    backend = FakeBackend(_yolo(ROWS))
+    det = Detector(folder, backend=backend)
+    clean = np.full((480, 640, 3), 120, np.uint8)
+    clean[100:300, 200:400] = 220  # a bright tile-like block: edges, no grain
+    grainy = np.clip(clean + np.random.default_rng(0).normal(0, 12, clean.shape), 0, 255)
+    d_clean = det.detect(clean)
+    d_grainy = det.detect(grainy.astype(np.uint8))
+    assert d_clean.meta["smoothed"] is False and d_clean.meta["noise"] < 1
+    assert d_grainy.meta["smoothed"] is True and d_grainy.meta["noise"] > 5
+    assert d_grainy.meta["ms"]["denoise"] >= 0 and d_grainy.meta["ms"]["decode_image"] >= 0
+    off_backend = FakeBackend(_yolo(ROWS))
+    off = Detector(_with_denoise(folder, None), backend=off_backend)
+    assert off.detect(grainy.astype(np.uint8)).meta["smoothed"] is False
+    # what the detector was given, in a flat patch of the frame: the grain smoothed away
+    smoothed, as_is = backend.inputs[1], off_backend.inputs[0]
+    patch = (0, slice(None), slice(420, 520), slice(40, 140))  # model input px
+    assert float(smoothed[patch].std()) < 0.6 * float(as_is[patch].std())
+
+
+@pytest.mark.parametrize("bad", [{"above": 3.0}, {"above": 0, "sigma": 1}, [3, 1],
+                                 {"above": 3, "sigma": True}, {"above": 3, "sigma": 1, "x": 1}])
+def test_a_wrong_denoise_entry_names_the_problem(tmp_path: Path, bad: Any) -> None:
+    folder = _with_denoise(_model_dir(tmp_path, ["1m"]), bad)
+    with pytest.raises(ModelError, match="denoise"):
+        read_manifest(folder)
