@@ -40,6 +40,7 @@ from vision.classes import BONUS, BONUS_IDS, CLASSES
 from vision.confidence import CalibrationError, check_calibration
 from vision.denoise import smooth_if_grainy
 from vision.detections import ROTATIONS, Detections
+from vision.exposure import brighten_if_dark
 from vision.imageio import ImageSource, load_image_reduced
 from vision.manifest import (
     MANIFEST,
@@ -425,8 +426,11 @@ class Detector:
         img, size = load_image_reduced(image, min_long_side=self._min_long_side)
         t_decoded = time.perf_counter()
         shown = img
+        img, level = brighten_if_dark(img, self.spec.brighten_below, self.spec.brighten_to)
+        lit = img
         img, grain = smooth_if_grainy(img, self.spec.denoise_above, self.spec.denoise_sigma)
-        grainy = {"noise": round(grain, 2), "smoothed": img is not shown}
+        grainy = {"bright": round(level, 1), "brightened": lit is not shown,
+                  "noise": round(grain, 2), "smoothed": img is not lit}
         t1 = time.perf_counter()
         denoise_ms = (t1 - t_decoded) * 1000
         boxes, scores, scale = self._locate(img)

@@ -151,6 +151,12 @@ class DetectorSpec:
     #: is looked for (manifest ``denoise``: ``{"above": 3, "sigma": 0.8}``); 0: never.
     denoise_above: float = 0.0
     denoise_sigma: float = 0.0
+    #: A frame whose bright end (:func:`vision.exposure.bright_level`, grey levels) is
+    #: under ``brighten_below`` is scaled so that it reaches ``brighten_to`` before
+    #: anything is looked for, and before ``denoise`` (manifest ``brighten``: ``{"below":
+    #: 140, "to": 220}``); 0: never.
+    brighten_below: float = 0.0
+    brighten_to: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
     if d.get("output", "yolo") != "yolo":
         raise ModelError(f"{where}: only 'yolo' output is supported, got {d.get('output')!r}")
     grain_above, grain_blur = _denoise(d.get("denoise"), where)
+    dark_below, dark_to = _brighten(d.get("brighten"), where)
     det = DetectorSpec(
         file=model_dir / _need(d, "file", str, where),
         imgsz=int(_need(d, "imgsz", int, where)),
@@ -266,6 +273,8 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         row_fill=_row_fill(d.get("row_fill"), where),
         denoise_above=grain_above,
         denoise_sigma=grain_blur,
+        brighten_below=dark_below,
+        brighten_to=dark_to,
         **_zoom_fields(d.get("zoom", {}), where),
     )
     cls: ClassifierSpec | None = None
@@ -429,6 +438,25 @@ def _denoise(value: Any, where: str) -> tuple[float, float]:
             raise ModelError(f"{where}: 'denoise.{key}' must be a number in (0, 50], "
                              f"got {v!r}")
     return float(value["above"]), float(value["sigma"])
+
+
+def _brighten(value: Any, where: str) -> tuple[float, float]:
+    """The manifest's ``brighten`` (``{"below": 140, "to": 220}``, grey levels, both
+    needed, ``below`` < ``to`` ≤ 255; absent or ``null``: off, ``(0, 0)``)."""
+    if value is None:
+        return 0.0, 0.0
+    keys = ("below", "to")
+    if not isinstance(value, dict) or set(value) != set(keys):
+        raise ModelError(f"{where}: 'brighten' must be an object with {list(keys)}, "
+                         f"got {value!r}")
+    below, to = value["below"], value["to"]
+    for key, v in (("below", below), ("to", to)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 255:
+            raise ModelError(f"{where}: 'brighten.{key}' must be a number in (0, 255], "
+                             f"got {v!r}")
+    if below >= to:
+        raise ModelError(f"{where}: 'brighten.below' ({below}) must be under 'to' ({to})")
+    return float(below), float(to)
 
 
 def _contain(value: Any, where: str) -> float | None:

@@ -1062,3 +1062,35 @@ def test_a_wrong_denoise_entry_names_the_problem(tmp_path: Path, bad: Any) -> No
     folder = _with_denoise(_model_dir(tmp_path, ["1m"]), bad)
     with pytest.raises(ModelError, match="denoise"):
         read_manifest(folder)
+
+
+def test_a_dark_frame_is_brightened_before_detection_and_a_lit_one_is_not(
+    tmp_path: Path,
+) -> None:
+    """The manifest's ``brighten`` (vision.exposure): a frame whose bright end is under
+    ``below`` is scaled up to ``to`` before the detector sees it."""
+    folder = _model_dir(tmp_path, ["1m", "2m", "back"])
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["detector"]["brighten"] = {"below": 140, "to": 220}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    backend = FakeBackend(_yolo(ROWS))
+    det = Detector(folder, backend=backend)
+    lit = np.full((480, 640, 3), 90, np.uint8)
+    lit[100:300, 200:400] = 210  # ivory tiles under a lamp
+    dark = (lit * 0.45).astype(np.uint8)
+    d_lit, d_dark = det.detect(lit), det.detect(dark)
+    assert d_lit.meta["brightened"] is False and d_lit.meta["bright"] == pytest.approx(210)
+    assert d_dark.meta["brightened"] is True and d_dark.meta["bright"] < 100
+    fed_dark = backend.inputs[1][0, :, 80 + 150, 300]  # a tile pixel, model input (RGB 0..1)
+    assert fed_dark.tolist() == pytest.approx([220 / 255] * 3, abs=0.01)
+
+
+@pytest.mark.parametrize("bad", [{"below": 140}, {"below": 220, "to": 140},
+                                 {"below": 0, "to": 200}, {"below": 100, "to": 300}])
+def test_a_wrong_brighten_entry_names_the_problem(tmp_path: Path, bad: Any) -> None:
+    folder = _model_dir(tmp_path, ["1m"])
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["detector"]["brighten"] = bad
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="brighten"):
+        read_manifest(folder)
