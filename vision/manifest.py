@@ -423,40 +423,37 @@ def _row_fill(value: Any, where: str) -> RowFill | None:
                    min_p=float(given["min_p"]))
 
 
-def _denoise(value: Any, where: str) -> tuple[float, float]:
-    """The manifest's ``denoise`` (``{"above": 3.0, "sigma": 0.8}``, both needed; absent
-    or ``null``: off, ``(0, 0)``) as ``(above, sigma)``."""
+def _number_pair(
+    value: Any, name: str, keys: tuple[str, str], top: float, where: str
+) -> tuple[float, float]:
+    """An entry ``name`` of two numbers in ``(0, top]`` under ``keys`` (both needed) as a
+    tuple in that order; absent or ``null``: off, ``(0, 0)``."""
     if value is None:
         return 0.0, 0.0
-    keys = ("above", "sigma")
     if not isinstance(value, dict) or set(value) != set(keys):
-        raise ModelError(f"{where}: 'denoise' must be an object with {list(keys)}, "
+        raise ModelError(f"{where}: '{name}' must be an object with {list(keys)}, "
                          f"got {value!r}")
     for key in keys:
         v = value[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 50:
-            raise ModelError(f"{where}: 'denoise.{key}' must be a number in (0, 50], "
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= top:
+            raise ModelError(f"{where}: '{name}.{key}' must be a number in (0, {top:g}], "
                              f"got {v!r}")
-    return float(value["above"]), float(value["sigma"])
+    return float(value[keys[0]]), float(value[keys[1]])
+
+
+def _denoise(value: Any, where: str) -> tuple[float, float]:
+    """The manifest's ``denoise`` (``{"above": 5.5, "sigma": 1.2}``: grain in grey levels,
+    blur in px) as ``(above, sigma)``; absent: off."""
+    return _number_pair(value, "denoise", ("above", "sigma"), 50.0, where)
 
 
 def _brighten(value: Any, where: str) -> tuple[float, float]:
-    """The manifest's ``brighten`` (``{"below": 140, "to": 220}``, grey levels, both
-    needed, ``below`` < ``to`` ≤ 255; absent or ``null``: off, ``(0, 0)``)."""
-    if value is None:
-        return 0.0, 0.0
-    keys = ("below", "to")
-    if not isinstance(value, dict) or set(value) != set(keys):
-        raise ModelError(f"{where}: 'brighten' must be an object with {list(keys)}, "
-                         f"got {value!r}")
-    below, to = value["below"], value["to"]
-    for key, v in (("below", below), ("to", to)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 255:
-            raise ModelError(f"{where}: 'brighten.{key}' must be a number in (0, 255], "
-                             f"got {v!r}")
-    if below >= to:
-        raise ModelError(f"{where}: 'brighten.below' ({below}) must be under 'to' ({to})")
-    return float(below), float(to)
+    """The manifest's ``brighten`` (``{"below": 140, "to": 220}``, grey levels, ``below`` <
+    ``to``) as ``(below, to)``; absent: off."""
+    below, to = _number_pair(value, "brighten", ("below", "to"), 255.0, where)
+    if below >= to > 0:
+        raise ModelError(f"{where}: 'brighten.below' ({below:g}) must be under 'to' ({to:g})")
+    return below, to
 
 
 def _contain(value: Any, where: str) -> float | None:
