@@ -147,11 +147,10 @@ def measure(
 ) -> list[dict[str, Any]]:
     """One row per condition: ``{"condition", "photos", "f1", "images_all_right"}``."""
     from vision.detect import Detector, detection_scores, keep_thresholds
-    from vision.evaluate import evaluate, load_dataset, original_copies, untouched_copies
+    from vision.evaluate import evaluate, load_dataset, select_copies
 
-    select = {"all": list, "originals": original_copies, "untouched": untouched_copies}[copies]
     try:
-        samples = select(load_dataset(data, split))
+        samples = select_copies(load_dataset(data, split), copies)
     except ValueError as exc:
         raise SystemExit(f"robustness_eval: {exc}") from None
     samples = samples[:limit] if limit else samples
@@ -185,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=REPO / "datasets" / "build" / "hk-photos")
     ap.add_argument("--split", default="val", help="val (report) or train")
-    ap.add_argument("--copies", default="untouched", choices=["untouched", "originals", "all"])
+    ap.add_argument("--copies", default="untouched", choices=["untouched", "originals", "all"],
+                    help="which copies of the export (vision.evaluate.COPIES; 'trusted' "
+                    "copies are turned ones, which would compound a change)")
     ap.add_argument("--conditions", nargs="+", default=list(CONDITIONS), metavar="NAME",
                     help="changes to measure (default all): " + ", ".join(CONDITIONS))
     ap.add_argument("--limit", type=int)

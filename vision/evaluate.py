@@ -250,6 +250,23 @@ def trusted_copies(samples: Sequence[Sample]) -> list[Sample]:
     return [s for s in samples if source_stem(s.image.name) in stems]
 
 
+#: The selections of an export's copies, by the name ``tilecam eval --copies`` takes.
+COPIES: dict[str, Callable[[Sequence[Sample]], list[Sample]]] = {
+    "all": list,
+    "originals": original_copies,
+    "untouched": untouched_copies,
+    "trusted": trusted_copies,
+}
+
+
+def select_copies(samples: Sequence[Sample], copies: str) -> list[Sample]:
+    """The ``samples`` of the selection named ``copies`` (a key of :data:`COPIES`)."""
+    try:
+        return COPIES[copies](samples)
+    except KeyError:
+        raise ValueError(f"copies must be one of {', '.join(COPIES)}, got {copies!r}") from None
+
+
 def trusted_stems(samples: Sequence[Sample]) -> set[str]:
     """File-name stems of the photos :func:`trusted_copies` keeps (those whose original,
     the tightest copy, shows no turn or shear)."""

@@ -1023,9 +1023,10 @@ def test_numeral_setting_is_checked(tmp_path: Path) -> None:
         read_manifest(model)
 
 
-def _with_denoise(folder: Path, denoise: Any) -> Path:
+def _with_entry(folder: Path, key: str, value: Any) -> Path:
+    """``folder`` with ``value`` set as the manifest's ``detector[key]``."""
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["detector"]["denoise"] = denoise
+    manifest["detector"][key] = value
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return folder
 
@@ -1035,8 +1036,8 @@ def test_a_grainy_frame_is_smoothed_before_detection_and_a_clean_one_is_not(
 ) -> None:
     """The manifest's ``denoise`` (vision.denoise): a frame with sensor noise is blurred
     before the detector sees it; a clean frame reaches the detector untouched."""
-    folder = _with_denoise(_model_dir(tmp_path, ["1m", "2m", "back"]),
-                           {"above": 3.0, "sigma": 1.0})
+    folder = _with_entry(_model_dir(tmp_path, ["1m", "2m", "back"]), "denoise",
+                         {"above": 3.0, "sigma": 1.0})
     backend = FakeBackend(_yolo(ROWS))
     det = Detector(folder, backend=backend)
     clean = np.full((480, 640, 3), 120, np.uint8)
@@ -1048,7 +1049,7 @@ def test_a_grainy_frame_is_smoothed_before_detection_and_a_clean_one_is_not(
     assert d_grainy.meta["smoothed"] is True and d_grainy.meta["noise"] > 5
     assert d_grainy.meta["ms"]["denoise"] >= 0 and d_grainy.meta["ms"]["decode_image"] >= 0
     off_backend = FakeBackend(_yolo(ROWS))
-    off = Detector(_with_denoise(folder, None), backend=off_backend)
+    off = Detector(_with_entry(folder, "denoise", None), backend=off_backend)
     assert off.detect(grainy.astype(np.uint8)).meta["smoothed"] is False
     # what the detector was given, in a flat patch of the frame: the grain smoothed away
     smoothed, as_is = backend.inputs[1], off_backend.inputs[0]
@@ -1059,7 +1060,7 @@ def test_a_grainy_frame_is_smoothed_before_detection_and_a_clean_one_is_not(
 @pytest.mark.parametrize("bad", [{"above": 3.0}, {"above": 0, "sigma": 1}, [3, 1],
                                  {"above": 3, "sigma": True}, {"above": 3, "sigma": 1, "x": 1}])
 def test_a_wrong_denoise_entry_names_the_problem(tmp_path: Path, bad: Any) -> None:
-    folder = _with_denoise(_model_dir(tmp_path, ["1m"]), bad)
+    folder = _with_entry(_model_dir(tmp_path, ["1m"]), "denoise", bad)
     with pytest.raises(ModelError, match="denoise"):
         read_manifest(folder)
 
@@ -1069,10 +1070,8 @@ def test_a_dark_frame_is_brightened_before_detection_and_a_lit_one_is_not(
 ) -> None:
     """The manifest's ``brighten`` (vision.exposure): a frame whose bright end is under
     ``below`` is scaled up to ``to`` before the detector sees it."""
-    folder = _model_dir(tmp_path, ["1m", "2m", "back"])
-    manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["detector"]["brighten"] = {"below": 140, "to": 220}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    folder = _with_entry(_model_dir(tmp_path, ["1m", "2m", "back"]), "brighten",
+                         {"below": 140, "to": 220})
     backend = FakeBackend(_yolo(ROWS))
     det = Detector(folder, backend=backend)
     lit = np.full((480, 640, 3), 90, np.uint8)
@@ -1088,9 +1087,6 @@ def test_a_dark_frame_is_brightened_before_detection_and_a_lit_one_is_not(
 @pytest.mark.parametrize("bad", [{"below": 140}, {"below": 220, "to": 140},
                                  {"below": 0, "to": 200}, {"below": 100, "to": 300}])
 def test_a_wrong_brighten_entry_names_the_problem(tmp_path: Path, bad: Any) -> None:
-    folder = _model_dir(tmp_path, ["1m"])
-    manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["detector"]["brighten"] = bad
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    folder = _with_entry(_model_dir(tmp_path, ["1m"]), "brighten", bad)
     with pytest.raises(ModelError, match="brighten"):
         read_manifest(folder)

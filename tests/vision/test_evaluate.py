@@ -284,3 +284,12 @@ def test_trusted_copies_keep_every_copy_of_untouched_photos_only(
         cv2.imwrite(str(tmp_path / name), image)
     samples = [Sample(tmp_path / name, labels) for name, (_, labels) in copies.items()]
     assert [s.image.name for s in trusted_copies(samples)] == ["p_jpg.rf.a.png", "p_jpg.rf.b.png"]
+
+
+def test_copies_are_selected_by_name_and_an_unknown_name_is_a_clear_error() -> None:
+    from vision.evaluate import COPIES, select_copies
+
+    assert set(COPIES) == {"all", "originals", "untouched", "trusted"}
+    assert select_copies([], "all") == []
+    with pytest.raises(ValueError, match="copies must be one of"):
+        select_copies([], "turned")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,7 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N images")
     p.add_argument(
         "--copies",
-        choices=("all", "originals", "untouched", "trusted"),
+        choices=("all", "originals", "untouched", "trusted"),  # vision.evaluate.COPIES
         default="all",
         help="Roboflow-style exports: 'originals' keeps one copy per file-name stem, the one "
         "with the tightest boxes (the un-augmented photo when the export kept it); "
@@ -60,25 +59,13 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
     from vision.detect import Detector, detection_scores, keep_thresholds
-    from vision.evaluate import (
-        Sample,
-        evaluate,
-        load_dataset,
-        original_copies,
-        trusted_copies,
-        untouched_copies,
-    )
+    from vision.evaluate import evaluate, load_dataset, select_copies
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     if not 0 < args.iou <= 1:
         raise ValueError(f"--iou must be in (0, 1], got {args.iou}")
-    choices: dict[str, Callable[[list[Sample]], list[Sample]]] = {
-        "all": list, "originals": original_copies, "untouched": untouched_copies,
-        "trusted": trusted_copies,
-    }  # fmt: skip
-    select = choices[args.copies]
-    samples = select(load_dataset(args.dataset, args.split))
+    samples = select_copies(load_dataset(args.dataset, args.split), args.copies)
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None
