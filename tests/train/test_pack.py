@@ -68,3 +68,19 @@ def test_trusted_photos_leave_out_photos_whose_original_is_turned(
 ) -> None:
     packed = _pack(tmp_path, photo_and_turned, "--trusted-photos")
     assert packed == ["hk-p_jpg-0", "hk-p_jpg-1", "sy-s0"]
+
+
+def test_degrade_one_changes_every_photo_copy_and_no_synthetic_scene(
+    tmp_path: Path, photo_and_turned: PhotoAndTurned
+) -> None:
+    """``--degrade 1``: each photo copy is written motion-blurred or dim; the labels and
+    the synthetic scenes are as without it."""
+    plain = _pack(tmp_path / "a", photo_and_turned)
+    changed = _pack(tmp_path / "b", photo_and_turned, "--degrade", "1")
+    assert plain == changed
+    a, b = tmp_path / "a" / "out" / "images" / "train", tmp_path / "b" / "out" / "images" / "train"
+    for stem in plain:
+        before = cv2.imread(str(a / f"{stem}.webp")).astype(int)
+        after = cv2.imread(str(b / f"{stem}.webp")).astype(int)
+        differs = np.abs(before - after).mean() > 2.0
+        assert differs == stem.startswith("hk-"), stem

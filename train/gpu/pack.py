@@ -25,10 +25,12 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from vision.classes import CLASSES
+from vision.data.degrade import degrade
 from vision.data.photos import group_copies
 from vision.evaluate import load_dataset, trusted_stems
 
@@ -54,15 +56,25 @@ def _scenes(folder: Path) -> list[Path]:
 
 
 def _write(
-    src: Path, label: Path, out: Path, split: str, name: str, size: int, quality: int
+    src: Path,
+    label: Path,
+    out: Path,
+    split: str,
+    name: str,
+    size: int,
+    quality: int,
+    change: np.random.Generator | None = None,
 ) -> int:
     """Shrink ``src`` to long side ``size`` px, write it as WebP and copy its label.
 
-    Returns the bytes written for the image.
+    With ``change``, the image first gets one change of :func:`vision.data.degrade.degrade`
+    at its own size (drawn from that generator). Returns the bytes written for the image.
     """
     image = cv2.imread(str(src), cv2.IMREAD_COLOR)
     if image is None:
         sys.exit(f"cannot read {src}")
+    if change is not None:
+        image, _ = degrade(image, change)
     h, w = image.shape[:2]
     scale = size / max(h, w)
     if scale < 1:
@@ -93,8 +105,16 @@ def main() -> None:
         help="only the photos whose original the export left untouched (their labels on "
         "turned copies are carried from the photo as taken; vision.evaluate.trusted_stems)",
     )
+    ap.add_argument(
+        "--degrade",
+        type=float,
+        default=0.0,
+        help="share of the photo copies written motion-blurred or dim "
+        "(vision.data.degrade; 0: none)",
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    changes = np.random.default_rng(args.seed)
     out: Path = args.out
     if out.exists():
         shutil.rmtree(out)
@@ -112,8 +132,13 @@ def main() -> None:
     for stem, paths in sorted(groups.items()):
         for i, p in enumerate(sorted(rng.sample(paths, min(args.copies_per_stem, len(paths))))):
             label = photos / "labels" / "train" / (p.stem + ".txt")
-            total += _write(p, label, out, "train", f"hk-{stem}-{i}", args.size, args.quality)
+            change = changes if changes.random() < args.degrade else None
+            total += _write(
+                p, label, out, "train", f"hk-{stem}-{i}", args.size, args.quality, change
+            )
             counts["hk-photos"] = counts.get("hk-photos", 0) + 1
+            if change is not None:
+                counts["hk-photos changed"] = counts.get("hk-photos changed", 0) + 1
     jobs = [(spec, "train") for spec in args.synth] + [(args.val_synth, "val")]
     for spec, split in jobs:
         folder, n = _spec(spec)

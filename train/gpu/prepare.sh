@@ -13,16 +13,18 @@
 #      (train/onnx_to_pt.py)
 #   4. .gpu/whl: the ultralytics wheel of the training venv (pip download --no-deps);
 #      .gpu/Arial.ttf
-#   5. .gpu/data: the mix packed as WebP at 512 px (train/gpu/pack.py), then the size of
+#   5. .gpu/data: the mix packed as WebP at 512 px (train/gpu/pack.py; a DEGRADE share of
+#      the photo copies motion-blurred or dim, vision/data/degrade.py), then the size of
 #      what travels (the device tool carries 64 MiB with the working tree)
 #   6. a dry run of run.sh on this CPU in a torch-only venv like the lent machine's
 #      (DRY=0 skips it)
 # Knobs: START, COPIES (hk copies per stem), N_SYNTH (scenes per synthetic set), N_TABLE
-# (1280x960 training-art hand scenes), QUALITY (WebP), DRY.
+# (1280x960 training-art hand scenes), QUALITY (WebP), DEGRADE (share of photo copies
+# changed), DRY.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 START="${START:-}"; COPIES="${COPIES:-4}"; N_SYNTH="${N_SYNTH:-250}"; N_TABLE="${N_TABLE:-250}"
-QUALITY="${QUALITY:-75}"; DRY="${DRY:-1}"
+QUALITY="${QUALITY:-60}"; DEGRADE="${DEGRADE:-0.3}"; DRY="${DRY:-1}"
 T=.venv/bin/tilecam; G=datasets/generated
 
 # 1. venvs, art, fonts
@@ -73,7 +75,7 @@ if [ ! -f .gpu/data/data.yaml ]; then
       --copies-per-stem "$COPIES" --synth "$G/synth-train:$N_SYNTH" \
       --synth "$G/synth-train-b2:$N_SYNTH" --synth "$G/synth-train-p-b:100" \
       --synth "$G/synth-train-pict:100" --synth "$G/synth-table:$N_TABLE" \
-      --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY"
+      --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY" --degrade "$DEGRADE"
 fi
 tree_kb="$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)"
 gpu_kb="$(du -sb .gpu | cut -f1)"
