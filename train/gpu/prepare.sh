@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build .gpu/ (git-ignored) for train/gpu/run.sh on a fresh machine, from what the
 # repository ships: nothing of an earlier session's runs/ or datasets/ is needed.
-#   bash train/gpu/prepare.sh            # then: run(command="bash train/gpu/run.sh", carry=[".gpu"])
+#   bash train/gpu/prepare.sh            # then: run(command="bash train/gpu/run.sh",
+#       carry=[".gpu/data.tgz", ".gpu/whl", ".gpu/start.pt", ".gpu/Arial.ttf"])
 # Steps (each skipped when its output exists):
 #   1. the two venvs (make install; train/setup_venv.sh) and the Debian tile art and CJK
 #      fonts the generator draws from (apt-get, when missing and when run as root)
@@ -77,8 +78,9 @@ if [ ! -f .gpu/data/data.yaml ]; then
       --synth "$G/synth-train-pict:100" --synth "$G/synth-table:$N_TABLE" \
       --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY" --degrade "$DEGRADE"
 fi
+[ -f .gpu/data.tgz ] && [ .gpu/data.tgz -nt .gpu/data/data.yaml ] || tar -czf .gpu/data.tgz -C .gpu data
 tree_kb="$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)"
-gpu_kb="$(du -sb .gpu | cut -f1)"
+gpu_kb="$(du -cb .gpu/data.tgz .gpu/whl .gpu/start.pt .gpu/Arial.ttf | tail -1 | cut -f1)"
 total=$(( (tree_kb + gpu_kb) / 1048576 ))
 echo "travels: working tree $((tree_kb / 1048576)) MiB + .gpu $((gpu_kb / 1048576)) MiB = $total MiB (limit 64)"
 [ "$total" -lt 64 ] || { echo "too big: lower COPIES, N_SYNTH, N_TABLE or QUALITY" >&2; exit 1; }
