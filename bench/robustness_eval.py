@@ -146,7 +146,7 @@ def measure(
     model_dir: str | None, seed: int,
 ) -> list[dict[str, Any]]:
     """One row per condition: ``{"condition", "photos", "f1", "images_all_right"}``."""
-    from vision.detect import Detector, detection_scores, keep_thresholds
+    from vision.detect import detection_scores, evaluation_detector
     from vision.evaluate import evaluate, load_dataset, select_copies
 
     try:
@@ -154,10 +154,8 @@ def measure(
     except ValueError as exc:
         raise SystemExit(f"robustness_eval: {exc}") from None
     samples = samples[:limit] if limit else samples
-    probe = Detector(model_dir)
-    conf = probe.spec.conf
-    # as `tilecam eval` runs it (its low threshold only adds rows under the kept ones)
-    detector = Detector(model_dir, conf=min(0.01, conf), backend=probe.backend)
+    setup = evaluation_detector(model_dir)  # as `tilecam eval` runs it
+    detector = setup.detector
     rows = []
     for name in conditions:
         change = CONDITIONS[name]
@@ -171,9 +169,8 @@ def measure(
             return detector.detect(img)
 
         report = evaluate(
-            samples, detect, conf=conf, score=detection_scores,
-            thresholds=lambda det: keep_thresholds(det, conf, probe.spec.bonus_conf,
-                                                    probe.spec.row_fill),
+            samples, detect, conf=setup.conf, score=detection_scores,
+            thresholds=setup.thresholds,
         )
         rows.append({"condition": name, "photos": len(samples), "f1": round(report.f1, 4),
                      "images_all_right": round(report.images_all_right, 4)})

@@ -658,3 +658,40 @@ def load_detector(model_dir: str | Path | None = None, **options: Any) -> Detect
 def detect(image: ImageSource, *, detector: Detector | None = None) -> Detections:
     """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``."""
     return (detector or load_detector()).detect(image)
+
+
+#: Threshold a detector runs at for evaluation: mAP needs the low-confidence tail, and the
+#: rows under the operating threshold are dropped again by :func:`evaluation_detector`'s
+#: ``thresholds`` for the tile counts.
+EVAL_CONF = 0.01
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationDetector:
+    """A detector set up for :func:`vision.evaluate.evaluate`, as ``tilecam eval`` runs it.
+
+    ``detector`` keeps every box scored ≥ :data:`EVAL_CONF`; ``conf`` is the operating
+    threshold (the manifest's unless overridden); :meth:`thresholds` gives the score each
+    row needs to count as a tile (``conf``, the manifest's ``bonus_conf`` for flowers and
+    seasons, ``row_fill``), shape ``(n,)``.
+    """
+
+    detector: Detector
+    conf: float
+
+    def thresholds(self, det: Detections) -> npt.NDArray[np.float32]:
+        spec = self.detector.spec
+        return keep_thresholds(det, self.conf, spec.bonus_conf, spec.row_fill)
+
+
+def evaluation_detector(
+    model_dir: str | Path | None = None, *, conf: float | None = None,
+    backend: Backend | None = None,
+) -> EvaluationDetector:
+    """The model in ``model_dir`` (``backend`` replacing its detector file, e.g. other
+    weights) set up for evaluation at operating threshold ``conf`` (default the
+    manifest's)."""
+    probe = Detector(model_dir, backend=backend)
+    operating = probe.spec.conf if conf is None else conf
+    detector = Detector(model_dir, conf=min(EVAL_CONF, operating), backend=probe.backend)
+    return EvaluationDetector(detector, operating)

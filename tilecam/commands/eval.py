@@ -17,9 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: Threshold the detector runs at during evaluation (mAP needs the low-confidence tail).
-EVAL_CONF = 0.01
-
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -58,7 +55,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.backends import open_backend
-    from vision.detect import Detector, detection_scores, keep_thresholds
+    from vision.detect import detection_scores, evaluation_detector
     from vision.evaluate import evaluate, load_dataset, select_copies
 
     if args.conf is not None and not 0 <= args.conf <= 1:
@@ -69,9 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None:
         samples = samples[: max(0, args.limit)]
     backend = open_backend(args.weights) if args.weights else None
-    probe = Detector(args.model_dir, backend=backend)
-    conf = probe.spec.conf if args.conf is None else args.conf
-    detector = Detector(args.model_dir, conf=min(EVAL_CONF, conf), backend=probe.backend)
+    setup = evaluation_detector(args.model_dir, conf=args.conf, backend=backend)
+    detector = setup.detector
 
     tty = sys.stderr.isatty()
 
@@ -84,12 +80,11 @@ def run(args: argparse.Namespace) -> int:
     report = evaluate(
         samples,
         detector.detect,
-        conf=conf,
+        conf=setup.conf,
         iou=args.iou,
         progress=progress,
         score=detection_scores,
-        thresholds=lambda det: keep_thresholds(det, conf, probe.spec.bonus_conf,
-                                                probe.spec.row_fill),
+        thresholds=setup.thresholds,
     )
     if args.json:
         out = report.to_dict()

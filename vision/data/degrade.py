@@ -40,9 +40,9 @@ def smear(img: Image, length: int, angle_deg: float) -> Image:
     k = np.zeros((size, size), np.float32)
     k[c, c - length // 2 : c - length // 2 + length] = 1.0
     turn = cv2.getRotationMatrix2D((float(c), float(c)), angle_deg, 1.0)
-    k = cv2.warpAffine(k, turn, (size, size))
-    k /= max(float(k.sum()), 1e-6)
-    return np.asarray(cv2.filter2D(img, -1, k), np.uint8)
+    turned = np.asarray(cv2.warpAffine(k, turn, (size, size)), np.float32)
+    turned /= max(float(turned.sum()), 1e-6)
+    return np.asarray(cv2.filter2D(img, -1, turned), np.uint8)
 
 
 def darken(img: Image, gain: float, sigma: float, rng: np.random.Generator) -> Image:
