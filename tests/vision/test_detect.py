@@ -1090,3 +1090,23 @@ def test_a_wrong_brighten_entry_names_the_problem(tmp_path: Path, bad: Any) -> N
     folder = _with_entry(_model_dir(tmp_path, ["1m"]), "brighten", bad)
     with pytest.raises(ModelError, match="brighten"):
         read_manifest(folder)
+
+
+def test_evaluation_detector_keeps_the_low_tail_and_counts_tiles_at_the_operating_conf(
+    tmp_path: Path,
+) -> None:
+    """``tilecam eval``'s set-up: boxes down to EVAL_CONF are kept (for mAP); a row
+    counts as a tile at the manifest's threshold, or at ``conf`` when given."""
+    from vision.detect import EVAL_CONF, evaluation_detector
+
+    model = _model_dir(tmp_path, ["1m", "2m", "back"])
+    setup = evaluation_detector(model, backend=FakeBackend(_yolo(ROWS)))
+    assert setup.detector.conf == EVAL_CONF and setup.conf == Detector(
+        model, backend=FakeBackend(_yolo(ROWS))).spec.conf
+    d = setup.detector.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert len(d) == 3  # the 0.1 box too
+    kept = detection_scores(d) >= setup.thresholds(d)
+    assert sorted(np.asarray(d.codes)[kept].tolist()) == ["1m", "back"]
+    strict = evaluation_detector(model, conf=0.85, backend=FakeBackend(_yolo(ROWS)))
+    d = strict.detector.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert np.asarray(d.codes)[detection_scores(d) >= strict.thresholds(d)].tolist() == ["1m"]
