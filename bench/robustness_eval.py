@@ -47,6 +47,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from vision.data.degrade import darken  # noqa: E402
+
 Image = np.ndarray
 Change = Callable[[Image, np.random.Generator], Image]
 
@@ -57,7 +59,7 @@ def _clip(x: np.ndarray) -> Image:
 
 def dim(img: Image, rng: np.random.Generator) -> Image:
     """Brightness × 0.45 with sensor noise (σ 4)."""
-    return _clip(img.astype(np.float32) * 0.45 + rng.normal(0, 4, img.shape))
+    return darken(img, 0.45, 4.0, rng)
 
 
 def overexposed(img: Image, rng: np.random.Generator) -> Image:
