@@ -20,11 +20,13 @@
 #   6. a dry run of run.sh on this CPU in a torch-only venv like the lent machine's
 #      (DRY=0 skips it)
 # Knobs: START, COPIES (hk copies per stem), N_SYNTH (scenes per synthetic set), N_TABLE
-# (1280x960 training-art hand scenes), QUALITY (WebP), DEGRADE (share of photo copies
-# changed), DRY.
+# (1280x960 training-art hand scenes), N_ART (scenes of each of the two extra procedural and
+# pictorial sets, seeds 32 and 42: model card step 61), QUALITY (WebP), DEGRADE (share of
+# photo copies changed), DRY.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-START="${START:-}"; COPIES="${COPIES:-4}"; N_SYNTH="${N_SYNTH:-250}"; N_TABLE="${N_TABLE:-250}"
+START="${START:-}"; COPIES="${COPIES:-3}"; N_SYNTH="${N_SYNTH:-250}"; N_TABLE="${N_TABLE:-250}"
+N_ART="${N_ART:-200}"
 QUALITY="${QUALITY:-60}"; DEGRADE="${DEGRADE:-0.3}"; DRY="${DRY:-1}"
 T=.venv/bin/tilecam; G=datasets/generated
 
@@ -52,6 +54,8 @@ synth "$G/synth-train" "$N_SYNTH" 1 default --imgsz 640
 synth "$G/synth-train-b2" "$N_SYNTH" 11 default --imgsz 640
 synth "$G/synth-train-p-b" 100 31 procedural --imgsz 640
 synth "$G/synth-train-pict" 100 41 pictorial-1,pictorial-2 --imgsz 640
+synth "$G/synth-train-p-c" "$N_ART" 32 procedural --imgsz 640
+synth "$G/synth-train-pict-b" "$N_ART" 42 pictorial-1,pictorial-2 --imgsz 640
 synth "$G/synth-table" "$N_TABLE" 601 default --imgsz 1280 960 --hand-prob 1
 synth "$G/synth-val-heldout" 200 2 heldout --imgsz 640
 
@@ -75,7 +79,8 @@ if [ ! -f .gpu/data/data.yaml ]; then
   .venv/bin/python train/gpu/pack.py .gpu/data --photos datasets/build/hk-photos \
       --copies-per-stem "$COPIES" --synth "$G/synth-train:$N_SYNTH" \
       --synth "$G/synth-train-b2:$N_SYNTH" --synth "$G/synth-train-p-b:100" \
-      --synth "$G/synth-train-pict:100" --synth "$G/synth-table:$N_TABLE" \
+      --synth "$G/synth-train-pict:100" --synth "$G/synth-train-p-c:$N_ART" \
+      --synth "$G/synth-train-pict-b:$N_ART" --synth "$G/synth-table:$N_TABLE" \
       --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY" --degrade "$DEGRADE"
 fi
 [ -f .gpu/data.tgz ] && [ .gpu/data.tgz -nt .gpu/data/data.yaml ] || tar -czf .gpu/data.tgz -C .gpu data
