@@ -223,6 +223,8 @@ def eval_synth(
     why = Counter[str]()
     why_e2e = Counter[str]()
     e2e_failures: list[str] = []
+    not_exact: list[str] = []  # scenes read wrong end to end, and those whose MCR score is
+    not_same_score: list[str] = []  # wrong too (every one, for train/compare.py paired)
     why_geom = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
@@ -301,10 +303,13 @@ def eval_synth(
             if not right:
                 reason = end_to_end_reason(rec.hand, hand)
                 why_e2e[reason] += 1
+                not_exact.append(f.name)
                 if len(e2e_failures) < show:
                     e2e_failures.append(f"{f.name} {reason}: truth {format_hand(hand)} got "
                                         f"{rec.hand_text or 'no hand'}")
                 same_score += reason == "only bonus tiles misread (same count)"
+                if reason != "only bonus tiles misread (same count)":
+                    not_same_score.append(f.name)
             else:
                 same_score += 1
     out: dict[str, Any] = {
@@ -334,6 +339,8 @@ def eval_synth(
         out["by_codes_shown"] = _group_figures(by_shown)
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
         out["end_to_end_failures"] = e2e_failures
+        out["end_to_end_not_exact"] = not_exact
+        out["end_to_end_not_same_mcr_score"] = not_same_score
     for kind, tally in not_winning.items():
         if tally.scenes:
             out[f"{kind}_scenes"] = tally.figures(detector is not None)
@@ -372,8 +379,11 @@ class NotWinning:
         self.scenes = 0
         self.tally = Counter[str]()
         self.false_wins: list[str] = []
+        self.not_read_right: list[str] = []  # scenes, end to end (train/compare.py paired)
+        self.wins: list[str] = []  # scenes scored as a win, end to end
 
-    def _count(self, prefix: str, rec: Any, truth: dict[str, Any], hand: Hand) -> None:
+    def _count(self, prefix: str, rec: Any, truth: dict[str, Any], hand: Hand) -> bool:
+        """Tally one reading under ``prefix``; returns whether it was read right."""
         if self.kind == "near_miss":
             right = _read_right(rec, canon(hand))
         else:
@@ -384,6 +394,7 @@ class NotWinning:
                      and canon(rec.hand, False) == canon(hand, False))
         self.tally[f"{prefix}_read_right"] += right and rec.score is None
         self.tally[f"{prefix}_scored_as_win"] += rec.score is not None
+        return bool(right and rec.score is None)
 
     def add(self, truth: dict[str, Any], hand: Hand, detector: Any, folder: Path) -> None:
         from vision.recognize import recognize, recognize_detections
@@ -399,13 +410,15 @@ class NotWinning:
         image = cv2.imread(str(folder / truth["image"]))
         dets = detector(image)
         rec = recognize(image, "mcr", self.context, detector=detector, detections=dets)
-        self._count("end_to_end", rec, truth, hand)
+        if not self._count("end_to_end", rec, truth, hand):
+            self.not_read_right.append(truth["image"])
         self.tally["end_to_end_every_tile_right"] += (
             Counter(rec.codes) == Counter(truth_dets.codes))
         if rec.score is not None:
             # the detector's own top-1 codes already made a win, or the rules changed or
             # added tiles (correction, re-reads, weak boxes) to make one
             changed = Counter(rec.codes) != Counter(dets.codes)
+            self.wins.append(truth["image"])
             self.tally["end_to_end_win_made_by_changed_codes"] += changed
             confidence = rec.hand_confidence
             self.tally["end_to_end_scored_as_win_flagged"] += (
@@ -427,6 +440,8 @@ class NotWinning:
                                **{k: self.tally[k] / self.scenes for k in keys}}
         if end_to_end:
             out["scored_as_win"] = self.false_wins
+            out["end_to_end_not_read_right"] = self.not_read_right
+            out["end_to_end_scored_as_win_scenes"] = self.wins
         return out
 
 
@@ -761,6 +776,8 @@ def eval_photos(
     import cv2
 
     n = before = after = after_physical = changed = changed_phys = 0
+    wrong_top1: list[str] = []  # photos whose multiset is not right (train/compare.py paired)
+    wrong_after: list[str] = []
     hands = Counter[str]()  # whole hands (and those with kongs): scored, scored and right
     reasons = Counter[str]()  # why photos' multisets (after correction) are not right
     hand_reasons = Counter[str]()  # why whole hands are not scored with their tiles
@@ -774,9 +791,13 @@ def eval_photos(
         n += 1
         d = detector(image)
         before += Counter(d.codes) == truth
+        if Counter(d.codes) != truth:
+            wrong_top1.append(sample.image.name)
         rec = recognize(image, "mcr", detector=detector, detections=d, layout_params=layout)
         exact = Counter(rec.codes) == truth
         after += exact
+        if not exact:
+            wrong_after.append(sample.image.name)
         reasons[photo_reason(Counter(rec.codes), truth)] += 1
         calibration.append((rec.reading_confidence, exact))
         if rec.hand_confidence is not None:
@@ -807,6 +828,8 @@ def eval_photos(
         "exact_multiset_top1": before / max(n, 1),
         "exact_multiset_corrected": after / max(n, 1),
         "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
+        "not_exact_multiset_top1": wrong_top1,
+        "not_exact_multiset_corrected": wrong_after,
         # why the multisets after correction are not right (multiset differences)
         "failure_kinds": {k: v for k, v in reasons.most_common() if k != "right"},
         "photos_corrected": changed,

@@ -20,7 +20,20 @@ photo multisets. The scene sets are made by their recipes (README, ``datasets/sy
 when missing, with ``--make-sets``; a missing set is otherwise reported as missing.
 
 usage: .venv/bin/python train/compare.py choice|report MODEL_DIR [MODEL_DIR ...]
-           [--make-sets] [--dry-run] [--json] [--only NAME ...]
+           [--make-sets] [--dry-run] [--json] [--only NAME ...] [--save DIR]
+       .venv/bin/python train/compare.py paired BASE_SAVED CAND_SAVED [--alpha A] [--json]
+
+``--save DIR`` keeps each column's whole JSON result as ``DIR/<label>/<column>.json``
+(``<label>``: the model folder's path, ``/`` as ``_``). ``paired BASE CAND`` then compares
+two such saved folders item by item — the same photos and scenes read by both models — with
+an exact sign test on the items only one of them gets wrong (McNemar's test): a column's
+figure is *worse* (or *better*) only when so many more items go wrong one way that chance
+would do it less than once in 20 (one-sided). Figures that move by a scene or two are
+*level*: with the same 200 scenes, one model's 2 misreads more are within chance. A
+candidate **passes** when no figure is worse by that test::
+
+    .venv/bin/python train/compare.py choice models /tmp/m-cand --save /tmp/cmp
+    .venv/bin/python train/compare.py paired /tmp/cmp/models /tmp/cmp/_tmp_m-cand
 
 Rows are model folders (``models`` is the shipped one); columns the measurements, as
 ``F1 / all right %`` (``tilecam eval``), ``exact / MCR score right %`` (scenes) or
@@ -33,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -160,6 +174,186 @@ class Measure:
                 f"{100 * result['exact_multiset_corrected']:.1f}")
 
 
+#: Per kind of column, its paired figures: (figure name, key of the list of items it gets
+#: wrong in the column's JSON result). ``scored as a win`` counts an error, so its wrong
+#: items are the scenes scored as wins.
+PAIRED_FIGURES: dict[str, tuple[tuple[str, str], ...]] = {
+    "eval": (("all right", "not_all_right"),),
+    "scenes": (("exact", "end_to_end_not_exact"),
+               ("MCR score right", "end_to_end_not_same_mcr_score")),
+    "not_winning": (("read right", "end_to_end_not_read_right"),
+                    ("not scored as a win", "end_to_end_scored_as_win_scenes")),
+    "photos": (("top-1", "not_exact_multiset_top1"),
+               ("corrected", "not_exact_multiset_corrected")),
+}
+
+
+def item_count(kind: str, result: dict[str, Any]) -> int:
+    """How many items (photos, scenes) a column's JSON result read.
+
+    >>> item_count("eval", {"images": 400})
+    400
+    >>> item_count("not_winning", {"scenes": 0, "waiting_scenes": {"scenes": 200}})
+    200
+    """
+    if kind == "eval":
+        return int(result["images"])
+    if kind == "photos":
+        return int(result["photos"])
+    if kind == "not_winning":
+        tally = result.get("near_miss_scenes") or result["waiting_scenes"]
+        return int(tally["scenes"])
+    return int(result["scenes"])
+
+
+def wrong_items(kind: str, key: str, result: dict[str, Any]) -> set[str]:
+    """The items a column's JSON result got wrong for one paired figure (``key``)."""
+    if kind == "not_winning":
+        result = result.get("near_miss_scenes") or result["waiting_scenes"]
+    if key not in result:
+        raise KeyError(f"the saved result has no {key!r} list (saved before the per-item "
+                       "lists existed? measure again with --save)")
+    return set(result[key])
+
+
+def sign_test(worse: int, better: int) -> float:
+    """One-sided exact sign test: the chance of ``worse`` or more of the ``worse + better``
+    discordant items going one way when each way is equally likely (McNemar's exact test).
+
+    >>> sign_test(0, 0)
+    1.0
+    >>> round(sign_test(5, 0), 4)  # five items worse, none better: 1/32
+    0.0312
+    >>> round(sign_test(3, 1), 4)
+    0.3125
+    """
+    n = worse + better
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(worse, n + 1)) / 2 ** n
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One figure of one column, base against candidate on the same items."""
+
+    column: str
+    figure: str
+    items: int
+    base_right: int
+    cand_right: int
+    worse: int  # items the base gets right and the candidate wrong
+    better: int  # items the candidate gets right and the base wrong
+    alpha: float = 0.05
+
+    @property
+    def p_worse(self) -> float:
+        return sign_test(self.worse, self.better)
+
+    @property
+    def p_better(self) -> float:
+        return sign_test(self.better, self.worse)
+
+    @property
+    def verdict(self) -> str:
+        """``worse``, ``better`` or ``level`` at the one-sided level ``alpha``.
+
+        >>> Paired("c", "exact", 200, 70, 64, worse=6, better=0).verdict
+        'worse'
+        >>> Paired("c", "exact", 200, 70, 68, worse=3, better=1).verdict
+        'level'
+        """
+        if self.p_worse < self.alpha:
+            return "worse"
+        if self.p_better < self.alpha:
+            return "better"
+        return "level"
+
+    def row(self) -> str:
+        pct = 100 / max(self.items, 1)
+        return (f"{self.column} | {self.figure} | {self.items} | "
+                f"{self.base_right * pct:.1f} → {self.cand_right * pct:.1f} | "
+                f"+{self.better} −{self.worse} | {min(self.p_worse, self.p_better):.3f} | "
+                f"{self.verdict}")
+
+
+def pair_results(column: str, kind: str, base: dict[str, Any], cand: dict[str, Any],
+                 alpha: float = 0.05) -> list[Paired]:
+    """The paired figures of one column from the two models' saved JSON results."""
+    n = item_count(kind, base)
+    if item_count(kind, cand) != n:
+        raise ValueError(f"{column}: the two results read {n} and {item_count(kind, cand)} "
+                         "items — not the same set")
+    out = []
+    for figure, key in PAIRED_FIGURES[kind]:
+        bad_base, bad_cand = wrong_items(kind, key, base), wrong_items(kind, key, cand)
+        out.append(Paired(column, figure, n, n - len(bad_base), n - len(bad_cand),
+                          worse=len(bad_cand - bad_base), better=len(bad_base - bad_cand),
+                          alpha=alpha))
+    return out
+
+
+def save_label(model_dir: str) -> str:
+    """The folder name under ``--save`` for a model folder.
+
+    >>> save_label("/tmp/m-cand/")
+    '_tmp_m-cand'
+    >>> save_label("models")
+    'models'
+    """
+    return model_dir.rstrip("/").replace("/", "_") or "_"
+
+
+def paired_main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(
+        prog="compare.py paired",
+        description="Compare two models' saved results (compare.py ... --save) item by item.")
+    ap.add_argument("base", help="saved folder of the base model (e.g. /tmp/cmp/models)")
+    ap.add_argument("cand", help="saved folder of the candidate")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="one-sided level of the sign test (default 0.05)")
+    ap.add_argument("--json", action="store_true", help="one JSON object")
+    args = ap.parse_args(argv)
+    base_dir, cand_dir = Path(args.base), Path(args.cand)
+    for d in (base_dir, cand_dir):
+        if not d.is_dir():
+            ap.error(f"{d}: no such folder (saved by compare.py choice|report ... --save)")
+    measures = {m.name: m for p in PROTOCOLS.values() for m in p}
+    rows: list[Paired] = []
+    skipped: list[str] = []
+    for path in sorted(base_dir.glob("*.json")):
+        name = json.loads(path.read_text()).get("_column", path.stem)
+        other = cand_dir / path.name
+        if name not in measures or not other.is_file():
+            skipped.append(name)
+            continue
+        try:
+            rows += pair_results(name, measures[name].kind, json.loads(path.read_text()),
+                                 json.loads(other.read_text()), args.alpha)
+        except (KeyError, ValueError) as exc:
+            skipped.append(f"{name} ({exc})")
+    if not rows:
+        ap.error("no column saved in both folders")
+    passes = all(r.verdict != "worse" for r in rows)
+    if args.json:
+        print(json.dumps({
+            "base": str(base_dir), "cand": str(cand_dir), "alpha": args.alpha,
+            "passes": passes, "skipped": skipped,
+            "figures": [{**r.__dict__, "p_worse": round(r.p_worse, 4),
+                         "p_better": round(r.p_better, 4), "verdict": r.verdict}
+                        for r in rows]}))
+        return 0
+    print("column | figure | items | base → cand % | items better / worse | p | verdict")
+    for r in rows:
+        print(r.row())
+    if skipped:
+        print("not paired: " + "; ".join(skipped))
+    print(f"{'passes' if passes else 'does not pass'}: "
+          f"{sum(r.verdict == 'worse' for r in rows)} figure(s) worse, "
+          f"{sum(r.verdict == 'better' for r in rows)} better (one-sided p < {args.alpha})")
+    return 0
+
+
 _TRAIN400 = ("--split", "train", "--limit", "400")
 PROTOCOLS: dict[str, tuple[Measure, ...]] = {
     "choice": (
@@ -211,7 +405,19 @@ def _run(command: list[str]) -> dict[str, Any] | str:
     return result if isinstance(result, dict) else "no JSON object"
 
 
+def column_file(name: str) -> str:
+    """The file a column's result is saved in.
+
+    >>> column_file("held-out v1")
+    'held-out_v1.json'
+    """
+    return name.replace(" ", "_").replace("/", "_") + ".json"
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["paired"]:
+        return paired_main(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("protocol", choices=sorted(PROTOCOLS))
     ap.add_argument("model_dirs", nargs="+", help="model folders (e.g. models /tmp/m-cand)")
@@ -220,6 +426,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--make-sets", action="store_true", help="generate missing scene sets")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     ap.add_argument("--json", action="store_true", help="one JSON object per model folder")
+    ap.add_argument("--save", metavar="DIR",
+                    help="keep each column's JSON result as DIR/<label>/<column>.json "
+                         "(for compare.py paired)")
     args = ap.parse_args(argv)
     measures = [m for m in PROTOCOLS[args.protocol] if not args.only or m.name in args.only]
     if args.only and len(measures) != len(set(args.only)):
@@ -251,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             result = _run(m.command(model_dir))
             row[m.name] = result if isinstance(result, str) else m.figure(result)
+            if args.save and not isinstance(result, str):
+                keep = Path(args.save) / save_label(model_dir)
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / column_file(m.name)).write_text(
+                    json.dumps({"_column": m.name, "_model": model_dir, **result}))
         if args.json:
             print(json.dumps({"model": model_dir, "protocol": args.protocol, **row}))
         else:

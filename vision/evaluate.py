@@ -433,6 +433,9 @@ class EvalReport:
             "failure_kinds": self.failure_kinds,
             "group_outcomes": self.group_outcomes,
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
+            # the file names of the images not all right (unreadable ones too): what
+            # ``train/compare.py paired`` pairs between two models on the same images
+            "not_all_right": [Path(r.image).name for r in self.results if not r.all_right],
             "per_class": self.per_class,
             "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
         }

@@ -102,3 +102,100 @@ def test_refusals_name_the_fault(tmp_path: Path, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         compare.main(["choice", "models", "--only", "hk val"])  # a report column
     assert "--only names one of" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- paired comparison
+def _saved(folder: Path, column: str, result: dict[str, object]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    compare = _compare()
+    (folder / compare.column_file(column)).write_text(json.dumps({"_column": column, **result}))
+
+
+def test_sign_test_is_mcnemars_exact_one_sided_tail() -> None:
+    """Six items worse and none better happen by chance 1 time in 64; three worse and one
+    better 5 times in 16 (binomial tails with p = 1/2)."""
+    compare = _compare()
+    assert compare.sign_test(6, 0) == pytest.approx(1 / 64)
+    assert compare.sign_test(3, 1) == pytest.approx(5 / 16)
+    assert compare.sign_test(0, 4) == pytest.approx(1.0)
+    assert compare.sign_test(0, 0) == 1.0
+
+
+def test_paired_counts_items_each_model_alone_gets_wrong() -> None:
+    """Only the discordant items decide: the same 200 scenes, the base wrong on a, b, c and
+    the candidate on b, c, d, e — one better (a), two worse (d, e): level, not worse."""
+    compare = _compare()
+    base = {"scenes": 200, "end_to_end_not_exact": ["a", "b", "c"],
+            "end_to_end_not_same_mcr_score": ["a"]}
+    cand = {"scenes": 200, "end_to_end_not_exact": ["b", "c", "d", "e"],
+            "end_to_end_not_same_mcr_score": ["d", "e", "f", "g", "h", "i"]}
+    exact, mcr = compare.pair_results("choice2", "scenes", base, cand)
+    assert (exact.base_right, exact.cand_right, exact.worse, exact.better) == (197, 196, 2, 1)
+    assert exact.verdict == "level"
+    assert (mcr.worse, mcr.better) == (6, 1) and mcr.p_worse == pytest.approx(8 / 128)
+    assert mcr.verdict == "level"  # 0.0625: not below 0.05
+    assert compare.pair_results("choice2", "scenes", base, cand, alpha=0.1)[1].verdict == "worse"
+
+
+def test_a_false_win_is_an_error_item(tmp_path: Path) -> None:
+    """For hands that do not win, scenes scored as a win are the candidate's errors."""
+    compare = _compare()
+    base = {"scenes": 0, "waiting_scenes": {"scenes": 200, "end_to_end_not_read_right": [],
+                                            "end_to_end_scored_as_win_scenes": []}}
+    cand = {"scenes": 0, "waiting_scenes": {
+        "scenes": 200, "end_to_end_not_read_right": [],
+        "end_to_end_scored_as_win_scenes": [f"{i}.jpg" for i in range(5)]}}
+    read, win = compare.pair_results("waiting", "not_winning", base, cand)
+    assert read.verdict == "level" and (win.worse, win.verdict) == (5, "worse")
+
+
+def test_paired_command_passes_or_names_the_worse_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    compare = _compare()
+    good = {"images": 10, "not_all_right": ["x.jpg"]}
+    _saved(tmp_path / "base", "train 400", good)
+    _saved(tmp_path / "cand", "train 400", {"images": 10, "not_all_right": []})
+    assert compare.main(["paired", str(tmp_path / "base"), str(tmp_path / "cand"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["passes"] and out["figures"][0]["better"] == 1
+    _saved(tmp_path / "worse", "train 400",
+           {"images": 10, "not_all_right": [f"{i}.jpg" for i in range(7)]})
+    assert compare.main(["paired", str(tmp_path / "base"), str(tmp_path / "worse")]) == 0
+    text = capsys.readouterr().out
+    assert "train 400 | all right | 10 | 90.0 → 30.0 | +1 −7 | 0.035 | worse" in text
+    assert "does not pass: 1 figure(s) worse" in text
+
+
+def test_paired_refuses_results_of_other_item_sets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two results over different numbers of items are not paired (named, not crashed);
+    nothing paired at all is an error naming what to do."""
+    compare = _compare()
+    _saved(tmp_path / "base", "train 400", {"images": 10, "not_all_right": []})
+    _saved(tmp_path / "cand", "train 400", {"images": 9, "not_all_right": []})
+    with pytest.raises(SystemExit):
+        compare.main(["paired", str(tmp_path / "base"), str(tmp_path / "cand")])
+    assert "no column saved in both folders" in capsys.readouterr().err
+    _saved(tmp_path / "base", "held-out v1", {"images": 5, "not_all_right": []})
+    _saved(tmp_path / "cand", "held-out v1", {"images": 5, "not_all_right": ["a.jpg"]})
+    assert compare.main(["paired", str(tmp_path / "base"), str(tmp_path / "cand")]) == 0
+    assert "not paired: train 400 (train 400: the two results read 10 and 9" in (
+        capsys.readouterr().out)
+    with pytest.raises(SystemExit):
+        compare.main(["paired", str(tmp_path / "nowhere"), str(tmp_path / "cand")])
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_save_keeps_each_columns_result_for_pairing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    compare = _compare()
+    monkeypatch.setattr(compare, "_run", lambda command: {
+        "f1": 0.9, "images_all_right": 0.5, "images": 2, "not_all_right": ["a.jpg"]})
+    assert compare.main(["choice", "models", "--only", "train 400", "--save",
+                         str(tmp_path)]) == 0
+    saved = json.loads((tmp_path / "models" / "train_400.json").read_text())
+    assert saved["_column"] == "train 400" and saved["not_all_right"] == ["a.jpg"]
+    assert "0.9000 / 50.0" in capsys.readouterr().out

@@ -83,6 +83,7 @@ def test_metrics_on_hand_made_dataset(dataset: Path) -> None:
         {"image": str(dataset / "images/val/c.png"), "error": "cannot read c.png"}
     ]
     assert "5p → 2m: 1" in rep.format()
+    assert d["not_all_right"] == ["b.png", "c.png"]  # per image, for train/compare.py paired
     # b: 5p read as 2m (wrong code); 1m found by no box ≥ conf; c: 2m unread (no box);
     # b's 1m at (70, 70) lies on no tile
     assert rep.error_kinds == {"wrong_code": 1, "no_box": 2, "extra_box": 1, "misplaced": 0}

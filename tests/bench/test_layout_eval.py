@@ -1,0 +1,120 @@
+"""``bench/layout_eval.py``'s per-item lists: which scenes and photos a model gets wrong,
+named so that ``train/compare.py paired`` can pair two models on the same items."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.detections import Detections
+from vision.synth.art import ArtError, load_art
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "layout_eval.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("layout_eval", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _art_name() -> str:
+    for name in ("xmahjongg-real", "gnome-smooth", "fluffy", "kmahjongg-default"):
+        try:
+            load_art(name)
+            return name
+        except ArtError:
+            continue
+    pytest.skip("no tile art installed (apt-get install xmahjongg gnome-mahjongg, or ../shared)")
+
+
+def _scenes(tmp_path: Path, name: str, *extra: str) -> Path:
+    from tilecam.cli import main
+
+    out = tmp_path / name
+    assert main(["dataset", "synth", "--out", str(out), "--count", "3", "--seed", "5",
+                 "--art", _art_name(), "--imgsz", "480", "--hand-prob", "1",
+                 "--extras-prob", "0", "--quiet", *extra]) == 0
+    return out
+
+
+class TruthReader:
+    """A stand-in detector: each scene's truth boxes, except for the scenes named in
+    ``blind`` (nothing found); any other picture (a straightened copy) finds nothing."""
+
+    def __init__(self, bench: ModuleType, folder: Path, blind: set[str]) -> None:
+        self.by_pixels: dict[bytes, Detections] = {}
+        import cv2
+
+        for f in sorted((folder / "truth").glob("*.json")):
+            truth = json.loads(f.read_text())
+            image = cv2.imread(str(folder / truth["image"]))
+            dets = bench.truth_detections(truth)
+            if f.name in blind:
+                dets = Detections.empty(dets.image_size, dets.topk_ids.shape[1])
+            self.by_pixels[image.tobytes()] = dets
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        h, w = image.shape[:2]
+        return self.by_pixels.get(image.tobytes(), Detections.empty((w, h), 3))
+
+
+def test_winning_scenes_read_wrong_are_listed_by_name(bench: ModuleType, tmp_path: Path) -> None:
+    folder = _scenes(tmp_path, "win")
+    out: dict[str, Any] = bench.eval_synth(folder, TruthReader(bench, folder, {"000001.json"}),
+                                           None, show=0)
+    assert out["scenes"] == 3
+    assert out["end_to_end_not_exact"] == ["000001.json"]  # every one, whatever --show
+    assert out["end_to_end_not_same_mcr_score"] == ["000001.json"]
+    assert out["exact_end_to_end"] == pytest.approx(2 / 3)
+
+
+def test_hands_one_tile_short_list_misreadings_and_false_wins(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    folder = _scenes(tmp_path, "wait", "--waiting", "1")
+    out = bench.eval_synth(folder, TruthReader(bench, folder, {"000002.json"}), None, show=0)
+    tally = out["waiting_scenes"]
+    assert tally["scenes"] == 3
+    blind = json.loads((folder / "truth" / "000002.json").read_text())["image"]
+    assert blind in tally["end_to_end_not_read_right"]
+    assert tally["end_to_end_scored_as_win_scenes"] == []  # a hand one short is no win
+    assert len(tally["end_to_end_not_read_right"]) == round(
+        3 * (1 - tally["end_to_end_read_right"]))
+
+
+def test_photos_whose_multiset_is_wrong_are_listed(bench: ModuleType, tmp_path: Path) -> None:
+    """Real-photo layout (YOLO labels): the photo the detector reads wrong is named in both
+    lists, before and after correction; the one read right in neither."""
+    import cv2
+
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "data.yaml").write_text("names: ['1m', '2m', '3m']\nval: images/val\n")
+    boxes = [(10 + 22 * i, 40, 30 + 22 * i, 68) for i in range(3)]
+    rows = [f"{i} {(x1 + x2) / 200:.4f} {(y1 + y2) / 200:.4f} {(x2 - x1) / 100:.4f} "
+            f"{(y2 - y1) / 100:.4f}" for i, (x1, y1, x2, y2) in enumerate(boxes)]
+    pixels = {}
+    for k, name in enumerate(("a", "b")):
+        (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
+        image = np.full((100, 100, 3), 100 + 50 * k, np.uint8)
+        cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"), image)
+        pixels[name] = image.tobytes()
+
+    def detector(image: np.ndarray) -> Detections:
+        codes = ["1m", "2m", "3m"] if image.tobytes() == pixels["a"] else ["1m", "2m", "2m"]
+        return Detections.from_lists(boxes, codes, [0.9] * 3, image_size=(100, 100))
+
+    out = bench.eval_photos(tmp_path, detector, "val", None)
+    assert out["photos"] == 2
+    assert out["not_exact_multiset_top1"] == ["b.png"]
+    assert out["not_exact_multiset_corrected"] == ["b.png"]
