@@ -26,7 +26,8 @@ usage: .venv/bin/python train/compare.py choice|report MODEL_DIR [MODEL_DIR ...]
 ``--save DIR`` keeps each column's whole JSON result as ``DIR/<label>/<column>.json``
 (``<label>``: the model folder's path, ``/`` as ``_``). ``paired BASE CAND`` then compares
 two such saved folders item by item — the same photos and scenes read by both models — with
-an exact sign test on the items only one of them gets wrong (McNemar's test): a column's
+an exact sign test on the items only one of them gets wrong (McNemar's test; a photo's
+export copies count as one unit, worse when the candidate gets more of them wrong): a column's
 figure is *worse* (or *better*) only when so many more items go wrong one way that chance
 would do it less than once in 20 (one-sided). Figures that move by a scene or two are
 *level*: with the same 200 scenes, one model's 2 misreads more are within chance. A
@@ -49,6 +50,7 @@ import json
 import math
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -242,8 +244,10 @@ class Paired:
     items: int
     base_right: int
     cand_right: int
-    worse: int  # items the base gets right and the candidate wrong
-    better: int  # items the candidate gets right and the base wrong
+    # units (a scene, or a photo with its export copies) the candidate gets more of wrong
+    # than the base, and fewer
+    worse: int
+    better: int
     alpha: float = 0.05
 
     @property
@@ -287,10 +291,27 @@ def pair_results(column: str, kind: str, base: dict[str, Any], cand: dict[str, A
     out = []
     for figure, key in PAIRED_FIGURES[kind]:
         bad_base, bad_cand = wrong_items(kind, key, base), wrong_items(kind, key, cand)
+        # a photo's export copies are not independent items: compare per photo, by how
+        # many of its copies each model gets wrong (a scene is its own unit)
+        per_base, per_cand = Counter(map(photo_of, bad_base)), Counter(map(photo_of, bad_cand))
+        units = set(per_base) | set(per_cand)
         out.append(Paired(column, figure, n, n - len(bad_base), n - len(bad_cand),
-                          worse=len(bad_cand - bad_base), better=len(bad_base - bad_cand),
+                          worse=sum(per_cand[u] > per_base[u] for u in units),
+                          better=sum(per_cand[u] < per_base[u] for u in units),
                           alpha=alpha))
     return out
+
+
+def photo_of(item: str) -> str:
+    """The photo an item belongs to: a Roboflow export copy's file name up to ``.rf.``
+    (its copies share it), any other item itself.
+
+    >>> photo_of("hand_034_jpg.rf.7c9b28aa.jpg")
+    'hand_034_jpg'
+    >>> photo_of("000115.json")
+    '000115.json'
+    """
+    return item.split(".rf.")[0]
 
 
 def save_label(model_dir: str) -> str:
@@ -318,20 +339,20 @@ def paired_main(argv: list[str]) -> int:
     for d in (base_dir, cand_dir):
         if not d.is_dir():
             ap.error(f"{d}: no such folder (saved by compare.py choice|report ... --save)")
-    measures = {m.name: m for p in PROTOCOLS.values() for m in p}
     rows: list[Paired] = []
     skipped: list[str] = []
-    for path in sorted(base_dir.glob("*.json")):
-        name = json.loads(path.read_text()).get("_column", path.stem)
-        other = cand_dir / path.name
-        if name not in measures or not other.is_file():
-            skipped.append(name)
+    for m in (m for protocol in PROTOCOLS.values() for m in protocol):  # the columns' order
+        path, other = base_dir / column_file(m.name), cand_dir / column_file(m.name)
+        if not path.is_file() and not other.is_file():
+            continue
+        if not path.is_file() or not other.is_file():
+            skipped.append(f"{m.name} (saved for one model only)")
             continue
         try:
-            rows += pair_results(name, measures[name].kind, json.loads(path.read_text()),
+            rows += pair_results(m.name, m.kind, json.loads(path.read_text()),
                                  json.loads(other.read_text()), args.alpha)
         except (KeyError, ValueError) as exc:
-            skipped.append(f"{name} ({exc})")
+            skipped.append(f"{m.name} ({exc})")
     if not rows:
         ap.error("no column saved in both folders")
     passes = all(r.verdict != "worse" for r in rows)
@@ -343,7 +364,8 @@ def paired_main(argv: list[str]) -> int:
                          "p_better": round(r.p_better, 4), "verdict": r.verdict}
                         for r in rows]}))
         return 0
-    print("column | figure | items | base → cand % | items better / worse | p | verdict")
+    print("column | figure | items | base → cand % | units better / worse | p | verdict")
+    print("(a unit: a scene, or a photo with all its export copies)")
     for r in rows:
         print(r.row())
     if skipped:

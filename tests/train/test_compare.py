@@ -199,3 +199,15 @@ def test_save_keeps_each_columns_result_for_pairing(
     saved = json.loads((tmp_path / "models" / "train_400.json").read_text())
     assert saved["_column"] == "train 400" and saved["not_all_right"] == ["a.jpg"]
     assert "0.9000 / 50.0" in capsys.readouterr().out
+
+
+def test_a_photos_export_copies_count_as_one_unit() -> None:
+    """Five copies of one photo going wrong together are one photo worse, not five items:
+    the sign test must not take correlated copies for independent evidence."""
+    compare = _compare()
+    copies = [f"hand_001_jpg.rf.{h}.jpg" for h in "abcde"]
+    base = {"images": 10, "not_all_right": ["hand_002_jpg.rf.a.jpg"]}
+    cand = {"images": 10, "not_all_right": copies}
+    (fig,) = compare.pair_results("train 400", "eval", base, cand)
+    assert (fig.base_right, fig.cand_right) == (9, 5)
+    assert (fig.worse, fig.better, fig.verdict) == (1, 1, "level")
