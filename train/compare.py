@@ -11,8 +11,12 @@ aimed at unseen art), and since the thirty-ninth all training copies' tile multi
 through ``recognize`` (``train multisets``) — and **reported** on the *report* sets (hk
 val in four selections, held-out art v2, the val photos' tile multisets through
 ``recognize``, the end-to-end held-out-art scenes, ``turned-heldout`` among them, and the
-held-out art's hands that do not win). A candidate ships only if it is not below the
-shipped model on the choice data; the report sets never choose.
+held-out art's hands that do not win). The report sets never choose. Until the
+forty-fourth session a candidate shipped only if no choice figure was below the shipped
+model's; since the forty-fifth it ships when ``paired`` against the shipped model on the
+choice data finds **no figure worse and at least one better**; among several such
+candidates, the one with the most figures better, then the largest sum over the figures
+of units better minus units worse.
 
 Every figure is one documented command (``--dry-run`` prints them): ``tilecam eval`` for
 tile F1 and photos all right, ``bench/layout_eval.py`` for exact hands (end to end) and
