@@ -22,7 +22,12 @@ Three evaluations:
     right tiles in another structure (melds, claim sources, winning tile), and the first
     ``--show`` of them are listed (``end_to_end_failures``: scene, kind, truth, reading);
     ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus ones
-    (the MCR score a player is paid is the truth's). A third
+    (the MCR score a player is paid is the truth's). Every scene that is not exact, and
+    every one whose MCR score is wrong, is named in ``end_to_end_not_exact`` and
+    ``end_to_end_not_same_mcr_score`` (as the photos in ``not_exact_multiset_top1`` /
+    ``_corrected`` and the hands that do not win in ``end_to_end_not_read_right`` /
+    ``end_to_end_scored_as_win_scenes``), so that ``train/compare.py paired`` can compare
+    two models item by item. A third
     figure, ``exact_detector_boxes_true_codes``, gives the layout the detector's boxes
     and rotations with every matched box's code set right (:func:`true_codes_on`): what
     end to end would reach with perfect reading; the rest of the gap is geometry (tiles
@@ -223,8 +228,8 @@ def eval_synth(
     why = Counter[str]()
     why_e2e = Counter[str]()
     e2e_failures: list[str] = []
-    not_exact: list[str] = []  # scenes read wrong end to end, and those whose MCR score is
-    not_same_score: list[str] = []  # wrong too (every one, for train/compare.py paired)
+    not_exact: list[str] = []  # every scene read wrong end to end (compare.py paired)
+    not_same_score: list[str] = []  # every scene whose MCR score is wrong too
     why_geom = Counter[str]()
     by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
@@ -790,8 +795,9 @@ def eval_photos(
             continue
         n += 1
         d = detector(image)
-        before += Counter(d.codes) == truth
-        if Counter(d.codes) != truth:
+        top1_right = Counter(d.codes) == truth
+        before += top1_right
+        if not top1_right:
             wrong_top1.append(sample.image.name)
         rec = recognize(image, "mcr", detector=detector, detections=d, layout_params=layout)
         exact = Counter(rec.codes) == truth

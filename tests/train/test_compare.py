@@ -194,6 +194,7 @@ def test_save_keeps_each_columns_result_for_pairing(
     compare = _compare()
     monkeypatch.setattr(compare, "_run", lambda command: {
         "f1": 0.9, "images_all_right": 0.5, "images": 2, "not_all_right": ["a.jpg"]})
+    monkeypatch.setattr(compare, "_present", lambda measure: True)  # no photos needed
     assert compare.main(["choice", "models", "--only", "train 400", "--save",
                          str(tmp_path)]) == 0
     saved = json.loads((tmp_path / "models" / "train_400.json").read_text())
