@@ -3,8 +3,8 @@ named so that ``train/compare.py paired`` can pair two models on the same items.
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,16 +15,10 @@ import pytest
 from vision.detections import Detections
 from vision.synth.art import ArtError, load_art
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "layout_eval.py"
-
 
 @pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("layout_eval", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(bench_module: Callable[[str], ModuleType]) -> ModuleType:
+    return bench_module("layout_eval")
 
 
 def _art_name() -> str:
