@@ -375,6 +375,13 @@ class EvalReport:
     ms_median: float | None = None
 
     @property
+    def all_right_interval(self) -> tuple[float, float]:
+        """A 95 % interval for :attr:`images_all_right`: the 2.5th and 97.5th percentiles
+        of the share over 2,000 resamples of the source photos with replacement (a
+        photo's export copies are drawn together, :func:`all_right_interval`)."""
+        return all_right_interval(self.results)
+
+    @property
     def error_kinds(self) -> dict[str, int]:
         """Where the errors come from: tiles found but read as another code
         (``wrong_code``), tiles with no detection at the IoU threshold (``no_box``) and
@@ -428,6 +435,8 @@ class EvalReport:
             "f1": round(self.f1, 4),
             "map50": round(self.map50, 4),
             "images_all_right": round(self.images_all_right, 4),
+            # 95 % interval by source photo (bootstrap; an export's copies drawn together)
+            "images_all_right_interval": [round(v, 4) for v in self.all_right_interval],
             "ms_median": None if self.ms_median is None else round(self.ms_median, 1),
             "error_kinds": self.error_kinds,
             "failure_kinds": self.failure_kinds,
@@ -444,7 +453,8 @@ class EvalReport:
         lines = [
             f"{self.images} images, IoU {self.iou}, confidence ≥ {self.conf}",
             f"tiles: precision {self.precision:.3f}  recall {self.recall:.3f}  F1 {self.f1:.3f}",
-            f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}",
+            f"mAP50 {self.map50:.3f}   images with every tile right {self.images_all_right:.1%}"
+            " (95 % interval by source photo {:.1%}–{:.1%})".format(*self.all_right_interval),
             *([f"median {self.ms_median:.1f} ms per image"] if self.ms_median is not None else []),
             "errors: {wrong_code} tiles read as another code, {no_box} tiles with no box "
             "at this IoU, {extra_box} boxes on no tile ({misplaced} of those pairs: a box "
@@ -470,6 +480,33 @@ class EvalReport:
             lines += ["", f"{len(errors)} images could not be read:"]
             lines += [f"  {r.image}: {r.error}" for r in errors]
         return "\n".join(lines)
+
+
+def all_right_interval(
+    results: Sequence[ImageResult], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """95 % bootstrap interval of the share of images all right, resampling **source
+    photos** (:func:`vision.data.photos.source_stem`): the copies of one photo go right or
+    wrong together, so resampling copies alone would give too narrow an interval. Seeded:
+    the same results give the same interval. ``(0.0, 0.0)`` for no images.
+
+    >>> r = [ImageResult(f"p{i}.jpg", 1, 1 if i < 3 else 0, 0, 0 if i < 3 else 1)
+    ...      for i in range(4)]
+    >>> lo, hi = all_right_interval(r)
+    >>> 0.0 <= lo <= 0.75 <= hi <= 1.0
+    True
+    """
+    if not results:
+        return 0.0, 0.0
+    groups: dict[str, list[bool]] = {}
+    for r in results:
+        groups.setdefault(source_stem(r.image), []).append(r.all_right)
+    right = np.array([sum(g) for g in groups.values()], np.float64)
+    count = np.array([len(g) for g in groups.values()], np.float64)
+    draws = np.random.default_rng(seed).integers(0, len(right), (resamples, len(right)))
+    shares = right[draws].sum(axis=1) / count[draws].sum(axis=1)
+    lo, hi = np.percentile(shares, [2.5, 97.5])
+    return float(lo), float(hi)
 
 
 def tile_group(code: str) -> str:

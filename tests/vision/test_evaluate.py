@@ -11,7 +11,15 @@ import pytest
 
 from vision.classes import CLASSES
 from vision.detections import Detections
-from vision.evaluate import average_precision, code_for_name, evaluate, load_dataset, match
+from vision.evaluate import (
+    ImageResult,
+    all_right_interval,
+    average_precision,
+    code_for_name,
+    evaluate,
+    load_dataset,
+    match,
+)
 
 #: the ``photo_and_turned`` fixture of tests/conftest.py
 PhotoAndTurned = Callable[[int], tuple[np.ndarray, np.ndarray]]
@@ -294,3 +302,16 @@ def test_copies_are_selected_by_name_and_an_unknown_name_is_a_clear_error() -> N
     assert select_copies([], "all") == []
     with pytest.raises(ValueError, match="copies must be one of"):
         select_copies([], "turned")
+
+
+def test_all_right_interval_resamples_photos_not_copies() -> None:
+    """10 photos of 5 export copies each, 5 photos right on every copy: half the images are
+    right, and the interval is as wide as 10 photos allow (about 0.2–0.8), not as narrow
+    as 50 independent images would make it (about 0.36–0.64)."""
+    results = [ImageResult(f"p{i}_jpg.rf.{c}.jpg", 1, int(i < 5), 0, int(i >= 5))
+               for i in range(10) for c in "abcde"]
+    lo, hi = all_right_interval(results)
+    assert lo < 0.3 and hi > 0.7
+    assert all_right_interval(results) == (lo, hi)  # seeded
+    right = [ImageResult(f"p{i}.jpg", 1, 1, 0, 0) for i in range(4)]
+    assert all_right_interval(right) == (1.0, 1.0) and all_right_interval([]) == (0.0, 0.0)
