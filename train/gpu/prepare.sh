@@ -11,7 +11,8 @@
 #      its full count)
 #   3. .gpu/start.pt: the detector to continue — START if given (a training checkpoint),
 #      else the shipped models/tilecam-tiles-yolo11n.onnx rebuilt as a checkpoint
-#      (train/onnx_to_pt.py)
+#      (train/onnx_to_pt.py) when .gpu/start.pt is missing or older than that file (a
+#      detector shipped since the last run is not continued from the one before it)
 #   4. .gpu/whl: the ultralytics wheel of the training venv (pip download --no-deps);
 #      .gpu/Arial.ttf
 #   5. .gpu/data: the mix packed as WebP at 512 px (train/gpu/pack.py; a DEGRADE share of
@@ -64,7 +65,7 @@ mkdir -p .gpu
 . train/env.sh
 if [ -n "$START" ]; then
   cp "$START" .gpu/start.pt
-elif [ ! -f .gpu/start.pt ]; then
+elif [ ! -f .gpu/start.pt ] || [ models/tilecam-tiles-yolo11n.onnx -nt .gpu/start.pt ]; then
   .venv-train/bin/python train/onnx_to_pt.py models/tilecam-tiles-yolo11n.onnx .gpu/start.pt
 fi
 
