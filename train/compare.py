@@ -59,6 +59,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vision.data.photos import source_stem
+
 REPO = Path(__file__).resolve().parents[1]
 PY = str(REPO / ".venv" / "bin" / "python")
 TILECAM = str(REPO / ".venv" / "bin" / "tilecam")
@@ -295,27 +297,16 @@ def pair_results(column: str, kind: str, base: dict[str, Any], cand: dict[str, A
     out = []
     for figure, key in PAIRED_FIGURES[kind]:
         bad_base, bad_cand = wrong_items(kind, key, base), wrong_items(kind, key, cand)
-        # a photo's export copies are not independent items: compare per photo, by how
-        # many of its copies each model gets wrong (a scene is its own unit)
-        per_base, per_cand = Counter(map(photo_of, bad_base)), Counter(map(photo_of, bad_cand))
+        # a photo's export copies are not independent items: compare per source photo, by
+        # how many of its copies each model gets wrong (a scene is its own unit)
+        per_base = Counter(map(source_stem, bad_base))
+        per_cand = Counter(map(source_stem, bad_cand))
         units = set(per_base) | set(per_cand)
         out.append(Paired(column, figure, n, n - len(bad_base), n - len(bad_cand),
                           worse=sum(per_cand[u] > per_base[u] for u in units),
                           better=sum(per_cand[u] < per_base[u] for u in units),
                           alpha=alpha))
     return out
-
-
-def photo_of(item: str) -> str:
-    """The photo an item belongs to: a Roboflow export copy's file name up to ``.rf.``
-    (its copies share it), any other item itself.
-
-    >>> photo_of("hand_034_jpg.rf.7c9b28aa.jpg")
-    'hand_034_jpg'
-    >>> photo_of("000115.json")
-    '000115.json'
-    """
-    return item.split(".rf.")[0]
 
 
 def save_label(model_dir: str) -> str:
