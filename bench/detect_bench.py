@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
-    from vision.backends.onnx import default_threads
+    from vision.backends.onnx import default_threads, spinning
     from vision.detect import ModelError, load_detector
 
     try:
@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_cores": len(os.sched_getaffinity(0)),
         "load_average": os.getloadavg()[0],
         "threads": args.threads or default_threads(),
+        "spinning": spinning(),
         "model": detector.name,
         "target_ms": TARGET_MS,
     }
@@ -167,7 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"frames: {source}; {result['cpu_cores']} cores, load average {result['load_average']:.2f}"
     )
-    print(f"model: {result['model']}, onnxruntime intra-op threads {result['threads']}")
+    print(
+        f"model: {result['model']}, onnxruntime intra-op threads {result['threads']}, "
+        f"spinning during runs {'on' if result['spinning'] else 'off (TILECAM_SPIN=0)'}"
+    )
     print(f"{'pipeline':<44}{'median ms':>10}{'p10':>8}{'p90':>8}{'CPU ms':>8}")
     rows = [
         (f"vision.detect (BGR frame; {result['zoomed']:.0%} zoomed)", result["tilecam_frame"]),

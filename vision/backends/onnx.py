@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,8 +28,76 @@ def default_threads() -> int:
     return max(1, min(4, cores))
 
 
+def spinning() -> bool:
+    """Whether onnxruntime's worker threads may spin during a run that is the only one in
+    progress (:class:`OnnxBackend`): ``TILECAM_SPIN`` (``1`` or ``0``) if set, else on."""
+    env = os.environ.get("TILECAM_SPIN")
+    if env is None or env.strip() == "":
+        return True
+    value = env.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"TILECAM_SPIN must be 1 or 0, got {env!r}")
+
+
+class _RunsInFlight:
+    """Which threads of this process are running onnxruntime models, over all backends.
+
+    A thread counts as busy while one of its runs is in progress and for ``window_s``
+    seconds after its last run ended: a frame's pipeline runs several models with a few
+    milliseconds of Python between them (NMS, crops), and a run started in such a gap
+    overlaps the other stream's next run all the same.
+    """
+
+    def __init__(self, window_s: float = 0.02) -> None:
+        self._lock = threading.Lock()
+        self.window_s = window_s
+        self._running: dict[int, int] = {}
+        self._ended: dict[int, float] = {}
+
+    def enter(self) -> bool:
+        """Count one run of this thread in; True when no other thread is busy."""
+        me, now = threading.get_ident(), time.monotonic()
+        with self._lock:
+            others = any(n for t, n in self._running.items() if t != me) or any(
+                now - end < self.window_s for t, end in self._ended.items() if t != me
+            )
+            self._running[me] = self._running.get(me, 0) + 1
+            return not others
+
+    def leave(self) -> None:
+        me, now = threading.get_ident(), time.monotonic()
+        with self._lock:
+            self._running[me] -= 1
+            if not self._running[me]:
+                del self._running[me]
+            self._ended[me] = now
+            for t in [t for t, end in self._ended.items() if now - end >= self.window_s]:
+                del self._ended[t]
+
+
+_IN_FLIGHT = _RunsInFlight()
+
+
 class OnnxBackend:
-    """An ONNX model on onnxruntime's CPU provider (or the providers asked for)."""
+    """An ONNX model on onnxruntime's CPU provider (or the providers asked for).
+
+    Worker threads spin during a run when the run is the only one in progress in this
+    process: they wait microseconds between the network's parallel sections, and
+    ``session.force_spinning_stop`` ends the spinning when the run ends, so the detector's,
+    the classifier's and the readers' pools never spin against each other between runs.
+    When runs overlap (the service reads two images at once, or a table camera's frame
+    arrives during an upload) spinning threads would steal the cores the other run needs,
+    so a run started while another thread is busy (:class:`_RunsInFlight`) goes to a
+    second session of the same model with spinning off (made on the first overlap).
+    Measured in the forty-sixth session on 2 cores (README "Speed"; 8 synthetic frames,
+    ``vision.detect`` from 1, 2 and 3 threads): one stream 42-43 ms per frame against
+    47-51 ms without spinning; two streams 25.4-25.5 frames/s against 25.6 without
+    spinning, where spinning in every run gave 19-23. ``TILECAM_SPIN=0`` turns spinning
+    off altogether.
+    """
 
     def __init__(
         self,
@@ -35,33 +106,55 @@ class OnnxBackend:
         threads: int | None = None,
         providers: list[str] | None = None,
     ) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or default_threads()
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Spinning worker threads burn a shared CPU between frames; let them sleep. (With
-        # spinning one detector run is 1.4 ms faster alone, but the detector's, the
-        # classifier's and the readers' pools then spin against each other: detect_bench
-        # 104-109 ms against 56 ms, thirteenth session.)
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(
-                str(path), sess_options=opts, providers=providers or ["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ValueError(f"cannot load ONNX model {path}: {exc}") from exc
+        self._path = Path(path)
+        self._threads = threads or default_threads()
+        self._providers = providers or ["CPUExecutionProvider"]
+        self._spin = spinning()
+        self._session = self._make_session(spin=self._spin)
+        self._quiet_session: Any = None if self._spin else self._session
+        self._quiet_lock = threading.Lock()
         inp = self._session.get_inputs()[0]
         self._input_name = inp.name
         self._input_shape = tuple(d if isinstance(d, int) else None for d in inp.shape)
         self.name = f"onnxruntime {self._session.get_providers()[0]}"
+
+    def _make_session(self, *, spin: bool) -> Any:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self._threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+        if spin:
+            opts.add_session_config_entry("session.force_spinning_stop", "1")
+        try:
+            return ort.InferenceSession(
+                str(self._path), sess_options=opts, providers=self._providers
+            )
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ValueError(f"cannot load ONNX model {self._path}: {exc}") from exc
+
+    def _quiet(self) -> Any:
+        """The session without spinning, for runs that overlap others (made once)."""
+        if self._quiet_session is None:
+            with self._quiet_lock:
+                if self._quiet_session is None:
+                    self._quiet_session = self._make_session(spin=False)
+        return self._quiet_session
 
     @property
     def input_shape(self) -> tuple[int | None, ...]:
         return self._input_shape
 
     def run(self, batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        out = self._session.run(None, {self._input_name: np.ascontiguousarray(batch, np.float32)})
+        """Run the model on ``batch`` (N×C×H×W float32); returns its first output."""
+        feed = {self._input_name: np.ascontiguousarray(batch, np.float32)}
+        alone = _IN_FLIGHT.enter()  # no other thread ran a model in the last 20 ms
+        try:
+            session = self._session if alone else self._quiet()
+            out = session.run(None, feed)
+        finally:
+            _IN_FLIGHT.leave()
         return np.asarray(out[0], np.float32)
