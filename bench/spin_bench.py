@@ -3,8 +3,9 @@
 ``vision.backends.onnx`` lets the worker threads of a run that is the only one in the
 process spin while it lasts (``TILECAM_SPIN=1``, the default) and sends overlapping runs
 to sessions without spinning. This bench checks both halves of that choice on the
-machine it runs on, in alternating child processes (on, off, on, off, ...) so that load
-from outside falls on both settings alike:
+machine it runs on, in pairs of child processes, one with each setting, in a random
+(seeded) order within each pair, so that load from outside, even load that comes and goes
+with a period near a pair's length, falls on both settings alike:
 
 - one stream: median wall ms of ``vision.detect`` per 1280×960 frame, one thread;
 - ``--streams N``: frames per second with N threads calling ``vision.detect`` at once
@@ -17,7 +18,7 @@ difference). Frames: the synthetic hands of ``bench/detect_bench.py``.
 Usage::
 
     .venv/bin/python bench/spin_bench.py [--pairs 10] [--frames 8] [--rounds 6]
-        [--streams 2] [--json]
+        [--streams 2] [--seed 0] [--json]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import json
 import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -76,7 +78,7 @@ def sign_test_p(wins: int, trials: int) -> float:
     >>> sign_test_p(0, 0)
     1.0
     """
-    return sum(math.comb(trials, k) for k in range(wins, trials + 1)) / 2**trials
+    return float(sum(math.comb(trials, k) for k in range(wins, trials + 1)) / 2**trials)
 
 
 def child(frames_count: int, rounds: int, streams: int) -> dict[str, float]:
@@ -118,7 +120,7 @@ def run_child(spin: str, args: argparse.Namespace) -> dict[str, float]:
     return result
 
 
-def summarise(pairs: list[dict[str, dict[str, float]]]) -> dict[str, Any]:
+def summarise(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     """Wins of the spinning setting per measure, medians and sign-test p-values."""
     out: dict[str, Any] = {"pairs": len(pairs)}
     measures = [("one_stream_ms", True)]
@@ -148,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--streams", type=int, default=2, help="threads at once for frames/s; 1 skips (default 2)"
     )
+    ap.add_argument("--seed", type=int, default=0, help="order of the runs in each pair")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -157,12 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(args.frames, args.rounds, args.streams)))
         return 0
     pairs = []
+    rng = random.Random(args.seed)
     for i in range(args.pairs):
-        pair = {"on": run_child("1", args), "off": run_child("0", args)}
+        order = ["on", "off"]
+        rng.shuffle(order)
+        pair: dict[str, Any] = {n: run_child("1" if n == "on" else "0", args) for n in order}
+        pair["first"] = order[0]
         pairs.append(pair)
         if not args.json:
             line = f"pair {i + 1}: one stream {pair['on']['one_stream_ms']:.1f} ms spinning, "
-            line += f"{pair['off']['one_stream_ms']:.1f} ms not"
+            line += f"{pair['off']['one_stream_ms']:.1f} ms not ({pair['first']} first)"
             if "streams_fps" in pair["on"]:
                 line += (
                     f"; {args.streams} streams {pair['on']['streams_fps']:.1f} / "
