@@ -210,3 +210,41 @@ def test_real_model_recognizes_a_synthetic_image() -> None:
     for t in body["tiles"]:
         x1, y1, x2, y2 = t["box"]
         assert 0 <= x1 < x2 <= 1280 and 0 <= y1 < y2 <= 960
+
+
+@pytest.mark.skipif(
+    not (MODEL_DIR / "manifest.json").is_file(),
+    reason=f"no shipped model yet: {MODEL_DIR / 'manifest.json'} is missing",
+)
+def test_requests_at_once_read_the_photo_as_one_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recognitions that overlap (``recognize_concurrency`` 2: onnxruntime runs from two
+    threads, the second on sessions without thread spinning) give the same reading."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import vision.detect
+
+    monkeypatch.setenv("TILECAM_SPIN", "1")  # the default: sessions that spin when alone
+    monkeypatch.setattr(vision.detect, "_CACHE", {})  # a detector loaded with that setting
+
+    photo, _ = synthetic_hand_photo()
+    with TestClient(create_app(Settings(model_dir=MODEL_DIR, recognize_concurrency=2))) as c:
+
+        def post() -> dict[str, object]:
+            r = c.post("/v1/recognize", files={"image": ("s.jpg", photo, "image/jpeg")})
+            assert r.status_code == 200, r.text
+            return r.json()  # type: ignore[no-any-return]
+
+        alone = post()
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            together = list(pool.map(lambda _: post(), range(6)))
+        detector = c.app.state.detector  # type: ignore[attr-defined]
+        overlapped = detector.backend._quiet_session is not detector.backend._session
+
+    def reading(body: dict[str, object]) -> tuple[object, ...]:
+        return body["hand"], [(t["code"], t["role"]) for t in body["tiles"]]  # type: ignore[attr-defined]
+
+    assert overlapped, "no two recognitions ran at once (the quiet session was never made)"
+    assert all(reading(b) == reading(alone) for b in together)
+    for body in together:
+        for a, b in zip(alone["tiles"], body["tiles"], strict=True):  # type: ignore[call-overload]
+            assert a["box"] == pytest.approx(b["box"], abs=0.5)
