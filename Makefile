@@ -4,8 +4,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-HOST   ?= 127.0.0.1
-PORT   ?= 8000
+# `make serve PORT=9000` or `TILECAM_PORT=9000 make serve` (likewise HOST / TILECAM_HOST)
+HOST   ?= $(or $(TILECAM_HOST),127.0.0.1)
+PORT   ?= $(or $(TILECAM_PORT),8000)
 
 .PHONY: serve test lint typecheck pytest install clean
 
