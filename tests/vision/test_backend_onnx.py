@@ -1,4 +1,4 @@
-"""The onnxruntime backend's session settings: threads and spinning (README "Speed")."""
+"""The onnxruntime backend's session settings: threads and spinning (README "Tile detection")."""
 
 from __future__ import annotations
 

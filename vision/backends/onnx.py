@@ -92,11 +92,11 @@ class OnnxBackend:
     arrives during an upload) spinning threads would steal the cores the other run needs,
     so a run started while another thread is busy (:class:`_RunsInFlight`) goes to a
     second session of the same model with spinning off (made on the first overlap).
-    Measured in the forty-sixth session on 2 cores (README "Speed"; 8 synthetic frames,
-    ``vision.detect`` from 1, 2 and 3 threads): one stream 42-43 ms per frame against
-    47-51 ms without spinning; two streams 25.4-25.5 frames/s against 25.6 without
-    spinning, where spinning in every run gave 19-23. ``TILECAM_SPIN=0`` turns spinning
-    off altogether.
+    Measured in the forty-sixth session on 2 cores, in pairs of processes in random order
+    (``bench/spin_bench.py --pairs 12``; README "Where it stands"): one stream 43.6 ms per
+    1280×960 frame against 47.8 ms without spinning (better in 10 of 12 pairs); two
+    streams 25.8 against 26.1 frames/s (level), where spinning in every run had given
+    19-23 against 26. ``TILECAM_SPIN=0`` turns spinning off altogether.
     """
 
     def __init__(
