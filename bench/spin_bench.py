@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import statistics
@@ -38,6 +37,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from train.compare import sign_test  # noqa: E402  (the exact one-sided sign test)
 
 
 def one_stream_ms(detect: Callable[[Any], object], frames: list[Any], rounds: int) -> float:
@@ -70,20 +72,8 @@ def streams_fps(
     return float(streams * per_stream / (time.perf_counter() - start))
 
 
-def sign_test_p(wins: int, trials: int) -> float:
-    """Exact one-sided sign test: P(at least ``wins`` of ``trials`` fair coin tosses).
-
-    >>> sign_test_p(10, 10)
-    0.0009765625
-    >>> sign_test_p(0, 0)
-    1.0
-    """
-    return float(sum(math.comb(trials, k) for k in range(wins, trials + 1)) / 2**trials)
-
-
 def child(frames_count: int, rounds: int, streams: int) -> dict[str, float]:
     """One measurement in this process, with the TILECAM_SPIN the parent set."""
-    sys.path.insert(0, str(REPO))
     sys.path.insert(0, str(REPO / "bench"))
     from detect_bench import synthetic_frames
 
@@ -136,8 +126,8 @@ def summarise(pairs: list[dict[str, Any]]) -> dict[str, Any]:
             "spin_off_median": round(statistics.median(off), 2),
             "pairs_spin_on_better": wins,
             "pairs_spin_on_worse": losses,
-            "p_spin_on_better": round(sign_test_p(wins, wins + losses), 4),
-            "p_spin_on_worse": round(sign_test_p(losses, wins + losses), 4),
+            "p_spin_on_better": round(sign_test(wins, losses), 4),
+            "p_spin_on_worse": round(sign_test(losses, wins), 4),
         }
     return out
 

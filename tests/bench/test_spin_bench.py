@@ -15,10 +15,11 @@ def spin(bench_module: Callable[[str], ModuleType]) -> ModuleType:
 
 
 def test_sign_test_tails(spin: ModuleType) -> None:
-    assert spin.sign_test_p(10, 10) == pytest.approx(1 / 1024)
-    assert spin.sign_test_p(0, 10) == pytest.approx(1.0)
-    assert spin.sign_test_p(8, 10) == pytest.approx((45 + 10 + 1) / 1024)
-    assert spin.sign_test_p(0, 0) == 1.0
+    """The bench uses train/compare.py's sign test: P(at least `wins` of the pairs)."""
+    assert spin.sign_test(10, 0) == pytest.approx(1 / 1024)
+    assert spin.sign_test(0, 10) == pytest.approx(1.0)
+    assert spin.sign_test(8, 2) == pytest.approx((45 + 10 + 1) / 1024)
+    assert spin.sign_test(0, 0) == 1.0
 
 
 def test_summary_counts_pairs_each_way(spin: ModuleType) -> None:

@@ -75,8 +75,14 @@ def test_a_file_that_is_not_a_model_is_a_clear_error(tmp_path: Path) -> None:
         OnnxBackend(bad)
 
 
-def _in_other_thread(fn: object) -> None:
-    worker = threading.Thread(target=fn)  # type: ignore[arg-type]
+def _one_run_in_other_thread(runs: _RunsInFlight) -> None:
+    """Another thread runs a model once (enters and leaves ``runs``) and ends."""
+
+    def one_run() -> None:
+        runs.enter()
+        runs.leave()
+
+    worker = threading.Thread(target=one_run)
     worker.start()
     worker.join()
 
@@ -115,11 +121,7 @@ def test_a_run_overlaps_while_another_thread_runs() -> None:
 def test_a_thread_stays_busy_for_the_window_after_its_run() -> None:
     runs = _RunsInFlight(window_s=0.2)
 
-    def one_run() -> None:
-        runs.enter()
-        runs.leave()
-
-    _in_other_thread(one_run)
+    _one_run_in_other_thread(runs)
     assert runs.enter() is False  # the other stream is between two of its models
     runs.leave()
     time.sleep(0.25)
@@ -139,11 +141,7 @@ def test_an_overlapping_run_goes_to_the_session_without_spinning(
     alone = backend.run(batch)
     assert backend._quiet_session is None  # not made until runs overlap
 
-    def one_run() -> None:
-        runs.enter()
-        runs.leave()
-
-    _in_other_thread(one_run)  # another thread ran a model within the window
+    _one_run_in_other_thread(runs)  # another thread ran a model within the window
     overlapping = backend.run(batch)
     quiet = backend._quiet_session
     assert quiet is not None and quiet is not backend._session

@@ -109,9 +109,10 @@ class OnnxBackend:
         self._path = Path(path)
         self._threads = threads or default_threads()
         self._providers = providers or ["CPUExecutionProvider"]
-        self._spin = spinning()
-        self._session = self._make_session(spin=self._spin)
-        self._quiet_session: Any = None if self._spin else self._session
+        spin = spinning()
+        self._session = self._make_session(spin=spin)
+        # without spinning the one session serves overlapping runs as well
+        self._quiet_session: Any = None if spin else self._session
         self._quiet_lock = threading.Lock()
         inp = self._session.get_inputs()[0]
         self._input_name = inp.name
