@@ -293,6 +293,11 @@ class ImageResult:
     #: True codes of the tiles no detection matched at the IoU threshold (an unreadable
     #: image's tiles too), in label order.
     missed: list[str] = field(default_factory=list)
+    #: Codes read for the detections that matched no tile at the IoU threshold (kept
+    #: boxes only), in detection order.
+    extra: list[str] = field(default_factory=list)
+    #: Of the ``misplaced`` pairs, those whose box is read as another code than the tile's.
+    misplaced_misread: int = 0
 
     @property
     def all_right(self) -> bool:
@@ -311,6 +316,38 @@ class ImageResult:
         codes = bool(self.confusions)
         boxes = self.false_neg > len(self.confusions) or self.false_pos > len(self.confusions)
         return "codes and boxes" if codes and boxes else "codes" if codes else "boxes"
+
+    @property
+    def cause(self) -> str | None:
+        """Which tiles keep the image from being all right (``None`` when it is):
+
+        - ``placement`` — every code read is right and every tile without a box has an
+          unmatched box on it (IoU ≥ :data:`LOOSE_IOU`): box and label disagree on where
+          the tile ends (a turned copy's loose label, or a poor box), nothing is missed,
+          invented or misread;
+        - ``bonus`` — every error involves a flower or season: each misread tile is one or
+          is read as one, each tile with no box is one, each box on no tile is read as one;
+        - ``other`` — the rest (suits, honours, face-down tiles; an unreadable image).
+
+        >>> ImageResult("a.jpg", 9, 8, 1, 1, [("3f", "4f")]).cause
+        'bonus'
+        >>> ImageResult("a.jpg", 9, 8, 1, 1, misplaced=1, missed=["5m"], extra=["5m"]).cause
+        'placement'
+        >>> ImageResult("a.jpg", 9, 8, 1, 1, missed=["5m"], extra=["8f"]).cause
+        'other'
+        """
+        if self.all_right:
+            return None
+        if self.error is not None:
+            return "other"
+        if (not self.confusions and not self.misplaced_misread
+                and self.false_pos == self.false_neg == self.misplaced):
+            return "placement"
+        if (all(t in BONUS or r in BONUS for t, r in self.confusions)
+                and all(t in BONUS for t in self.missed)
+                and all(c in BONUS for c in self.extra)):
+            return "bonus"
+        return "other"
 
 
 #: IoU at which an unmatched detection still counts as *on* an unmatched tile (``misplaced``).
@@ -405,6 +442,14 @@ class EvalReport:
         return dict(kinds.most_common())
 
     @property
+    def failure_causes(self) -> dict[str, int]:
+        """Images not all right, by :attr:`ImageResult.cause` (every cause, in the order
+        ``bonus``, ``placement``, ``other``): how many fail on flowers and seasons alone,
+        how many on where boxes end alone (codes right), how many on anything else."""
+        kinds = Counter(r.cause for r in self.results if r.cause is not None)
+        return {k: kinds[k] for k in ("bonus", "placement", "other")}
+
+    @property
     def group_outcomes(self) -> dict[str, dict[str, int]]:
         """Per group of tiles — ``suits and honours`` (the 34 kinds), ``bonus`` (the eight
         flowers and seasons), ``face-down`` — how many labelled tiles were found with their
@@ -440,6 +485,7 @@ class EvalReport:
             "ms_median": None if self.ms_median is None else round(self.ms_median, 1),
             "error_kinds": self.error_kinds,
             "failure_kinds": self.failure_kinds,
+            "failure_causes": self.failure_causes,
             "group_outcomes": self.group_outcomes,
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
             # the file names of the images not all right (unreadable ones too): what
@@ -461,6 +507,9 @@ class EvalReport:
             "overlaps the tile, IoU {loose}–{iou})".format(
                 **self.error_kinds, loose=LOOSE_IOU, iou=self.iou),
             *(["images not right: " + ", ".join(f"{n} {k}" for k, n in self.failure_kinds.items())]
+              if self.failure_kinds else []),
+            *(["images not right by cause: {bonus} only flowers and seasons, {placement} only "
+               "where boxes end (codes right), {other} other".format(**self.failure_causes)]
               if self.failure_kinds else []),
             *[f"{g}: {o['right']} right, {o['misread']} misread, {o['no_box']} with no box"
               for g, o in self.group_outcomes.items()],
@@ -598,6 +647,7 @@ def evaluate(
             if g < 0:
                 fp[ids[d]] += 1
                 res.false_pos += 1
+                res.extra.append(CLASSES[int(ids[d])])
                 continue
             matched_gt[g] = True
             if ids[d] == gt_ids[g]:
@@ -620,6 +670,9 @@ def evaluate(
         if len(free_d) and len(free_g):
             loose = match(gt_boxes[free_g], boxes[free_d], scores[free_d], LOOSE_IOU)
             res.misplaced = int((loose >= 0).sum())
+            res.misplaced_misread = sum(
+                int(ids[d] != gt_ids[free_g[g]])
+                for d, g in zip(free_d.tolist(), loose.tolist(), strict=True) if g >= 0)
         results.append(res)
         if progress is not None:
             progress(k + 1)

@@ -171,6 +171,51 @@ def test_bonus_and_face_down_tiles_are_counted_apart(tmp_path: Path) -> None:
     }
 
 
+def test_images_not_right_are_told_apart_by_which_tiles_kept_them_from_it(
+    tmp_path: Path,
+) -> None:
+    """Failure causes: an image lost on flowers and seasons alone (a season misread, a
+    flower unboxed, a box read as a flower on no tile) is ``bonus``; one whose codes are all
+    right but whose box ends elsewhere than its label (IoU 0.1-0.5) is ``placement``; a
+    loose box read as another code, a suit tile unboxed or an unreadable image is
+    ``other``."""
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "data.yaml").write_text("names: ['1m', '3f', '6f']\nval: images/val\n")
+    far = (70, 60, 90, 90)
+    for name in "bcdef":
+        cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"),
+                    np.zeros((100, 100, 3), np.uint8))
+        rows = [_label(A1, 1), _label(A2, 0), _label(far, 2)]  # 3f, 1m, 6f
+        (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
+    (tmp_path / "images" / "val" / "g.png").write_bytes(b"not a png")
+    (tmp_path / "labels" / "val" / "g.txt").write_text(_label(A1, 0) + "\n")
+    loose = (5, 0, 40, 45)  # IoU 0.38 with A1
+
+    def detect(path: Path) -> Detections:
+        found = {
+            "b": ([A1, A2, far], ["3f", "1m", "6f"]),  # all right
+            "c": ([A1, A2, (40, 60, 60, 90)], ["4f", "1m", "8f"]),  # 3f misread, 6f unboxed
+            "d": ([loose, A2, far], ["3f", "1m", "6f"]),  # 3f boxed loosely, read right
+            "e": ([loose, A2, far], ["5m", "1m", "6f"]),  # 3f boxed loosely, read 5m
+            "f": ([A1, far], ["3f", "6f"]),  # 1m unboxed
+        }
+        if path.stem not in found:
+            raise ValueError(f"cannot read {path.name}")
+        boxes, codes = found[path.stem]
+        return Detections.from_lists(boxes, codes, [0.9] * len(codes), image_size=(100, 100))
+
+    rep = evaluate(load_dataset(tmp_path), detect, conf=0.25)
+    assert [r.cause for r in rep.results] == [None, "bonus", "placement", "other", "other",
+                                              "other"]
+    assert rep.results[1].extra == ["8f"] and rep.results[1].missed == ["6f"]
+    assert rep.results[3].misplaced == 1 and rep.results[3].misplaced_misread == 1
+    assert rep.failure_causes == {"bonus": 1, "placement": 1, "other": 3}
+    assert rep.to_dict()["failure_causes"] == rep.failure_causes
+    assert ("images not right by cause: 1 only flowers and seasons, 1 only where boxes end "
+            "(codes right), 3 other") in rep.format()
+
+
 def test_original_copies_keep_the_tightest_copy_per_stem(dataset: Path) -> None:
     """Roboflow copies of one photo share the stem before ``.rf.``; the un-augmented one has
     the tightest boxes, whatever its position in the listing."""
