@@ -30,6 +30,7 @@ from vision.data.photos import (
     source_stem,
     split_stems,
 )
+from vision.data.relabel import cut_to_picture
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("TILECAM_SHARED", REPO.parent / "shared"))
@@ -298,6 +299,44 @@ def test_copies_get_the_originals_labels_carried_across(tmp_path: Path) -> None:
     again = prepare_photos(tmp_path / "hk", out, val_fraction=0.0)
     assert again == counts
     np.testing.assert_allclose(_read_out(out, "p_jpg.rf.d"), got, atol=1e-6)
+
+
+def test_a_tile_the_exports_cut_moved_into_the_fill_is_not_labelled_there(
+    tmp_path: Path,
+) -> None:
+    """Fill cut: a copy the export cut before turning it (here its right 70 px blacked
+    out, then turned 20° with black corners) shows three of the original's four tiles;
+    the fourth, carried across into the black fill, is dropped (``fill_dropped``), and
+    ``cut_fill=False`` keeps it."""
+    root = tmp_path / "hk"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir(parents=True)
+    (root / "classes.yaml").write_text(f"names: {NAMES}\n")
+    image, labels = _scene(3)
+    cut = image.copy()
+    cut[:, -70:] = 0
+    turned, turned_labels = _turn(cut, labels, 20)
+    for key, (im, lb) in {"a": (image, labels), "x": (turned, turned_labels)}.items():
+        cv2.imwrite(str(root / "images" / f"p_jpg.rf.{key}.png"), im)
+        (root / "labels" / f"p_jpg.rf.{key}.txt").write_text(format_labels(lb))
+    counts = prepare_photos(root, tmp_path / "out", val_fraction=0.0)
+    assert (counts["images"], counts["fill_dropped"]) == (2, 1)
+    got = _read_out(tmp_path / "out", "p_jpg.rf.x")
+    assert len(got) == 3 and got[:, 1].max() < 0.75  # the right-hand tile is gone
+    assert len(_read_out(tmp_path / "out", "p_jpg.rf.a")) == 4  # the original keeps all
+    kept = prepare_photos(root, tmp_path / "kept", val_fraction=0.0, cut_fill=False)
+    assert kept["fill_dropped"] == 0 and len(_read_out(tmp_path / "kept", "p_jpg.rf.x")) == 4
+
+
+def test_a_dark_copy_the_fill_flood_runs_through_keeps_its_labels() -> None:
+    """Fill cut guard: in a copy darkened to near black (an exposure change), the flood
+    from the black corners runs over the picture; past half the copy it is not the
+    export's fill, and no box is cut or dropped."""
+    dark = np.full((100, 100, 3), 3, np.uint8)
+    dark[40:60, 40:60] = 14  # a tile, barely lighter than the table
+    lb = np.array([[1, 0.5, 0.5, 0.2, 0.2], [2, 0.1, 0.1, 0.1, 0.1]])
+    kept, dropped, cut = cut_to_picture(lb, dark)
+    assert (dropped, cut) == (0, 0) and np.array_equal(kept, lb)
 
 
 def test_a_copy_that_does_not_align_with_its_original_is_left_out(tmp_path: Path) -> None:

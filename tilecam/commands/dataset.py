@@ -87,6 +87,10 @@ def register(sub: Any) -> None:
                     help="photos whose every copy is turned keep their original's grown boxes "
                     "carried across (by default each tile's box is the five copies' boxes "
                     "intersected: vision/data/tighten.py)")
+    ph.add_argument("--no-fill-cut", action="store_true",
+                    help="keep boxes that the export's turn carried into the flat fill around a "
+                    "copy (by default each box is cut to the picture and dropped when less "
+                    "than half of it shows: vision/data/relabel.py cut_to_picture)")
     ph.add_argument("--no-label-fixes", action="store_true",
                     help="keep every label as exported (by default the labels listed in "
                     "vision/data/label_fixes.py, which contradict their tiles, are corrected)")
@@ -164,6 +168,6 @@ def run_photos(args: argparse.Namespace) -> int:
                             seed=args.seed, mirrored=args.mirrored,
                             labels_from=args.labels_from,
                             label_fixes=() if args.no_label_fixes else LABEL_FIXES,
-                            tighten=not args.no_tighten)
+                            tighten=not args.no_tighten, cut_fill=not args.no_fill_cut)
     print(json.dumps(counts))
     return 0

@@ -515,6 +515,7 @@ def prepare_photos(
     labels_from: str = "original",
     label_fixes: Sequence[LabelFix] = LABEL_FIXES,
     tighten: bool = True,
+    cut_fill: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Build a YOLO dataset from hk-photos in ``out`` and return counts.
@@ -540,6 +541,10 @@ def prepare_photos(
     is turned too) gets its other copies' boxes from the five copies' boxes intersected
     (:mod:`vision.data.tighten`; ``tightened`` counts those copies) instead of the
     original's grown boxes carried across; ``False`` keeps the carried boxes.
+    ``cut_fill`` (default): every copy's boxes are cut to its picture, so that a tile the
+    export's turn moved into the flat fill around the copy is not labelled there
+    (:func:`vision.data.relabel.cut_to_picture`; ``fill_dropped`` and ``fill_cut`` count
+    the boxes dropped and cut); ``False`` keeps them.
 
     ``label_fixes``: corrections to the originals' labels (:mod:`vision.data.label_fixes`;
     ``()`` for the labels as exported), applied before they are carried to the copies
@@ -547,7 +552,8 @@ def prepare_photos(
 
     Returns ``{"stems", "images", "train_images", "val_images", "train_stems",
     "val_stems", "mirrored", "fixed", "dropped", "unlabelled", "ambiguous", "mapped",
-    "tightened", "unaligned", "tiles", "label_fixes", "label_fixes_skipped"}``.
+    "tightened", "unaligned", "tiles", "label_fixes", "label_fixes_skipped",
+    "fill_dropped", "fill_cut"}``.
     Copies of stems whose original cannot be told (``ambiguous``) are left out.
     """
     src, out = Path(src), Path(out)
@@ -589,10 +595,12 @@ def prepare_photos(
             "tiles",
             "label_fixes",
             "label_fixes_skipped",
+            "fill_dropped",
+            "fill_cut",
         ),
         0,
     )
-    mapper = (LabelMapper(out / "labels.csv", tighten=tighten)
+    mapper = (LabelMapper(out / "labels.csv", tighten=tighten, cut_fill=cut_fill)
               if labels_from == "original" else None)
     decisions: list[CopyDecision] = []
     stems: Iterable[str] = sorted(groups)
@@ -700,6 +708,7 @@ def prepare_photos(
 
     if mapper is not None:
         mapper.save()
+        counts["fill_dropped"], counts["fill_cut"] = mapper.fill_dropped, mapper.fill_cut
     if mirrored == "keep":
         cache_path = out / "mirror-unjudged.csv"
     with cache_path.open("w", newline="", encoding="utf-8") as fh:

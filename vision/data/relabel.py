@@ -28,7 +28,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.data.tighten import CopyView, box_corners, carry_points, fill_edges, tighten
+from vision.data.tighten import (
+    CopyView,
+    box_corners,
+    carry_points,
+    fill_edges,
+    fill_mask,
+    tighten,
+)
 from vision.postprocess import iou_matrix
 
 #: ``(n, 5)`` rows ``class_id, cx, cy, w, h`` normalised to the image (as in photos.py).
@@ -225,6 +232,78 @@ def _corners(labels: Labels) -> npt.NDArray[np.float64]:
     return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
 
 
+#: Corners filled flat and dark from which a copy's labels are cut to its picture
+#: (:func:`cut_to_picture`): two, so that a photo as taken with one dark corner (a table
+#: edge in shadow) is left alone.
+FILL_CUT_CORNERS = 2
+#: Grey level up to which a pixel of the flood-filled region counts as the export's fill
+#: (it fills with black; JPEG leaves it within a few levels of 0).
+FILL_LEVEL = 16
+#: Largest share of a copy its fill can cover (a ±45° turn leaves about a fifth, shears a
+#: third); a larger region is a dark picture the flood ran through, and the copy is left
+#: alone.
+FILL_MAX_SHARE = 0.5
+
+
+def cut_to_picture(
+    labels: Labels, image: Image, min_visible: float = 0.5
+) -> tuple[Labels, int, int]:
+    """``labels`` ``(n, 5)`` of a copy, each box cut to the part of it that shows the
+    picture rather than the export's fill (:func:`vision.data.tighten.fill_mask`): a box
+    less than ``min_visible`` of whose pixels show the picture is dropped (the export's
+    turn cut that tile away, as a tile cut by the image's edge is dropped by
+    :func:`boxes_around`), and a box the fill covers in part shrinks to the box around
+    its picture pixels. Returns the labels, how many boxes were dropped and how many cut.
+    A copy with fewer than :data:`FILL_CUT_CORNERS` filled corners, or whose fill (pixels
+    of the flood at most :data:`FILL_LEVEL` grey) would cover more than
+    :data:`FILL_MAX_SHARE` of it, is returned as it is.
+
+    >>> photo = np.full((100, 100, 3), 200, np.uint8)
+    >>> photo[:, :40] = 0  # the export's fill over the left 40 px
+    >>> lb = np.array([[1, 0.15, 0.5, 0.1, 0.2],    # wholly in the fill
+    ...                [2, 0.40, 0.5, 0.2, 0.2],    # half in it
+    ...                [3, 0.80, 0.5, 0.2, 0.2]])   # wholly in the picture
+    >>> kept, dropped, cut = cut_to_picture(lb, photo)
+    >>> kept.round(2).tolist(), dropped, cut
+    ([[2.0, 0.45, 0.5, 0.1, 0.2], [3.0, 0.8, 0.5, 0.2, 0.2]], 1, 1)
+    """
+    labels = np.asarray(labels, np.float64).reshape(-1, 5)
+    if not len(labels) or fill_corners(image) < FILL_CUT_CORNERS:
+        return labels, 0, 0
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    fill = fill_mask(image) & (gray <= FILL_LEVEL)
+    if fill.mean() > FILL_MAX_SHARE:
+        return labels, 0, 0
+    picture = ~fill
+    h, w = picture.shape
+    keep = np.ones(len(labels), bool)
+    out = labels.copy()
+    cut = 0
+    for i, (_, cx, cy, bw, bh) in enumerate(labels):
+        x0 = int(np.clip(np.floor((cx - bw / 2) * w), 0, w))
+        x1 = int(np.clip(np.ceil((cx + bw / 2) * w), 0, w))
+        y0 = int(np.clip(np.floor((cy - bh / 2) * h), 0, h))
+        y1 = int(np.clip(np.ceil((cy + bh / 2) * h), 0, h))
+        shown = picture[y0:y1, x0:x1]
+        if not shown.size or shown.all():
+            continue
+        if shown.mean() < min_visible:
+            keep[i] = False
+            continue
+        ys, xs = np.nonzero(shown)
+        # the picture pixels' box, never past the label's own (sub-pixel) edges
+        a0 = max(x0 + int(xs.min()), (cx - bw / 2) * w)
+        a1 = min(x0 + int(xs.max()) + 1, (cx + bw / 2) * w)
+        b0 = max(y0 + int(ys.min()), (cy - bh / 2) * h)
+        b1 = min(y0 + int(ys.max()) + 1, (cy + bh / 2) * h)
+        box = [(a0 + a1) / 2 / w, (b0 + b1) / 2 / h, (a1 - a0) / w, (b1 - b0) / h]
+        if not np.allclose(box, out[i, 1:], atol=0.5 / max(w, h)):
+            out[i, 1:] = box
+            cut += 1
+    kept: Labels = out[keep]
+    return kept, int((~keep).sum()), cut
+
+
 class LabelMapper:
     """Rebuilds the labels of each stem's copies from its original, caching every
     copy's alignment in a CSV (``cache``) so that a re-run skips SIFT.
@@ -238,6 +317,10 @@ class LabelMapper:
     (97.4 % against 95.8 % of the training photos' tiles; ``train/fit_tightening.py``),
     while carried to the other copies the estimate fits far better (96.3 % against 84.0 %).
     ``tightened`` holds the names of the copies so labelled.
+
+    With ``cut_fill`` (the default), every copy's boxes are then cut to its picture
+    (:func:`cut_to_picture`): a tile carried into the export's fill around a turned copy
+    is not in that copy. ``fill_dropped`` and ``fill_cut`` count the boxes dropped and cut.
     """
 
     FIELDS = (
@@ -258,11 +341,15 @@ class LabelMapper:
         aligner: CopyAligner | None = None,
         min_visible: float = 0.5,
         tighten: bool = True,
+        cut_fill: bool = True,
     ) -> None:
         self.cache = Path(cache)
         self.min_visible = min_visible
         self.tighten = tighten
+        self.cut_fill = cut_fill
         self.tightened: set[str] = set()
+        self.fill_dropped = 0
+        self.fill_cut = 0
         self._aligner = aligner
         self._rows: dict[str, dict[str, str]] = {}
         if self.cache.is_file():
@@ -334,6 +421,12 @@ class LabelMapper:
                 self.tightened.add(name)
             else:
                 mapped = map_labels(labels[original], matrix, size, target, self.min_visible)
+            if mapped is not None and self.cut_fill:
+                cut_labels, dropped, cut = cut_to_picture(mapped, image, self.min_visible)
+                if dropped or cut:
+                    mapped = cut_labels
+                    self.fill_dropped += dropped
+                    self.fill_cut += cut
             mapped = mapped if mapped is not None and len(mapped) else None
             if row is not None:
                 row.update(
