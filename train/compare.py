@@ -35,7 +35,9 @@ export copies count as one unit, worse when the candidate gets more of them wron
 figure is *worse* (or *better*) only when so many more items go wrong one way that chance
 would do it less than once in 20 (one-sided). Figures that move by a scene or two are
 *level*: with the same 200 scenes, one model's 2 misreads more are within chance. A
-candidate **passes** when no figure is worse by that test::
+candidate **passes** when no figure is worse by that test. Each saved result carries a
+digest of its set's labels (``_labels``, :func:`labels_digest`); two results read against
+different labels (the photos rebuilt or the scenes regenerated in between) are not paired::
 
     .venv/bin/python train/compare.py choice models /tmp/m-cand --save /tmp/cmp
     .venv/bin/python train/compare.py paired /tmp/cmp/models /tmp/cmp/_tmp_m-cand
@@ -50,6 +52,7 @@ referee must not make, lower is better).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import subprocess
@@ -289,7 +292,14 @@ class Paired:
 
 def pair_results(column: str, kind: str, base: dict[str, Any], cand: dict[str, Any],
                  alpha: float = 0.05) -> list[Paired]:
-    """The paired figures of one column from the two models' saved JSON results."""
+    """The paired figures of one column from the two models' saved JSON results
+    (``ValueError`` when they read different items or, both saved with a digest of their
+    set's labels, different labels)."""
+    digests = base.get("_labels"), cand.get("_labels")
+    if all(digests) and digests[0] != digests[1]:
+        raise ValueError(f"{column}: measured against different labels ({digests[0]} and "
+                         f"{digests[1]}: the set was rebuilt in between) — measure the base "
+                         "again")
     n = item_count(kind, base)
     if item_count(kind, cand) != n:
         raise ValueError(f"{column}: the two results read {n} and {item_count(kind, cand)} "
@@ -422,6 +432,31 @@ def _run(command: list[str]) -> dict[str, Any] | str:
     return result if isinstance(result, dict) else "no JSON object"
 
 
+def labels_digest(folder: str | Path) -> str:
+    """A short digest of what a set says is true: every ``labels/**/*.txt`` (YOLO labels)
+    and ``truth/*.json`` (scene truths) under ``folder``, by relative path and bytes.
+    Saved with each column's result (``_labels``), so that ``paired`` refuses to pair two
+    results read against different labels — a rebuilt dataset (labels cut, fixed or
+    tightened) or regenerated scenes. ``""`` when the folder holds neither.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / "labels").mkdir()
+    >>> _ = (d / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.1\\n")
+    >>> before = labels_digest(d)
+    >>> _ = (d / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.2\\n")
+    >>> len(before), before != labels_digest(d), labels_digest(d / "none")
+    (12, True, '')
+    """
+    root = Path(folder)
+    files = sorted([*root.glob("labels/**/*.txt"), *root.glob("truth/*.json")])
+    if not files:
+        return ""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
 def column_file(name: str) -> str:
     """The file a column's result is saved in.
 
@@ -481,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
                 keep = Path(args.save) / save_label(model_dir)
                 keep.mkdir(parents=True, exist_ok=True)
                 (keep / column_file(m.name)).write_text(
-                    json.dumps({"_column": m.name, "_model": model_dir, **result}))
+                    json.dumps({"_column": m.name, "_model": model_dir,
+                                "_labels": labels_digest(REPO / m.folder()), **result}))
         if args.json:
             print(json.dumps({"model": model_dir, "protocol": args.protocol, **row}))
         else:

@@ -188,6 +188,26 @@ def test_paired_refuses_results_of_other_item_sets(
     assert "no such folder" in capsys.readouterr().err
 
 
+def test_paired_refuses_results_read_against_different_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two results saved with different digests of their set's labels (the dataset rebuilt
+    between the two runs) are not paired; a result saved before digests existed still
+    pairs."""
+    compare = _compare()
+    _saved(tmp_path / "base", "train 400",
+           {"images": 10, "not_all_right": [], "_labels": "aaaaaaaaaaaa"})
+    _saved(tmp_path / "cand", "train 400",
+           {"images": 10, "not_all_right": [], "_labels": "bbbbbbbbbbbb"})
+    _saved(tmp_path / "base", "held-out v1", {"images": 5, "not_all_right": []})
+    _saved(tmp_path / "cand", "held-out v1",
+           {"images": 5, "not_all_right": ["a.jpg"], "_labels": "cccccccccccc"})
+    assert compare.main(["paired", str(tmp_path / "base"), str(tmp_path / "cand")]) == 0
+    out = capsys.readouterr().out
+    assert "not paired: train 400 (train 400: measured against different labels" in out
+    assert "held-out v1 | all right | 5 | 100.0 → 80.0" in out
+
+
 def test_save_keeps_each_columns_result_for_pairing(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -199,6 +219,7 @@ def test_save_keeps_each_columns_result_for_pairing(
                          str(tmp_path)]) == 0
     saved = json.loads((tmp_path / "models" / "train_400.json").read_text())
     assert saved["_column"] == "train 400" and saved["not_all_right"] == ["a.jpg"]
+    assert saved["_labels"] == compare.labels_digest(REPO / "datasets/build/hk-photos")
     assert "0.9000 / 50.0" in capsys.readouterr().out
 
 
