@@ -64,6 +64,10 @@ def main() -> None:
                     help="keep a box scored from MIN_SCORE and read with top-1 probability "
                          "MIN_P where a row of kept tiles goes on (detector.row_fill, "
                          "vision/row_fill.py; recipe step 53 of models/README.md: 0.25 0.5 0.9)")
+    ap.add_argument("--agreed", type=float, nargs=2, default=None, metavar=("SHARE", "WEIGHT"),
+                    help="fuse with the classifier weight WEIGHT in a frame whose detector and "
+                         "classifier top codes agree on at least SHARE of the boxes "
+                         "(classifier.agreed; recipe step 64 of models/README.md: 0.9 0.7)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -179,6 +183,8 @@ def main() -> None:
             "rotations": [0, 90, 180, 270],
             "weight": args.classifier_weight,
             "tta": args.classifier_tta,
+            **({"agreed": dict(zip(("share", "weight"), args.agreed, strict=True))}
+               if args.agreed is not None else {}),
         }
     readers = [
         reader_entry(models / target, names, *settings)

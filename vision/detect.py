@@ -44,6 +44,7 @@ from vision.exposure import brighten_if_dark
 from vision.imageio import ImageSource, load_image_reduced
 from vision.manifest import (
     MANIFEST,
+    ClassifierSpec,
     ModelError,
     ReaderSpec,
     default_model_dir,
@@ -74,6 +75,28 @@ _IS_BONUS = np.isin(np.arange(len(CLASSES)), sorted(BONUS_IDS))
 #: its top-k alternatives give the eight at least this much probability together (more
 #: likely a bonus tile than not; a box whose reading is spread over unrelated kinds is not).
 BONUS_MASS = 0.5
+
+
+def fusion_weight(detector_probs: npt.NDArray[np.float32],
+                  classifier_probs: npt.NDArray[np.float32], spec: ClassifierSpec) -> float:
+    """The classifier's weight in :func:`vision.postprocess.fuse` for one frame: the
+    manifest's ``weight``, or its ``agreed`` weight when the detector's and the
+    classifier's top codes agree on at least the ``agreed`` share of the frame's boxes
+    (``(n, C)`` each) — a frame of a tile set the detector reads as the classifier does.
+
+    >>> spec = ClassifierSpec(Path("c.onnx"), 64, ("1m", "2m"), 0.85, agreed=(0.75, 0.7))
+    >>> d = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], np.float32)
+    >>> c = np.array([[0.7, 0.3], [0.6, 0.4], [0.2, 0.8], [0.1, 0.9]], np.float32)
+    >>> fusion_weight(d, c, spec), fusion_weight(d[:3], c[:3], spec)
+    (0.7, 0.7)
+    >>> fusion_weight(d[2:], c[2:], spec)  # one of two agrees
+    0.85
+    """
+    if spec.agreed is None or not len(detector_probs):
+        return spec.weight
+    share, weight = spec.agreed
+    agree = float(np.mean(detector_probs.argmax(axis=1) == classifier_probs.argmax(axis=1)))
+    return weight if agree >= share else spec.weight
 
 
 def keep_thresholds(
@@ -459,7 +482,8 @@ class Detector:
                 self.classifier_spec.more_views_below,
             )
             cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
-            probs = pp.fuse(probs, cls_full, self.classifier_spec.weight)
+            probs = pp.fuse(probs, cls_full, fusion_weight(probs, cls_full,
+                                                          self.classifier_spec))
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
             rotation_probs = np.asarray(rot_probs, np.float32)
             t_read = time.perf_counter()

@@ -177,6 +177,10 @@ class ClassifierSpec:
     readers: tuple[ReaderSpec, ...] = ()
     #: the numeral reader, after the readers (manifest ``numeral``)
     numeral: NumeralSpec | None = None
+    #: manifest ``agreed`` ``{"share": s, "weight": w}``: in a frame where the detector's
+    #: and the classifier's top codes agree on at least share ``s`` of the boxes, the two
+    #: are fused with ``w`` instead of ``weight`` (None: always ``weight``)
+    agreed: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -294,6 +298,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             weight=float(c.get("weight", 0.5)),
             tta=_tta(c.get("tta", 1), where),
             more_views_below=_unit(c.get("more_views_below", 0.0), "more_views_below", where),
+            agreed=_agreed(c.get("agreed"), where),
         )
     generic = [n for n in names if n not in CLASSES]
     readers = _reader_specs(manifest, model_dir, path)
@@ -311,6 +316,16 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             f"{path}: detector classes {generic} are not tile codes and there is no classifier"
         )
     return det, cls, manifest
+
+
+def _agreed(entry: Any, where: str) -> tuple[float, float] | None:
+    """The classifier's optional ``agreed`` entry as ``(share, weight)``."""
+    if entry is None:
+        return None
+    if not isinstance(entry, dict) or set(entry) != {"share", "weight"}:
+        raise ModelError(f"{where}: 'agreed' must be an object with 'share' and 'weight'")
+    return (_unit(entry["share"], "agreed.share", where),
+            _unit(entry["weight"], "agreed.weight", where))
 
 
 def _reader_specs(manifest: dict[str, Any], model_dir: Path, path: Path) -> tuple[ReaderSpec, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,9 +12,10 @@ import numpy as np
 import pytest
 
 import vision
+from vision import postprocess as pp
 from vision.classes import class_id
-from vision.detect import Detector, detection_scores, keep_thresholds
-from vision.manifest import ModelError, read_manifest
+from vision.detect import Detector, detection_scores, fusion_weight, keep_thresholds
+from vision.manifest import ClassifierSpec, ModelError, read_manifest
 
 
 class FakeBackend:
@@ -709,6 +711,36 @@ def test_more_views_setting_is_checked(tmp_path: Path) -> None:
     classifier["more_views_below"] = 0.7
     _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
     assert cls is not None and cls.more_views_below == 0.7
+
+
+def test_agreed_weight_setting_is_checked(tmp_path: Path) -> None:
+    """Manifest ``classifier.agreed``: an object with ``share`` and ``weight`` in [0, 1];
+    absent, the classifier's ``weight`` holds in every frame."""
+    classifier: dict[str, object] = {"file": "c.onnx", "size": 32, "names": ["1m"]}
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None and cls.agreed is None
+    for bad in ({"share": 0.9}, {"share": 1.2, "weight": 0.7}, [0.9, 0.7]):
+        classifier["agreed"] = bad
+        with pytest.raises(ModelError, match="agreed"):
+            read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    classifier["agreed"] = {"share": 0.9, "weight": 0.7}
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None and cls.agreed == (0.9, 0.7)
+
+
+def test_a_frame_whose_readers_agree_fuses_with_the_agreed_weight() -> None:
+    """Rule (``agreed``): the detector's class scores weigh more in a frame where its top
+    codes and the classifier's agree on at least the share given (a tile set it knows):
+    a tile the two read differently then follows the detector further."""
+    spec = ClassifierSpec(Path("c.onnx"), 64, ("1m", "2m"), 0.85, agreed=(0.9, 0.5))
+    det = np.array([[0.9, 0.1]] * 9 + [[0.8, 0.2]], np.float32)
+    cls = np.array([[0.8, 0.2]] * 9 + [[0.3, 0.7]], np.float32)  # 9 of 10 agree
+    assert fusion_weight(det, cls, spec) == 0.5
+    assert pp.fuse(det, cls, 0.5)[9].argmax() == 0  # the detector's 1m wins at 0.5
+    assert pp.fuse(det, cls, 0.85)[9].argmax() == 1  # the classifier's 2m at 0.85
+    cls[:2] = [0.1, 0.9]  # 7 of 10 agree: the manifest's weight
+    assert fusion_weight(det, cls, spec) == 0.85
+    assert fusion_weight(det, cls, dataclasses.replace(spec, agreed=None)) == 0.85
 
 
 def test_tta_setting_is_checked(tmp_path: Path) -> None:
