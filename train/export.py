@@ -68,6 +68,13 @@ def main() -> None:
                     help="fuse with the classifier weight WEIGHT in a frame whose detector and "
                          "classifier top codes agree on at least SHARE of the boxes "
                          "(classifier.agreed; recipe step 64 of models/README.md: 0.9 0.7)")
+    ap.add_argument("--more-views-below", type=float, default=0.0, metavar="P",
+                    help="with --classifier-tta 2, read a crop whose top probability stays "
+                         "under P in the other two quarter turns too (classifier."
+                         "more_views_below; recipe step 65 of models/README.md: 0.9; 0: never)")
+    ap.add_argument("--more-views-max", type=int, default=0, metavar="N",
+                    help="at most N crops a frame get those views, the least sure first "
+                         "(classifier.more_views_max; 0: no bound)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -176,16 +183,9 @@ def main() -> None:
         out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
         if out.shape != (2, len(CLASSES) * 4):
             sys.exit(f"classifier output {out.shape} is not (B, {len(CLASSES) * 4})")
-        manifest["classifier"] = {
-            "file": target.name,
-            "size": size,
-            "names": list(CLASSES),
-            "rotations": [0, 90, 180, 270],
-            "weight": args.classifier_weight,
-            "tta": args.classifier_tta,
-            **({"agreed": dict(zip(("share", "weight"), args.agreed, strict=True))}
-               if args.agreed is not None else {}),
-        }
+        manifest["classifier"] = classifier_entry(
+            target.name, size, args.classifier_weight, args.classifier_tta, args.agreed,
+            args.more_views_below, args.more_views_max)
     readers = [
         reader_entry(models / target, names, *settings)
         for target, names, settings in (
@@ -224,6 +224,40 @@ def write_scales_file(
     size = (models / SCALES_FILE).stat().st_size / 2**20
     print(f"wrote {models / SCALES_FILE} ({size:.1f} MB) as detector.scales_file "
           f"and {models / 'manifest.json'} (version {version})")
+
+
+def classifier_entry(
+    file: str,
+    size: int,
+    weight: float,
+    tta: int,
+    agreed: tuple[float, float] | list[float] | None = None,
+    more_views_below: float = 0.0,
+    more_views_max: int = 0,
+) -> dict[str, object]:
+    """The manifest's ``classifier`` object (read by ``vision.manifest``): crops of
+    ``size`` px, fused at ``weight``, ``tta`` views; ``agreed`` ``(share, weight)`` and
+    ``more_views_below`` / ``more_views_max`` only when given (recipe steps 64 and 65 of
+    models/README.md).
+
+    >>> e = classifier_entry("tiles-cls.onnx", 64, 0.85, 2, (0.9, 0.7), 0.9, 12)
+    >>> e["tta"], e["agreed"], e["more_views_below"], e["more_views_max"]
+    (2, {'share': 0.9, 'weight': 0.7}, 0.9, 12)
+    >>> "more_views_below" in classifier_entry("tiles-cls.onnx", 64, 0.85, 2)
+    False
+    """
+    return {
+        "file": file,
+        "size": size,
+        "names": list(CLASSES),
+        "rotations": [0, 90, 180, 270],
+        "weight": weight,
+        "tta": tta,
+        **({"agreed": dict(zip(("share", "weight"), agreed, strict=True))}
+           if agreed is not None else {}),
+        **({"more_views_below": more_views_below} if more_views_below > 0 else {}),
+        **({"more_views_max": more_views_max} if more_views_max > 0 else {}),
+    }
 
 
 def _reader_options(ap: argparse.ArgumentParser, name: str, below_p: float, what: str) -> None:

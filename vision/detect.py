@@ -480,6 +480,7 @@ class Detector:
                 len(self.classifier_spec.names),
                 self.classifier_spec.tta,
                 self.classifier_spec.more_views_below,
+                self.classifier_spec.more_views_max,
             )
             cls_full = pp.map_to_classes(cls_probs, self._cls_ids, len(CLASSES))
             probs = pp.fuse(probs, cls_full, fusion_weight(probs, cls_full,

@@ -9,7 +9,7 @@ contract in ``models/README.md``)::
                            "grid": 2, "grid_below_px": 20}},
      "classifier": {"file": "crops.onnx", "size": 64, "names": [...],
                     "rotations": [0, 90, 180, 270], "weight": 0.5, "tta": 2,
-                    "more_views_below": 0.7},
+                    "more_views_below": 0.7, "more_views_max": 12},
      "readers": [{"file": "glyphs.onnx", "size": 96, "names": ["1m", ..., "N"],
                   "weight": 0.5, "tta": 2, "min_mass": 0.1, "below_p": 0.9}],
      "name": "tilecam-yolo11n", "version": "..."}
@@ -173,6 +173,9 @@ class ClassifierSpec:
     #: With 2 views: crops whose top probability stays under this get the other two
     #: quarter turns too (manifest ``more_views_below``; 0: never)
     more_views_below: float = 0.0
+    #: At most this many crops a frame get those views, the least sure first (manifest
+    #: ``more_views_max``; 0: no bound)
+    more_views_max: int = 0
     #: second looks at some tiles, in order (manifest ``readers``, or one ``reader``)
     readers: tuple[ReaderSpec, ...] = ()
     #: the numeral reader, after the readers (manifest ``numeral``)
@@ -298,6 +301,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             weight=float(c.get("weight", 0.5)),
             tta=_tta(c.get("tta", 1), where),
             more_views_below=_unit(c.get("more_views_below", 0.0), "more_views_below", where),
+            more_views_max=_count(c.get("more_views_max", 0), "more_views_max", where),
             agreed=_agreed(c.get("agreed"), where),
         )
     generic = [n for n in names if n not in CLASSES]
@@ -566,6 +570,13 @@ def _unit(value: Any, key: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
         raise ModelError(f"{where}: {key!r} must be a number in [0, 1], got {value!r}")
     return float(value)
+
+
+def _count(value: Any, key: str, where: str) -> int:
+    """A manifest whole number ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelError(f"{where}: {key!r} must be a whole number ≥ 0, got {value!r}")
+    return value
 
 
 def _tta(value: Any, where: str) -> int:

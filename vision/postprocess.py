@@ -428,6 +428,7 @@ def classify_views(
     n_names: int,
     views: int,
     more_below: float = 0.0,
+    more_max: int = 0,
 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """Class ``(n, n_names)`` and rotation ``(n, 4)`` probabilities of ``crops``
     ``(n, 3, S, S)``, averaged over ``views`` turns of each crop (1, 2: 0° and 180°, 4: every
@@ -436,11 +437,16 @@ def classify_views(
     its rotation probabilities are shifted back by ``k`` before averaging. With 2 views
     and ``more_below`` > 0, the crops whose top class probability stays under it are
     also looked at in the other two quarter turns (all four views averaged for those):
-    the views a sure tile does not need.
+    the views a sure tile does not need. ``more_max`` > 0 bounds how many crops get them
+    (the least sure first), so that a frame of many unsure tiles costs at most
+    ``2 × more_max`` crop runs more.
     """
     cls, rot = _views(run, crops, n_names, {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[views])
     if views == 2 and more_below > 0 and len(crops):
-        unsure = np.flatnonzero(cls.max(axis=1) < more_below)
+        top = cls.max(axis=1)
+        unsure = np.flatnonzero(top < more_below)
+        if 0 < more_max < len(unsure):
+            unsure = np.sort(unsure[np.argsort(top[unsure], kind="stable")[:more_max]])
         if len(unsure):
             c2, r2 = _views(run, crops[unsure], n_names, (1, 3))
             cls[unsure] = (cls[unsure] + c2) * np.float32(0.5)

@@ -65,3 +65,21 @@ def test_as_scales_file_refuses_an_export_at_another_input_size(
         export.write_scales_file(onnx, models, manifest, "new", 512)
     assert not (models / "tiles-photo.onnx").exists()
     assert json.loads((models / "manifest.json").read_text())["version"] == "old"
+
+
+def test_classifier_entry_carries_more_views_for_unsure_crops(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """Model card recipe step 65: ``--more-views-below 0.9 --more-views-max 12`` write the
+    classifier's ``more_views_below`` and ``more_views_max``, which the inference side
+    reads back; 0 leaves them out (never / no bound)."""
+    export = train_module("export")
+    models = _models(tmp_path)
+    manifest = json.loads((models / "manifest.json").read_text())
+    manifest["classifier"] = export.classifier_entry("tiles-cls.onnx", 64, 0.85, 2,
+                                                     (0.9, 0.7), 0.9, 12)
+    (models / "manifest.json").write_text(json.dumps(manifest))
+    _, cls, _ = read_manifest(models)
+    assert cls is not None
+    assert (cls.tta, cls.more_views_below, cls.more_views_max) == (2, 0.9, 12)
+    assert "more_views_below" not in export.classifier_entry("tiles-cls.onnx", 64, 0.85, 2)

@@ -703,6 +703,38 @@ def test_more_views_go_only_to_crops_the_two_views_leave_unsure() -> None:
     assert seen == [4]
 
 
+def test_more_views_go_to_the_least_sure_crops_up_to_the_bound() -> None:
+    """Rule (``more_views_max``, model card recipe step 65): when more crops stay unsure
+    than the bound, only the least sure get the other two quarter turns; the rest keep
+    their two views' average."""
+    from vision.postprocess import classify_views
+
+    seen: list[int] = []
+    upright = {0: 0.6, 1: 0.55, 2: 0.8}  # each crop's class-0 share, marked in channel 0
+
+    def classifier(batch: np.ndarray) -> np.ndarray:
+        seen.append(len(batch))
+        out = np.full((len(batch), 2 * 4), -10.0, np.float32)
+        for i, crop in enumerate(batch):
+            k = round(float(crop[0].max()) * 10)
+            p = upright[k] if crop[1, 0, 0] > 0.5 else 0.5  # turned crops read 50:50
+            out[i, 0], out[i, 4] = np.log(p), np.log(1 - p)
+        return out
+
+    crops = np.zeros((3, 3, 8, 8), np.float32)
+    for k in range(3):
+        crops[k, 0, 3, 3] = k / 10
+        crops[k, 1, 0, 0] = crops[k, 1, 7, 7] = 1.0  # upright and turned 180° look alike
+    cls, _ = classify_views(classifier, crops, 2, 2, more_below=0.9, more_max=1)
+    assert seen == [6, 2]  # 3 crops x 2 views, then the least sure one x 2 more
+    assert cls[1, 0] == pytest.approx((0.55 + 0.55 + 0.5 + 0.5) / 4, abs=1e-3)
+    assert cls[0, 0] == pytest.approx(0.6, abs=1e-3)
+    assert cls[2, 0] == pytest.approx(0.8, abs=1e-3)
+    seen.clear()
+    classify_views(classifier, crops, 2, 2, more_below=0.9)
+    assert seen == [6, 6]  # no bound: every unsure crop
+
+
 def test_more_views_setting_is_checked(tmp_path: Path) -> None:
     classifier = {"file": "c.onnx", "size": 32, "names": ["1m"], "tta": 2,
                   "more_views_below": 1.5}
@@ -710,7 +742,14 @@ def test_more_views_setting_is_checked(tmp_path: Path) -> None:
         read_manifest(_model_dir(tmp_path, ["1m"], classifier))
     classifier["more_views_below"] = 0.7
     _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
-    assert cls is not None and cls.more_views_below == 0.7
+    assert cls is not None and cls.more_views_below == 0.7 and cls.more_views_max == 0
+    for bad in (-1, 2.5, True):
+        classifier["more_views_max"] = bad
+        with pytest.raises(ModelError, match="more_views_max"):
+            read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    classifier["more_views_max"] = 12
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None and cls.more_views_max == 12
 
 
 def test_agreed_weight_setting_is_checked(tmp_path: Path) -> None:
