@@ -13,8 +13,8 @@ setting):
   score) per frame, over the frames of ``bench/recognize_bench.py`` (``--images``).
 
 It prints each pair, the median of each folder's per-pair figures, the median per-pair
-difference (candidate − base, ms), how many pairs the candidate was slower in, and the
-exact one-sided sign-test p-value of that count.
+difference (candidate − base, ms), how many pairs the candidate was slower and faster in,
+and the exact one-sided sign-test p-value of each count (``bench/_pairs.py``).
 
 Usage::
 
@@ -26,32 +26,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
-from train.compare import sign_test  # noqa: E402  (the exact one-sided sign test)
+from _pairs import median_ms, paired_runs, tally  # noqa: E402  (bench/_pairs.py: medians, pairs each way, sign tests)
 
 MEASURES = ("detect_ms", "recognize_ms")
-
-
-def median_ms(call: Callable[[Any], object], frames: list[Any], rounds: int) -> float:
-    """Median wall ms of ``call(frame)`` over ``rounds`` passes of ``frames``."""
-    times = []
-    for _ in range(rounds):
-        for frame in frames:
-            start = time.perf_counter()
-            call(frame)
-            times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def child(model_dir: Path, frames_count: int, rounds: int, images: Path | None) -> dict[str, float]:
@@ -89,33 +74,21 @@ def run_child(model_dir: Path, args: argparse.Namespace) -> dict[str, float]:
 
 
 def summarise(pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per measure: each folder's median, the median per-pair difference (cand − base,
-    ms), pairs where the candidate was slower / faster and the sign-test p of each.
+    """Per measure (:func:`_pairs.tally`): each folder's median, the median per-pair
+    difference (``cand_minus_base``, ms), the pairs where the candidate was slower
+    (``cand_worse``) and faster (``cand_better``), and the sign-test p of each.
 
     >>> pairs = [{"base": {"detect_ms": 40.0, "recognize_ms": 50.0},
     ...           "cand": {"detect_ms": 42.0 + k, "recognize_ms": 50.0}} for k in range(5)]
     >>> s = summarise(pairs)["detect_ms"]
-    >>> s["cand_minus_base_ms"], s["pairs_cand_slower"], s["p_cand_slower"]
+    >>> s["cand_minus_base"], s["cand_worse"], s["p_cand_worse"]
     (4.0, 5, 0.0312)
-    >>> summarise(pairs)["recognize_ms"]["pairs_cand_slower"]
+    >>> summarise(pairs)["recognize_ms"]["cand_worse"]
     0
     """
     out: dict[str, Any] = {"pairs": len(pairs)}
-    for key in MEASURES:
-        base = [p["base"][key] for p in pairs]
-        cand = [p["cand"][key] for p in pairs]
-        slower = sum(c > b for b, c in zip(base, cand, strict=True))
-        faster = sum(c < b for b, c in zip(base, cand, strict=True))
-        out[key] = {
-            "base_median": round(statistics.median(base), 2),
-            "cand_median": round(statistics.median(cand), 2),
-            "cand_minus_base_ms": round(
-                statistics.median(c - b for b, c in zip(base, cand, strict=True)), 2),
-            "pairs_cand_slower": slower,
-            "pairs_cand_faster": faster,
-            "p_cand_slower": round(sign_test(slower, faster), 4),
-            "p_cand_faster": round(sign_test(faster, slower), 4),
-        }
+    for key in MEASURES:  # ms: lower is better, so "worse" is slower
+        out[key] = tally([p["base"][key] for p in pairs], [p["cand"][key] for p in pairs])
     return out
 
 
@@ -140,19 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.base, args.frames, args.rounds, args.images)))
         return 0
-    pairs = []
-    rng = random.Random(args.seed)
-    for i in range(args.pairs):
-        order = ["base", "cand"]
-        rng.shuffle(order)
-        pair: dict[str, Any] = {n: run_child(getattr(args, n), args) for n in order}
-        pair["first"] = order[0]
-        pairs.append(pair)
+    def show(i: int, pair: dict[str, Any]) -> None:
         if not args.json:
             print(f"pair {i + 1}: detect {pair['base']['detect_ms']:.1f} / "
                   f"{pair['cand']['detect_ms']:.1f} ms, recognize "
                   f"{pair['base']['recognize_ms']:.1f} / {pair['cand']['recognize_ms']:.1f} ms "
                   f"(base / cand; {pair['first']} first)", flush=True)
+
+    pairs = paired_runs(("base", "cand"), lambda n: run_child(getattr(args, n), args),
+                        args.pairs, args.seed, show)
     result = {"base": str(args.base), "cand": str(args.cand), "runs": pairs,
               **summarise(pairs)}
     if args.json:
@@ -161,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     for key in MEASURES:
         r = result[key]
         print(f"{key}: base {r['base_median']} vs cand {r['cand_median']} ms (medians); "
-              f"cand − base {r['cand_minus_base_ms']:+.2f} ms (median of pairs); cand slower "
-              f"in {r['pairs_cand_slower']} of {args.pairs} pairs (p {r['p_cand_slower']}), "
-              f"faster in {r['pairs_cand_faster']} (p {r['p_cand_faster']})")
+              f"cand − base {r['cand_minus_base']:+.2f} ms (median of pairs); cand slower "
+              f"in {r['cand_worse']} of {args.pairs} pairs (p {r['p_cand_worse']}), "
+              f"faster in {r['cand_better']} (p {r['p_cand_better']})")
     return 0
 
 

@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
-import statistics
 import subprocess
 import sys
 import threading
@@ -39,18 +37,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from train.compare import sign_test  # noqa: E402  (the exact one-sided sign test)
+from train.compare import sign_test  # noqa: E402, F401  (the exact one-sided sign test)
+
+sys.path.insert(0, str(REPO / "bench"))
+from _pairs import median_ms, paired_runs, tally  # noqa: E402  (bench/_pairs.py: medians, pairs each way, sign tests)
 
 
 def one_stream_ms(detect: Callable[[Any], object], frames: list[Any], rounds: int) -> float:
     """Median wall ms of ``detect(frame)`` over ``rounds`` passes of ``frames``, one thread."""
-    times = []
-    for _ in range(rounds):
-        for frame in frames:
-            start = time.perf_counter()
-            detect(frame)
-            times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    return median_ms(detect, frames, rounds)
 
 
 def streams_fps(
@@ -117,17 +112,15 @@ def summarise(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     if pairs and "streams_fps" in pairs[0]["on"]:
         measures.append(("streams_fps", False))
     for key, lower_is_better in measures:
-        on = [p["on"][key] for p in pairs]
-        off = [p["off"][key] for p in pairs]
-        wins = sum((a < b) if lower_is_better else (a > b) for a, b in zip(on, off, strict=True))
-        losses = sum((a > b) if lower_is_better else (a < b) for a, b in zip(on, off, strict=True))
+        t = tally([p["off"][key] for p in pairs], [p["on"][key] for p in pairs],
+                  lower_is_better)
         out[key] = {
-            "spin_on_median": round(statistics.median(on), 2),
-            "spin_off_median": round(statistics.median(off), 2),
-            "pairs_spin_on_better": wins,
-            "pairs_spin_on_worse": losses,
-            "p_spin_on_better": round(sign_test(wins, losses), 4),
-            "p_spin_on_worse": round(sign_test(losses, wins), 4),
+            "spin_on_median": t["cand_median"],
+            "spin_off_median": t["base_median"],
+            "pairs_spin_on_better": t["cand_better"],
+            "pairs_spin_on_worse": t["cand_worse"],
+            "p_spin_on_better": t["p_cand_better"],
+            "p_spin_on_worse": t["p_cand_worse"],
         }
     return out
 
@@ -149,23 +142,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.frames, args.rounds, args.streams)))
         return 0
-    pairs = []
-    rng = random.Random(args.seed)
-    for i in range(args.pairs):
-        order = ["on", "off"]
-        rng.shuffle(order)
-        pair: dict[str, Any] = {n: run_child("1" if n == "on" else "0", args) for n in order}
-        pair["first"] = order[0]
-        pairs.append(pair)
-        if not args.json:
-            line = f"pair {i + 1}: one stream {pair['on']['one_stream_ms']:.1f} ms spinning, "
-            line += f"{pair['off']['one_stream_ms']:.1f} ms not ({pair['first']} first)"
-            if "streams_fps" in pair["on"]:
-                line += (
-                    f"; {args.streams} streams {pair['on']['streams_fps']:.1f} / "
-                    f"{pair['off']['streams_fps']:.1f} frames/s"
-                )
-            print(line, flush=True)
+    def show(i: int, pair: dict[str, Any]) -> None:
+        if args.json:
+            return
+        line = f"pair {i + 1}: one stream {pair['on']['one_stream_ms']:.1f} ms spinning, "
+        line += f"{pair['off']['one_stream_ms']:.1f} ms not ({pair['first']} first)"
+        if "streams_fps" in pair["on"]:
+            line += (
+                f"; {args.streams} streams {pair['on']['streams_fps']:.1f} / "
+                f"{pair['off']['streams_fps']:.1f} frames/s"
+            )
+        print(line, flush=True)
+
+    pairs = paired_runs(("on", "off"), lambda n: run_child("1" if n == "on" else "0", args),
+                        args.pairs, args.seed, show)
     result = {"load_average": os.getloadavg()[0], "runs": pairs, **summarise(pairs)}
     if args.json:
         print(json.dumps(result, indent=1))
