@@ -99,7 +99,9 @@ __all__ = [
     "LayoutParams",
     "MeldLayout",
     "Row",
+    "SideReading",
     "analyze",
+    "read_sides",
 ]
 
 STANDING = "standing"
@@ -382,24 +384,41 @@ def _second_boxes(frame: Frame, codes: Sequence[str], bases: dict[int, int],
     )
 
 
-def analyze(
-    dets: Detections, params: LayoutParams | None = None, flip: frozenset[int] = frozenset()
-) -> Layout:
-    """Read the layout of one player's hand from ``dets`` (see module doc). ``flip``:
-    detections whose sideways judgement is taken the other way (a rule's second reading
-    of tiles the layout was unsure of, :func:`vision.tile_rereads.flip_unclear_sideways`)."""
-    params = params or LayoutParams()
+@dataclass(frozen=True)
+class SideReading:
+    """What :func:`analyze` reads from one detections container before any sideways
+    judgement is flipped: which tiles may be flowers, the rotation margins, the canonical
+    frame, the rows and each tile's sideways call with its log-odds over the threshold.
+    Read once (:func:`read_sides`) for the flips a rule tries on the same detections
+    (:func:`vision.tile_rereads.flip_unclear_sideways`); never changed after."""
+
+    dets: Detections
+    params: LayoutParams
+    maybe_flower: frozenset[int]
+    margins: npt.NDArray[np.float64]
+    frame: Frame
+    rows: tuple[list[int], ...]
+    sideways: dict[int, bool]
+    side_odds: dict[int, float]
+
+
+def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
+    """The flip-independent part of :func:`analyze` for ``dets`` (non-empty) and ``params``.
+
+    >>> from vision.layout_scene import SceneBuilder
+    >>> d = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).win("N").row()
+    >>> dets, params = d.detections(), LayoutParams()
+    >>> sides = read_sides(dets, params)
+    >>> analyze(dets, params, sides=sides) == analyze(dets, params)
+    True
+    """
     codes = dets.codes
-    n = len(dets)
-    if n == 0:
-        return Layout()
     bonus = set(BONUS)
-    tiles = list(range(n))
-    maybe_flower = {
-        k for k in tiles
+    maybe_flower = frozenset(
+        k for k in range(len(dets))
         if codes[k] not in bonus and codes[k] != BACK
         and bonus_alternative(dets, k, params.flower_alt_p)
-    }
+    )
     margins = rotation_margins(dets)
     frame = canonical_frame(dets.boxes, dets.rotations, margins)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
@@ -412,6 +431,35 @@ def analyze(
     side_odds: dict[int, float] = {}
     for r in rows_local:
         side_local.update(_sideways_flags(frame, r, params, p_side, back, side_odds))
+    return SideReading(dets, params, maybe_flower, margins, frame, tuple(rows_local),
+                       side_local, side_odds)
+
+
+def analyze(
+    dets: Detections, params: LayoutParams | None = None, flip: frozenset[int] = frozenset(),
+    sides: SideReading | None = None,
+) -> Layout:
+    """Read the layout of one player's hand from ``dets`` (see module doc). ``flip``:
+    detections whose sideways judgement is taken the other way (a rule's second reading
+    of tiles the layout was unsure of, :func:`vision.tile_rereads.flip_unclear_sideways`).
+    ``sides``: :func:`read_sides` of these same ``dets`` and ``params`` (the same objects),
+    so that several flips read the frame, rows and sideways calls once; another is
+    ignored."""
+    params = params or LayoutParams()
+    codes = dets.codes
+    n = len(dets)
+    if n == 0:
+        return Layout()
+    bonus = set(BONUS)
+    tiles = list(range(n))
+    if sides is None or sides.dets is not dets or sides.params is not params:
+        sides = read_sides(dets, params)
+    maybe_flower = sides.maybe_flower
+    margins = sides.margins
+    frame = sides.frame
+    rows_local = list(sides.rows)
+    side_local = dict(sides.sideways)
+    side_odds = dict(sides.side_odds)
     for k in flip:
         if k in side_local:
             side_local[k] = not side_local[k]

@@ -18,7 +18,7 @@ import numpy as np
 from vision.classes import BACK, CLASSES
 from vision.correct import Correction
 from vision.detections import Detections
-from vision.layout import Layout, LayoutParams, analyze
+from vision.layout import Layout, LayoutParams, analyze, read_sides
 from vision.layout_stack import split_stack, stacked_boxes
 from vision.rewrite import REREAD_RATIO, Rewrite, WinTest, box_text, promote, rereads
 
@@ -102,8 +102,9 @@ def flip_unclear_sideways(
     trials: list[tuple[float, tuple[int, ...]]] = [(cost, (i,)) for cost, i in unsure]
     trials += [(a + b, (i, j))
                for (a, i), (b, j) in itertools.combinations(unsure[:MAX_FLIP_PAIRED], 2)]
+    sides = read_sides(dets, params)  # the frame, rows and sideways calls: read once
     for _, tiles in sorted(trials):
-        t_lay = analyze(dets, params, flip=frozenset(tiles))
+        t_lay = analyze(dets, params, flip=frozenset(tiles), sides=sides)
         result = test.wins(dets, t_lay)
         if result is None:
             continue

@@ -449,6 +449,24 @@ def test_the_layout_can_take_a_tile_s_sideways_judgement_the_other_way() -> None
     assert [len(m.detections) for m in again.melds] == [4]
 
 
+def test_flips_read_with_one_side_reading_give_the_layouts_read_alone() -> None:
+    """``read_sides`` once for the flips a rule tries (``flip_unclear_sideways``): each
+    flip's layout is the one ``analyze`` reads from scratch, the shared reading is not
+    changed by a flip, and a reading of other detections is not used."""
+    from vision.layout import LayoutParams, analyze, read_sides
+
+    b = SceneBuilder().standing("234m567p1sPPP").meld("9999p", sideways=1).win("1s")
+    d = _sure(b.detections(), {13: [0.2, 0.4, 0.0, 0.4]})
+    params = LayoutParams()
+    sides = read_sides(d, params)
+    before = dict(sides.sideways)
+    for flip in (frozenset(), frozenset({13}), frozenset({11}), frozenset({11, 13})):
+        assert analyze(d, params, flip=flip, sides=sides) == analyze(d, params, flip=flip)
+    assert sides.sideways == before
+    other = SceneBuilder().standing("123m456p789sEEE").win("S").row().detections()
+    assert analyze(d, params, sides=read_sides(other, params)) == analyze(d, params)
+
+
 def test_recognize_judges_unsure_sideways_tiles_again_last() -> None:
     """``recognize``: the reading without the rule first (no win: 15 tiles), then —
     nothing to straighten in a level photo — the reading with it, which wins and is
