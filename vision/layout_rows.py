@@ -307,6 +307,18 @@ def parse_row(
             best[state] = cost
             back[state] = (prev, what, meld)
 
+    chunks: dict[tuple[int, int], tuple[float, MeldLayout] | None] = {}
+
+    def meld_at(i: int, j: int) -> tuple[float, MeldLayout] | None:
+        """``items[i:j]`` read as one meld (the same from either state at ``i``)."""
+        if (i, j) not in chunks:
+            if any(x.flower for x in items[i:j]) or (
+                    all(x.back for x in items[i:j]) and back_run[i] > 4):
+                chunks[i, j] = None  # a flower among them; or a face-down wall, no kong
+            else:
+                chunks[i, j] = chunk_cost(items[i:j], big[i : j - 1], params)
+        return chunks[i, j]
+
     for i in range(n):
         for after_meld in (False, True):
             here = best.get((i, after_meld), inf)
@@ -325,11 +337,7 @@ def parse_row(
             relax((i + 1, False), c, (i, after_meld), "standing", None)
             for size in (3, 4):
                 j = i + size
-                if j > n or any(x.flower for x in items[i:j]):
-                    continue
-                if all(x.back for x in items[i:j]) and back_run[i] > 4:
-                    continue  # a face-down wall, not a concealed kong
-                res = chunk_cost(items[i:j], big[i : j - 1], params)
+                res = meld_at(i, j) if j <= n else None
                 if res is None:
                     continue
                 cost, chunk = res
