@@ -36,9 +36,6 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-
-from train.compare import sign_test  # noqa: E402, F401  (the exact one-sided sign test)
-
 sys.path.insert(0, str(REPO / "bench"))
 from _pairs import median_ms, paired_runs, tally  # noqa: E402  (bench/_pairs.py: medians, pairs each way, sign tests)
 
