@@ -735,6 +735,21 @@ def test_more_views_go_to_the_least_sure_crops_up_to_the_bound() -> None:
     assert seen == [6, 6]  # no bound: every unsure crop
 
 
+def _classifier_setting_checked(
+    tmp_path: Path, classifier: dict[str, Any], key: str, bad: tuple[Any, ...], good: Any
+) -> ClassifierSpec:
+    """Each of ``bad`` as the classifier's ``key`` is refused naming the key; ``good`` is
+    read: the spec read with it."""
+    for value in bad:
+        classifier[key] = value
+        with pytest.raises(ModelError, match=key):
+            read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    classifier[key] = good
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None
+    return cls
+
+
 def test_more_views_setting_is_checked(tmp_path: Path) -> None:
     classifier = {"file": "c.onnx", "size": 32, "names": ["1m"], "tta": 2,
                   "more_views_below": 1.5}
@@ -743,13 +758,9 @@ def test_more_views_setting_is_checked(tmp_path: Path) -> None:
     classifier["more_views_below"] = 0.7
     _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
     assert cls is not None and cls.more_views_below == 0.7 and cls.more_views_max == 0
-    for bad in (-1, 2.5, True):
-        classifier["more_views_max"] = bad
-        with pytest.raises(ModelError, match="more_views_max"):
-            read_manifest(_model_dir(tmp_path, ["1m"], classifier))
-    classifier["more_views_max"] = 12
-    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
-    assert cls is not None and cls.more_views_max == 12
+    bad = (-1, 2.5, True)
+    assert _classifier_setting_checked(tmp_path, classifier, "more_views_max", bad,
+                                       12).more_views_max == 12
 
 
 def test_agreed_weight_setting_is_checked(tmp_path: Path) -> None:
@@ -758,13 +769,9 @@ def test_agreed_weight_setting_is_checked(tmp_path: Path) -> None:
     classifier: dict[str, object] = {"file": "c.onnx", "size": 32, "names": ["1m"]}
     _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
     assert cls is not None and cls.agreed is None
-    for bad in ({"share": 0.9}, {"share": 1.2, "weight": 0.7}, [0.9, 0.7]):
-        classifier["agreed"] = bad
-        with pytest.raises(ModelError, match="agreed"):
-            read_manifest(_model_dir(tmp_path, ["1m"], classifier))
-    classifier["agreed"] = {"share": 0.9, "weight": 0.7}
-    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
-    assert cls is not None and cls.agreed == (0.9, 0.7)
+    bad = ({"share": 0.9}, {"share": 1.2, "weight": 0.7}, [0.9, 0.7])
+    assert _classifier_setting_checked(tmp_path, classifier, "agreed", bad,
+                                       {"share": 0.9, "weight": 0.7}).agreed == (0.9, 0.7)
 
 
 def test_a_frame_whose_readers_agree_fuses_with_the_agreed_weight() -> None:
