@@ -41,7 +41,6 @@ MEASURES = ("detect_ms", "recognize_ms")
 
 def child(model_dir: Path, frames_count: int, rounds: int, images: Path | None) -> dict[str, float]:
     """Both measures for one model folder, in this process."""
-    sys.path.insert(0, str(REPO / "bench"))
     from detect_bench import synthetic_frames
     from recognize_bench import load_frames
 

@@ -40,11 +40,6 @@ sys.path.insert(0, str(REPO / "bench"))
 from _pairs import median_ms, paired_runs, tally  # noqa: E402  (bench/_pairs.py: medians, pairs each way, sign tests)
 
 
-def one_stream_ms(detect: Callable[[Any], object], frames: list[Any], rounds: int) -> float:
-    """Median wall ms of ``detect(frame)`` over ``rounds`` passes of ``frames``, one thread."""
-    return median_ms(detect, frames, rounds)
-
-
 def streams_fps(
     detect: Callable[[Any], object], frames: list[Any], streams: int, per_stream: int
 ) -> float:
@@ -76,7 +71,7 @@ def child(frames_count: int, rounds: int, streams: int) -> dict[str, float]:
     for frame in frames:  # warm-up: sessions, arenas, the second sessions on overlap
         detector.detect(frame)
     streams_fps(detector.detect, frames, max(2, streams), 2)
-    out = {"one_stream_ms": one_stream_ms(detector.detect, frames, rounds)}
+    out = {"one_stream_ms": median_ms(detector.detect, frames, rounds)}
     if streams > 1:
         out["streams_fps"] = streams_fps(detector.detect, frames, streams, rounds * 3)
     return out
