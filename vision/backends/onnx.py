@@ -93,7 +93,7 @@ class OnnxBackend:
     so a run started while another thread is busy (:class:`_RunsInFlight`) goes to a
     second session of the same model with spinning off (made on the first overlap).
     Measured in the forty-sixth session on 2 cores, in pairs of processes in random order
-    (``bench/spin_bench.py --pairs 12``; README "Where it stands"): one stream 43.6 ms per
+    (``bench/spin_bench.py --pairs 12``; ``docs/status-log.md``): one stream 43.6 ms per
     1280×960 frame against 47.8 ms without spinning (better in 10 of 12 pairs); two
     streams 25.8 against 26.1 frames/s (level), where spinning in every run had given
     19-23 against 26. ``TILECAM_SPIN=0`` turns spinning off altogether.
