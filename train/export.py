@@ -41,6 +41,7 @@ from vision.postprocess import SCORE_MODES  # noqa: E402
 
 FILE = "tilecam-tiles-yolo11n.onnx"
 SCALES_FILE = "tiles-photo.onnx"
+BLURRED_FILE = "tiles-cls-blur.onnx"
 
 
 def main() -> None:
@@ -72,6 +73,10 @@ def main() -> None:
                     help="with --classifier-tta 2, read a crop whose top probability stays "
                          "under P in the other two quarter turns too (classifier."
                          "more_views_below; recipe step 65 of models/README.md: 0.9; 0: never)")
+    ap.add_argument("--blurred", nargs=2, default=None, metavar=("FILE", "BELOW"),
+                    help="with --classifier: ship FILE as tiles-cls-blur.onnx, the classifier "
+                         "of frames whose crops' sharpness is under BELOW (classifier.blurred, "
+                         "vision/sharpness.py; recipe step 67 of models/HISTORY.md: 0.006)")
     ap.add_argument("--more-views-max", type=int, default=0, metavar="N",
                     help="at most N crops a frame get those views, the least sure first "
                          "(classifier.more_views_max; 0: no bound)")
@@ -183,9 +188,15 @@ def main() -> None:
         out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
         if out.shape != (2, len(CLASSES) * 4):
             sys.exit(f"classifier output {out.shape} is not (B, {len(CLASSES) * 4})")
+        blurred = None
+        if args.blurred:
+            blur_target = models / BLURRED_FILE
+            if Path(args.blurred[0]).resolve() != blur_target.resolve():
+                shutil.copyfile(args.blurred[0], blur_target)
+            blurred = (BLURRED_FILE, float(args.blurred[1]))
         manifest["classifier"] = classifier_entry(
             target.name, size, args.classifier_weight, args.classifier_tta, args.agreed,
-            args.more_views_below, args.more_views_max)
+            args.more_views_below, args.more_views_max, blurred)
     readers = [
         reader_entry(models / target, names, *settings)
         for target, names, settings in (
@@ -234,17 +245,20 @@ def classifier_entry(
     agreed: tuple[float, float] | list[float] | None = None,
     more_views_below: float = 0.0,
     more_views_max: int = 0,
+    blurred: tuple[str, float] | None = None,
 ) -> dict[str, object]:
     """The manifest's ``classifier`` object (read by ``vision.manifest``): crops of
-    ``size`` px, fused at ``weight``, ``tta`` views; ``agreed`` ``(share, weight)`` and
-    ``more_views_below`` / ``more_views_max`` only when given (recipe steps 64 and 65 of
-    models/README.md).
+    ``size`` px, fused at ``weight``, ``tta`` views; ``agreed`` ``(share, weight)``,
+    ``more_views_below`` / ``more_views_max`` and ``blurred`` ``(file, below)`` only when
+    given (recipe steps 64, 65 and 67 of models/HISTORY.md).
 
     >>> e = classifier_entry("tiles-cls.onnx", 64, 0.85, 2, (0.9, 0.7), 0.9, 12)
     >>> e["tta"], e["agreed"], e["more_views_below"], e["more_views_max"]
     (2, {'share': 0.9, 'weight': 0.7}, 0.9, 12)
     >>> "more_views_below" in classifier_entry("tiles-cls.onnx", 64, 0.85, 2)
     False
+    >>> classifier_entry("c.onnx", 64, 0.85, 2, blurred=("b.onnx", 0.006))["blurred"]
+    {'file': 'b.onnx', 'below': 0.006}
     """
     return {
         "file": file,
@@ -257,6 +271,7 @@ def classifier_entry(
            if agreed is not None else {}),
         **({"more_views_below": more_views_below} if more_views_below > 0 else {}),
         **({"more_views_max": more_views_max} if more_views_max > 0 else {}),
+        **({"blurred": {"file": blurred[0], "below": blurred[1]}} if blurred else {}),
     }
 
 

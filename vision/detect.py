@@ -55,6 +55,7 @@ from vision.postprocess import classify_views
 from vision.preprocess import crop_batch, input_size, prepare_input
 from vision.row_fill import RowFill, in_rows
 from vision.set_counts import within_one_set
+from vision.sharpness import crop_sharpness
 from vision.zoom import (
     chained_to,
     grid_cells,
@@ -154,6 +155,7 @@ class Detector:
         readers: Sequence[Backend] | None = None,
         scales_backend: Backend | None = None,
         numeral: Backend | None = None,
+        blurred_classifier: Backend | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -169,6 +171,11 @@ class Detector:
         self.classifier: Backend | None = None
         if self.classifier_spec is not None:
             self.classifier = classifier or self._open(self.classifier_spec.file, threads)
+        #: the classifier for smeared frames (manifest ``classifier.blurred``)
+        self.blurred_classifier: Backend | None = None
+        if self.classifier_spec is not None and self.classifier_spec.blurred is not None:
+            self.blurred_classifier = blurred_classifier or self._open(
+                self.classifier_spec.blurred[0], threads)
         #: second looks (manifest ``readers``): spec, backend and class ids of its names
         self.readers: list[tuple[ReaderSpec, Backend, npt.NDArray[np.int64]]] = []
         specs = self.classifier_spec.readers if self.classifier_spec is not None else ()
@@ -471,11 +478,13 @@ class Detector:
         rotation_probs = None
         t4 = time.perf_counter()
         read_ms = 0.0
+        crop_meta: dict[str, Any] = {}  # which classifier read the crops, when there is a choice
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
             crops = crop_batch(img, boxes, self.classifier_spec.size)
+            reader = self._crop_reader(crops, crop_meta)
             cls_probs, rot_probs = classify_views(
-                self.classifier.run,
+                reader.run,
                 crops,
                 len(self.classifier_spec.names),
                 self.classifier_spec.tta,
@@ -520,10 +529,24 @@ class Detector:
         if not strong.all():
             det = dataclasses.replace(det, weak=every.select(~strong))
         det.meta.update(zoom=gain, zoom_pass=zoom_pass, scales=passes, **grainy)
+        det.meta.update(crop_meta)
         if one_set_changed is not None:
             det.meta["one_set_changed"] = one_set_changed
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms,
                             denoise_ms=denoise_ms)
+
+    def _crop_reader(self, crops: npt.NDArray[np.float32], meta: dict[str, Any]) -> Backend:
+        """The classifier that reads this frame's ``crops`` ``(N, 3, S, S)``: the blurred
+        one (manifest ``classifier.blurred``) when their sharpness
+        (:func:`vision.sharpness.crop_sharpness`) is under its ``below``, else the
+        classifier; ``meta`` gets ``sharpness`` and ``blurred`` when there is a choice."""
+        assert self.classifier is not None and self.classifier_spec is not None
+        if self.blurred_classifier is None or self.classifier_spec.blurred is None:
+            return self.classifier
+        sharp = crop_sharpness(crops)
+        blurred = sharp < self.classifier_spec.blurred[1]
+        meta.update(sharpness=round(sharp, 5), blurred=blurred)
+        return self.blurred_classifier if blurred else self.classifier
 
     def _other_scales(
         self,

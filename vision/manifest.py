@@ -184,6 +184,10 @@ class ClassifierSpec:
     #: and the classifier's top codes agree on at least share ``s`` of the boxes, the two
     #: are fused with ``w`` instead of ``weight`` (None: always ``weight``)
     agreed: tuple[float, float] | None = None
+    #: manifest ``blurred`` ``{"file": f, "below": t}``: a classifier for smeared frames
+    #: (same names, size and views) that reads a frame's crops instead of ``file`` when
+    #: their :func:`vision.sharpness.crop_sharpness` is under ``t`` (None: never)
+    blurred: tuple[Path, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,7 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
             more_views_below=_unit(c.get("more_views_below", 0.0), "more_views_below", where),
             more_views_max=_count(c.get("more_views_max", 0), "more_views_max", where),
             agreed=_agreed(c.get("agreed"), where),
+            blurred=_blurred(c.get("blurred"), model_dir, where),
         )
     generic = [n for n in names if n not in CLASSES]
     readers = _reader_specs(manifest, model_dir, path)
@@ -330,6 +335,19 @@ def _agreed(entry: Any, where: str) -> tuple[float, float] | None:
         raise ModelError(f"{where}: 'agreed' must be an object with 'share' and 'weight'")
     return (_unit(entry["share"], "agreed.share", where),
             _unit(entry["weight"], "agreed.weight", where))
+
+
+def _blurred(entry: Any, model_dir: Path, where: str) -> tuple[Path, float] | None:
+    """The classifier's optional ``blurred`` entry as ``(file, below)``."""
+    if entry is None:
+        return None
+    if not isinstance(entry, dict) or set(entry) != {"file", "below"}:
+        raise ModelError(f"{where}: 'blurred' must be an object with 'file' and 'below'")
+    file = _need(entry, "file", str, f"{where} blurred")
+    below = entry["below"]
+    if isinstance(below, bool) or not isinstance(below, (int, float)) or not below > 0:
+        raise ModelError(f"{where}: 'blurred.below' must be a number above 0, got {below!r}")
+    return model_dir / file, float(below)
 
 
 def _reader_specs(manifest: dict[str, Any], model_dir: Path, path: Path) -> tuple[ReaderSpec, ...]:

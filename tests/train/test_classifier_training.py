@@ -10,6 +10,8 @@
   (``reshape_view``) keeps shape and value range, is off at share 0, and never moves a
   glyph to another quarter of the crop (no mirror, no quarter turn: the crop's rotation
   index stays valid);
+* ``train/classifier/train.py --motion``: the motion-blur smear (``motion_smear``) is a
+  line kernel of the drawn length and direction, keeps a crop's light and is off at share 0;
 * ``train/classifier/train.py --real-share``: how much of a batch comes from the real
   crops, and the bounds the option accepts;
 * ``train/classifier/train.py --teacher``: the distillation term is zero when student and
@@ -91,6 +93,32 @@ print("ok")
 """
 
 
+MOTION = r"""
+import math, sys, torch
+sys.path.insert(0, "train/classifier")
+from train import motion_kernels, motion_smear
+# a kernel is a line of the asked length and direction, summing to 1
+k = motion_kernels(torch.tensor([7.0, 1.0]), torch.tensor([0.0, math.pi / 2]), 13)
+assert k.shape == (2, 13, 13) and torch.allclose(k.sum(dim=(1, 2)), torch.ones(2))
+assert float(k[0, 6].sum()) > 0.99                      # horizontal: the middle row only
+assert int((k[0, 6] > 0).sum()) in (7, 9), k[0, 6]      # 7 px (+ the soft ends)
+assert float(k[1].max()) > 0.99                         # 1 px: (nearly) no smear
+gen = torch.Generator().manual_seed(0)
+x = torch.zeros(32, 3, 32, 32)
+x[:, :, 15:17, 15:17] = 1.0                             # a dot in the middle
+assert torch.equal(motion_smear(x, 0.0, gen), x)
+y = motion_smear(x, 1.0, gen)
+assert y.shape == x.shape and float(y.min()) >= 0.0 and float(y.max()) <= 1.0 + 1e-6
+assert torch.allclose(y.sum(dim=(1, 2, 3)), x.sum(dim=(1, 2, 3)), atol=1e-3)  # light kept
+spread = (y[:, 0] > 0.01).sum(dim=(1, 2))
+assert int(spread.min()) > 4, spread                   # every crop smeared
+rows = (y[:, 0] > 0.01).any(dim=2).sum(dim=1)
+cols = (y[:, 0] > 0.01).any(dim=1).sum(dim=1)
+assert bool(((rows - cols).abs() > 2).any())            # a direction, not a round blur
+print("ok")
+"""
+
+
 SHARE = r"""
 import argparse, sys
 sys.path.insert(0, "train/classifier")
@@ -138,6 +166,47 @@ print("ok")
 """
 
 
+#: a few steps of train.py on tiny crop files: the blur leg's options run end to end
+BLUR_LEG = r"""
+import json, pathlib, subprocess, sys, tempfile
+import numpy as np, torch
+sys.path.insert(0, "train/classifier")
+from model import CropNet
+rng = np.random.default_rng(0)
+def crops(path, n, rot):  # fine checkerboards at random phases: what a smear wipes out
+    yy, xx = np.mgrid[:32, :32]
+    phase = rng.integers(0, 4, (n, 1, 1, 1))
+    board = (((yy + phase) // 2 + (xx + phase) // 2) % 2 * 255).astype(np.uint8)
+    np.savez(path, crops=np.repeat(board, 3, axis=1),
+             classes=rng.integers(0, 43, n).astype(np.int16),
+             rotations=np.full(n, rot, np.int8), synthetic=np.full(n, rot >= 0))
+with tempfile.TemporaryDirectory() as d:
+    d = pathlib.Path(d)
+    crops(d / "real.npz", 40, -1); crops(d / "synth.npz", 40, 0)
+    torch.manual_seed(0)
+    torch.save({"model": CropNet(43, 8).state_dict(), "width": 8}, d / "teacher.pt")
+    losses = {}
+    for name, extra in (("still", ["--motion", "0"]), ("smeared", ["--motion", "1"])):
+        run = subprocess.run([sys.executable, "train/classifier/train.py",
+            "--real", str(d / "real.npz"), "--synth", str(d / "synth.npz"),
+            "--out", str(d / name), "--width", "8", "--batch", "16", "--steps", "3",
+            "--eval-every", "1", "--lr", "0", "--init", str(d / "teacher.pt"),
+            "--teacher", str(d / "teacher.pt"), "--teacher-size", "32", "--teacher-clean",
+            "--distill-only", "--motion-px", "3", "9", "--threads", "1", *extra],
+            capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-1500:]
+        assert (d / name / "model.pt").is_file()
+        log = (d / name / "log.jsonl").read_text().splitlines()
+        losses[name] = [json.loads(r)["loss"] for r in log]
+        assert all(0 <= v < 100 for v in losses[name]), losses
+        # lr 0: the saved student keeps the teacher's weights (the options only steer the loss)
+        saved = torch.load(d / name / "model.pt")["model"]
+        start = torch.load(d / "teacher.pt")["model"]
+        assert all(torch.equal(saved[k], v) for k, v in start.items() if k.endswith("weight"))
+print("ok")
+"""
+
+
 def _check(train_python: TrainPython, code: str) -> None:
     run = train_python(code)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -156,6 +225,23 @@ def test_a_full_side_stem_keeps_the_parameters_and_the_contract(
 
 def test_view_randomisation_keeps_the_glyph_where_it_is(train_python: TrainPython) -> None:
     _check(train_python, VIEW)
+
+
+def test_motion_smear_is_a_straight_smear_that_keeps_the_light(
+    train_python: TrainPython,
+) -> None:
+    """``train.py --motion``: kernels are lines of the drawn length and direction; a share
+    0 changes nothing; a smeared crop keeps its light and is spread along one direction."""
+    _check(train_python, MOTION)
+
+
+def test_the_blur_legs_options_run_end_to_end(
+    train_python: TrainPython,
+) -> None:
+    """``train.py --motion --teacher-clean --distill-only``: a few steps end to end, with and
+    without the smear; the loss is finite and, at a learning rate of 0, the saved network
+    is the teacher it started from."""
+    _check(train_python, BLUR_LEG)
 
 
 def test_real_share_sets_the_real_part_of_each_batch(train_python: TrainPython) -> None:

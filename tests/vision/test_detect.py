@@ -1188,3 +1188,66 @@ def test_evaluation_detector_keeps_the_low_tail_and_counts_tiles_at_the_operatin
     strict = evaluation_detector(model, conf=0.85, backend=FakeBackend(_yolo(ROWS)))
     d = strict.detector.detect(np.zeros((960, 1280, 3), np.uint8))
     assert np.asarray(d.codes)[detection_scores(d) >= strict.thresholds(d)].tolist() == ["1m"]
+
+
+def test_blurred_classifier_setting_is_checked(tmp_path: Path) -> None:
+    """Manifest ``classifier.blurred``: an object with ``file`` and a ``below`` above 0;
+    without it no frame is read by a second classifier."""
+    classifier: dict[str, Any] = {"file": "c.onnx", "size": 32, "names": ["1m"]}
+    _, cls, _ = read_manifest(_model_dir(tmp_path, ["1m"], classifier))
+    assert cls is not None and cls.blurred is None
+    bad = ("b.onnx", {"file": "b.onnx"}, {"file": "b.onnx", "below": 0},
+           {"file": "b.onnx", "below": True}, {"file": 3, "below": 0.01},
+           {"file": "b.onnx", "below": 0.01, "extra": 1})
+    got = _classifier_setting_checked(tmp_path, classifier, "blurred", bad,
+                                      {"file": "b.onnx", "below": 0.006})
+    assert got.blurred == (tmp_path / "b.onnx", 0.006)
+
+
+def _blur_pair(tmp_path: Path) -> tuple[Detector, FakeBackend, FakeBackend]:
+    """A detector with one 1m/5p box, a classifier reading 1m and a blurred one reading 5p."""
+    names = ["1m", "5p"]
+    model_dir = _model_dir(tmp_path, ["tile"], classifier={
+        "file": "cls.onnx", "size": 32, "names": names,
+        "blurred": {"file": "blur.onnx", "below": 0.006}})
+
+    def reads(code: int) -> FakeBackend:
+        logits = np.full((1, len(names) * 4), -5.0, np.float32)
+        logits[0, code * 4] = 6.0
+        return FakeBackend(logits)
+
+    sharp, smeared = reads(0), reads(1)
+    det = Detector(model_dir, backend=FakeBackend(_yolo([[320, 320, 200, 260, 0.9]])),
+                   classifier=sharp, blurred_classifier=smeared)
+    return det, sharp, smeared
+
+
+def test_a_smeared_frame_is_read_by_the_blurred_classifier(tmp_path: Path) -> None:
+    """Rule (``classifier.blurred``, recipe step 67): a frame whose crops are sharp is read
+    by the classifier; the same frame smeared (its crops' Laplacian variance under
+    ``below``) by the classifier for blurred frames; ``meta`` says which and why."""
+    det, sharp, smeared = _blur_pair(tmp_path)
+    rng = np.random.default_rng(0)
+    img = np.full((640, 640, 3), 200, np.uint8)
+    img[200:460, 220:420] = rng.integers(0, 2, (260, 200, 1)).astype(np.uint8) * 255  # strokes
+    d = det.detect(img)
+    assert d.codes == ["1m"] and d.meta["blurred"] is False and d.meta["sharpness"] > 0.006
+    assert len(sharp.inputs) == 1 and not smeared.inputs
+    flat = np.full((640, 640, 3), 200, np.uint8)  # nothing sharp left in the box
+    d = det.detect(flat)
+    assert d.codes == ["5p"] and d.meta["blurred"] is True and d.meta["sharpness"] < 0.006
+    assert len(smeared.inputs) == 1 and len(sharp.inputs) == 1
+
+
+def test_without_a_blurred_classifier_nothing_is_measured(tmp_path: Path) -> None:
+    """No ``classifier.blurred``: the classifier reads every frame and ``meta`` has no
+    sharpness (the shipped behaviour before the entry, byte for byte)."""
+    names = ["1m", "5p"]
+    logits = np.full((1, 8), -5.0, np.float32)
+    logits[0, 0] = 6.0
+    model_dir = _model_dir(tmp_path, ["tile"],
+                           classifier={"file": "cls.onnx", "size": 32, "names": names})
+    det = Detector(model_dir, backend=FakeBackend(_yolo([[320, 320, 200, 260, 0.9]])),
+                   classifier=FakeBackend(logits))
+    d = det.detect(np.full((640, 640, 3), 200, np.uint8))
+    assert d.codes == ["1m"] and "sharpness" not in d.meta and det.blurred_classifier is None

@@ -43,6 +43,13 @@ the same augmented crops resized to ``--teacher-size``). Legs from run15 learned
 photos and forgot the training art's own faces (model card step 39); the teacher term
 is meant to hold those while the photos are learned.
 
+With ``--motion P`` a share P of the crops is also smeared by motion blur
+(:func:`motion_smear`: 3–13 px in a random direction); with ``--teacher-clean`` the
+teacher reads every crop as it was before the smear and the distillation term covers the
+whole batch, so the student learns to give a blurred crop the teacher's answer for the
+sharp one; ``--distill-only`` drops the labels' cross-entropy, so that the teacher's
+answers are all it learns (fiftieth session; ``models/HISTORY.md``, recipe step 67).
+
 The run is planned by wall time: the step count comes from ``--minutes`` and the speed
 measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
 learning rate follows one cosine cycle over it.
@@ -150,6 +157,45 @@ def reshape_view(x: torch.Tensor, p: float, gen: torch.Generator) -> torch.Tenso
             side = max(8, int(s * (0.35 + 0.45 * torch.rand(1, generator=gen).item())))
             small = F.interpolate(out[i : i + 1], size=(side, side), mode="area")
             out[i] = F.interpolate(small, size=(s, s), mode="bilinear", align_corners=False)[0]
+    return out
+
+
+def motion_kernels(lengths: torch.Tensor, angles: torch.Tensor, size: int) -> torch.Tensor:
+    """Straight-smear kernels ``(n, size, size)``, each summing to 1: a line through the
+    centre ``lengths`` px long (of the crop; ≥ 1) at ``angles`` radians, drawn with a
+    one-pixel soft edge (weight ``1 - distance`` off the line, the ends tapered alike)."""
+    r = (size - 1) / 2
+    yy, xx = torch.meshgrid(torch.arange(size) - r, torch.arange(size) - r, indexing="ij")
+    dx, dy = torch.cos(angles)[:, None, None], torch.sin(angles)[:, None, None]
+    along = xx[None] * dx + yy[None] * dy
+    across = (-xx[None] * dy + yy[None] * dx).abs()
+    beyond = (along.abs() - (lengths[:, None, None] - 1) / 2).clamp(min=0)
+    w = ((1 - across).clamp(min=0) * (1 - beyond).clamp(min=0))
+    return w / w.sum(dim=(1, 2), keepdim=True)
+
+
+def motion_smear(
+    x: torch.Tensor, p: float, gen: torch.Generator, lengths: tuple[float, float] = (3.0, 13.0)
+) -> torch.Tensor:
+    """Motion blur of a share ``p`` of a float batch ``(B, 3, S, S)`` in 0..1: a straight
+    smear of a random length (``lengths`` px of the crop, uniform) in a random direction,
+    as a shaking hand leaves a photo (``bench/robustness_eval.py``'s "motion blur" is 7 px
+    of a 640 px photo, 6–11 px of a 64 px crop of its tiles). Edges replicated."""
+    b = x.shape[0]
+    pick = torch.nonzero(torch.rand(b, generator=gen) < p)[:, 0]
+    if not len(pick):
+        return x
+    n = len(pick)
+    length = lengths[0] + torch.rand(n, generator=gen) * (lengths[1] - lengths[0])
+    angle = torch.rand(n, generator=gen) * math.pi
+    size = math.ceil(lengths[1]) | 1  # odd
+    k = motion_kernels(length, angle, size)
+    pad = size // 2
+    src = F.pad(x[pick], (pad, pad, pad, pad), mode="replicate")  # (n, 3, S+2p, S+2p)
+    weight = k[:, None].repeat_interleave(3, dim=0)  # (n*3, 1, size, size)
+    out = x.clone()
+    smeared = F.conv2d(src.reshape(1, n * 3, *src.shape[2:]), weight, groups=n * 3)
+    out[pick] = smeared.reshape(n, 3, *x.shape[2:])
     return out
 
 
@@ -301,6 +347,20 @@ def main() -> None:
         "--view", type=float, default=0.0,
         help="viewpoint/resolution randomisation share (reshape_view: small turns, "
              "scale, shift, lost resolution)")
+    ap.add_argument("--motion", type=_share, default=0.0, metavar="P",
+                    help="motion-blur share (motion_smear: a straight smear of 3-13 px in a "
+                         "random direction on a share P of the crops, after the other changes)")
+    ap.add_argument("--motion-px", type=float, nargs=2, default=(3.0, 13.0), metavar=("MIN", "MAX"),
+                    help="smear lengths in px of the crop (default 3 13, for 64 px crops; "
+                         "4.5 19.5 keeps the same smear of the photo at 96 px)")
+    ap.add_argument("--teacher-clean", action="store_true",
+                    help="with --teacher and --motion: the teacher reads every crop of the "
+                         "batch as it was before the smear and the student learns its answers "
+                         "on the smeared crop (the same reading, blurred or not)")
+    ap.add_argument("--distill-only", action="store_true",
+                    help="with --teacher-clean: no cross-entropy on the labels, only the "
+                         "teacher's answers (the student learns the teacher's own reading "
+                         "under the smear and nothing else)")
     ap.add_argument("--real-share", type=_share, default=0.5, metavar="S",
                     help="share of each batch drawn from the real crops (default 0.5; "
                          "less leans on the synthetic art, whose faces vary more)")
@@ -391,6 +451,9 @@ def main() -> None:
         cls = torch.from_numpy(np.concatenate([real.classes[j_r], synth.classes[j_s]]))
         rot = torch.from_numpy(np.concatenate([real.rotations[j_r], synth.rotations[j_s]]))
         x, rot = augment(x, rot, gen, args.style, args.view)
+        clean = x
+        if args.motion > 0:
+            x = motion_smear(x, args.motion, gen, tuple(args.motion_px))
         if total:
             lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
         else:
@@ -398,8 +461,18 @@ def main() -> None:
         for g in opt.param_groups:
             g["lr"] = lr
         logits = model(x)
-        loss = loss_fn(logits, cls, rot)
-        if teacher is not None and half < len(x):
+        if args.distill_only and teacher is not None and args.teacher_clean:
+            loss = torch.zeros(())
+        else:
+            loss = loss_fn(logits, cls, rot)
+        if teacher is not None and args.teacher_clean:
+            xs = clean
+            if xs.shape[-1] != args.teacher_size:
+                xs = F.interpolate(xs, size=args.teacher_size, mode="area")
+            with torch.no_grad():
+                t_logits = teacher(xs)
+            loss = loss + args.distill * distill_loss(logits, t_logits)
+        elif teacher is not None and half < len(x):
             xs = x[half:]
             if xs.shape[-1] != args.teacher_size:
                 xs = F.interpolate(xs, size=args.teacher_size, mode="area")
