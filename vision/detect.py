@@ -156,6 +156,7 @@ class Detector:
         scales_backend: Backend | None = None,
         numeral: Backend | None = None,
         blurred_classifier: Backend | None = None,
+        blurred_readers: Sequence[Backend | None] | None = None,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.spec, self.classifier_spec, self.manifest = read_manifest(self.model_dir)
@@ -178,6 +179,8 @@ class Detector:
                 self.classifier_spec.blurred[0], threads)
         #: second looks (manifest ``readers``): spec, backend and class ids of its names
         self.readers: list[tuple[ReaderSpec, Backend, npt.NDArray[np.int64]]] = []
+        #: each reader's network for smeared frames (manifest ``blurred_file``), or None
+        self.blurred_readers: list[Backend | None] = []
         specs = self.classifier_spec.readers if self.classifier_spec is not None else ()
         if readers is not None and len(readers) != len(specs):
             raise ValueError(f"{len(readers)} reader backends for {len(specs)} manifest readers")
@@ -185,6 +188,9 @@ class Detector:
             backend_i = readers[i] if readers is not None else self._open(spec.file, threads)
             ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
             self.readers.append((spec, backend_i, ids))
+            self.blurred_readers.append(
+                blurred_readers[i] if blurred_readers is not None
+                else self._open(spec.blurred_file, threads) if spec.blurred_file else None)
         #: the numeral reader (manifest ``numeral``)
         self.numeral: Backend | None = None
         numeral_spec = self.classifier_spec.numeral if self.classifier_spec else None
@@ -497,7 +503,7 @@ class Detector:
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
             rotation_probs = np.asarray(rot_probs, np.float32)
             t_read = time.perf_counter()
-            probs = self._read_again(img, boxes, probs)
+            probs = self._read_again(img, boxes, probs, bool(crop_meta.get("blurred")))
             probs = self._read_numerals(img, boxes, probs, rotation_probs)
             read_ms = (time.perf_counter() - t_read) * 1000
         one_set_changed: int | None = None  # tiles the one-set rule read otherwise
@@ -592,12 +598,17 @@ class Detector:
         img: npt.NDArray[np.uint8],
         boxes: npt.NDArray[np.float32],
         probs: npt.NDArray[np.float32],
+        blurred: bool = False,
     ) -> npt.NDArray[np.float32]:
         """The readers' second looks in manifest order (:class:`ReaderSpec`): ``probs``
         ``(n, 43)`` with, for each tile a reader looks at, the split of the tile's mass on
         the reader's codes fused with the reader's reading of a ``size`` px crop; the mass
-        itself, and the other codes, unchanged."""
-        for spec, backend, ids in self.readers:
+        itself, and the other codes, unchanged. In a frame judged ``blurred`` a reader with
+        a ``blurred_file`` reads with that network."""
+        for (spec, backend, ids), smeared in zip(self.readers, self.blurred_readers,
+                                                 strict=True):
+            if blurred and smeared is not None:
+                backend = smeared
             mass = probs[:, ids].sum(axis=1)
             wanted = mass >= max(spec.min_mass, 1e-6)
             if spec.below_p < 1:

@@ -225,6 +225,9 @@ class ReaderSpec:
     tta: int = 1
     min_mass: float = 0.1
     below_p: float = 1.0
+    #: manifest ``blurred_file``: this reader's network for the frames the classifier's
+    #: ``blurred`` entry judges smeared (same names, size and views; None: this one)
+    blurred_file: Path | None = None
 
 
 def _need(entry: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -315,6 +318,9 @@ def read_manifest(model_dir: Path) -> tuple[DetectorSpec, ClassifierSpec | None,
         if cls is None:
             raise ModelError(f"{path}: a 'reader' needs a 'classifier' entry too")
         cls = dataclasses.replace(cls, readers=readers)
+        if cls.blurred is None and any(r.blurred_file is not None for r in readers):
+            raise ModelError(f"{path}: a reader's 'blurred_file' needs the classifier's "
+                             "'blurred' entry (which judges a frame smeared)")
     numeral = _numeral_spec(manifest.get("numeral"), model_dir, f"{path} numeral")
     if numeral is not None:
         if cls is None:  # the strips are cut by the classifier's quarter turns
@@ -415,6 +421,8 @@ def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:
         tta=_tta(entry.get("tta", 1), where),
         min_mass=float(min_mass),
         below_p=float(below_p),
+        blurred_file=(model_dir / _need(entry, "blurred_file", str, where)
+                      if "blurred_file" in entry else None),
     )
 
 

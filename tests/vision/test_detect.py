@@ -1251,3 +1251,51 @@ def test_without_a_blurred_classifier_nothing_is_measured(tmp_path: Path) -> Non
                    classifier=FakeBackend(logits))
     d = det.detect(np.full((640, 640, 3), 200, np.uint8))
     assert d.codes == ["1m"] and "sharpness" not in d.meta and det.blurred_classifier is None
+
+
+def test_a_readers_blurred_file_needs_the_classifiers_blurred_entry(tmp_path: Path) -> None:
+    """Manifest ``readers[i].blurred_file``: read only with ``classifier.blurred`` (which
+    judges a frame smeared); named in the reader's spec."""
+    reader = {"file": "g.onnx", "size": 32, "names": ["1m", "2m"], "blurred_file": "gb.onnx"}
+    manifest = {"detector": {"file": "det.onnx", "imgsz": 640, "names": ["tile"]},
+                "classifier": {"file": "c.onnx", "size": 32, "names": ["1m", "2m"]},
+                "readers": [reader]}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="needs the classifier's 'blurred' entry"):
+        read_manifest(tmp_path)
+    manifest["classifier"]["blurred"] = {"file": "b.onnx", "below": 0.006}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    _, cls, _ = read_manifest(tmp_path)
+    assert cls is not None and cls.readers[0].blurred_file == tmp_path / "gb.onnx"
+
+
+def test_a_smeared_frame_is_read_again_by_the_readers_blurred_networks(tmp_path: Path) -> None:
+    """Rule (``readers[i].blurred_file``, recipe step 67): in a frame the classifier's gate
+    judges smeared, a reader with a network for smeared frames reads with it; in a sharp
+    frame with its own."""
+    names = ["1m", "2m"]
+    reader = {"file": "g.onnx", "size": 32, "names": names, "weight": 1.0,
+              "blurred_file": "gb.onnx"}
+    model_dir = _model_dir(tmp_path, ["tile"], classifier={
+        "file": "cls.onnx", "size": 32, "names": names,
+        "blurred": {"file": "blur.onnx", "below": 0.006}})
+    manifest = json.loads((model_dir / "manifest.json").read_text())
+    manifest["readers"] = [reader]
+    (model_dir / "manifest.json").write_text(json.dumps(manifest))
+
+    def reads(code: int | None) -> FakeBackend:  # None: undecided between the two
+        logits = np.full((1, len(names) * 4), -5.0, np.float32)
+        for c in (range(len(names)) if code is None else [code]):
+            logits[0, c * 4] = 6.0
+        return FakeBackend(logits)
+
+    sharp_reader, smeared_reader = reads(0), reads(1)
+    det = Detector(model_dir, backend=FakeBackend(_yolo([[320, 320, 200, 260, 0.9]])),
+                   classifier=reads(None), blurred_classifier=reads(None),
+                   readers=[sharp_reader], blurred_readers=[smeared_reader])
+    rng = np.random.default_rng(0)
+    img = np.full((640, 640, 3), 200, np.uint8)
+    img[200:460, 220:420] = rng.integers(0, 2, (260, 200, 1)).astype(np.uint8) * 255
+    assert det.detect(img).codes == ["1m"]
+    assert det.detect(np.full((640, 640, 3), 200, np.uint8)).codes == ["2m"]
+    assert len(sharp_reader.inputs) == 1 and len(smeared_reader.inputs) == 1

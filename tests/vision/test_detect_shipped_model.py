@@ -71,8 +71,8 @@ MAX_SHIPPED_BYTES = 30 * 2**20
 
 def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() -> None:
     """Every ONNX file in the model folder is one the manifest names (detector, its
-    ``scales_file``, classifier, its ``blurred`` classifier, readers) and exists; together
-    at most 30 MB."""
+    ``scales_file``, classifier, its ``blurred`` classifier, readers and their
+    ``blurred_file``) and exists; together at most 30 MB."""
     folder = default_model_dir()
     if not (folder / MANIFEST).is_file():
         pytest.skip(f"no shipped model yet: {folder / MANIFEST} is missing")
@@ -82,6 +82,7 @@ def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() ->
         files += [classifier.file, *(reader.file for reader in classifier.readers)]
         if classifier.blurred is not None:
             files.append(classifier.blurred[0])
+        files += [r.blurred_file for r in classifier.readers if r.blurred_file is not None]
     named = {f.name for f in files if f is not None}
     present = {p.name for p in folder.glob("*.onnx")}
     assert named <= present, f"manifest names missing files: {sorted(named - present)}"
