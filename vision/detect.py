@@ -184,6 +184,9 @@ class Detector:
         specs = self.classifier_spec.readers if self.classifier_spec is not None else ()
         if readers is not None and len(readers) != len(specs):
             raise ValueError(f"{len(readers)} reader backends for {len(specs)} manifest readers")
+        if blurred_readers is not None and len(blurred_readers) != len(specs):
+            raise ValueError(f"{len(blurred_readers)} blurred-reader backends for "
+                             f"{len(specs)} manifest readers")
         for i, spec in enumerate(specs):
             backend_i = readers[i] if readers is not None else self._open(spec.file, threads)
             ids = np.array([CLASSES.index(n) for n in spec.names], np.int64)
@@ -488,9 +491,9 @@ class Detector:
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
             crops = crop_batch(img, boxes, self.classifier_spec.size)
-            reader = self._crop_reader(crops, crop_meta)
+            crop_classifier = self._crop_reader(crops, crop_meta)
             cls_probs, rot_probs = classify_views(
-                reader.run,
+                crop_classifier.run,
                 crops,
                 len(self.classifier_spec.names),
                 self.classifier_spec.tta,
