@@ -73,13 +73,13 @@ def main() -> None:
                     help="with --classifier-tta 2, read a crop whose top probability stays "
                          "under P in the other two quarter turns too (classifier."
                          "more_views_below; recipe step 65 of models/README.md: 0.9; 0: never)")
+    ap.add_argument("--more-views-max", type=int, default=0, metavar="N",
+                    help="at most N crops a frame get those views, the least sure first "
+                         "(classifier.more_views_max; 0: no bound)")
     ap.add_argument("--blurred", nargs=2, default=None, metavar=("FILE", "BELOW"),
                     help="with --classifier: ship FILE as tiles-cls-blur.onnx, the classifier "
                          "of frames whose crops' sharpness is under BELOW (classifier.blurred, "
                          "vision/sharpness.py; recipe step 67 of models/HISTORY.md: 0.006)")
-    ap.add_argument("--more-views-max", type=int, default=0, metavar="N",
-                    help="at most N crops a frame get those views, the least sure first "
-                         "(classifier.more_views_max; 0: no bound)")
     ap.add_argument(
         "--score",
         choices=SCORE_MODES,
@@ -180,19 +180,11 @@ def main() -> None:
     )
     if args.classifier:
         target = models / "tiles-cls.onnx"
-        if args.classifier.resolve() != target.resolve():
-            shutil.copyfile(args.classifier, target)
-        crops = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
         size = args.classifier_size
-        probe = np.zeros((2, 3, size, size), np.float32)
-        out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
-        if out.shape != (2, len(CLASSES) * 4):
-            sys.exit(f"classifier output {out.shape} is not (B, {len(CLASSES) * 4})")
+        ship_classifier(args.classifier, target, size)
         blurred = None
         if args.blurred:
-            blur_target = models / BLURRED_FILE
-            if Path(args.blurred[0]).resolve() != blur_target.resolve():
-                shutil.copyfile(args.blurred[0], blur_target)
+            ship_classifier(Path(args.blurred[0]), models / BLURRED_FILE, size)
             blurred = (BLURRED_FILE, float(args.blurred[1]))
         manifest["classifier"] = classifier_entry(
             target.name, size, args.classifier_weight, args.classifier_tta, args.agreed,
@@ -211,6 +203,18 @@ def main() -> None:
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / FILE).stat().st_size / 2**20
     print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
+
+
+def ship_classifier(source: Path, target: Path, size: int) -> None:
+    """Copy a crop classifier ONNX to ``target`` (unless it is that file) and check that it
+    reads ``(B, 3, size, size)`` crops into ``(B, 43 * 4)`` logits; exits naming the fault."""
+    if source.resolve() != target.resolve():
+        shutil.copyfile(source, target)
+    crops = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    probe = np.zeros((2, 3, size, size), np.float32)
+    out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
+    if out.shape != (2, len(CLASSES) * 4):
+        sys.exit(f"classifier {target.name} output {out.shape} is not (B, {len(CLASSES) * 4})")
 
 
 def write_scales_file(

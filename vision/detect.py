@@ -491,7 +491,7 @@ class Detector:
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
             crops = crop_batch(img, boxes, self.classifier_spec.size)
-            crop_classifier = self._crop_reader(crops, crop_meta)
+            crop_classifier = self._crop_classifier(crops, crop_meta)
             cls_probs, rot_probs = classify_views(
                 crop_classifier.run,
                 crops,
@@ -544,7 +544,7 @@ class Detector:
         return self._finish(det, t0, t1, t_detect, t_zoom, (t5 - t4) * 1000 - read_ms, read_ms,
                             denoise_ms=denoise_ms)
 
-    def _crop_reader(self, crops: npt.NDArray[np.float32], meta: dict[str, Any]) -> Backend:
+    def _crop_classifier(self, crops: npt.NDArray[np.float32], meta: dict[str, Any]) -> Backend:
         """The classifier that reads this frame's ``crops`` ``(N, 3, S, S)``: the blurred
         one (manifest ``classifier.blurred``) when their sharpness
         (:func:`vision.sharpness.crop_sharpness`) is under its ``below``, else the

@@ -465,20 +465,14 @@ def main() -> None:
             loss = torch.zeros(())
         else:
             loss = loss_fn(logits, cls, rot)
-        if teacher is not None and args.teacher_clean:
-            xs = clean
+        if teacher is not None and (args.teacher_clean or half < len(x)):
+            # the teacher reads the whole batch before the smear, or the synthetic part
+            xs, taught = (clean, logits) if args.teacher_clean else (x[half:], logits[half:])
             if xs.shape[-1] != args.teacher_size:
                 xs = F.interpolate(xs, size=args.teacher_size, mode="area")
             with torch.no_grad():
                 t_logits = teacher(xs)
-            loss = loss + args.distill * distill_loss(logits, t_logits)
-        elif teacher is not None and half < len(x):
-            xs = x[half:]
-            if xs.shape[-1] != args.teacher_size:
-                xs = F.interpolate(xs, size=args.teacher_size, mode="area")
-            with torch.no_grad():
-                t_logits = teacher(xs)
-            loss = loss + args.distill * distill_loss(logits[half:], t_logits)
+            loss = loss + args.distill * distill_loss(taught, t_logits)
         opt.zero_grad()
         loss.backward()
         opt.step()
