@@ -70,6 +70,7 @@ from vision.flower_rereads import (
 from vision.layout import Layout, LayoutParams, analyze
 from vision.layout_edges import edge_note, rows_past_edge
 from vision.rewrite import Rewrite, WinTest, as_laid_ratio, index_of_box
+from vision.sharpness import blur_note
 from vision.tile_rereads import (
     drop_straddling_box,
     flip_unclear_sideways,
@@ -627,23 +628,27 @@ def recognize(
             if (level.score is not None and not _unclear(level)
                     and _confidence(level) > _confidence(rec)
                     and _flower_count(level) >= _flower_count(rec)):
-                return _with_size_note(level)
+                return _with_picture_note(level)
         elif level.score is not None and not (unclear_win and _unclear(level)):
-            return _with_size_note(level)
+            return _with_picture_note(level)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:
             rec = _with_both_times(flipped, rec)
-    return _with_size_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))))
+    return _with_picture_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))))
 
 
-def _with_size_note(rec: Recognition) -> Recognition:
+def _with_picture_note(rec: Recognition) -> Recognition:
     """``rec`` with :func:`vision.tile_size.size_note` when its hand rows' tiles are small
-    in the picture (under :data:`vision.tile_size.SMALL_TILE_PX`)."""
+    in the picture (under :data:`vision.tile_size.SMALL_TILE_PX`), else with
+    :func:`vision.sharpness.blur_note` when the detector judged the frame smeared (small
+    tiles look soft too, and the size note says what to do about them)."""
     rows = [r.detections for r in rec.layout.rows]
     note = size_note(hand_tile_px(rec.detections.boxes, rows))
+    if note is None:
+        note = blur_note(rec.detections.meta.get("blurred"))
     return rec if note is None else replace(rec, notes=(*rec.notes, note))
 
 
