@@ -60,6 +60,7 @@ import numpy as np
 from vision.classes import BACK
 from vision.correct import CorrectionResult, CorrectParams, Reading, correct, winning_shape_check
 from vision.detections import Detections
+from vision.exposure import dark_note
 from vision.flower_rereads import (
     flower_not_win,
     reread_doubtful_apart_flowers,
@@ -628,28 +629,31 @@ def recognize(
             if (level.score is not None and not _unclear(level)
                     and _confidence(level) > _confidence(rec)
                     and _flower_count(level) >= _flower_count(rec)):
-                return _with_picture_note(level)
+                return _with_picture_note(level, pixels)
         elif level.score is not None and not (unclear_win and _unclear(level)):
-            return _with_picture_note(level)
+            return _with_picture_note(level, pixels)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:
             rec = _with_both_times(flipped, rec)
-    return _with_picture_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))))
+    return _with_picture_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))),
+                              pixels)
 
 
-def _with_picture_note(rec: Recognition) -> Recognition:
+def _with_picture_note(rec: Recognition, pixels: npt.NDArray[np.uint8]) -> Recognition:
     """``rec`` with :func:`vision.tile_size.size_note` when its hand rows' tiles are small
     in the picture (under :data:`vision.tile_size.SMALL_TILE_PX`), else with
     :func:`vision.sharpness.blur_note` when the detector judged the frame smeared (small
-    tiles look soft too, and the size note says what to do about them)."""
+    tiles look soft too, and the size note says what to do about them); and with
+    :func:`vision.exposure.dark_note` when the picture ``pixels`` (BGR) is dark."""
     rows = [r.detections for r in rec.layout.rows]
     note = size_note(hand_tile_px(rec.detections.boxes, rows))
     if note is None:
         note = blur_note(rec.detections.meta.get("blurred"))
-    return rec if note is None else replace(rec, notes=(*rec.notes, note))
+    notes = tuple(n for n in (note, dark_note(pixels)) if n is not None)
+    return replace(rec, notes=(*rec.notes, *notes)) if notes else rec
 
 
 def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
