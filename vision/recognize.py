@@ -647,12 +647,15 @@ def _with_picture_note(rec: Recognition, pixels: npt.NDArray[np.uint8]) -> Recog
     in the picture (under :data:`vision.tile_size.SMALL_TILE_PX`), else with
     :func:`vision.sharpness.blur_note` when the detector judged the frame smeared (small
     tiles look soft too, and the size note says what to do about them); and with
-    :func:`vision.exposure.dark_note` when the picture ``pixels`` (BGR) is dark."""
+    :func:`vision.exposure.dark_note` when the picture ``pixels`` (BGR) is dark — then
+    without the smeared note (the crops' sharpness, a variance, falls with the light:
+    a photo dimmed to 0.4 measures smeared)."""
     rows = [r.detections for r in rec.layout.rows]
+    dark = dark_note(pixels)
     note = size_note(hand_tile_px(rec.detections.boxes, rows))
-    if note is None:
+    if note is None and dark is None:
         note = blur_note(rec.detections.meta.get("blurred"))
-    notes = tuple(n for n in (note, dark_note(pixels)) if n is not None)
+    notes = tuple(n for n in (note, dark) if n is not None)
     return replace(rec, notes=(*rec.notes, *notes)) if notes else rec
 
 

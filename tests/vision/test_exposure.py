@@ -49,3 +49,17 @@ def test_a_reading_of_a_dark_photo_says_so_and_is_unchanged() -> None:
     assert not any(DARK in n for n in a.notes)
     assert [n for n in b.notes if DARK in n] == [dark_note(dark)]
     assert any(DARK in n for n in b.to_dict()["notes"])
+
+
+def test_a_dark_photo_is_not_also_called_smeared() -> None:
+    """Rule: the crops' sharpness falls with the light, so a dark frame the gate judged
+    smeared gets the dark note alone."""
+    from vision.sharpness import SMEARED
+
+    d = SceneBuilder().standing("123m456p789sEEEN").win("N").detections(origin=(20.0, 20.0))
+    d.meta.update(blurred=True)
+    h, w = int(d.boxes[:, 3].max()) + 40, int(d.boxes[:, 2].max()) + 40
+    dark = recognize(np.full((h, w, 3), 70, np.uint8), "mcr", detector=lambda image: d)
+    lit = recognize(np.full((h, w, 3), 220, np.uint8), "mcr", detector=lambda image: d)
+    assert any(DARK in n for n in dark.notes) and not any(SMEARED in n for n in dark.notes)
+    assert any(SMEARED in n for n in lit.notes) and not any(DARK in n for n in lit.notes)
