@@ -1,7 +1,6 @@
 """Tiles small in the picture (``vision.tile_size``) and the note
 ``vision.recognize.recognize`` adds for them: under 30 px across, about half the hands of
-the synthetic table scenes are misread, against a sixth of those with larger tiles; and
-the note for a frame judged smeared (``vision.sharpness.blur_note``)."""
+the synthetic table scenes are misread, against a sixth of those with larger tiles."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import pytest
 from vision.detections import Detections
 from vision.layout_scene import SceneBuilder
 from vision.recognize import Recognition, recognize
-from vision.sharpness import SMEARED, blur_note
 from vision.tile_size import SMALL_TILE_PX, SMALL_TILES, hand_tile_px, size_note
 
 
@@ -55,24 +53,3 @@ def test_tiles_of_thirty_pixels_or_more_get_no_note() -> None:
     assert size_note(SMALL_TILE_PX) is None
     assert size_note(SMALL_TILE_PX - 0.5) is not None
 
-
-def _judged(d: Detections, blurred: bool) -> Detections:
-    """``d`` as the detector returns a frame its gate judged smeared (or sharp)."""
-    d.meta.update(blurred=blurred, sharpness=0.002 if blurred else 0.02)
-    return d
-
-
-def test_a_frame_judged_smeared_gets_a_note_to_hold_still() -> None:
-    """Rule (``vision.sharpness.blur_note``): a frame the classifier's gate judged smeared
-    gets a note saying so and what to do; a sharp frame does not; small tiles get the size
-    note alone (they look soft anyway). The reading itself is unchanged."""
-    sharp = _recognize(_judged(_won_hand(1.0), False))
-    smeared = _recognize(_judged(_won_hand(1.0), True))
-    assert smeared.hand_text == sharp.hand_text and smeared.score is not None
-    assert sharp.score is not None and smeared.score.total == sharp.score.total
-    assert [n for n in smeared.notes if SMEARED in n] == [blur_note(True)]
-    assert any(SMEARED in n for n in smeared.to_dict()["notes"])
-    assert not any(SMEARED in n for n in sharp.notes)
-    small = _recognize(_judged(_won_hand(0.5), True))
-    assert any(SMALL_TILES in n for n in small.notes)
-    assert not any(SMEARED in n for n in small.notes)
