@@ -3,7 +3,7 @@
 usage: .venv-train/bin/python train/export.py runs/<name>/weights/best.pt \
            [--imgsz 640] [--version 2026-11-29.1] [--conf 0.25] [--dynamic] \
            [--classifier tiles-cls.onnx ...] [--reader tiles-bonus.onnx ...] \
-           [--glyph-reader tiles-glyph.onnx ...]
+           [--glyph-reader tiles-glyph.onnx ...] [--glyph-reader-blurred tiles-glyph-blur.onnx]
        .venv-train/bin/python train/export.py runs/<name>/weights/epochN.pt --imgsz 512 \
            --dynamic --version 2026-12-02.26 --as-scales-file
 
@@ -288,20 +288,30 @@ def _reader_options(ap: argparse.ArgumentParser, name: str, below_p: float, what
     ap.add_argument(f"--{name}-min-mass", type=float, default=0.1)
     ap.add_argument(f"--{name}-below-p", type=float, default=below_p,
                     help="look again only at tiles whose top-1 probability is below this")
+    ap.add_argument(f"--{name}-blurred", type=Path, metavar="FILE",
+                    help="with --blurred: ship FILE beside it as its network for the frames "
+                         "the classifier's gate judges smeared (the reader's blurred_file, "
+                         "'<reader>-blur.onnx'; recipe step 67)")
 
 
 def _reader_settings(
     args: argparse.Namespace, key: str
-) -> tuple[Path, int, dict[str, float]] | None:
-    """The source file, crop size and manifest settings given for one reader (None: not
-    given); ``below_p`` is written only when below 1."""
+) -> tuple[Path, int, dict[str, float], Path | None] | None:
+    """The source file, crop size, manifest settings and network for smeared frames given
+    for one reader (None: not given); ``below_p`` is written only when below 1."""
     source = getattr(args, key)
+    blurred = getattr(args, f"{key}_blurred")
     if source is None:
+        if blurred is not None:
+            sys.exit(f"--{key.replace('_', '-')}-blurred needs --{key.replace('_', '-')}")
         return None
+    if blurred is not None and not args.blurred:
+        sys.exit(f"--{key.replace('_', '-')}-blurred needs --blurred: the classifier's gate "
+                 "judges which frames are smeared")
     settings = {k: getattr(args, f"{key}_{k}") for k in ("weight", "tta", "min_mass")}
     if getattr(args, f"{key}_below_p") < 1:
         settings["below_p"] = getattr(args, f"{key}_below_p")
-    return source, getattr(args, f"{key}_size"), settings
+    return source, getattr(args, f"{key}_size"), settings, blurred
 
 
 def reader_entry(
@@ -310,18 +320,34 @@ def reader_entry(
     source: Path,
     size: int,
     settings: dict[str, float],
+    blurred: Path | None = None,
 ) -> dict[str, object]:
     """Copy a reader from ``source`` to ``target`` beside the detector and return its
-    manifest entry (``settings``: weight, tta, min_mass, below_p); its output width is
-    checked against ``names``."""
+    manifest entry (``settings``: weight, tta, min_mass, below_p); with ``blurred``, that
+    network too, as ``<target stem>-blur.onnx``, the entry's ``blurred_file``. Each
+    one's output width is checked against ``names``."""
+    entry: dict[str, object] = {"file": target.name, "size": size, "names": list(names),
+                                **settings}
+    ship_reader(source, target, names, size)
+    if blurred is not None:
+        smeared = target.with_name(f"{target.stem}-blur.onnx")
+        ship_reader(blurred, smeared, names, size)
+        entry["blurred_file"] = smeared.name
+    return entry
+
+
+def ship_reader(source: Path, target: Path, names: tuple[str, ...], size: int) -> None:
+    """Copy a reader ONNX to ``target`` (unless it is that file) and check that it reads
+    ``(B, 3, size, size)`` crops into ``(B, len(names) * 4)`` logits; exits naming the
+    fault."""
     if source.resolve() != target.resolve():
         shutil.copyfile(source, target)
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
     probe = np.zeros((2, 3, size, size), np.float32)
     out = session.run(None, {session.get_inputs()[0].name: probe})[0]
     if out.shape != (2, len(names) * 4):
-        sys.exit(f"reader output {out.shape} is not (B, {len(names) * 4}) for {list(names)}")
-    return {"file": target.name, "size": size, "names": list(names), **settings}
+        sys.exit(f"reader {target.name} output {out.shape} is not (B, {len(names) * 4}) "
+                 f"for {list(names)}")
 
 
 if __name__ == "__main__":

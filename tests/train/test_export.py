@@ -1,4 +1,5 @@
-"""``train/export.py --as-scales-file``: a second detector shipped beside the first."""
+"""``train/export.py``: a second detector shipped beside the first (``--as-scales-file``),
+the classifier's settings, and a reader's network for smeared frames."""
 
 from __future__ import annotations
 
@@ -83,3 +84,73 @@ def test_classifier_entry_carries_more_views_for_unsure_crops(
     assert cls is not None
     assert (cls.tta, cls.more_views_below, cls.more_views_max) == (2, 0.9, 12)
     assert "more_views_below" not in export.classifier_entry("tiles-cls.onnx", 64, 0.85, 2)
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "models"
+
+
+def test_a_readers_blurred_network_ships_beside_it_as_its_blurred_file(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """Recipe step 67 (.34): ``--glyph-reader-blurred FILE`` ships FILE as
+    ``tiles-glyph-blur.onnx`` and names it the reader's ``blurred_file``, which the
+    inference side reads (with the classifier's ``blurred`` entry)."""
+    from vision.classes import GLYPHS
+
+    export = train_module("export")
+    models = _models(tmp_path)
+    entry = export.reader_entry(models / "tiles-glyph.onnx", GLYPHS,
+                                SHIPPED / "tiles-glyph.onnx", 96, {"weight": 0.5},
+                                SHIPPED / "tiles-glyph-blur.onnx")
+    assert entry["blurred_file"] == "tiles-glyph-blur.onnx"
+    shipped = (SHIPPED / "tiles-glyph-blur.onnx").read_bytes()
+    assert (models / "tiles-glyph-blur.onnx").read_bytes() == shipped
+    manifest = json.loads((models / "manifest.json").read_text())
+    manifest["classifier"] = export.classifier_entry("tiles-cls.onnx", 64, 0.85, 2,
+                                                     blurred=("tiles-cls-blur.onnx", 0.006))
+    manifest["readers"] = [entry]
+    (models / "manifest.json").write_text(json.dumps(manifest))
+    _, cls, _ = read_manifest(models)
+    assert cls is not None and cls.readers[0].blurred_file == models / "tiles-glyph-blur.onnx"
+    plain = export.reader_entry(models / "tiles-glyph.onnx", GLYPHS,
+                                SHIPPED / "tiles-glyph.onnx", 96, {"weight": 0.5})
+    assert "blurred_file" not in plain
+
+
+def test_a_readers_blurred_network_for_other_codes_is_refused(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """The network for smeared frames must read the reader's codes: the bonus reader's
+    8 codes offered as the glyph reader's 13 is an error naming the file."""
+    from vision.classes import GLYPHS
+
+    export = train_module("export")
+    models = _models(tmp_path)
+    with pytest.raises(SystemExit, match=r"tiles-glyph-blur\.onnx output \(2, 32\)"):
+        export.reader_entry(models / "tiles-glyph.onnx", GLYPHS, SHIPPED / "tiles-glyph.onnx",
+                            96, {"weight": 0.5}, SHIPPED / "tiles-bonus.onnx")
+
+
+def test_a_readers_blurred_network_needs_the_reader_and_the_classifiers_gate(
+    train_module: Callable[[str], ModuleType]
+) -> None:
+    """``--glyph-reader-blurred`` alone, or without ``--blurred`` (whose gate judges which
+    frames are smeared), stops with a message naming what is missing."""
+    import argparse
+
+    export = train_module("export")
+    base = {"glyph_reader_size": 96, "glyph_reader_weight": 0.5, "glyph_reader_tta": 2,
+            "glyph_reader_min_mass": 0.1, "glyph_reader_below_p": 0.9}
+    alone = argparse.Namespace(glyph_reader=None, glyph_reader_blurred=Path("g.onnx"),
+                               blurred=None, **base)
+    with pytest.raises(SystemExit, match=r"needs --glyph-reader$"):
+        export._reader_settings(alone, "glyph_reader")
+    ungated = argparse.Namespace(glyph_reader=Path("r.onnx"), glyph_reader_blurred=Path("g.onnx"),
+                                 blurred=None, **base)
+    with pytest.raises(SystemExit, match="needs --blurred"):
+        export._reader_settings(ungated, "glyph_reader")
+    gated = argparse.Namespace(glyph_reader=Path("r.onnx"), glyph_reader_blurred=Path("g.onnx"),
+                               blurred=["b.onnx", "0.006"], **base)
+    source, size, settings, blurred = export._reader_settings(gated, "glyph_reader")
+    assert (source, size, blurred) == (Path("r.onnx"), 96, Path("g.onnx"))
+    assert settings["below_p"] == 0.9
