@@ -208,13 +208,23 @@ def main() -> None:
 def ship_classifier(source: Path, target: Path, size: int) -> None:
     """Copy a crop classifier ONNX to ``target`` (unless it is that file) and check that it
     reads ``(B, 3, size, size)`` crops into ``(B, 43 * 4)`` logits; exits naming the fault."""
+    ship_crop_network(source, target, size, len(CLASSES) * 4, "classifier")
+
+
+def ship_crop_network(
+    source: Path, target: Path, size: int, width: int, what: str, codes: str = ""
+) -> None:
+    """Copy a crop network's ONNX (a classifier or a reader, ``what``) to ``target``
+    (unless it is that file) and check that it reads ``(B, 3, size, size)`` crops into
+    ``(B, width)`` logits; exits naming the fault (and ``codes``, when given)."""
     if source.resolve() != target.resolve():
         shutil.copyfile(source, target)
-    crops = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
     probe = np.zeros((2, 3, size, size), np.float32)
-    out = crops.run(None, {crops.get_inputs()[0].name: probe})[0]
-    if out.shape != (2, len(CLASSES) * 4):
-        sys.exit(f"classifier {target.name} output {out.shape} is not (B, {len(CLASSES) * 4})")
+    out = session.run(None, {session.get_inputs()[0].name: probe})[0]
+    if out.shape != (2, width):
+        sys.exit(f"{what} {target.name} output {out.shape} is not (B, {width})"
+                 + (f" for {codes}" if codes else ""))
 
 
 def write_scales_file(
@@ -301,13 +311,14 @@ def _reader_settings(
     for one reader (None: not given); ``below_p`` is written only when below 1."""
     source = getattr(args, key)
     blurred = getattr(args, f"{key}_blurred")
+    flag = "--" + key.replace("_", "-")
     if source is None:
         if blurred is not None:
-            sys.exit(f"--{key.replace('_', '-')}-blurred needs --{key.replace('_', '-')}")
+            sys.exit(f"{flag}-blurred needs {flag}")
         return None
     if blurred is not None and not args.blurred:
-        sys.exit(f"--{key.replace('_', '-')}-blurred needs --blurred: the classifier's gate "
-                 "judges which frames are smeared")
+        sys.exit(f"{flag}-blurred needs --blurred: the classifier's gate judges which frames "
+                 "are smeared")
     settings = {k: getattr(args, f"{key}_{k}") for k in ("weight", "tta", "min_mass")}
     if getattr(args, f"{key}_below_p") < 1:
         settings["below_p"] = getattr(args, f"{key}_below_p")
@@ -328,26 +339,12 @@ def reader_entry(
     one's output width is checked against ``names``."""
     entry: dict[str, object] = {"file": target.name, "size": size, "names": list(names),
                                 **settings}
-    ship_reader(source, target, names, size)
+    ship_crop_network(source, target, size, len(names) * 4, "reader", str(list(names)))
     if blurred is not None:
         smeared = target.with_name(f"{target.stem}-blur.onnx")
-        ship_reader(blurred, smeared, names, size)
+        ship_crop_network(blurred, smeared, size, len(names) * 4, "reader", str(list(names)))
         entry["blurred_file"] = smeared.name
     return entry
-
-
-def ship_reader(source: Path, target: Path, names: tuple[str, ...], size: int) -> None:
-    """Copy a reader ONNX to ``target`` (unless it is that file) and check that it reads
-    ``(B, 3, size, size)`` crops into ``(B, len(names) * 4)`` logits; exits naming the
-    fault."""
-    if source.resolve() != target.resolve():
-        shutil.copyfile(source, target)
-    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-    probe = np.zeros((2, 3, size, size), np.float32)
-    out = session.run(None, {session.get_inputs()[0].name: probe})[0]
-    if out.shape != (2, len(names) * 4):
-        sys.exit(f"reader {target.name} output {out.shape} is not (B, {len(names) * 4}) "
-                 f"for {list(names)}")
 
 
 if __name__ == "__main__":
