@@ -241,7 +241,9 @@ def _split_context(
     if isinstance(hidden, str):
         hidden = tuple(h for h in hidden.replace(",", " ").split() if h)
     if win is not None and not isinstance(win, bool):
-        raise ValueError(f"context 'claim_win' must be true or false, not {win!r}")
+        from scoring import HandError
+
+        raise HandError(f"context 'claim_win' must be true or false, not {win!r}")
     return ctx, win, tuple(hidden)
 
 

@@ -100,18 +100,24 @@ def grid_cells(
     """``n × n`` cells ``(x1, y1, x2, y2)`` (ints, row by row) covering a ``width ×
     height`` image; neighbouring cells overlap by ``overlap`` of the image's width
     (height), so every tile shorter than that lies whole inside at least one cell.
+    Every cell is at least 1 px on each side, however thin the image (a 1 px tall
+    strip gives cells 1 px tall).
 
     >>> grid_cells((1280, 960), 2)
     [(0, 0, 720, 540), (560, 0, 1280, 540), (0, 420, 720, 960), (560, 420, 1280, 960)]
+    >>> grid_cells((4000, 1), 2)
+    [(0, 0, 2250, 1), (1750, 0, 4000, 1), (0, 0, 2250, 1), (1750, 0, 4000, 1)]
     """
     width, height = image_wh
 
     def spans(side: int) -> list[tuple[int, int]]:
         half = overlap * side / 2
-        return [
-            (int(max(0.0, i * side / n - half)), int(min(float(side), (i + 1) * side / n + half)))
-            for i in range(n)
-        ]
+        out = []
+        for i in range(n):
+            start = min(int(max(0.0, i * side / n - half)), max(side - 1, 0))
+            end = int(min(float(side), (i + 1) * side / n + half))
+            out.append((start, max(end, start + 1)))
+        return out
 
     return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
 

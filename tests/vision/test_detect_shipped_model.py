@@ -89,3 +89,17 @@ def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() ->
     assert present <= named, f"ONNX files no manifest entry runs: {sorted(present - named)}"
     total = sum((folder / name).stat().st_size for name in named)
     assert total <= MAX_SHIPPED_BYTES, f"model files {total / 2**20:.1f} MB > 30 MB"
+
+
+@pytest.mark.parametrize("shape", [(1, 4000, 3), (4000, 1, 3), (2, 2, 3), (1, 1, 3)])
+def test_an_image_one_or_two_pixels_thin_reads_as_no_tiles_not_an_error(
+    shape: tuple[int, int, int],
+) -> None:
+    """Issue 5, bad input: a strip 1 px tall or wide (it sends the frame to the grid
+    pass, whose cells once came out 0 px tall) is an image with no tiles in it."""
+    folder = default_model_dir()
+    if not (folder / MANIFEST).is_file():
+        pytest.skip(f"no shipped model yet: {folder / MANIFEST} is missing")
+    det = load_detector(folder).detect(np.full(shape, 128, np.uint8))
+    assert det.image_size == (shape[1], shape[0])
+    assert len(det) == 0

@@ -102,7 +102,8 @@ def test_unknown_rules_is_a_clear_error() -> None:
 
 
 def test_bad_win_flag_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="claim_win"):
+    """A context error is a HandError (the service answers it 400 invalid_context)."""
+    with pytest.raises(scoring.HandError, match="claim_win"):
         recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, "claim_win": "yes"})
 
 
@@ -237,6 +238,10 @@ def test_cli_json_and_annotation(
 def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["recognize", str(tmp_path / "missing.jpg")]) == 2
     assert "no such image file" in capsys.readouterr().err
+    folder = tmp_path / "photos.jpg"
+    folder.mkdir()
+    assert main(["recognize", str(folder)]) == 2
+    assert "is a directory, not an image file" in capsys.readouterr().err
     bad = tmp_path / "bad.jpg"
     bad.write_bytes(b"not an image at all")
     assert main(["recognize", str(bad)]) == 2

@@ -51,3 +51,13 @@ def test_a_row_chains_along_but_a_far_tile_does_not_join() -> None:
     far = np.array([[400, 0, 410, 14]], np.float32)
     got = chained_to(seeds, np.concatenate([far, row]), reach=3.0)
     assert len(got) == 8 and 400 not in got[:, 0]
+
+
+def test_grid_cells_of_a_one_pixel_strip_are_not_empty() -> None:
+    """A 1 px tall (or wide) frame still gives cells of at least 1 px on each side."""
+    for size in ((4000, 1), (1, 4000), (1, 1), (3, 2)):
+        for n in (2, 3):
+            cells = grid_cells(size, n)
+            assert len(cells) == n * n
+            for x1, y1, x2, y2 in cells:
+                assert 0 <= x1 < x2 <= size[0] and 0 <= y1 < y2 <= size[1]

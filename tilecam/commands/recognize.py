@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import recognize
 
     path = Path(args.image)
+    if path.is_dir():
+        raise FileNotFoundError(f"{path} is a directory, not an image file")
     if not path.is_file():
         raise FileNotFoundError(f"no such image file: {path}")
     detector = None

@@ -166,7 +166,7 @@ def _recognize(
     image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
     try:
         result = run_recognition(image, rules, context, detector=detector)
-    except ValueError as exc:  # HandError or a context the recognizer refuses
+    except scoring.HandError as exc:  # a context the recognizer refuses
         raise ApiError(400, "invalid_context", str(exc)) from None
     out = result.to_dict()
     # the page's tile picker offers the detector's alternatives first
