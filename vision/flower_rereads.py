@@ -160,7 +160,10 @@ def reread_doubtful_apart_flowers(
     from vision.flower_runs import as_flowers, doubtful_apart
 
     used = {dets.codes[i] for i in layout.flowers}
-    doubtful = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[: len(BONUS) - len(used)]
+    # a tile read as a kind among the flowers counts against the eight too; never below
+    # none (a negative slice would keep all but the last few)
+    room = max(0, len(BONUS) - len(used))
+    doubtful = doubtful_apart(dets, layout, FLOWER_RUN_WEAK_P)[:room]
     kept = _laid_as_flowers(dets, layout, params, doubtful,
                             lambda tiles: as_flowers(dets, tiles, used))
     if kept is None:

@@ -122,3 +122,39 @@ def test_a_claimed_win_or_a_tile_unlikely_a_flower_keeps_the_win() -> None:
     d = b.uncertain([("3p", 0.3), ("E", 0.2), ("4f", 0.15)]).detections()
     r = recognize_detections(d, "mcr")
     assert r.score is not None and not any("as any flower" in n for n in r.notes)
+
+
+class _LaidOut:
+    """A stand-in layout: the first ``flowers`` tiles laid as flowers, the rest ignored."""
+
+    def __init__(self, flowers: int, n: int) -> None:
+        self.flowers = list(range(flowers))
+        self.hand_detections: list[int] = []
+        self.tile_count = 0
+        self._n = n
+
+    def roles(self, n: int) -> list[str]:
+        from vision.layout import FLOWER, IGNORED
+
+        return [FLOWER if i in self.flowers else IGNORED for i in range(n)]
+
+
+def test_more_codes_among_the_flowers_than_bonus_codes_leaves_nothing_to_re_read() -> None:
+    """Each of the eight bonus tiles exists once. When the tiles laid among the flowers
+    already show ten codes (eight bonus codes and two kinds), no doubtful tile set apart
+    can be read as a flower: nothing is re-read — not an error (the count of free codes
+    once came out negative and sliced the doubtful tiles the wrong way)."""
+    from vision.flower_rereads import reread_doubtful_apart_flowers
+    from vision.layout import LayoutParams
+
+    laid = ["1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f", "5m", "C"]
+    doubtful = ["3p", "4p", "5p", "6p", "7p"]
+    codes = laid + doubtful
+    boxes = [(40.0 * i, 0.0, 40.0 * i + 36, 50.0) for i in range(len(codes))]
+    conf = [0.95] * len(laid) + [0.3] * len(doubtful)
+    d = Detections.from_lists(boxes, codes, conf, image_size=(800, 100))
+    layout = _LaidOut(len(laid), len(codes))
+    out, out_layout, notes, changes = reread_doubtful_apart_flowers(
+        d, layout, LayoutParams())  # type: ignore[arg-type]
+    assert out is d and out_layout is layout
+    assert notes == () and changes == ()
