@@ -224,6 +224,7 @@ def eval_synth(
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
     n = exact_gt = exact_gt_rec = exact_det = exact_geom = exact_true_e2e = 0
     tiles_top1 = tiles_corrected = same_score = 0
+    confident: list[tuple[float, bool]] = []  # (hand_confidence, exact), end to end
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
@@ -297,6 +298,8 @@ def eval_synth(
             tiles_corrected += Counter(rec.codes) == truth_tiles
             right = _read_right(rec, expected)
             exact_det += right
+            if rec.hand_confidence is not None:
+                confident.append((rec.hand_confidence, right))
             for tally in (by_group[_note_group(rec)], by_group[_tilt_group(rec)],
                           by_shown[_shown_group(truth)]):
                 tally[0] += 1
@@ -343,6 +346,9 @@ def eval_synth(
         out["by_note_and_tilt"] = _group_figures(by_group)
         out["by_codes_shown"] = _group_figures(by_shown)
         out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
+        # how often a reading was exact, per band of its calibrated hand confidence
+        out["hand_confidence_end_to_end"] = calibration_bins(
+            confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
         out["end_to_end_failures"] = e2e_failures
         out["end_to_end_not_exact"] = not_exact
         out["end_to_end_not_same_mcr_score"] = not_same_score

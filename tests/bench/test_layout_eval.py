@@ -72,6 +72,22 @@ def test_winning_scenes_read_wrong_are_listed_by_name(bench: ModuleType, tmp_pat
     assert out["exact_end_to_end"] == pytest.approx(2 / 3)
 
 
+def test_end_to_end_readings_are_banded_by_their_hand_confidence(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """With a calibrated detector each end-to-end reading's hand confidence is banded
+    with how often the reading was exact (here a calibration of intercept only: every
+    reading 0.5 sure; one of the three scenes is read as nothing)."""
+    folder = _scenes(tmp_path, "banded")
+    reader = TruthReader(bench, folder, {"000001.json"})
+    reader.calibration = {"features": [], "coef": [], "intercept": 0.0}  # type: ignore[attr-defined]
+    out: dict[str, Any] = bench.eval_synth(folder, reader, None, show=0)
+    bands = out["hand_confidence_end_to_end"]
+    assert [(b["band"], b["photos"], b["mean_confidence"]) for b in bands] == [
+        ("0.50-0.70", 3, 0.5)]
+    assert bands[0]["exact"] == pytest.approx(0.6667, abs=1e-4)
+
+
 def test_hands_one_tile_short_list_misreadings_and_false_wins(
     bench: ModuleType, tmp_path: Path
 ) -> None:
