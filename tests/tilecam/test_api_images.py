@@ -273,3 +273,24 @@ def test_limiter_refuses_requests_over_the_queue_at_once() -> None:
         return code, admitted_after
 
     assert asyncio.run(scenario()) == ("busy", 0)
+
+
+def test_an_internal_error_of_the_reader_is_not_blamed_on_the_request() -> None:
+    """Only a context the scorer refuses (``scoring.HandError``) is the caller's 400
+    ``invalid_context``; any other exception inside the reading is answered as the
+    service's own error (500 ``internal_error``, JSON), not as a bad context."""
+    import scoring
+
+    def broken(kind: type[Exception]) -> object:
+        def detect(image: np.ndarray) -> Detections:
+            raise kind("something inside went wrong")
+
+        return detect
+
+    for kind, status, code in ((ValueError, 500, "internal_error"),
+                               (scoring.HandError, 400, "invalid_context")):
+        app = create_app(SETTINGS)
+        app.dependency_overrides[get_detector] = lambda k=kind: broken(k)
+        with TestClient(app, raise_server_exceptions=False) as c:
+            r = c.post("/v1/recognize", files={"image": ("x.jpg", jpeg(), "image/jpeg")})
+        assert_error(r, status, code)

@@ -30,6 +30,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session, sessionmaker
 
+import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
@@ -213,7 +214,7 @@ async def post_frame(
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
         try:
             return reader(image, rules, report.context)
-        except ValueError as exc:  # scoring.HandError from the recognizer's scoring
+        except scoring.HandError as exc:  # a context the recognizer's scoring refuses
             raise ApiError(400, "invalid_context", str(exc)) from None
 
     limiter = getattr(request.app.state, "limiter", None)
