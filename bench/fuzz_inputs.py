@@ -5,10 +5,12 @@ traceback or an exception other than the one the API documents.
 Two parts, each seeded (the same seed gives the same inputs):
 
 * ``service`` — the FastAPI app in process (``TestClient``, the shipped model unless
-  ``--no-model``): images that are valid but odd (16-bit, grey, alpha, progressive,
-  WebP/BMP/TIFF, 1 px strips, EXIF orientations, black/white/noise frames, a JPEG sent
-  twice), broken (truncated, garbage inside, header only, random bytes, SVG/HTML/PDF/
-  gzip), with odd form fields and query strings, at ``/v1/recognize`` and ``/v1/detect``;
+  ``--no-model``, a throwaway SQLite database): images that are valid but odd (16-bit,
+  grey, alpha, progressive, WebP/BMP/TIFF, 1 px strips, EXIF orientations, black/white/
+  noise frames, a JPEG sent twice), broken (truncated, garbage inside, header only,
+  random bytes, SVG/HTML/PDF/gzip), at ``/v1/recognize`` (form and raw body),
+  ``/v1/detect`` and a table's camera ``/v1/tables/{id}/frames``, odd form fields and
+  query strings at ``/v1/recognize``;
   then random hand strings and option values at ``/v1/score`` and ``/v1/waits`` under
   the three rule sets. A failure is a status ≥ 500, a body that is not JSON, or an error
   body without an ``error`` object.
@@ -31,8 +33,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import struct
 import sys
+import tempfile
 import time
 import traceback
 import zlib
@@ -47,6 +51,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
+#: The admin key of the throwaway service (a fresh SQLite database in a temporary folder).
+ADMIN_KEY = "fuzz-admin-key-0123456789abcdef"
 
 
 def _encode(ext: str, img: np.ndarray, params: tuple[int, ...] = ()) -> bytes:
@@ -177,11 +183,20 @@ def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
     from tilecam.settings import Settings
 
     failures = Failures()
-    app = create_app(Settings(load_model=load_model))
+    folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-"))
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    app = create_app(Settings(
+        load_model=load_model, database_url=f"sqlite:///{(folder / 'fuzz.db').as_posix()}",
+        data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1000.0,
+        rate_limit_burst=1000))
     with TestClient(app, raise_server_exceptions=False) as client:
         if load_model and not _ready(client):
             failures.add("the model did not load within 120 s (/readyz)")
             return failures
+        event = client.post("/v1/events", json={"name": "fuzz", "rules": "mcr"}, headers=admin)
+        table = client.post(f"/v1/events/{event.json()['id']}/tables", headers=admin,
+                            json={"name": "T1", "players": ["A", "B", "C", "D"]}).json()
+        camera = {"Authorization": f"Bearer {table['api_key']}"}
         images = odd_images(seed)
         for name, data in images.items():
             for path in ("/v1/recognize", "/v1/detect"):
@@ -191,6 +206,9 @@ def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
             check_response(failures, f"/v1/recognize raw body, {name}", client.post(
                 "/v1/recognize", content=data, headers={"content-type": "image/jpeg"}),
                 not load_model)
+            check_response(failures, f"table frame, {name}", client.post(
+                f"/v1/tables/{table['id']}/frames", headers=camera,
+                files={"image": ("frame.jpg", data, "image/jpeg")}), not load_model)
         jpeg = images["jpeg"]
         odd_fields: list[dict[str, str]] = [
             {"rules": "nope"}, {"rules": "mcr", "self_drawn": "maybe"}, {"seat_wind": "Q"},
@@ -221,7 +239,8 @@ def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
                         body["gold"] = rng.choice([*KINDS, "zz"])
                     check_response(failures, f"{path} {json.dumps(body)}"[:120],
                                    client.post(path, json=body))
-    print(f"service: {len(images)} images × 3 ways, {len(odd_fields) + 5} option sets, "
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"service: {len(images)} images × 4 ways, {len(odd_fields) + 5} option sets, "
           f"{hands} hands × 6; {len(failures.items)} failures")
     return failures
 
