@@ -127,11 +127,10 @@ def test_a_claimed_win_or_a_tile_unlikely_a_flower_keeps_the_win() -> None:
 class _LaidOut:
     """A stand-in layout: the first ``flowers`` tiles laid as flowers, the rest ignored."""
 
-    def __init__(self, flowers: int, n: int) -> None:
+    def __init__(self, flowers: int) -> None:
         self.flowers = list(range(flowers))
         self.hand_detections: list[int] = []
         self.tile_count = 0
-        self._n = n
 
     def roles(self, n: int) -> list[str]:
         from vision.layout import FLOWER, IGNORED
@@ -153,7 +152,7 @@ def test_more_codes_among_the_flowers_than_bonus_codes_leaves_nothing_to_re_read
     boxes = [(40.0 * i, 0.0, 40.0 * i + 36, 50.0) for i in range(len(codes))]
     conf = [0.95] * len(laid) + [0.3] * len(doubtful)
     d = Detections.from_lists(boxes, codes, conf, image_size=(800, 100))
-    layout = _LaidOut(len(laid), len(codes))
+    layout = _LaidOut(len(laid))
     out, out_layout, notes, changes = reread_doubtful_apart_flowers(
         d, layout, LayoutParams())  # type: ignore[arg-type]
     assert out is d and out_layout is layout

@@ -129,16 +129,12 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import recognize
 
     path = Path(args.image)
-    if path.is_dir():
-        raise FileNotFoundError(f"{path} is a directory, not an image file")
-    if not path.is_file():
-        raise FileNotFoundError(f"no such image file: {path}")
+    pixels = load_image(str(path))  # first: a missing or bad file fails before a model loads
     detector = None
     if args.model:
         from vision.detect import load_detector
 
         detector = load_detector(args.model)
-    pixels = load_image(str(path))
     rec = recognize(pixels, rules=args.rules, context=build_context(args), detector=detector)
     out = rec.to_dict()
     out["image"] = str(path)
