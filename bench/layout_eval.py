@@ -225,6 +225,7 @@ def eval_synth(
     n = exact_gt = exact_gt_rec = exact_det = exact_geom = exact_true_e2e = 0
     tiles_top1 = tiles_corrected = same_score = 0
     confident: list[tuple[float, bool]] = []  # (hand_confidence, exact), end to end
+    score_confident: list[tuple[float, bool]] = []  # (score_confidence, same MCR score)
     failures: list[str] = []
     why = Counter[str]()
     why_e2e = Counter[str]()
@@ -315,11 +316,15 @@ def eval_synth(
                 if len(e2e_failures) < show:
                     e2e_failures.append(f"{f.name} {reason}: truth {format_hand(hand)} got "
                                         f"{rec.hand_text or 'no hand'}")
-                same_score += reason == "only bonus tiles misread (same count)"
-                if reason != "only bonus tiles misread (same count)":
+                same = reason == "only bonus tiles misread (same count)"
+                same_score += same
+                if not same:
                     not_same_score.append(f.name)
             else:
+                same = True
                 same_score += 1
+            if rec.score_confidence is not None:
+                score_confident.append((rec.score_confidence, same))
     out: dict[str, Any] = {
         "scenes": n,
         "exact_from_truth_boxes": exact_gt / max(n, 1),
@@ -349,6 +354,9 @@ def eval_synth(
         # how often a reading was exact, per band of its calibrated hand confidence
         out["hand_confidence_end_to_end"] = calibration_bins(
             confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
+        # how often the MCR score was right, per band of the calibrated score confidence
+        out["score_confidence_end_to_end"] = calibration_bins(
+            score_confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
         out["end_to_end_failures"] = e2e_failures
         out["end_to_end_not_exact"] = not_exact
         out["end_to_end_not_same_mcr_score"] = not_same_score

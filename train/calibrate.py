@@ -10,13 +10,19 @@ compared with ``reading_confidence`` (bands, Brier score, expected calibration e
 With ``--write`` the model fitted on all photos goes into ``MODEL_DIR/manifest.json``
 (``"calibration"``); the reported figures are the cross-validated ones.
 
+With ``--event score`` the event is the multiset right **up to the codes the MCR score
+treats alike** (any bonus tile for any other; :attr:`scoring.rulesets.base.RuleSet.score_alike`)
+and the signals are :func:`vision.confidence.score_features`; ``--write`` then puts the
+fit under the calibration's ``"score"`` key (the score confidence), and ``--apply``
+reports that fit.
+
 With ``--apply`` nothing is fitted: the manifest's calibration is applied to the photos
 as it is and its reliability reported — for data it was not fitted on (e.g. synthetic
 scenes of held-out art).
 
 usage: .venv/bin/python train/calibrate.py MODEL_DIR [--data DIR[:SPLIT] ...]
-           [--folds 5] [--features F ...] [--weight SET=W ...] [--cache FILE.json]
-           [--write | --apply] [--json]
+           [--event hand|score] [--folds 5] [--features F ...] [--weight SET=W ...]
+           [--cache FILE.json] [--write | --apply] [--json]
 
 Shipped fit: the real val photos and the held-out-art synthetic set v1 (the choice set)
 at three times the weight (on unseen tile art the model's signals mean less than on the
@@ -42,13 +48,15 @@ import numpy.typing as npt
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.confidence import FEATURES  # noqa: E402
+from vision.confidence import FEATURES, SCORE_FEATURES  # noqa: E402
 
 #: Signals the shipped fit uses: all but the box scores (``min_score``, ``weak_boxes``),
 #: whose meaning differs most between real photos and synthetic scenes; with them the
 #: fit was worse than the raw reading confidence on held-out art v1 (out-of-fold Brier
 #: 0.0618 vs 0.0627 at weight 3; without: 0.0584).
 DEFAULT_FEATURES = tuple(f for f in FEATURES if f not in ("min_score", "weak_boxes"))
+#: ... and for the score confidence the same, plus ``by_place``.
+DEFAULT_SCORE_FEATURES = (*DEFAULT_FEATURES, "by_place")
 
 F64 = npt.NDArray[np.float64]
 #: Bands for the reliability table (probability of an exact reading).
@@ -86,30 +94,35 @@ def predict(x: F64, w: F64, b: float) -> F64:
     return 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
 
 
-def collect(data: Path, split: str, model_dir: Path) -> list[dict[str, Any]]:
+def collect(data: Path, split: str, model_dir: Path, event: str = "hand") -> list[dict[str, Any]]:
     """One row per photo: ``set`` (the folder's name), ``stem``, ``exact``, ``reading``
-    and the features."""
+    and the features — of the hand confidence, or with ``event`` ``"score"`` of the score
+    confidence (``exact`` then up to the MCR score's alike codes)."""
+    from scoring.rulesets import get_rule_set
     from vision.classes import CLASSES
-    from vision.confidence import hand_features
+    from vision.confidence import hand_features, score_features
     from vision.data.photos import source_stem
     from vision.detect import Detector
     from vision.evaluate import load_dataset
     from vision.recognize import recognize_detections
 
+    alike = get_rule_set("mcr").score_alike if event == "score" else ()
+    as_one = {c: g[0] for g in alike for c in g}
     detector = Detector(model_dir)
     rows = []
     for sample in load_dataset(data, split):
         det = detector(sample.image)
         rec = recognize_detections(det, "mcr")
-        truth = Counter(CLASSES[int(c)] for c in sample.class_ids)
+        truth = Counter(as_one.get(CLASSES[int(c)], CLASSES[int(c)]) for c in sample.class_ids)
+        read = Counter(as_one.get(c, c) for c in rec.codes)
         rows.append(
             {
                 "set": data.name,
                 "image": sample.image.name,
                 "stem": source_stem(sample.image.name),
-                "exact": Counter(rec.codes) == truth,
+                "exact": read == truth,
                 "reading": rec.reading_confidence,
-                **hand_features(rec),
+                **(score_features(rec, alike) if event == "score" else hand_features(rec)),
             }
         )
     return rows
@@ -208,14 +221,21 @@ def evaluate(
     }
 
 
-def apply_report(rows: list[dict[str, Any]], model_dir: Path, as_json: bool) -> int:
-    """Reliability of the manifest's calibration, as it is, on ``rows``."""
+def apply_report(
+    rows: list[dict[str, Any]], model_dir: Path, as_json: bool, event: str = "hand"
+) -> int:
+    """Reliability of the manifest's calibration (its ``score`` fit for ``event``
+    ``"score"``), as it is, on ``rows``."""
     from vision.confidence import check_calibration, logistic
 
     manifest = json.loads((model_dir / "manifest.json").read_text())
     if "calibration" not in manifest:
         raise SystemExit(f"{model_dir}/manifest.json has no calibration to apply")
     c = check_calibration(manifest["calibration"])
+    if event == "score":
+        if "score" not in c:
+            raise SystemExit(f"{model_dir}/manifest.json has no score calibration to apply")
+        c = c["score"]
     p = np.array([logistic(r, c["features"], c["coef"], c["intercept"]) for r in rows])
     y = np.array([float(r["exact"]) for r in rows])
     raw = np.array([r["reading"] for r in rows])
@@ -246,14 +266,22 @@ def main(argv: list[str] | None = None) -> int:
         help="YOLO dataset and split (default split val); repeat to fit on several "
         "(default: datasets/build/hk-photos:val)",
     )
+    ap.add_argument(
+        "--event",
+        choices=("hand", "score"),
+        default="hand",
+        help="what is calibrated: the exact multiset (hand confidence, default) or the "
+        "multiset up to the codes the MCR score treats alike (score confidence)",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--l2", type=float, default=1.0, help="weight penalty (standardised units)")
     ap.add_argument(
         "--features",
         nargs="+",
-        choices=FEATURES,
-        default=list(DEFAULT_FEATURES),
-        help="signals the fit uses (default: all but the box scores)",
+        choices=SCORE_FEATURES,
+        default=None,
+        help="signals the fit uses (default: all but the box scores; by_place only with "
+        "--event score)",
     )
     ap.add_argument(
         "--weight",
@@ -273,19 +301,23 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.data or [str(REPO / "datasets/build/hk-photos")]:
         folder, _, split = item.partition(":")
         sources.append((Path(folder), split or "val"))
+    if args.features is None:
+        args.features = DEFAULT_SCORE_FEATURES if args.event == "score" else DEFAULT_FEATURES
+    if args.event == "hand" and "by_place" in args.features:
+        raise SystemExit("--features by_place is a signal of --event score only")
     if args.cache and args.cache.is_file():
         rows = json.loads(args.cache.read_text())
     else:
         rows = []
         for folder, split in sources:
-            got = collect(folder, split, args.model_dir)
+            got = collect(folder, split, args.model_dir, args.event)
             if not got:
                 raise SystemExit(f"{folder}: no photos in split {split!r}")
             rows += got
         if args.cache:
             args.cache.write_text(json.dumps(rows))
     if args.apply:
-        return apply_report(rows, args.model_dir, args.json)
+        return apply_report(rows, args.model_dir, args.json, args.event)
     weights = {}
     for item in args.weight:
         name, _, value = item.partition("=")
@@ -301,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         "features": list(features),
         "coef": [round(float(v), 5) for v in w],
         "intercept": round(b, 5),
-        "fitted_on": "; ".join(
+        "fitted_on": ("the multiset up to the MCR score's alike codes; " if args.event == "score"
+                      else "") + "; ".join(
             f"{name}: {part['photos']} photos, exact {part['exact']:.3f}, {args.folds}-fold "
             f"by source Brier {part['calibrated_out_of_fold']['brier']} "
             f"ECE {part['calibrated_out_of_fold']['ece']} (raw confidence "
@@ -313,7 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         path = args.model_dir / "manifest.json"
         manifest = json.loads(path.read_text())
-        manifest["calibration"] = calibration
+        if args.event == "score":
+            if "calibration" not in manifest:
+                raise SystemExit(f"{path}: fit the hand confidence first (no calibration)")
+            manifest["calibration"]["score"] = calibration
+        else:  # a refit hand confidence keeps the score fit beside it
+            kept = manifest.get("calibration", {}).get("score")
+            manifest["calibration"] = calibration if kept is None else {**calibration,
+                                                                        "score": kept}
         path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     if args.json:
         print(json.dumps(report))

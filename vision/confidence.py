@@ -29,6 +29,26 @@ A model without a calibration entry has no hand confidence (``None``). The shipp
 made on MCR readings (``train/calibrate.py`` recognises with the MCR rules); for the
 Xiamen and Zhenjiang rule sets the same coefficients are used as they are — their
 ``hand_read`` / ``win`` signals were not calibrated on their own.
+
+**Score confidence.** A score does not always depend on every code: under MCR a bonus
+tile is one fan whichever flower or season it is, and a misread numeral on a flower
+changes the hand but not its score. A rule set names such codes in groups
+(:attr:`scoring.rulesets.base.RuleSet.score_alike`). The *score confidence*
+(:func:`score_confidence`) is the calibrated probability that the tile multiset is right
+**up to those groups** — every tile the score counts, and what it counts it as. Its
+signals (:func:`score_features`) are those above with each tile's probability taken for
+its code's whole group, plus one:
+
+- ``by_place``: bonus tiles the model did not read as bonus tiles (group probability
+  under :data:`BY_PLACE_P`) that the reading took for flowers by where they lie and how
+  many tiles the hand holds (:mod:`vision.flower_rereads`); their probability is left out
+  of the other signals, and this count carries what such a reading is worth.
+
+It is fitted on its own (``train/calibrate.py --event score``) and stored in the
+calibration entry as ``"score": {"features", "coef", "intercept", "fitted_on"}``. A rule
+set with no alike codes (Zhenjiang: no flowers) has score confidence = hand confidence.
+The shipped fit was made with the MCR groups; Xiamen's finer groups (seasons apart from
+flowers) use the same coefficients.
 """
 
 from __future__ import annotations
@@ -54,6 +74,11 @@ FEATURES: tuple[str, ...] = (
     "mean_log_p",
     "min_p",
 )
+#: The signals a score calibration may use: :data:`FEATURES` over alike codes, and
+#: ``by_place``.
+SCORE_FEATURES: tuple[str, ...] = (*FEATURES, "by_place")
+#: A flower-role tile whose group probability is under this was read as a flower by place.
+BY_PLACE_P = 0.5
 #: A tile whose detector score is under this counts as a weak box.
 WEAK_SCORE = 0.4
 #: Probability counted for a final code outside a tile's top-k alternatives.
@@ -66,11 +91,29 @@ class CalibrationError(ValueError):
 
 def hand_features(rec: Recognition) -> dict[str, float]:
     """The signals of :data:`FEATURES` for one recognition (see module doc)."""
+    p = code_probabilities(rec) if len(rec.detections) else np.array([_FLOOR])
+    return _signals(rec, p)
+
+
+def score_features(rec: Recognition, alike: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The signals of :data:`SCORE_FEATURES` for one recognition, the codes of each group
+    of ``alike`` taken as one (see module doc)."""
+    if not len(rec.detections):
+        return {**_signals(rec, np.array([_FLOOR])), "by_place": 0.0}
+    p = code_probabilities(rec, alike)
+    placed = np.array([r == "flower" for r in rec.roles], bool) & (p < BY_PLACE_P)
+    kept = p[~placed]
+    signals = _signals(rec, kept if len(kept) else np.array([1.0]))
+    return {**signals, "by_place": float(placed.sum())}
+
+
+def _signals(rec: Recognition, p: npt.NDArray[np.float64]) -> dict[str, float]:
+    """:data:`FEATURES` of ``rec`` with ``p`` ``(m,)`` the probabilities of the final
+    codes the probability signals are taken over."""
     from vision.detect import detection_scores
 
     d = rec.detections
     scores = detection_scores(d) if len(d) else None
-    p = code_probabilities(rec) if len(d) else np.array([_FLOOR])
     # log10 of reading_confidence (the product of p; 0 with no tiles), floored at 1e-6
     log_reading = max(float(np.log10(p).sum()), -6.0) if len(d) else -6.0
     return {
@@ -85,17 +128,22 @@ def hand_features(rec: Recognition) -> dict[str, float]:
     }
 
 
-def code_probabilities(rec: Recognition) -> npt.NDArray[np.float64]:
+def code_probabilities(
+    rec: Recognition, alike: Sequence[Sequence[str]] = ()
+) -> npt.NDArray[np.float64]:
     """``(n,)`` probability of each detection's final code from its top-k alternatives
-    (:data:`_FLOOR` for a code outside them)."""
+    (:data:`_FLOOR` for a code outside them); with ``alike`` groups of codes, a code of a
+    group gets the summed probability of the whole group's codes among the alternatives."""
     from vision.classes import class_id
 
     d = rec.detections
+    group_of = {c: g for g in alike for c in g}
     out = np.full(len(d), _FLOOR)
     for i, code in enumerate(rec.codes):
-        hits = np.flatnonzero(d.topk_ids[i] == class_id(code))
-        if len(hits):
-            out[i] = max(float(d.topk_probs[i, hits[0]]), _FLOOR)
+        ids = [class_id(c) for c in group_of.get(code, (code,))]
+        hits = np.isin(d.topk_ids[i], ids)
+        if hits.any():
+            out[i] = max(float(d.topk_probs[i][hits].sum()), _FLOOR)
     return out
 
 
@@ -111,22 +159,30 @@ def check_calibration(entry: Any) -> dict[str, Any]:
     ...
     vision.confidence.CalibrationError: calibration: unknown features ['colour']
     """
+    checked = _check_fit(entry, "calibration", FEATURES)
+    if "score" in entry:
+        checked["score"] = _check_fit(entry["score"], "calibration.score", SCORE_FEATURES)
+    return checked
+
+
+def _check_fit(entry: Any, where: str, known: Sequence[str]) -> dict[str, Any]:
+    """One logistic fit ``entry`` checked, its signals among ``known``."""
     if not isinstance(entry, Mapping):
-        raise CalibrationError("calibration: expected an object with features, coef, intercept")
+        raise CalibrationError(f"{where}: expected an object with features, coef, intercept")
     features, coef, intercept = entry.get("features"), entry.get("coef"), entry.get("intercept")
     if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
-        raise CalibrationError("calibration: 'features' must be a list of names")
-    unknown = [f for f in features if f not in FEATURES]
+        raise CalibrationError(f"{where}: 'features' must be a list of names")
+    unknown = [f for f in features if f not in known]
     if unknown:
-        raise CalibrationError(f"calibration: unknown features {unknown}")
+        raise CalibrationError(f"{where}: unknown features {unknown}")
 
     def number(v: Any) -> TypeGuard[float]:
         return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
     if not isinstance(coef, list) or len(coef) != len(features) or not all(map(number, coef)):
-        raise CalibrationError("calibration: 'coef' must hold one number per feature")
+        raise CalibrationError(f"{where}: 'coef' must hold one number per feature")
     if not number(intercept):
-        raise CalibrationError("calibration: 'intercept' must be a number")
+        raise CalibrationError(f"{where}: 'intercept' must be a number")
     return {**entry, "coef": [float(c) for c in coef], "intercept": float(intercept)}
 
 
@@ -156,3 +212,18 @@ def hand_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> 
         calibration["coef"],
         calibration["intercept"],
     )
+
+
+def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> float | None:
+    """The calibrated probability that ``rec``'s tile multiset is right up to the codes
+    its rule set scores alike (see module doc): the hand confidence for a rule set with
+    none; None without a calibration, or without a ``score`` fit when it is needed."""
+    from scoring.rulesets import get_rule_set
+
+    alike = get_rule_set(rec.rules).score_alike
+    if not alike:
+        return hand_confidence(rec, calibration)
+    fit = calibration.get("score") if calibration is not None else None
+    if fit is None:
+        return None
+    return logistic(score_features(rec, alike), fit["features"], fit["coef"], fit["intercept"])

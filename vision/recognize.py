@@ -7,13 +7,16 @@ detections (tests, automatic tables that report where tiles lie). Both return a
 
     {"image", "tiles": [{"code", "box", "confidence", "rotation", "face_down", "role"}],
      "hand", "melds", "corrections", "alternatives", "reading_confidence", "hand_confidence",
-     "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
+     "score_confidence", "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
 
 ``reading_confidence`` (0..1): the model's own probability that every final code is
 right, the boxes taken as found (:attr:`Recognition.reading_confidence`); it runs high.
 ``hand_confidence`` (0..1 or null): the calibrated probability that the final tile
 multiset is exactly right, missed and extra tiles included (:mod:`vision.confidence`;
-null for a model without a calibration).
+null for a model without a calibration). ``score_confidence`` (0..1 or null): the same
+up to the codes the rule set scores alike (under MCR, which flower or season a bonus
+tile is) — how likely the tiles the score counts are right; equal to
+``hand_confidence`` under rules with no such codes.
 
 ``alternatives``: other possible readings within 4× of the chosen one's probability,
 each ``{"hand", "ratio", "corrections", "winning", "score"}`` where ``ratio`` =
@@ -152,6 +155,15 @@ class Recognition:
         return hand_confidence(self, self.calibration)
 
     @property
+    def score_confidence(self) -> float | None:
+        """The calibrated probability (0..1) that the final tile multiset is right up to
+        the codes the rule set scores alike (:attr:`scoring.rulesets.base.RuleSet.score_alike`;
+        :func:`vision.confidence.score_confidence`); None when the model has no fit for it."""
+        from vision.confidence import score_confidence
+
+        return score_confidence(self, self.calibration)
+
+    @property
     def melds(self) -> tuple[Meld, ...]:
         return self.hand.melds if self.hand is not None else ()
 
@@ -204,7 +216,7 @@ class Recognition:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready result (see module doc)."""
-        hc = self.hand_confidence
+        hc, sc = self.hand_confidence, self.score_confidence
         out: dict[str, Any] = {
             "image": self.image,
             "rules": self.rules,
@@ -216,6 +228,7 @@ class Recognition:
             "alternatives": list(self.alternatives),
             "reading_confidence": round(self.reading_confidence, 4),
             "hand_confidence": None if hc is None else round(hc, 4),
+            "score_confidence": None if sc is None else round(sc, 4),
         }
         if self.score is not None:
             out["score"] = self.score.to_dict()

@@ -289,6 +289,13 @@ class RuleSet(ABC):
     context_table: ClassVar[Mapping[str, Setting]] = {}
     #: The game's shape for :meth:`describe` (tiles, claims, wild tile, wins...).
     game: ClassVar[Mapping[str, Any]] = {}
+    #: Tile codes the score never tells apart, in groups: a hand in which a tile of a
+    #: group stands in for another of the same group (each code still shown at most once)
+    #: gets the same fans, total, legality and settlement — only the codes a fan lists
+    #: differ. MCR counts bonus tiles by number alone (one group of eight); a rule set
+    #: that scores which bonus tile it is says so here. Used to tell how sure a reading
+    #: of a photo is *of its score* (``vision.confidence``). Default: none alike.
+    score_alike: ClassVar[tuple[tuple[str, ...], ...]] = ()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

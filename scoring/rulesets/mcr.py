@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scoring import tiles as T
 from scoring.hand import Hand
 from scoring.mcr import engine
 from scoring.mcr.versions import DEFAULT_VERSION, VERSIONS
@@ -50,6 +51,8 @@ class McrRuleSet(RuleSet):
     name = "mcr"
     title = "Chinese Official (MCR, 国标)"
     hand_size = engine.HAND_SIZE
+    #: 花牌: each bonus tile is one fan, whichever it is
+    score_alike = (T.FLOWERS,)
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

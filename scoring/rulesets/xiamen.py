@@ -42,6 +42,8 @@ from scoring.rulesets.base import (
     WinContext,
 )
 from scoring.rulesets.xiamen_money import (
+    FLOWER_SET,
+    SEASONS,
     SET_WATER_KEYS,
     ChipPayment,
     base,
@@ -77,6 +79,9 @@ class Xiamen(RuleSet):
 
     setting_table = SETTINGS
     context_table = CONTEXT
+    #: 水 counts each bonus tile, plus all four seasons and all four flowers: which
+    #: group a bonus tile is in matters, not which of its group
+    score_alike = (SEASONS, FLOWER_SET)
     game: ClassVar[Mapping[str, Any]] = {
         "tiles": 144,
         "claims": ["chow", "pung", "kong"],

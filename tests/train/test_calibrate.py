@@ -56,3 +56,43 @@ def test_cross_validation_calibrates_an_over_confident_signal() -> None:
 def test_folds_keep_a_photos_copies_together() -> None:
     assert cal.fold_of("hand_046_jpg", 5) == cal.fold_of("hand_046_jpg", 5)
     assert {cal.fold_of(f"s{i}", 5) for i in range(100)} == set(range(5))
+
+
+def _rows(n: int = 300) -> list[dict[str, object]]:
+    rng = np.random.default_rng(2)
+    rows = []
+    for i in range(n):
+        good = rng.random() < 0.5
+        row: dict[str, object] = {"set": "s", "stem": f"p{i}", "reading": 0.9,
+                                  "exact": bool(rng.random() < (0.8 if good else 0.2))}
+        row.update({f: 0.0 for f in cal.SCORE_FEATURES})
+        row["win"] = 1.0 if good else 0.0
+        rows.append(row)
+    return rows
+
+
+def test_a_score_fit_is_written_beside_the_hand_fit_and_kept_by_a_hand_refit(
+    tmp_path: Path,
+) -> None:
+    """``--event score --write`` puts the fit under ``calibration.score``; refitting the
+    hand confidence afterwards keeps it."""
+    import json
+
+    cache = tmp_path / "rows.json"
+    cache.write_text(json.dumps(_rows()))
+    hand = {"features": ["win"], "coef": [1.0], "intercept": 0.0}
+    (tmp_path / "manifest.json").write_text(json.dumps({"calibration": hand}))
+    args = [str(tmp_path), "--cache", str(cache), "--json", "--write"]
+    assert cal.main([*args, "--event", "score", "--features", "win", "by_place"]) == 0
+    written = json.loads((tmp_path / "manifest.json").read_text())["calibration"]
+    assert written["features"] == ["win"] and written["coef"] == [1.0]
+    assert written["score"]["features"] == ["win", "by_place"]
+    assert written["score"]["fitted_on"].startswith("the multiset up to")
+    assert cal.main([*args, "--features", "win"]) == 0
+    again = json.loads((tmp_path / "manifest.json").read_text())["calibration"]
+    assert again["coef"] != [1.0] and again["score"] == written["score"]
+
+
+def test_by_place_is_refused_for_the_hand_confidence(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="--event score only"):
+        cal.main([str(tmp_path), "--features", "win", "by_place"])

@@ -113,3 +113,87 @@ def test_detector_reads_the_manifest_calibration(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelError, match="unknown features"):
         Detector(tmp_path, backend=Fake())
+
+
+# ---------------------------------------------------------------- score confidence
+SCORE_CAL = {**CAL, "score": {**CAL, "coef": [0.7, 5.4, 0.6, -0.4, 1.5, 0.3, -6.0, 4.7]}}
+
+
+def _won_with_unsure_season() -> SceneBuilder:
+    """A won MCR hand whose one season is read 1f 0.5 / 2f 0.4 / 5p 0.1."""
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    return b.flowers("1f").uncertain([("1f", 0.5), ("2f", 0.4), ("5p", 0.1)])
+
+
+def test_score_signals_take_a_bonus_tile_for_any_flower_under_mcr() -> None:
+    """MCR 花牌 counts bonus tiles by number: the season read 1f at 0.5 is a bonus tile at
+    0.9, and the score confidence, over that, is higher than the hand confidence."""
+    from scoring.rulesets import get_rule_set
+    from vision.confidence import score_features
+
+    rec = recognize_detections(_won_with_unsure_season().detections(), "mcr",
+                               calibration=SCORE_CAL)
+    assert rec.score is not None and rec.hand is not None and rec.hand.flowers == ("1f",)
+    hand = hand_features(rec)
+    score = score_features(rec, get_rule_set("mcr").score_alike)
+    assert hand["min_p"] == pytest.approx(0.5)
+    assert score["min_p"] == pytest.approx(0.9)
+    assert score["by_place"] == 0.0
+    assert rec.score_confidence is not None and rec.hand_confidence is not None
+    assert rec.score_confidence > rec.hand_confidence
+    assert rec.to_dict()["score_confidence"] == pytest.approx(rec.score_confidence, abs=1e-4)
+
+
+def test_xiamen_scores_seasons_apart_from_flowers_so_only_its_group_is_summed() -> None:
+    """Xiamen 水 pays for all four seasons or all four flowers: a season read 1f at 0.5
+    with 2f 0.4 and 5f 0.1 is a season at 0.9, not a bonus tile at 1.0."""
+    from scoring.rulesets import get_rule_set
+    from vision.confidence import code_probabilities
+
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    b.flowers("1f").uncertain([("1f", 0.5), ("2f", 0.4), ("5f", 0.1)])
+    rec = recognize_detections(b.detections(), "mcr")
+    last = len(rec.detections) - 1
+    xiamen = code_probabilities(rec, get_rule_set("xiamen").score_alike)
+    mcr = code_probabilities(rec, get_rule_set("mcr").score_alike)
+    assert rec.codes[last] == "1f"
+    assert (xiamen[last], mcr[last]) == (pytest.approx(0.9), pytest.approx(1.0))
+
+
+def test_a_flower_read_by_where_it_lies_is_left_out_of_the_score_signals() -> None:
+    """Tiles set apart and read as flowers by place (vision.flower_rereads) have a bonus
+    probability far under 0.5; the score signals count them in ``by_place`` instead of
+    letting their 0.08 stand for how sure the reading is."""
+    from scoring.rulesets import get_rule_set
+    from vision.confidence import BY_PLACE_P, score_features
+
+    b = SceneBuilder().standing("123m456p789s11sEE").win("E").row()
+    b.flowers("2f").uncertain([("2f", 0.95), ("3f", 0.05)])
+    b.standing("5f").uncertain([("7p", 0.5), ("5f", 0.08)])
+    rec = recognize_detections(b.detections(), "mcr")
+    assert rec.hand is not None and sorted(rec.hand.flowers) == ["2f", "5f"]
+    hand = hand_features(rec)
+    score = score_features(rec, get_rule_set("mcr").score_alike)
+    assert hand["min_p"] == pytest.approx(0.08)
+    assert score["by_place"] == 1.0 and score["min_p"] > BY_PLACE_P
+
+
+def test_without_alike_codes_the_score_confidence_is_the_hand_confidence() -> None:
+    """Zhenjiang has no flowers and no alike codes: both confidences are one number; a
+    calibration without a score fit gives MCR no score confidence."""
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    rec = recognize_detections(b.detections(), "zhenjiang", ZJ, calibration=SCORE_CAL)
+    assert rec.score_confidence == rec.hand_confidence is not None
+    mcr = recognize_detections(_won_with_unsure_season().detections(), "mcr", calibration=CAL)
+    assert mcr.hand_confidence is not None and mcr.score_confidence is None
+    assert mcr.to_dict()["score_confidence"] is None
+
+
+def test_a_malformed_score_fit_is_named() -> None:
+    with pytest.raises(CalibrationError, match=r"calibration\.score: unknown features"):
+        check_calibration({**CAL, "score": {"features": ["luck"], "coef": [1], "intercept": 0}})
+    with pytest.raises(CalibrationError, match="by_place"):
+        check_calibration({"features": ["by_place"], "coef": [1], "intercept": 0})
+    ok = check_calibration({**CAL, "score": {"features": ["by_place"], "coef": [1],
+                                             "intercept": 0}})
+    assert ok["score"]["coef"] == [1.0]

@@ -497,3 +497,16 @@ def test_no_sideways_second_reading_when_no_win_is_claimed() -> None:
     r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", {"claim_win": False},
                   detector=lambda _: d)
     assert r.score is None and not any("wins only so" in n for n in r.notes)
+
+
+def test_cli_text_gives_the_score_confidence_when_it_differs() -> None:
+    """Under MCR a reading unsure only of which flower it shows is unsure of its tiles,
+    not of its score: the text says both; one line when they agree."""
+    from tilecam.commands.recognize import describe
+
+    base: dict[str, Any] = {"image": "x.jpg", "tiles": [{"role": "flower"}], "hand": "-",
+                            "melds": [], "corrections": [], "alternatives": [], "notes": []}
+    text = describe({**base, "hand_confidence": 0.21, "score_confidence": 0.86})
+    assert "hand confidence: 21%" in text and "score confidence: 86%" in text
+    same = describe({**base, "hand_confidence": 0.5, "score_confidence": 0.5})
+    assert "hand confidence: 50%" in same and "score confidence" not in same

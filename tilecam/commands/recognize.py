@@ -89,6 +89,13 @@ def describe(result: dict[str, Any]) -> str:
             f"hand confidence: {result['hand_confidence']:.0%} "
             "(share of such readings with every tile right, calibrated on real photos)"
         )
+    sc, hc = result.get("score_confidence"), result.get("hand_confidence")
+    if sc is not None and hc is not None and tiles and round(sc, 2) != round(hc, 2):
+        lines.append(
+            f"score confidence: {sc:.0%} (share of such readings with every tile right as "
+            "far as this score can tell: which flower or season a bonus tile is counts less "
+            "or not at all)"
+        )
     for m in result["melds"]:
         src = "concealed" if m["concealed"] else CLAIM_WORDS.get(m["claimed_from"], "?")
         added = ", added kong" if m["added"] else ""

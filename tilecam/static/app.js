@@ -442,6 +442,13 @@ function showRecognition(rec) {
     notes.push(el("li", {}, `About ${pct}% of readings like this one get every tile right`
       + (rec.hand_confidence < 0.7 ? ": check the tiles marked unsure, and any missed, "
         + "and tap any that are wrong." : ".")));
+    // the same up to what the rules score alike (MCR: which flower or season it is)
+    const sc = rec.score_confidence;
+    if (typeof sc === "number" && sc - rec.hand_confidence >= 0.05) {
+      notes.push(el("li", {}, `About ${Math.round(sc * 100)}% get every tile right as far `
+        + "as this score can tell: which flower or season a bonus tile is is the less sure "
+        + "part, and these rules score it less or not at all."));
+    }
   } else if (state.tiles.length && typeof rec.reading_confidence === "number"
       && rec.reading_confidence < 0.9) {
     const pct = Math.round(rec.reading_confidence * 100);
