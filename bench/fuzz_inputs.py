@@ -16,7 +16,8 @@ Two parts, each seeded (the same seed gives the same inputs):
   body without an ``error`` object.
 * ``layout`` — random :class:`vision.detections.Detections` (rows at any slant, stacks,
   scatter; any codes, rotations, top-k lists; 0–60 tiles; frames down to 1 × 1 px)
-  through :func:`vision.recognize.recognize_detections` and ``to_dict()``. A failure is
+  through :func:`vision.recognize.recognize_detections` (with the shipped model's
+  calibration, so the hand and score confidences are computed) and ``to_dict()``. A failure is
   any exception except ``scoring.HandError`` (the documented bad-context error). The
   slowest readings are listed (a reading is bounded by ``CorrectParams.max_readings``).
 
@@ -31,6 +32,7 @@ Exit status 1 when anything failed (each failure printed), else 0.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import shutil
@@ -291,6 +293,15 @@ def random_detections(rng: random.Random) -> Iterator[tuple[Any, str, dict[str, 
         yield dets, rules, context
 
 
+def shipped_calibration() -> dict[str, Any] | None:
+    """The calibration of ``models/manifest.json`` (checked), or None without one."""
+    from vision.confidence import check_calibration
+
+    path = REPO / "models" / "manifest.json"
+    entry = json.loads(path.read_text()).get("calibration") if path.is_file() else None
+    return None if entry is None else check_calibration(entry)
+
+
 def fuzz_layout(seed: int, count: int,
                 read: Callable[..., Any] | None = None) -> tuple[Failures, list[tuple[float, int]]]:
     """The layout part (see the module doc): failures and the 10 slowest (ms, item)."""
@@ -299,7 +310,7 @@ def fuzz_layout(seed: int, count: int,
     import scoring
     from vision.recognize import recognize_detections
 
-    read = read or recognize_detections
+    read = read or functools.partial(recognize_detections, calibration=shipped_calibration())
     failures = Failures()
     timing: list[tuple[float, int]] = []
     seen: set[str] = set()
