@@ -3,7 +3,9 @@
 A :data:`FrameReader` turns a decoded frame into a :class:`FrameReading`; the
 service's default runs :func:`vision.recognize`, tests inject a fake.
 :func:`process_frame` advances the table's camera state and, when the hand has
-been stable and complete for ``needed`` frames, records it with the frame saved
+been stable and complete for ``needed`` frames — the same hand as far as the table's
+rules score it (:func:`tilecam.tables.scoring_bridge.score_key`: under MCR which flower
+a bonus tile is does not count) — records the latest reading with the frame saved
 under ``data_dir/frames/`` as its image reference — all in one transaction, so
 a retried or concurrent frame cannot record the hand twice.
 """
@@ -21,7 +23,7 @@ import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
 from tilecam.tables import sheet
-from tilecam.tables.scoring_bridge import HandReport, normalize_hand
+from tilecam.tables.scoring_bridge import HandReport, normalize_hand, score_key
 from tilecam.tables.stability import Reading, Watch, step
 
 
@@ -92,7 +94,7 @@ def process_frame(
             hand_text = normalize_hand(reading.hand)
         except ValueError:
             hand_text = None  # the recognizer's hand does not parse: not a hand this frame
-    frame = Reading(hand_text, reading.complete and hand_text is not None, reading.tiles)
+    complete = reading.complete and hand_text is not None
     rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}.jpg"
     target = data_dir / rel
     wrote = False
@@ -100,6 +102,10 @@ def process_frame(
     def work(session: Session) -> FrameResult:
         nonlocal wrote
         table = sheet.get_table(session, table_id)
+        # frames are alike when the score is: a flower read 2f in one and 7f in the next
+        # is one hand under MCR (scoring_bridge.score_key), recorded once
+        key = score_key(hand_text, str(table.rules)) if hand_text is not None else None
+        frame = Reading(key, complete, reading.tiles)
         state = sheet.camera_state(session, table_id)
         watch = Watch(state.signature, state.streak, state.empty_streak,
                       state.recorded_signature, state.frames_seen)

@@ -30,8 +30,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Reading:
-    """What one frame shows: ``hand`` (normalized notation) when tiles form a hand,
-    ``complete`` when it is a complete winning shape, ``tiles`` detected."""
+    """What one frame shows: ``hand`` (normalized notation, or any key that is equal for
+    hands the table scores alike: :func:`tilecam.tables.scoring_bridge.score_key`) when
+    tiles form a hand, ``complete`` when it is a complete winning shape, ``tiles``
+    detected."""
 
     hand: str | None
     complete: bool
