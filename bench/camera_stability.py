@@ -79,6 +79,7 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
     import scoring
     from tilecam.tables.scoring_bridge import normalize_hand, score_key
     from vision.recognize import recognize
+    from vision.synth.writer import truth_hand
 
     rng = random.Random(seed)
     tally = {k: {"recorded": 0, "twice": 0, "right_score": 0, "first": []} for k in KEYS}
@@ -90,9 +91,7 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
         if limit is not None and scenes >= limit:
             break
         scenes += 1
-        true_hand = scoring.parse_hand(truth["hand"])
-        if truth.get("flowers") and not true_hand.flowers:
-            true_hand = scoring.Hand(true_hand.melds, true_hand.standing, tuple(truth["flowers"]))
+        true_hand = truth_hand(truth)
         context = {"self_drawn": True}
         true_total = scoring.score(true_hand, **context).total
         image = cv2.imread(str(folder / truth["image"]))

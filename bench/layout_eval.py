@@ -113,6 +113,7 @@ from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
 from vision.layout_edges import CUT_OFF  # noqa: E402
+from vision.synth.writer import truth_hand  # noqa: E402
 
 
 def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
@@ -191,9 +192,7 @@ def eval_misreads(folder: Path, rate: float, seed: int, limit: int | None) -> di
             continue
         if limit is not None and n >= limit:
             break
-        hand = parse_hand(truth["hand"])
-        if truth.get("flowers") and not hand.flowers:
-            hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
+        hand = truth_hand(truth)
         expected = canon(hand)
         d = misread(truth_detections(truth), rate, rng)
         n += 1
@@ -244,9 +243,7 @@ def eval_synth(
             continue
         if limit is not None and n + sum(t.scenes for t in not_winning.values()) >= limit:
             break
-        hand = parse_hand(truth["hand"])
-        if truth.get("flowers") and not hand.flowers:  # flowers listed apart in the truth
-            hand = Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
+        hand = truth_hand(truth)  # flowers may be listed apart in the truth
         if truth.get("wins") is False:  # --waiting / --near-miss: counted apart
             kind = "waiting" if truth.get("waiting") else "near_miss"
             not_winning[kind].add(truth, hand, detector, folder)

@@ -23,10 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    import scoring
 
 from vision.classes import CLASSES
 from vision.synth.art import ArtSet, load_art
@@ -198,3 +201,18 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
     }
     (cfg.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def truth_hand(truth: dict[str, Any]) -> scoring.Hand:
+    """The hand of one scene's ground truth (``truth/*.json`` with a ``hand``), its bonus
+    tiles taken from ``flowers`` when the notation leaves them out.
+
+    >>> truth_hand({"hand": "123m456m789m123p55p", "flowers": ["2f"]}).flowers
+    ('2f',)
+    """
+    import scoring
+
+    hand = scoring.parse_hand(truth["hand"])
+    if truth.get("flowers") and not hand.flowers:
+        hand = scoring.Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
+    return hand
