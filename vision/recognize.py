@@ -19,10 +19,14 @@ tile is) — how likely the tiles the score counts are right; equal to
 ``hand_confidence`` under rules with no such codes.
 
 ``alternatives``: other possible readings within 4× of the chosen one's probability,
-each ``{"hand", "ratio", "corrections", "winning", "score"}`` where ``ratio`` =
+each ``{"hand", "ratio", "corrections", "winning", "score", "same_score"}`` where ``ratio`` =
 P(chosen) / P(this reading) (below 1: the detector preferred it, e.g. a non-winning
-reading when a slightly less probable one wins). ``tiles`` holds the final (corrected)
-codes, one entry per detection in detector order;
+reading when a slightly less probable one wins) and ``same_score`` says the reading's
+hand differs from the chosen one at most in codes the rule set scores alike (under MCR,
+which flower or season a bonus tile is), so its score is the chosen one's (a reading
+may also give the very same hand, read another way: which tile is which, or a
+tile outside the hand). ``tiles`` holds the
+final (corrected) codes, one entry per detection in detector order;
 ``role`` is standing / meld / flower / winning / ignored. Exactly one of ``score`` (a
 win), ``waits`` (a hand one tile short of a win, or a hand shown as a win that is not
 one: then ``unscorable`` says so too) or ``unscorable`` (why it cannot be scored) is
@@ -354,7 +358,7 @@ def deduce_winning(layout: Layout, codes: Sequence[str]) -> tuple[Layout, str | 
 
 def _alternative(
     reading: Reading, layout: Layout, rules: str, ctx: Mapping[str, Any], hidden: Sequence[str],
-    chosen_cost: float,
+    chosen_cost: float, chosen: Hand | None,
 ) -> dict[str, Any]:
     import scoring
 
@@ -364,10 +368,14 @@ def _alternative(
         "corrections": [c.to_dict() for c in reading.changes],
         "winning": reading.winning,
         "score": None,
+        "same_score": False,
     }
     try:
         hand = layout.hand(reading.codes, hidden)
         entry["hand"] = scoring.format_hand(hand)
+        rule_set = scoring.get_rule_set(rules)
+        entry["same_score"] = (chosen is not None
+                               and rule_set.score_key(hand) == rule_set.score_key(chosen))
         if reading.winning and layout.winning is not None:
             entry["score"] = scoring.score(hand, rules=rules, **ctx).total
     except scoring.HandError as exc:
@@ -582,7 +590,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         except scoring.HandError as exc:
             unscorable = str(exc)
     alts = tuple(
-        _alternative(r, layout, rules, ctx, hidden, result.best.cost)
+        _alternative(r, layout, rules, ctx, hidden, result.best.cost, hand)
         for r in result.alternatives
     )
     timings["score"] = (time.perf_counter() - t2) * 1000

@@ -301,6 +301,19 @@ class RuleSet(ABC):
         """Every setting: name -> :class:`Setting` (default + description)."""
         return self.setting_table
 
+    def score_key(self, hand: Hand) -> str:
+        """What of ``hand`` the score depends on, as text: its notation with each bonus
+        tile named by the first code of its :attr:`score_alike` group (so two hands with
+        one key score the same under one win context). A rule set with no alike codes
+        keys a hand by its notation."""
+        from scoring.notation import format_hand
+
+        first = {c: g[0] for g in self.score_alike for c in g}
+        if not first or not hand.flowers:
+            return format_hand(hand)
+        bare = format_hand(Hand(hand.melds, hand.standing, ()))
+        return f"{bare} {''.join(sorted(first.get(f, f) for f in hand.flowers))}"
+
     def context_fields(self) -> Mapping[str, Setting]:
         """Rule-specific win-context fields accepted in ``WinContext.extra``."""
         return self.context_table

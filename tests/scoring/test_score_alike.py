@@ -98,3 +98,17 @@ def test_mcr_swapping_a_flower_for_a_kind_is_not_alike() -> None:
     assert all("5p" not in g for g in get_rule_set("mcr").score_alike)
     moved = replace(hand, flowers=())
     assert scoring.score(hand).total == scoring.score(moved).total + 1
+
+
+def test_score_key_names_each_bonus_tile_by_its_group() -> None:
+    """Hands with one key score alike: MCR keys any bonus tile alike, Xiamen keeps seasons
+    apart from flowers, Zhenjiang (no alike codes) keys a hand by its notation."""
+    a = scoring.parse_hand("[123m,1]456m789m55p23s 2f7f 4s")
+    b = scoring.parse_hand("[123m,1]456m789m55p23s 3f6f 4s")
+    c = scoring.parse_hand("[123m,1]456m789m55p23s 3f4f 4s")
+    mcr, xiamen, zj = (get_rule_set(n) for n in ("mcr", "xiamen", "zhenjiang"))
+    assert mcr.score_key(a) == mcr.score_key(b) == mcr.score_key(c)
+    assert xiamen.score_key(a) == xiamen.score_key(b) != xiamen.score_key(c)
+    assert zj.score_key(a) == scoring.format_hand(a) != zj.score_key(b)
+    plain = scoring.parse_hand("[123m,1]456m789m55p23s 4s")
+    assert mcr.score_key(plain) == scoring.format_hand(plain) != mcr.score_key(a)

@@ -510,3 +510,19 @@ def test_cli_text_gives_the_score_confidence_when_it_differs() -> None:
     assert "hand confidence: 21%" in text and "score confidence: 86%" in text
     same = describe({**base, "hand_confidence": 0.5, "score_confidence": 0.5})
     assert "hand confidence: 50%" in same and "score confidence" not in same
+
+
+def test_alternatives_say_when_they_score_the_same_as_the_chosen_reading() -> None:
+    """Issue 6, close readings with their scores: under MCR a reading that differs only
+    in which flower a bonus tile is scores the same (``same_score``), one that reads a
+    suit tile otherwise does not."""
+    b = SceneBuilder().standing("123m456p78s").standing("9s")
+    b.uncertain([("9s", 0.55), ("6s", 0.4)]).standing("11sEE").win("E").row()
+    b.flowers("1f").uncertain([("1f", 0.5), ("2f", 0.45), ("5f", 0.05)])
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.hand_text is not None and r.hand_text.endswith("1f")
+    by_change = {tuple(c["to"] for c in a["corrections"]): a for a in r.alternatives}
+    flower, suit = by_change[("2f",)], by_change[("6s",)]
+    assert flower["same_score"] is True and flower["score"] == r.score.total
+    assert suit["same_score"] is False
+    assert r.to_dict()["alternatives"][0].keys() >= {"hand", "ratio", "score", "same_score"}

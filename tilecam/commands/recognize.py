@@ -108,6 +108,10 @@ def describe(result: dict[str, Any]) -> str:
         )
     for a in result["alternatives"]:
         score = f", total {a['score']}" if a.get("score") is not None else ""
+        if a.get("hand") == result["hand"]:
+            score += " (the same hand, read another way)"
+        elif a.get("same_score"):  # differs only in codes the rules score alike
+            score += " (same score: only which flower or season differs)"
         win = "" if a["winning"] else ", not a win"
         lines.append(f"close reading ({likelihood(a['ratio'])}{win}): {a['hand']}{score}")
     if "score" in result:

@@ -466,6 +466,8 @@ function showRecognition(rec) {
       : `${Math.round(rel * 100)}% as likely`;
     notes.push(el("li", {}, `Also possible: ${a.hand}`
       + (a.score !== null && a.score !== undefined ? ` (${a.score} fan)` : "")
+      + (a.hand === rec.hand ? " — the same hand, read another way"
+        : a.same_score ? " — the same score: only which flower or season differs" : "")
       + (a.winning === false ? " (not a win)" : "") + ` — ${likely} `,
     el("button", { type: "button", class: "ghost small", onclick: () => {
       $("hand").value = a.hand; syncFlowerStepper(); rescore();

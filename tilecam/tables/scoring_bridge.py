@@ -87,11 +87,11 @@ def normalize_hand(text: str) -> str:
 
 
 def score_key(text: str, rules: str) -> str:
-    """What of hand ``text`` (canonical notation) the ``rules`` score depends on: the hand
-    with each bonus tile named by the first code of its group in the rule set's
-    ``score_alike`` (MCR: any bonus tile is one fan, so 2f and 7f are alike) — two readings
-    of one camera frame that differ only in which flower it shows have one key. A rule set
-    with no alike codes keys the hand as it is.
+    """What of hand ``text`` (canonical notation) the ``rules`` score depends on
+    (:meth:`scoring.rulesets.base.RuleSet.score_key`: each bonus tile named by the first
+    code of its ``score_alike`` group; MCR: any bonus tile is one fan, so 2f and 7f are
+    alike) — two readings of one camera frame that differ only in which flower it shows
+    have one key. A rule set with no alike codes keys the hand by its notation.
 
     >>> score_key("123456789m1235p5p27f", "mcr")
     '123456789m1235p5p 1f1f'
@@ -101,15 +101,8 @@ def score_key(text: str, rules: str) -> str:
     '123456789m1235p5p27f'
     """
     import scoring
-    from scoring.rulesets import get_rule_set
 
-    alike = get_rule_set(rules).score_alike
-    hand = scoring.parse_hand(text)
-    if not alike or not hand.flowers:
-        return text
-    first = {c: g[0] for g in alike for c in g}
-    bare = scoring.format_hand(scoring.Hand(hand.melds, hand.standing, ()))
-    return f"{bare} {''.join(sorted(first.get(f, f) for f in hand.flowers))}"
+    return scoring.get_rule_set(rules).score_key(scoring.parse_hand(text))
 
 
 def _check_report(report: HandReport) -> None:
