@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,9 @@ class Settings(BaseSettings):
     rate_limit_burst: int = 30
     #: Keep the camera frame each recorded hand was read from (in ``data_dir/frames``).
     store_frames: bool = True
+    #: A camera's win read with a score confidence (``vision.confidence``) under this is
+    #: recorded ``pending`` for a referee instead of settled; 0 settles every legal one.
+    camera_review_below: float = Field(default=0.5, ge=0.0, le=1.0)
 
     @property
     def sqlalchemy_url(self) -> str:

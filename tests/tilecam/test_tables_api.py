@@ -283,6 +283,41 @@ def test_camera_hand_the_scorer_refuses_is_pending_with_the_reason(setup) -> Non
 
 
 @needs_mcr
+def test_a_camera_win_read_unsure_waits_for_the_referee(setup) -> None:
+    """A camera's legal win read with a score confidence under TILECAM_CAMERA_REVIEW_BELOW
+    (0.5) is recorded pending, scored but not settled, with the reason; a sure reading of
+    the same hand settles; the referee's confirmation (a correction) settles the unsure one."""
+    from tilecam.tables.camera import FrameReading
+
+    client, cam, _ = setup
+    _, [(t1, k1), (t2, k2)] = new_event(client)
+    for level, sure in ((100, 0.3), (110, 0.9)):
+        cam.scenes[level] = FrameReading(PLAIN_HAND, True, 14,
+                                         {"hand": PLAIN_HAND, "score_confidence": sure})
+    for _ in range(3):
+        unsure = post_frame(client, t1, k1, 100, winner="E", self_drawn="1")
+        sure = post_frame(client, t2, k2, 110, winner="E", self_drawn="1")
+    held, settled = unsure["recorded"], sure["recorded"]
+    assert held["outcome"] == "pending" and "score confidence 30%, under 50%" in held["note"]
+    assert held["total"] == settled["total"] and set(held["points"].values()) == {0}
+    assert settled["outcome"] == "win"
+    assert max(settled["points"].values()) == 3 * (8 + settled["total"])
+    fix = {"hand": PLAIN_HAND, "winner": "E", "self_drawn": True, "reason": "checked"}
+    r = client.post(f"/v1/tables/{t1}/hands/1/corrections", json=fix, headers=admin())
+    assert r.status_code == 201 and r.json()["outcome"] == "win", r.text
+
+
+def test_the_review_threshold_is_a_share(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    from tilecam.settings import Settings
+
+    assert Settings(camera_review_below=0).camera_review_below == 0.0
+    with pytest.raises(ValidationError, match="camera_review_below"):
+        Settings(camera_review_below=1.5)
+
+
+@needs_mcr
 def test_frames_through_the_real_recognizer_with_a_scripted_detector(
     backend: str, tmp_path: Path
 ) -> None:

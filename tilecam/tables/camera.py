@@ -81,12 +81,14 @@ def process_frame(
     report: HandReport,
     data_dir: Path,
     store: bool = True,
+    review_below: float = 0.0,
 ) -> FrameResult:
     """Advance the table's camera with one frame; record the hand when it is revealed.
 
     ``report`` carries what came with the frame (winner, discarder, win flags); its
     hand is replaced by the recognized one. ``image`` is the frame as sent (JPEG); with
-    ``store`` it is kept as the recorded hand's image reference.
+    ``store`` it is kept as the recorded hand's image reference. A win read with a score
+    confidence under ``review_below`` is recorded ``pending`` for a referee.
     """
     hand_text = None
     if reading.hand:
@@ -128,7 +130,8 @@ def process_frame(
             wrote = True
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
                        image_ref=rel.as_posix() if store else None)
-        recorded = sheet.insert_hand(session, table, full, "camera", "camera")
+        recorded = sheet.insert_hand(session, table, full, "camera", "camera",
+                                     review_below=review_below)
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, recorded,
                            recorded.hand.number)

@@ -134,12 +134,16 @@ def evaluate(
     version: str | None,
     rule_settings: Mapping[str, Any],
     lenient: bool = False,
+    review_below: float = 0.0,
 ) -> Evaluation:
     """Score ``report`` at ``place`` under ``rules``; a win that cannot be settled yet
     (winner or discarder unknown, not a legal win) comes back ``pending`` with a note.
 
     A hand the scorer refuses raises ``ValueError``; with ``lenient`` (a camera's
     reading, which a referee checks) it comes back ``pending`` with the scorer's reason.
+    A legal win whose recognized reading (``report.recognized``) gives a
+    ``score_confidence`` under ``review_below`` comes back ``pending`` too, scored, for a
+    referee to confirm or correct (a camera's unsure reading is not settled on its own).
     """
     import scoring
 
@@ -168,6 +172,11 @@ def evaluate(
         return Evaluation("pending", hand, result.total, False, data, zero, note)
     if not report.self_drawn and report.discarder is None:
         note = "discarder unknown for a win on a discard: a referee must correct this hand"
+        return Evaluation("pending", hand, result.total, True, data, zero, note)
+    sure = (report.recognized or {}).get("score_confidence")
+    if isinstance(sure, int | float) and not isinstance(sure, bool) and sure < review_below:
+        note = (f"the camera is unsure of this reading (score confidence {sure:.0%}, under "
+                f"{review_below:.0%}): a referee confirms or corrects it before it counts")
         return Evaluation("pending", hand, result.total, True, data, zero, note)
     assert report.winner is not None
     payments = result.settlement.to_dict()["payments"]

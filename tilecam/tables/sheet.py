@@ -174,9 +174,9 @@ def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
 
 
 def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
-              lenient: bool = False) -> Evaluation:
+              lenient: bool = False, review_below: float = 0.0) -> Evaluation:
     return evaluate(report, place, table.rules, table.version, table.rule_settings or {},
-                    lenient=lenient)
+                    lenient=lenient, review_below=review_below)
 
 
 def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
@@ -202,9 +202,11 @@ class Recorded:
 
 
 def insert_hand(session: Session, table: GameTable, report: HandReport, source: str,
-                author: str, number: int | None = None) -> Recorded:
+                author: str, number: int | None = None, review_below: float = 0.0) -> Recorded:
     """Record ``report`` as a new hand in this transaction.
 
+    ``review_below``: a camera's win read with a lower score confidence is recorded
+    ``pending`` (:func:`tilecam.tables.scoring_bridge.evaluate`).
     ``number`` None takes the next place. A given ``number`` that is already recorded
     with the same content returns that hand (``created`` False: a client re-sending a
     hand it is not sure was stored); with other content it is a :class:`Conflict`.
@@ -231,7 +233,9 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
         raise Conflict(f"table {table.id} has recorded all {flow.HANDS_PER_SESSION} hands "
                        "of the session")
     place = flow.place(number)
-    ev = _evaluate(table, place, report, lenient=source == "camera")
+    camera = source == "camera"
+    ev = _evaluate(table, place, report, lenient=camera,
+                   review_below=review_below if camera else 0.0)
     rnd = _round_row(session, table.id, place)
     hand = Hand(table_id=table.id, round_id=rnd.id, number=number,
                 hand_in_round=place.hand_in_round, dealer=place.dealer, source=source)

@@ -223,7 +223,8 @@ async def post_frame(
     def process() -> camera.FrameResult:
         return camera.process_frame(sf, table_id, reading, upload.data,
                                     settings.stable_frames, report, settings.data_dir,
-                                    store=settings.store_frames)
+                                    store=settings.store_frames,
+                                    review_below=settings.camera_review_below)
 
     try:
         result = await run_in_threadpool(process)
