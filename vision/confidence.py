@@ -41,8 +41,10 @@ its code's whole group, plus one:
 
 - ``by_place``: bonus tiles the model did not read as bonus tiles (group probability
   under :data:`BY_PLACE_P`) that the reading took for flowers by where they lie and how
-  many tiles the hand holds (:mod:`vision.flower_rereads`); their probability is left out
-  of the other signals, and this count carries what such a reading is worth.
+  many tiles the hand holds (:mod:`vision.flower_rereads`); their probability (near 0 on
+  tile art the model never saw) is left out of the other signals, and this count may
+  carry what such a reading is worth — the shipped fit leaves it out, as it fitted no
+  better with it (``models/HISTORY.md``, recipe step 69).
 
 It is fitted on its own (``train/calibrate.py --event score``) and stored in the
 calibration entry as ``"score": {"features", "coef", "intercept", "fitted_on"}``. A rule
