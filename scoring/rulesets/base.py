@@ -353,6 +353,7 @@ class RuleSet(ABC):
             "hand_size": self.hand_size,
             "settings": {k: s.to_dict() for k, s in self.settings().items()},
             "context": {k: s.to_dict() for k, s in self.context_fields().items()},
+            "score_alike": [list(g) for g in self.score_alike],
             **self.game,
         }
 

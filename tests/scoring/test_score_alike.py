@@ -112,3 +112,12 @@ def test_score_key_names_each_bonus_tile_by_its_group() -> None:
     assert zj.score_key(a) == scoring.format_hand(a) != zj.score_key(b)
     plain = scoring.parse_hand("[123m,1]456m789m55p23s 4s")
     assert mcr.score_key(plain) == scoring.format_hand(plain) != mcr.score_key(a)
+
+
+def test_the_rules_document_lists_the_alike_codes() -> None:
+    """``GET /v1/rules`` and ``tilecam rules show`` describe each rule set: its alike codes
+    are in it, so a client knows which misreadings cannot change a score."""
+    assert get_rule_set("mcr").describe()["score_alike"] == [list(FLOWERS)]
+    assert get_rule_set("xiamen").describe()["score_alike"] == [["1f", "2f", "3f", "4f"],
+                                                                ["5f", "6f", "7f", "8f"]]
+    assert get_rule_set("zhenjiang").describe()["score_alike"] == []

@@ -63,3 +63,14 @@ def test_score_command_flower_indicator_is_a_clear_error(
     argv = ["score", "--rules", "zhenjiang", "--context", "indicator=3f", "111p456m789m123pEE"]
     assert main(argv) == 2
     assert "flower" in capsys.readouterr().err
+
+
+def test_rules_show_names_the_codes_scored_alike(capsys: pytest.CaptureFixture[str]) -> None:
+    """MCR scores any bonus tile alike; Xiamen seasons apart from flowers; Zhenjiang none."""
+    shown = {}
+    for name in ("mcr", "xiamen", "zhenjiang"):
+        assert main(["rules", "show", name]) == 0
+        out = capsys.readouterr().out
+        shown[name] = next(x for x in out.splitlines() if "score alike:" in x).split(": ", 1)[1]
+    assert shown == {"mcr": "1f 2f 3f 4f 5f 6f 7f 8f", "xiamen": "1f 2f 3f 4f, 5f 6f 7f 8f",
+                     "zhenjiang": "(none)"}

@@ -56,6 +56,7 @@ def run_show(args: argparse.Namespace) -> int:
     for key, value in info.items():
         if key not in standard:
             text = ", ".join(map(_text, value)) if isinstance(value, list) else _text(value)
+            text = text or "(none)"
             print(f"  {key.replace('_', ' ')}: {text}")
     for heading, key, flag in (
         ("settings", "settings", "--set"),
@@ -81,4 +82,6 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if value == "":
         return '""'
+    if isinstance(value, list):  # a group of codes, e.g. one of score_alike
+        return " ".join(map(_text, value))
     return str(value)
