@@ -19,7 +19,7 @@ frame at which the first record came.
 Usage::
 
     .venv/bin/python bench/camera_stability.py datasets/generated/layout-eval-heldout
-        [--frames 6] [--needed 3] [--limit N] [--seed 0] [--model-dir M] [--json]
+        [--frames 6] [--needed 3] [--fuse 1] [--limit N] [--seed 0] [--model-dir M] [--json]
 """
 
 from __future__ import annotations
@@ -73,11 +73,14 @@ def records(keys: list[str | None], needed: int) -> list[int]:
 
 
 def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
-        detector: Any) -> dict[str, Any]:
+        detector: Any, fuse: int = 1) -> dict[str, Any]:
     """The figures of the module doc for the scenes of ``folder``, read by ``detector``
-    (a :class:`vision.detect.Detector` or any callable image → Detections)."""
+    (a :class:`vision.detect.Detector` or any callable image → Detections); ``fuse``:
+    frames read together as the service does (:class:`vision.frame_fusion.FrameMemory`,
+    ``TILECAM_CAMERA_FUSE_FRAMES``; 1: each frame alone)."""
     import scoring
     from tilecam.tables.scoring_bridge import normalize_hand, score_key
+    from vision.frame_fusion import FrameMemory
     from vision.recognize import recognize
     from vision.synth.writer import truth_hand
 
@@ -97,8 +100,10 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
         image = cv2.imread(str(folder / truth["image"]))
         hands: list[str | None] = []
         totals: list[int | None] = []
+        memory = FrameMemory(fuse)
         for frame in camera_frames(image, frames, rng):
-            rec = recognize(frame, "mcr", context, detector=detector)
+            dets = memory.read(f.name, detector(frame)) if fuse > 1 else None
+            rec = recognize(frame, "mcr", context, detector=detector, detections=dets)
             complete = rec.hand is not None and rec.score is not None
             hands.append(normalize_hand(rec.hand_text) if complete and rec.hand_text else None)
             totals.append(rec.score.total if rec.score is not None else None)
@@ -114,7 +119,7 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
             if at:
                 t["first"].append(at[0] + 1)
     out: dict[str, Any] = {"scenes": scenes, "frames": frames, "needed": needed, "seed": seed,
-                           "scenes_whose_complete_readings_differ": flicker}
+                           "fuse": fuse, "scenes_whose_complete_readings_differ": flicker}
     for key, t in tally.items():
         first = t.pop("first")
         out[key] = {**{k: v / max(scenes, 1) for k, v in t.items()},
@@ -129,21 +134,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--needed", type=int, default=3, help="stable frames to record (default 3)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many scenes")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fuse", type=int, default=1,
+                    help="frames read together, the newest included (the service's "
+                    "TILECAM_CAMERA_FUSE_FRAMES; default 1: each frame alone)")
     ap.add_argument("--model-dir", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not (args.folder / "truth").is_dir():
         raise SystemExit(f"camera_stability: no truth/ in {args.folder}")
-    if args.frames < 1 or args.needed < 1:
-        raise SystemExit("camera_stability: --frames and --needed must be at least 1")
+    if args.frames < 1 or args.needed < 1 or args.fuse < 1:
+        raise SystemExit("camera_stability: --frames, --needed and --fuse must be at least 1")
     from vision.detect import Detector, load_detector
 
     detector = Detector(args.model_dir) if args.model_dir else load_detector()
-    out = run(args.folder, args.frames, args.needed, args.limit, args.seed, detector)
+    out = run(args.folder, args.frames, args.needed, args.limit, args.seed, detector,
+              args.fuse)
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"{out['scenes']} scenes × {out['frames']} frames, {out['needed']} needed; "
+    print(f"{out['scenes']} scenes × {out['frames']} frames, {out['needed']} needed, "
+          f"{out['fuse']} read together; "
           f"complete readings differ between frames in "
           f"{out['scenes_whose_complete_readings_differ']}")
     for key in KEYS:

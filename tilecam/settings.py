@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     #: A camera's win read with a score confidence (``vision.confidence``) under this is
     #: recorded ``pending`` for a referee instead of settled; 0 settles every legal one.
     camera_review_below: float = Field(default=0.5, ge=0.0, le=1.0)
+    #: A camera frame's tile readings are averaged with those of the table's earlier
+    #: frames of the same scene, this many frames in all (``vision.frame_fusion``); 1: off.
+    camera_fuse_frames: int = Field(default=3, ge=1, le=10)
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from test_tables_helpers import (
@@ -24,6 +25,7 @@ from test_tables_helpers import (
 )
 
 import scoring
+from vision.detections import Detections
 
 
 def _mcr_available() -> bool:
@@ -349,6 +351,39 @@ def test_frames_through_the_real_recognizer_with_a_scripted_detector(
         assert rec["recognized"]["winning_tile"] == "5p" and len(rec["recognized"]["tiles"]) == 14
         total = scoring.score(PLAIN_HAND, self_drawn=True, seat_wind="W").total
         assert rec["points"]["Cai0"] == 3 * (8 + total)
+
+
+@needs_mcr
+@pytest.mark.parametrize(("fuse", "flower"), [(3, "4f"), (1, "3f")])
+def test_a_still_hands_frames_are_read_together(backend: str, tmp_path: Path, fuse: int,
+                                                 flower: str) -> None:
+    """TILECAM_CAMERA_FUSE_FRAMES (3): the camera's frames of a still hand are read
+    together (vision.frame_fusion). A season read 4f 0.6, then 4f 0.55, then 3f 0.5 / 4f
+    0.45 is recorded on the third frame as 4f (mean 0.53 against 0.4); each frame alone
+    (1) records the third frame's 3f."""
+    from tilecam.tables.access import frame_reader
+    from vision.layout_scene import SceneBuilder
+
+    def scene(first: tuple[str, float], second: tuple[str, float]) -> Detections:
+        b = SceneBuilder().standing("123m456m789m123p5p").win("5p").row()
+        return b.flowers(first[0]).uncertain([first, second]).detections()
+
+    scenes = {100: scene(("4f", 0.6), ("3f", 0.3)), 120: scene(("4f", 0.55), ("3f", 0.4)),
+              140: scene(("3f", 0.5), ("4f", 0.45))}
+
+    def detector(image: np.ndarray) -> Detections:
+        return scenes[round(float(image.mean()) / 20) * 20]
+
+    app, _ = make_app(database_url(backend, tmp_path), tmp_path / "data",
+                      camera_fuse_frames=fuse)
+    del app.dependency_overrides[frame_reader]
+    for client in client_for(app):
+        app.state.detector = detector
+        _, [(t, k), _] = new_event(client)
+        got = [post_frame(client, t, k, lvl, winner="W", self_drawn="true")
+               for lvl in (100, 120, 140)]
+        assert [g["status"] for g in got] == ["waiting", "waiting", "recorded"]
+        assert got[2]["recorded"]["hand"] == norm(PLAIN_HAND + " " + flower)
 
 
 @needs_mcr

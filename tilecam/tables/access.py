@@ -167,7 +167,9 @@ def require_table(
 
 
 def frame_reader(request: Request) -> FrameReader:
-    """The recognizer for camera frames: :func:`vision.recognize` with the app's detector.
+    """The recognizer for camera frames: :func:`vision.recognize` with the app's detector,
+    each frame's tile readings averaged with those of the table's earlier frames of the
+    same scene (``TILECAM_CAMERA_FUSE_FRAMES`` frames in all; 1: each frame alone).
 
     Tests override this dependency with a fake.
     """
@@ -175,11 +177,21 @@ def frame_reader(request: Request) -> FrameReader:
     if detector is None:
         reason = getattr(request.app.state, "detector_error", None) or "no model loaded"
         raise ApiError(503, "not_ready", f"the tile detector is not available: {reason}")
+    from vision.frame_fusion import FrameMemory
+
+    frames = app_settings(request).camera_fuse_frames
+    with _init_lock:
+        memory = getattr(request.app.state, "frame_memory", None)
+        if memory is None or memory.frames != frames:
+            memory = request.app.state.frame_memory = FrameMemory(frames)
+    table_id = int(request.path_params.get("table_id", 0))
 
     def read(image: np.ndarray, rules: str, context: Mapping[str, Any]) -> FrameReading:
         from vision.recognize import recognize
 
-        result = recognize(image, rules, dict(context) or None, detector=detector)
+        fused = memory.read(table_id, detector(image))
+        result = recognize(image, rules, dict(context) or None, detector=detector,
+                           detections=fused)
         return reading_from_recognition(result.to_dict())
 
     return read
