@@ -105,16 +105,19 @@ def test_event_of_two_tables_records_each_hand_exactly_once(setup) -> None:
 def test_a_flower_read_differently_frame_to_frame_is_one_hand_under_mcr(setup) -> None:
     """MCR 花牌 counts bonus tiles by number: a camera that reads one flower as 7f, then
     6f, then 7f again sees one hand (the same score) and records it once, on the third
-    frame, as that frame read it; the same tiles with a third flower are another hand."""
+    frame, as that frame read it. A third flower found right after is the same tiles read
+    otherwise, not a second hand; after frames of play (no complete hand) it is one."""
     client, cam, _ = setup
     _, [(t, k), _] = new_event(client)
     a = cam.show(120, PLAIN_HAND + " 2f7f")
     b = cam.show(140, PLAIN_HAND + " 2f6f")
     more = cam.show(160, PLAIN_HAND + " 2f6f8f")
+    play = cam.show(80, None, complete=False, tiles=60)
     got = [post_frame(client, t, k, lvl, winner="E", self_drawn="1")["status"]
-           for lvl in (a, b, a, b, a, more, more, more)]
+           for lvl in (a, b, a, b, a, more, more, more, play, play, play, more, more, more)]
     assert got == ["waiting", "waiting", "recorded", "already_recorded", "already_recorded",
-                   "waiting", "waiting", "recorded"]
+                   "already_recorded", "already_recorded", "already_recorded",
+                   "waiting", "waiting", "waiting", "waiting", "waiting", "recorded"]
     hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
     assert [h["hand"] for h in hands] == [norm(PLAIN_HAND + " 2f7f"),
                                           norm(PLAIN_HAND + " 2f6f8f")]

@@ -230,11 +230,16 @@ class Penalty(Base):
 class CameraState(Base):
     """What a table's camera has been showing: the stability streak of its frames.
 
-    ``signature`` is the hand (normalized notation) of the latest complete reading
-    and ``streak`` how many frames in a row showed it; ``recorded_signature`` is
+    ``signature`` is the key of the latest complete reading — the hand as far as the
+    table's rules score it (``tilecam.tables.scoring_bridge.score_key``: normalized
+    notation, bonus tiles the rules score alike named alike) — and ``streak`` how many
+    frames in a row showed it; ``recorded_signature`` is
     the hand last recorded from the camera (so a camera that keeps sending the same
     revealed hand records it once); ``empty_streak`` counts frames in a row with
-    no tiles (a cleared table allows the same hand to be recorded again).
+    no tiles (a cleared table allows the same hand to be recorded again);
+    ``quiet_streak`` frames in a row with no complete hand since the last record, kept
+    once it reaches the stable count (only after such a gap is a hand read otherwise
+    recorded: migration 0003).
     """
 
     __tablename__ = "camera_states"
@@ -245,6 +250,7 @@ class CameraState(Base):
     signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     streak: Mapped[int] = mapped_column(Integer, default=0)
     empty_streak: Mapped[int] = mapped_column(Integer, default=0)
+    quiet_streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     recorded_signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     frames_seen: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -110,11 +110,11 @@ def process_frame(
         frame = Reading(key, complete, reading.tiles)
         state = sheet.camera_state(session, table_id)
         watch = Watch(state.signature, state.streak, state.empty_streak,
-                      state.recorded_signature, state.frames_seen)
+                      state.recorded_signature, state.frames_seen, state.quiet_streak or 0)
         watch, decision = step(watch, frame, needed)
         state.signature, state.streak = watch.signature, watch.streak
         state.empty_streak, state.recorded_signature = watch.empty_streak, watch.recorded_signature
-        state.frames_seen = watch.frames_seen
+        state.frames_seen, state.quiet_streak = watch.frames_seen, watch.quiet_streak
         from tilecam.db.models import utcnow
 
         state.updated_at = utcnow()

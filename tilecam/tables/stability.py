@@ -6,13 +6,18 @@ camera's :class:`Watch` state by one frame and says what to do:
 
 - ``record``: the same complete hand has now been seen in ``needed`` frames in a
   row and it is not the hand recorded last → record it (once);
-- ``recorded``: the camera still shows the hand recorded last → nothing to do;
+- ``recorded``: the camera still shows the hand recorded last — or a hand read
+  otherwise with no gap since that record (the same tiles, re-read) → nothing to do;
 - ``waiting``: not (yet) stable, or not complete.
 
 A camera that keeps sending a revealed hand therefore records it once. The same
 hand can be recorded again only after the table was seen empty (no tiles) for
 ``needed`` frames in a row, i.e. after the tiles were cleared for the next hand;
-a frame or two of misreading in between does not re-arm it.
+a frame or two of misreading in between does not re-arm it. A hand read otherwise than
+the one recorded last is recorded only after ``needed`` frames in a row without a
+complete hand since that record (the revealed hand was put away): a reading of the
+revealed tiles that changes — a tile found late, a code that flips — and stays for
+``needed`` frames is not a second hand on the score sheet.
 
 >>> w = Watch()
 >>> hand = Reading("123m456m789m123p55p", complete=True, tiles=14)
@@ -21,6 +26,12 @@ a frame or two of misreading in between does not re-arm it.
 >>> empty = Reading(None, complete=False, tiles=0)
 >>> [step(w, x, needed=2)[1] for x in (empty, hand, empty, empty, hand, hand)]
 ['waiting', 'recorded', 'waiting', 'waiting', 'waiting', 'record']
+>>> reread = Reading("123m456m789m123p55p 1f", complete=True, tiles=15)
+>>> [step(w, x, needed=2)[1] for x in (reread, reread, reread)]
+['recorded', 'recorded', 'recorded']
+>>> playing = Reading(None, complete=False, tiles=60)
+>>> [step(w, x, needed=2)[1] for x in (playing, playing, reread, reread)]
+['waiting', 'waiting', 'waiting', 'record']
 """
 
 from __future__ import annotations
@@ -54,6 +65,8 @@ class Watch:
     empty_streak: int = 0
     recorded_signature: str | None = None
     frames_seen: int = 0
+    #: frames in a row without a complete hand since the last record (kept at ``needed``)
+    quiet_streak: int = 0
 
 
 def step(watch: Watch, reading: Reading, needed: int) -> tuple[Watch, str]:
@@ -70,14 +83,20 @@ def step(watch: Watch, reading: Reading, needed: int) -> tuple[Watch, str]:
         watch.empty_streak = 0
     if sig is None:
         watch.signature, watch.streak = None, 0
+        watch.quiet_streak = min(watch.quiet_streak + 1, needed)
         return watch, "waiting"
+    if watch.quiet_streak < needed:
+        watch.quiet_streak = 0  # a short gap between readings of a hand is no gap
     if sig == watch.signature:
         watch.streak += 1
     else:
         watch.signature, watch.streak = sig, 1
     if sig == watch.recorded_signature:
         return watch, "recorded"
+    if watch.recorded_signature is not None and watch.quiet_streak < needed:
+        return watch, "recorded"  # the recorded hand's tiles, read otherwise: no new hand
     if watch.streak >= needed:
         watch.recorded_signature = sig
+        watch.quiet_streak = 0
         return watch, "record"
     return watch, "waiting"
