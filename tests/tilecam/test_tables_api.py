@@ -387,6 +387,8 @@ def test_a_still_hands_frames_are_read_together(backend: str, tmp_path: Path, fu
                for lvl in (100, 120, 140)]
         assert [g["status"] for g in got] == ["waiting", "waiting", "recorded"]
         assert got[2]["recorded"]["hand"] == norm(PLAIN_HAND + " " + flower)
+        notes = got[2]["recorded"]["recognized"]["notes"]
+        assert ("tiles read together over 3 frames of the same scene" in notes) == (fuse == 3)
 
 
 @needs_mcr

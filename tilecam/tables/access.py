@@ -192,6 +192,11 @@ def frame_reader(request: Request) -> FrameReader:
         fused = memory.read(table_id, detector(image))
         result = recognize(image, rules, dict(context) or None, detector=detector,
                            detections=fused)
-        return reading_from_recognition(result.to_dict())
+        data = result.to_dict()
+        together = int(fused.meta.get("fused_frames", 1))
+        if together > 1:  # say so with the reading the sheet keeps
+            data["notes"] = [*data["notes"], f"tiles read together over {together} frames "
+                             "of the same scene"]
+        return reading_from_recognition(data)
 
     return read
