@@ -37,10 +37,13 @@ def test_the_stability_rule_records_a_run_once_and_a_change_after_a_gap(
     """Three alike frames in a row record; a still hand is not recorded twice; a frame
     that reads another complete hand breaks the run; a hand read otherwise right after a
     record is the same tiles, and another hand only after three frames without one."""
-    assert bench.records(["x", "x", "x", "x", "x"], 3) == [2]
-    assert bench.records(["x", "y", "x", "y", "x"], 3) == []
-    assert bench.records(["x", None, "x", "x", "x", "y", "y", "y"], 3) == [4]
-    assert bench.records(["x", "x", "x", None, None, None, "y", "y", "y"], 3) == [2, 8]
+    x, y = "123m456m789m123p55p", "123m456m789m124p55p"  # one tile apart
+    far = "[SSS,1]123m456m789m55p"  # three tiles from x: another hand
+    assert bench.records([x, x, x, x, x], 3) == [2]
+    assert bench.records([x, y, x, y, x], 3) == []
+    assert bench.records([x, None, x, x, x, y, y, y], 3) == [4]
+    assert bench.records([x, x, x, None, None, None, y, y, y], 3) == [2, 8]
+    assert bench.records([x, x, x, far, far, far], 3) == [2, 5]
 
 
 def test_a_flower_flickering_between_frames_is_recorded_only_by_the_score_key(

@@ -124,6 +124,19 @@ def test_a_flower_read_differently_frame_to_frame_is_one_hand_under_mcr(setup) -
 
 
 @needs_mcr
+def test_a_camera_shown_only_revealed_hands_records_a_different_one_at_once(setup) -> None:
+    """A camera that sends frames only while a hand is shown: the next hand, three or more
+    tiles away from the one recorded last, is a new hand without frames of play between;
+    one a tile away would be the same tiles read otherwise (the gap rule)."""
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a, b = cam.show(120, PLAIN_HAND), cam.show(180, WIND_HAND)
+    got = [post_frame(client, t, k, lvl, winner="E", self_drawn="1")["status"]
+           for lvl in (a, a, a, b, b, b)]
+    assert got == ["waiting", "waiting", "recorded", "waiting", "waiting", "recorded"]
+
+
+@needs_mcr
 def test_cleared_table_lets_the_camera_record_the_next_hand(setup) -> None:
     client, cam, _ = setup
     _, [(t, k), _] = new_event(client)

@@ -9,6 +9,7 @@ settlement numbers by player position. Bad input raises ``ValueError``
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,42 @@ def score_key(text: str, rules: str) -> str:
     import scoring
 
     return scoring.get_rule_set(rules).score_key(scoring.parse_hand(text))
+
+
+#: Readings of a camera frame this many tiles or fewer apart may be the same tiles read
+#: otherwise (a flower found late, a code that flips): :func:`tiles_apart`.
+REREAD_TILES = 2
+
+
+def tiles_apart(key_a: str, key_b: str) -> int:
+    """How many tiles two hand keys (:func:`score_key`) differ by: the larger side of the
+    difference of their tile multisets (melds, standing tiles and bonus tiles).
+
+    >>> tiles_apart("123456789m1235p5p 1f1f", "123456789m1235p5p 1f1f1f")
+    1
+    >>> tiles_apart("123456789m1235p5p", "111222333m456p7p7p")
+    10
+    """
+    a, b = _key_tiles(key_a), _key_tiles(key_b)
+    if a is None or b is None:  # a key that does not parse is no re-reading of the other
+        return max(sum(a.values()) if a else 0, sum(b.values()) if b else 0, REREAD_TILES + 1)
+    return max(sum((a - b).values()), sum((b - a).values()))
+
+
+def _key_tiles(key: str) -> Counter[str] | None:
+    """The tiles of a hand key (None when it does not parse)."""
+    import scoring
+
+    bare, _, bonus = key.partition(" ")
+    try:
+        hand = scoring.parse_hand(bare)
+    except scoring.HandError:
+        return None
+    tiles = Counter(t for m in hand.melds for t in m.tiles)
+    tiles.update(hand.standing)
+    tiles.update(hand.flowers)
+    tiles.update(bonus[i:i + 2] for i in range(0, len(bonus), 2))
+    return tiles
 
 
 def _check_report(report: HandReport) -> None:

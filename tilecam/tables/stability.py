@@ -14,10 +14,10 @@ A camera that keeps sending a revealed hand therefore records it once. The same
 hand can be recorded again only after the table was seen empty (no tiles) for
 ``needed`` frames in a row, i.e. after the tiles were cleared for the next hand;
 a frame or two of misreading in between does not re-arm it. A hand read otherwise than
-the one recorded last is recorded only after ``needed`` frames in a row without a
-complete hand since that record (the revealed hand was put away): a reading of the
-revealed tiles that changes — a tile found late, a code that flips — and stays for
-``needed`` frames is not a second hand on the score sheet.
+the one recorded last — within a few tiles of it (``near``) — is recorded only after
+``needed`` frames in a row without a complete hand since that record (the revealed hand
+was put away): a reading of the revealed tiles that changes — a tile found late, a code
+that flips — and stays for ``needed`` frames is not a second hand on the score sheet.
 
 >>> w = Watch()
 >>> hand = Reading("123m456m789m123p55p", complete=True, tiles=14)
@@ -36,6 +36,7 @@ revealed tiles that changes — a tile found late, a code that flips — and sta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -69,8 +70,13 @@ class Watch:
     quiet_streak: int = 0
 
 
-def step(watch: Watch, reading: Reading, needed: int) -> tuple[Watch, str]:
-    """Advance ``watch`` (in place) by one frame; returns it and the decision."""
+def step(watch: Watch, reading: Reading, needed: int,
+         near: Callable[[str, str], bool] | None = None) -> tuple[Watch, str]:
+    """Advance ``watch`` (in place) by one frame; returns it and the decision. ``near(a,
+    b)``: whether two hand keys may be one hand's tiles read otherwise (default: any two
+    may); a hand read otherwise than the one recorded last waits for a gap only then —
+    a camera that sends frames only when a hand is shown records the next, different,
+    hand at once."""
     if needed < 1:
         raise ValueError(f"stable frame count must be at least 1, not {needed}")
     watch.frames_seen += 1
@@ -93,7 +99,8 @@ def step(watch: Watch, reading: Reading, needed: int) -> tuple[Watch, str]:
         watch.signature, watch.streak = sig, 1
     if sig == watch.recorded_signature:
         return watch, "recorded"
-    if watch.recorded_signature is not None and watch.quiet_streak < needed:
+    if (watch.recorded_signature is not None and watch.quiet_streak < needed
+            and (near is None or near(sig, watch.recorded_signature))):
         return watch, "recorded"  # the recorded hand's tiles, read otherwise: no new hand
     if watch.streak >= needed:
         watch.recorded_signature = sig
