@@ -62,13 +62,12 @@ def camera_frames(image: np.ndarray, count: int, rng: random.Random) -> list[np.
 def records(keys: list[str | None], needed: int) -> list[int]:
     """The frame indices at which the camera's stability rule records, for frames whose
     readings have these keys (None: no complete hand)."""
-    from tilecam.tables.scoring_bridge import REREAD_TILES, tiles_apart
+    from tilecam.tables.scoring_bridge import reread_of
     from tilecam.tables.stability import Reading, Watch, step
 
     watch, out = Watch(), []
     for i, key in enumerate(keys):
-        _, decision = step(watch, Reading(key, key is not None, 14), needed,
-                           near=lambda a, b: tiles_apart(a, b) <= REREAD_TILES)
+        _, decision = step(watch, Reading(key, key is not None, 14), needed, near=reread_of)
         if decision == "record":
             out.append(i)
     return out

@@ -23,13 +23,7 @@ import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
 from tilecam.tables import sheet
-from tilecam.tables.scoring_bridge import (
-    REREAD_TILES,
-    HandReport,
-    normalize_hand,
-    score_key,
-    tiles_apart,
-)
+from tilecam.tables.scoring_bridge import HandReport, normalize_hand, reread_of, score_key
 from tilecam.tables.stability import Reading, Watch, step
 
 
@@ -117,8 +111,7 @@ def process_frame(
         state = sheet.camera_state(session, table_id)
         watch = Watch(state.signature, state.streak, state.empty_streak,
                       state.recorded_signature, state.frames_seen, state.quiet_streak or 0)
-        watch, decision = step(watch, frame, needed,
-                               near=lambda a, b: tiles_apart(a, b) <= REREAD_TILES)
+        watch, decision = step(watch, frame, needed, near=reread_of)
         state.signature, state.streak = watch.signature, watch.streak
         state.empty_streak, state.recorded_signature = watch.empty_streak, watch.recorded_signature
         state.frames_seen, state.quiet_streak = watch.frames_seen, watch.quiet_streak

@@ -126,6 +126,13 @@ def tiles_apart(key_a: str, key_b: str) -> int:
     return max(sum((a - b).values()), sum((b - a).values()))
 
 
+def reread_of(key_a: str, key_b: str) -> bool:
+    """Whether two hand keys may be one hand's tiles read otherwise: at most
+    :data:`REREAD_TILES` apart (:func:`tiles_apart`); the camera's ``near`` test
+    (:func:`tilecam.tables.stability.step`)."""
+    return tiles_apart(key_a, key_b) <= REREAD_TILES
+
+
 def _key_tiles(key: str) -> Counter[str] | None:
     """The tiles of a hand key (None when it does not parse)."""
     import scoring
