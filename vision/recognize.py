@@ -358,8 +358,10 @@ def deduce_winning(layout: Layout, codes: Sequence[str]) -> tuple[Layout, str | 
 
 def _alternative(
     reading: Reading, layout: Layout, rules: str, ctx: Mapping[str, Any], hidden: Sequence[str],
-    chosen_cost: float, chosen: Hand | None,
+    chosen_cost: float, chosen_key: str | None,
 ) -> dict[str, Any]:
+    """One of ``alternatives`` (see module doc); ``chosen_key``: the chosen hand's
+    :meth:`scoring.rulesets.base.RuleSet.score_key` (None without a hand)."""
     import scoring
 
     entry: dict[str, Any] = {
@@ -373,9 +375,8 @@ def _alternative(
     try:
         hand = layout.hand(reading.codes, hidden)
         entry["hand"] = scoring.format_hand(hand)
-        rule_set = scoring.get_rule_set(rules)
-        entry["same_score"] = (chosen is not None
-                               and rule_set.score_key(hand) == rule_set.score_key(chosen))
+        entry["same_score"] = (chosen_key is not None
+                               and scoring.get_rule_set(rules).score_key(hand) == chosen_key)
         if reading.winning and layout.winning is not None:
             entry["score"] = scoring.score(hand, rules=rules, **ctx).total
     except scoring.HandError as exc:
@@ -589,8 +590,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             waits = scoring.waits(hand, rules=rules, **_waits_kwargs(ctx))
         except scoring.HandError as exc:
             unscorable = str(exc)
+    chosen_key = None if hand is None else rule_set.score_key(hand)
     alts = tuple(
-        _alternative(r, layout, rules, ctx, hidden, result.best.cost, hand)
+        _alternative(r, layout, rules, ctx, hidden, result.best.cost, chosen_key)
         for r in result.alternatives
     )
     timings["score"] = (time.perf_counter() - t2) * 1000
