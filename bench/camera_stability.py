@@ -83,17 +83,12 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
     from tilecam.tables.scoring_bridge import normalize_hand, score_key
     from vision.frame_fusion import FrameMemory
     from vision.recognize import recognize
-    from vision.synth.writer import truth_hand
+    from vision.synth.writer import truth_hand, winning_truths
 
     rng = random.Random(seed)
     tally = {k: {"recorded": 0, "twice": 0, "right_score": 0, "first": []} for k in KEYS}
     scenes = flicker = 0
-    for f in sorted((folder / "truth").glob("*.json")):
-        truth = json.loads(f.read_text())
-        if not truth.get("hand") or truth.get("wins") is False:
-            continue
-        if limit is not None and scenes >= limit:
-            break
+    for f, truth in winning_truths(folder, limit):
         scenes += 1
         true_hand = truth_hand(truth)
         context = {"self_drawn": True}

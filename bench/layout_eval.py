@@ -113,7 +113,7 @@ from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
 from vision.layout_edges import CUT_OFF  # noqa: E402
-from vision.synth.writer import truth_hand  # noqa: E402
+from vision.synth.writer import truth_hand, winning_truths  # noqa: E402
 
 
 def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
@@ -186,12 +186,7 @@ def eval_misreads(folder: Path, rate: float, seed: int, limit: int | None) -> di
 
     rng = np.random.default_rng(seed)
     n = before = after = 0
-    for f in sorted((folder / "truth").glob("*.json")):
-        truth = json.loads(f.read_text())
-        if not truth.get("hand") or truth.get("wins") is False:
-            continue
-        if limit is not None and n >= limit:
-            break
+    for _, truth in winning_truths(folder, limit):
         hand = truth_hand(truth)
         expected = canon(hand)
         d = misread(truth_detections(truth), rate, rng)

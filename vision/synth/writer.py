@@ -19,7 +19,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -216,3 +216,18 @@ def truth_hand(truth: dict[str, Any]) -> scoring.Hand:
     if truth.get("flowers") and not hand.flowers:
         hand = scoring.Hand(hand.melds, hand.standing, tuple(truth["flowers"]))
     return hand
+
+
+def winning_truths(out: Path, limit: int | None = None) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """The scenes of the set in ``out`` that show a winning hand (``truth/*.json`` with a
+    ``hand`` not marked ``wins: false``), in file order, at most ``limit`` of them: each
+    truth file and its ground truth."""
+    count = 0
+    for f in sorted((out / "truth").glob("*.json")):
+        truth = json.loads(f.read_text())
+        if not truth.get("hand") or truth.get("wins") is False:
+            continue
+        if limit is not None and count >= limit:
+            return
+        count += 1
+        yield f, truth
