@@ -108,15 +108,16 @@ def collect(data: Path, split: str, model_dir: Path, event: str = "hand") -> lis
     from vision.evaluate import load_dataset
     from vision.recognize import recognize_detections
 
-    alike = get_rule_set("mcr").score_alike if event == "score" else ()
-    as_one = {c: g[0] for g in alike for c in g}
+    mcr = get_rule_set("mcr")
+    alike = mcr.score_alike if event == "score" else ()
+    as_one = mcr.score_code if event == "score" else str
     detector = Detector(model_dir)
     rows = []
     for sample in load_dataset(data, split):
         det = detector(sample.image)
         rec = recognize_detections(det, "mcr")
-        truth = Counter(as_one.get(CLASSES[int(c)], CLASSES[int(c)]) for c in sample.class_ids)
-        read = Counter(as_one.get(c, c) for c in rec.codes)
+        truth = Counter(as_one(CLASSES[int(c)]) for c in sample.class_ids)
+        read = Counter(as_one(c) for c in rec.codes)
         rows.append(
             {
                 "set": data.name,

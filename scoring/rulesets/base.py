@@ -308,11 +308,17 @@ class RuleSet(ABC):
         keys a hand by its notation."""
         from scoring.notation import format_hand
 
-        first = {c: g[0] for g in self.score_alike for c in g}
-        if not first or not hand.flowers:
+        if not self.score_alike or not hand.flowers:
             return format_hand(hand)
         bare = format_hand(Hand(hand.melds, hand.standing, ()))
-        return f"{bare} {''.join(sorted(first.get(f, f) for f in hand.flowers))}"
+        return f"{bare} {''.join(sorted(self.score_code(f) for f in hand.flowers))}"
+
+    def score_code(self, code: str) -> str:
+        """The code the score counts a tile of ``code`` as: the first of its
+        :attr:`score_alike` group, else ``code`` itself (any string passes: a detector's
+        ``back`` too)."""
+        group = next((g for g in self.score_alike if code in g), None)
+        return code if group is None else group[0]
 
     def context_fields(self) -> Mapping[str, Setting]:
         """Rule-specific win-context fields accepted in ``WinContext.extra``."""
