@@ -645,6 +645,8 @@ class Detector:
         strips = strips_batch(img, boxes[look], spec.size, spec.top)
         answers = pp.softmax(self.numeral.run(strips)).reshape(len(look), 4, -1)
         odds = numeral_odds(answers, rotation_probs[look])
+        sure = odds.max(axis=1) >= spec.min_odds
+        look, odds = look[sure], odds[sure]
         probs = probs.copy()
         probs[np.ix_(look, _BONUS_COLUMNS)] = fuse_numerals(
             probs[np.ix_(look, _BONUS_COLUMNS)], odds, spec.weight)

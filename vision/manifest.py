@@ -30,7 +30,8 @@ the threshold kept where a row of kept tiles goes on, :mod:`vision.row_fill`), `
 looks from larger crops at some codes, applied in order after the classifier;
 :class:`ReaderSpec`; a single ``reader`` object is read too) and ``numeral`` (the
 numeral reader of seasons and flowers, after the readers: ``{"file": "numerals.onnx",
-"size": [48, 80], "top": 0.45, "weight": 1.0, "min_mass": 0.3}``, :class:`NumeralSpec`).
+"size": [48, 80], "top": 0.45, "weight": 1.0, "min_mass": 0.3}``, optional ``min_odds``;
+:class:`NumeralSpec`).
 Detector names that are not tile codes (e.g. ``"tile"``) are generic: their probability is
 spread over the classes the detector does not name, and the crop classifier decides.
 
@@ -197,13 +198,15 @@ class NumeralSpec:
     codes reaches ``min_mass``, cuts the top strip of its face at all four quarter turns
     (``top`` of the upright box, resized to ``size`` ``(H, W)``), and re-ranks the tile's
     bonus codes by the numeral odds to the power ``weight``; the chance the tile is a
-    bonus tile at all stays as it was."""
+    bonus tile at all stays as it was. With ``min_odds`` > 0 only the tiles whose most
+    likely numeral has at least those odds are re-ranked (the reader sure of it)."""
 
     file: Path
     size: tuple[int, int]
     top: float
     weight: float
     min_mass: float
+    min_odds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -382,8 +385,8 @@ def _numeral_spec(entry: Any, model_dir: Path, where: str) -> NumeralSpec | None
         raise ModelError(f"{where}: 'size' must be [height, width], each at least 8 px, "
                          f"got {size!r}")
     top, weight = entry.get("top", 0.45), entry.get("weight", 1.0)
-    min_mass = entry.get("min_mass", 0.3)
-    for key, value in (("top", top), ("min_mass", min_mass)):
+    min_mass, min_odds = entry.get("min_mass", 0.3), entry.get("min_odds", 0.0)
+    for key, value in (("top", top), ("min_mass", min_mass), ("min_odds", min_odds)):
         _unit(value, key, where)
     if top <= 0:
         raise ModelError(f"{where}: 'top' must be above 0, got {top!r}")
@@ -391,7 +394,8 @@ def _numeral_spec(entry: Any, model_dir: Path, where: str) -> NumeralSpec | None
         raise ModelError(f"{where}: 'weight' must be a number in [0, 4], got {weight!r}")
     return NumeralSpec(file=model_dir / _need(entry, "file", str, where),
                        size=(int(size[0]), int(size[1])), top=float(top),
-                       weight=float(weight), min_mass=float(min_mass))
+                       weight=float(weight), min_mass=float(min_mass),
+                       min_odds=float(min_odds))
 
 
 def _reader_spec(entry: Any, model_dir: Path, where: str) -> ReaderSpec | None:

@@ -1078,6 +1078,29 @@ def test_numeral_reader_decides_which_of_four_from_the_strips_of_bonus_tiles(
     assert d.topk_probs[1].tolist() == plain.topk_probs[1].tolist()
 
 
+def test_numeral_min_odds_leaves_tiles_whose_numeral_the_reader_is_unsure_of(
+    tmp_path: Path,
+) -> None:
+    """Manifest ``numeral.min_odds``: a numeral read with odds under it re-ranks nothing
+    (the tile keeps the classifier's reading); one read surely enough still decides."""
+    names = ["1m", "1f", "2f", "3f"]
+    model = _model_dir(tmp_path, ["tile"], classifier={"file": "c.onnx", "size": 32,
+                                                       "names": names, "weight": 1.0})
+    rows = [[115, 200, 30, 40, 0.9]]
+    cls_out = _logits([0.1, 0.5, 0.35, 0.05])
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    manifest = json.loads((model / "manifest.json").read_text())
+    # upright strip: numeral 2 with odds about 0.6 once "none" is spread; other turns none
+    strips = np.array([[-5, 1.2, -5, -5, 0.9], [-5, -5, -5, -5, 5],
+                       [-5, -5, -5, -5, 5], [-5, -5, -5, -5, 5]], np.float32)
+    for min_odds, code in ((0.0, "2f"), (0.5, "2f"), (0.7, "1f")):
+        manifest["numeral"] = {**NUMERAL, "min_odds": min_odds}
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        d = Detector(model, backend=FakeBackend(_yolo(rows)), classifier=FakeBackend(cls_out),
+                     numeral=FakeBackend(strips), topk=5).detect(frame)
+        assert d.codes == [code], min_odds
+
+
 def test_numeral_setting_is_checked(tmp_path: Path) -> None:
     model = _model_dir(tmp_path, ["tile"], {"file": "c.onnx", "size": 32, "names": ["1f", "2f"]})
     manifest = json.loads((model / "manifest.json").read_text())
@@ -1087,6 +1110,7 @@ def test_numeral_setting_is_checked(tmp_path: Path) -> None:
         ({**NUMERAL, "weight": -1}, "'weight' must be"),
         ({**NUMERAL, "top": 0}, "'top' must be"),
         ({**NUMERAL, "min_mass": 2}, "min_mass"),
+        ({**NUMERAL, "min_odds": 1.5}, "min_odds"),
         ({"size": [48, 80]}, "'file' field is missing"),
         ("numerals.onnx", "expected an object"),
     )])
