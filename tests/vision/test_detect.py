@@ -1090,7 +1090,8 @@ def test_numeral_min_odds_leaves_tiles_whose_numeral_the_reader_is_unsure_of(
     cls_out = _logits([0.1, 0.5, 0.35, 0.05])
     frame = np.zeros((960, 1280, 3), np.uint8)
     manifest = json.loads((model / "manifest.json").read_text())
-    # upright strip: numeral 2 with odds about 0.6 once "none" is spread; other turns none
+    # upright strip: numeral 2, its odds between 0.5 and 0.7 once "none" is spread and the
+    # turns weighed; the other three turns: none
     strips = np.array([[-5, 1.2, -5, -5, 0.9], [-5, -5, -5, -5, 5],
                        [-5, -5, -5, -5, 5], [-5, -5, -5, -5, 5]], np.float32)
     for min_odds, code in ((0.0, "2f"), (0.5, "2f"), (0.7, "1f")):
