@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
 
 PhotoAndTurned = Callable[[int], tuple[np.ndarray, np.ndarray]]
+BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 @pytest.fixture
@@ -23,3 +27,19 @@ def photo_and_turned() -> PhotoAndTurned:
         return photo, cv2.warpAffine(photo, turn, (96, 96), borderValue=(0, 0, 0))
 
     return make
+
+
+@pytest.fixture(scope="session")
+def bench_module() -> Callable[[str], ModuleType]:
+    """Load ``bench/<name>.py`` (scripts, not an installed package) as a module, a fresh
+    one per call. (Here rather than in ``tests/bench/conftest.py``: two ``conftest.py``
+    in folders without ``__init__.py`` clash under ``--doctest-modules``.)"""
+
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
