@@ -47,32 +47,74 @@ def per_image_ms(fn: Callable[[Any], object], inputs: Sequence[Any], rounds: int
     """Time ``fn(x)`` for every ``x`` of ``inputs`` ``rounds`` times (interleaved passes,
     after one warm-up call on each of the first two) and :func:`summarize` each input's
     median wall ms and median CPU ms (processor time of all this process's threads)."""
+    return side_by_side_ms([(fn, inputs)], rounds, [target_ms])[0]
+
+
+def side_by_side_ms(
+    calls: Sequence[tuple[Callable[[Any], object], Sequence[Any]]], rounds: int = 3,
+    targets: Sequence[float | None] | None = None,
+) -> list[dict[str, float]]:
+    """Time several pipelines on the same frames in alternating passes: for every
+    ``(fn, inputs)`` of ``calls`` (inputs of equal length, item ``i`` the same frame in
+    each one's form), round after round, one pass of each ``fn`` over all its frames
+    (after one untimed call), so a slow spell of the machine — they last seconds to
+    minutes — falls on all of them alike. Passes, not single frames, alternate: run
+    back to back with another network, a frame measured 15–20 ms slower on this machine
+    (caches, the other runtime's threads), a cost no camera pipeline pays. Returns one
+    :func:`summarize` per call (``targets[k]`` its target, if any); after the first,
+    each also holds ``ratio_to_first``: the median over frames of that frame's median
+    ms divided by the first call's.
+    """
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
-    for x in list(inputs)[:2]:  # warm-up (session allocation, caches)
-        fn(x)
-    wall: list[list[float]] = [[] for _ in inputs]
-    cpu: list[list[float]] = [[] for _ in inputs]
-    for _ in range(rounds):
-        for i, x in enumerate(inputs):
-            t, c = time.perf_counter(), time.process_time()
+    if not calls or len({len(inputs) for _, inputs in calls}) != 1:
+        raise ValueError("every pipeline needs the same number of frames")
+    n = len(calls[0][1])
+    for fn, inputs in calls:  # warm-up (session allocation, caches)
+        for x in list(inputs)[:2]:
             fn(x)
-            wall[i].append((time.perf_counter() - t) * 1000)
-            cpu[i].append((time.process_time() - c) * 1000)
-    return summarize([statistics.median(w) for w in wall],
-                     [statistics.median(c) for c in cpu], target_ms)
+    wall = [[[] for _ in range(n)] for _ in calls]  # [call][frame] -> ms
+    cpu = [[[] for _ in range(n)] for _ in calls]
+    for _ in range(rounds):
+        for k, (fn, inputs) in enumerate(calls):
+            if len(calls) > 1:
+                fn(inputs[0])  # untimed: the other pipeline ran last
+            for i in range(n):
+                t, c = time.perf_counter(), time.process_time()
+                fn(inputs[i])
+                wall[k][i].append((time.perf_counter() - t) * 1000)
+                cpu[k][i].append((time.process_time() - c) * 1000)
+    goals = list(targets) if targets is not None else [None] * len(calls)
+    medians = [[statistics.median(w) for w in per_call] for per_call in wall]
+    out = []
+    for k in range(len(calls)):
+        summary = summarize(medians[k], [statistics.median(c) for c in cpu[k]], goals[k])
+        if k:
+            summary["ratio_to_first"] = statistics.median(
+                m / max(f, 1e-9) for m, f in zip(medians[k], medians[0], strict=True))
+        out.append(summary)
+    return out
 
 
-def reference_ms(frames_bgr: Sequence[Any], rounds: int = 3) -> tuple[dict[str, float] | None, str]:
-    """mahjong-detector's own pipeline (``detect_tiles`` on a PIL image) timed as
-    :func:`per_image_ms` on the same BGR frames — a yardstick for the machine's speed at
-    the time (its slow spells move both) — and a note: ``(None, why)`` when the PyPI
-    package ``mahjong-detector`` is not installed."""
+def with_yardstick(fn: Callable[[Any], object], frames_bgr: Sequence[Any], rounds: int = 3,
+                   target_ms: float | None = None,
+                   ) -> tuple[dict[str, float], dict[str, float] | None, str]:
+    """``fn`` on the BGR frames, timed as :func:`per_image_ms`, and beside it on the same
+    frames, in alternating passes (:func:`side_by_side_ms`),
+    mahjong-detector's own pipeline (``detect_tiles`` on a PIL image): a yardstick for
+    the machine's speed at the time, since its slow spells move both alike. Returns
+    ``(fn's figures, the yardstick's, note)``; ``fn``'s figures then hold
+    ``per_yardstick``, the median over frames of ``fn``'s ms over the yardstick's.
+    Without the PyPI package ``mahjong-detector``: ``(fn's figures, None, why)``."""
     try:
         import cv2
         import mahjong_detector
         from PIL import Image
     except ImportError as exc:
-        return None, f"package not installed ({exc.name})"
+        return per_image_ms(fn, frames_bgr, rounds, target_ms), None, (
+            f"package not installed ({exc.name})")
     pil = [Image.fromarray(cv2.cvtColor(f, cv2.COLOR_BGR2RGB)) for f in frames_bgr]
-    return per_image_ms(mahjong_detector.detect_tiles, pil, rounds), "mahjong-detector"
+    theirs, ours = side_by_side_ms([(mahjong_detector.detect_tiles, pil), (fn, frames_bgr)],
+                                   rounds, [None, target_ms])
+    ours["per_yardstick"] = ours.pop("ratio_to_first")
+    return ours, theirs, "mahjong-detector"
