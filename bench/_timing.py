@@ -118,3 +118,20 @@ def with_yardstick(fn: Callable[[Any], object], frames_bgr: Sequence[Any], round
                                    rounds, [None, target_ms])
     ours["per_yardstick"] = ours.pop("ratio_to_first")
     return ours, theirs, "mahjong-detector"
+
+
+def verdict(what: str, figures: dict[str, float], target_ms: float) -> list[str]:
+    """The bench's closing lines for pipeline ``what``: whether its median meets
+    ``target_ms`` (with the share of frames within it) and, when timed beside the
+    yardstick, its time as a multiple of the yardstick's.
+
+    >>> verdict("recognize", {"median": 61.0, "n": 4, "within_target": 0.5}, 60.0)
+    ['recognize misses the 60 ms target on this machine (50% of the 4 frames within it)']
+    """
+    word = "meets" if figures["median"] <= target_ms else "misses"
+    lines = [f"{what} {word} the {target_ms:.0f} ms target on this machine "
+             f"({figures['within_target']:.0%} of the {figures['n']} frames within it)"]
+    if "per_yardstick" in figures:
+        lines.append(f"{what} takes {figures['per_yardstick']:.2f}× mahjong-detector's time on "
+                     "the same frame (median over frames; timed in alternating passes)")
+    return lines
