@@ -619,7 +619,8 @@ def recognize(
 
     A reading that is no win, of rows lying :data:`STRAIGHTEN_DEG` or more off the
     photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
-    second detection) and replaced when that reading wins; so is a win with an unclear
+    second detection) and replaced when that reading wins — unless ``context`` says the
+    hand is no win (``win``/``claim_win`` false), when no reading can win; so is a win with an unclear
     claim source from :data:`STRAIGHTEN_UNCLEAR_DEG`, when the level reading wins with
     every claim clear, and a doubtful win (hand confidence under
     :data:`STRAIGHTEN_WIN_BELOW`) from :data:`STRAIGHTEN_WIN_DEG`, when the level reading
@@ -643,7 +644,9 @@ def recognize(
     rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration,
                                layout_params=layout_params, flip_sideways=False)
     tilt = abs(rec.layout.tilt_deg)
-    no_win = rec.score is None and 0 < STRAIGHTEN_DEG <= tilt
+    # told it is no win (``win``/``claim_win`` false): the level reading could not win either
+    may_win = _split_context(context)[1] is not False
+    no_win = rec.score is None and may_win and 0 < STRAIGHTEN_DEG <= tilt
     unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
     doubtful_win = (rec.score is not None and not unclear_win and 0 < STRAIGHTEN_WIN_DEG <= tilt
                     and _confidence(rec) < STRAIGHTEN_WIN_BELOW)
@@ -658,7 +661,7 @@ def recognize(
         elif level.score is not None and not (unclear_win and _unclear(level)):
             return _with_picture_note(level, pixels)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
-    if rec.score is None and rec.layout.side_margins and _split_context(context)[1] is not False:
+    if rec.score is None and rec.layout.side_margins and may_win:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:

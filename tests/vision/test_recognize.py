@@ -336,6 +336,34 @@ def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
     assert "straighten" in r.ms  # the second look's time is still counted
 
 
+@pytest.mark.parametrize("key", ["win", "claim_win"])
+def test_a_tilted_photo_told_it_is_no_win_is_detected_once(key: str) -> None:
+    """STRAIGHTEN_DEG is for readings that may win: with ``win`` (or ``claim_win``) false
+    no reading wins, so the level reading, taken only when it wins, is not made — the
+    same tilted scene without the flag is read again and wins."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    tilted = b.detections(tilt_deg=40.0)
+    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
+    level = b.detections()
+    size = tilted.image_size or (1000, 800)
+    photo = np.zeros((size[1], size[0], 3), np.uint8)
+    for told, calls in (({key: False}, 1), ({}, 2)):
+        seen: list[int] = []
+
+        def stand_in(image: np.ndarray, seen: list[int] = seen) -> Detections:
+            seen.append(1)
+            return tilted if len(seen) == 1 else level
+
+        r = recognize(photo, "mcr", told or None, detector=stand_in)
+        assert len(seen) == calls, told
+        assert (r.score is not None) is (calls == 2)
+        assert ("straighten" in r.ms) is (calls == 2)
+    assert r.waits is None  # the unflagged reading won
+    r = recognize(photo, "mcr", {key: False}, detector=lambda image: tilted)
+    assert r.score is None and r.waits is not None  # told no win: its waits, as before
+
+
 def test_a_level_photo_is_detected_once() -> None:
     d = won_scene().detections(tilt_deg=10.0)
     calls: list[int] = []
