@@ -364,6 +364,24 @@ def test_a_tilted_photo_told_it_is_no_win_is_detected_once(key: str) -> None:
     assert r.score is None and r.waits is not None  # told no win: its waits, as before
 
 
+@pytest.mark.parametrize(("standing", "calls"), [("123m456p789s", 1), ("123m456p789sE", 2)])
+def test_a_tilted_photo_of_a_few_tiles_is_detected_once(standing: str, calls: int) -> None:
+    """STRAIGHTEN_TILES_SHORT: a no-win reading of 9 tiles (a won MCR hand's 14 less 5)
+    is not read again turned level — a level reading cut around 9 tiles could not win;
+    one of 10 is."""
+    needs_mcr()
+    tilted = SceneBuilder().standing(standing).detections(tilt_deg=40.0)
+    seen: list[int] = []
+
+    def stand_in(image: np.ndarray) -> Detections:
+        seen.append(1)
+        return tilted
+
+    size = tilted.image_size or (1000, 800)
+    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "mcr", detector=stand_in)
+    assert len(seen) == calls and r.score is None
+
+
 def test_a_level_photo_is_detected_once() -> None:
     d = won_scene().detections(tilt_deg=10.0)
     calls: list[int] = []
