@@ -274,17 +274,24 @@ def test_damaged_scenes_give_a_result_never_an_exception() -> None:
         json.dumps(out)
 
 
+def _a_tile_missed(tilt_deg: float = 40.0) -> tuple[Detections, Detections, np.ndarray]:
+    """A won hand's detections with rows ``tilt_deg`` off the photo's edges and its 5p
+    missed (no win), the same hand detected level (a win), and a black photo of the
+    tilted scene's size."""
+    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    tilted = b.detections(tilt_deg=tilt_deg)
+    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
+    size = tilted.image_size or (1000, 800)
+    return tilted, b.detections(), np.zeros((size[1], size[0], 3), np.uint8)
+
+
 def test_rows_near_45_degrees_are_read_again_from_the_photo_turned_level() -> None:
     """A photo whose rows lie 40° off its edges, read as no win (a tile missed): the hand
     is read again from a second detection of the region turned level (vision.straighten),
     taken because it wins, its boxes given back in the photo's pixels, with a note."""
     needs_mcr()
-    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
-    tilted = b.detections(tilt_deg=40.0)
-    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
-    level = b.detections()
+    tilted, level, photo = _a_tile_missed()
     size = tilted.image_size or (1000, 800)
-    photo = np.zeros((size[1], size[0], 3), np.uint8)
     seen: list[tuple[int, ...]] = []
 
     def stand_in(image: np.ndarray) -> Detections:
@@ -342,12 +349,7 @@ def test_a_tilted_photo_told_it_is_no_win_is_detected_once(key: str) -> None:
     no reading wins, so the level reading, taken only when it wins, is not made — the
     same tilted scene without the flag is read again and wins."""
     needs_mcr()
-    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
-    tilted = b.detections(tilt_deg=40.0)
-    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
-    level = b.detections()
-    size = tilted.image_size or (1000, 800)
-    photo = np.zeros((size[1], size[0], 3), np.uint8)
+    tilted, level, photo = _a_tile_missed()
     for told, calls in (({key: False}, 1), ({}, 2)):
         seen: list[int] = []
 
