@@ -100,13 +100,19 @@ def suit_readings(counts: tuple[int, ...]) -> tuple[SuitReading, ...]:
 
 @lru_cache(maxsize=SUIT_CACHE)
 def honour_reading(counts: tuple[int, ...]) -> SuitReading | None:
-    """The only reading of the 7 honour counts (pungs and at most one pair), or None."""
+    """The only reading of the 7 honour counts (pungs and at most one pair), or None.
+
+    Five of a kind (a pung and its pair) only arises when a wait is probed on a kind whose
+    four copies the hand holds — the formal wait (:mod:`scoring.mcr.waits`), as for the
+    suits."""
     sets: list[tuple[int, int]] = []
     pair = -1
     for i, n in enumerate(counts):
         if n == 3:
             sets.append((PUNG, i))
-        elif n == 2:
+        elif n in (2, 5):
+            if n == 5:
+                sets.append((PUNG, i))
             if pair >= 0:
                 return None
             pair = i

@@ -219,7 +219,7 @@ def basic_shanten(counts: list[int], n_melds: int) -> int:
         for b in parts[1]:
             for c in parts[2]:
                 for d in parts[3]:
-                    m = a[0] + b[0] + c[0] + d[0] + n_melds
+                    m = min(4, a[0] + b[0] + c[0] + d[0] + n_melds)  # a fifth set is spare
                     t = a[1] + b[1] + c[1] + d[1]
                     p = a[2] + b[2] + c[2] + d[2]
                     if p > 1:

@@ -43,6 +43,13 @@ def test_held_out_wait_has_no_tiles_left_and_no_score() -> None:
     assert four.remaining == 0 and four.discard is None and four.self_drawn is None
 
 
+def test_formal_wait_counts_honours_whose_four_copies_are_held() -> None:
+    """As for the suits: four 發 held, a fifth would make a pung and the pair."""
+    assert formal_waits(counts("234p567p789pFFFF"), 0) == [index("F")]
+    w = scoring.waits("666778899mFFFF")  # 6m by seven pairs, 發 formally
+    assert [(t.tile, t.remaining) for t in w.waits] == [("6m", 1), ("F", 0)]
+
+
 def test_seven_pairs_wait_is_a_formal_wait() -> None:
     assert index("9s") in formal_waits(counts("445566m2277779s"), 0)
 
@@ -61,6 +68,16 @@ def test_shanten(hand: str, expected: int) -> None:
     assert shanten(counts(hand), 0) == expected
     w = scoring.waits(hand)
     assert w.shanten == expected and w.ready == (expected == 0)
+
+
+def test_knitted_straight_shanten_with_a_meld_counts_no_fifth_set() -> None:
+    """组合龙 with one claimed chow: 9 knitted tiles and a pair from the 10 standing + 1.
+    Here 258m 369p 147s holds 2m 8m 3p 9p 7s and the pair 3s3s: 4 knitted tiles
+    missing, 3 changes from ready (the reference calculator agrees); the 678s left over
+    is no fifth set to count."""
+    standing = counts("28m39p336778s")
+    assert sum(standing) == 10
+    assert shanten(standing, 1) == 3
 
 
 def test_not_ready_hand_reports_shanten_and_no_waits() -> None:
