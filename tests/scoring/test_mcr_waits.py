@@ -162,3 +162,48 @@ def test_waits_and_shanten_match_the_reference_calculator() -> None:
             packs.append((kind, ref_tile(m.tiles[1 if m.kind == "chow" else 0]), 1))
         ref = MahjongShanten(pack=tuple(packs), hand=tuple(ref_tile(t) for t in standing))
         assert shanten(counts("".join(standing)), len(hand.melds)) == ref, standing
+
+
+def test_shanten_and_waits_of_random_hands_match_the_reference_calculator() -> None:
+    """Hands dealt at random (not one tile short of a win): 0-4 claimed melds, half of them
+    from one or two suits, so that ready hands and knitted shapes come up too; shanten,
+    and the formal waits of the ready ones, as the reference calculates them."""
+    import random
+
+    pytest.importorskip("MahjongGB", reason="pymahjonggb (dev extra) is not installed")
+    from MahjongGB import MahjongShanten
+    from oracle_differences import ref_tile
+
+    from scoring.tiles import KINDS
+
+    rng = random.Random(56)
+    ready = 0
+    for _ in range(3000):
+        held = dict.fromkeys(KINDS, 0)
+        packs = []
+        for _meld in range(rng.choice([0, 0, 0, 1, 1, 2, 3, 4])):
+            if rng.random() < 0.5:
+                suit, rank = rng.choice("mps"), rng.randint(1, 7)
+                tiles = [f"{rank + k}{suit}" for k in range(3)]
+                packs.append(("CHI", ref_tile(tiles[1]), 1))
+            else:
+                tiles = [rng.choice(KINDS)] * 3
+                packs.append(("PENG", ref_tile(tiles[0]), 1))
+            for t in tiles:
+                held[t] += 1
+        if max(held.values()) > 4:
+            continue
+        pool = [t for t in KINDS for _ in range(4 - held[t])]
+        if rng.random() < 0.5:
+            suits = rng.sample(["m", "p", "s", "z"], rng.choice([1, 2]))
+            some = [t for t in pool if (t[-1] if t[-1] in "mps" else "z") in suits]
+            pool = some if len(some) >= 13 - 3 * len(packs) else pool
+        standing = rng.sample(pool, 13 - 3 * len(packs))
+        c = counts("".join(standing))
+        want = MahjongShanten(pack=tuple(packs), hand=tuple(ref_tile(t) for t in standing))
+        assert shanten(c, len(packs)) == want, (standing, packs)
+        if want == 0:
+            ready += 1
+            assert formal_waits(c, len(packs)) == sorted(
+                index(t) for t in _reference_waits(tuple(standing), len(packs)))
+    assert ready > 50  # the ready branch is exercised
