@@ -71,3 +71,13 @@ def test_waits_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "ready, waits on 9 kind(s)" in out
     code, out, _ = run(["waits", "123m456p789sESWN", "--json"], capsys)
     assert json.loads(out)["shanten"] == 2
+
+
+def test_waits_says_when_no_copy_is_left_of_any_tile_waited_on(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The formal wait on a kind whose four copies the hand holds is listed with 0 left;
+    when every wait is such, the text says the hand is ready in form only."""
+    code, out, _ = run(["waits", "234p567p789pFFFF"], capsys)
+    assert code == 0 and "F   0 left" in out and "ready in form only" in out
+    code, out, _ = run(["waits", "666778899mFFFF"], capsys)  # 6m is still there to draw
+    assert code == 0 and "6m  1 left" in out and "ready in form only" not in out

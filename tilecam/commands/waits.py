@@ -44,6 +44,8 @@ def format_waits(w: Waits) -> str:
                 legal = "" if s.legal else " (below minimum)"
                 parts.append(f"{label}: {s.total}{legal}")
         lines.append(";  ".join(parts))
+    if w.waits and not any(t.remaining for t in w.waits):
+        lines.append("  (ready in form only: the hand holds every copy of what it waits on)")
     return "\n".join(lines)
 
 
