@@ -18,7 +18,9 @@ them (IoU 0.5, the detector's own thresholds), and the change from the photos as
 - ``noise``: sensor noise, σ 10 grey levels;
 - ``jpeg 25``: re-saved at JPEG quality 25 (a messaging app);
 - ``half size``: the photo at half its width and height (a far or cheap camera; the
-  tiles a quarter of the pixels).
+  tiles a quarter of the pixels);
+- ``upside down``: turned 180° (the hand photographed from across the table; the
+  detections are turned back before they are matched).
 
 Each change is drawn once per photo from ``--seed`` (the same photos get the same
 changes on every run). Real photos of the val split are a report set: a model or a rule
@@ -34,6 +36,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import zlib
@@ -48,6 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from vision.data.degrade import darken  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 
 Image = np.ndarray
 Change = Callable[[Image, np.random.Generator], Image]
@@ -123,6 +127,30 @@ def half_size(img: Image, rng: np.random.Generator) -> Image:
                                  interpolation=cv2.INTER_AREA), np.uint8)
 
 
+def upside_down(img: Image, rng: np.random.Generator) -> Image:
+    """Turned 180°: the hand photographed from across the table. Its detections are
+    turned back before they are matched (:data:`TURNED`, :func:`turned_back`)."""
+    return np.ascontiguousarray(img[::-1, ::-1])
+
+
+def turned_back(d: Detections) -> Detections:
+    """Detections of a photo turned 180° (``d.image_size`` its size) in the pixels of the
+    photo as taken, each tile's rotation turned back too.
+
+    >>> d = Detections.from_lists([[10, 20, 30, 60]], ["1m"], rotations=[90],
+    ...                           image_size=(100, 80))
+    >>> b = turned_back(d)
+    >>> b.boxes.tolist(), b.rotations.tolist()
+    ([[70.0, 20.0, 90.0, 60.0]], [270])
+    """
+    if d.image_size is None:
+        raise ValueError("turned_back needs the detections' image size")
+    w, h = d.image_size
+    x1, y1, x2, y2 = (d.boxes[:, i] for i in range(4))
+    boxes = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1).astype(np.float32)
+    return dataclasses.replace(d, boxes=boxes, rotations=(d.rotations + 180) % 360)
+
+
 #: The changes, by name, in report order (``as taken`` is the photo unchanged).
 CONDITIONS: dict[str, Change | None] = {
     "as taken": None,
@@ -135,7 +163,10 @@ CONDITIONS: dict[str, Change | None] = {
     "noise": noise,
     "jpeg 25": jpeg_25,
     "half size": half_size,
+    "upside down": upside_down,
 }
+#: Changes that turn the photo: their detections are turned back before matching.
+TURNED = frozenset({"upside down"})
 
 
 def photo_rng(seed: int, condition: str, image: Path) -> np.random.Generator:
@@ -168,7 +199,8 @@ def measure(
                 raise ValueError(f"cannot read {path}")
             if change is not None:
                 img = change(img, photo_rng(seed, name, path))
-            return detector.detect(img)
+            found = detector.detect(img)
+            return turned_back(found) if name in TURNED else found
 
         report = evaluate(
             samples, detect, conf=setup.conf, score=detection_scores,

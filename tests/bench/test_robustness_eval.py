@@ -43,6 +43,9 @@ def test_the_changes_do_what_their_names_say(bench: ModuleType) -> None:
     warm = bench.warm_light(img, rng).astype(float)
     assert warm[..., 2].mean() > warm[..., 0].mean()  # red over blue (BGR)
     assert bench.half_size(img, rng).shape == (32, 40, 3)
+    turned = bench.upside_down(img, rng)
+    assert turned[0, 0].tolist() == img[-1, -1].tolist()
+    assert np.array_equal(bench.upside_down(turned, rng), img)  # twice: as taken
     def edges(x: np.ndarray) -> float:
         return float(np.abs(np.diff(x.astype(float), axis=1)).mean())
 
