@@ -241,9 +241,10 @@ def is_set(codes: Sequence[str]) -> bool:
     return len(set(codes)) == 1 or is_chow(codes)
 
 
-def back_runs(items: list[RowItem]) -> list[int]:
-    """For each item, the length of the run of consecutive face-down tiles it is in."""
-    out = [0] * len(items)
+def back_runs(items: list[RowItem]) -> list[tuple[int, int]]:
+    """For each item, the ``(start, end)`` of the run of consecutive face-down tiles it
+    is in (``(k, k)`` for a face-up item ``k``)."""
+    out = [(k, k) for k in range(len(items))]
     i = 0
     while i < len(items):
         if not items[i].back:
@@ -253,9 +254,37 @@ def back_runs(items: list[RowItem]) -> list[int]:
         while j < len(items) and items[j].back:
             j += 1
         for k in range(i, j):
-            out[k] = j - i
+            out[k] = (i, j)
         i = j
     return out
+
+
+def hidden_kong_fits(items: list[RowItem], i: int, j: int,
+                     runs: list[tuple[int, int]]) -> bool:
+    """Whether the face-down tiles ``items[i:j]`` can be one concealed kong laid all face
+    down: the run of face-down tiles they lie in holds, on each side of them, nothing
+    more than another such kong and the face-down end of a kong shown face up in the
+    middle (face-down, face, face, face-down). A longer run is a face-down wall.
+
+    >>> def row(text):  # b: face down, x: face up
+    ...     return [RowItem(k, "back" if c == "b" else "1m", False, c == "b", None)
+    ...             for k, c in enumerate(text)]
+    >>> items = row("bbbbbxxb")  # a hidden kong beside a kong showing two faces
+    >>> hidden_kong_fits(items, 0, 4, back_runs(items))
+    True
+    >>> items = row("bbbbbbbbbb")  # ten in a row: a wall
+    >>> hidden_kong_fits(items, 0, 4, back_runs(items))
+    False
+    """
+    start, end = runs[i]
+    left, right = i - start, end - j
+    if left not in (0, 1, 4, 5) or right not in (0, 1, 4, 5):
+        return False
+    if left % 4 == 1 and not (start >= 3 and items[start - 3].back
+                              and not items[start - 2].back and not items[start - 1].back):
+        return False
+    return right % 4 != 1 or (end + 2 < len(items) and items[end + 2].back
+                              and not items[end].back and not items[end + 1].back)
 
 
 def _flower_groups(items: list[RowItem], big: list[bool]) -> list[RowItem]:
@@ -313,7 +342,8 @@ def parse_row(
         """``items[i:j]`` read as one meld (the same from either state at ``i``)."""
         if (i, j) not in chunks:
             if any(x.flower for x in items[i:j]) or (
-                    all(x.back for x in items[i:j]) and back_run[i] > 4):
+                    all(x.back for x in items[i:j])
+                    and not hidden_kong_fits(items, i, j, back_run)):
                 chunks[i, j] = None  # a flower among them; or a face-down wall, no kong
             else:
                 chunks[i, j] = chunk_cost(items[i:j], big[i : j - 1], params)

@@ -81,6 +81,23 @@ def test_concealed_kong_all_face_down_needs_its_kind() -> None:
     assert canon(hand) == canon(parse_hand("[WWWW]123m456p789sNN"))
 
 
+@pytest.mark.parametrize("hidden_first", [True, False])
+def test_a_kong_all_face_down_beside_one_with_face_down_ends(hidden_first: bool) -> None:
+    """Two concealed kongs side by side, one all face down, one face-down at the ends: five
+    face-down tiles in a row are both kongs' (not a face-down wall, which was read so
+    before the fifty-sixth session and dropped the hidden kong)."""
+    b = SceneBuilder().standing("123m456pN")
+    kongs = [lambda: b.concealed_kong("C", all_down=True), lambda: b.concealed_kong("W")]
+    for lay_kong in kongs if hidden_first else kongs[::-1]:
+        lay_kong()
+    b.win("N")
+    d = b.detections()
+    lay = analyze(d)
+    assert sum(m.concealed for m in lay.melds) == 2
+    assert canon(lay.hand(d.codes, hidden_kinds=["C"])) == canon(
+        parse_hand("[CCCC][WWWW]123m456pNN"))
+
+
 @pytest.mark.parametrize(("sideways", "offset"), [(0, 5), (1, 6), (2, 7)])
 def test_added_kong_stacked_on_the_sideways_tile(sideways: int, offset: int) -> None:
     b = SceneBuilder().standing("123m456p789sN")
