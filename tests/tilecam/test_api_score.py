@@ -190,6 +190,9 @@ def test_page_and_its_assets_are_served(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert 'capture="environment"' in page.text and "/static/app.js" in page.text
+    # capture opens the camera only: a second picker without it offers the photo library
+    pick = page.text.split('id="photo-pick"')[1].split(">")[0]
+    assert "capture" not in pick and 'accept="image/*"' in pick
     for asset in ("/static/app.js", "/static/app.css"):
         assert client.get(asset).status_code == 200, asset
     err = error_of(client.get("/static/nope.js"), 404)

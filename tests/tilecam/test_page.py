@@ -313,3 +313,25 @@ def test_a_close_alternative_reading_can_be_used(
              what="the alternative hand")
     want = expected_total(alt)
     wait_for(lambda: browser.find_element(By.ID, "total").text == str(want), what=f"total {want}")
+
+
+def test_a_photo_chosen_from_the_library_is_read_too(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """The camera button's ``capture`` opens the camera only; the second picker (no
+    ``capture``: the phone offers its library) reads the chosen photo the same way."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/")
+    wait_for(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready"),
+             what="page start")
+    pick = browser.find_element(By.ID, "photo-pick")
+    assert pick.get_attribute("capture") in (None, "")
+    browser.execute_script("arguments[0].hidden = false;", pick)
+    pick.send_keys(str(photo(tmp_path)))
+    rects = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#overlay rect"),
+                     what="tile boxes")
+    assert len(rects) == 14
+    hand = browser.find_element(By.ID, "hand").get_attribute("value")
+    assert hand == scoring.format_hand(scoring.parse_hand(f"[EEE,2]{STANDING}N{WINNING}"))
+    screenshot(browser, "page-photo-buttons.png")

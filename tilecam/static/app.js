@@ -399,6 +399,7 @@ async function onPhoto(file) {
   } finally {
     $("busy").hidden = true;
     $("photo").value = "";
+    $("photo-pick").value = "";
   }
 }
 
@@ -572,7 +573,9 @@ function afterEdit() {
 async function init() {
   buildWindButtons("seat_wind");
   buildWindButtons("prevalent_wind");
-  $("photo").addEventListener("change", (e) => onPhoto(e.target.files[0]));
+  for (const id of ["photo", "photo-pick"]) {  // the camera, or the phone's picker
+    $(id).addEventListener("change", (e) => onPhoto(e.target.files[0]));
+  }
   $("overlay").addEventListener("click", (e) => {
     const i = tileAt(e);
     if (i !== null) openPicker(i);
