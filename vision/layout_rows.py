@@ -280,11 +280,14 @@ def hidden_kong_fits(items: list[RowItem], i: int, j: int,
     left, right = i - start, end - j
     if left not in (0, 1, 4, 5) or right not in (0, 1, 4, 5):
         return False
-    if left % 4 == 1 and not (start >= 3 and items[start - 3].back
-                              and not items[start - 2].back and not items[start - 1].back):
-        return False
-    return right % 4 != 1 or (end + 2 < len(items) and items[end + 2].back
-                              and not items[end].back and not items[end + 1].back)
+
+    def face_kong(first: int) -> bool:
+        """``items[first:first + 4]`` lie face down, face up, face up, face down."""
+        return (first >= 0 and first + 4 <= len(items)
+                and [it.back for it in items[first:first + 4]] == [True, False, False, True])
+
+    return ((left % 4 != 1 or face_kong(start - 3))
+            and (right % 4 != 1 or face_kong(end - 1)))
 
 
 def _flower_groups(items: list[RowItem], big: list[bool]) -> list[RowItem]:

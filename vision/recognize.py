@@ -721,8 +721,9 @@ STRAIGHTEN_UNCLEAR_DEG = 20.0
 STRAIGHTEN_WIN_DEG = 20.0
 #: ... when its confidence (:func:`_confidence`) is under this.
 STRAIGHTEN_WIN_BELOW = 0.4
-#: In each case only a photo with at least a won hand's tiles less this many boxes (weak
-#: ones too) is read again: a level reading is cut around the tiles found, so one of a
+#: In each case only a photo with at least a won hand's tiles less this many boxes (the
+#: kept ones; weak boxes not counted) is read again: a level reading is cut around the
+#: tiles found, so one of a
 #: few tiles could not win; of 235 level readings that won on the choice scenes (MCR),
 #: none had fewer than 12 boxes first, while hk val photos of 3-9 tiles were read twice
 #: for nothing.
