@@ -278,7 +278,7 @@ def _a_tile_missed(tilt_deg: float = 40.0) -> tuple[Detections, Detections, np.n
     """A won hand's detections with rows ``tilt_deg`` off the photo's edges and its 5p
     missed (no win), the same hand detected level (a win), and a black photo of the
     tilted scene's size."""
-    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    b = won_scene()
     tilted = b.detections(tilt_deg=tilt_deg)
     tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
     size = tilted.image_size or (1000, 800)
@@ -316,28 +316,22 @@ def test_a_reading_that_does_not_win_is_read_again_level_from_5_degrees(
     """STRAIGHTEN_DEG: a no-win reading (a tile missed) of rows 5° or more off the
     photo's edges gets a second detection turned level; nearer level it does not."""
     needs_mcr()
-    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
-    tilted = b.detections(tilt_deg=tilt)
-    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])  # the 5p missed
-    r, n = _tilted_then_level(tilted, b.detections())
+    tilted, level, _ = _a_tile_missed(tilt)
+    r, n = _tilted_then_level(tilted, level)
     assert n == calls
     assert (r.score is not None) is (calls == 2)
 
 
 def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
     needs_mcr()
-    b = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
-    tilted = b.detections(tilt_deg=40.0)
-    tilted = tilted.select([i for i in range(len(tilted)) if i != 4])
+    tilted, _, photo = _a_tile_missed()
     calls: list[int] = []
 
     def stand_in(image: np.ndarray) -> Detections:
         calls.append(1)
         return tilted  # the turned photo shows the same 13 tiles: no win either way
 
-    size = tilted.image_size or (1000, 800)
-    r = recognize(np.zeros((size[1], size[0], 3), np.uint8), "zhenjiang", ZJ,
-                  detector=stand_in)
+    r = recognize(photo, "zhenjiang", ZJ, detector=stand_in)
     assert len(calls) == 2 and r.score is None
     assert not any("turned level" in n for n in r.notes)
     assert "straighten" in r.ms  # the second look's time is still counted
