@@ -151,6 +151,15 @@ def score_hand(
     return McrResult(tuple(fans), base + flowers, base, flowers, base >= min_fan)
 
 
+def illegal_reason(base: int, min_fan: int) -> str:
+    """Why a winning shape is no legal win: too few fan before flowers (起和番).
+
+    >>> illegal_reason(5, 8)
+    '5 fan before flowers, 8 needed'
+    """
+    return f"{base} fan before flowers, {min_fan} needed"
+
+
 def settle(
     total: int, legal: bool, context: WinContext, base_points: int, base: int, min_fan: int
 ) -> Settlement:
@@ -160,7 +169,7 @@ def settle(
         return Settlement(
             "points",
             (),
-            f"not a legal win: {base} fan before flowers, {min_fan} needed "
+            f"not a legal win: {illegal_reason(base, min_fan)} "
             "(错和: the penalty belongs to the table's score sheet)",
         )
     full = base_points + total

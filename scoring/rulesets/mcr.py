@@ -70,7 +70,9 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, context, int(settings["base_points"]), result.base,
             min_fan,
         )
-        return Score(self.name, version, result.total, result.legal, result.fans, settlement)
+        details = {} if result.legal else {"reason": engine.illegal_reason(result.base, min_fan)}
+        return Score(self.name, version, result.total, result.legal, result.fans, settlement,
+                     details)
 
     def settle(
         self,
@@ -118,7 +120,10 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, ctx, int(settings["base_points"]), result.base,
             int(settings["min_fan"]),
         )
-        return Score(self.name, version, result.total, result.legal, result.fans, settlement)
+        details = {} if result.legal else {
+            "reason": engine.illegal_reason(result.base, int(settings["min_fan"]))}
+        return Score(self.name, version, result.total, result.legal, result.fans, settlement,
+                     details)
 
 
 RULE_SET = McrRuleSet()

@@ -65,6 +65,9 @@ def test_flowers_count_after_the_minimum() -> None:
     s = scoring.score("11m222p345678s99s1m", flowers=3)
     assert s.total == 8 and not s.legal
     assert {f.zh: f.count for f in s.fans}["花牌"] == 3
+    # the score says why, as Xiamen and Zhenjiang do (起和番: fan before flowers)
+    assert s.details == {"reason": "5 fan before flowers, 8 needed"}
+    assert s.to_dict()["details"] == {"reason": "5 fan before flowers, 8 needed"}
 
 
 def test_flowers_in_the_hand_and_the_flag_must_agree() -> None:
@@ -121,7 +124,9 @@ def test_settlement_on_a_discard() -> None:
 
 def test_settings_change_the_minimum_and_the_base() -> None:
     s = scoring.score("11m222p345678s99s1m", settings={"min_fan": "5", "base_points": 10})
-    assert s.legal and s.settlement.payments[0].amount == 15
+    assert s.legal and s.settlement.payments[0].amount == 15 and not s.details
+    s = scoring.score("11m222p345678s99s1m", settings={"min_fan": "9"})
+    assert not s.legal and s.details["reason"] == "5 fan before flowers, 9 needed"
 
 
 def test_to_dict_has_exactly_the_issue_keys() -> None:

@@ -282,6 +282,12 @@ def test_illegal_win_below_8_fan_is_pending_for_the_referee(setup) -> None:
     assert r.status_code == 201, r.text
     assert r.json()["outcome"] == "pending" and r.json()["legal"] is False
     assert set(r.json()["points"].values()) == {0}
+    # the referee is told why: the fan before flowers (起和番), not the total with flowers
+    assert "(4 fan before flowers, 8 needed)" in r.json()["note"]
+    three_flowers = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": "123m456m789p234s5s5s", "winner": "S", "discarder": "E", "flowers": 3})
+    assert three_flowers.json()["total"] == 8 and three_flowers.json()["outcome"] == "pending"
+    assert "(5 fan before flowers, 8 needed)" in three_flowers.json()["note"]
 
 
 @needs_mcr

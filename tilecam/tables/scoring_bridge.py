@@ -211,7 +211,8 @@ def evaluate(
                           f"the scorer refused this hand: {exc}")
     data = result.to_dict()
     if not result.legal:
-        note = (f"not a legal win under {rules} (total {result.total}): "
+        why = result.details.get("reason") or f"total {result.total}"
+        note = (f"not a legal win under {rules} ({why}): "
                 "a referee decides (错和 penalty or correction)")
         return Evaluation("pending", hand, result.total, False, data, zero, note)
     if not report.self_drawn and report.discarder is None:
