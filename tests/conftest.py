@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +40,7 @@ def bench_module() -> Callable[[str], ModuleType]:
         spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while it loads
         spec.loader.exec_module(module)
         return module
 

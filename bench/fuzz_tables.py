@@ -1,0 +1,556 @@
+"""Random referee and automatic-table sessions against the score-sheet API, checked
+against a model of the sheet kept here (the bad-input and no-lost-data promises for
+tables).
+
+Each seed opens an event with one table per rule set (MCR, Xiamen, Zhenjiang) and sends a
+random sequence of the table endpoints: hands posted by the table key or the admin key
+(random MCR wins from :func:`scoring.mcr.samples.random_win`, draws, hands under 8 fan,
+malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
+other content, places out of order, a 17th hand), referee corrections and voids,
+penalties and their voids. After every request:
+
+* the answer is a result or a clear JSON error (no 5xx, an ``error`` object on 4xx);
+* where the model knows the answer it must match: a re-send of the same content is
+  ``200`` with ``created`` false, other content at a recorded place, a place out of
+  order, a 17th hand, voiding a void hand or penalty are ``409``; a hand or penalty that
+  does not exist is ``404``;
+* a refused request changes nothing; an accepted one changes exactly its hand or
+  penalty;
+
+and after every few requests the sheet is read back and compared with the model:
+
+* every hand's current revision, its revision count and the seats of its place (the
+  rotation of seed 003 written out here: 东南走之字, 西北转上, no consecutive dealership);
+* an MCR win's points, from its total: 8 + total from each other player on a self-draw,
+  8 + total from the discarder and 8 from the two others on a discard; every hand sums
+  to 0; draws, voids and pending hands score 0;
+* penalties: 10 (错和) or 20 (诈和) to each other player on MCR, a deduction from the
+  offender only, a void penalty counts 0;
+* ``/standings`` (totals, hand and penalty points, wins, self-draws, dealt-in, the
+  pending and void lists, ranks), ``/sheet.csv`` and the event's standings agree with
+  the model and with each other.
+
+Usage::
+
+    .venv/bin/python bench/fuzz_tables.py [--seed 0] [--steps 300]
+
+Exit status 1 when anything failed (each failure printed), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import random
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+for _path in (REPO, REPO / "bench"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from fuzz_inputs import Failures, check_response, random_hand  # noqa: E402  (bench/)
+
+ADMIN_KEY = "fuzz-tables-admin-key-0123456789"
+WINDS = ("E", "S", "W", "N")
+#: Round seats (E, S, W, N of the round) → round-1 position, rounds 1-4 (seed 003).
+ROUND_SEATS = ((0, 1, 2, 3), (1, 0, 3, 2), (2, 3, 1, 0), (3, 2, 0, 1))
+MCR_PENALTY = {"wrong_win": 10, "false_win": 20}
+RULES = ("mcr", "xiamen", "zhenjiang")
+
+
+def seat_positions(number: int) -> dict[str, int]:
+    """Seat wind of hand ``number`` (1-16) → round-1 position: the dealer (E) is the
+    player in the round seat ``hand_in_round - 1``, the others follow in play order.
+
+    >>> seat_positions(6)
+    {'E': 0, 'S': 3, 'W': 2, 'N': 1}
+    """
+    rnd, k = divmod(number - 1, 4)
+    seats = ROUND_SEATS[rnd]
+    return {w: seats[(k + j) % 4] for j, w in enumerate(WINDS)}
+
+
+@dataclass
+class HandState:
+    """The model of one recorded hand: its current revision as the API answered it."""
+
+    outcome: str
+    points: list[int]
+    revisions: int
+    winner: str | None
+    discarder: str | None
+    self_drawn: bool
+    first: dict[str, Any]  # the body first recorded (for re-sends)
+
+
+@dataclass
+class TableState:
+    """The model of one table's sheet."""
+
+    id: int
+    rules: str
+    key: str
+    names: list[str]
+    hands: dict[int, HandState] = field(default_factory=dict)
+    penalties: dict[int, tuple[list[int], bool]] = field(default_factory=dict)
+
+
+class Session:
+    """One seeded run: a client, the model, the failures."""
+
+    def __init__(self, client: Any, rng: random.Random, failures: Failures) -> None:
+        self.client = client
+        self.rng = rng
+        self.failures = failures
+        self.admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        self.answers: Counter[str] = Counter()
+
+    def call(self, name: str, method: str, path: str, headers: dict[str, str],
+             body: Any = None) -> Any:
+        response = self.client.request(method, path, headers=headers, json=body)
+        self.answers[f"{' '.join(name.split(' ')[2:4])} {response.status_code}"] += 1
+        check_response(self.failures, f"{name} {json.dumps(body)[:160]}", response)
+        return response
+
+    def expect(self, name: str, response: Any, status: int,
+               body: dict[str, Any] | None = None) -> bool:
+        """Whether the answer has ``status`` (a failure noted when not); a ``body`` the
+        schema refuses (flowers outside 0-8) must be answered 422 first."""
+        if body is not None and not 0 <= body.get("flowers", 0) <= 8:
+            status = 422
+        if response.status_code != status:
+            self.failures.add(f"{name}: expected {status}, got {response.status_code} "
+                              f"{response.text[:200]}")
+            return False
+        return True
+
+    # --- bodies -------------------------------------------------------------------------
+
+    def win_body(self, table: TableState) -> dict[str, Any]:
+        """A random MCR win in notation with seats and flags (legal or not under the
+        table's rules; roughly one in six has an odd part)."""
+        from scoring.mcr.samples import random_win
+        from scoring.notation import format_hand
+
+        rng = self.rng
+        if table.rules == "mcr":
+            hand, ctx = random_win(rng)
+        else:
+            hand, ctx = wild_win(rng, table.rules)
+        winner = rng.choice(WINDS)
+        body: dict[str, Any] = {"hand": format_hand(hand), "winner": winner,
+                                "self_drawn": bool(ctx["self_drawn"])}
+        if not body["self_drawn"]:
+            body["discarder"] = rng.choice([w for w in WINDS if w != winner])
+        for flag in ("last_of_kind", "kong", "last_wall_tile"):
+            if ctx.get(flag):
+                body[flag] = True
+        if ctx["flowers"]:
+            body["flowers"] = ctx["flowers"]
+        if table.rules != "mcr":
+            body["context"] = ctx["context"]
+        r = rng.random()
+        if r < 0.05:
+            body["hand"] = random_hand(rng)
+        elif r < 0.08:
+            body.pop("winner")
+        elif r < 0.11 and "discarder" in body:
+            body["discarder"] = winner
+        elif r < 0.13:
+            body["discarder"] = rng.choice([w for w in WINDS if w != winner])
+            body["self_drawn"] = True
+        elif r < 0.15:
+            body["flowers"] = rng.choice((9, -1))
+        elif r < 0.17 and not body["self_drawn"]:
+            body.pop("discarder")
+        return body
+
+    def hand_body(self, table: TableState) -> dict[str, Any]:
+        r = self.rng.random()
+        if r < 0.1:
+            return {"outcome": "draw"}
+        if r < 0.13:
+            return {"outcome": "draw", "winner": self.rng.choice(WINDS)}
+        if r < 0.16:  # a chicken hand: under 8 fan on MCR
+            return {"hand": "123m456p789s234m5s5s", "winner": "S", "discarder": "E"}
+        return self.win_body(table)
+
+    # --- operations ---------------------------------------------------------------------
+
+    def post_hand(self, table: TableState) -> None:
+        rng = self.rng
+        body = self.hand_body(table)
+        headers = self.admin if rng.random() < 0.3 else {
+            "Authorization": f"Bearer {table.key}"}
+        nxt = len(table.hands) + 1
+        expected: int | None = None
+        if rng.random() < 0.5:
+            body["number"] = nxt
+        elif rng.random() < 0.15:
+            body["number"] = rng.choice((nxt + 1, nxt + rng.randint(2, 5)))
+            expected = 409
+        if nxt > 16:
+            expected = 409
+        name = f"table {table.rules} post hand {nxt}"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/hands", headers, body)
+        if expected is not None:
+            self.expect(name, response, expected, body)
+        if response.status_code in (200, 201) and self.expect(name, response, 201):
+            view = response.json()
+            if view.get("number") != nxt:
+                self.failures.add(f"{name}: recorded as hand {view.get('number')}")
+            table.hands[nxt] = self.state_of(view, body)
+            self.check_hand_view(table, nxt, view, body)
+
+    def resend(self, table: TableState) -> None:
+        """Re-send a recorded hand's first body: the same (200, nothing changes) or other
+        content (409)."""
+        if not table.hands:
+            return
+        number = self.rng.choice(sorted(table.hands))
+        state = table.hands[number]
+        body = dict(state.first, number=number)
+        same = self.rng.random() < 0.6
+        if not same:
+            body = dict(self.win_body(table), number=number)
+            if _same_content(body, state.first):
+                return
+        name = f"table {table.rules} re-send hand {number} ({'same' if same else 'other'})"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/hands",
+                             {"Authorization": f"Bearer {table.key}"}, body)
+        if same and self.expect(name, response, 200):
+            view = response.json()
+            if view.get("created") is not False:
+                self.failures.add(f"{name}: created is {view.get('created')!r}")
+            if view.get("revision") != state.revisions:
+                self.failures.add(f"{name}: revision {view.get('revision')}, model "
+                                  f"{state.revisions}")
+        elif not same:
+            self.expect(name, response, 409, body)
+
+    def correct(self, table: TableState) -> None:
+        rng = self.rng
+        number = rng.choice([*table.hands, len(table.hands) + 1, 17])
+        body = dict(self.hand_body(table), reason="referee looked again")
+        name = f"table {table.rules} correct hand {number}"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/hands/{number}/corrections",
+                             self.admin, body)
+        if number not in table.hands:
+            self.expect(name, response, 404, body)
+            return
+        if response.status_code == 201:
+            view = response.json()
+            old = table.hands[number]
+            new = self.state_of(view, body)
+            new.first = old.first
+            if new.revisions != old.revisions + 1:
+                self.failures.add(f"{name}: revision {new.revisions} after {old.revisions}")
+            table.hands[number] = new
+            self.check_hand_view(table, number, view, body)
+
+    def void(self, table: TableState) -> None:
+        if not table.hands:
+            return
+        number = self.rng.choice(sorted(table.hands))
+        state = table.hands[number]
+        name = f"table {table.rules} void hand {number}"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/hands/{number}/void",
+                             self.admin, {"reason": "misdeal"})
+        if state.outcome == "void":
+            self.expect(name, response, 409)
+        elif self.expect(name, response, 201):
+            table.hands[number] = HandState("void", [0, 0, 0, 0], state.revisions + 1,
+                                            state.winner, state.discarder, state.self_drawn,
+                                            state.first)
+
+    def penalty(self, table: TableState) -> None:
+        rng = self.rng
+        kind = rng.choice(("wrong_win", "false_win", "deduction"))
+        player: int | str = rng.randrange(4)
+        if rng.random() < 0.5:
+            player = table.names[int(player)]
+        body: dict[str, Any] = {"player": player, "kind": kind}
+        if rng.random() < 0.5 or kind == "deduction":
+            body["points"] = rng.randint(1, 60)
+        if rng.random() < 0.4:
+            body["hand"] = rng.randint(1, 18)
+        name = f"table {table.rules} penalty"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties", self.admin,
+                             body)
+        if response.status_code != 201:
+            return
+        pos = player if isinstance(player, int) else table.names.index(player)
+        each = body.get("points") or (MCR_PENALTY[kind] if table.rules == "mcr" else None)
+        view = response.json()
+        if each is None:  # a rule set's own default (Zhenjiang 诈胡): take the answer's
+            each = view["points"]
+        deltas = [-each if i == pos else 0 for i in range(4)] if kind == "deduction" else [
+            -3 * each if i == pos else each for i in range(4)]
+        got = [view["deltas"][n] for n in table.names]
+        if got != deltas:
+            self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")
+        table.penalties[view["id"]] = (deltas, False)
+
+    def void_penalty(self, table: TableState) -> None:
+        ids = sorted(table.penalties)
+        pid = self.rng.choice([*ids, (max(ids) if ids else 0) + 100])
+        name = f"table {table.rules} void penalty {pid}"
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties/{pid}/void",
+                             self.admin, {"reason": "appeal upheld"})
+        if pid not in table.penalties:
+            self.expect(name, response, 404)
+        elif table.penalties[pid][1]:
+            self.expect(name, response, 409)
+        elif self.expect(name, response, 200):
+            table.penalties[pid] = (table.penalties[pid][0], True)
+
+    # --- the model's view of an answer --------------------------------------------------
+
+    def state_of(self, view: dict[str, Any], body: dict[str, Any]) -> HandState:
+        winner = (view.get("winner") or {}).get("seat")
+        discarder = (view.get("discarder") or {}).get("seat")
+        names = list(view["points"]) if view.get("points") else []
+        points = [int(view["points"][n]) for n in names] if names else [0, 0, 0, 0]
+        return HandState(view["outcome"], points, int(view["revision"]), winner, discarder,
+                         bool(view["context"].get("self_drawn")), dict(body))
+
+    def check_hand_view(self, table: TableState, number: int, view: dict[str, Any],
+                        body: dict[str, Any]) -> None:
+        """One answered hand against the rules the model knows."""
+        name = f"table {table.rules} hand {number}"
+        positions = seat_positions(number)
+        seats = {w: table.names[p] for w, p in positions.items()}
+        if view.get("seats") != seats:
+            self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
+        points = [int(view["points"][n]) for n in table.names]
+        table.hands[number].points = points
+        if sum(points) != 0:
+            self.failures.add(f"{name}: points {points} do not sum to 0")
+        outcome = view["outcome"]
+        if outcome != "win":
+            if any(points):
+                self.failures.add(f"{name}: a {outcome} hand scores {points}")
+            if body.get("outcome") != "draw" and outcome == "draw":
+                self.failures.add(f"{name}: a win body was recorded as a draw")
+            return
+        if body.get("outcome") == "draw":
+            self.failures.add(f"{name}: a draw body was recorded as a win")
+        if view.get("legal") is not True or view["winner"]["seat"] != body.get("winner"):
+            self.failures.add(f"{name}: settled win with legal={view.get('legal')} winner "
+                              f"{view.get('winner')} for body winner {body.get('winner')}")
+            return
+        if table.rules != "mcr":
+            return
+        total = int(view["total"])
+        if total < 8:
+            self.failures.add(f"{name}: MCR win of {total} fan settled")
+        model = [0, 0, 0, 0]
+        win_pos = positions[body["winner"]]
+        for w, pos in positions.items():
+            if pos == win_pos:
+                continue
+            pay = 8 + total if body.get("self_drawn") or w == body.get("discarder") else 8
+            model[pos] -= pay
+            model[win_pos] += pay
+        if points != model:
+            self.failures.add(f"{name}: points {points}, model {model} (total {total}, "
+                              f"winner {body['winner']}, discarder {body.get('discarder')})")
+
+    # --- the sheet read back ------------------------------------------------------------
+
+    def check_sheet(self, table: TableState, event_id: int) -> dict[str, int]:
+        """Hands, standings and CSV of ``table`` against the model; its totals by name."""
+        name = f"table {table.rules} sheet"
+        hands = self.client.get(f"/v1/tables/{table.id}/hands", headers=self.admin).json()
+        got = {h["number"]: h for h in hands["hands"]}
+        if sorted(got) != sorted(table.hands):
+            self.failures.add(f"{name}: hands {sorted(got)}, model {sorted(table.hands)}")
+            return {}
+        totals = dict.fromkeys(table.names, 0)
+        hand_pts = dict.fromkeys(table.names, 0)
+        wins = dict.fromkeys(table.names, 0)
+        drawn = dict.fromkeys(table.names, 0)
+        dealt = dict.fromkeys(table.names, 0)
+        pending, void = [], []
+        for number, state in sorted(table.hands.items()):
+            view = got[number]
+            points = [int(view["points"][n]) for n in table.names]
+            if (view["outcome"], view["revision"], points) != (state.outcome, state.revisions,
+                                                               state.points):
+                self.failures.add(f"{name}: hand {number} reads {view['outcome']} rev "
+                                  f"{view['revision']} {points}, model {state.outcome} rev "
+                                  f"{state.revisions} {state.points}")
+            if state.outcome == "pending":
+                pending.append(number)
+            elif state.outcome == "void":
+                void.append(number)
+            for n, p in zip(table.names, state.points, strict=True):
+                hand_pts[n] += p
+            if state.outcome == "win" and state.winner:
+                positions = seat_positions(number)
+                winner = table.names[positions[state.winner]]
+                wins[winner] += 1
+                drawn[winner] += state.self_drawn
+                if state.discarder:
+                    dealt[table.names[positions[state.discarder]]] += 1
+        pen_pts = dict.fromkeys(table.names, 0)
+        for deltas, voided in table.penalties.values():
+            for n, d in zip(table.names, deltas, strict=True):
+                pen_pts[n] += 0 if voided else d
+        for n in table.names:
+            totals[n] = hand_pts[n] + pen_pts[n]
+        st = self.client.get(f"/v1/tables/{table.id}/standings", headers=self.admin).json()
+        lines = {p["player"]: p for p in st["players"]}
+        for n in table.names:
+            line = lines[n]
+            model = (totals[n], hand_pts[n], pen_pts[n], wins[n], drawn[n], dealt[n],
+                     1 + sum(t > totals[n] for t in totals.values()))
+            read = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
+                    line["self_drawn_wins"], line["dealt_in"], line["rank"])
+            if read != model:
+                self.failures.add(f"{name}: standings of {n} {read}, model {model}")
+        if (st["hands_pending"], st["hands_void"], st["hands_recorded"]) != (
+                pending, void, len(table.hands)):
+            self.failures.add(f"{name}: pending/void/recorded {st['hands_pending']} "
+                              f"{st['hands_void']} {st['hands_recorded']}, model {pending} "
+                              f"{void} {len(table.hands)}")
+        if st["hands_settled"] != len(table.hands) - len(pending) - len(void):
+            self.failures.add(f"{name}: hands_settled {st['hands_settled']}")
+        text = self.client.get(f"/v1/tables/{table.id}/sheet.csv", headers=self.admin).text
+        rows = list(csv.reader(io.StringIO(text)))
+        total_row = [int(v) for v in rows[-1][-4:]]
+        if total_row != [totals[n] for n in table.names]:
+            self.failures.add(f"{name}: CSV totals {total_row}, model "
+                              f"{[totals[n] for n in table.names]}")
+        hand_rows = [r for r in rows[1:] if r[0] == "hand"]
+        for r in hand_rows:
+            if [int(v) for v in r[-4:]] != table.hands[int(r[1])].points:
+                self.failures.add(f"{name}: CSV hand {r[1]} {r[-4:]}")
+        pen_rows = [r for r in rows[1:] if r[0] == "penalty"]
+        if len(hand_rows) != len(table.hands) or len(pen_rows) != len(table.penalties):
+            self.failures.add(f"{name}: CSV has {len(hand_rows)} hands, {len(pen_rows)} "
+                              f"penalties")
+        return totals
+
+
+def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
+    """A random winning shape for a wild-tile table, with the context
+    :meth:`Session.win_body` reads: Xiamen 5 sets and a pair (17 tiles) with the gold
+    (金) and flowers; Zhenjiang 4 sets and a pair (14 tiles, pungs and kongs claimed, no
+    flowers) with its 百搭 indicator. A few tiles are then the wild kind, so the wild
+    readings are exercised."""
+    from scoring import tiles as T
+    from scoring.hand import Hand, Meld
+    from scoring.rulesets.zhenjiang import wild_from_indicator
+
+    sets = 5 if rules == "xiamen" else 4
+    indicator = rng.choice(T.KINDS)
+    wild = indicator if rules == "xiamen" else wild_from_indicator(indicator)
+    melds: list[Meld] = []
+    if rules == "zhenjiang" and rng.random() < 0.4:
+        kind = rng.choice(T.KINDS)
+        melds.append(Meld.kong(kind, rng.choice((None, 1, 2, 3))) if rng.random() < 0.5
+                     else Meld("pung", (kind,) * 3, rng.randint(1, 3)))
+    while True:
+        standing = [rng.choice(T.KINDS)] * 2
+        for _ in range(sets - len(melds)):
+            i = rng.randrange(34)
+            run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
+            standing += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+        for _ in range(rng.randrange(3)):
+            standing[rng.randrange(len(standing))] = wild
+        rng.shuffle(standing)
+        tiles = standing + [t for m in melds for t in m.tiles]
+        if all(tiles.count(t) <= 4 for t in tiles):
+            break
+    flowers = tuple(rng.sample(T.FLOWERS, rng.randrange(3))) if rules == "xiamen" else ()
+    context = {"gold": indicator} if rules == "xiamen" else {"indicator": indicator}
+    ctx = {"self_drawn": rng.random() < 0.5, "flowers": 0, "context": context}
+    return Hand(tuple(melds), tuple(standing), flowers), ctx
+
+
+def _same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    keys = set(a) | set(b)
+    return all(a.get(k) == b.get(k) for k in keys - {"number"})
+
+
+def fuzz_tables(seed: int, steps: int) -> Failures:
+    """One seeded run (see the module doc)."""
+    from fastapi.testclient import TestClient
+
+    from tilecam.app import create_app
+    from tilecam.settings import Settings
+
+    failures = Failures()
+    folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-tables-"))
+    app = create_app(Settings(
+        load_model=False, database_url=f"sqlite:///{(folder / 'sheet.db').as_posix()}",
+        data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1e6,
+        rate_limit_burst=1_000_000))
+    rng = random.Random(seed)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        run = Session(client, rng, failures)
+        event = client.post("/v1/events", json={"name": f"fuzz {seed}", "rules": "mcr"},
+                            headers=run.admin).json()
+
+        def new_table(rules: str) -> TableState:
+            names = [f"{rules[:2]}{len(tables)}-{i}" for i in range(4)]
+            if rng.random() < 0.3:
+                names[rng.randrange(4)] = "=SUM(A1)"  # a name a spreadsheet would run
+            t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,
+                            json={"name": f"{rules} {len(tables)}", "players": names,
+                                  "rules": rules}).json()
+            return TableState(t["id"], rules, t["api_key"], names)
+
+        tables: list[TableState] = []
+        for rules in RULES:
+            tables.append(new_table(rules))
+        playing = list(tables)
+        ops = ((run.post_hand, 10), (run.resend, 3), (run.correct, 3), (run.void, 1),
+               (run.penalty, 2), (run.void_penalty, 1))
+        for step in range(steps):
+            table = rng.choice(playing)
+            op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
+            op(table)
+            if len(table.hands) == 16 and rng.random() < 0.2:  # the session is over
+                tables.append(new_table(table.rules))
+                playing[playing.index(table)] = tables[-1]
+            if step % 10 == 9 or step == steps - 1:
+                by_table = [run.check_sheet(t, event["id"]) for t in tables]
+                ev = client.get(f"/v1/events/{event['id']}/standings",
+                                headers=run.admin).json()
+                got = {(p["table_id"], p["player"]): p["total"] for p in ev["players"]}
+                want = {(t.id, n): v for t, totals in zip(tables, by_table, strict=True)
+                        for n, v in totals.items()}
+                if all(by_table) and got != want:
+                    failures.add(f"event standings {got}, tables {want}")
+        recorded = sum(len(t.hands) for t in tables)
+    shutil.rmtree(folder, ignore_errors=True)
+    outcomes = Counter(f"{t.rules} {h.outcome}" for t in tables for h in t.hands.values())
+    print(f"tables seed {seed}: {steps} requests, {len(tables)} tables, {recorded} hands "
+          f"recorded ({', '.join(f'{k} ×{v}' for k, v in sorted(outcomes.items()))}), "
+          f"{sum(len(t.penalties) for t in tables)} penalties; "
+          f"{len(failures.items)} failures")
+    print("answers: " + ", ".join(f"{k} ×{v}" for k, v in sorted(run.answers.items())))
+    return failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=300)
+    args = parser.parse_args(argv)
+    return 1 if fuzz_tables(args.seed, args.steps).items else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
