@@ -180,8 +180,8 @@ class Session:
             return {"outcome": "draw"}
         if r < 0.13:
             return {"outcome": "draw", "winner": self.rng.choice(WINDS)}
-        if r < 0.16:  # a chicken hand: under 8 fan on MCR
-            return {"hand": "123m456p789s234m5s5s", "winner": "S", "discarder": "E"}
+        if r < 0.16:  # 平和, 喜相逢, 单钓将: 4 fan, under 8 on MCR
+            return {"hand": "[234m,1]456p678s234s99m", "winner": "S", "discarder": "E"}
         return self.win_body(table)
 
     # --- operations ---------------------------------------------------------------------
