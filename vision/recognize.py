@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision import level_reread
 from vision.classes import BACK
 from vision.correct import CorrectionResult, CorrectParams, Reading, correct, winning_shape_check
 from vision.detections import Detections
@@ -617,19 +618,14 @@ def recognize(
     detector's output for ``image`` when already at hand (benchmarks). ``layout_params``:
     the layout's settings (default :class:`vision.layout.LayoutParams`).
 
-    A reading that is no win, of rows lying :data:`STRAIGHTEN_DEG` or more off the
-    photo's edges, is tried again on the photo turned level (:mod:`vision.straighten`, a
-    second detection) and replaced when that reading wins — unless ``context`` says the
-    hand is no win (``win``/``claim_win`` false), when no reading can win; so is a win
-    with an unclear claim source from :data:`STRAIGHTEN_UNCLEAR_DEG`, when the level
-    reading wins with every claim clear, and a doubtful win (hand confidence under
-    :data:`STRAIGHTEN_WIN_BELOW`) from :data:`STRAIGHTEN_WIN_DEG`, when the level reading
-    wins with every claim clear and is likelier right (its hand confidence higher); none
-    when the photo shows fewer than a won hand's tiles less
-    :data:`STRAIGHTEN_TILES_SHORT`. A
-    reading that still does not win is read once more with the layout's unsure sideways
-    judgements open to change (:func:`flip_unclear_sideways`), and replaced when that
-    wins."""
+    A reading that is no win, of rows lying well off the photo's edges, is tried again on
+    the photo turned level (:mod:`vision.straighten`, a second detection) and replaced
+    when that reading wins — unless ``context`` says the hand is no win
+    (``win``/``claim_win`` false), when no reading can win; so are some doubtful wins of
+    rows tilted further (:mod:`vision.level_reread` says which, and when the level reading
+    replaces them). A reading that still does not win is read once more with the layout's
+    unsure sideways judgements open to change (:func:`flip_unclear_sideways`), and
+    replaced when that wins."""
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
@@ -645,23 +641,13 @@ def recognize(
     calibration = getattr(used, "calibration", None)
     rec = recognize_detections(dets, rules, context, image=name, ms=ms, calibration=calibration,
                                layout_params=layout_params, flip_sideways=False)
-    tilt = abs(rec.layout.tilt_deg)
     # told it is no win (``win``/``claim_win`` false): the level reading could not win either
     may_win = _split_context(context)[1] is not False
-    no_win = rec.score is None and may_win and 0 < STRAIGHTEN_DEG <= tilt
-    unclear_win = rec.score is not None and 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and _unclear(rec)
-    doubtful_win = (rec.score is not None and not unclear_win and 0 < STRAIGHTEN_WIN_DEG <= tilt
-                    and _confidence(rec) < STRAIGHTEN_WIN_BELOW)
-    enough = len(dets) >= max(3, _hand_size(rules) - STRAIGHTEN_TILES_SHORT)
-    if enough and (no_win or unclear_win or doubtful_win):
+    why = level_reread.reason(rec, len(dets), _hand_size(rules), may_win)
+    if why is not None:
         level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
                                         context, name, ms, calibration, layout_params)
-        if doubtful_win:
-            if (level.score is not None and not _unclear(level)
-                    and _confidence(level) > _confidence(rec)
-                    and _flower_count(level) >= _flower_count(rec)):
-                return _with_picture_note(level, pixels)
-        elif level.score is not None and not (unclear_win and _unclear(level)):
+        if level_reread.take(why, rec, level):
             return _with_picture_note(level, pixels)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and may_win:
@@ -707,44 +693,6 @@ def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
 #: when at most this many times less probable than the most probable possible one
 #: (:attr:`vision.correct.CorrectParams.max_ready_ratio`; 0: never).
 READY_RATIO = 4.0
-#: A photo whose rows lie this many degrees or more off its edges, and whose reading is
-#: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
-#: reading is taken when it is a win. 0: never.
-STRAIGHTEN_DEG = 5.0
-#: ... and from this tilt a win with a meld whose claim source is unclear
-#: (:attr:`vision.layout.LayoutParams.claim_note_margin`), whose level reading is taken
-#: when it is a win with every claim clear. 0: never.
-STRAIGHTEN_UNCLEAR_DEG = 20.0
-#: ... and from this tilt any other doubtful win (confidence under
-#: :data:`STRAIGHTEN_WIN_BELOW`), whose level reading is taken when it is a win with every
-#: claim clear that is likelier right (higher :func:`_confidence`). 0: never.
-STRAIGHTEN_WIN_DEG = 20.0
-#: ... when its confidence (:func:`_confidence`) is under this.
-STRAIGHTEN_WIN_BELOW = 0.4
-#: In each case only a photo with at least a won hand's tiles less this many boxes (the
-#: kept ones; weak boxes not counted) is read again: a level reading is cut around the
-#: tiles found, so one of a
-#: few tiles could not win; of 235 level readings that won on the choice scenes (MCR),
-#: none had fewer than 12 boxes first, while hk val photos of 3-9 tiles were read twice
-#: for nothing.
-STRAIGHTEN_TILES_SHORT = 4
-
-
-def _confidence(rec: Recognition) -> float:
-    """How likely ``rec`` is right (0..1): its calibrated hand confidence, or the model's
-    own reading confidence when the model has no calibration."""
-    c = rec.hand_confidence
-    return rec.reading_confidence if c is None else c
-
-
-def _flower_count(rec: Recognition) -> int:
-    """How many bonus tiles ``rec``'s hand shows (0 without a hand)."""
-    return 0 if rec.hand is None else len(rec.hand.flowers)
-
-
-def _unclear(rec: Recognition) -> bool:
-    """Whether a claimed meld of ``rec`` has an unclear sideways tile."""
-    return any(m.claim_unclear for m in rec.layout.melds)
 
 
 def _recognize_straightened(
