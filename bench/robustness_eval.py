@@ -20,7 +20,10 @@ them (IoU 0.5, the detector's own thresholds), and the change from the photos as
 - ``half size``: the photo at half its width and height (a far or cheap camera; the
   tiles a quarter of the pixels);
 - ``upside down``: turned 180° (the hand photographed from across the table; the
-  detections are turned back before they are matched).
+  detections are turned back before they are matched);
+- ``quarter turn``, ``quarter turn ccw``: turned 90° clockwise or counter-clockwise
+  (the hand photographed from the seat beside its owner, or a landscape photo saved as
+  portrait without its EXIF turn); the detections are turned back likewise.
 
 Each change is drawn once per photo from ``--seed`` (the same photos get the same
 changes on every run). Real photos of the val split are a report set: a model or a rule
@@ -133,22 +136,49 @@ def upside_down(img: Image, rng: np.random.Generator) -> Image:
     return np.ascontiguousarray(img[::-1, ::-1])
 
 
-def turned_back(d: Detections) -> Detections:
-    """Detections of a photo turned 180° (``d.image_size`` its size) in the pixels of the
-    photo as taken, each tile's rotation turned back too.
+def quarter_turn(img: Image, rng: np.random.Generator) -> Image:
+    """Turned 90° clockwise: the hand photographed from the seat beside its owner. Its
+    detections are turned back before they are matched (:data:`TURNED`,
+    :func:`turned_back`)."""
+    return np.ascontiguousarray(cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE))
+
+
+def quarter_turn_ccw(img: Image, rng: np.random.Generator) -> Image:
+    """Turned 90° counter-clockwise (from the seat on the owner's other side)."""
+    return np.ascontiguousarray(cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE))
+
+
+def turned_back(d: Detections, quarters: int = 2) -> Detections:
+    """Detections of a photo turned ``quarters`` × 90° clockwise (1, 2 or 3;
+    ``d.image_size`` the turned photo's size) in the pixels of the photo as taken, each
+    tile's rotation (clockwise, :class:`vision.detections.Detections`) turned back too.
 
     >>> d = Detections.from_lists([[10, 20, 30, 60]], ["1m"], rotations=[90],
     ...                           image_size=(100, 80))
     >>> b = turned_back(d)
     >>> b.boxes.tolist(), b.rotations.tolist()
     ([[70.0, 20.0, 90.0, 60.0]], [270])
+    >>> b = turned_back(d, 1)  # the photo as taken was 80 wide, 100 high
+    >>> b.boxes.tolist(), b.rotations.tolist()
+    ([[20.0, 70.0, 60.0, 90.0]], [0])
     """
     if d.image_size is None:
         raise ValueError("turned_back needs the detections' image size")
+    if quarters not in (1, 2, 3):
+        raise ValueError(f"turned_back turns back 1, 2 or 3 quarter turns, not {quarters}")
     w, h = d.image_size
     x1, y1, x2, y2 = (d.boxes[:, i] for i in range(4))
-    boxes = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1).astype(np.float32)
-    return dataclasses.replace(d, boxes=boxes, rotations=(d.rotations + 180) % 360)
+    if quarters == 2:
+        boxes = np.stack([w - x2, h - y2, w - x1, h - y1], axis=1)
+        size = (w, h)
+    elif quarters == 1:  # a point (x, y) as taken is (w - y, x) turned (w: turned width)
+        boxes = np.stack([y1, w - x2, y2, w - x1], axis=1)
+        size = (h, w)
+    else:  # ... and (y, h - x) turned 3 quarters (h: turned height)
+        boxes = np.stack([h - y2, x1, h - y1, x2], axis=1)
+        size = (h, w)
+    return dataclasses.replace(d, boxes=boxes.astype(np.float32), image_size=size,
+                               rotations=(d.rotations - 90 * quarters) % 360)
 
 
 #: The changes, by name, in report order (``as taken`` is the photo unchanged).
@@ -164,9 +194,12 @@ CONDITIONS: dict[str, Change | None] = {
     "jpeg 25": jpeg_25,
     "half size": half_size,
     "upside down": upside_down,
+    "quarter turn": quarter_turn,
+    "quarter turn ccw": quarter_turn_ccw,
 }
-#: Changes that turn the photo: their detections are turned back before matching.
-TURNED = frozenset({"upside down"})
+#: Changes that turn the photo, by clockwise quarter turns: their detections are turned
+#: back before matching.
+TURNED = {"upside down": 2, "quarter turn": 1, "quarter turn ccw": 3}
 
 
 def photo_rng(seed: int, condition: str, image: Path) -> np.random.Generator:
@@ -200,7 +233,7 @@ def measure(
             if change is not None:
                 img = change(img, photo_rng(seed, name, path))
             found = detector.detect(img)
-            return turned_back(found) if name in TURNED else found
+            return turned_back(found, TURNED[name]) if name in TURNED else found
 
         report = evaluate(
             samples, detect, conf=setup.conf, score=detection_scores,
@@ -240,9 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows))
         return 0
     print(f"{args.data} {args.split}, copies {args.copies}: {rows[0]['photos']} photos")
-    print(f"{'condition':<12} {'F1':>6} {'change':>7} {'all right':>9} {'change':>7}")
+    width = max(len("condition"), *(len(r["condition"]) for r in rows))
+    print(f"{'condition':<{width}} {'F1':>6} {'change':>7} {'all right':>9} {'change':>7}")
     for r in rows:
-        print(f"{r['condition']:<12} {r['f1']:>6.3f} {r['f1_change']:>+7.3f} "
+        print(f"{r['condition']:<{width}} {r['f1']:>6.3f} {r['f1_change']:>+7.3f} "
               f"{100 * r['images_all_right']:>8.1f}% {100 * r['all_right_change']:>+6.1f}")
     return 0
 

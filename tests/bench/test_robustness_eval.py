@@ -46,6 +46,8 @@ def test_the_changes_do_what_their_names_say(bench: ModuleType) -> None:
     turned = bench.upside_down(img, rng)
     assert turned[0, 0].tolist() == img[-1, -1].tolist()
     assert np.array_equal(bench.upside_down(turned, rng), img)  # twice: as taken
+    side = bench.quarter_turn(img, rng)
+    assert side.shape == (80, 64, 3) and side[0, -1].tolist() == img[0, 0].tolist()
     def edges(x: np.ndarray) -> float:
         return float(np.abs(np.diff(x.astype(float), axis=1)).mean())
 
@@ -58,3 +60,25 @@ def test_another_seed_draws_other_changes(bench: ModuleType) -> None:
     a = bench.noise(img, bench.photo_rng(0, "noise", Path("x.jpg")))
     b = bench.noise(img, bench.photo_rng(1, "noise", Path("x.jpg")))
     assert not np.array_equal(a, b)
+
+
+def test_boxes_found_on_a_turned_photo_are_turned_back_onto_the_photo_as_taken(
+    bench: ModuleType,
+) -> None:
+    """A box drawn on the photo, found on its turned copy, lands on itself again (the
+    matching at IoU 0.5 depends on it); so does a tile's rotation."""
+    import cv2
+
+    from vision.detections import Detections
+
+    img = np.zeros((60, 100), np.uint8)
+    img[10:30, 40:55] = 255  # a tile, upright, at x 40-55, y 10-30
+    for name, quarters in bench.TURNED.items():
+        turned = bench.CONDITIONS[name](cv2.cvtColor(img, cv2.COLOR_GRAY2BGR), None)[..., 0]
+        ys, xs = np.nonzero(turned)
+        found = Detections.from_lists(
+            [[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], ["1m"],
+            rotations=[90 * quarters], image_size=(turned.shape[1], turned.shape[0]))
+        back = bench.turned_back(found, quarters)
+        assert back.boxes.tolist() == [[40.0, 10.0, 55.0, 30.0]], name
+        assert back.rotations.tolist() == [0] and back.image_size == (100, 60), name
