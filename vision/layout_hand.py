@@ -105,7 +105,18 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
         key = (fit, near_size, shown, -far)
         if best_key is None or key > best_key:
             best_key, best_set = key, [main, *chosen]
-    return sorted(best_set, key=lambda k: parses[k].cy)
+    return owner_order(best_set, parses)
+
+
+def owner_order(rows: list[int], parses: list[RowParse]) -> list[int]:
+    """Hand rows ``rows`` (indices into ``parses``) in their owner's order, far to near:
+    by the picture's ``cy`` from the top, or from the bottom when most of their tiles are
+    seen from across the table (rows upside down) — so a hand laid in two rows reads the
+    same from either side, its last standing tile at the right end of the owner's near
+    row."""
+    upside = sum(parses[k].count for k in rows if parses[k].row.upside_down)
+    across = 2 * upside > sum(parses[k].count for k in rows)
+    return sorted(rows, key=lambda k: -parses[k].cy if across else parses[k].cy)
 
 
 def apart_at_start(runs: list[list[int]]) -> bool:

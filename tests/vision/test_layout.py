@@ -98,6 +98,18 @@ def test_a_kong_all_face_down_beside_one_with_face_down_ends(hidden_first: bool)
         parse_hand("[CCCC][WWWW]123m456pNN"))
 
 
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+def test_a_hand_laid_in_two_rows_reads_the_same_from_every_side(turn: int) -> None:
+    """Standing tiles in two rows, no tile set apart: the rows go in their owner's order,
+    far to near, so the last standing tile (the one scored as the winning tile) is the
+    right end of the owner's near row — also seen from across the table, where the
+    owner's near row is the picture's far one (before the fifty-seventh session the
+    rows went by the picture's far to near, and a real val photo turned 180° scored
+    32 instead of 30)."""
+    b = SceneBuilder().standing("345s11s").row().standing("6666789s99s").row()
+    assert canon(read(b, turn=turn)) == canon(parse_hand("3451166667899s9s"))
+
+
 @pytest.mark.parametrize(("sideways", "offset"), [(0, 5), (1, 6), (2, 7)])
 def test_added_kong_stacked_on_the_sideways_tile(sideways: int, offset: int) -> None:
     b = SceneBuilder().standing("123m456p789sN")
