@@ -70,9 +70,7 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, context, int(settings["base_points"]), result.base,
             min_fan,
         )
-        details = {} if result.legal else {"reason": engine.illegal_reason(result.base, min_fan)}
-        return Score(self.name, version, result.total, result.legal, result.fans, settlement,
-                     details)
+        return _score(self.name, version, result, settlement, min_fan)
 
     def settle(
         self,
@@ -120,10 +118,14 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, ctx, int(settings["base_points"]), result.base,
             int(settings["min_fan"]),
         )
-        details = {} if result.legal else {
-            "reason": engine.illegal_reason(result.base, int(settings["min_fan"]))}
-        return Score(self.name, version, result.total, result.legal, result.fans, settlement,
-                     details)
+        return _score(self.name, version, result, settlement, int(settings["min_fan"]))
+
+
+def _score(name: str, version: str, result: engine.McrResult, settlement: Settlement,
+           min_fan: int) -> Score:
+    """The rule set's Score of an engine result; an illegal one says why in ``details``."""
+    details = {} if result.legal else {"reason": engine.illegal_reason(result.base, min_fan)}
+    return Score(name, version, result.total, result.legal, result.fans, settlement, details)
 
 
 RULE_SET = McrRuleSet()
