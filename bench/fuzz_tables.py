@@ -104,7 +104,7 @@ class TableState:
     penalties: dict[int, tuple[list[int], bool]] = field(default_factory=dict)
 
 
-class Session:
+class SheetRun:
     """One seeded run: a client, the model, the failures."""
 
     def __init__(self, client: Any, rng: random.Random, failures: Failures) -> None:
@@ -117,6 +117,7 @@ class Session:
     def call(self, name: str, method: str, path: str, headers: dict[str, str],
              body: Any = None) -> Any:
         response = self.client.request(method, path, headers=headers, json=body)
+        # names read "table RULES OPERATION ...": count the answers by operation
         self.answers[f"{' '.join(name.split(' ')[2:4])} {response.status_code}"] += 1
         check_response(self.failures, f"{name} {json.dumps(body)[:160]}", response)
         return response
@@ -367,7 +368,7 @@ class Session:
 
     # --- the sheet read back ------------------------------------------------------------
 
-    def check_sheet(self, table: TableState, event_id: int) -> dict[str, int]:
+    def check_sheet(self, table: TableState) -> dict[str, int]:
         """Hands, standings and CSV of ``table`` against the model; its totals by name."""
         name = f"table {table.rules} sheet"
         hands = self.client.get(f"/v1/tables/{table.id}/hands", headers=self.admin).json()
@@ -444,7 +445,7 @@ class Session:
 
 def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
     """A random winning shape for a wild-tile table, with the context
-    :meth:`Session.win_body` reads: Xiamen 5 sets and a pair (17 tiles) with the gold
+    :meth:`SheetRun.win_body` reads: Xiamen 5 sets and a pair (17 tiles) with the gold
     (金) and flowers; Zhenjiang 4 sets and a pair (14 tiles, pungs and kongs claimed, no
     flowers) with its 百搭 indicator. A few tiles are then the wild kind, so the wild
     readings are exercised."""
@@ -498,7 +499,7 @@ def fuzz_tables(seed: int, steps: int) -> Failures:
         rate_limit_burst=1_000_000))
     rng = random.Random(seed)
     with TestClient(app, raise_server_exceptions=False) as client:
-        run = Session(client, rng, failures)
+        run = SheetRun(client, rng, failures)
         event = client.post("/v1/events", json={"name": f"fuzz {seed}", "rules": "mcr"},
                             headers=run.admin).json()
 
@@ -525,7 +526,7 @@ def fuzz_tables(seed: int, steps: int) -> Failures:
                 tables.append(new_table(table.rules))
                 playing[playing.index(table)] = tables[-1]
             if step % 10 == 9 or step == steps - 1:
-                by_table = [run.check_sheet(t, event["id"]) for t in tables]
+                by_table = [run.check_sheet(t) for t in tables]
                 ev = client.get(f"/v1/events/{event['id']}/standings",
                                 headers=run.admin).json()
                 got = {(p["table_id"], p["player"]): p["total"] for p in ev["players"]}
