@@ -177,20 +177,26 @@ def _ready(client: Any, seconds: float = 120.0) -> bool:
     return False
 
 
+def throwaway_app(folder: Path, load_model: bool) -> Any:
+    """The service on a fresh SQLite database in ``folder``, with the admin key
+    :data:`ADMIN_KEY` and the rate limit lifted (a fuzzer's requests come fast)."""
+    from tilecam.app import create_app
+    from tilecam.settings import Settings
+
+    return create_app(Settings(
+        load_model=load_model, database_url=f"sqlite:///{(folder / 'fuzz.db').as_posix()}",
+        data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1e6,
+        rate_limit_burst=1_000_000))
+
+
 def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
     """The service part (see the module doc)."""
     from fastapi.testclient import TestClient
 
-    from tilecam.app import create_app
-    from tilecam.settings import Settings
-
     failures = Failures()
     folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-"))
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    app = create_app(Settings(
-        load_model=load_model, database_url=f"sqlite:///{(folder / 'fuzz.db').as_posix()}",
-        data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1000.0,
-        rate_limit_burst=1000))
+    app = throwaway_app(folder, load_model)
     with TestClient(app, raise_server_exceptions=False) as client:
         if load_model and not _ready(client):
             failures.add("the model did not load within 120 s (/readyz)")

@@ -57,9 +57,14 @@ for _path in (REPO, REPO / "bench"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from fuzz_inputs import Failures, check_response, random_hand  # noqa: E402  (bench/)
+from fuzz_inputs import (  # noqa: E402  (bench/)
+    ADMIN_KEY,
+    Failures,
+    check_response,
+    random_hand,
+    throwaway_app,
+)
 
-ADMIN_KEY = "fuzz-tables-admin-key-0123456789"
 WINDS = ("E", "S", "W", "N")
 #: Round seats (E, S, W, N of the round) → round-1 position, rounds 1-4 (seed 003).
 ROUND_SEATS = ((0, 1, 2, 3), (1, 0, 3, 2), (2, 3, 1, 0), (3, 2, 0, 1))
@@ -209,7 +214,7 @@ class SheetRun:
             view = response.json()
             if view.get("number") != nxt:
                 self.failures.add(f"{name}: recorded as hand {view.get('number')}")
-            table.hands[nxt] = self.state_of(view, body)
+            table.hands[nxt] = self.state_of(table, view, body)
             self.check_hand_view(table, nxt, view, body)
 
     def resend(self, table: TableState) -> None:
@@ -251,7 +256,7 @@ class SheetRun:
         if response.status_code == 201:
             view = response.json()
             old = table.hands[number]
-            new = self.state_of(view, body)
+            new = self.state_of(table, view, body)
             new.first = old.first
             if new.revisions != old.revisions + 1:
                 self.failures.add(f"{name}: revision {new.revisions} after {old.revisions}")
@@ -316,11 +321,12 @@ class SheetRun:
 
     # --- the model's view of an answer --------------------------------------------------
 
-    def state_of(self, view: dict[str, Any], body: dict[str, Any]) -> HandState:
+    def state_of(self, table: TableState, view: dict[str, Any],
+                 body: dict[str, Any]) -> HandState:
+        """The model's hand from an answered hand view (points in the table's order)."""
         winner = (view.get("winner") or {}).get("seat")
         discarder = (view.get("discarder") or {}).get("seat")
-        names = list(view["points"]) if view.get("points") else []
-        points = [int(view["points"][n]) for n in names] if names else [0, 0, 0, 0]
+        points = [int(view["points"][n]) for n in table.names]
         return HandState(view["outcome"], points, int(view["revision"]), winner, discarder,
                          bool(view["context"].get("self_drawn")), dict(body))
 
@@ -332,8 +338,7 @@ class SheetRun:
         seats = {w: table.names[p] for w, p in positions.items()}
         if view.get("seats") != seats:
             self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
-        points = [int(view["points"][n]) for n in table.names]
-        table.hands[number].points = points
+        points = table.hands[number].points
         if sum(points) != 0:
             self.failures.add(f"{name}: points {points} do not sum to 0")
         outcome = view["outcome"]
@@ -376,7 +381,6 @@ class SheetRun:
         if sorted(got) != sorted(table.hands):
             self.failures.add(f"{name}: hands {sorted(got)}, model {sorted(table.hands)}")
             return {}
-        totals = dict.fromkeys(table.names, 0)
         hand_pts = dict.fromkeys(table.names, 0)
         wins = dict.fromkeys(table.names, 0)
         drawn = dict.fromkeys(table.names, 0)
@@ -407,8 +411,7 @@ class SheetRun:
         for deltas, voided in table.penalties.values():
             for n, d in zip(table.names, deltas, strict=True):
                 pen_pts[n] += 0 if voided else d
-        for n in table.names:
-            totals[n] = hand_pts[n] + pen_pts[n]
+        totals = {n: hand_pts[n] + pen_pts[n] for n in table.names}
         st = self.client.get(f"/v1/tables/{table.id}/standings", headers=self.admin).json()
         lines = {p["player"]: p for p in st["players"]}
         for n in table.names:
@@ -488,15 +491,9 @@ def fuzz_tables(seed: int, steps: int) -> Failures:
     """One seeded run (see the module doc)."""
     from fastapi.testclient import TestClient
 
-    from tilecam.app import create_app
-    from tilecam.settings import Settings
-
     failures = Failures()
     folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-tables-"))
-    app = create_app(Settings(
-        load_model=False, database_url=f"sqlite:///{(folder / 'sheet.db').as_posix()}",
-        data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1e6,
-        rate_limit_burst=1_000_000))
+    app = throwaway_app(folder, load_model=False)
     rng = random.Random(seed)
     with TestClient(app, raise_server_exceptions=False) as client:
         run = SheetRun(client, rng, failures)
