@@ -150,6 +150,22 @@ def test_cleared_table_lets_the_camera_record_the_next_hand(setup) -> None:
 
 
 @needs_mcr
+def test_a_camera_still_showing_its_hand_is_told_that_hand_s_number(setup) -> None:
+    """``already_recorded`` names the hand the camera recorded, not the sheet's last: a
+    draw the referee posts after it (hand 2) does not become the camera's hand."""
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a = cam.show(120, PLAIN_HAND)
+    got = [post_frame(client, t, k, a, winner="E", self_drawn="1") for _ in range(4)]
+    assert [(g["status"], g["hand_number"]) for g in got] == [
+        ("waiting", None), ("waiting", None), ("recorded", 1), ("already_recorded", 1)]
+    r = client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=admin())
+    assert r.status_code == 201 and r.json()["number"] == 2
+    again = post_frame(client, t, k, a, winner="E", self_drawn="1")
+    assert (again["status"], again["hand_number"]) == ("already_recorded", 1)
+
+
+@needs_mcr
 def test_standings_follow_seed_rotation_and_8_point_settlement(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client, tables=2)

@@ -122,7 +122,7 @@ def process_frame(
             status = "already_recorded" if decision == "recorded" else "waiting"
             number = None
             if status == "already_recorded":
-                number = sheet.next_number(session, table_id) - 1
+                number = sheet.last_camera_number(session, table_id)
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, hand_number=number)
         if store:

@@ -161,6 +161,15 @@ def next_number(session: Session, table_id: int) -> int:
     return int(top or 0) + 1
 
 
+def last_camera_number(session: Session, table_id: int) -> int | None:
+    """The place of the hand the table's camera recorded last (None when it recorded
+    none): the hand a camera still showing it is told about. Hands posted by an
+    automatic table or a referee after it do not move it."""
+    top = session.scalar(select(func.max(Hand.number))
+                         .where(Hand.table_id == table_id, Hand.source == "camera"))
+    return None if top is None else int(top)
+
+
 def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
     row = session.scalar(
         select(Round).where(Round.table_id == table_id, Round.number == place.round)
