@@ -150,6 +150,24 @@ def test_cleared_table_lets_the_camera_record_the_next_hand(setup) -> None:
 
 
 @needs_mcr
+def test_a_camera_frame_with_seats_that_contradict_is_refused_at_once(setup) -> None:
+    """A self-draw with a discarder can never be recorded: the camera hears so on its
+    first frame (400, naming it), not when the hand is revealed, and the refused frames
+    count for nothing."""
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a = cam.show(120, PLAIN_HAND)
+    for _ in range(3):
+        r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                        files={"image": ("f.jpg", frame(a), "image/jpeg")},
+                        data={"winner": "E", "self_drawn": "true", "discarder": "S"})
+        assert r.status_code == 400, r.text
+        assert "self-drawn win has no discarder" in r.json()["error"]["message"]
+    got = [post_frame(client, t, k, a, winner="E", self_drawn="1")["status"] for _ in range(3)]
+    assert got == ["waiting", "waiting", "recorded"]
+
+
+@needs_mcr
 def test_a_camera_still_showing_its_hand_is_told_that_hand_s_number(setup) -> None:
     """``already_recorded`` names the hand the camera recorded, not the sheet's last: a
     draw the referee posts after it (hand 2) does not become the camera's hand."""

@@ -62,12 +62,15 @@ def reading_from_recognition(data: Mapping[str, Any]) -> FrameReading:
 @dataclass(frozen=True)
 class FrameResult:
     """The answer to one frame: ``status`` is ``waiting``, ``recorded`` (this frame
-    recorded the hand) or ``already_recorded``; ``streak``/``needed`` frames."""
+    recorded the hand) or ``already_recorded``; ``streak``/``needed`` frames;
+    ``complete``: the frame showed a complete hand (one the recognizer called complete
+    and whose notation parses)."""
 
     status: str
     streak: int
     needed: int
     hand_text: str | None
+    complete: bool
     recorded: sheet.Recorded | None = None
     hand_number: int | None = None
 
@@ -124,7 +127,8 @@ def process_frame(
             if status == "already_recorded":
                 number = sheet.last_camera_number(session, table_id)
             session.flush()
-            return FrameResult(status, watch.streak, needed, hand_text, hand_number=number)
+            return FrameResult(status, watch.streak, needed, hand_text, complete,
+                               hand_number=number)
         if store:
             _write(target, image)
             wrote = True
@@ -133,7 +137,7 @@ def process_frame(
         recorded = sheet.insert_hand(session, table, full, "camera", "camera",
                                      review_below=review_below)
         session.flush()
-        return FrameResult("recorded", watch.streak, needed, hand_text, recorded,
+        return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
                            recorded.hand.number)
 
     try:

@@ -162,6 +162,14 @@ def _check_report(report: HandReport) -> None:
         return
     if not report.hand:
         raise ValueError("a win needs the hand (tile codes in notation)")
+    check_win_seats(report)
+
+
+def check_win_seats(report: HandReport) -> None:
+    """Raise ValueError naming what is wrong when a win's seats contradict each other (a
+    discarder with a self-draw, without a winner, or the winner himself). A camera's
+    frame is checked with this before it is read, so a camera sending a report that can
+    never be recorded hears so on its first frame, not when the hand is revealed."""
     if report.discarder is not None:
         if report.self_drawn:
             raise ValueError("a self-drawn win has no discarder")

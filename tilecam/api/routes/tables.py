@@ -47,7 +47,7 @@ from tilecam.tables.access import (
     require_table,
 )
 from tilecam.tables.camera import FrameReader
-from tilecam.tables.scoring_bridge import HandReport
+from tilecam.tables.scoring_bridge import HandReport, check_win_seats
 
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
@@ -202,6 +202,10 @@ async def post_frame(
     settings = app_settings(request)
     upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
     report = _frame_report(dict(upload.fields) | dict(request.query_params))
+    try:
+        check_win_seats(report)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_request", str(exc)) from None
     check_image_header(upload.data, settings.max_pixels)
 
     def table_rules() -> str:
@@ -235,7 +239,7 @@ async def post_frame(
         "streak": result.streak,
         "needed": result.needed,
         "hand": result.hand_text,
-        "complete": reading.complete,
+        "complete": result.complete,
         "tiles": reading.tiles,
         "hand_number": result.hand_number,
     }
