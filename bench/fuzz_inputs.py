@@ -177,14 +177,16 @@ def _ready(client: Any, seconds: float = 120.0) -> bool:
     return False
 
 
-def throwaway_app(folder: Path, load_model: bool) -> Any:
-    """The service on a fresh SQLite database in ``folder``, with the admin key
-    :data:`ADMIN_KEY` and the rate limit lifted (a fuzzer's requests come fast)."""
+def throwaway_app(folder: Path, load_model: bool, database_url: str | None = None) -> Any:
+    """The service on ``database_url`` (default: a fresh SQLite database in ``folder``),
+    its data in ``folder``, with the admin key :data:`ADMIN_KEY` and the rate limit lifted
+    (a fuzzer's requests come fast)."""
     from tilecam.app import create_app
     from tilecam.settings import Settings
 
+    url = database_url or f"sqlite:///{(folder / 'fuzz.db').as_posix()}"
     return create_app(Settings(
-        load_model=load_model, database_url=f"sqlite:///{(folder / 'fuzz.db').as_posix()}",
+        load_model=load_model, database_url=url,
         data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1e6,
         rate_limit_burst=1_000_000))
 

@@ -7,7 +7,10 @@ random sequence of the table endpoints: hands posted by the table key or the adm
 (random MCR wins from :func:`scoring.mcr.samples.random_win`, draws, hands under 8 fan,
 malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
 other content, places out of order, a 17th hand), referee corrections and voids,
-penalties and their voids. After every request:
+penalties and their voids, and bursts of camera frames (``POST .../frames``, read by a
+scripted camera in the recognizer's place: the hand on the table, that hand re-read a tile
+or a flower otherwise, a hand not complete, play, an empty table, a new hand, notation
+that does not parse, seats that contradict each other). After every request:
 
 * the answer is a result or a clear JSON error (no 5xx, an ``error`` object on 4xx);
 * where the model knows the answer it must match: a re-send of the same content is
@@ -16,6 +19,12 @@ penalties and their voids. After every request:
   does not exist is ``404``;
 * a refused request changes nothing; an accepted one changes exactly its hand or
   penalty;
+* a frame's answer (``waiting``, ``recorded`` with the next place, ``already_recorded``
+  with the place of the camera's own hand) follows :class:`CameraModel`, the camera rule
+  as the README states it; a frame with contradicting seats is 400 and one that would
+  record a 17th hand 409, both changing nothing; a recorded hand is the frame's hand, from
+  the camera, with its frame kept, and settled only when the camera was sure (score
+  confidence 0.5 or more) and knew who pays;
 
 and after every few requests the sheet is read back and compared with the model:
 
@@ -32,7 +41,7 @@ and after every few requests the sheet is read back and compared with the model:
 
 Usage::
 
-    .venv/bin/python bench/fuzz_tables.py [--seed 0] [--steps 300]
+    .venv/bin/python bench/fuzz_tables.py [--seed 0] [--steps 300] [--database postgres]
 
 Exit status 1 when anything failed (each failure printed), else 0.
 """
@@ -94,7 +103,7 @@ class HandState:
     winner: str | None
     discarder: str | None
     self_drawn: bool
-    first: dict[str, Any]  # the body first recorded (for re-sends)
+    first: dict[str, Any]  # the body first posted (for re-sends); {} for a camera's hand
 
 
 @dataclass
@@ -107,6 +116,58 @@ class TableState:
     names: list[str]
     hands: dict[int, HandState] = field(default_factory=dict)
     penalties: dict[int, tuple[list[int], bool]] = field(default_factory=dict)
+    camera: CameraModel = field(default_factory=lambda: CameraModel())
+
+
+@dataclass
+class CameraModel:
+    """The model of a table camera, from the rule as documented (README, "Camera
+    frames"; ``tilecam.tables.stability``), kept as the frames it was sent rather than
+    as the service's counters: a hand is recorded when its frame makes ``needed``
+    frames in a row of the same complete hand (the same as the rules score it) that is
+    not the hand recorded last, nor — with no gap of ``needed`` frames without a
+    complete hand since that record — within a few tiles of it; the hand recorded last
+    is forgotten once the table is seen empty ``needed`` frames in a row."""
+
+    #: every frame the service took: (key of its complete hand or None, tiles seen)
+    frames: list[tuple[str | None, int]] = field(default_factory=list)
+    #: index in ``frames`` of the frame that recorded the last camera hand, and that hand
+    recorded_at: int | None = None
+    recorded: str | None = None
+    recorded_number: int | None = None
+    #: the hand on the table now: the body its frames come with (notation, seats, flags)
+    scene: dict[str, Any] | None = None
+
+    def decide(self, key: str | None, tiles: int, needed: int) -> str:
+        """``record``, ``already_recorded`` or ``waiting`` for one more frame."""
+        from tilecam.tables.scoring_bridge import reread_of
+
+        if key is None:
+            return "waiting"
+        frames = [*self.frames, (key, tiles)]
+        since = frames[self.recorded_at + 1:] if self.recorded_at is not None else frames
+        recorded = None if self.recorded is None or _run_of(
+            since, lambda f: f[1] == 0) >= needed else self.recorded
+        if key == recorded:
+            return "already_recorded"
+        gap = _run_of(since, lambda f: f[0] is None) >= needed
+        if recorded is not None and not gap and reread_of(key, recorded):
+            return "already_recorded"
+        streak = 0
+        for k, _ in reversed(frames):
+            if k != key:
+                break
+            streak += 1
+        return "record" if streak >= needed else "waiting"
+
+
+def _run_of(frames: list[tuple[str | None, int]], test: Any) -> int:
+    """The longest run of consecutive ``frames`` passing ``test``."""
+    best = run = 0
+    for f in frames:
+        run = run + 1 if test(f) else 0
+        best = max(best, run)
+    return best
 
 
 class SheetRun:
@@ -118,6 +179,11 @@ class SheetRun:
         self.failures = failures
         self.admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
         self.answers: Counter[str] = Counter()
+        self.camera = ScriptedCamera()
+        self.jpeg = _tiny_jpeg()
+        self.data_dir = Path(".")
+        self.needed = 3  # the service's stable frame count (Settings.stable_frames)
+        self.review_below = 0.5  # Settings.camera_review_below
 
     def call(self, name: str, method: str, path: str, headers: dict[str, str],
              body: Any = None) -> Any:
@@ -220,9 +286,10 @@ class SheetRun:
     def resend(self, table: TableState) -> None:
         """Re-send a recorded hand's first body: the same (200, nothing changes) or other
         content (409)."""
-        if not table.hands:
+        posted = sorted(n for n, h in table.hands.items() if h.first)
+        if not posted:  # a camera's hand was sent as frames, not a body to re-send
             return
-        number = self.rng.choice(sorted(table.hands))
+        number = self.rng.choice(posted)
         state = table.hands[number]
         body = dict(state.first, number=number)
         same = self.rng.random() < 0.6
@@ -305,6 +372,109 @@ class SheetRun:
         if got != deltas:
             self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")
         table.penalties[view["id"]] = (deltas, False)
+
+    def frames(self, table: TableState) -> None:
+        """A few camera frames in a row (a camera sends them a second apart)."""
+        for _ in range(self.rng.randint(1, 5)):
+            self.frame(table)
+
+    def frame(self, table: TableState) -> None:
+        """One camera frame: the hand on the table (often), that hand read otherwise (a
+        flower or a tile), a hand not complete, play (no hand), an empty table, a new
+        hand, or notation the scorer cannot parse; its answer and any hand it records
+        against :class:`CameraModel`."""
+        from tilecam.tables.camera import FrameReading
+        from tilecam.tables.scoring_bridge import normalize_hand, score_key
+
+        rng, cam = self.rng, table.camera
+        if cam.scene is None or rng.random() < 0.12:
+            cam.scene = self.win_body(table)
+            cam.scene.pop("flowers", None)
+            cam.scene.pop("number", None)
+        scene = cam.scene
+        r = rng.random()
+        hand: str | None = scene["hand"]
+        complete, tiles = True, 14
+        if r < 0.1:
+            hand = reread(rng, str(hand))
+        elif r < 0.2:
+            complete, tiles = False, 13
+        elif r < 0.3:
+            hand, complete, tiles = None, False, rng.randint(20, 80)
+        elif r < 0.45:
+            hand, complete, tiles = None, False, 0
+        elif r < 0.48:
+            hand = "123m45" + rng.choice(("x", "p9", "m[", ""))
+        try:
+            text = normalize_hand(hand) if hand else None
+        except ValueError:
+            text = None
+        key = score_key(text, table.rules) if text is not None and complete else None
+        recognized: dict[str, Any] = {"hand": hand, "tiles": [{}] * tiles}
+        if rng.random() < 0.2:
+            recognized["score_confidence"] = round(rng.uniform(0.2, 1.0), 2)
+        self.camera.next = FrameReading(hand, complete, tiles, recognized)
+        fields = {k: ("true" if v is True else str(v)) for k, v in scene.items()
+                  if k in ("winner", "discarder", "self_drawn", "last_of_kind", "kong",
+                           "last_wall_tile") and v is not False}
+        if "context" in scene:
+            fields["context"] = json.dumps(scene["context"])
+        seats_ok = not scene.get("discarder") or (
+            scene.get("winner") not in (None, scene["discarder"]) and not scene["self_drawn"])
+        decision = cam.decide(key, tiles, self.needed) if seats_ok else "refused"
+        name = f"table {table.rules} frame {decision}"
+        response = self.client.post(
+            f"/v1/tables/{table.id}/frames", headers={"Authorization": f"Bearer {table.key}"},
+            data=fields, files={"image": ("frame.jpg", self.jpeg, "image/jpeg")})
+        self.answers[f"frame {decision} {response.status_code}"] += 1
+        check_response(self.failures, f"{name} {hand} {fields}", response)
+        nxt = len(table.hands) + 1
+        if decision == "refused" or (decision == "record" and nxt > 16):
+            # seats that contradict each other: 400 on every frame; a 17th hand: 409
+            self.expect(name, response, 400 if decision == "refused" else 409)
+            return  # refused: the frame changed nothing
+        if response.status_code != 200:
+            self.failures.add(f"{name} {hand}: {response.status_code} {response.text[:200]}")
+            return
+        got = response.json()
+        want_status = "recorded" if decision == "record" else decision
+        want_number = {"record": nxt, "already_recorded": cam.recorded_number}.get(decision)
+        if (got["status"], got["hand"], got["complete"], got["hand_number"]) != (
+                want_status, text, complete and text is not None, want_number):
+            self.failures.add(f"{name} {hand}: answered {got['status']} {got['hand']} "
+                              f"complete={got['complete']} hand {got['hand_number']}, model "
+                              f"{want_status} {text} hand {want_number}")
+        cam.frames.append((key, tiles))
+        if decision != "record" or got["status"] != "recorded":
+            return
+        cam.recorded_at, cam.recorded, cam.recorded_number = len(cam.frames) - 1, key, nxt
+        view = got["recorded"]
+        body = {k: v for k, v in scene.items() if k != "context"} | {"hand": text}
+        table.hands[nxt] = self.state_of(table, view, body)
+        table.hands[nxt].first = {}
+        self.check_camera_hand(table, nxt, view, body, recognized)
+        self.check_hand_view(table, nxt, view, body)
+
+    def check_camera_hand(self, table: TableState, number: int, view: dict[str, Any],
+                          body: dict[str, Any], recognized: dict[str, Any]) -> None:
+        """A hand the camera recorded: its source, notation, kept frame, and held for a
+        referee when the seats or the reading's confidence call for it."""
+        name = f"table {table.rules} camera hand {number}"
+        if (view.get("source"), view.get("hand")) != ("camera", body["hand"]):
+            self.failures.add(f"{name}: source {view.get('source')} hand {view.get('hand')}")
+        ref = view.get("image_ref")
+        if not ref or not (self.data_dir / ref).is_file():
+            self.failures.add(f"{name}: frame not kept ({ref})")
+        unsure = recognized.get("score_confidence", 1.0) < self.review_below
+        # a win is settled when the camera is sure and it knows who pays: the winner, and
+        # the discarder unless self-drawn
+        known = bool(body.get("winner") and (body.get("self_drawn") or body.get("discarder")))
+        if view["outcome"] == "win" and (unsure or not known):
+            self.failures.add(f"{name}: settled with confidence "
+                              f"{recognized.get('score_confidence')}, seats {body}")
+        if view["outcome"] == "pending" and not unsure and known and view.get("legal"):
+            self.failures.add(f"{name}: a legal, sure win with its seats left pending: "
+                              f"{body} ({view.get('note')})")
 
     def void_penalty(self, table: TableState) -> None:
         ids = sorted(table.penalties)
@@ -482,21 +652,63 @@ def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
     return Hand(tuple(melds), tuple(standing), flowers), ctx
 
 
+class ScriptedCamera:
+    """The frame reader the fuzzer puts in the service's place: it answers each frame
+    with the reading :meth:`SheetRun.frame` set before sending it."""
+
+    def __init__(self) -> None:
+        from tilecam.tables.camera import FrameReading
+
+        self.next = FrameReading(None, False, 0)
+
+    def __call__(self, image: Any, rules: str, context: Any) -> Any:
+        return self.next
+
+
+def _tiny_jpeg() -> bytes:
+    import cv2
+    import numpy as np
+
+    ok, buf = cv2.imencode(".jpg", np.full((48, 64, 3), 90, np.uint8))
+    assert ok
+    return bytes(buf.tobytes())
+
+
+def reread(rng: random.Random, hand: str) -> str:
+    """``hand`` read otherwise by a camera: a flower added or one standing tile's code
+    changed (a digit of a suit run); as given when neither applies."""
+    if rng.random() < 0.4:
+        return hand + (" " if " " not in hand else "") + rng.choice("12345678") + "f"
+    digits = [i for i, c in enumerate(hand) if c.isdigit() and "[" not in hand[:i]]
+    if not digits:
+        return hand
+    i = rng.choice(digits)
+    return hand[:i] + str(int(hand[i]) % 9 + 1) + hand[i + 1:]
+
+
 def _same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     keys = set(a) | set(b)
     return all(a.get(k) == b.get(k) for k in keys - {"number"})
 
 
-def fuzz_tables(seed: int, steps: int) -> Failures:
-    """One seeded run (see the module doc)."""
+def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
+    """One seeded run (see the module doc) on a fresh ``sqlite`` or ``postgres``
+    database (a private server, :mod:`tilecam.db.testing`)."""
     from fastapi.testclient import TestClient
+
+    from tilecam.db.testing import fresh_postgres_database
 
     failures = Failures()
     folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-tables-"))
-    app = throwaway_app(folder, load_model=False)
+    url = fresh_postgres_database() if database == "postgres" else None
+    app = throwaway_app(folder, load_model=False, database_url=url)
     rng = random.Random(seed)
     with TestClient(app, raise_server_exceptions=False) as client:
+        from tilecam.tables.access import frame_reader
+
         run = SheetRun(client, rng, failures)
+        app.dependency_overrides[frame_reader] = lambda: run.camera
+        run.data_dir = folder / "data"
         event = client.post("/v1/events", json={"name": f"fuzz {seed}", "rules": "mcr"},
                             headers=run.admin).json()
 
@@ -514,7 +726,7 @@ def fuzz_tables(seed: int, steps: int) -> Failures:
             tables.append(new_table(rules))
         playing = list(tables)
         ops = ((run.post_hand, 10), (run.resend, 3), (run.correct, 3), (run.void, 1),
-               (run.penalty, 2), (run.void_penalty, 1))
+               (run.penalty, 2), (run.void_penalty, 1), (run.frames, 6))
         for step in range(steps):
             table = rng.choice(playing)
             op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
@@ -546,8 +758,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite",
+                        help="the service's database: a fresh SQLite file (default) or a "
+                        "database on a private PostgreSQL server started here")
     args = parser.parse_args(argv)
-    return 1 if fuzz_tables(args.seed, args.steps).items else 0
+    return 1 if fuzz_tables(args.seed, args.steps, args.database).items else 0
 
 
 if __name__ == "__main__":

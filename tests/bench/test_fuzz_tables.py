@@ -77,3 +77,50 @@ def test_a_void_penalty_still_counted_is_caught(
 
     monkeypatch.setattr(standings.sheet, "penalties_of", never_void)
     _fails_with(fuzz, "standings of")
+
+
+def test_a_camera_that_records_a_re_read_hand_again_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gap rule: the recorded hand read a tile otherwise right after the record is
+    the same tiles, not a second hand on the sheet."""
+    import tilecam.tables.camera as camera
+
+    monkeypatch.setattr(camera, "reread_of", lambda a, b: False)
+    _fails_with(fuzz, "model already_recorded")
+
+
+def test_a_camera_told_the_sheet_s_last_hand_as_its_own_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``already_recorded`` names the camera's hand, not a hand posted after it."""
+    import tilecam.tables.sheet as sheet
+
+    monkeypatch.setattr(sheet, "last_camera_number",
+                        lambda session, table_id: sheet.next_number(session, table_id) - 1)
+    _fails_with(fuzz, "model already_recorded")
+
+
+def test_the_camera_model_follows_the_documented_rule(fuzz: ModuleType) -> None:
+    """The README's camera rule on its own: 3 frames in a row record; a camera that keeps
+    sending the hand is told it is recorded; a tile read otherwise is that hand until a
+    gap of 3 frames without a complete hand; the same hand again only after 3 empty
+    frames."""
+    hand, other = "123m456m789m123p55p", "123m456m789m123p5p5p"
+
+    def run(frames: list[tuple[str | None, int]]) -> list[str]:
+        cam, out = fuzz.CameraModel(), []
+        for key, tiles in frames:
+            decision = cam.decide(key, tiles, 3)
+            out.append(decision)
+            cam.frames.append((key, tiles))
+            if decision == "record":
+                cam.recorded_at, cam.recorded = len(cam.frames) - 1, key
+        return out
+
+    h, o, empty, play = (hand, 14), (other, 14), (None, 0), (None, 60)
+    assert run([h, h, h, h]) == ["waiting", "waiting", "record", "already_recorded"]
+    assert run([h, h, h, o, o, o]) == ["waiting"] * 2 + ["record"] + ["already_recorded"] * 3
+    assert run([h, h, h, play, play, play, o, o, o])[-3:] == ["waiting", "waiting", "record"]
+    assert run([h, h, h, empty, empty, h, h, h])[-3:] == ["already_recorded"] * 3
+    assert run([h, h, h, empty, empty, empty, h, h, h])[-3:] == ["waiting", "waiting", "record"]
