@@ -148,3 +148,34 @@ def test_watch_needs_a_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     write_video(video, [60])
     assert main(["watch", "--table", "1", "--source", str(video)]) == 2
     assert "TILECAM_TABLE_KEY" in capsys.readouterr().err
+
+
+def test_a_server_that_does_not_answer_is_tried_again_with_the_same_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server restarting: the frame is sent again (each try said on stderr), and the
+    watch goes on once it answers; past ``--retries`` it stops, naming the server."""
+    import urllib.error
+
+    video = tmp_path / "v.avi"
+    write_video(video, [120])
+    answers: list[object] = [urllib.error.URLError("connection refused")] * 2
+    sent: list[bytes] = []
+
+    def flaky_post(server: str, table: int, key: str, jpeg: bytes) -> tuple:
+        sent.append(jpeg)
+        if answers:
+            raise answers.pop(0)  # type: ignore[misc]
+        return 200, {"status": "waiting"}, 0.0
+
+    monkeypatch.setattr(watch, "post_frame", flaky_post)
+    monkeypatch.setattr(watch, "RETRY_WAIT_S", 0.0)
+    args = ["watch", "--table", "1", "--key", "k", "--source", str(video), "--every", "0",
+            "--max-frames", "1"]
+    assert main([*args, "--retries", "2"]) == 0
+    assert len(sent) == 3 and len(set(sent)) == 1  # the one frame, three times
+    captured = capsys.readouterr()
+    assert captured.err.count('"unanswered"') == 2 and '"frames_posted": 1' in captured.out
+    answers[:] = [urllib.error.URLError("connection refused")] * 3
+    assert main([*args, "--retries", "2"]) == 2
+    assert "cannot reach the server" in capsys.readouterr().err

@@ -9,7 +9,9 @@ a video file. A frame is taken every ``--every`` seconds (of video time for a fi
 wall-clock time for a live camera), JPEG-encoded and posted to
 ``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429 answer is
 waited out (``Retry-After``); the server decides when a hand is revealed. A live source
-that stops delivering frames is reopened (10 tries, 2 s apart).
+that stops delivering frames is reopened (10 tries, 2 s apart), and a server that does
+not answer (restarting, the network down a moment) is tried again with the same frame
+(``--retries`` times, 2 s apart; each try said on stderr) before the watch gives up.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -26,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+#: Seconds between tries of a server that does not answer.
+RETRY_WAIT_S = 2.0
 
 def register(sub: Any) -> None:
     p = sub.add_parser("watch", help="post a table camera's frames to the server")
@@ -43,6 +48,9 @@ def register(sub: Any) -> None:
     p.add_argument("--quality", type=int, default=90, help="JPEG quality 1-100 (default 90)")
     p.add_argument("--max-side", type=int, default=1920,
                    help="downscale frames whose longer side is larger, pixels (default 1920)")
+    p.add_argument("--retries", type=int, default=10,
+                   help="times a server that does not answer is tried again, 2 s apart, "
+                        "before the watch stops (default 10)")
     p.set_defaults(func=run)
 
 
@@ -162,16 +170,28 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--every must be 0 or more seconds, not {args.every}")
     if not args.key:
         raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
+    if args.retries < 0:
+        raise ValueError(f"--retries must be 0 or more, not {args.retries}")
     posted = recorded = 0
     stream = frames(args.source, args.every)
     try:
         for image in stream:
             jpeg = encode_jpeg(image, args.quality, args.max_side)
+            unanswered = 0
             while True:
                 try:
                     status, data, retry = post_frame(args.server, args.table, args.key, jpeg)
                 except (urllib.error.URLError, OSError) as exc:
-                    raise ValueError(f"cannot reach the server {args.server}: {exc}") from None
+                    unanswered += 1
+                    if unanswered > args.retries:
+                        raise ValueError(f"cannot reach the server {args.server}: {exc} "
+                                         f"({args.retries} retries, {RETRY_WAIT_S:g} s "
+                                         "apart)") from None
+                    print(json.dumps({"frame": posted + 1, "unanswered": str(exc),
+                                      "retry": unanswered, "of": args.retries}),
+                          file=sys.stderr, flush=True)
+                    time.sleep(RETRY_WAIT_S)
+                    continue
                 if status == 429:
                     time.sleep(max(retry, 1.0))
                     continue
