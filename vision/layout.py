@@ -251,13 +251,23 @@ def bonus_alternative(dets: Detections, k: int, min_p: float) -> bool:
     )
 
 
+#: Kinds whose way up the classifier reads wrong more often than right on real photos:
+#: their rotation margin is 0 (:func:`rotation_margins`), so they cast no vote on which
+#: side a row faces. 1s: on the hk-photos originals, taken from their owner's seat, and
+#: the same turned 180° (`/tmp/s58/sym_votes.py`, 219 readings), the classifier called the
+#: common set's upright bird turned 71 % of the time, with a mean margin of 0.63; every
+#: other kind agreed 58–100 %, the faces alike turned 180° with margins of 0.2–0.4.
+TURN_UNREAD = frozenset({"1s"})
+
+
 def rotation_margins(dets: Detections) -> npt.NDArray[np.float64]:
     """How much surer each tile is of its rotation than of the opposite one, ``(n,)`` 0..1.
 
     ``(p[r] - p[r + 180]) / (p[r] + p[r + 180])`` from the classifier's rotation
     probabilities: near 0 for a face-down tile and low for faces that look alike turned
     180° (5p, 8s in most sets; the classifier splits them about 0.5–0.8 to 0.5–0.2), near
-    1 for a character or a wind. All 1 when the detections carry no rotation probabilities.
+    1 for a character or a wind; 0 for the kinds of :data:`TURN_UNREAD`. All 1 when the
+    detections carry no rotation probabilities (rotations given, e.g. a scene's truth).
 
     >>> d = Detections.from_lists([(0, 0, 10, 14), (12, 0, 22, 14)], ["5p", "E"],
     ...                           rotations=[180, 0])
@@ -274,7 +284,9 @@ def rotation_margins(dets: Detections) -> npt.NDArray[np.float64]:
     r = (dets.rotations // 90).astype(np.int64) % 4
     own = p[np.arange(n), r]
     opposite = p[np.arange(n), (r + 2) % 4]
-    return np.asarray(np.clip((own - opposite) / np.maximum(own + opposite, 1e-9), 0.0, 1.0))
+    margins = np.clip((own - opposite) / np.maximum(own + opposite, 1e-9), 0.0, 1.0)
+    margins[[c in TURN_UNREAD for c in dets.codes]] = 0.0
+    return np.asarray(margins)
 
 
 def row_faces_away(

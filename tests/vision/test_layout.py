@@ -12,7 +12,17 @@ import pytest
 from scoring.hand import Hand
 from scoring.notation import format_meld, parse_hand
 from vision.detections import Detections
-from vision.layout import FLOWER, MELD, STANDING, WINNING, Layout, analyze, rotation_margins
+from vision.layout import (
+    FLOWER,
+    MELD,
+    STANDING,
+    WINNING,
+    Layout,
+    analyze,
+    canonical_frame,
+    rotation_margins,
+    row_turn_votes,
+)
 from vision.layout_rows import LayoutParams
 from vision.layout_scene import SceneBuilder
 
@@ -96,6 +106,27 @@ def test_a_kong_all_face_down_beside_one_with_face_down_ends(hidden_first: bool)
     assert sum(m.concealed for m in lay.melds) == 2
     assert canon(lay.hand(d.codes, hidden_kinds=["C"])) == canon(
         parse_hand("[CCCC][WWWW]123m456pNN"))
+
+
+def test_a_1s_turned_casts_no_vote_on_which_side_a_row_faces() -> None:
+    """The classifier misreads the common 1s bird's way up on real photos (71 % of 219
+    readings, ``layout.TURN_UNREAD``): 1s tiles it reads at 180 get no rotation margin,
+    so they do not turn a row whose other tiles stand upright; given rotations (no
+    classifier probabilities) still count in full."""
+    d = SceneBuilder().standing("111s234m").row().detections()
+    rot = np.array([180, 180, 180, 0, 0, 0])
+    probs = np.zeros((6, 4), np.float32)
+    probs[np.arange(6), rot // 90] = 0.9
+    probs[np.arange(6), (rot // 90 + 2) % 4] = 0.1
+    read = Detections(d.boxes, d.class_ids, d.confidences, rot, d.topk_ids, d.topk_probs,
+                      d.image_size, rotation_probs=probs)
+    margins = rotation_margins(read)
+    assert margins.round(2).tolist() == [0.0, 0.0, 0.0, 0.8, 0.8, 0.8]
+    f = canonical_frame(read.boxes, read.rotations)
+    upright = dict.fromkeys(range(6), False)
+    assert row_turn_votes(range(6), f, margins, upright, read.codes) == pytest.approx((-2.4, 2.4))
+    given = Detections.from_lists(d.boxes.tolist(), d.codes, rotations=rot.tolist())
+    assert rotation_margins(given).tolist() == [1.0] * 6
 
 
 @pytest.mark.parametrize("turn", [0, 90, 180, 270])
