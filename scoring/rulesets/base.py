@@ -296,6 +296,10 @@ class RuleSet(ABC):
     #: that scores which bonus tile it is says so here. Used to tell how sure a reading
     #: of a photo is *of its score* (``vision.confidence``). Default: none alike.
     score_alike: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    #: Whether a settlement's payments carry money paid apart from the points or chips
+    #: (each payment's ``bonus``: Xiamen's 游金/双游/三游/三金倒/杀三 bonus, 课外): a score
+    #: sheet keeps it in a column of its own. Default: no such money.
+    money_apart: ClassVar[bool] = False
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -82,6 +82,7 @@ class Xiamen(RuleSet):
     #: 水 counts each bonus tile, plus all four seasons and all four flowers: which
     #: group a bonus tile is in matters, not which of its group
     score_alike = (SEASONS, FLOWER_SET)
+    money_apart: ClassVar[bool] = True
     game: ClassVar[Mapping[str, Any]] = {
         "tiles": 144,
         "claims": ["chow", "pung", "kong"],

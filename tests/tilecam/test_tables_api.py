@@ -539,6 +539,47 @@ def test_xiamen_table_settles_with_xiamen_money(setup) -> None:
     assert r.json()["rules"] == "xiamen"
 
 
+def test_xiamen_bonus_money_is_kept_apart_from_the_chips(setup) -> None:
+    """游金 (regional rules: ×4 chips, plus 50 bonus money from each payer outside the
+    chips, 课外): the sheet keeps the bonus in ``money`` — per hand, in the standings (not
+    in the ranking total) and in money columns of the CSV — and a void hand's is gone."""
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": "123m456m789m123p456pC5p", "winner": "S", "self_drawn": True,
+        "context": {"gold": "C", "win": "you_jin"}})
+    assert r.status_code == 201, r.text
+    chips = scoring.score("123m456m789m123p456pC5p", rules="xiamen", gold="C",
+                          win="you_jin", self_drawn=True).total  # from each payer
+    assert r.json()["points"] == {"Ann0": -chips, "Bo0": 3 * chips, "Cai0": -chips,
+                                  "Dan0": -chips}
+    assert r.json()["money"] == {"Ann0": -50, "Bo0": 150, "Cai0": -50, "Dan0": -50}
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    line = {p["player"]: p for p in st["players"]}
+    assert (line["Bo0"]["money"], line["Bo0"]["total"]) == (150, 3 * chips)
+    rows = list(csv.reader(io.StringIO(
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+    assert rows[0][-4:] == ["money Ann0", "money Bo0", "money Cai0", "money Dan0"]
+    assert rows[1][-8:] == [str(-chips), str(3 * chips), str(-chips), str(-chips),
+                            "-50", "150", "-50", "-50"]
+    assert rows[-1][-4:] == ["-50", "150", "-50", "-50"]
+    assert client.post(f"/v1/tables/{t}/hands/1/void", headers=admin(),
+                       json={"reason": "misdeal"}).status_code == 201
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert [p["money"] for p in st["players"]] == [0, 0, 0, 0]
+
+
+def test_an_mcr_sheet_has_no_money_columns(setup) -> None:
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    rows = list(csv.reader(io.StringIO(
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+    assert rows[0][-4:] == ["Ann0", "Bo0", "Cai0", "Dan0"]
+    hand = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                       json={"hand": PLAIN_HAND, "winner": "E", "self_drawn": True})
+    assert "money" not in hand.json()
+
+
 def test_zhenjiang_table_settles_discard_with_the_discarder_only(setup) -> None:
     client, _, _ = setup
     _, [(t, k)] = new_event(client, rules="zhenjiang", tables=1)

@@ -15,9 +15,12 @@ Penalties (seed 003, 六、错和与诈和的处理): 错和 (``wrong_win``, a w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tilecam.tables.flow import WINDS, wind_at_offset
+from tilecam.tables.flow import WINDS, place, wind_at_offset
+
+if TYPE_CHECKING:
+    from tilecam.db.models import HandRevision
 
 #: Payer names of ``scoring.Payment`` that are seats relative to the winner.
 PAYER_OFFSETS = {"left": 1, "opposite": 2, "right": 3}
@@ -80,6 +83,45 @@ def place_payments(
         deltas[seat_winds[wind]] -= amount
         deltas[win_pos] += amount
     return deltas
+
+
+def money_deltas(
+    score: Mapping[str, Any] | None,
+    winner: str | None,
+    discarder: str | None,
+    seat_winds: Mapping[str, int],
+) -> list[int]:
+    """Money paid apart from the points, by player position (four ints summing to 0),
+    from a stored score's payments' ``bonus`` (Xiamen: 游金 50 from each payer …); all 0
+    when the score names none or the hand has no winner.
+
+    >>> winds = {"E": 0, "S": 1, "W": 2, "N": 3}
+    >>> paid = [{"payer": p, "amount": 36, "bonus": 50} for p in ("left", "opposite", "right")]
+    >>> money_deltas({"settlement": {"payments": paid}}, "S", None, winds)
+    [-50, 150, -50, -50]
+    """
+    payments = ((score or {}).get("settlement") or {}).get("payments") or []
+    bonus = [{"payer": p["payer"], "amount": int(p.get("bonus") or 0)} for p in payments]
+    if winner is None or not any(b["amount"] for b in bonus):
+        return [0, 0, 0, 0]
+    return place_payments(bonus, winner, discarder, seat_winds)
+
+
+def money_apart(rules: str) -> bool:
+    """Whether a table of ``rules`` keeps money apart from its points (a column of its own
+    in the sheet: :attr:`scoring.rulesets.base.RuleSet.money_apart`)."""
+    import scoring
+
+    return bool(scoring.get_rule_set(rules).money_apart)
+
+
+def revision_money(rev: HandRevision, number: int) -> list[int]:
+    """A hand revision's money apart from the points, by player position: its score's
+    bonus money for a settled win (hand ``number`` places the seats), else 0 each (a
+    draw, a void hand, a pending one until a referee settles it)."""
+    if rev.outcome != "win":
+        return [0, 0, 0, 0]
+    return money_deltas(rev.score, rev.winner, rev.discarder, place(number).seat_winds())
 
 
 def penalty_deltas(kind: str, offender: int, points_each: int) -> list[int]:

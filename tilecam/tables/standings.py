@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import flow, sheet
+from tilecam.tables.settlement import money_apart, revision_money
 
 
 @dataclass
@@ -31,6 +32,8 @@ class PlayerLine:
     wins: int = 0
     self_drawn_wins: int = 0
     dealt_in: int = 0
+    #: money paid apart from the points (Xiamen's bonus money, 课外); not in ``total``
+    money: int = 0
     rank: int = 0
 
     @property
@@ -50,6 +53,7 @@ class PlayerLine:
             "wins": self.wins,
             "self_drawn_wins": self.self_drawn_wins,
             "dealt_in": self.dealt_in,
+            "money": self.money,
         }
 
 
@@ -111,6 +115,8 @@ def table_standings(session: Session, table: GameTable) -> TableStandings:
         out.hands_settled += 1
         for pos, pts in enumerate(rev.settlement):
             by_pos[pos].hand_points += int(pts)
+        for pos, money in enumerate(revision_money(rev, hand.number)):
+            by_pos[pos].money += money
         if rev.outcome == "win" and rev.winner:
             winds = flow.place(hand.number).seat_winds()
             winner = by_pos[winds[rev.winner]]
@@ -161,8 +167,10 @@ def _csv(rows: list[list[Any]]) -> str:
 def table_sheet_csv(session: Session, table: GameTable) -> str:
     """The table's score sheet: one row per hand (current revision), then penalties, totals."""
     names = [p.name for p in table.players]
+    money = money_apart(table.rules)  # Xiamen: four columns of bonus money after the points
     head = ["row", "hand", "round", "prevalent_wind", "dealer", "outcome", "hand_notation",
-            "winner", "discarder", "self_drawn", "total", "revision", "note", *names]
+            "winner", "discarder", "self_drawn", "total", "revision", "note", *names,
+            *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
     for hand in sheet.hands_of(session, table.id):
         rev = current(hand)
@@ -174,7 +182,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             names[winds[rev.discarder]] if rev.discarder else "",
             "yes" if rev.context.get("self_drawn") else "no",
             "" if rev.total is None else rev.total, rev.revision, rev.note or "",
-            *rev.settlement,
+            *rev.settlement, *(revision_money(rev, hand.number) if money else []),
         ])
     pens: list[Penalty] = sheet.penalties_of(session, table.id)
     for pen in pens:
@@ -182,12 +190,13 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
         rows.append([
             "penalty", pen.hand_number or "", "", "", "",
             f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", names[pen.player], "",
-            "", pen.points, "", pen.reason or "", *deltas,
+            "", pen.points, "", pen.reason or "", *deltas, *([0] * 4 if money else []),
         ])
     st = table_standings(session, table)
     totals = {p.position: p.total for p in st.players}
+    paid = {p.position: p.money for p in st.players}
     rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "",
-                 *[totals[i] for i in range(4)]])
+                 *[totals[i] for i in range(4)], *([paid[i] for i in range(4)] if money else [])])
     return _csv(rows)
 
 
@@ -195,8 +204,10 @@ def event_standings_csv(session: Session, event: Event) -> str:
     """The event's standings as CSV: rank, player, table, points."""
     data = event_standings(session, event)
     rows: list[list[Any]] = [["rank", "player", "table", "total", "hand_points",
-                              "penalty_points", "wins", "self_drawn_wins", "dealt_in"]]
+                              "penalty_points", "wins", "self_drawn_wins", "dealt_in",
+                              "money"]]
     for p in data["players"]:
         rows.append([p["rank"], p["player"], p["table"], p["total"], p["hand_points"],
-                     p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"]])
+                     p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"],
+                     p["money"]])
     return _csv(rows)

@@ -6,6 +6,7 @@ from typing import Any
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import flow
+from tilecam.tables.settlement import money_apart, revision_money
 
 
 def _iso(value: Any) -> str | None:
@@ -62,7 +63,7 @@ def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str,
     def seat(w: str | None) -> dict[str, str] | None:
         return None if w is None else {"seat": w, "player": names[winds[w]]}
 
-    return {
+    out = {
         "revision": rev.revision,
         "action": rev.action,
         "outcome": rev.outcome,
@@ -83,6 +84,9 @@ def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str,
         "author": rev.author,
         "created_at": _iso(rev.created_at),
     }
+    if money_apart(table.rules):  # Xiamen's bonus money, paid apart from the chips
+        out["money"] = {names[i]: v for i, v in enumerate(revision_money(rev, number))}
+    return out
 
 
 def hand_view(hand: Hand, table: GameTable, history: bool = False,
