@@ -104,6 +104,8 @@ class HandState:
     discarder: str | None
     self_drawn: bool
     first: dict[str, Any]  # the body first posted (for re-sends); {} for a camera's hand
+    #: money apart from the points (Xiamen's bonus), by position; 0 each elsewhere
+    money: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
 
 @dataclass
@@ -216,6 +218,8 @@ class SheetRun:
         rng = self.rng
         if table.rules == "mcr":
             hand, ctx = random_win(rng)
+        elif table.rules == "xiamen" and rng.random() < 0.25:
+            hand, ctx = you_jin_win(rng)
         else:
             hand, ctx = wild_win(rng, table.rules)
         winner = rng.choice(WINDS)
@@ -343,7 +347,7 @@ class SheetRun:
         elif self.expect(name, response, 201):
             table.hands[number] = HandState("void", [0, 0, 0, 0], state.revisions + 1,
                                             state.winner, state.discarder, state.self_drawn,
-                                            state.first)
+                                            state.first, [0, 0, 0, 0])
 
     def penalty(self, table: TableState) -> None:
         rng = self.rng
@@ -497,8 +501,9 @@ class SheetRun:
         winner = (view.get("winner") or {}).get("seat")
         discarder = (view.get("discarder") or {}).get("seat")
         points = [int(view["points"][n]) for n in table.names]
+        money = [int(view.get("money", {}).get(n, 0)) for n in table.names]
         return HandState(view["outcome"], points, int(view["revision"]), winner, discarder,
-                         bool(view["context"].get("self_drawn")), dict(body))
+                         bool(view["context"].get("self_drawn")), dict(body), money)
 
     def check_hand_view(self, table: TableState, number: int, view: dict[str, Any],
                         body: dict[str, Any]) -> None:
@@ -508,9 +513,13 @@ class SheetRun:
         seats = {w: table.names[p] for w, p in positions.items()}
         if view.get("seats") != seats:
             self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
-        points = table.hands[number].points
-        if sum(points) != 0:
-            self.failures.add(f"{name}: points {points} do not sum to 0")
+        points, money = table.hands[number].points, table.hands[number].money
+        if sum(points) != 0 or sum(money) != 0:
+            self.failures.add(f"{name}: points {points} or money {money} do not sum to 0")
+        if ("money" in view) != (table.rules == "xiamen"):
+            self.failures.add(f"{name}: money {view.get('money')} on a {table.rules} table")
+        if view["outcome"] != "win" and any(money):
+            self.failures.add(f"{name}: a {view['outcome']} hand pays money {money}")
         outcome = view["outcome"]
         if outcome != "win":
             if any(points):
@@ -552,6 +561,7 @@ class SheetRun:
             self.failures.add(f"{name}: hands {sorted(got)}, model {sorted(table.hands)}")
             return {}
         hand_pts = dict.fromkeys(table.names, 0)
+        money = dict.fromkeys(table.names, 0)
         wins = dict.fromkeys(table.names, 0)
         drawn = dict.fromkeys(table.names, 0)
         dealt = dict.fromkeys(table.names, 0)
@@ -568,8 +578,9 @@ class SheetRun:
                 pending.append(number)
             elif state.outcome == "void":
                 void.append(number)
-            for n, p in zip(table.names, state.points, strict=True):
+            for n, p, m in zip(table.names, state.points, state.money, strict=True):
                 hand_pts[n] += p
+                money[n] += m if state.outcome == "win" else 0
             if state.outcome == "win" and state.winner:
                 positions = seat_positions(number)
                 winner = table.names[positions[state.winner]]
@@ -587,9 +598,9 @@ class SheetRun:
         for n in table.names:
             line = lines[n]
             model = (totals[n], hand_pts[n], pen_pts[n], wins[n], drawn[n], dealt[n],
-                     1 + sum(t > totals[n] for t in totals.values()))
+                     1 + sum(t > totals[n] for t in totals.values()), money[n])
             read = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
-                    line["self_drawn_wins"], line["dealt_in"], line["rank"])
+                    line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"])
             if read != model:
                 self.failures.add(f"{name}: standings of {n} {read}, model {model}")
         if (st["hands_pending"], st["hands_void"], st["hands_recorded"]) != (
@@ -601,14 +612,23 @@ class SheetRun:
             self.failures.add(f"{name}: hands_settled {st['hands_settled']}")
         text = self.client.get(f"/v1/tables/{table.id}/sheet.csv", headers=self.admin).text
         rows = list(csv.reader(io.StringIO(text)))
-        total_row = [int(v) for v in rows[-1][-4:]]
-        if total_row != [totals[n] for n in table.names]:
-            self.failures.add(f"{name}: CSV totals {total_row}, model "
-                              f"{[totals[n] for n in table.names]}")
+        # the four players' points end each row; a Xiamen sheet adds four money columns
+        money_cols = 4 if table.rules == "xiamen" else 0
+        end = len(rows[0]) - money_cols
+
+        def read(row: list[str]) -> tuple[list[int], list[int]]:
+            return ([int(v) for v in row[end - 4:end]],
+                    [int(v) for v in row[end:]] or [0, 0, 0, 0])
+
+        model_money = [money[n] for n in table.names]
+        if read(rows[-1]) != ([totals[n] for n in table.names], model_money):
+            self.failures.add(f"{name}: CSV totals {read(rows[-1])}, model "
+                              f"{[totals[n] for n in table.names]} {model_money}")
         hand_rows = [r for r in rows[1:] if r[0] == "hand"]
         for r in hand_rows:
-            if [int(v) for v in r[-4:]] != table.hands[int(r[1])].points:
-                self.failures.add(f"{name}: CSV hand {r[1]} {r[-4:]}")
+            state = table.hands[int(r[1])]
+            if read(r) != (state.points, state.money):
+                self.failures.add(f"{name}: CSV hand {r[1]} {read(r)}")
         pen_rows = [r for r in rows[1:] if r[0] == "penalty"]
         if len(hand_rows) != len(table.hands) or len(pen_rows) != len(table.penalties):
             self.failures.add(f"{name}: CSV has {len(hand_rows)} hands, {len(pen_rows)} "
@@ -686,6 +706,29 @@ def reread(rng: random.Random, hand: str) -> str:
     return hand[:i] + str(int(hand[i]) % 9 + 1) + hand[i + 1:]
 
 
+def you_jin_win(rng: random.Random) -> tuple[Any, dict[str, Any]]:
+    """A Xiamen 游金 win (five sets, then a gold and the drawn tile as the pair; self-drawn),
+    which pays bonus money apart from the chips (the sheet's ``money``)."""
+    from scoring import tiles as T
+    from scoring.hand import Hand
+
+    gold = rng.choice(T.KINDS)
+    while True:
+        standing: list[str] = []
+        for _ in range(5):
+            i = rng.randrange(34)
+            run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
+            standing += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+        drawn = rng.choice([t for t in T.KINDS if t != gold])
+        rng.shuffle(standing)
+        tiles = [*standing, gold, drawn]
+        if gold not in standing and all(tiles.count(t) <= 4 for t in tiles):
+            break
+    ctx = {"self_drawn": True, "flowers": 0,
+           "context": {"gold": gold, "win": "you_jin"}}
+    return Hand((), tuple(tiles)), ctx
+
+
 def _same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     keys = set(a) | set(b)
     return all(a.get(k) == b.get(k) for k in keys - {"number"})
@@ -748,7 +791,9 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
     outcomes = Counter(f"{t.rules} {h.outcome}" for t in tables for h in t.hands.values())
     print(f"tables seed {seed}: {steps} requests, {len(tables)} tables, {recorded} hands "
           f"recorded ({', '.join(f'{k} ×{v}' for k, v in sorted(outcomes.items()))}), "
-          f"{sum(len(t.penalties) for t in tables)} penalties; "
+          f"{sum(len(t.penalties) for t in tables)} penalties, "
+          f"{sum(any(h.money) for t in tables for h in t.hands.values())} hands paying money "
+          "apart; "
           f"{len(failures.items)} failures")
     print("answers: " + ", ".join(f"{k} ×{v}" for k, v in sorted(run.answers.items())))
     return failures
