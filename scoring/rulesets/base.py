@@ -364,6 +364,7 @@ class RuleSet(ABC):
             "settings": {k: s.to_dict() for k, s in self.settings().items()},
             "context": {k: s.to_dict() for k, s in self.context_fields().items()},
             "score_alike": [list(g) for g in self.score_alike],
+            "money_apart": self.money_apart,
             **self.game,
         }
 

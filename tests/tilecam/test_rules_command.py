@@ -32,6 +32,14 @@ def test_rules_show_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["settings"]["tian_hu"]["default"] == 12
     assert info["hand_size"] == 14
     assert "indicator" in info["context"]
+    assert info["money_apart"] is False  # Zhenjiang pays in chips only
+
+
+def test_xiamen_says_it_pays_money_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    """Xiamen's 游金 … bonus is paid outside the chips: a client (a score sheet) knows to
+    show it in a column of its own."""
+    assert main(["rules", "show", "xiamen", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["money_apart"] is True
 
 
 def test_rules_show_unknown_name_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
