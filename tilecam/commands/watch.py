@@ -32,6 +32,7 @@ import numpy as np
 #: Seconds between tries of a server that does not answer.
 RETRY_WAIT_S = 2.0
 
+
 def register(sub: Any) -> None:
     p = sub.add_parser("watch", help="post a table camera's frames to the server")
     p.add_argument("--table", type=int, required=True, help="table id")
