@@ -33,7 +33,8 @@ and after every few requests the sheet is read back and compared with the model:
 * an MCR win's points, from its total: 8 + total from each other player on a self-draw,
   8 + total from the discarder and 8 from the two others on a discard; every hand sums
   to 0; draws, voids and pending hands score 0;
-* penalties: 10 (错和) or 20 (诈和) to each other player on MCR, a deduction from the
+* penalties: 10 (错和) or 20 (诈和) to each other player on MCR, Xiamen 诈胡 in money apart
+  from the chips (unless the referee says otherwise), a deduction from the
   offender only, a void penalty counts 0;
 * ``/standings`` (totals, hand and penalty points, wins, self-draws, dealt-in, the
   pending and void lists, ranks), ``/sheet.csv`` and the event's standings agree with
@@ -117,7 +118,8 @@ class TableState:
     key: str
     names: list[str]
     hands: dict[int, HandState] = field(default_factory=dict)
-    penalties: dict[int, tuple[list[int], bool]] = field(default_factory=dict)
+    #: penalty id → (deltas by position, void, paid in money apart from the points)
+    penalties: dict[int, tuple[list[int], bool, bool]] = field(default_factory=dict)
     camera: CameraModel = field(default_factory=lambda: CameraModel())
 
 
@@ -360,11 +362,21 @@ class SheetRun:
             body["points"] = rng.randint(1, 60)
         if rng.random() < 0.4:
             body["hand"] = rng.randint(1, 18)
+        if rng.random() < 0.1:
+            body["money"] = rng.random() < 0.5
         name = f"table {table.rules} penalty"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties", self.admin,
                              body)
+        # money apart: Xiamen only; its 诈胡 is paid so unless the referee says otherwise
+        money = body.get("money", table.rules == "xiamen" and kind == "false_win"
+                          and "points" not in body)
+        if money and table.rules != "xiamen":
+            self.expect(name, response, 400)
         if response.status_code != 201:
             return
+        if response.json().get("money") is not money:
+            self.failures.add(f"{name} {body}: money {response.json().get('money')}, "
+                              f"model {money}")
         pos = player if isinstance(player, int) else table.names.index(player)
         each = body.get("points") or (MCR_PENALTY[kind] if table.rules == "mcr" else None)
         view = response.json()
@@ -375,7 +387,7 @@ class SheetRun:
         got = [view["deltas"][n] for n in table.names]
         if got != deltas:
             self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")
-        table.penalties[view["id"]] = (deltas, False)
+        table.penalties[view["id"]] = (deltas, False, bool(money))
 
     def frames(self, table: TableState) -> None:
         """A few camera frames in a row (a camera sends them a second apart)."""
@@ -491,7 +503,7 @@ class SheetRun:
         elif table.penalties[pid][1]:
             self.expect(name, response, 409)
         elif self.expect(name, response, 200):
-            table.penalties[pid] = (table.penalties[pid][0], True)
+            table.penalties[pid] = (table.penalties[pid][0], True, table.penalties[pid][2])
 
     # --- the model's view of an answer --------------------------------------------------
 
@@ -589,9 +601,9 @@ class SheetRun:
                 if state.discarder:
                     dealt[table.names[positions[state.discarder]]] += 1
         pen_pts = dict.fromkeys(table.names, 0)
-        for deltas, voided in table.penalties.values():
+        for deltas, voided, in_money in table.penalties.values():
             for n, d in zip(table.names, deltas, strict=True):
-                pen_pts[n] += 0 if voided else d
+                (money if in_money else pen_pts)[n] += 0 if voided else d
         totals = {n: hand_pts[n] + pen_pts[n] for n in table.names}
         st = self.client.get(f"/v1/tables/{table.id}/standings", headers=self.admin).json()
         lines = {p["player"]: p for p in st["players"]}

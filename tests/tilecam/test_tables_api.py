@@ -569,6 +569,37 @@ def test_xiamen_bonus_money_is_kept_apart_from_the_chips(setup) -> None:
     assert [p["money"] for p in st["players"]] == [0, 0, 0, 0]
 
 
+def test_xiamen_false_win_is_paid_in_money_apart_from_the_chips(setup) -> None:
+    """Xiamen 诈胡 (regional rules: the claimant pays false_win_money 50 to each other
+    player, outside the chips): the referee's false_win penalty defaults to it, in money;
+    given points with money false it is chips; an MCR table keeps no money to put it in."""
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Cai0", "kind": "false_win"})
+    assert p.status_code == 201, p.text
+    assert (p.json()["points"], p.json()["money"]) == (50, True)
+    chips = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": "Bo0", "kind": "false_win", "points": 4,
+                              "money": False})
+    assert chips.status_code == 201 and chips.json()["money"] is False
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    line = {p["player"]: (p["money"], p["penalty_points"]) for p in st["players"]}
+    assert line == {"Ann0": (50, 4), "Bo0": (50, -12), "Cai0": (-150, 4), "Dan0": (50, 4)}
+    rows = list(csv.reader(io.StringIO(
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+    assert [r[-8:] for r in rows if r[0] == "penalty"] == [
+        ["0", "0", "0", "0", "50", "50", "-150", "50"], ["4", "-12", "4", "4", "0", "0", "0", "0"]]
+    assert client.post(f"/v1/tables/{t}/penalties/{p.json()['id']}/void", headers=admin(),
+                       json={"reason": "appeal upheld"}).status_code == 200
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert [p["money"] for p in st["players"]] == [0, 0, 0, 0]
+    _, [(m, _key), _] = new_event(client)
+    r = client.post(f"/v1/tables/{m}/penalties", headers=admin(),
+                    json={"player": "Ann0", "kind": "false_win", "money": True})
+    assert r.status_code == 400 and "no money apart" in r.json()["error"]["message"]
+
+
 def test_an_mcr_sheet_has_no_money_columns(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client)

@@ -27,6 +27,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -220,6 +221,8 @@ class Penalty(Base):
     kind: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer)
     deltas: Mapped[list[int]] = mapped_column(JSON)
+    #: ``deltas`` are money paid apart from the points (Xiamen 诈胡, 课外: migration 0004)
+    money: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     author: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -32,7 +32,7 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
-from tilecam.tables.settlement import MCR_PENALTY_POINTS, penalty_deltas
+from tilecam.tables.settlement import MCR_PENALTY_POINTS, money_apart, penalty_deltas
 
 log = logging.getLogger("tilecam.tables")
 
@@ -355,18 +355,32 @@ def hands_of(session: Session, table_id: int) -> list[Hand]:
 
 def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str,
                 points: int | None, hand_number: int | None, reason: str | None,
-                author: str) -> Penalty:
-    """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player."""
+                author: str, money: bool | None = None) -> Penalty:
+    """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player.
+
+    ``money``: the penalty is money paid apart from the points (counted in the
+    standings' ``money``, not the ranked total); None: as the rule set pays it (Xiamen
+    诈胡 in money, :func:`default_penalty`), points otherwise.
+    """
 
     def work(session: Session) -> Penalty:
         table = get_table(session, table_id)
-        pts = points if points is not None else default_penalty_points(table, kind)
+        default_money = False
+        if points is None:
+            pts, default_money = default_penalty(table, kind)
+        else:
+            pts = points
+        in_money = default_money if money is None else money
+        if in_money and not money_apart(str(table.rules)):
+            raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
+                             "give the penalty in points")
         deltas = penalty_deltas(kind, player, pts)
         if hand_number is not None and not 1 <= hand_number <= flow.HANDS_PER_SESSION:
             raise ValueError(f"hand {hand_number} does not exist: hands are 1-"
                              f"{flow.HANDS_PER_SESSION}")
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
-                      points=pts, deltas=deltas, reason=reason, author=author)
+                      points=pts, deltas=deltas, money=in_money, reason=reason,
+                      author=author)
         session.add(pen)
         session.flush()
         return pen
@@ -374,22 +388,26 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     return transaction(sf, work)
 
 
-def default_penalty_points(table: GameTable, kind: str) -> int:
-    """Points each other player gets for a penalty when the referee gives none.
+def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
+    """What each other player gets for a penalty when the referee gives no points, and
+    whether it is money paid apart from the points.
 
-    MCR (seed 003): 错和 10, 诈和 20. A rule set with a ``false_win`` setting (Zhenjiang
-    诈胡: 6 base chips to each) uses it, times ``base_chip`` when it has one. Otherwise the
-    referee must give the points (ValueError).
+    MCR (seed 003): 错和 10, 诈和 20 points. A rule set with a ``false_win`` setting
+    (Zhenjiang 诈胡: 6 base chips to each) uses it, times ``base_chip`` when it has one; one
+    with ``false_win_money`` (Xiamen 诈胡: 50 to each outside the chips, 课外) pays that in
+    money. Otherwise the referee must give the points (ValueError).
     """
     if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
-        return MCR_PENALTY_POINTS[kind]
+        return MCR_PENALTY_POINTS[kind], False
     if kind == "false_win":
         import scoring
 
         rule_set = scoring.get_rule_set(table.rules)
         resolved = rule_set.resolve_settings(table.rule_settings or {})
         if "false_win" in resolved:
-            return int(resolved["false_win"]) * int(resolved.get("base_chip", 1))
+            return int(resolved["false_win"]) * int(resolved.get("base_chip", 1)), False
+        if "false_win_money" in resolved:
+            return int(resolved["false_win_money"]), True
     raise ValueError(f"give the penalty points for a {kind!r} penalty on a {table.rules} table")
 
 

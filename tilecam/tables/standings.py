@@ -129,7 +129,10 @@ def table_standings(session: Session, table: GameTable) -> TableStandings:
         if pen.voided_at is not None:
             continue
         for pos, pts in enumerate(pen.deltas):
-            by_pos[pos].penalty_points += int(pts)
+            if pen.money:  # Xiamen 诈胡: money apart from the points
+                by_pos[pos].money += int(pts)
+            else:
+                by_pos[pos].penalty_points += int(pts)
     _rank(lines)
     return out
 
@@ -186,17 +189,18 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
         ])
     pens: list[Penalty] = sheet.penalties_of(session, table.id)
     for pen in pens:
-        deltas = [0, 0, 0, 0] if pen.voided_at else pen.deltas
+        deltas = [0, 0, 0, 0] if pen.voided_at else [int(d) for d in pen.deltas]
+        paid = ([0] * 4 + deltas if pen.money else deltas + [0] * 4) if money else deltas
         rows.append([
             "penalty", pen.hand_number or "", "", "", "",
             f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", names[pen.player], "",
-            "", pen.points, "", pen.reason or "", *deltas, *([0] * 4 if money else []),
+            "", pen.points, "", pen.reason or "", *paid,
         ])
     st = table_standings(session, table)
     totals = {p.position: p.total for p in st.players}
-    paid = {p.position: p.money for p in st.players}
+    kept = {p.position: p.money for p in st.players}
     rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "",
-                 *[totals[i] for i in range(4)], *([paid[i] for i in range(4)] if money else [])])
+                 *[totals[i] for i in range(4)], *([kept[i] for i in range(4)] if money else [])])
     return _csv(rows)
 
 

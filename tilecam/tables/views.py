@@ -111,6 +111,7 @@ def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
         "kind": pen.kind,
         "points": pen.points,
         "deltas": {names[i]: int(v) for i, v in enumerate(pen.deltas)},
+        "money": bool(pen.money),  # the deltas are money apart from the points
         "reason": pen.reason,
         "author": pen.author,
         "created_at": _iso(pen.created_at),

@@ -106,6 +106,10 @@ class PenaltyIn(BaseModel):
                                "(MCR defaults: wrong_win 10, false_win 20); deduction: taken")
     hand: int | None = Field(None, ge=1, description="the hand it happened in")
     reason: str | None = Field(None, max_length=2000)
+    money: bool | None = Field(None, description="the points are money paid apart from the "
+                               "points or chips (counted in the standings' money, not the "
+                               "ranked total); default: as the rules pay it (Xiamen 诈胡: "
+                               "false_win_money 50 in money)")
 
 
 def _table_or_404(session: Session, table_id: int) -> GameTable:
@@ -317,7 +321,7 @@ def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
         pos = _player_position(_table_or_404(session, table_id), body.player)
     try:
         pen = sheet.add_penalty(sf, table_id, pos, body.kind, body.points, body.hand,
-                                body.reason, caller.author)
+                                body.reason, caller.author, body.money)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     with sf() as session:
