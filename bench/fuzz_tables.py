@@ -395,12 +395,9 @@ class SheetRun:
             self.frame(table)
 
     def frame(self, table: TableState) -> None:
-        """One camera frame: the hand on the table (often), that hand read otherwise (a
-        flower or a tile), a hand not complete, play (no hand), an empty table, a new
-        hand, or notation the scorer cannot parse; its answer and any hand it records
-        against :class:`CameraModel`."""
+        """One camera frame (:func:`scripted_frame`) sent with its scene's seats; its
+        answer and any hand it records against :class:`CameraModel`."""
         from tilecam.tables.camera import FrameReading
-        from tilecam.tables.scoring_bridge import normalize_hand, score_key
 
         rng, cam = self.rng, table.camera
         if cam.scene is None or rng.random() < 0.12:
@@ -408,68 +405,45 @@ class SheetRun:
             cam.scene.pop("flowers", None)
             cam.scene.pop("number", None)
         scene = cam.scene
-        r = rng.random()
-        hand: str | None = scene["hand"]
-        complete, tiles = True, 14
-        if r < 0.1:
-            hand = reread(rng, str(hand))
-        elif r < 0.2:
-            complete, tiles = False, 13
-        elif r < 0.3:
-            hand, complete, tiles = None, False, rng.randint(20, 80)
-        elif r < 0.45:
-            hand, complete, tiles = None, False, 0
-        elif r < 0.48:
-            hand = "123m45" + rng.choice(("x", "p9", "m[", ""))
-        try:
-            text = normalize_hand(hand) if hand else None
-        except ValueError:
-            text = None
-        key = score_key(text, table.rules) if text is not None and complete else None
-        recognized: dict[str, Any] = {"hand": hand, "tiles": [{}] * tiles}
-        if rng.random() < 0.2:
-            recognized["score_confidence"] = round(rng.uniform(0.2, 1.0), 2)
-        self.camera.next = FrameReading(hand, complete, tiles, recognized)
-        fields = {k: ("true" if v is True else str(v)) for k, v in scene.items()
-                  if k in ("winner", "discarder", "self_drawn", "last_of_kind", "kong",
-                           "last_wall_tile") and v is not False}
-        if "context" in scene:
-            fields["context"] = json.dumps(scene["context"])
+        shown = scripted_frame(rng, scene["hand"], table.rules)
+        self.camera.next = FrameReading(shown.hand, shown.complete, shown.tiles,
+                                        shown.recognized)
+        fields = frame_fields(scene)
         seats_ok = not scene.get("discarder") or (
             scene.get("winner") not in (None, scene["discarder"]) and not scene["self_drawn"])
-        decision = cam.decide(key, tiles, self.needed) if seats_ok else "refused"
+        decision = cam.decide(shown.key, shown.tiles, self.needed) if seats_ok else "refused"
         name = f"table {table.rules} frame {decision}"
         response = self.client.post(
             f"/v1/tables/{table.id}/frames", headers={"Authorization": f"Bearer {table.key}"},
             data=fields, files={"image": ("frame.jpg", self.jpeg, "image/jpeg")})
         self.answers[f"frame {decision} {response.status_code}"] += 1
-        check_response(self.failures, f"{name} {hand} {fields}", response)
+        check_response(self.failures, f"{name} {shown.hand} {fields}", response)
         nxt = len(table.hands) + 1
         if decision == "refused" or (decision == "record" and nxt > 16):
             # seats that contradict each other: 400 on every frame; a 17th hand: 409
             self.expect(name, response, 400 if decision == "refused" else 409)
             return  # refused: the frame changed nothing
         if response.status_code != 200:
-            self.failures.add(f"{name} {hand}: {response.status_code} {response.text[:200]}")
+            self.failures.add(f"{name} {shown.hand}: {response.status_code} "
+                              f"{response.text[:200]}")
             return
         got = response.json()
-        want_status = "recorded" if decision == "record" else decision
-        want_number = {"record": nxt, "already_recorded": cam.recorded_number}.get(decision)
-        if (got["status"], got["hand"], got["complete"], got["hand_number"]) != (
-                want_status, text, complete and text is not None, want_number):
-            self.failures.add(f"{name} {hand}: answered {got['status']} {got['hand']} "
+        want = ("recorded" if decision == "record" else decision, shown.text,
+                shown.key is not None,
+                {"record": nxt, "already_recorded": cam.recorded_number}.get(decision))
+        if (got["status"], got["hand"], got["complete"], got["hand_number"]) != want:
+            self.failures.add(f"{name} {shown.hand}: answered {got['status']} {got['hand']} "
                               f"complete={got['complete']} hand {got['hand_number']}, model "
-                              f"{want_status} {text} hand {want_number}")
-        cam.frames.append((key, tiles))
-        if decision != "record" or got["status"] != "recorded":
-            return
-        cam.recorded_at, cam.recorded, cam.recorded_number = len(cam.frames) - 1, key, nxt
-        view = got["recorded"]
-        body = {k: v for k, v in scene.items() if k != "context"} | {"hand": text}
-        table.hands[nxt] = self.state_of(table, view, body)
-        table.hands[nxt].first = {}
-        self.check_camera_hand(table, nxt, view, body, recognized)
-        self.check_hand_view(table, nxt, view, body)
+                              f"{want}")
+        cam.frames.append((shown.key, shown.tiles))
+        if decision == "record" and got["status"] == "recorded":
+            cam.recorded_at, cam.recorded, cam.recorded_number = (
+                len(cam.frames) - 1, shown.key, nxt)
+            body = {k: v for k, v in scene.items() if k != "context"} | {"hand": shown.text}
+            table.hands[nxt] = self.state_of(table, got["recorded"], body)
+            table.hands[nxt].first = {}
+            self.check_camera_hand(table, nxt, got["recorded"], body, shown.recognized)
+            self.check_hand_view(table, nxt, got["recorded"], body)
 
     def check_camera_hand(self, table: TableState, number: int, view: dict[str, Any],
                           body: dict[str, Any], recognized: dict[str, Any]) -> None:
@@ -682,6 +656,62 @@ def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
     context = {"gold": indicator} if rules == "xiamen" else {"indicator": indicator}
     ctx = {"self_drawn": rng.random() < 0.5, "flowers": 0, "context": context}
     return Hand(tuple(melds), tuple(standing), flowers), ctx
+
+
+@dataclass
+class ScriptedFrame:
+    """What the scripted camera reads from one frame: ``hand`` (notation or None),
+    ``complete`` (the recognizer's flag), ``tiles`` seen, the recognizer's answer; and
+    what the sheet should make of it: ``text`` (the notation normalized, None when it
+    does not parse) and ``key`` (the complete hand as the rules score it, or None)."""
+
+    hand: str | None
+    complete: bool
+    tiles: int
+    recognized: dict[str, Any]
+    text: str | None
+    key: str | None
+
+
+def scripted_frame(rng: random.Random, hand: str, rules: str) -> ScriptedFrame:
+    """One frame of a table showing ``hand``: the hand (often), that hand read otherwise
+    (a flower or a tile), a hand not complete, play (no hand), an empty table, or
+    notation the scorer cannot parse; one in five says how sure its score is."""
+    from tilecam.tables.scoring_bridge import normalize_hand, score_key
+
+    r = rng.random()
+    shown: str | None = hand
+    complete, tiles = True, 14
+    if r < 0.1:
+        shown = reread(rng, hand)
+    elif r < 0.2:
+        complete, tiles = False, 13
+    elif r < 0.3:
+        shown, complete, tiles = None, False, rng.randint(20, 80)
+    elif r < 0.45:
+        shown, complete, tiles = None, False, 0
+    elif r < 0.48:
+        shown = "123m45" + rng.choice(("x", "p9", "m[", ""))
+    try:
+        text = normalize_hand(shown) if shown else None
+    except ValueError:
+        text = None
+    key = score_key(text, rules) if text is not None and complete else None
+    recognized: dict[str, Any] = {"hand": shown, "tiles": [{}] * tiles}
+    if rng.random() < 0.2:
+        recognized["score_confidence"] = round(rng.uniform(0.2, 1.0), 2)
+    return ScriptedFrame(shown, complete, tiles, recognized, text, key)
+
+
+def frame_fields(scene: dict[str, Any]) -> dict[str, str]:
+    """The form fields a camera sends with a frame of ``scene``: its seats and win flags
+    (true ones only) and, at a wild-tile table, its context as JSON."""
+    fields = {k: ("true" if v is True else str(v)) for k, v in scene.items()
+              if k in ("winner", "discarder", "self_drawn", "last_of_kind", "kong",
+                       "last_wall_tile") and v is not False}
+    if "context" in scene:
+        fields["context"] = json.dumps(scene["context"])
+    return fields
 
 
 class ScriptedCamera:
