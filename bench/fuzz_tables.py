@@ -434,7 +434,7 @@ class SheetRun:
         if (got["status"], got["hand"], got["complete"], got["hand_number"]) != want:
             self.failures.add(f"{name} {shown.hand}: answered {got['status']} {got['hand']} "
                               f"complete={got['complete']} hand {got['hand_number']}, model "
-                              f"{want}")
+                              f"{want[0]} {want[1]} complete={want[2]} hand {want[3]}")
         cam.frames.append((shown.key, shown.tiles))
         if decision == "record" and got["status"] == "recorded":
             cam.recorded_at, cam.recorded, cam.recorded_number = (
