@@ -600,6 +600,22 @@ def test_xiamen_false_win_is_paid_in_money_apart_from_the_chips(setup) -> None:
     assert r.status_code == 400 and "no money apart" in r.json()["error"]["message"]
 
 
+def test_times_read_back_from_the_sheet_carry_their_utc_offset(setup) -> None:
+    """Times are stored in UTC; SQLite gives them back without a zone, and the answer
+    must still say UTC (as the answer that created the row did)."""
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+    made = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                       json={"player": "Ann0", "kind": "wrong_win"}).json()
+    hand = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={"outcome": "draw"})
+    read = client.get(f"/v1/tables/{t}/penalties", headers=bearer(k)).json()["penalties"][0]
+    again = client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
+    for stamp in (made["created_at"], read["created_at"], hand.json()["created_at"],
+                  again["created_at"]):
+        assert stamp.endswith("+00:00"), stamp
+    assert read["created_at"] == made["created_at"]
+
+
 def test_an_mcr_sheet_has_no_money_columns(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client)

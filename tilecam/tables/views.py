@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
@@ -10,7 +11,18 @@ from tilecam.tables.settlement import money_apart, revision_money
 
 
 def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
+    """ISO 8601 with the UTC offset. Every time is stored in UTC (``models.utcnow``), but
+    SQLite hands it back without its zone; it is UTC all the same.
+
+    >>> from datetime import datetime
+    >>> _iso(datetime(2026, 12, 5, 22, 31))
+    '2026-12-05T22:31:00+00:00'
+    """
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return str(value.isoformat())
 
 
 def event_view(event: Event) -> dict[str, Any]:
