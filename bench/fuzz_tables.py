@@ -622,6 +622,19 @@ class SheetRun:
         return totals
 
 
+def random_sets(rng: random.Random, count: int) -> list[str]:
+    """The tiles of ``count`` random sets: a chow (six in ten where a run fits) or a pung
+    of a random kind each."""
+    from scoring import tiles as T
+
+    out: list[str] = []
+    for _ in range(count):
+        i = rng.randrange(34)
+        run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
+        out += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+    return out
+
+
 def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
     """A random winning shape for a wild-tile table, with the context
     :meth:`SheetRun.win_body` reads: Xiamen 5 sets and a pair (17 tiles) with the gold
@@ -641,11 +654,7 @@ def wild_win(rng: random.Random, rules: str) -> tuple[Any, dict[str, Any]]:
         melds.append(Meld.kong(kind, rng.choice((None, 1, 2, 3))) if rng.random() < 0.5
                      else Meld("pung", (kind,) * 3, rng.randint(1, 3)))
     while True:
-        standing = [rng.choice(T.KINDS)] * 2
-        for _ in range(sets - len(melds)):
-            i = rng.randrange(34)
-            run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
-            standing += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+        standing = [rng.choice(T.KINDS)] * 2 + random_sets(rng, sets - len(melds))
         for _ in range(rng.randrange(3)):
             standing[rng.randrange(len(standing))] = wild
         rng.shuffle(standing)
@@ -756,11 +765,7 @@ def you_jin_win(rng: random.Random) -> tuple[Any, dict[str, Any]]:
 
     gold = rng.choice(T.KINDS)
     while True:
-        standing: list[str] = []
-        for _ in range(5):
-            i = rng.randrange(34)
-            run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
-            standing += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+        standing = random_sets(rng, 5)
         drawn = rng.choice([t for t in T.KINDS if t != gold])
         rng.shuffle(standing)
         tiles = [*standing, gold, drawn]
