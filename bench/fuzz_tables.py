@@ -6,7 +6,8 @@ Each seed opens an event with one table per rule set (MCR, Xiamen, Zhenjiang) an
 random sequence of the table endpoints: hands posted by the table key or the admin key
 (random MCR wins from :func:`scoring.mcr.samples.random_win`, draws, hands under 8 fan,
 malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
-other content, places out of order, a 17th hand), referee corrections and voids,
+other content, places out of order, a hand past the session's end), referee corrections
+and voids,
 penalties and their voids, and bursts of camera frames (``POST .../frames``, read by a
 scripted camera in the recognizer's place: the hand on the table, that hand re-read a tile
 or a flower otherwise, a hand not complete, play, an empty table, a new hand, notation
@@ -15,21 +16,30 @@ that does not parse, seats that contradict each other). After every request:
 * the answer is a result or a clear JSON error (no 5xx, an ``error`` object on 4xx);
 * where the model knows the answer it must match: a re-send of the same content is
   ``200`` with ``created`` false, other content at a recorded place, a place out of
-  order, a 17th hand, voiding a void hand or penalty are ``409``; a hand or penalty that
+  order, a hand past the session's end, voiding a void hand or penalty are ``409``; a
+  hand or penalty that
   does not exist is ``404``;
 * a refused request changes nothing; an accepted one changes exactly its hand or
   penalty;
 * a frame's answer (``waiting``, ``recorded`` with the next place, ``already_recorded``
   with the place of the camera's own hand) follows :class:`CameraModel`, the camera rule
   as the README states it; a frame with contradicting seats is 400 and one that would
-  record a 17th hand 409, both changing nothing; a recorded hand is the frame's hand, from
+  record a hand past the session's end 409, both changing nothing; a recorded hand is the
+  frame's hand, from
   the camera, with its frame kept, and settled only when the camera was sure (score
   confidence 0.5 or more) and knew who pays;
 
 and after every few requests the sheet is read back and compared with the model:
 
-* every hand's current revision, its revision count and the seats of its place (the
-  rotation of seed 003 written out here: 东南走之字, 西北转上, no consecutive dealership);
+* every hand's current revision, its revision count and the seats, round wind and
+  dealer's streak of its place (:func:`model_places`, the deal as the README states it:
+  MCR the rotation of seed 003 written out here, 东南走之字, 西北转上, no consecutive
+  dealership; Xiamen 连庄 and 臭庄; Zhenjiang 黄牌庄家不变 and four rounds);
+* after a correction or void that moves the deal, every later hand it moves (and no
+  other) scored again: one ``reseat`` revision, seated as the model says, the same
+  winner seat, a pending hand still pending;
+* a settled Xiamen win's 底: 8, or the dealer's 16 doubled for each hand in a row the
+  dealer won before and each drawn hand in a row before (the streak the sheet fills in);
 * an MCR win's points, from its total: 8 + total from each other player on a self-draw,
   8 + total from the discarder and 8 from the two others on a discard; every hand sums
   to 0; draws, voids and pending hands score 0;
@@ -51,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import json
 import random
@@ -80,6 +91,12 @@ WINDS = ("E", "S", "W", "N")
 ROUND_SEATS = ((0, 1, 2, 3), (1, 0, 3, 2), (2, 3, 1, 0), (3, 2, 0, 1))
 MCR_PENALTY = {"wrong_win": 10, "false_win": 20}
 RULES = ("mcr", "xiamen", "zhenjiang")
+#: How the deal goes on, written out from the README: (the dealer deals again after
+#: winning 连庄, after a drawn hand or a void one, rounds in a session or None). MCR
+#: follows the fixed schedule of :func:`seat_positions`.
+DEALS = {"mcr": (False, False, 4), "xiamen": (True, True, None), "zhenjiang": (False, True, 4)}
+#: The most hands a sheet takes when its deal can stay (README).
+MOST_HANDS = 400
 
 
 def seat_positions(number: int) -> dict[str, int]:
@@ -92,6 +109,56 @@ def seat_positions(number: int) -> dict[str, int]:
     rnd, k = divmod(number - 1, 4)
     seats = ROUND_SEATS[rnd]
     return {w: seats[(k + j) % 4] for j, w in enumerate(WINDS)}
+
+
+@dataclass(frozen=True)
+class ModelPlace:
+    """Where the model puts a hand: seat wind → position, the round's wind, and the
+    dealer's streak (hands in a row won and dealt again, drawn hands in a row before)."""
+
+    seats: dict[str, int]
+    prevalent: str
+    repeats: int
+    draws: int
+    round: int
+
+
+def model_places(rules: str, hands: list[HandState]) -> list[ModelPlace]:
+    """The places of ``hands`` (hands 1..n in order) and of the next hand, from the deal
+    as the README states it: after each hand the deal passes counter-clockwise unless
+    the rule set keeps it (Xiamen: the dealer won, or a drawn or void hand; Zhenjiang: a
+    drawn or void hand); a pending hand with no winner is taken to pass it."""
+    if rules == "mcr":
+        return [ModelPlace(seat_positions(min(n, 16)), WINDS[(n - 1) // 4 % 4], 0, 0,
+                           (n - 1) // 4 + 1) for n in range(1, len(hands) + 2)]
+    on_win, on_draw, _ = DEALS[rules]
+    out, passes, repeats, draws = [], 0, 0, 0
+    for i in range(len(hands) + 1):
+        dealer = passes % 4
+        rnd = passes // 4 + 1
+        out.append(ModelPlace({w: (dealer + j) % 4 for j, w in enumerate(WINDS)},
+                              WINDS[(rnd - 1) % 4], repeats, draws, rnd))
+        if i == len(hands):
+            break
+        hand = hands[i]
+        if hand.outcome in ("win", "pending") and hand.winner:
+            stays = on_win and hand.winner == "E"
+            repeats, draws = (repeats + 1, 0) if stays else (0, 0)
+        elif hand.outcome in ("draw", "void") and on_draw:
+            stays = True
+            draws += hand.outcome == "draw"
+        else:
+            stays, repeats, draws = False, 0, 0
+        passes += not stays
+    return out
+
+
+def model_over(rules: str, place: ModelPlace, number: int) -> bool:
+    """Whether the next hand, at ``place``, lies past the session's end."""
+    rounds = DEALS[rules][2]
+    if rules == "mcr":
+        return number > 16
+    return number > MOST_HANDS or (rounds is not None and place.round > rounds)
 
 
 @dataclass
@@ -121,6 +188,14 @@ class TableState:
     #: penalty id → (deltas by position, void, paid in money apart from the points)
     penalties: dict[int, tuple[list[int], bool, bool]] = field(default_factory=dict)
     camera: CameraModel = field(default_factory=lambda: CameraModel())
+
+    def places(self) -> list[ModelPlace]:
+        """The model's places of the recorded hands and of the next one."""
+        return model_places(self.rules, [self.hands[n] for n in sorted(self.hands)])
+
+    def over(self) -> bool:
+        """Whether the session is over (the next hand would lie past its end)."""
+        return model_over(self.rules, self.places()[-1], len(self.hands) + 1)
 
 
 @dataclass
@@ -276,7 +351,7 @@ class SheetRun:
         elif rng.random() < 0.15:
             body["number"] = rng.choice((nxt + 1, nxt + rng.randint(2, 5)))
             expected = 409
-        if nxt > 16:
+        if table.over():
             expected = 409
         name = f"table {table.rules} post hand {nxt}"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/hands", headers, body)
@@ -333,8 +408,10 @@ class SheetRun:
             new.first = old.first
             if new.revisions != old.revisions + 1:
                 self.failures.add(f"{name}: revision {new.revisions} after {old.revisions}")
+            before = table.places()
             table.hands[number] = new
             self.check_hand_view(table, number, view, body)
+            self.check_reseats(table, number, before)
 
     def void(self, table: TableState) -> None:
         if not table.hands:
@@ -347,9 +424,47 @@ class SheetRun:
         if state.outcome == "void":
             self.expect(name, response, 409)
         elif self.expect(name, response, 201):
+            before = table.places()
             table.hands[number] = HandState("void", [0, 0, 0, 0], state.revisions + 1,
                                             state.winner, state.discarder, state.self_drawn,
                                             state.first, [0, 0, 0, 0])
+            self.check_reseats(table, number, before)
+
+    def check_reseats(self, table: TableState, changed: int, before: list[ModelPlace]) -> None:
+        """After hand ``changed`` got a new revision: every later hand that the model's
+        deal now places otherwise (seats, round wind or the dealer's streak) and that is
+        not void must have been scored again (one ``reseat`` revision, seated as the model
+        says, the same winner seat, a pending hand still pending); every other hand must
+        be as it was (the sheet check compares their revisions)."""
+        after = table.places()
+        for number in sorted(n for n in table.hands if n > changed):
+            old, new = before[number - 1], after[number - 1]
+            state = table.hands[number]
+            moved = (old.seats, old.prevalent, old.repeats, old.draws) != (
+                new.seats, new.prevalent, new.repeats, new.draws)
+            if state.outcome == "void" or not moved:
+                continue
+            self.answers["reseat (hands scored again)"] += 1
+            name = f"table {table.rules} hand {number} after hand {changed} changed"
+            view = self.client.get(f"/v1/tables/{table.id}/hands/{number}",
+                                   headers=self.admin).json()
+            seats = {w: table.names[p] for w, p in new.seats.items()}
+            winner = (view.get("winner") or {}).get("seat")
+            if (view.get("revision"), view.get("action"), view.get("seats"), winner) != (
+                    state.revisions + 1, "reseat", seats, state.winner):
+                self.failures.add(f"{name}: revision {view.get('revision')} "
+                                  f"{view.get('action')} seats {view.get('seats')} winner "
+                                  f"{winner}, model {state.revisions + 1} reseat {seats} "
+                                  f"{state.winner}")
+            if state.outcome == "pending" and view.get("outcome") != "pending":
+                self.failures.add(f"{name}: a pending hand became {view.get('outcome')}")
+            table.hands[number] = dataclasses.replace(
+                self.state_of(table, view, state.first), first=state.first)
+            # the hand's current content (a correction may have replaced the first body)
+            body = ({"outcome": "draw"} if state.outcome == "draw" else
+                    {"hand": view["hand"], "winner": state.winner, "discarder": state.discarder,
+                     "self_drawn": state.self_drawn, "context": view["context"]})
+            self.check_hand_view(table, number, view, body)
 
     def penalty(self, table: TableState) -> None:
         rng = self.rng
@@ -419,7 +534,7 @@ class SheetRun:
         self.answers[f"frame {decision} {response.status_code}"] += 1
         check_response(self.failures, f"{name} {shown.hand} {fields}", response)
         nxt = len(table.hands) + 1
-        if decision == "refused" or (decision == "record" and nxt > 16):
+        if decision == "refused" or (decision == "record" and table.over()):
             # seats that contradict each other: 400 on every frame; a 17th hand: 409
             self.expect(name, response, 400 if decision == "refused" else 409)
             return  # refused: the frame changed nothing
@@ -495,10 +610,16 @@ class SheetRun:
                         body: dict[str, Any]) -> None:
         """One answered hand against the rules the model knows."""
         name = f"table {table.rules} hand {number}"
-        positions = seat_positions(number)
+        place = table.places()[number - 1]
+        positions = place.seats
         seats = {w: table.names[p] for w, p in positions.items()}
         if view.get("seats") != seats:
             self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
+        if (view.get("prevalent_wind"), view.get("dealer_repeats"), view.get("drawn_hands")) != (
+                place.prevalent, place.repeats, place.draws):
+            self.failures.add(f"{name}: wind and streak {view.get('prevalent_wind')} "
+                              f"{view.get('dealer_repeats')} {view.get('drawn_hands')}, model "
+                              f"{place.prevalent} {place.repeats} {place.draws}")
         points, money = table.hands[number].points, table.hands[number].money
         if sum(points) != 0 or sum(money) != 0:
             self.failures.add(f"{name}: points {points} or money {money} do not sum to 0")
@@ -519,6 +640,8 @@ class SheetRun:
             self.failures.add(f"{name}: settled win with legal={view.get('legal')} winner "
                               f"{view.get('winner')} for body winner {body.get('winner')}")
             return
+        if table.rules == "xiamen":
+            self.check_xiamen_base(name, view, body, place)
         if table.rules != "mcr":
             return
         total = int(view["total"])
@@ -536,6 +659,25 @@ class SheetRun:
             self.failures.add(f"{name}: points {points}, model {model} (total {total}, "
                               f"winner {body['winner']}, discarder {body.get('discarder')})")
 
+    def check_xiamen_base(self, name: str, view: dict[str, Any], body: dict[str, Any],
+                          place: ModelPlace) -> None:
+        """A settled Xiamen win's 底 (RULES.md): 8 for a non-dealer; the dealer's 16,
+        doubled for each hand in a row the dealer won before (连庄) and each drawn hand
+        in a row before (臭庄) — the streak the sheet fills in when the report leaves it
+        out."""
+        ctx = body.get("context") or {}
+        if any(k in ctx for k in ("dealer", "dealer_repeats", "drawn_hands")):
+            return
+        fans = (view.get("score") or {}).get("fans") or []
+        base = [int(f["value"]) for f in fans if f.get("zh") == "底"]
+        if dealer_streak := place.repeats + place.draws:
+            self.answers[f"xiamen dealer streak {dealer_streak}"] += 1
+        dealer = body.get("winner") == "E"
+        want = 16 * 2 ** (place.repeats + place.draws) if dealer else 8
+        if base != [want]:
+            self.failures.add(f"{name}: 底 {base}, model {want} (dealer {dealer}, "
+                              f"streak {place.repeats} won, {place.draws} drawn)")
+
     # --- the sheet read back ------------------------------------------------------------
 
     def check_sheet(self, table: TableState) -> dict[str, int]:
@@ -552,6 +694,7 @@ class SheetRun:
         drawn = dict.fromkeys(table.names, 0)
         dealt = dict.fromkeys(table.names, 0)
         pending, void = [], []
+        places = table.places()
         for number, state in sorted(table.hands.items()):
             view = got[number]
             points = [int(view["points"][n]) for n in table.names]
@@ -568,7 +711,7 @@ class SheetRun:
                 hand_pts[n] += p
                 money[n] += m if state.outcome == "win" else 0
             if state.outcome == "win" and state.winner:
-                positions = seat_positions(number)
+                positions = places[number - 1].seats
                 winner = table.names[positions[state.winner]]
                 wins[winner] += 1
                 drawn[winner] += state.self_drawn
@@ -821,7 +964,7 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             table = rng.choice(playing)
             op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
             op(table)
-            if len(table.hands) == 16 and rng.random() < 0.2:  # the session is over
+            if table.over() and rng.random() < 0.2:  # the session is over
                 tables.append(new_table(table.rules))
                 playing[playing.index(table)] = tables[-1]
             if step % 10 == 9 or step == steps - 1:

@@ -194,6 +194,37 @@ class Settlement:
 
 
 @dataclass(frozen=True)
+class Deal:
+    """How the deal (庄) goes from hand to hand at a table — what a score sheet needs to
+    know who deals each hand (seat wind East) and so which player each seat wind is.
+
+    After a hand the deal passes to the next seat counter-clockwise (下庄), unless the
+    dealer won and ``stays_on_dealer_win`` (连庄), or the hand was drawn and
+    ``stays_on_draw`` (荒庄 / 臭庄: the dealer deals again). A round (圈) ends when the deal
+    has passed all four seats; ``rounds`` rounds make a session (None: no fixed end, a
+    session by time). ``seat_changes``: the players change seats between rounds (MCR
+    competitions, seed 003: 东南走之字, 西北转上); else they keep their seats.
+
+    >>> Deal(stays_on_draw=True).to_dict()["stays_on_draw"]
+    True
+    """
+
+    stays_on_dealer_win: bool = False
+    stays_on_draw: bool = False
+    rounds: int | None = 4
+    seat_changes: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"stays_on_dealer_win", "stays_on_draw", "rounds", "seat_changes"}``."""
+        return {
+            "stays_on_dealer_win": self.stays_on_dealer_win,
+            "stays_on_draw": self.stays_on_draw,
+            "rounds": self.rounds,
+            "seat_changes": self.seat_changes,
+        }
+
+
+@dataclass(frozen=True)
 class Score:
     """A scored win. ``total`` includes flowers (or the rule set's bonus items);
     ``legal`` says whether it meets the rule set's minimum."""
@@ -300,6 +331,9 @@ class RuleSet(ABC):
     #: (each payment's ``bonus``: Xiamen's 游金/双游/三游/三金倒/杀三 bonus, 课外): a score
     #: sheet keeps it in a column of its own. Default: no such money.
     money_apart: ClassVar[bool] = False
+    #: How the deal passes between hands at a table (:class:`Deal`). Default: it passes
+    #: every hand, four rounds, seats kept.
+    deal: ClassVar[Deal] = Deal()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""
@@ -365,6 +399,7 @@ class RuleSet(ABC):
             "context": {k: s.to_dict() for k, s in self.context_fields().items()},
             "score_alike": [list(g) for g in self.score_alike],
             "money_apart": self.money_apart,
+            "deal": self.deal.to_dict(),
             **self.game,
         }
 

@@ -15,6 +15,7 @@ from scoring.mcr import engine
 from scoring.mcr.versions import DEFAULT_VERSION, VERSIONS
 from scoring.notation import format_hand, parse_hand
 from scoring.rulesets.base import (
+    Deal,
     RuleSet,
     Score,
     Setting,
@@ -53,6 +54,9 @@ class McrRuleSet(RuleSet):
     hand_size = engine.HAND_SIZE
     #: 花牌: each bonus tile is one fan, whichever it is
     score_alike = (T.FLOWERS,)
+    #: seed 003: 4 rounds of 4 hands, the deal passes every hand (不设连庄), seats change
+    #: between rounds (东南走之字, 西北转上)
+    deal = Deal(rounds=4, seat_changes=True)
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

@@ -33,6 +33,7 @@ from scoring.regional.wild_hand import (
 )
 from scoring.rulesets.base import (
     SEAT_NAMES,
+    Deal,
     RuleSet,
     Score,
     ScoredFan,
@@ -83,6 +84,9 @@ class Xiamen(RuleSet):
     #: group a bonus tile is in matters, not which of its group
     score_alike = (SEASONS, FLOWER_SET)
     money_apart: ClassVar[bool] = True
+    #: seed 000: the dealer deals again after winning (连庄) and after a drawn hand (臭庄);
+    #: a session lasts a set time (3 hours), not a number of rounds
+    deal: ClassVar[Deal] = Deal(stays_on_dealer_win=True, stays_on_draw=True, rounds=None)
     game: ClassVar[Mapping[str, Any]] = {
         "tiles": 144,
         "claims": ["chow", "pung", "kong"],

@@ -32,6 +32,7 @@ from scoring.regional.wild_hand import (
 )
 from scoring.rulesets.base import (
     SEAT_NAMES,
+    Deal,
     Payment,
     RuleSet,
     Score,
@@ -123,6 +124,9 @@ class Zhenjiang(RuleSet):
 
     setting_table = SETTINGS
     context_table = CONTEXT
+    #: seed 001: after a drawn hand the dealer deals again (黄牌庄家不变); four rounds make
+    #: a session (四圈为一将)
+    deal: ClassVar[Deal] = Deal(stays_on_draw=True, rounds=4)
     game: ClassVar[Mapping[str, Any]] = {
         "tiles": 136,
         "claims": ["pung", "kong"],

@@ -135,3 +135,52 @@ def test_xiamen_money_the_standings_drop_is_caught(
     monkeypatch.setattr(standings, "revision_money", lambda rev, number: [0, 0, 0, 0])
     found = fuzz.fuzz_tables(1, 300).items
     assert any("standings of" in f for f in found), found[:5]
+
+
+def test_the_deal_model_follows_the_readme(fuzz: ModuleType) -> None:
+    """Xiamen: the dealer who wins deals again (连庄), so does the dealer after a drawn
+    hand (臭庄); another winner passes the deal. Zhenjiang: only a drawn hand keeps it."""
+    def hand(outcome: str, winner: str | None = None) -> Any:
+        return fuzz.HandState(outcome, [0] * 4, 1, winner, None, False, {})
+
+    hands = [hand("win", "E"), hand("draw"), hand("win", "S"), hand("pending")]
+    xiamen = fuzz.model_places("xiamen", hands)
+    assert [p.seats["E"] for p in xiamen] == [0, 0, 0, 1, 2]
+    assert [(p.repeats, p.draws) for p in xiamen] == [(0, 0), (1, 0), (1, 1), (0, 0), (0, 0)]
+    assert [p.seats["E"] for p in fuzz.model_places("zhenjiang", hands)] == [0, 1, 1, 2, 3]
+
+
+def test_a_dealer_who_won_passing_the_deal_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Xiamen 连庄: a sheet that passes the deal after the dealer's win seats every later
+    hand's players wrongly."""
+    import tilecam.tables.flow as flow
+
+    original = flow._next_deal
+
+    def passes(deal: Any, hand: Any, repeats: int, draws: int) -> tuple[bool, int, int]:
+        if hand.outcome == "win" and hand.winner == "E":
+            return False, 0, 0
+        return original(deal, hand, repeats, draws)
+
+    monkeypatch.setattr(flow, "_next_deal", passes)
+    _fails_with(fuzz, "seats")
+
+
+def test_later_hands_left_at_their_old_seats_after_a_correction_are_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A correction that changes who deals after it must score the later hands again."""
+    import tilecam.tables.sheet as sheet
+
+    monkeypatch.setattr(sheet, "_reseat", lambda *args: [])
+    _fails_with(fuzz, "reseat")
+
+
+def test_a_xiamen_dealer_streak_left_out_of_the_base_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dealer's 底 doubles for each hand in a row won (连庄) and drawn (臭庄) before."""
+    monkeypatch.setattr(bridge, "PLACE_FIELDS", ("dealer",))
+    _fails_with(fuzz, "底")

@@ -104,3 +104,57 @@ def test_stable_over_n_frames_then_recorded_once() -> None:
     got = [step(w, r, needed=3)[1] for r in seq]
     assert got == ["waiting", "waiting", "waiting", "waiting", "waiting", "record",
                    "recorded", "recorded"]
+
+
+def test_mcr_places_follow_the_fixed_schedule_whatever_the_hands() -> None:
+    """不设连庄: under MCR no outcome keeps the deal, so the places are seed 003's."""
+    import scoring
+
+    deal = scoring.get_rule_set("mcr").deal
+    hands = [flow.Played(o, w) for o, w in [("win", "E"), ("draw", None), ("void", None),
+                                            ("pending", None)] * 4]
+    ps = flow.places(deal, hands[:15])
+    assert ps == [flow.place(n) for n in range(1, 17)]
+    assert [p.seat_winds() for p in ps] == [flow.place(n).seat_winds() for n in range(1, 17)]
+    assert flow.session_over(deal, flow.places(deal, hands)[-1])
+    assert flow.most_hands(deal) == 16
+
+
+def test_xiamen_deal_stays_with_a_winning_dealer_and_after_a_draw() -> None:
+    """Seed 000: 连庄 (the dealer won) and 臭庄 (a drawn hand) keep the deal and count
+    towards the dealer's 底; another winner passes it (counter-clockwise) and clears the
+    streak; a void hand is dealt again and counts for neither."""
+    import scoring
+
+    deal = scoring.get_rule_set("xiamen").deal
+    hands = [flow.Played("win", "E"), flow.Played("void"), flow.Played("draw"),
+             flow.Played("win", "N"), flow.Played("win", "E"), flow.Played("draw"),
+             flow.Played("win", "W")]
+    ps = flow.places(deal, hands)
+    assert [(p.dealer, p.repeats, p.draws) for p in ps] == [
+        (0, 0, 0), (0, 1, 0), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 1, 0), (1, 1, 1), (2, 0, 0)]
+    assert ps[4].seat_winds() == {"E": 1, "S": 2, "W": 3, "N": 0}
+    assert all(not flow.session_over(deal, p) for p in ps)
+    assert flow.most_hands(deal) == flow.MOST_HANDS
+
+
+def test_the_round_changes_when_the_deal_has_passed_all_four_seats() -> None:
+    """A round (圈) is the deal going round once: Zhenjiang's fifth dealer starts round 2
+    (南圈), whose prevalent wind is South; seats do not change between its rounds."""
+    import scoring
+
+    deal = scoring.get_rule_set("zhenjiang").deal
+    hands = [flow.Played("draw")] + [flow.Played("win", "E")] * 5
+    ps = flow.places(deal, hands)
+    assert [(p.round, p.hand_in_round, p.dealer) for p in ps] == [
+        (1, 1, 0), (1, 2, 0), (1, 3, 1), (1, 4, 2), (1, 5, 3), (2, 1, 0), (2, 2, 1)]
+    assert ps[5].prevalent_wind == "S" and ps[5].seating == (0, 1, 2, 3)
+
+
+def test_a_pending_hand_without_a_winner_is_taken_to_pass_the_deal() -> None:
+    import scoring
+
+    deal = scoring.get_rule_set("xiamen").deal
+    ps = flow.places(deal, [flow.Played("win", "E"), flow.Played("pending"),
+                            flow.Played("pending", "E")])
+    assert [(p.dealer, p.assumed_after) for p in ps] == [(0, None), (0, None), (1, 2), (1, 2)]

@@ -143,11 +143,14 @@ class Hand(Base):
         ForeignKey("event_tables.id", ondelete="CASCADE"), index=True
     )
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
-    #: 1-based place in the sheet (MCR: 1-16).
+    #: 1-based place in the sheet (MCR: 1-16; a rule set whose deal can stay with a
+    #: dealer plays more, up to ``flow.MOST_HANDS``).
     number: Mapped[int] = mapped_column(Integer)
     #: 1-based hand within its round.
     hand_in_round: Mapped[int] = mapped_column(Integer)
-    #: Player position of this hand's dealer (庄家, seat wind East).
+    #: Player position of this hand's dealer (庄家, seat wind East) when it was recorded;
+    #: where the deal can stay with a dealer, a later correction of an earlier hand may
+    #: move it (the sheet reads places from the deal, ``sheet.places_of``).
     dealer: Mapped[int] = mapped_column(Integer)
     #: Who reported it: ``camera``, ``table`` (automatic table) or ``referee``.
     source: Mapped[str] = mapped_column(String(16))
@@ -196,6 +199,9 @@ class HandRevision(Base):
     #: The scorer's full answer (``Score.to_dict()``).
     score: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     settlement: Mapped[list[int]] = mapped_column(JSON)
+    #: Seat wind → player position the revision was scored with (migration 0005); null
+    #: in older rows, which were scored with the MCR schedule (``flow.place``).
+    seats: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
     #: Why this revision exists or why it is pending (free text).
     note: Mapped[str | None] = mapped_column(Text, nullable=True)
     author: Mapped[str] = mapped_column(String(64))

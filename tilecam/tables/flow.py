@@ -1,5 +1,10 @@
-"""MCR competition flow (seed 003): 4 rounds (圈) of 4 hands (盘), no consecutive dealership,
-and the seat rotation between rounds, 东南走之字, 西北转上.
+"""Who deals each hand of a table's session, and which player holds each seat wind.
+
+The rule set's :class:`scoring.rulesets.base.Deal` says how the deal goes on;
+:func:`places` follows it over the hands recorded so far. MCR (seed 003) is the fixed
+schedule below, :func:`place`: 4 rounds (圈) of 4 hands (盘), no consecutive dealership,
+and the seat rotation between rounds, 东南走之字, 西北转上. Xiamen keeps the deal with
+a dealer who wins (连庄) or after a drawn hand (臭庄), Zhenjiang after a drawn hand.
 
 Players are numbered by ``position``, the seat they take for round 1 (0 = East,
 1 = South, 2 = West, 3 = North). The rotation, from the seed:
@@ -29,13 +34,21 @@ Place(number=6, round=2, hand_in_round=2, prevalent_wind='S', dealer=0)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scoring.rulesets.base import Deal
 
 #: Winds in play order (counter-clockwise): each is the next player's (下家) of the one before.
 WINDS: tuple[str, ...] = ("E", "S", "W", "N")
 ROUNDS = 4
 HANDS_PER_ROUND = 4
 HANDS_PER_SESSION = ROUNDS * HANDS_PER_ROUND
+#: The most hands a table's sheet takes when its deal can stay with a dealer (Xiamen,
+#: Zhenjiang) or its session has no fixed end (Xiamen plays by time).
+MOST_HANDS = 400
 
 
 def _rotate(seating: dict[str, int], moves: dict[str, str]) -> dict[str, int]:
@@ -64,7 +77,7 @@ def round_seating(round_number: int) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Place:
-    """Where hand ``number`` (1-16) falls in the session and who deals it."""
+    """Where hand ``number`` falls in the session and who deals it."""
 
     number: int
     round: int
@@ -73,12 +86,22 @@ class Place:
     prevalent_wind: str
     #: Player position of the dealer (庄家).
     dealer: int
+    #: Player position in each seat of the round (E, S, W, N of its first hand).
+    seating: tuple[int, ...] = field(default=(0, 1, 2, 3), repr=False)
+    #: Hands in a row just before this one that this dealer won and so dealt again (连庄).
+    repeats: int = field(default=0, repr=False)
+    #: Drawn hands in a row just before this one (臭庄) after which the dealer dealt again.
+    draws: int = field(default=0, repr=False)
+    #: The first earlier hand whose winner is not known (a pending hand) where the winner
+    #: decides who deals next (a dealer who wins deals again): the deal was taken to pass
+    #: after it, so this place may move when a referee settles that hand. None when every
+    #: earlier hand says who deals next.
+    assumed_after: int | None = field(default=None, repr=False)
 
     def seat_winds(self) -> dict[str, int]:
         """Seat wind (门风) of this hand → player position; ``"E"`` is the dealer."""
-        seating = round_seating(self.round)
-        order = [seating[w] for w in WINDS]
-        start = self.hand_in_round - 1
+        order = list(self.seating)
+        start = order.index(self.dealer)
         return {w: order[(start + i) % 4] for i, w in enumerate(WINDS)}
 
     def wind_of(self, player: int) -> str:
@@ -90,16 +113,99 @@ class Place:
 
 
 def place(number: int) -> Place:
-    """The place of hand ``number`` (1-based) in the 4×4 session."""
+    """The place of hand ``number`` (1-based) in the MCR 4×4 session."""
     if not 1 <= number <= HANDS_PER_SESSION:
         raise ValueError(
             f"hand {number} does not exist: a session has hands 1-{HANDS_PER_SESSION}"
         )
     rnd, k = divmod(number - 1, HANDS_PER_ROUND)
     seating = round_seating(rnd + 1)
-    dealer = seating[WINDS[k]]
+    order = tuple(seating[w] for w in WINDS)
     return Place(number=number, round=rnd + 1, hand_in_round=k + 1,
-                 prevalent_wind=WINDS[rnd], dealer=dealer)
+                 prevalent_wind=WINDS[rnd], dealer=order[k], seating=order)
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the deal needs of a recorded hand: its ``outcome`` (``win``, ``draw``,
+    ``pending`` or ``void``) and the seat wind of its ``winner`` (None when not known)."""
+
+    outcome: str
+    winner: str | None = None
+
+
+def _seating(deal: Deal, round_number: int) -> tuple[int, ...]:
+    if deal.seat_changes and round_number <= ROUNDS:
+        seating = round_seating(round_number)
+        return tuple(seating[w] for w in WINDS)
+    return (0, 1, 2, 3)
+
+
+def _next_deal(deal: Deal, hand: Played, repeats: int, draws: int) -> tuple[bool, int, int]:
+    """Whether the dealer of ``hand`` deals the next hand too, and the next hand's
+    ``repeats`` and ``draws``. A void hand (struck from the sheet) is dealt again when the
+    rule set deals again after a draw, counting for neither; a pending hand with no
+    winner is taken to pass the deal."""
+    if hand.outcome in ("win", "pending") and hand.winner is not None:
+        if hand.winner == "E" and deal.stays_on_dealer_win:
+            return True, repeats + 1, 0
+        return False, 0, 0
+    if hand.outcome == "draw" and deal.stays_on_draw:
+        return True, repeats, draws + 1
+    if hand.outcome == "void" and deal.stays_on_draw:
+        return True, repeats, draws
+    return False, 0, 0
+
+
+def places(deal: Deal, played: Sequence[Played]) -> list[Place]:
+    """The places of the hands recorded so far (``played``, in sheet order) and of the
+    next one: ``len(played) + 1`` places. The deal passes counter-clockwise after each
+    hand unless ``deal`` keeps it; a round ends when it has passed all four seats.
+
+    >>> from scoring.rulesets.base import Deal
+    >>> xiamen = Deal(stays_on_dealer_win=True, stays_on_draw=True, rounds=None)
+    >>> ps = places(xiamen, [Played("win", "E"), Played("draw"), Played("win", "S")])
+    >>> [(p.number, p.dealer, p.repeats, p.draws) for p in ps]
+    [(1, 0, 0, 0), (2, 0, 1, 0), (3, 0, 1, 1), (4, 1, 0, 0)]
+    >>> places(Deal(rounds=4, seat_changes=True), [Played("win", "E")] * 5)[5] == place(6)
+    True
+    """
+    out: list[Place] = []
+    rnd, seat, in_round, repeats, draws = 1, 0, 0, 0, 0
+    assumed: int | None = None
+    for number in range(1, len(played) + 2):
+        seating = _seating(deal, rnd)
+        in_round += 1
+        out.append(Place(number=number, round=rnd, hand_in_round=in_round,
+                         prevalent_wind=WINDS[(rnd - 1) % 4], dealer=seating[seat],
+                         seating=seating, repeats=repeats, draws=draws,
+                         assumed_after=assumed))
+        if number > len(played):
+            break
+        hand = played[number - 1]
+        if (assumed is None and deal.stays_on_dealer_win and hand.outcome == "pending"
+                and hand.winner is None):  # who won decides who deals next
+            assumed = number
+        stays, repeats, draws = _next_deal(deal, hand, repeats, draws)
+        if not stays:
+            seat += 1
+            if seat == 4:
+                rnd, seat, in_round = rnd + 1, 0, 0
+    return out
+
+
+def session_over(deal: Deal, at: Place) -> bool:
+    """Whether place ``at`` lies past the session's end: past its ``rounds`` rounds, or
+    past :data:`MOST_HANDS`."""
+    return at.number > MOST_HANDS or (deal.rounds is not None and at.round > deal.rounds)
+
+
+def most_hands(deal: Deal) -> int:
+    """The highest hand number a session of ``deal`` can reach: ``rounds`` × 4 when the
+    deal never stays with a dealer, else :data:`MOST_HANDS`."""
+    if deal.rounds is not None and not (deal.stays_on_dealer_win or deal.stays_on_draw):
+        return min(MOST_HANDS, deal.rounds * HANDS_PER_ROUND)
+    return MOST_HANDS
 
 
 def offset(from_wind: str, to_wind: str) -> int:

@@ -18,6 +18,10 @@ from tilecam.tables.flow import WINDS, Place, offset
 from tilecam.tables.settlement import place_payments
 
 OUTCOMES = ("win", "draw")
+#: Rule-set context fields the sheet fills from the hand's place when a report leaves
+#: them out: the winner is the dealer; hands in a row the dealer won before (连庄);
+#: drawn hands in a row before (臭庄). Xiamen has all three.
+PLACE_FIELDS = ("dealer", "dealer_repeats", "drawn_hands")
 
 
 @dataclass(frozen=True)
@@ -241,14 +245,20 @@ def evaluate(
 
 def _score(report: HandReport, place: Place, rules: str, version: str | None,
            rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> Any:
-    """``scoring.score`` of the hand for its winner's seat and the round's wind; the rule
-    set's ``dealer`` context field, when it has one, is filled from the seat (E)."""
+    """``scoring.score`` of the hand for its winner's seat and the round's wind. Context
+    fields the sheet knows are filled when the rule set has them and the report leaves
+    them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E), and the
+    dealer's streak — ``dealer_repeats`` (连庄) and ``drawn_hands`` (臭庄) — from the
+    place, where the deal stayed with the dealer."""
     import scoring
 
     assert report.winner is not None
     extra = dict(report.context)
-    if "dealer" in rule_set.context_fields() and "dealer" not in extra:
-        extra["dealer"] = report.winner == "E"
+    known = {"dealer": report.winner == "E", "dealer_repeats": place.repeats,
+             "drawn_hands": place.draws}
+    for name in PLACE_FIELDS:
+        if name in rule_set.context_fields() and name not in extra:
+            extra[name] = known[name]
     discarder_offset = (
         offset(report.winner, report.discarder) if report.discarder is not None else None
     )

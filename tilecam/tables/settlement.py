@@ -115,13 +115,22 @@ def money_apart(rules: str) -> bool:
     return bool(scoring.get_rule_set(rules).money_apart)
 
 
+def revision_seats(rev: HandRevision, number: int) -> dict[str, int]:
+    """Seat wind → player position that revision ``rev`` of hand ``number`` was scored
+    with: its own record (``seats``, migration 0005), else — a revision stored before —
+    the MCR schedule's place of ``number``, which every table used then."""
+    if rev.seats:
+        return {str(w): int(p) for w, p in rev.seats.items()}
+    return place(number).seat_winds()
+
+
 def revision_money(rev: HandRevision, number: int) -> list[int]:
     """A hand revision's money apart from the points, by player position: its score's
-    bonus money for a settled win (hand ``number`` places the seats), else 0 each (a
+    bonus money for a settled win (seated as the revision was scored), else 0 each (a
     draw, a void hand, a pending one until a referee settles it)."""
     if rev.outcome != "win":
         return [0, 0, 0, 0]
-    return money_deltas(rev.score, rev.winner, rev.discarder, place(number).seat_winds())
+    return money_deltas(rev.score, rev.winner, rev.discarder, revision_seats(rev, number))
 
 
 def penalty_deltas(kind: str, offender: int, points_each: int) -> list[int]:

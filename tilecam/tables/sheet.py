@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -32,6 +32,9 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
+
+if TYPE_CHECKING:
+    from scoring.rulesets.base import Deal
 from tilecam.tables.settlement import MCR_PENALTY_POINTS, money_apart, penalty_deltas
 
 log = logging.getLogger("tilecam.tables")
@@ -170,13 +173,46 @@ def last_camera_number(session: Session, table_id: int) -> int | None:
     return None if top is None else int(top)
 
 
+def lock_sheet(session: Session, table_id: int) -> None:
+    """Hold the table's row for this transaction (PostgreSQL ``FOR UPDATE``; SQLite
+    takes the database's write lock anyway), so writers of one sheet go one at a time:
+    a hand's place follows from the hands before it, which a correction in another
+    transaction could otherwise change unseen."""
+    session.execute(select(GameTable.id).where(GameTable.id == table_id).with_for_update())
+
+
+def deal_of(table: GameTable) -> Deal:
+    """How the deal goes on at ``table`` (its rule set's :class:`scoring.rulesets.base.Deal`)."""
+    import scoring
+
+    return scoring.get_rule_set(str(table.rules)).deal
+
+
+def played(hand: Hand) -> flow.Played:
+    """What the deal needs of a recorded hand: its current outcome and winner seat."""
+    rev = hand.revisions[-1]
+    return flow.Played(rev.outcome, rev.winner)
+
+
+def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
+    """The places of the table's recorded ``hands`` (all of them, in sheet order) and of
+    the next hand, as the deal follows from the hands' current revisions."""
+    return flow.places(deal_of(table), [played(h) for h in hands])
+
+
+def next_place(session: Session, table: GameTable) -> flow.Place | None:
+    """The place the next hand of ``table`` takes; None when the session is over."""
+    place = places_of(table, hands_of(session, table.id))[-1]
+    return None if flow.session_over(deal_of(table), place) else place
+
+
 def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
     row = session.scalar(
         select(Round).where(Round.table_id == table_id, Round.number == place.round)
     )
     if row is None:
         row = Round(table_id=table_id, number=place.round, prevalent_wind=place.prevalent_wind,
-                    seating=flow.round_seating(place.round))
+                    seating=dict(zip(flow.WINDS, place.seating, strict=True)))
         session.add(row)
         session.flush()
     return row
@@ -189,14 +225,14 @@ def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
 
 
 def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
-              ev: Evaluation, author: str, note: str | None) -> HandRevision:
+              ev: Evaluation, author: str, note: str | None, place: flow.Place) -> HandRevision:
     return HandRevision(
         hand_id=hand.id, revision=number, action=action, outcome=ev.outcome,
         hand_text=ev.hand, recognized=dict(report.recognized) if report.recognized else None,
         image_ref=report.image_ref, context=report.win_context(), winner=report.winner,
         discarder=report.discarder, rules=table.rules,
         version=(ev.score or {}).get("version") or table.version, total=ev.total,
-        legal=ev.legal, score=ev.score, settlement=ev.settlement,
+        legal=ev.legal, score=ev.score, settlement=ev.settlement, seats=place.seat_winds(),
         note=note if note is not None else ev.note, author=author,
     )
 
@@ -220,7 +256,9 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
     with the same content returns that hand (``created`` False: a client re-sending a
     hand it is not sure was stored); with other content it is a :class:`Conflict`.
     """
-    nxt = next_number(session, table.id)
+    lock_sheet(session, table.id)
+    hands = hands_of(session, table.id)
+    nxt = len(hands) + 1
     if number is not None:
         existing = session.scalar(
             select(Hand).where(Hand.table_id == table.id, Hand.number == number)
@@ -238,10 +276,9 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
             raise Conflict(f"hand {number} is out of order: the next hand of table "
                            f"{table.id} is {nxt}")
     number = nxt
-    if number > flow.HANDS_PER_SESSION:
-        raise Conflict(f"table {table.id} has recorded all {flow.HANDS_PER_SESSION} hands "
-                       "of the session")
-    place = flow.place(number)
+    place = places_of(table, hands)[-1]
+    if flow.session_over(deal_of(table), place):
+        raise Conflict(f"table {table.id} has recorded all {number - 1} hands of the session")
     camera = source == "camera"
     ev = _evaluate(table, place, report, lenient=camera,
                    review_below=review_below if camera else 0.0)
@@ -250,7 +287,7 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
                 hand_in_round=place.hand_in_round, dealer=place.dealer, source=source)
     session.add(hand)
     session.flush()  # IntegrityError here when another process took this place
-    rev = _revision(hand, 1, "record", table, report, ev, author, None)
+    rev = _revision(hand, 1, "record", table, report, ev, author, None, place)
     session.add(rev)
     session.flush()
     return Recorded(hand, rev, True)
@@ -295,17 +332,21 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
 
     def work(session: Session) -> Recorded:
         table = get_table(session, table_id)
+        lock_sheet(session, table_id)
         hand = _hand(session, table_id, number)
         last = hand.revisions[-1]
         if report.recognized is None and last.recognized is not None:
             report_ = _with(report, recognized=last.recognized, image_ref=last.image_ref)
         else:
             report_ = report
-        ev = _evaluate(table, flow.place(number), report_)
+        hands = hands_of(session, table_id)
+        before = places_of(table, hands)
+        ev = _evaluate(table, before[number - 1], report_)
         rev = _revision(hand, last.revision + 1, "correct", table, report_, ev, author,
-                        reason or ev.note)
+                        reason or ev.note, before[number - 1])
         session.add(rev)
         session.flush()
+        _reseat(session, table, hands, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -324,6 +365,10 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         raise ValueError("voiding a hand needs a reason")
 
     def work(session: Session) -> Recorded:
+        table = get_table(session, table_id)
+        lock_sheet(session, table_id)
+        hands = hands_of(session, table_id)
+        before = places_of(table, hands)
         hand = _hand(session, table_id, number)
         last = hand.revisions[-1]
         if last.outcome == "void":
@@ -333,13 +378,72 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
             hand_text=last.hand_text, recognized=last.recognized, image_ref=last.image_ref,
             context=last.context, winner=last.winner, discarder=last.discarder,
             rules=last.rules, version=last.version, total=last.total, legal=last.legal,
-            score=last.score, settlement=[0, 0, 0, 0], note=reason.strip(), author=author,
+            score=last.score, settlement=[0, 0, 0, 0], seats=last.seats, note=reason.strip(),
+            author=author,
         )
         session.add(rev)
         session.flush()
+        _reseat(session, table, hands, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
+
+
+def report_of(rev: HandRevision) -> HandReport:
+    """The report a stored revision was scored from (to score it again at a new place)."""
+    ctx = dict(rev.context or {})
+    flags = {k: ctx.pop(k) for k in ("self_drawn", "last_of_kind", "kong", "last_wall_tile",
+                                     "flowers") if k in ctx}
+    return HandReport(outcome="draw" if rev.outcome == "draw" else "win", hand=rev.hand_text,
+                      winner=rev.winner, discarder=rev.discarder, context=ctx,
+                      recognized=rev.recognized, image_ref=rev.image_ref, **flags)
+
+
+def _moved(a: flow.Place, b: flow.Place) -> bool:
+    """Whether a hand scored at place ``a`` scores otherwise at ``b``."""
+    return (a.seat_winds() != b.seat_winds() or a.prevalent_wind != b.prevalent_wind
+            or a.repeats != b.repeats or a.draws != b.draws)
+
+
+def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
+            before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
+    """After hand ``changed`` got a new revision, score again every later hand whose place
+    the change moved (who deals it, and so which player holds each seat wind, or the
+    dealer's streak): a new revision each (action ``reseat``), the report as it stood.
+    ``before``: the places the hands were scored at. A pending hand stays pending (a
+    referee settles it); a void one stays void. Returns the hands scored again."""
+    session.expire_all()
+    hands = hands_of(session, table.id)
+    after = places_of(table, hands)
+    deal = deal_of(table)
+    moved: list[int] = []
+    for hand in hands[changed:]:
+        old, new = before[hand.number - 1], after[hand.number - 1]
+        last = hand.revisions[-1]
+        if last.outcome == "void" or not _moved(old, new):
+            continue
+        names = [p.name for p in table.players]
+        note = (f"hand {changed} changed who deals after it: this hand's dealer is "
+                f"{names[new.dealer]} (was {names[old.dealer]}); scored again")
+        if flow.session_over(deal, new):
+            note += " — it now lies past the end of the session"
+        report = report_of(last)
+        lenient = hand.source == "camera"
+        try:
+            ev = _evaluate(table, new, report, lenient=lenient)
+        except ValueError as exc:
+            ev = Evaluation("pending", last.hand_text, None, None, None, [0, 0, 0, 0],
+                            f"the scorer refused this hand: {exc}")
+        if last.outcome == "pending" and ev.outcome == "win":
+            ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0],
+                            last.note)
+        rev = _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
+                        f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
+                        new)
+        session.add(rev)
+        moved.append(hand.number)
+    session.flush()
+    return moved
 
 
 def hands_of(session: Session, table_id: int) -> list[Hand]:
@@ -375,9 +479,9 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
                              "give the penalty in points")
         deltas = penalty_deltas(kind, player, pts)
-        if hand_number is not None and not 1 <= hand_number <= flow.HANDS_PER_SESSION:
-            raise ValueError(f"hand {hand_number} does not exist: hands are 1-"
-                             f"{flow.HANDS_PER_SESSION}")
+        most = flow.most_hands(deal_of(table))
+        if hand_number is not None and not 1 <= hand_number <= most:
+            raise ValueError(f"hand {hand_number} does not exist: hands are 1-{most}")
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)

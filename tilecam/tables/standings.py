@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import flow, sheet
-from tilecam.tables.settlement import money_apart, revision_money
+from tilecam.tables.settlement import money_apart, revision_money, revision_seats
 
 
 @dataclass
@@ -67,9 +67,10 @@ class TableStandings:
     hands_settled: int
     hands_pending: list[int] = field(default_factory=list)
     hands_void: list[int] = field(default_factory=list)
+    #: The next hand's number; None once the session is over (its rounds played).
+    next_hand: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        nxt = self.hands_recorded + 1
         return {
             "table_id": self.table.id,
             "table": self.table.name,
@@ -78,8 +79,8 @@ class TableStandings:
             "hands_settled": self.hands_settled,
             "hands_pending": self.hands_pending,
             "hands_void": self.hands_void,
-            "complete": self.hands_recorded >= flow.HANDS_PER_SESSION,
-            "next_hand": None if nxt > flow.HANDS_PER_SESSION else nxt,
+            "complete": self.next_hand is None,
+            "next_hand": self.next_hand,
             "players": [p.to_dict() for p in sorted(self.players, key=lambda p: p.rank)],
         }
 
@@ -103,7 +104,10 @@ def table_standings(session: Session, table: GameTable) -> TableStandings:
     lines = [PlayerLine(table.id, table.name, p.position, p.name) for p in table.players]
     by_pos = {line.position: line for line in lines}
     hands = sheet.hands_of(session, table.id)
-    out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0)
+    nxt = sheet.places_of(table, hands)[-1]
+    over = flow.session_over(sheet.deal_of(table), nxt)
+    out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0,
+                         next_hand=None if over else nxt.number)
     for hand in hands:
         rev = current(hand)
         if rev.outcome == "void":
@@ -118,7 +122,7 @@ def table_standings(session: Session, table: GameTable) -> TableStandings:
         for pos, money in enumerate(revision_money(rev, hand.number)):
             by_pos[pos].money += money
         if rev.outcome == "win" and rev.winner:
-            winds = flow.place(hand.number).seat_winds()
+            winds = revision_seats(rev, hand.number)
             winner = by_pos[winds[rev.winner]]
             winner.wins += 1
             if rev.context.get("self_drawn"):
@@ -175,12 +179,13 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             "winner", "discarder", "self_drawn", "total", "revision", "note", *names,
             *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
-    for hand in sheet.hands_of(session, table.id):
+    hands = sheet.hands_of(session, table.id)
+    for hand, place in zip(hands, sheet.places_of(table, hands), strict=False):
         rev = current(hand)
-        winds = flow.place(hand.number).seat_winds()
+        winds = revision_seats(rev, hand.number)
         rows.append([
-            "hand", hand.number, hand.round.number, hand.round.prevalent_wind,
-            names[hand.dealer], rev.outcome, rev.hand_text or "",
+            "hand", hand.number, place.round, place.prevalent_wind,
+            names[place.dealer], rev.outcome, rev.hand_text or "",
             names[winds[rev.winner]] if rev.winner else "",
             names[winds[rev.discarder]] if rev.discarder else "",
             "yes" if rev.context.get("self_drawn") else "no",

@@ -7,7 +7,7 @@ from typing import Any
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import flow
-from tilecam.tables.settlement import money_apart, revision_money
+from tilecam.tables.settlement import money_apart, revision_money, revision_seats
 
 
 def _iso(value: Any) -> str | None:
@@ -35,7 +35,10 @@ def event_view(event: Event) -> dict[str, Any]:
     }
 
 
-def table_view(table: GameTable, next_hand: int | None = None) -> dict[str, Any]:
+def table_view(table: GameTable, next_place: flow.Place | None = None, *,
+               with_next: bool = False) -> dict[str, Any]:
+    """The table and its players; ``with_next``: also ``next_hand``, the place of the
+    next hand (``next_place``; None once the session is over)."""
     out: dict[str, Any] = {
         "id": table.id,
         "event_id": table.event_id,
@@ -46,31 +49,38 @@ def table_view(table: GameTable, next_hand: int | None = None) -> dict[str, Any]
         "players": [{"position": p.position, "name": p.name} for p in table.players],
         "created_at": _iso(table.created_at),
     }
-    if next_hand is not None:
-        if next_hand > flow.HANDS_PER_SESSION:
-            out["next_hand"] = None
-        else:
-            out["next_hand"] = place_view(table, next_hand)
+    if with_next:
+        out["next_hand"] = None if next_place is None else place_view(table, next_place)
     return out
 
 
-def place_view(table: GameTable, number: int) -> dict[str, Any]:
-    """Where hand ``number`` falls: round, winds, dealer and who holds each seat wind."""
-    place = flow.place(number)
+def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
+    """Where a hand falls: round, winds, dealer, who holds each seat wind, the dealer's
+    streak (``dealer_repeats``: hands in a row before it the dealer won and dealt again,
+    连庄; ``drawn_hands``: drawn hands in a row before it, 臭庄) and, when an earlier hand's
+    winner is not known yet, ``assumed_after``: that hand's number (the deal was taken to
+    pass after it, so this place may move when a referee settles it)."""
     names = [p.name for p in table.players]
-    return {
-        "number": number,
+    out: dict[str, Any] = {
+        "number": place.number,
         "round": place.round,
         "hand_in_round": place.hand_in_round,
         "prevalent_wind": place.prevalent_wind,
         "dealer": names[place.dealer],
         "seats": {w: names[pos] for w, pos in place.seat_winds().items()},
+        "dealer_repeats": place.repeats,
+        "drawn_hands": place.draws,
     }
+    if place.assumed_after is not None:
+        out["assumed_after"] = place.assumed_after
+    return out
 
 
 def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str, Any]:
+    """One revision; its ``winner``/``discarder`` name the players who held those seats
+    when it was scored (a later revision may seat them otherwise: ``reseat``)."""
     names = [p.name for p in table.players]
-    winds = flow.place(number).seat_winds()
+    winds = revision_seats(rev, number)
 
     def seat(w: str | None) -> dict[str, str] | None:
         return None if w is None else {"seat": w, "player": names[winds[w]]}
@@ -101,11 +111,12 @@ def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str,
     return out
 
 
-def hand_view(hand: Hand, table: GameTable, history: bool = False,
+def hand_view(hand: Hand, table: GameTable, place: flow.Place, history: bool = False,
               current: HandRevision | None = None) -> dict[str, Any]:
-    """The hand's place and current revision (and every revision with ``history``)."""
+    """The hand's ``place`` (as the sheet's deal gives it now) and current revision (and
+    every revision with ``history``)."""
     rev = current or hand.revisions[-1]
-    out = {"table_id": table.id, **place_view(table, hand.number), "source": hand.source,
+    out = {"table_id": table.id, **place_view(table, place), "source": hand.source,
            "created_at": _iso(hand.created_at), **revision_view(rev, table, hand.number)}
     if history:
         out["history"] = [revision_view(r, table, hand.number) for r in hand.revisions]

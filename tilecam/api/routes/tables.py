@@ -60,7 +60,7 @@ class HandIn(BaseModel):
     """A hand reported by an automatic table (or a referee's corrected content)."""
 
     model_config = ConfigDict(extra="forbid")
-    number: int | None = Field(None, ge=1, description="the hand's place (1-16); makes a "
+    number: int | None = Field(None, ge=1, description="the hand's place (1-16 under MCR); makes a "
                                "re-send idempotent; default: the next place")
     outcome: Literal["win", "draw"] = "win"
     hand: str | None = Field(None, max_length=200,
@@ -123,8 +123,16 @@ def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded
                    history: bool = False) -> dict[str, Any]:
     with sf() as session:
         table = _table_or_404(session, table_id)
-        hand = sheet._hand(session, table_id, rec.hand.number)
-        return views.hand_view(hand, table, history=history)
+        return _hand_view(session, table, rec.hand.number, history)
+
+
+def _hand_view(session: Session, table: GameTable, number: int, history: bool) -> dict[str, Any]:
+    """Hand ``number`` of ``table`` at its place in the sheet's deal (404 when missing)."""
+    hands = sheet.hands_of(session, table.id)
+    if not 1 <= number <= len(hands):
+        raise ApiError(404, "not_found", f"table {table.id} has no hand {number}")
+    places = sheet.places_of(table, hands)
+    return views.hand_view(hands[number - 1], table, places[number - 1], history=history)
 
 
 @router.get("/{table_id}")
@@ -132,7 +140,7 @@ def get_table(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """The table, its players and where the next hand falls."""
     with sf() as session:
         table = _table_or_404(session, table_id)
-        return views.table_view(table, next_hand=sheet.next_number(session, table_id))
+        return views.table_view(table, sheet.next_place(session, table), with_next=True)
 
 
 @router.post("/{table_id}/hands", dependencies=[Depends(require_json)])
@@ -259,7 +267,9 @@ def list_hands(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     with sf() as session:
         table = _table_or_404(session, table_id)
         hands = sheet.hands_of(session, table_id)
-        return {"table_id": table_id, "hands": [views.hand_view(h, table) for h in hands]}
+        places = sheet.places_of(table, hands)
+        return {"table_id": table_id, "hands": [
+            views.hand_view(h, table, p) for h, p in zip(hands, places, strict=False)]}
 
 
 @router.get("/{table_id}/hands/{number}")
@@ -267,11 +277,7 @@ def get_hand(table_id: RowId, number: RowId, sf: DB, _: TableCaller) -> dict[str
     """One hand with every revision (record, corrections, void)."""
     with sf() as session:
         table = _table_or_404(session, table_id)
-        try:
-            hand = sheet._hand(session, table_id, number)
-        except sheet.NotFound as exc:
-            raise ApiError(404, "not_found", str(exc)) from None
-        return views.hand_view(hand, table, history=True)
+        return _hand_view(session, table, number, history=True)
 
 
 @router.post("/{table_id}/hands/{number}/corrections", status_code=201,

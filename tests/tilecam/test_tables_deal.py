@@ -1,0 +1,182 @@
+"""Who deals each hand at a regional table (the rule set's ``Deal``): Xiamen 连庄 — the
+dealer who wins deals again, with the 底 doubled — and 臭庄 — a drawn hand keeps the
+dealer and doubles it again; Zhenjiang keeps the dealer only after a drawn hand (黄牌庄家
+不变) and ends after four rounds of the deal; a referee's correction that changes who
+deals after a hand scores the later hands again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from test_tables_helpers import admin, client_for, database_url, make_app, new_event
+
+import scoring
+
+XIAMEN_WIN = "123m456m789m123p456p55s"  # five sets and a pair, no gold held (gold 9s)
+ZHENJIANG_WIN = "[555m,1]456m789m123p55p"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
+    app, _ = make_app(database_url(str(request.param), tmp_path), tmp_path / "data")
+    yield from client_for(app)
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def post(client: TestClient, table: int, key: str, **body: Any) -> dict[str, Any]:
+    r = client.post(f"/v1/tables/{table}/hands", headers=bearer(key), json=body)
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def xiamen_self_draw(client: TestClient, table: int, key: str, winner: str) -> dict[str, Any]:
+    return post(client, table, key, hand=XIAMEN_WIN, winner=winner, self_drawn=True,
+                context={"gold": "9s"})
+
+
+def each_pays(dealer: bool, repeats: int = 0, drawn: int = 0) -> int:
+    """What each other player pays for XIAMEN_WIN self-drawn (the scorer's own figure)."""
+    return scoring.score(XIAMEN_WIN, rules="xiamen", gold="9s", self_drawn=True,
+                         dealer=dealer, dealer_repeats=repeats, drawn_hands=drawn).total
+
+
+def test_xiamen_dealer_who_wins_deals_again_with_the_base_doubled(client: TestClient) -> None:
+    """连庄 (seed 000): the dealer (Ann0) wins hands 1 and 2 and deals hand 3, whose 底
+    is 16 × 2 × 2; a drawn hand 3 keeps her dealing and doubles it again (臭庄); Bo0's
+    win in hand 4 passes the deal to him, and hand 5's East is Bo0."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    one = xiamen_self_draw(client, t, k, "E")
+    assert (one["dealer"], one["dealer_repeats"]) == ("Ann0", 0)
+    assert one["points"]["Ann0"] == 3 * each_pays(True)
+    two = xiamen_self_draw(client, t, k, "E")
+    assert (two["dealer"], two["dealer_repeats"], two["hand_in_round"]) == ("Ann0", 1, 2)
+    # no 水 in this hand: twice the 底 is twice the payment
+    assert two["points"]["Ann0"] == 3 * each_pays(True, repeats=1) == 3 * 2 * each_pays(True)
+    assert post(client, t, k, outcome="draw")["dealer"] == "Ann0"
+    four = xiamen_self_draw(client, t, k, "S")
+    assert (four["dealer"], four["dealer_repeats"], four["drawn_hands"]) == ("Ann0", 2, 1)
+    assert each_pays(True, repeats=2, drawn=1) == 8 * each_pays(True)  # what Ann0 would win
+    assert four["winner"] == {"seat": "S", "player": "Bo0"}
+    assert four["points"]["Bo0"] == 3 * each_pays(False)
+    nxt = client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]
+    assert (nxt["number"], nxt["dealer"], nxt["seats"]["E"], nxt["dealer_repeats"]) == (
+        5, "Bo0", "Bo0", 0)
+    five = xiamen_self_draw(client, t, k, "E")
+    assert five["points"] == {"Ann0": -each_pays(True), "Bo0": 3 * each_pays(True),
+                              "Cai0": -each_pays(True), "Dan0": -each_pays(True)}
+    lines = {p["player"]: p["wins"] for p in
+             client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()["players"]}
+    assert lines == {"Ann0": 2, "Bo0": 2, "Cai0": 0, "Dan0": 0}
+
+
+def test_a_correction_that_moves_the_deal_scores_the_later_hands_again(
+    client: TestClient,
+) -> None:
+    """Hand 1 recorded as the dealer's win, hand 2 as the dealer's win too (so Ann0's,
+    连庄). The referee corrects hand 1: South (Bo0) won it — so Bo0 dealt hand 2, and
+    hand 2's East was Bo0. Hand 2 gets a ``reseat`` revision paying Bo0 at a base with
+    no streak; its first revision still names Ann0, as it was scored then."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    xiamen_self_draw(client, t, k, "E")
+    xiamen_self_draw(client, t, k, "E")
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(), json={
+        "hand": XIAMEN_WIN, "winner": "S", "self_drawn": True, "context": {"gold": "9s"},
+        "reason": "Bo0 won it"})
+    assert r.status_code == 201, r.text
+    two = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert (two["revision"], two["action"], two["dealer"], two["dealer_repeats"]) == (
+        2, "reseat", "Bo0", 0)
+    assert "hand 1 changed who deals" in two["note"]
+    assert two["winner"] == {"seat": "E", "player": "Bo0"}
+    assert two["points"]["Bo0"] == 3 * each_pays(True)
+    assert two["history"][0]["winner"] == {"seat": "E", "player": "Ann0"}
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["total"] for p in st["players"]} == {
+        "Ann0": -each_pays(False) - each_pays(True),
+        "Bo0": 3 * each_pays(False) + 3 * each_pays(True),
+        "Cai0": -each_pays(False) - each_pays(True), "Dan0": -each_pays(False) - each_pays(True)}
+    # voiding hand 1 (a re-deal: Ann0 deals again) moves hand 2 back to her
+    assert client.post(f"/v1/tables/{t}/hands/1/void", headers=admin(),
+                       json={"reason": "misdeal"}).status_code == 201
+    two = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert (two["revision"], two["dealer"], two["points"]["Ann0"]) == (3, "Ann0",
+                                                                      3 * each_pays(True))
+
+
+def test_a_hand_whose_winner_is_unknown_leaves_the_next_dealer_assumed(
+    client: TestClient,
+) -> None:
+    """A pending hand with no winner: the deal is taken to pass, and the next place says
+    it rests on that hand (``assumed_after``) until a referee settles it."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    pending = post(client, t, k, hand=XIAMEN_WIN, self_drawn=True, context={"gold": "9s"})
+    assert pending["outcome"] == "pending" and "assumed_after" not in pending
+    nxt = client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]
+    assert (nxt["dealer"], nxt["assumed_after"]) == ("Bo0", 1)
+    xiamen_self_draw(client, t, k, "E")  # hand 2: Bo0 as East
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(), json={
+        "hand": XIAMEN_WIN, "winner": "E", "self_drawn": True, "context": {"gold": "9s"},
+        "reason": "the dealer won"})
+    assert r.status_code == 201, r.text
+    two = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert (two["dealer"], two["action"], two["dealer_repeats"]) == ("Ann0", "reseat", 1)
+    assert "assumed_after" not in two
+    assert two["points"]["Ann0"] == 3 * each_pays(True, repeats=1)
+
+
+def test_zhenjiang_keeps_the_dealer_after_a_draw_and_ends_after_four_rounds(
+    client: TestClient,
+) -> None:
+    """黄牌庄家不变 (seed 001): a drawn hand keeps the dealer; a win passes the deal even
+    to the dealer's own win; 四圈为一将: the session ends when the deal has gone round
+    four times — with one drawn hand, after 17 hands."""
+    _, [(t, k)] = new_event(client, rules="zhenjiang", tables=1)
+    assert post(client, t, k, outcome="draw")["dealer"] == "Ann0"
+    dealers = []
+    for _ in range(16):
+        view = post(client, t, k, hand=ZHENJIANG_WIN, winner="E", self_drawn=True,
+                    context={"indicator": "9s"})
+        dealers.append(view["dealer"])
+    assert dealers[:5] == ["Ann0", "Bo0", "Cai0", "Dan0", "Ann0"]
+    assert dealers[-1] == "Dan0"
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert (st["hands_recorded"], st["complete"], st["next_hand"]) == (17, True, None)
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={"outcome": "draw"})
+    assert r.status_code == 409 and "all 17 hands" in r.json()["error"]["message"]
+
+
+def test_mcr_keeps_its_fixed_schedule_whatever_the_hands(client: TestClient) -> None:
+    """MCR (seed 003, 不设连庄): the dealer's win and a drawn hand pass the deal all the
+    same; ``GET /v1/rules`` says how each rule set's deal goes on."""
+    _, [(t, k), _] = new_event(client)
+    post(client, t, k, hand="123m456m789m123p55p", winner="E", self_drawn=True)
+    assert post(client, t, k, outcome="draw")["dealer"] == "Bo0"
+    assert client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]["dealer"] == "Cai0"
+    sets = client.get("/v1/rules").json()["rule_sets"]
+    deals = {rs["name"]: rs["deal"] for rs in (sets.values() if isinstance(sets, dict) else sets)}
+    assert deals["mcr"] == {"stays_on_dealer_win": False, "stays_on_draw": False, "rounds": 4,
+                            "seat_changes": True}
+    assert deals["xiamen"] == {"stays_on_dealer_win": True, "stays_on_draw": True,
+                               "rounds": None, "seat_changes": False}
+    assert deals["zhenjiang"]["stays_on_draw"] is True
+
+
+def test_a_revision_stored_before_seats_were_kept_reads_with_the_mcr_schedule() -> None:
+    """Migration 0005: older revisions have no ``seats``; every table was seated by the
+    MCR schedule then, so that is how the sheet reads them."""
+    from tilecam.db.models import HandRevision
+    from tilecam.tables import flow
+    from tilecam.tables.settlement import revision_seats
+
+    old = HandRevision(outcome="win", winner="E", seats=None)
+    assert revision_seats(old, 6) == flow.place(6).seat_winds() == {"E": 0, "S": 3, "W": 2,
+                                                                     "N": 1}
+    new = HandRevision(outcome="win", winner="E", seats={"E": 2, "S": 3, "W": 0, "N": 1})
+    assert revision_seats(new, 6) == {"E": 2, "S": 3, "W": 0, "N": 1}
