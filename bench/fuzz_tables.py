@@ -97,6 +97,8 @@ RULES = ("mcr", "xiamen", "zhenjiang")
 DEALS = {"mcr": (False, False, 4), "xiamen": (True, True, None), "zhenjiang": (False, True, 4)}
 #: The most hands a sheet takes when its deal can stay (README).
 MOST_HANDS = 400
+#: Chips each Xiamen player has at the start of a 课 (seed 000's 100筹码).
+XIAMEN_STACK = 100
 
 
 def seat_positions(number: int) -> dict[str, int]:
@@ -121,6 +123,8 @@ class ModelPlace:
     repeats: int
     draws: int
     round: int
+    #: Xiamen: chips each position has before the hand in the current 课; None elsewhere
+    stacks: tuple[int, ...] | None = None
 
 
 def model_places(rules: str, hands: list[HandState]) -> list[ModelPlace]:
@@ -133,14 +137,21 @@ def model_places(rules: str, hands: list[HandState]) -> list[ModelPlace]:
                            (n - 1) // 4 + 1) for n in range(1, len(hands) + 2)]
     on_win, on_draw, _ = DEALS[rules]
     out, passes, repeats, draws = [], 0, 0, 0
+    stacks = [XIAMEN_STACK] * 4 if rules == "xiamen" else None
     for i in range(len(hands) + 1):
         dealer = passes % 4
         rnd = passes // 4 + 1
         out.append(ModelPlace({w: (dealer + j) % 4 for j, w in enumerate(WINDS)},
-                              WINDS[(rnd - 1) % 4], repeats, draws, rnd))
+                              WINDS[(rnd - 1) % 4], repeats, draws, rnd,
+                              None if stacks is None else tuple(stacks)))
         if i == len(hands):
             break
         hand = hands[i]
+        if stacks is not None:  # a 课: 100 chips each; a settled win moves them; when a
+            if hand.outcome == "win":  # player has none left the next 课 starts afresh
+                stacks = [c + p for c, p in zip(stacks, hand.points, strict=True)]
+            if min(stacks) <= 0:
+                stacks = [XIAMEN_STACK] * 4
         if hand.outcome in ("win", "pending") and hand.winner:
             stays = on_win and hand.winner == "E"
             repeats, draws = (repeats + 1, 0) if stays else (0, 0)
@@ -436,12 +447,12 @@ class SheetRun:
         not void must have been scored again (one ``reseat`` revision, seated as the model
         says, the same winner seat, a pending hand still pending); every other hand must
         be as it was (the sheet check compares their revisions)."""
-        after = table.places()
         for number in sorted(n for n in table.hands if n > changed):
-            old, new = before[number - 1], after[number - 1]
+            # in sheet order: a hand scored again moves the chips of the hands after it
+            old, new = before[number - 1], table.places()[number - 1]
             state = table.hands[number]
-            moved = (old.seats, old.prevalent, old.repeats, old.draws) != (
-                new.seats, new.prevalent, new.repeats, new.draws)
+            moved = (old.seats, old.prevalent, old.repeats, old.draws, old.stacks) != (
+                new.seats, new.prevalent, new.repeats, new.draws, new.stacks)
             if state.outcome == "void" or not moved:
                 continue
             self.answers["reseat (hands scored again)"] += 1
@@ -615,6 +626,18 @@ class SheetRun:
         seats = {w: table.names[p] for w, p in positions.items()}
         if view.get("seats") != seats:
             self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
+        chips = (None if place.stacks is None else
+                 {table.names[i]: c for i, c in enumerate(place.stacks)})
+        if view.get("chips") != chips:
+            self.failures.add(f"{name}: chips before it {view.get('chips')}, model {chips}")
+        if place.stacks is not None and view["outcome"] == "win":
+            if ((view.get("score") or {}).get("details") or {}).get("kill_three"):
+                self.answers["xiamen 杀三 (kill three)"] += 1
+            points = [int(view["points"][n]) for n in table.names]
+            paid = [i for i in range(4) if points[i] < 0 and -points[i] > place.stacks[i]]
+            if paid:
+                self.failures.add(f"{name}: {paid} paid more than their chips "
+                                  f"{place.stacks}: {points}")
         if (view.get("prevalent_wind"), view.get("dealer_repeats"), view.get("drawn_hands")) != (
                 place.prevalent, place.repeats, place.draws):
             self.failures.add(f"{name}: wind and streak {view.get('prevalent_wind')} "

@@ -184,3 +184,15 @@ def test_a_xiamen_dealer_streak_left_out_of_the_base_is_caught(
     """The dealer's 底 doubles for each hand in a row won (连庄) and drawn (臭庄) before."""
     monkeypatch.setattr(bridge, "PLACE_FIELDS", ("dealer",))
     _fails_with(fuzz, "底")
+
+
+def test_xiamen_chips_the_sheet_forgets_are_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each 课 starts with 100 chips each and a payer pays at most what he has: a sheet
+    that scores every hand against full stacks is a failure."""
+    import tilecam.tables.sheet as sheet
+
+    monkeypatch.setattr(sheet, "chip_stack", lambda table: None)
+    found = fuzz.fuzz_tables(1, 300).items
+    assert any("chips" in f for f in found), found[:5]

@@ -1,8 +1,9 @@
 """Who deals each hand at a regional table (the rule set's ``Deal``): Xiamen 连庄 — the
 dealer who wins deals again, with the 底 doubled — and 臭庄 — a drawn hand keeps the
-dealer and doubles it again; Zhenjiang keeps the dealer only after a drawn hand (黄牌庄家
-不变) and ends after four rounds of the deal; a referee's correction that changes who
-deals after a hand scores the later hands again."""
+dealer and doubles it again; Xiamen's chip stacks (100 each a 课, a payer pays at most
+what he has, 杀三 empties all three); Zhenjiang keeps the dealer only after a drawn hand
+(黄牌庄家不变) and ends after four rounds of the deal; a referee's correction that changes
+who deals after a hand, or the chips before it, scores the later hands again."""
 
 from __future__ import annotations
 
@@ -64,10 +65,16 @@ def test_xiamen_dealer_who_wins_deals_again_with_the_base_doubled(client: TestCl
     assert (four["dealer"], four["dealer_repeats"], four["drawn_hands"]) == ("Ann0", 2, 1)
     assert each_pays(True, repeats=2, drawn=1) == 8 * each_pays(True)  # what Ann0 would win
     assert four["winner"] == {"seat": "S", "player": "Bo0"}
-    assert four["points"]["Bo0"] == 3 * each_pays(False)
+    # 100 chips each to start the 课; Ann0 took 96 + 192 of them, so Bo0, Cai0 and Dan0
+    # have 4 left: Cai0 and Dan0 pay what they have (cap_at_stack), Ann0 pays in full
+    assert four["chips"] == {"Ann0": 388, "Bo0": 4, "Cai0": 4, "Dan0": 4}
+    assert four["points"] == {"Ann0": -each_pays(False), "Bo0": each_pays(False) + 8,
+                              "Cai0": -4, "Dan0": -4}
     nxt = client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]
     assert (nxt["number"], nxt["dealer"], nxt["seats"]["E"], nxt["dealer_repeats"]) == (
         5, "Bo0", "Bo0", 0)
+    # Cai0 and Dan0 have no chips left: the 课 is over, the next starts with 100 each
+    assert nxt["chips"] == {"Ann0": 100, "Bo0": 100, "Cai0": 100, "Dan0": 100}
     five = xiamen_self_draw(client, t, k, "E")
     assert five["points"] == {"Ann0": -each_pays(True), "Bo0": 3 * each_pays(True),
                               "Cai0": -each_pays(True), "Dan0": -each_pays(True)}
@@ -180,3 +187,28 @@ def test_a_revision_stored_before_seats_were_kept_reads_with_the_mcr_schedule() 
                                                                      "N": 1}
     new = HandRevision(outcome="win", winner="E", seats={"E": 2, "S": 3, "W": 0, "N": 1})
     assert revision_seats(new, 6) == {"E": 2, "S": 3, "W": 0, "N": 1}
+
+
+def test_xiamen_kill_three_takes_the_chips_the_sheet_knows_the_players_have(
+    client: TestClient,
+) -> None:
+    """杀三 (seed 000): a win that empties all three other players' chips (100 each a 课)
+    adds its bonus (100 from each, outside the chips). After Ann0's first win (32 from
+    each, 68 left), her 游金 as dealer on a streak owes more than that from each: each
+    pays his 68 and the bonus of 游金 (50) and 杀三 (100); the next hand starts a new 课."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    xiamen_self_draw(client, t, k, "E")
+    you_jin = post(client, t, k, hand="123m456m789m123p456pC5p", winner="E", self_drawn=True,
+                   context={"gold": "C", "win": "you_jin"})
+    assert you_jin["chips"] == {"Ann0": 196, "Bo0": 68, "Cai0": 68, "Dan0": 68}
+    assert you_jin["score"]["details"]["kill_three"] is True
+    assert you_jin["points"] == {"Ann0": 204, "Bo0": -68, "Cai0": -68, "Dan0": -68}
+    assert you_jin["money"] == {"Ann0": 450, "Bo0": -150, "Cai0": -150, "Dan0": -150}
+    nxt = client.get(f"/v1/tables/{t}", headers=bearer(k)).json()["next_hand"]
+    assert nxt["chips"] == {"Ann0": 100, "Bo0": 100, "Cai0": 100, "Dan0": 100}
+    # told the stacks in the report's context, the sheet takes them as told
+    told = post(client, t, k, hand=XIAMEN_WIN, winner="S", self_drawn=True,
+                context={"gold": "9s", "chips_left": 5, "chips_opposite": 100,
+                         "chips_right": 100})
+    assert told["points"] == {"Ann0": -5, "Bo0": 5 + 2 * each_pays(False),
+                              "Cai0": -each_pays(False), "Dan0": -each_pays(False)}

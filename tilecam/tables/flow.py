@@ -97,6 +97,10 @@ class Place:
     #: after it, so this place may move when a referee settles that hand. None when every
     #: earlier hand says who deals next.
     assumed_after: int | None = field(default=None, repr=False)
+    #: Chips each player (by position) has before this hand in the current 课, where the
+    #: rule set plays with chip stacks (Xiamen: 100 each); None elsewhere. Set by the
+    #: sheet (:func:`tilecam.tables.sheet.places_of`), which knows the hands' payments.
+    stacks: tuple[int, ...] | None = field(default=None, repr=False)
 
     def seat_winds(self) -> dict[str, int]:
         """Seat wind (门风) of this hand → player position; ``"E"`` is the dealer."""

@@ -14,14 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tilecam.tables.flow import WINDS, Place, offset
+from tilecam.tables.flow import WINDS, Place, offset, wind_at_offset
 from tilecam.tables.settlement import place_payments
 
 OUTCOMES = ("win", "draw")
 #: Rule-set context fields the sheet fills from the hand's place when a report leaves
 #: them out: the winner is the dealer; hands in a row the dealer won before (连庄);
-#: drawn hands in a row before (臭庄). Xiamen has all three.
-PLACE_FIELDS = ("dealer", "dealer_repeats", "drawn_hands")
+#: drawn hands in a row before (臭庄); the chips each payer has (the place's ``stacks``,
+#: where the rule set plays with chip stacks). Xiamen has them all.
+PLACE_FIELDS = ("dealer", "dealer_repeats", "drawn_hands", "chips_left", "chips_opposite",
+                "chips_right")
 
 
 @dataclass(frozen=True)
@@ -247,17 +249,23 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
            rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> Any:
     """``scoring.score`` of the hand for its winner's seat and the round's wind. Context
     fields the sheet knows are filled when the rule set has them and the report leaves
-    them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E), and the
-    dealer's streak — ``dealer_repeats`` (连庄) and ``drawn_hands`` (臭庄) — from the
-    place, where the deal stayed with the dealer."""
+    them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E); the dealer's
+    streak — ``dealer_repeats`` (连庄) and ``drawn_hands`` (臭庄) — from the place, where
+    the deal stayed with the dealer; and the chips each payer has (``chips_left``,
+    ``chips_opposite``, ``chips_right``) from the place's stacks."""
     import scoring
 
     assert report.winner is not None
     extra = dict(report.context)
     known = {"dealer": report.winner == "E", "dealer_repeats": place.repeats,
              "drawn_hands": place.draws}
+    if place.stacks is not None:  # the payers' chips, seen from the winner
+        seats = place.seat_winds()
+        for name, seat_offset in (("left", 1), ("opposite", 2), ("right", 3)):
+            known[f"chips_{name}"] = place.stacks[seats[wind_at_offset(report.winner,
+                                                                       seat_offset)]]
     for name in PLACE_FIELDS:
-        if name in rule_set.context_fields() and name not in extra:
+        if name in rule_set.context_fields() and name not in extra and name in known:
             extra[name] = known[name]
     discarder_offset = (
         offset(report.winner, report.discarder) if report.discarder is not None else None

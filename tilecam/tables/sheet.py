@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func, select
@@ -196,8 +196,39 @@ def played(hand: Hand) -> flow.Played:
 
 def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
     """The places of the table's recorded ``hands`` (all of them, in sheet order) and of
-    the next hand, as the deal follows from the hands' current revisions."""
-    return flow.places(deal_of(table), [played(h) for h in hands])
+    the next hand, as the deal follows from the hands' current revisions — with, where
+    the rule set plays with chip stacks (:func:`chip_stack`), the chips each player has
+    before the hand (``stacks``): every 课 starts with full stacks, each settled win's
+    chips move them, and the hand after one that leaves a player with none starts the
+    next 课."""
+    places = flow.places(deal_of(table), [played(h) for h in hands])
+    full = chip_stack(table)
+    if full is None:
+        return places
+    out: list[flow.Place] = []
+    stacks = [full] * 4
+    for i, place in enumerate(places):
+        out.append(replace(place, stacks=tuple(stacks)))
+        if i < len(hands):
+            rev = hands[i].revisions[-1]
+            if rev.outcome == "win":
+                stacks = [s + int(d) for s, d in zip(stacks, rev.settlement, strict=True)]
+            if min(stacks) <= 0:
+                stacks = [full] * 4
+    return out
+
+
+def chip_stack(table: GameTable) -> int | None:
+    """The chips each player starts a 课 with, where the table's rule set plays with chip
+    stacks — it has the ``chips_left`` context field (what the left payer has) and a
+    ``chip_stack`` setting (Xiamen: 100, seed 000's 100筹码) — else None."""
+    import scoring
+
+    rule_set = scoring.get_rule_set(str(table.rules))
+    if "chips_left" not in rule_set.context_fields():
+        return None
+    resolved = rule_set.resolve_settings(table.rule_settings or {})
+    return int(resolved["chip_stack"]) if "chip_stack" in resolved else None
 
 
 def next_place(session: Session, table: GameTable) -> flow.Place | None:
@@ -400,31 +431,45 @@ def report_of(rev: HandRevision) -> HandReport:
 
 
 def _moved(a: flow.Place, b: flow.Place) -> bool:
-    """Whether a hand scored at place ``a`` scores otherwise at ``b``."""
+    """Whether a hand scored at place ``a`` may score otherwise at ``b``: who holds each
+    seat, the round's wind, the dealer's streak or the players' chips differ."""
     return (a.seat_winds() != b.seat_winds() or a.prevalent_wind != b.prevalent_wind
-            or a.repeats != b.repeats or a.draws != b.draws)
+            or a.repeats != b.repeats or a.draws != b.draws or a.stacks != b.stacks)
+
+
+def _why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[str]) -> str:
+    if old.dealer != new.dealer:
+        return (f"hand {changed} changed who deals after it: this hand's dealer is "
+                f"{names[new.dealer]} (was {names[old.dealer]})")
+    if old.seat_winds() != new.seat_winds() or old.prevalent_wind != new.prevalent_wind:
+        return f"hand {changed} changed this hand's seats"
+    if (old.repeats, old.draws) != (new.repeats, new.draws):
+        return (f"hand {changed} changed the dealer's streak: {new.repeats} won, "
+                f"{new.draws} drawn before this hand (was {old.repeats}, {old.draws})")
+    stacks = ", ".join(f"{n} {c}" for n, c in zip(names, new.stacks or (), strict=False))
+    return f"hand {changed} changed the chips the players have before this hand ({stacks})"
 
 
 def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
             before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
-    """After hand ``changed`` got a new revision, score again every later hand whose place
-    the change moved (who deals it, and so which player holds each seat wind, or the
-    dealer's streak): a new revision each (action ``reseat``), the report as it stood.
-    ``before``: the places the hands were scored at. A pending hand stays pending (a
-    referee settles it); a void one stays void. Returns the hands scored again."""
+    """After hand ``changed`` got a new revision, score again, in sheet order, every later
+    hand whose place the change moved (who deals it, and so which player holds each seat
+    wind; the dealer's streak; the chips the players have before it, which a hand scored
+    again can move in turn): a new revision each (action ``reseat``), the report as it
+    stood. ``before``: the places the hands were scored at. A pending hand stays pending
+    (a referee settles it); a void one stays void. Returns the hands scored again."""
     session.expire_all()
     hands = hands_of(session, table.id)
-    after = places_of(table, hands)
     deal = deal_of(table)
+    names = [p.name for p in table.players]
     moved: list[int] = []
     for hand in hands[changed:]:
-        old, new = before[hand.number - 1], after[hand.number - 1]
+        old = before[hand.number - 1]
+        new = places_of(table, hands)[hand.number - 1]
         last = hand.revisions[-1]
         if last.outcome == "void" or not _moved(old, new):
             continue
-        names = [p.name for p in table.players]
-        note = (f"hand {changed} changed who deals after it: this hand's dealer is "
-                f"{names[new.dealer]} (was {names[old.dealer]}); scored again")
+        note = f"{_why_moved(changed, old, new, names)}; scored again"
         if flow.session_over(deal, new):
             note += " — it now lies past the end of the session"
         report = report_of(last)
@@ -440,7 +485,7 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
         rev = _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
                         f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
                         new)
-        session.add(rev)
+        hand.revisions.append(rev)  # the next hands' places read it
         moved.append(hand.number)
     session.flush()
     return moved

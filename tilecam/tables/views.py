@@ -73,6 +73,8 @@ def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
     }
     if place.assumed_after is not None:
         out["assumed_after"] = place.assumed_after
+    if place.stacks is not None:  # Xiamen: chips each player has before the hand (课)
+        out["chips"] = {names[i]: c for i, c in enumerate(place.stacks)}
     return out
 
 

@@ -6,7 +6,9 @@ under Xiamen and Zhenjiang the deal can stay with a dealer (连庄, 臭庄), so 
 each seat depends on the hands before, and a referee's correction of an earlier hand
 can move it — the later hands are then scored again (a new revision each) and every
 revision says which players its ``winner``/``discarder`` seats were. Existing rows
-(null) were scored with the MCR schedule, which the sheet reads them with.
+(null) were scored with the MCR schedule, which the sheet reads them with: a Xiamen or
+Zhenjiang sheet recorded before keeps every hand's points and seats as scored, while its
+places (who deals, the next hand) are read from the rule set's deal from now on.
 
 Added with ``ALTER TABLE … ADD COLUMN`` (no table rebuild), so the append-only triggers
 of migration 0002 stay in place.
