@@ -479,13 +479,23 @@ class SheetRun:
 
     def penalty(self, table: TableState) -> None:
         rng = self.rng
-        kind = rng.choice(("wrong_win", "false_win", "deduction"))
+        kind = rng.choice(("wrong_win", "false_win", "deduction", "payment"))
         player: int | str = rng.randrange(4)
+        pos = int(player)
         if rng.random() < 0.5:
-            player = table.names[int(player)]
+            player = table.names[pos]
         body: dict[str, Any] = {"player": player, "kind": kind}
-        if rng.random() < 0.5 or kind == "deduction":
+        if rng.random() < 0.5 or kind in ("deduction", "payment"):
             body["points"] = rng.randint(1, 60)
+        to = rng.choice([i for i in range(4) if i != pos])
+        if kind == "payment":  # now and then one to the payer himself, or to nobody
+            r = rng.random()
+            body["to"] = (pos if r < 0.05 else None if r < 0.1 else
+                          table.names[to] if r < 0.55 else to)
+            if body["to"] is None:
+                body.pop("to")
+        elif rng.random() < 0.05:
+            body["to"] = to
         if rng.random() < 0.4:
             body["hand"] = rng.randint(1, 18)
         if rng.random() < 0.1:
@@ -498,18 +508,26 @@ class SheetRun:
                           and "points" not in body)
         if money and table.rules != "xiamen":
             self.expect(name, response, 400)
+        if (kind == "payment") != ("to" in body) or body.get("to") in (pos, table.names[pos]):
+            self.expect(name, response, 400, body)  # a payment names another player; only it
         if response.status_code != 201:
             return
         if response.json().get("money") is not money:
             self.failures.add(f"{name} {body}: money {response.json().get('money')}, "
                               f"model {money}")
-        pos = player if isinstance(player, int) else table.names.index(player)
         each = body.get("points") or (MCR_PENALTY[kind] if table.rules == "mcr" else None)
         view = response.json()
         if each is None:  # a rule set's own default (Zhenjiang 诈胡): take the answer's
             each = view["points"]
-        deltas = [-each if i == pos else 0 for i in range(4)] if kind == "deduction" else [
-            -3 * each if i == pos else each for i in range(4)]
+        if kind == "payment":
+            paid = body["to"] if isinstance(body["to"], int) else table.names.index(body["to"])
+            deltas = [-each if i == pos else each if i == paid else 0 for i in range(4)]
+            if view.get("to") != table.names[paid]:
+                self.failures.add(f"{name} {body}: paid to {view.get('to')}")
+        elif kind == "deduction":
+            deltas = [-each if i == pos else 0 for i in range(4)]
+        else:
+            deltas = [-3 * each if i == pos else each for i in range(4)]
         got = [view["deltas"][n] for n in table.names]
         if got != deltas:
             self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")

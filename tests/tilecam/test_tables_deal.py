@@ -212,3 +212,32 @@ def test_xiamen_kill_three_takes_the_chips_the_sheet_knows_the_players_have(
                          "chips_right": 100})
     assert told["points"] == {"Ann0": -5, "Bo0": 5 + 2 * each_pays(False),
                               "Cai0": -each_pays(False), "Dan0": -each_pays(False)}
+
+
+def test_a_payment_penalty_makes_one_player_pay_another(client: TestClient) -> None:
+    """包赔 (seed 000, 诈胡的重判: a false win in the round of someone's 游金 pays what the
+    游金 would have won, bonus included): the referee records it as a ``payment`` from the
+    offender to that player, in chips or in money; it names whom it pays, and a payment
+    to nobody, to the payer himself or without points is refused."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={
+        "player": "Cai0", "kind": "payment", "to": "Bo0", "points": 150, "money": True,
+        "reason": "诈胡 while Bo0 was 游金: his 游金 bonus"})
+    assert r.status_code == 201, r.text
+    assert (r.json()["to"], r.json()["deltas"]) == (
+        "Bo0", {"Ann0": 0, "Bo0": 150, "Cai0": -150, "Dan0": 0})
+    chips = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={
+        "player": 2, "kind": "payment", "to": 1, "points": 204})
+    assert chips.status_code == 201 and chips.json()["money"] is False
+    lines = {p["player"]: (p["penalty_points"], p["money"]) for p in
+             client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()["players"]}
+    assert lines == {"Ann0": (0, 0), "Bo0": (204, 150), "Cai0": (-204, -150), "Dan0": (0, 0)}
+    for body, what in (({"to": "Bo0"}, "give the points"), ({"points": 5}, "names the player"),
+                       ({"to": "Cai0", "points": 5}, "another player"),
+                       ({"to": "Zed", "points": 5}, "no player")):
+        bad = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                          json={"player": "Cai0", "kind": "payment", **body})
+        assert bad.status_code == 400 and what in bad.json()["error"]["message"], bad.text
+    bad = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={
+        "player": "Cai0", "kind": "deduction", "points": 5, "to": "Bo0"})
+    assert bad.status_code == 400 and "only a payment" in bad.json()["error"]["message"]

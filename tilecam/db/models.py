@@ -223,7 +223,8 @@ class Penalty(Base):
     player: Mapped[int] = mapped_column(Integer)
     #: The sheet place it happened in, if given.
     hand_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: ``wrong_win`` (错和), ``false_win`` (诈和) or ``deduction``.
+    #: ``wrong_win`` (错和), ``false_win`` (诈和), ``deduction`` or ``payment`` (包赔: the
+    #: offender pays one other player, the one ``deltas`` pays).
     kind: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer)
     deltas: Mapped[list[int]] = mapped_column(JSON)

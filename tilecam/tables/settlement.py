@@ -133,27 +133,43 @@ def revision_money(rev: HandRevision, number: int) -> list[int]:
     return money_deltas(rev.score, rev.winner, rev.discarder, revision_seats(rev, number))
 
 
-def penalty_deltas(kind: str, offender: int, points_each: int) -> list[int]:
+def penalty_deltas(kind: str, offender: int, points_each: int,
+                   to: int | None = None) -> list[int]:
     """Points by player position for a penalty on player ``offender``.
 
     ``wrong_win``/``false_win``: the offender pays ``points_each`` to each other
-    player; ``deduction``: the offender loses ``points_each``, nobody gains.
+    player; ``deduction``: the offender loses ``points_each``, nobody gains; ``payment``
+    (包赔): the offender pays ``points_each`` to player ``to`` alone — what a rule makes
+    one player make good to another (Xiamen 诈胡的重判: a false win in the round of a
+    游金 pays that player's gains).
 
     >>> penalty_deltas("wrong_win", 2, 10)
     [10, 10, -30, 10]
     >>> penalty_deltas("deduction", 0, 5)
     [-5, 0, 0, 0]
+    >>> penalty_deltas("payment", 3, 150, to=1)
+    [0, 150, 0, -150]
     """
     if not 0 <= offender <= 3:
         raise ValueError(f"player position {offender} is not 0-3")
     if points_each <= 0:
         raise ValueError(f"penalty points must be positive, not {points_each}")
+    if (to is not None) != (kind == "payment"):
+        raise ValueError("a payment penalty names the player paid (to), and only a payment")
     if kind == "deduction":
         out = [0, 0, 0, 0]
         out[offender] = -points_each
         return out
+    if kind == "payment":
+        assert to is not None
+        if not 0 <= to <= 3 or to == offender:
+            raise ValueError(f"a payment goes to another player than the one paying, not {to}")
+        out = [0, 0, 0, 0]
+        out[offender], out[to] = -points_each, points_each
+        return out
     if kind not in ("wrong_win", "false_win"):
-        raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win or deduction)")
+        raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win, deduction or "
+                         "payment)")
     out = [points_each] * 4
     out[offender] = -3 * points_each
     return out

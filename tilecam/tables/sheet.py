@@ -504,8 +504,9 @@ def hands_of(session: Session, table_id: int) -> list[Hand]:
 
 def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str,
                 points: int | None, hand_number: int | None, reason: str | None,
-                author: str, money: bool | None = None) -> Penalty:
-    """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player.
+                author: str, money: bool | None = None, to: int | None = None) -> Penalty:
+    """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player; a
+    ``payment`` (包赔) goes from ``player`` to player ``to`` alone, its points given.
 
     ``money``: the penalty is money paid apart from the points (counted in the
     standings' ``money``, not the ranked total); None: as the rule set pays it (Xiamen
@@ -523,7 +524,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         if in_money and not money_apart(str(table.rules)):
             raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
                              "give the penalty in points")
-        deltas = penalty_deltas(kind, player, pts)
+        deltas = penalty_deltas(kind, player, pts, to)
         most = flow.most_hands(deal_of(table))
         if hand_number is not None and not 1 <= hand_number <= most:
             raise ValueError(f"hand {hand_number} does not exist: hands are 1-{most}")
@@ -557,6 +558,8 @@ def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
             return int(resolved["false_win"]) * int(resolved.get("base_chip", 1)), False
         if "false_win_money" in resolved:
             return int(resolved["false_win_money"]), True
+    if kind == "payment":
+        raise ValueError("give the points of a payment (what the player pays the other)")
     raise ValueError(f"give the penalty points for a {kind!r} penalty on a {table.rules} table")
 
 

@@ -136,6 +136,9 @@ def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
         "kind": pen.kind,
         "points": pen.points,
         "deltas": {names[i]: int(v) for i, v in enumerate(pen.deltas)},
+        # a payment's receiver: the one player its deltas pay
+        "to": (next((names[i] for i, v in enumerate(pen.deltas) if int(v) > 0), None)
+               if pen.kind == "payment" else None),
         "money": bool(pen.money),  # the deltas are money apart from the points
         "reason": pen.reason,
         "author": pen.author,

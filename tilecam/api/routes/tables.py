@@ -97,13 +97,17 @@ class VoidIn(BaseModel):
 
 
 class PenaltyIn(BaseModel):
-    """错和 (``wrong_win``), 诈和 (``false_win``) or a ``deduction`` on one player."""
+    """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, or a
+    ``payment`` (包赔) from one player to another (``to``)."""
 
     model_config = ConfigDict(extra="forbid")
     player: int | str = Field(description="player name, or position 0-3 (round-1 seat)")
-    kind: Literal["wrong_win", "false_win", "deduction"]
-    points: int | None = Field(None, ge=1, le=1000, description="points to each other player "
-                               "(MCR defaults: wrong_win 10, false_win 20); deduction: taken")
+    kind: Literal["wrong_win", "false_win", "deduction", "payment"]
+    to: int | str | None = Field(None, description="payment: the player paid (name or "
+                                 "position); only with kind payment")
+    points: int | None = Field(None, ge=1, le=100_000, description="points to each other "
+                               "player (MCR defaults: wrong_win 10, false_win 20); deduction: "
+                               "taken; payment: paid to the player `to`")
     hand: int | None = Field(None, ge=1, description="the hand it happened in")
     reason: str | None = Field(None, max_length=2000)
     money: bool | None = Field(None, description="the points are money paid apart from the "
@@ -322,12 +326,15 @@ def _player_position(table: GameTable, player: int | str) -> int:
 @router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
 def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
-    """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, or a deduction)."""
+    """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, a deduction, or a
+    payment from one player to another)."""
     with sf() as session:
-        pos = _player_position(_table_or_404(session, table_id), body.player)
+        table = _table_or_404(session, table_id)
+        pos = _player_position(table, body.player)
+        to = None if body.to is None else _player_position(table, body.to)
     try:
         pen = sheet.add_penalty(sf, table_id, pos, body.kind, body.points, body.hand,
-                                body.reason, caller.author, body.money)
+                                body.reason, caller.author, body.money, to)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     with sf() as session:
