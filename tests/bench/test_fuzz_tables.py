@@ -193,8 +193,8 @@ def test_xiamen_chips_the_sheet_forgets_are_caught(
 ) -> None:
     """Each 课 starts with 100 chips each and a payer pays at most what he has: a sheet
     that scores every hand against full stacks is a failure."""
-    import tilecam.tables.sheet as sheet
+    import tilecam.tables.places as places
 
-    monkeypatch.setattr(sheet, "chip_stack", lambda table: None)
+    monkeypatch.setattr(places, "chip_stack", lambda table: None)
     found = fuzz.fuzz_tables(1, 300).items
     assert any("chips" in f for f in found), found[:5]

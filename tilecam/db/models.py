@@ -150,7 +150,7 @@ class Hand(Base):
     hand_in_round: Mapped[int] = mapped_column(Integer)
     #: Player position of this hand's dealer (庄家, seat wind East) when it was recorded;
     #: where the deal can stay with a dealer, a later correction of an earlier hand may
-    #: move it (the sheet reads places from the deal, ``sheet.places_of``).
+    #: move it (the sheet reads places from the deal, ``places.places_of``).
     dealer: Mapped[int] = mapped_column(Integer)
     #: Who reported it: ``camera``, ``table`` (automatic table) or ``referee``.
     source: Mapped[str] = mapped_column(String(16))

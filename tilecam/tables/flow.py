@@ -99,7 +99,7 @@ class Place:
     assumed_after: int | None = field(default=None, repr=False)
     #: Chips each player (by position) has before this hand in the current 课, where the
     #: rule set plays with chip stacks (Xiamen: 100 each); None elsewhere. Set by the
-    #: sheet (:func:`tilecam.tables.sheet.places_of`), which knows the hands' payments.
+    #: sheet (:func:`tilecam.tables.places.places_of`), which knows the hands' payments.
     stacks: tuple[int, ...] | None = field(default=None, repr=False)
 
     def seat_winds(self) -> dict[str, int]:

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -31,10 +31,8 @@ from tilecam.db.models import (
 )
 from tilecam.tables import flow
 from tilecam.tables.keys import hash_key, new_key
+from tilecam.tables.places import deal_of, moved, places_of, report_of, why_moved
 from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
-
-if TYPE_CHECKING:
-    from scoring.rulesets.base import Deal
 from tilecam.tables.settlement import MCR_PENALTY_POINTS, money_apart, penalty_deltas
 
 log = logging.getLogger("tilecam.tables")
@@ -179,56 +177,6 @@ def lock_sheet(session: Session, table_id: int) -> None:
     a hand's place follows from the hands before it, which a correction in another
     transaction could otherwise change unseen."""
     session.execute(select(GameTable.id).where(GameTable.id == table_id).with_for_update())
-
-
-def deal_of(table: GameTable) -> Deal:
-    """How the deal goes on at ``table`` (its rule set's :class:`scoring.rulesets.base.Deal`)."""
-    import scoring
-
-    return scoring.get_rule_set(str(table.rules)).deal
-
-
-def played(hand: Hand) -> flow.Played:
-    """What the deal needs of a recorded hand: its current outcome and winner seat."""
-    rev = hand.revisions[-1]
-    return flow.Played(rev.outcome, rev.winner)
-
-
-def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
-    """The places of the table's recorded ``hands`` (all of them, in sheet order) and of
-    the next hand, as the deal follows from the hands' current revisions — with, where
-    the rule set plays with chip stacks (:func:`chip_stack`), the chips each player has
-    before the hand (``stacks``): every 课 starts with full stacks, each settled win's
-    chips move them, and the hand after one that leaves a player with none starts the
-    next 课."""
-    places = flow.places(deal_of(table), [played(h) for h in hands])
-    full = chip_stack(table)
-    if full is None:
-        return places
-    out: list[flow.Place] = []
-    stacks = [full] * 4
-    for i, place in enumerate(places):
-        out.append(replace(place, stacks=tuple(stacks)))
-        if i < len(hands):
-            rev = hands[i].revisions[-1]
-            if rev.outcome == "win":
-                stacks = [s + int(d) for s, d in zip(stacks, rev.settlement, strict=True)]
-            if min(stacks) <= 0:
-                stacks = [full] * 4
-    return out
-
-
-def chip_stack(table: GameTable) -> int | None:
-    """The chips each player starts a 课 with, where the table's rule set plays with chip
-    stacks — it has the ``chips_left`` context field (what the left payer has) and a
-    ``chip_stack`` setting (Xiamen: 100, seed 000's 100筹码) — else None."""
-    import scoring
-
-    rule_set = scoring.get_rule_set(str(table.rules))
-    if "chips_left" not in rule_set.context_fields():
-        return None
-    resolved = rule_set.resolve_settings(table.rule_settings or {})
-    return int(resolved["chip_stack"]) if "chip_stack" in resolved else None
 
 
 def next_place(session: Session, table: GameTable) -> flow.Place | None:
@@ -384,8 +332,6 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
 
 
 def _with(report: HandReport, **changes: Any) -> HandReport:
-    from dataclasses import replace
-
     return replace(report, **changes)
 
 
@@ -420,36 +366,6 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
     return transaction(sf, work)
 
 
-def report_of(rev: HandRevision) -> HandReport:
-    """The report a stored revision was scored from (to score it again at a new place)."""
-    ctx = dict(rev.context or {})
-    flags = {k: ctx.pop(k) for k in ("self_drawn", "last_of_kind", "kong", "last_wall_tile",
-                                     "flowers") if k in ctx}
-    return HandReport(outcome="draw" if rev.outcome == "draw" else "win", hand=rev.hand_text,
-                      winner=rev.winner, discarder=rev.discarder, context=ctx,
-                      recognized=rev.recognized, image_ref=rev.image_ref, **flags)
-
-
-def _moved(a: flow.Place, b: flow.Place) -> bool:
-    """Whether a hand scored at place ``a`` may score otherwise at ``b``: who holds each
-    seat, the round's wind, the dealer's streak or the players' chips differ."""
-    return (a.seat_winds() != b.seat_winds() or a.prevalent_wind != b.prevalent_wind
-            or a.repeats != b.repeats or a.draws != b.draws or a.stacks != b.stacks)
-
-
-def _why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[str]) -> str:
-    if old.dealer != new.dealer:
-        return (f"hand {changed} changed who deals after it: this hand's dealer is "
-                f"{names[new.dealer]} (was {names[old.dealer]})")
-    if old.seat_winds() != new.seat_winds() or old.prevalent_wind != new.prevalent_wind:
-        return f"hand {changed} changed this hand's seats"
-    if (old.repeats, old.draws) != (new.repeats, new.draws):
-        return (f"hand {changed} changed the dealer's streak: {new.repeats} won, "
-                f"{new.draws} drawn before this hand (was {old.repeats}, {old.draws})")
-    stacks = ", ".join(f"{n} {c}" for n, c in zip(names, new.stacks or (), strict=False))
-    return f"hand {changed} changed the chips the players have before this hand ({stacks})"
-
-
 def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
             before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
     """After hand ``changed`` got a new revision, score again, in sheet order, every later
@@ -462,14 +378,14 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
     hands = hands_of(session, table.id)
     deal = deal_of(table)
     names = [p.name for p in table.players]
-    moved: list[int] = []
+    rescored: list[int] = []
     for hand in hands[changed:]:
         old = before[hand.number - 1]
         new = places_of(table, hands)[hand.number - 1]
         last = hand.revisions[-1]
-        if last.outcome == "void" or not _moved(old, new):
+        if last.outcome == "void" or not moved(old, new):
             continue
-        note = f"{_why_moved(changed, old, new, names)}; scored again"
+        note = f"{why_moved(changed, old, new, names)}; scored again"
         if flow.session_over(deal, new):
             note += " — it now lies past the end of the session"
         report = report_of(last)
@@ -486,9 +402,9 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
                         f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
                         new)
         hand.revisions.append(rev)  # the next hands' places read it
-        moved.append(hand.number)
+        rescored.append(hand.number)
     session.flush()
-    return moved
+    return rescored
 
 
 def hands_of(session: Session, table_id: int) -> list[Hand]:

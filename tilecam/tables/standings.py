@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
-from tilecam.tables import flow, sheet
+from tilecam.tables import flow, places, sheet
 from tilecam.tables.settlement import money_apart, revision_money, revision_seats
 
 
@@ -104,8 +104,8 @@ def table_standings(session: Session, table: GameTable) -> TableStandings:
     lines = [PlayerLine(table.id, table.name, p.position, p.name) for p in table.players]
     by_pos = {line.position: line for line in lines}
     hands = sheet.hands_of(session, table.id)
-    nxt = sheet.places_of(table, hands)[-1]
-    over = flow.session_over(sheet.deal_of(table), nxt)
+    nxt = places.places_of(table, hands)[-1]
+    over = flow.session_over(places.deal_of(table), nxt)
     out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0,
                          next_hand=None if over else nxt.number)
     for hand in hands:
@@ -180,7 +180,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
     hands = sheet.hands_of(session, table.id)
-    for hand, place in zip(hands, sheet.places_of(table, hands), strict=False):
+    for hand, place in zip(hands, places.places_of(table, hands), strict=False):
         rev = current(hand)
         winds = revision_seats(rev, hand.number)
         rows.append([

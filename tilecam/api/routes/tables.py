@@ -36,7 +36,7 @@ from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
 from tilecam.api.upload import IMAGE_REQUEST_BODY
 from tilecam.db.models import GameTable
-from tilecam.tables import camera, sheet, standings, views
+from tilecam.tables import camera, places, sheet, standings, views
 from tilecam.tables.access import (
     Caller,
     RowId,
@@ -135,8 +135,8 @@ def _hand_view(session: Session, table: GameTable, number: int, history: bool) -
     hands = sheet.hands_of(session, table.id)
     if not 1 <= number <= len(hands):
         raise ApiError(404, "not_found", f"table {table.id} has no hand {number}")
-    places = sheet.places_of(table, hands)
-    return views.hand_view(hands[number - 1], table, places[number - 1], history=history)
+    where = places.places_of(table, hands)
+    return views.hand_view(hands[number - 1], table, where[number - 1], history=history)
 
 
 @router.get("/{table_id}")
@@ -271,9 +271,9 @@ def list_hands(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     with sf() as session:
         table = _table_or_404(session, table_id)
         hands = sheet.hands_of(session, table_id)
-        places = sheet.places_of(table, hands)
+        where = places.places_of(table, hands)
         return {"table_id": table_id, "hands": [
-            views.hand_view(h, table, p) for h, p in zip(hands, places, strict=False)]}
+            views.hand_view(h, table, p) for h, p in zip(hands, where, strict=False)]}
 
 
 @router.get("/{table_id}/hands/{number}")
