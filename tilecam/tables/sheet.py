@@ -325,7 +325,7 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
                         reason or ev.note, before[number - 1])
         session.add(rev)
         session.flush()
-        _reseat(session, table, hands, before, number, author)
+        _reseat(session, table, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -360,14 +360,14 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         )
         session.add(rev)
         session.flush()
-        _reseat(session, table, hands, before, number, author)
+        _reseat(session, table, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
 
 
-def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
-            before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
+def _reseat(session: Session, table: GameTable, before: Sequence[flow.Place], changed: int,
+            author: str) -> list[int]:
     """After hand ``changed`` got a new revision, score again, in sheet order, every later
     hand whose place the change moved (who deals it, and so which player holds each seat
     wind; the dealer's streak; the chips the players have before it, which a hand scored
@@ -379,9 +379,9 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
     deal = deal_of(table)
     names = [p.name for p in table.players]
     rescored: list[int] = []
+    after = places_of(table, hands)
     for hand in hands[changed:]:
-        old = before[hand.number - 1]
-        new = places_of(table, hands)[hand.number - 1]
+        old, new = before[hand.number - 1], after[hand.number - 1]
         last = hand.revisions[-1]
         if last.outcome == "void" or not moved(old, new):
             continue
@@ -401,8 +401,9 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
         rev = _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
                         f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
                         new)
-        hand.revisions.append(rev)  # the next hands' places read it
+        hand.revisions.append(rev)
         rescored.append(hand.number)
+        after = places_of(table, hands)  # the hands after it read its chips
     session.flush()
     return rescored
 
