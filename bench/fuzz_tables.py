@@ -199,6 +199,9 @@ class TableState:
     #: penalty id → (deltas by position, void, paid in money apart from the points)
     penalties: dict[int, tuple[list[int], bool, bool]] = field(default_factory=dict)
     camera: CameraModel = field(default_factory=lambda: CameraModel())
+    #: hands after which the fuzzer moves on to a new table where the session has no end
+    #: (Xiamen plays for a set time: a few dozen hands)
+    played_for: int = 10**9
 
     def places(self) -> list[ModelPlace]:
         """The model's places of the recorded hands and of the next one."""
@@ -564,7 +567,7 @@ class SheetRun:
         check_response(self.failures, f"{name} {shown.hand} {fields}", response)
         nxt = len(table.hands) + 1
         if decision == "refused" or (decision == "record" and table.over()):
-            # seats that contradict each other: 400 on every frame; a 17th hand: 409
+            # seats that contradict each other: 400 on every frame; past the session's end: 409
             self.expect(name, response, 400 if decision == "refused" else 409)
             return  # refused: the frame changed nothing
         if response.status_code != 200:
@@ -993,7 +996,8 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,
                             json={"name": f"{rules} {len(tables)}", "players": names,
                                   "rules": rules}).json()
-            return TableState(t["id"], rules, t["api_key"], names)
+            played_for = rng.randint(20, 60) if rules == "xiamen" else 10**9
+            return TableState(t["id"], rules, t["api_key"], names, played_for=played_for)
 
         tables: list[TableState] = []
         for rules in RULES:
@@ -1005,7 +1009,7 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             table = rng.choice(playing)
             op = rng.choices([o for o, _ in ops], [w for _, w in ops])[0]
             op(table)
-            if table.over() and rng.random() < 0.2:  # the session is over
+            if (table.over() or len(table.hands) >= table.played_for) and rng.random() < 0.2:
                 tables.append(new_table(table.rules))
                 playing[playing.index(table)] = tables[-1]
             if step % 10 == 9 or step == steps - 1:
