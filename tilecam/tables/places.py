@@ -91,6 +91,8 @@ def moved(a: flow.Place, b: flow.Place) -> bool:
 
 
 def why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[str]) -> str:
+    """What of a later hand's place hand ``changed`` moved, for its ``reseat`` note:
+    the dealer, the seats, the dealer's streak or the chips (``names``: the players)."""
     if old.dealer != new.dealer:
         return (f"hand {changed} changed who deals after it: this hand's dealer is "
                 f"{names[new.dealer]} (was {names[old.dealer]})")
