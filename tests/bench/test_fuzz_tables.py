@@ -98,7 +98,7 @@ def test_a_camera_told_the_sheet_s_last_hand_as_its_own_is_caught(
     import tilecam.tables.sheet as sheet
 
     monkeypatch.setattr(sheet, "last_camera_number",
-                        lambda session, table_id: sheet.next_number(session, table_id) - 1)
+                        lambda session, table_id: len(sheet.hands_of(session, table_id)))
     _fails_with(fuzz, "model already_recorded")
 
 

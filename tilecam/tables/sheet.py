@@ -156,12 +156,6 @@ def table_for_key(session: Session, key: str) -> GameTable | None:
 # --- hands ---------------------------------------------------------------------------------
 
 
-def next_number(session: Session, table_id: int) -> int:
-    """The sheet place the next new hand of the table takes."""
-    top = session.scalar(select(func.max(Hand.number)).where(Hand.table_id == table_id))
-    return int(top or 0) + 1
-
-
 def last_camera_number(session: Session, table_id: int) -> int | None:
     """The place of the hand the table's camera recorded last (None when it recorded
     none): the hand a camera still showing it is told about. Hands posted by an
@@ -239,10 +233,7 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
     hands = hands_of(session, table.id)
     nxt = len(hands) + 1
     if number is not None:
-        existing = session.scalar(
-            select(Hand).where(Hand.table_id == table.id, Hand.number == number)
-            .options(selectinload(Hand.revisions))
-        )
+        existing = hands[number - 1] if 1 <= number <= len(hands) else None
         if existing is not None:
             first = existing.revisions[0]
             if _same_report(first, report):
@@ -295,14 +286,11 @@ def record_hand(sf: sessionmaker[Session], table_id: int, report: HandReport, so
     return transaction(sf, work)
 
 
-def _hand(session: Session, table_id: int, number: int) -> Hand:
-    hand = session.scalar(
-        select(Hand).where(Hand.table_id == table_id, Hand.number == number)
-        .options(selectinload(Hand.revisions))
-    )
-    if hand is None:
+def _one_of(hands: Sequence[Hand], table_id: int, number: int) -> Hand:
+    """Hand ``number`` of the table's loaded ``hands`` (:func:`hands_of`: 1, 2, … in order)."""
+    if not 1 <= number <= len(hands):
         raise NotFound(f"table {table_id} has no hand {number}")
-    return hand
+    return hands[number - 1]
 
 
 def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
@@ -312,20 +300,20 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
     def work(session: Session) -> Recorded:
         table = get_table(session, table_id)
         lock_sheet(session, table_id)
-        hand = _hand(session, table_id, number)
+        hands = hands_of(session, table_id)
+        hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
         if report.recognized is None and last.recognized is not None:
             report_ = _with(report, recognized=last.recognized, image_ref=last.image_ref)
         else:
             report_ = report
-        hands = hands_of(session, table_id)
         before = places_of(table, hands)
         ev = _evaluate(table, before[number - 1], report_)
         rev = _revision(hand, last.revision + 1, "correct", table, report_, ev, author,
                         reason or ev.note, before[number - 1])
-        session.add(rev)
+        hand.revisions.append(rev)
         session.flush()
-        _reseat(session, table, before, number, author)
+        _reseat(session, table, hands, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -346,7 +334,7 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         lock_sheet(session, table_id)
         hands = hands_of(session, table_id)
         before = places_of(table, hands)
-        hand = _hand(session, table_id, number)
+        hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
         if last.outcome == "void":
             raise Conflict(f"hand {number} of table {table_id} is already void")
@@ -358,24 +346,23 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
             score=last.score, settlement=[0, 0, 0, 0], seats=last.seats, note=reason.strip(),
             author=author,
         )
-        session.add(rev)
+        hand.revisions.append(rev)
         session.flush()
-        _reseat(session, table, before, number, author)
+        _reseat(session, table, hands, before, number, author)
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
 
 
-def _reseat(session: Session, table: GameTable, before: Sequence[flow.Place], changed: int,
-            author: str) -> list[int]:
+def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
+            before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
     """After hand ``changed`` got a new revision, score again, in sheet order, every later
     hand whose place the change moved (who deals it, and so which player holds each seat
     wind; the dealer's streak; the chips the players have before it, which a hand scored
     again can move in turn): a new revision each (action ``reseat``), the report as it
     stood. ``before``: the places the hands were scored at. A pending hand stays pending
-    (a referee settles it); a void one stays void. Returns the hands scored again."""
-    session.expire_all()
-    hands = hands_of(session, table.id)
+    (a referee settles it); a void one stays void. ``hands``: the table's hands, hand
+    ``changed``'s new revision among its revisions. Returns the hands scored again."""
     deal = deal_of(table)
     names = [p.name for p in table.players]
     rescored: list[int] = []

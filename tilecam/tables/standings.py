@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,11 +100,14 @@ def current(hand: Hand) -> HandRevision:
     return hand.revisions[-1]
 
 
-def table_standings(session: Session, table: GameTable) -> TableStandings:
-    """Standings of one table."""
+def table_standings(session: Session, table: GameTable,
+                    hands: Sequence[Hand] | None = None) -> TableStandings:
+    """Standings of one table; ``hands``: its hands when the caller has them loaded
+    (:func:`tilecam.tables.sheet.hands_of`)."""
     lines = [PlayerLine(table.id, table.name, p.position, p.name) for p in table.players]
     by_pos = {line.position: line for line in lines}
-    hands = sheet.hands_of(session, table.id)
+    if hands is None:
+        hands = sheet.hands_of(session, table.id)
     nxt = places.places_of(table, hands)[-1]
     over = flow.session_over(places.deal_of(table), nxt)
     out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0,
@@ -201,7 +205,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", names[pen.player], "",
             "", pen.points, "", pen.reason or "", *paid,
         ])
-    st = table_standings(session, table)
+    st = table_standings(session, table, hands)
     totals = {p.position: p.total for p in st.players}
     kept = {p.position: p.money for p in st.players}
     rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "",
