@@ -421,7 +421,7 @@ class Detector:
         manifest's ``contain``; ``ranked`` the tile scores ``(n,)``."""
         return pp.nms(boxes, ranked, self.iou, self.max_det, self.spec.contain)
 
-    def detect(self, image: ImageSource) -> Detections:
+    def detect(self, image: ImageSource, *, other_scales: bool = True) -> Detections:
         """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`).
 
         A large JPEG is decoded at a reduced scale that still covers the detector input
@@ -439,7 +439,8 @@ class Detector:
         a pass at another size abstains on the tiles smaller than that many of its own
         input px (it cannot see them; their score is the mean over the passes that can),
         and does not run when fewer than 3 of the first pass's tiles are that big for it.
-        ``meta["scales"]`` lists the input sizes that ran.
+        ``meta["scales"]`` lists the input sizes that ran. ``other_scales=False`` runs the
+        first size alone (:mod:`vision.recognize` does so for a photo's level re-read).
 
         **Zoom pass**: a camera over a whole table sees tiles of 20–40 px in a 1280 × 960
         frame, a third of that at the model's input, where the detector misses most of
@@ -473,7 +474,9 @@ class Detector:
         t1 = time.perf_counter()
         denoise_ms = (t1 - t_decoded) * 1000
         boxes, scores, scale = self._locate(img)
-        boxes, scores, passes = self._other_scales(img, boxes, scores, scale)
+        passes = [self.spec.imgsz]
+        if other_scales:
+            boxes, scores, passes = self._other_scales(img, boxes, scores, scale)
         t_detect = time.perf_counter()
         boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale)
         t_zoom = time.perf_counter()
@@ -719,9 +722,11 @@ def load_detector(model_dir: str | Path | None = None, **options: Any) -> Detect
         return _CACHE[path]
 
 
-def detect(image: ImageSource, *, detector: Detector | None = None) -> Detections:
-    """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``."""
-    return (detector or load_detector()).detect(image)
+def detect(image: ImageSource, *, detector: Detector | None = None,
+           other_scales: bool = True) -> Detections:
+    """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``
+    (``other_scales``: see :meth:`Detector.detect`)."""
+    return (detector or load_detector()).detect(image, other_scales=other_scales)
 
 
 #: Threshold a detector runs at for evaluation: mAP needs the low-confidence tail, and the

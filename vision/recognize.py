@@ -695,6 +695,22 @@ def _with_edge_note(rec: Recognition, size: tuple[int, int]) -> Recognition:
 READY_RATIO = 4.0
 
 
+def _detect_level(run: Any, region: npt.NDArray[np.uint8]) -> Detections:
+    """The detection of a level ``region`` (BGR) by ``run``: a :class:`vision.detect.Detector`
+    (or :func:`vision.detect.detect`, the shipped one) at its first input size alone
+    unless :data:`vision.level_reread.LEVEL_OTHER_SCALES`; any other callable as it is."""
+    from vision.detect import Detector, detect
+
+    level: Detections
+    if level_reread.LEVEL_OTHER_SCALES or not (isinstance(run, Detector) or run is detect):
+        level = run(region)
+    elif isinstance(run, Detector):
+        level = run.detect(region, other_scales=False)
+    else:
+        level = detect(region, other_scales=False)
+    return level
+
+
 def _recognize_straightened(
     pixels: npt.NDArray[np.uint8], dets: Detections, tilt: float, run: Any, rules: str,
     context: Mapping[str, Any] | None, name: str | None, ms: dict[str, float],
@@ -707,7 +723,7 @@ def _recognize_straightened(
 
     t0 = time.perf_counter()
     region, a = straight_region(pixels, dets.boxes, tilt)
-    level = run(region)
+    level = _detect_level(run, region)
     ms = {**ms, "straighten": (time.perf_counter() - t0) * 1000}
     rec = recognize_detections(level, rules, context, image=name, ms=ms,
                                calibration=calibration, layout_params=layout_params,

@@ -540,6 +540,18 @@ def test_other_scales_keep_a_tile_one_size_sees_weakly_and_another_strongly(
     assert len(det) == 3 and det.meta["scales"] == [640] and len(backend.inputs) == 1
 
 
+def test_other_scales_false_detects_at_the_first_size_alone(tmp_path: Path) -> None:
+    """``detect(image, other_scales=False)`` (a photo's level re-read): one pass at the
+    manifest's ``imgsz`` although ``scales`` names another; the weak fourth tile stays
+    weak."""
+    first = _tile_rows(0.5, [(0.9, 0), (0.9, 0), (0.9, 0), (0.3, 0)])
+    backend = DynamicSequenceBackend([_yolo(first)])
+    det = Detector(_scales_model(tmp_path), backend=backend).detect(
+        np.zeros((960, 1280, 3), np.uint8), other_scales=False)
+    assert [b.shape for b in backend.inputs] == [(1, 3, 480, 640)]
+    assert det.meta["scales"] == [640] and len(det) == 3
+
+
 def test_other_scales_run_the_manifests_scales_file(tmp_path: Path) -> None:
     """Manifest ``scales_file``: the other sizes are detected by that model file (e.g. one
     whose boxes were trained on close-up photos), the first pass by the detector's own."""

@@ -322,6 +322,30 @@ def test_a_reading_that_does_not_win_is_read_again_level_from_5_degrees(
     assert (r.score is not None) is (calls == 2)
 
 
+def test_the_level_reading_is_detected_at_the_first_size_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LEVEL_OTHER_SCALES: the shipped detector reads the photo at every input size and
+    the level region (tiles cut large) at its first size alone; set, at every size."""
+    needs_mcr()
+    import vision.detect
+    from vision import level_reread
+
+    tilted, level, photo = _a_tile_missed()
+    for every, asked in ((False, [True, False]), (True, [True, True])):
+        monkeypatch.setattr(level_reread, "LEVEL_OTHER_SCALES", every)
+        calls: list[bool] = []
+
+        def fake_detect(image: Any, *, other_scales: bool = True,
+                        calls: list[bool] = calls) -> Detections:
+            calls.append(other_scales)
+            return tilted if len(calls) == 1 else level
+
+        monkeypatch.setattr(vision.detect, "detect", fake_detect)
+        r = recognize(photo, "mcr")
+        assert calls == asked and r.score is not None
+
+
 def test_a_turned_reading_that_does_not_win_is_not_taken() -> None:
     needs_mcr()
     tilted, _, photo = _a_tile_missed()
