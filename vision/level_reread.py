@@ -52,9 +52,9 @@ STRAIGHTEN_TILES_SHORT = 4
 #: Whether the level reading is also detected at the detector's other input sizes
 #: (manifest ``scales``, :meth:`vision.detect.Detector.detect`). The level region is cut
 #: around the tiles, so they are large in it and the first size sees them: without the
-#: other sizes the second detection takes about a quarter less time (13 of 32 hk photos
-#: read again: median 80 → 57 ms for it), and on the choice scenes no hand is read
-#: worse (sixtieth session; turned-choice one more exact).
+#: other sizes the second detection takes about a quarter less time (the 13 of the
+#: recognize bench's 32 hk photos read again: mean 85 → 63 ms for it), and on the choice
+#: scenes no hand is read worse (sixtieth session; turned-choice one more exact).
 LEVEL_OTHER_SCALES = False
 
 
