@@ -75,6 +75,13 @@ def round_seating(round_number: int) -> dict[str, int]:
     return seating
 
 
+def seat_order(round_number: int) -> tuple[int, ...]:
+    """Player positions in seats E, S, W, N of round 1-4 (:func:`round_seating` in wind
+    order)."""
+    seating = round_seating(round_number)
+    return tuple(seating[w] for w in WINDS)
+
+
 @dataclass(frozen=True)
 class Place:
     """Where hand ``number`` falls in the session and who deals it."""
@@ -123,8 +130,7 @@ def place(number: int) -> Place:
             f"hand {number} does not exist: a session has hands 1-{HANDS_PER_SESSION}"
         )
     rnd, k = divmod(number - 1, HANDS_PER_ROUND)
-    seating = round_seating(rnd + 1)
-    order = tuple(seating[w] for w in WINDS)
+    order = seat_order(rnd + 1)
     return Place(number=number, round=rnd + 1, hand_in_round=k + 1,
                  prevalent_wind=WINDS[rnd], dealer=order[k], seating=order)
 
@@ -140,8 +146,7 @@ class Played:
 
 def _seating(deal: Deal, round_number: int) -> tuple[int, ...]:
     if deal.seat_changes and round_number <= ROUNDS:
-        seating = round_seating(round_number)
-        return tuple(seating[w] for w in WINDS)
+        return seat_order(round_number)
     return (0, 1, 2, 3)
 
 

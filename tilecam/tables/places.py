@@ -60,6 +60,13 @@ def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
     return out
 
 
+def next_place_of(table: GameTable, hands: Sequence[Hand]) -> flow.Place | None:
+    """The place of the hand after the table's recorded ``hands`` (all of them, in sheet
+    order, as :func:`places_of` takes them); None once the session is over."""
+    place = places_of(table, hands)[-1]
+    return None if flow.session_over(deal_of(table), place) else place
+
+
 def chip_stack(table: GameTable) -> int | None:
     """The chips each player starts a 课 with, where the table's rule set plays with chip
     stacks — it has the ``chips_left`` context field (what the left payer has) and a

@@ -31,7 +31,14 @@ from tilecam.db.models import (
 )
 from tilecam.tables import flow
 from tilecam.tables.keys import hash_key, new_key
-from tilecam.tables.places import deal_of, moved, places_of, report_of, why_moved
+from tilecam.tables.places import (
+    deal_of,
+    moved,
+    next_place_of,
+    places_of,
+    report_of,
+    why_moved,
+)
 from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
 from tilecam.tables.settlement import MCR_PENALTY_POINTS, money_apart, penalty_deltas
 
@@ -175,8 +182,7 @@ def lock_sheet(session: Session, table_id: int) -> None:
 
 def next_place(session: Session, table: GameTable) -> flow.Place | None:
     """The place the next hand of ``table`` takes; None when the session is over."""
-    place = places_of(table, hands_of(session, table.id))[-1]
-    return None if flow.session_over(deal_of(table), place) else place
+    return next_place_of(table, hands_of(session, table.id))
 
 
 def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
@@ -246,8 +252,8 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
             raise Conflict(f"hand {number} is out of order: the next hand of table "
                            f"{table.id} is {nxt}")
     number = nxt
-    place = places_of(table, hands)[-1]
-    if flow.session_over(deal_of(table), place):
+    place = next_place_of(table, hands)
+    if place is None:
         raise Conflict(f"table {table.id} has recorded all {number - 1} hands of the session")
     camera = source == "camera"
     ev = _evaluate(table, place, report, lenient=camera,

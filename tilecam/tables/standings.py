@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
-from tilecam.tables import flow, places, sheet
+from tilecam.tables import places, sheet
 from tilecam.tables.settlement import money_apart, revision_money, revision_seats
 
 
@@ -108,10 +108,9 @@ def table_standings(session: Session, table: GameTable,
     by_pos = {line.position: line for line in lines}
     if hands is None:
         hands = sheet.hands_of(session, table.id)
-    nxt = places.places_of(table, hands)[-1]
-    over = flow.session_over(places.deal_of(table), nxt)
+    nxt = places.next_place_of(table, hands)
     out = TableStandings(table, lines, hands_recorded=len(hands), hands_settled=0,
-                         next_hand=None if over else nxt.number)
+                         next_hand=None if nxt is None else nxt.number)
     for hand in hands:
         rev = current(hand)
         if rev.outcome == "void":
