@@ -241,3 +241,20 @@ def test_a_payment_penalty_makes_one_player_pay_another(client: TestClient) -> N
     bad = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={
         "player": "Cai0", "kind": "deduction", "points": 5, "to": "Bo0"})
     assert bad.status_code == 400 and "only a payment" in bad.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("rules", ["mcr", "xiamen"])
+def test_a_new_table_shows_its_first_place_as_reading_the_table_does(
+    client: TestClient, rules: str
+) -> None:
+    """The answer that creates a table gives the first hand's place as GET /v1/tables/{id}
+    does — for Xiamen with the 100 chips each player starts the 课 with."""
+    r = client.post("/v1/events", json={"name": "Spring open", "rules": rules}, headers=admin())
+    event_id = r.json()["id"]
+    r = client.post(f"/v1/events/{event_id}/tables", headers=admin(),
+                    json={"name": "T1", "players": ["Ann", "Bo", "Cai", "Dan"]})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    got = client.get(f"/v1/tables/{created['id']}", headers=bearer(created["api_key"])).json()
+    assert created["next_hand"] == got["next_hand"]
+    assert ("chips" in created["next_hand"]) is (rules == "xiamen")

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.db.models import Event, GameTable
-from tilecam.tables import flow, places, sheet, standings, views
+from tilecam.tables import places, sheet, standings, views
 from tilecam.tables.access import Caller, RowId, database, require_admin
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
@@ -111,7 +111,7 @@ def create_table(event_id: RowId, body: TableIn, sf: DB, _: Admin) -> dict[str, 
         table, key = sheet.create_table(session, event, body.name, body.players, body.rules,
                                         body.version, body.settings)
         session.refresh(table, ["players"])
-        first = flow.places(places.deal_of(table), [])[0]
+        first = places.next_place_of(table, [])
         return {**views.table_view(table, first, with_next=True), "api_key": key}
 
     try:
