@@ -166,10 +166,51 @@ def _next_deal(deal: Deal, hand: Played, repeats: int, draws: int) -> tuple[bool
     return False, 0, 0
 
 
+class DealWalk:
+    """The deal followed hand by hand: :meth:`place` is the place of the next hand,
+    :meth:`advance` records what that hand did. The deal passes counter-clockwise after
+    each hand unless ``deal`` keeps it; a round ends when it has passed all four seats.
+    A caller that changes a hand before advancing past it (a referee's correction scored
+    again, :func:`tilecam.tables.sheet.correct_hand`) reads every later place in one walk.
+
+    >>> from scoring.rulesets.base import Deal
+    >>> walk = DealWalk(Deal(stays_on_dealer_win=True, rounds=None))
+    >>> walk.place().dealer, walk.advance(Played("win", "E")), walk.place().repeats
+    (0, None, 1)
+    """
+
+    def __init__(self, deal: Deal) -> None:
+        self.deal = deal
+        self._number, self._round, self._seat, self._in_round = 1, 1, 0, 1
+        self._repeats = self._draws = 0
+        self._assumed: int | None = None
+
+    def place(self) -> Place:
+        """The place of the hand not yet advanced past."""
+        seating = _seating(self.deal, self._round)
+        return Place(number=self._number, round=self._round, hand_in_round=self._in_round,
+                     prevalent_wind=WINDS[(self._round - 1) % 4], dealer=seating[self._seat],
+                     seating=seating, repeats=self._repeats, draws=self._draws,
+                     assumed_after=self._assumed)
+
+    def advance(self, hand: Played) -> None:
+        """Record what the hand at :meth:`place` did; the walk moves to the next hand."""
+        if (self._assumed is None and self.deal.stays_on_dealer_win
+                and hand.outcome == "pending" and hand.winner is None):
+            self._assumed = self._number  # who won decides who deals next
+        stays, self._repeats, self._draws = _next_deal(self.deal, hand, self._repeats,
+                                                       self._draws)
+        self._number += 1
+        self._in_round += 1
+        if not stays:
+            self._seat += 1
+            if self._seat == 4:
+                self._round, self._seat, self._in_round = self._round + 1, 0, 1
+
+
 def places(deal: Deal, played: Sequence[Played]) -> list[Place]:
     """The places of the hands recorded so far (``played``, in sheet order) and of the
-    next one: ``len(played) + 1`` places. The deal passes counter-clockwise after each
-    hand unless ``deal`` keeps it; a round ends when it has passed all four seats.
+    next one: ``len(played) + 1`` places (:class:`DealWalk`).
 
     >>> from scoring.rulesets.base import Deal
     >>> xiamen = Deal(stays_on_dealer_win=True, stays_on_draw=True, rounds=None)
@@ -179,27 +220,11 @@ def places(deal: Deal, played: Sequence[Played]) -> list[Place]:
     >>> places(Deal(rounds=4, seat_changes=True), [Played("win", "E")] * 5)[5] == place(6)
     True
     """
-    out: list[Place] = []
-    rnd, seat, in_round, repeats, draws = 1, 0, 0, 0, 0
-    assumed: int | None = None
-    for number in range(1, len(played) + 2):
-        seating = _seating(deal, rnd)
-        in_round += 1
-        out.append(Place(number=number, round=rnd, hand_in_round=in_round,
-                         prevalent_wind=WINDS[(rnd - 1) % 4], dealer=seating[seat],
-                         seating=seating, repeats=repeats, draws=draws,
-                         assumed_after=assumed))
-        if number > len(played):
-            break
-        hand = played[number - 1]
-        if (assumed is None and deal.stays_on_dealer_win and hand.outcome == "pending"
-                and hand.winner is None):  # who won decides who deals next
-            assumed = number
-        stays, repeats, draws = _next_deal(deal, hand, repeats, draws)
-        if not stays:
-            seat += 1
-            if seat == 4:
-                rnd, seat, in_round = rnd + 1, 0, 0
+    walk = DealWalk(deal)
+    out = [walk.place()]
+    for hand in played:
+        walk.advance(hand)
+        out.append(walk.place())
     return out
 
 

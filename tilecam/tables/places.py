@@ -36,27 +36,45 @@ def played(hand: Hand) -> flow.Played:
     return flow.Played(rev.outcome, rev.winner)
 
 
+class PlaceWalk:
+    """A table's places followed hand by hand, as :func:`places_of` gives them:
+    :meth:`place` is the place of the next hand — with, where the rule set plays with
+    chip stacks (:func:`chip_stack`), the chips each player has before it (``stacks``) —
+    and :meth:`advance` reads a recorded hand's current revision. Every 课 starts with
+    full stacks, each settled win's chips move them, and the hand after one that leaves a
+    player with none starts the next 课."""
+
+    def __init__(self, table: GameTable) -> None:
+        self._deal = flow.DealWalk(deal_of(table))
+        self._full = chip_stack(table)
+        self._stacks = None if self._full is None else [self._full] * 4
+
+    def place(self) -> flow.Place:
+        """The place of the hand not yet advanced past."""
+        place = self._deal.place()
+        return place if self._stacks is None else replace(place, stacks=tuple(self._stacks))
+
+    def advance(self, hand: Hand) -> None:
+        """Record ``hand`` (its current revision) at :meth:`place`; on to the next hand."""
+        self._deal.advance(played(hand))
+        if self._stacks is None or self._full is None:
+            return
+        rev = hand.revisions[-1]
+        if rev.outcome == "win":
+            self._stacks = [s + int(d) for s, d in zip(self._stacks, rev.settlement,
+                                                        strict=True)]
+        if min(self._stacks) <= 0:
+            self._stacks = [self._full] * 4
+
+
 def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
     """The places of the table's recorded ``hands`` (all of them, in sheet order) and of
-    the next hand, as the deal follows from the hands' current revisions — with, where
-    the rule set plays with chip stacks (:func:`chip_stack`), the chips each player has
-    before the hand (``stacks``): every 课 starts with full stacks, each settled win's
-    chips move them, and the hand after one that leaves a player with none starts the
-    next 课."""
-    places = flow.places(deal_of(table), [played(h) for h in hands])
-    full = chip_stack(table)
-    if full is None:
-        return places
-    out: list[flow.Place] = []
-    stacks = [full] * 4
-    for i, place in enumerate(places):
-        out.append(replace(place, stacks=tuple(stacks)))
-        if i < len(hands):
-            rev = hands[i].revisions[-1]
-            if rev.outcome == "win":
-                stacks = [s + int(d) for s, d in zip(stacks, rev.settlement, strict=True)]
-            if min(stacks) <= 0:
-                stacks = [full] * 4
+    the next hand (:class:`PlaceWalk`): ``len(hands) + 1`` places."""
+    walk = PlaceWalk(table)
+    out = [walk.place()]
+    for hand in hands:
+        walk.advance(hand)
+        out.append(walk.place())
     return out
 
 

@@ -32,6 +32,7 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.places import (
+    PlaceWalk,
     deal_of,
     moved,
     next_place_of,
@@ -372,11 +373,14 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
     deal = deal_of(table)
     names = [p.name for p in table.players]
     rescored: list[int] = []
-    after = places_of(table, hands)
+    walk = PlaceWalk(table)  # each hand's place from the hands before it, as they now are
+    for hand in hands[:changed]:
+        walk.advance(hand)
     for hand in hands[changed:]:
-        old, new = before[hand.number - 1], after[hand.number - 1]
+        old, new = before[hand.number - 1], walk.place()
         last = hand.revisions[-1]
         if last.outcome == "void" or not moved(old, new):
+            walk.advance(hand)
             continue
         note = f"{why_moved(changed, old, new, names)}; scored again"
         if flow.session_over(deal, new):
@@ -396,7 +400,7 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
                         new)
         hand.revisions.append(rev)
         rescored.append(hand.number)
-        after = places_of(table, hands)  # the hands after it read its chips
+        walk.advance(hand)  # the hands after it read its new revision (its chips)
     session.flush()
     return rescored
 
