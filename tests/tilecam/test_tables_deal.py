@@ -258,3 +258,30 @@ def test_a_new_table_shows_its_first_place_as_reading_the_table_does(
     got = client.get(f"/v1/tables/{created['id']}", headers=bearer(created["api_key"])).json()
     assert created["next_hand"] == got["next_hand"]
     assert ("chips" in created["next_hand"]) is (rules == "xiamen")
+
+
+def test_a_correction_scores_each_later_hand_at_the_chips_the_rescored_hands_leave(
+    client: TestClient,
+) -> None:
+    """Xiamen chips carry from hand to hand, so a correction that moves hand 2 changes
+    what hand 3 starts with. Bo0 won hand 1, then the dealer (Bo0) hands 2 and 3. The
+    referee corrects hand 1 to a drawn hand (臭庄: Ann0 deals on): hand 2 is now Ann0's
+    win after a drawn hand (the 底 doubled), and hand 3 — Ann0 on a streak — is scored at
+    the chips hand 2's new payments leave, each payer paying at most what he has."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    xiamen_self_draw(client, t, k, "S")
+    xiamen_self_draw(client, t, k, "E")
+    xiamen_self_draw(client, t, k, "E")
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(), json={
+        "outcome": "draw", "reason": "nobody won"})
+    assert r.status_code == 201, r.text
+    two = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    three = client.get(f"/v1/tables/{t}/hands/3", headers=bearer(k)).json()
+    assert (two["action"], two["dealer"], two["drawn_hands"]) == ("reseat", "Ann0", 1)
+    assert two["chips"] == {"Ann0": 100, "Bo0": 100, "Cai0": 100, "Dan0": 100}
+    assert two["points"]["Ann0"] == 3 * each_pays(True, drawn=1)
+    assert (three["action"], three["dealer"], three["dealer_repeats"]) == ("reseat", "Ann0", 1)
+    assert three["chips"] == {name: 100 + pts for name, pts in two["points"].items()}
+    owed = each_pays(True, repeats=1)
+    for name in ("Bo0", "Cai0", "Dan0"):
+        assert three["points"][name] == -min(owed, three["chips"][name])
