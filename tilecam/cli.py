@@ -5,7 +5,9 @@ Each subcommand is a module in :mod:`tilecam.commands` that defines
 ``func`` (``Callable[[argparse.Namespace], int]``) as the parser default.
 Commands are discovered, so adding one never touches this file.
 
-Exit codes: 0 success, 2 bad input (a clear message on stderr), 1 other failure.
+Exit codes: 0 success, 2 bad input (a clear message on stderr, also for a path given
+that cannot be used), 1 other failure (a file-system error such as a full disk: one line
+too, never a traceback).
 """
 
 from __future__ import annotations
@@ -57,6 +59,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`tilecam detect --json ... | head`)
         _silence_stdout()
         return 141  # 128 + SIGPIPE, as a shell reports a killed pipe writer
+    except OSError as exc:  # a path given that cannot be written or read, a full disk…
+        print(f"tilecam {args.command}: error: {_os_error_text(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, _PATH_ERRORS) else 1
+
+
+#: Errors that come from a path the user gave (exit 2, bad input); other OSErrors exit 1.
+_PATH_ERRORS = (NotADirectoryError, IsADirectoryError, PermissionError, FileExistsError)
+
+
+def _os_error_text(exc: OSError) -> str:
+    """One line for an OSError: what went wrong and the path, without the errno.
+
+    >>> _os_error_text(NotADirectoryError(20, "Not a directory", "/etc/passwd/images"))
+    'not a directory: /etc/passwd/images'
+    >>> _os_error_text(OSError("disk trouble"))
+    'disk trouble'
+    """
+    if exc.strerror is None:
+        return str(exc)
+    what = exc.strerror[:1].lower() + exc.strerror[1:]
+    return f"{what}: {exc.filename}" if exc.filename is not None else what
 
 
 def _silence_stdout() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,40 @@ def test_closed_pipe_ends_quietly_without_a_traceback() -> None:
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) in (0, 141)
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_an_output_folder_that_is_a_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tilecam dataset synth --out FILE`: the folder cannot be made — exit 2 with the
+    path named, no traceback (the bad-input promise for paths the user gives)."""
+    from vision.synth.art import available_sets
+
+    if not available_sets():
+        pytest.skip("no tile art installed (../shared/tileart): synth cannot render")
+    taken = tmp_path / "taken"
+    taken.write_text("a file, not a folder")
+    assert main(["dataset", "synth", "--out", str(taken), "--count", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tilecam dataset: error: not a directory: ")
+    assert str(taken) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("error", "code", "text"), [
+    (PermissionError(13, "Permission denied", "/srv/out"), 2, "permission denied: /srv/out"),
+    (OSError(28, "No space left on device", "/srv/out/x.jpg"), 1,
+     "no space left on device: /srv/out/x.jpg"),
+])
+def test_a_file_system_error_in_a_command_is_one_line_with_its_path(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    error: OSError, code: int, text: str,
+) -> None:
+    """A path the user gave that cannot be used exits 2 (bad input), a failing disk 1."""
+    from tilecam.commands import rules
+
+    def fail(_args: object) -> int:
+        raise error
+
+    monkeypatch.setattr(rules, "run_list", fail)
+    assert main(["rules", "list"]) == code
+    assert capsys.readouterr().err == f"tilecam rules: error: {text}\n"
