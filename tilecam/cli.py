@@ -52,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (UserError, ValueError, FileNotFoundError) as exc:
-        print(f"tilecam {args.command}: error: {exc}", file=sys.stderr)
+        text = _os_error_text(exc) if isinstance(exc, OSError) else str(exc)
+        print(f"tilecam {args.command}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

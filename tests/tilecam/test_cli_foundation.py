@@ -79,3 +79,12 @@ def test_a_file_system_error_in_a_command_is_one_line_with_its_path(
     monkeypatch.setattr(rules, "run_list", fail)
     assert main(["rules", "list"]) == code
     assert capsys.readouterr().err == f"tilecam rules: error: {text}\n"
+
+
+def test_a_missing_batch_file_is_named_without_an_errno(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "hands.txt"
+    assert main(["score", "--batch", str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f"tilecam score: error: no such file or directory: {missing}\n")
