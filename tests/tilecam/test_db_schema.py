@@ -170,3 +170,33 @@ def test_recorded_hands_and_revisions_cannot_be_overwritten_or_deleted(engine: E
     with engine.connect() as conn:
         assert conn.execute(text("SELECT outcome FROM hand_revisions")).scalar() == "draw"
         assert conn.execute(text("SELECT number FROM hands")).scalar() == 1
+
+
+def test_a_postgresql_server_that_does_not_answer_is_given_up_on_in_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that takes the connection and never answers (a stuck host) fails the
+    connection after ``CONNECT_TIMEOUT_S`` (here 1 s) instead of holding the request
+    for the operating system's TCP timeout."""
+    import socket
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sqlalchemy.exc import OperationalError
+
+    import tilecam.db.engine as db_engine
+
+    pytest.importorskip("psycopg", reason="psycopg (the postgres extra) is not installed")
+    monkeypatch.setattr(db_engine, "CONNECT_TIMEOUT_S", 1)
+    with socket.socket() as mute:  # listens, never answers
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(4)
+        eng = make_engine(f"postgresql://tc@127.0.0.1:{mute.getsockname()[1]}/tilecam")
+        start = time.monotonic()
+        # in a thread, so that a connection with no timeout fails the test, not hangs it
+        pool = ThreadPoolExecutor(max_workers=1)
+        with pytest.raises(OperationalError, match="timeout"):
+            pool.submit(eng.connect).result(timeout=20)
+        assert time.monotonic() - start < 8
+        pool.shutdown(wait=False)
+        eng.dispose()

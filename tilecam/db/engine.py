@@ -54,7 +54,26 @@ def make_engine(url: str) -> Engine:
             f"unsupported database URL {parsed.drivername!r}: use sqlite:///FILE or "
             "postgresql://USER@HOST:PORT/DB"
         )
-    return create_engine(parsed, pool_pre_ping=True)
+    return create_engine(parsed, pool_pre_ping=True, connect_args=postgres_connect_args(url))
+
+
+#: Seconds a PostgreSQL connection may take to open before the request that needs it is
+#: answered ``database_unavailable`` (a server that does not answer would otherwise hold
+#: it for the operating system's TCP timeout, minutes). ``?connect_timeout=N`` in the
+#: URL overrides it.
+CONNECT_TIMEOUT_S = 10
+
+
+def postgres_connect_args(url: str) -> dict[str, Any]:
+    """The driver arguments :func:`make_engine` adds to a PostgreSQL URL.
+
+    >>> postgres_connect_args("postgresql://tc@db/tilecam")
+    {'connect_timeout': 10}
+    >>> postgres_connect_args("postgresql://tc@db/tilecam?connect_timeout=3")
+    {}
+    """
+    return {} if "connect_timeout" in make_url(url).query else {
+        "connect_timeout": CONNECT_TIMEOUT_S}
 
 
 def _configure_sqlite(engine: Engine) -> None:
