@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("tilecam.api")
@@ -132,6 +133,20 @@ async def _validation_error_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
 
 
+async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """The database failed under a request that had opened it before (a server gone, a
+    connection that timed out, a lock held too long): 503, not a tilecam bug."""
+    assert isinstance(exc, OperationalError)
+    log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
+    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return error_response(
+        503, "database_unavailable",
+        f"the database did not answer: {reason[0] if reason else type(exc).__name__} "
+        "(nothing was recorded by this request; try again)",
+        {"Retry-After": "5"},
+    )
+
+
 async def _unexpected_error_handler(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return error_response(
@@ -144,4 +159,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error_handler)
     app.add_exception_handler(StarletteHTTPException, _http_error_handler)
     app.add_exception_handler(RequestValidationError, _validation_error_handler)
+    app.add_exception_handler(OperationalError, _database_error_handler)
     app.add_exception_handler(Exception, _unexpected_error_handler)

@@ -57,14 +57,17 @@ class NotFound(LookupError):
 
 
 def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempts: int = 5) -> T:
-    """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database."""
+    """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database.
+    A database that cannot be reached at all (no statement ran) is not tried again: the
+    error goes up at once (answered 503 ``database_unavailable``)."""
     for attempt in range(1, attempts + 1):
         with sf() as session:
             try:
                 with session.begin():
                     return work(session)
             except (IntegrityError, OperationalError) as exc:
-                if attempt == attempts:
+                unreachable = isinstance(exc, OperationalError) and exc.statement is None
+                if attempt == attempts or unreachable:
                     raise
                 log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
                 time.sleep(0.01 * attempt)
