@@ -754,3 +754,28 @@ def test_admin_endpoints_are_off_without_an_admin_key(tmp_path: Path) -> None:
     for client in client_for(app):
         r = client.post("/v1/events", json={"name": "x"}, headers=admin(ADMIN))
         assert r.status_code == 403 and "TILECAM_ADMIN_KEY" in r.json()["error"]["message"]
+
+
+@needs_mcr
+def test_a_frame_image_that_cannot_be_kept_does_not_lose_the_hand(
+    backend: str, tmp_path: Path
+) -> None:
+    """The data folder cannot take the frame images (here it is a file; in an event, a
+    full disk): the revealed hand is still recorded, once, without an image, and the
+    camera's answer says why the image was not kept."""
+    blocked = tmp_path / "data"
+    blocked.write_text("a file where the data folder should be")
+    app, cam = make_app(database_url(backend, tmp_path), blocked)
+    for client in client_for(app):
+        _, [(t, k)] = new_event(client, tables=1)
+        hand = cam.show(120, PLAIN_HAND)
+        answers = [post_frame(client, t, k, hand, winner="S", self_drawn="true")
+                   for _ in range(4)]
+        assert [a["status"] for a in answers] == ["waiting", "waiting", "recorded",
+                                                  "already_recorded"]
+        assert answers[2]["image_error"].startswith("the frame image was not kept: ")
+        assert str(blocked) in answers[2]["image_error"]
+        assert "image_error" not in answers[1] and "image_error" not in answers[3]
+        rec = client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
+        assert rec["source"] == "camera" and rec["hand"] == norm(PLAIN_HAND)
+        assert rec["image_ref"] is None

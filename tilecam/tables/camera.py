@@ -12,6 +12,7 @@ a retried or concurrent frame cannot record the hand twice.
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import Callable, Mapping
@@ -25,6 +26,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from tilecam.tables import sheet
 from tilecam.tables.scoring_bridge import HandReport, normalize_hand, reread_of, score_key
 from tilecam.tables.stability import Reading, Watch, step
+
+log = logging.getLogger("tilecam.tables")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class FrameResult:
     complete: bool
     recorded: sheet.Recorded | None = None
     hand_number: int | None = None
+    #: Why the recording frame's image was not kept (a full disk, an unwritable data
+    #: folder): the hand is recorded without it. None when kept or not to be kept.
+    image_error: str | None = None
 
 
 def process_frame(
@@ -103,9 +109,10 @@ def process_frame(
     rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}.jpg"
     target = data_dir / rel
     wrote = False
+    image_error: str | None = None
 
     def work(session: Session) -> FrameResult:
-        nonlocal wrote
+        nonlocal wrote, image_error
         table = sheet.get_table(session, table_id)
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
@@ -129,16 +136,21 @@ def process_frame(
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, complete,
                                hand_number=number)
+        image_error = None
         if store:
-            _write(target, image)
-            wrote = True
+            try:
+                _write(target, image)
+                wrote = True
+            except OSError as exc:  # the hand matters more than its picture: record it
+                image_error = f"the frame image was not kept: {exc.strerror or exc}: {target}"
+                log.warning("tilecam: table %d: %s", table_id, image_error)
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
-                       image_ref=rel.as_posix() if store else None)
+                       image_ref=rel.as_posix() if wrote else None)
         recorded = sheet.insert_hand(session, table, full, "camera", "camera",
                                      review_below=review_below)
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
-                           recorded.hand.number)
+                           recorded.hand.number, image_error)
 
     try:
         return sheet.transaction(sf, work)

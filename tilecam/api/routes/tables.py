@@ -262,6 +262,8 @@ async def post_frame(
     if result.recorded is not None:
         rec = result.recorded
         out["recorded"] = await run_in_threadpool(_recorded_view, sf, table_id, rec)
+    if result.image_error is not None:
+        out["image_error"] = result.image_error
     return out
 
 
