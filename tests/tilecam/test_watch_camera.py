@@ -179,3 +179,34 @@ def test_a_server_that_does_not_answer_is_tried_again_with_the_same_frame(
     answers[:] = [urllib.error.URLError("connection refused")] * 3
     assert main([*args, "--retries", "2"]) == 2
     assert "cannot reach the server" in capsys.readouterr().err
+
+
+def test_watch_says_when_the_recorded_hand_s_image_was_not_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server cannot keep frame images (its data folder is a file here): the hand is
+    recorded all the same, and the watch prints why its picture was not kept."""
+    video = tmp_path / "table.avi"
+    write_video(video, [120, 120])
+    blocked = tmp_path / "data"
+    blocked.write_text("not a folder")
+    app, cam = make_app(database_url("sqlite", tmp_path), blocked)
+    cam.show(120, HAND)
+    for client in client_for(app):
+        _, [(table, key)] = new_event(client, rules="xiamen", tables=1)
+        port = _port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="warning", lifespan="off"))
+        thread = _serve(server)
+        try:
+            code = main(["watch", "--table", str(table), "--key", key, "--source", str(video),
+                         "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+        assert code == 0
+        lines = capsys.readouterr().out.splitlines()
+        recorded = [line for line in lines if '"status": "recorded"' in line]
+        assert len(recorded) == 1 and '"image_error": "the frame image was not kept: ' in (
+            recorded[0])
+        assert '"hands_recorded": 1' in lines[-1]

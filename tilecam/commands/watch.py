@@ -203,9 +203,11 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"the server refused the frames: {message}")
             if status == 200:
                 recorded += data.get("status") == "recorded"
-                print(json.dumps({"frame": posted, **{k: data.get(k) for k in
-                      ("status", "streak", "needed", "hand", "hand_number")}},
-                      ensure_ascii=False), flush=True)
+                line = {"frame": posted, **{k: data.get(k) for k in
+                        ("status", "streak", "needed", "hand", "hand_number")}}
+                if data.get("image_error"):  # recorded without its picture: say why
+                    line["image_error"] = data["image_error"]
+                print(json.dumps(line, ensure_ascii=False), flush=True)
             else:
                 print(json.dumps({"frame": posted, "http": status, **data},
                                  ensure_ascii=False), flush=True)
