@@ -592,3 +592,16 @@ def test_alternatives_say_when_they_score_the_same_as_the_chosen_reading() -> No
     assert flower["same_score"] is True and flower["score"] == r.score.total
     assert suit["same_score"] is False
     assert r.to_dict()["alternatives"][0].keys() >= {"hand", "ratio", "score", "same_score"}
+
+
+def test_cli_names_the_model_folder_as_detect_and_eval_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--model-dir` as `tilecam detect` and `tilecam eval` take it (`--model` still
+    works): a folder without a model is a one-line error naming it."""
+    _, path = scene_and_image(tmp_path)
+    for flag in ("--model-dir", "--model"):
+        assert main(["recognize", str(path), flag, str(tmp_path / "nothing")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("tilecam recognize: error: no model in ")
+        assert str(tmp_path / "nothing") in err

@@ -32,7 +32,8 @@ def register(sub: Any) -> None:
                      help="the hand is shown as a win (default: decided by its tile count)")
     win.add_argument("--no-win", dest="win", action="store_false",
                      help="the hand is not a win: show its waits")
-    p.add_argument("--model", default=None, help="model folder (default: the shipped model)")
+    p.add_argument("--model-dir", "--model", dest="model", default=None,
+                   help="model folder (default: the shipped model; --model is the old name)")
     p.add_argument("--annotate", metavar="OUT.jpg", default=None,
                    help="write an annotated image (melds, winning tile, corrections, fans)")
     p.set_defaults(func=run)
