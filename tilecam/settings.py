@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +20,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TILECAM_", extra="ignore")
 
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=0, le=65535)
     #: Folder for the SQLite database and stored frames.
     data_dir: Path = REPO_ROOT / "data"
     #: SQLAlchemy URL; empty means SQLite in ``data_dir/tilecam.db``.
@@ -28,28 +28,28 @@ class Settings(BaseSettings):
     #: Folder holding the shipped model files (see models/README.md).
     model_dir: Path = REPO_ROOT / "models"
     #: Largest accepted upload, bytes.
-    max_upload_bytes: int = 15 * 1024 * 1024
+    max_upload_bytes: int = Field(default=15 * 1024 * 1024, ge=1)
     #: Largest accepted decoded image, pixels (width * height).
-    max_pixels: int = 40_000_000
+    max_pixels: int = Field(default=40_000_000, ge=1)
     #: Recognitions allowed to run at once per process; more wait, then get 503.
-    recognize_concurrency: int = 2
+    recognize_concurrency: int = Field(default=2, ge=1)
     #: onnxruntime threads per detector run; 0 = onnxruntime's default (all cores).
-    detector_threads: int = 0
+    detector_threads: int = Field(default=0, ge=0)
     #: Image requests admitted at once per process (uploading, waiting or running);
     #: more get 503 at once, so memory for uploads stays bounded.
-    recognize_queue: int = 32
+    recognize_queue: int = Field(default=32, ge=1)
     #: Seconds a request may wait for a recognition slot or run before 503.
-    request_timeout_s: float = 30.0
+    request_timeout_s: float = Field(default=30.0, gt=0)
     #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).
     load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints.
     admin_key: str = ""
     #: Camera frames in a row that must show the same complete hand before it is recorded.
-    stable_frames: int = 3
+    stable_frames: int = Field(default=3, ge=1)
     #: Requests per second allowed per API key (table or admin key), on average.
-    rate_limit_per_s: float = 5.0
+    rate_limit_per_s: float = Field(default=5.0, gt=0)
     #: Requests a key may make in a burst above the average rate.
-    rate_limit_burst: int = 30
+    rate_limit_burst: int = Field(default=30, ge=1)
     #: Keep the camera frame each recorded hand was read from (in ``data_dir/frames``).
     store_frames: bool = True
     #: A camera's win read with a score confidence (``vision.confidence``) under this is
@@ -67,7 +67,34 @@ class Settings(BaseSettings):
         return f"sqlite:///{(self.data_dir / 'tilecam.db').as_posix()}"
 
 
+class SettingsError(ValueError):
+    """An environment variable holds a setting the service cannot take (one line)."""
+
+
+def describe_errors(exc: ValidationError) -> str:
+    r"""One line naming each environment variable that is wrong and why.
+
+    >>> try:
+    ...     Settings(port="abc", stable_frames=0)
+    ... except ValidationError as exc:
+    ...     print(*describe_errors(exc).split("; "), sep="\n")
+    TILECAM_PORT='abc': input should be a valid integer, unable to parse string as an integer
+    TILECAM_STABLE_FRAMES=0: input should be greater than or equal to 1
+    """
+    parts = []
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err["loc"] else "settings"
+        msg = str(err["msg"])
+        parts.append(f"TILECAM_{field.upper()}={err.get('input')!r}: "
+                     f"{msg[:1].lower()}{msg[1:]}")
+    return "; ".join(parts)
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (cached; tests may call ``get_settings.cache_clear()``)."""
-    return Settings()
+    """The process-wide settings (cached; tests may call ``get_settings.cache_clear()``);
+    :class:`SettingsError` names the environment variables that are wrong."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise SettingsError(f"bad setting: {describe_errors(exc)}") from None

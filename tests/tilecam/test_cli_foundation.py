@@ -88,3 +88,24 @@ def test_a_missing_batch_file_is_named_without_an_errno(
     assert main(["score", "--batch", str(missing)]) == 2
     assert capsys.readouterr().err == (
         f"tilecam score: error: no such file or directory: {missing}\n")
+
+
+def test_a_bad_setting_in_the_environment_is_named_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`TILECAM_PORT=abc tilecam serve`: exit 2 naming the variable, its value and the
+    rule — a negative upload limit or a zero rate is refused the same way, before the
+    service starts."""
+    from tilecam.settings import get_settings
+
+    monkeypatch.setenv("TILECAM_PORT", "abc")
+    monkeypatch.setenv("TILECAM_MAX_UPLOAD_BYTES", "-5")
+    get_settings.cache_clear()
+    try:
+        assert main(["serve"]) == 2
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tilecam serve: error: bad setting: ")
+    assert "TILECAM_PORT='abc': input should be a valid integer" in err
+    assert "TILECAM_MAX_UPLOAD_BYTES='-5': input should be greater than or equal to 1" in err
