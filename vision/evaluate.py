@@ -86,11 +86,31 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path} is not valid YAML: {_yaml_problem(exc)}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping with 'names'")
     return data
+
+
+def _yaml_problem(exc: Exception) -> str:
+    r"""A YAML error in one line: the problem and where (1-based line and column).
+
+    >>> import yaml
+    >>> try:
+    ...     yaml.safe_load("names: {0: 1m\n")
+    ... except yaml.YAMLError as exc:
+    ...     print(_yaml_problem(exc))
+    expected ',' or '}', but got '<stream end>' (line 2, column 1)
+    """
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if not problem:
+        return " ".join(str(exc).split())
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return f"{problem}{where}"
 
 
 def _names(data: dict[str, Any], where: Path) -> list[str]:

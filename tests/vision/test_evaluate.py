@@ -289,6 +289,11 @@ def test_dataset_errors(tmp_path: Path) -> None:
         load_dataset(tmp_path / "missing")
     with pytest.raises(ValueError, match=r"no data\.yaml"):
         load_dataset(tmp_path)
+    (tmp_path / "data.yaml").write_text("names: {0: 1m\n")  # a mapping left open
+    with pytest.raises(ValueError) as broken:
+        load_dataset(tmp_path)
+    assert str(broken.value) == (f"{tmp_path / 'data.yaml'} is not valid YAML: expected "
+                                 "',' or '}', but got '<stream end>' (line 2, column 1)")
     (tmp_path / "data.yaml").write_text("names: ['1m']\n")
     with pytest.raises(ValueError, match="no images for split 'val'"):
         load_dataset(tmp_path)
