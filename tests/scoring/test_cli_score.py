@@ -57,6 +57,21 @@ def test_batch_json_lines_go_on_after_an_error(
     assert "--bogus" in lines[2]["error"]
 
 
+def test_batch_reads_a_windows_file_and_a_line_that_is_not_text_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file saved by Notepad (a BOM, CRLF line ends) reads as written; a line of bytes
+    that are not UTF-8 is an error object for that line, and the batch goes on."""
+    batch = tmp_path / "hands.txt"
+    batch.write_bytes(b"\xef\xbb\xbf555666777p5556s7s --self-drawn\r\n\xde\xad\xbe\xef\r\n"
+                      b"11223344556677s --self-drawn\r\n")
+    code, out, err = run(["score", "--batch", str(batch), "--json"], capsys)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and err == ""
+    assert [line.get("total") for line in lines] == [48, None, 89]
+    assert lines[1] == {"error": "line 2: not UTF-8 text"}
+
+
 def test_set_and_context_reach_the_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["score", "11m222p345678s99s1m", "--set", "min_fan=5", "--json"], capsys)
     assert code == 0 and json.loads(out)["legal"] is True

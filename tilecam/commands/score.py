@@ -14,7 +14,7 @@ import argparse
 import json
 import shlex
 import sys
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import scoring
 from scoring import HandError, Score
@@ -147,14 +147,20 @@ def format_score(hand: str, s: Score) -> str:
 
 
 def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
-    stream: TextIO = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    # read as bytes and decoded line by line: a line that is not UTF-8 is one bad line
+    stream: BinaryIO = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     parser = _hand_parser()
     try:
-        for number, line in enumerate(stream, 1):
-            text = line.strip()
-            if not text or text.startswith("#"):
+        for number, raw in enumerate(stream, 1):
+            try:
+                text = raw.decode("utf-8").strip().lstrip("\ufeff")  # a BOM (Notepad)
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and (not text or text.startswith("#")):
                 continue
             try:
+                if text is None:
+                    raise ValueError("not UTF-8 text")
                 args = parser.parse_args(shlex.split(text))
                 result = score_args(args)
             except (ValueError, argparse.ArgumentError) as exc:  # HandError is a ValueError
@@ -167,7 +173,7 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
             else:
                 print(format_score(args.hand, result), file=out)
     finally:
-        if stream is not sys.stdin:
+        if path != "-":
             stream.close()
     return 0
 
