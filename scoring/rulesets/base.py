@@ -35,7 +35,16 @@ class Setting:
     """One setting of a rule set (or one rule-specific context field).
 
     ``default`` fixes the type (bool, int, float or str; ``None`` means "optional str");
-    ``choices`` limits the values when given.
+    ``choices`` limits the values when given. A number may not be negative — chips,
+    points, fan and factors — except down to a negative default, which a context field
+    uses to say "not known" (Xiamen's ``chips_left`` -1).
+
+    >>> Setting("min_fan", 8, "fan needed").coerce("-3")
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: setting min_fan=-3: must be 0 or more
+    >>> Setting("chips_left", -1, "unknown: -1").coerce(-1)
+    -1
     """
 
     name: str
@@ -69,6 +78,9 @@ class Setting:
             )
         if kind is int and isinstance(value, bool):
             raise HandError(f"setting {self.name}={value!r}: expected int, not bool")
+        if kind in (int, float) and value < min(0, self.default):
+            raise HandError(f"setting {self.name}={value!r}: must be "
+                            f"{min(0, self.default)} or more")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise HandError(f"setting {self.name}={value!r}: choose one of {allowed}")
