@@ -285,3 +285,18 @@ def test_a_correction_scores_each_later_hand_at_the_chips_the_rescored_hands_lea
     owed = each_pays(True, repeats=1)
     for name in ("Bo0", "Cai0", "Dan0"):
         assert three["points"][name] == -min(owed, three["chips"][name])
+
+
+def test_a_score_too_large_for_the_sheet_is_refused_with_the_reason(client: TestClient) -> None:
+    """A Xiamen table set up with a 底 of 10¹² chips: a hand's total overflows the
+    database's column (PostgreSQL stopped it with a 500, SQLite too). It is refused with
+    a 400 naming the figure and the limit, and nothing is recorded."""
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1,
+                            settings={"base_nondealer": 10**12, "base_dealer": 10**12})
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": XIAMEN_WIN, "winner": "S", "self_drawn": True, "context": {"gold": "9s"}})
+    assert r.status_code == 400, r.text
+    message = r.json()["error"]["message"]
+    assert message.startswith("hand 1 scores 2,000,000,000,000 (total or one payment), "
+                              "more than the sheet records (2,147,483,647)")
+    assert client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"] == []

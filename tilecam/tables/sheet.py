@@ -201,10 +201,23 @@ def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
     return row
 
 
+#: The largest total or payment a sheet records (the database keeps a hand's total in a
+#: 32-bit column): beyond it a hand is refused with the reason, not stored cut short.
+MOST_POINTS = 2**31 - 1
+
+
 def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
               lenient: bool = False, review_below: float = 0.0) -> Evaluation:
-    return evaluate(report, place, table.rules, table.version, table.rule_settings or {},
-                    lenient=lenient, review_below=review_below)
+    ev = evaluate(report, place, table.rules, table.version, table.rule_settings or {},
+                  lenient=lenient, review_below=review_below)
+    largest = max([abs(ev.total or 0), *(abs(int(v)) for v in ev.settlement)])
+    if largest > MOST_POINTS:
+        raise ValueError(
+            f"hand {place.number} scores {largest:,} (total or one payment), more than the "
+            f"sheet records ({MOST_POINTS:,}): check the table's settings "
+            f"{table.rule_settings or {}} and the dealer's streak ({place.repeats} wins, "
+            f"{place.draws} drawn hands)")
+    return ev
 
 
 def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
