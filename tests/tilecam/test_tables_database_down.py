@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 from test_tables_helpers import admin, client_for, database_url, make_app
 
 import tilecam.db.engine as db_engine
