@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -50,6 +51,21 @@ def _serve(server: uvicorn.Server) -> threading.Thread:
     return thread
 
 
+def _watch(app: Any, table: int, key: str, video: Path) -> int:
+    """``tilecam watch`` posting ``video`` (a frame every 0.5 s) to ``app`` served on a
+    free port for the call; its exit code."""
+    port = _port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
+    thread = _serve(server)
+    try:
+        return main(["watch", "--table", str(table), "--key", key, "--source", str(video),
+                     "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 def test_sampling_a_file_by_video_time(tmp_path: Path) -> None:
     video = tmp_path / "v.avi"
     write_video(video, [60, 120, 180])
@@ -69,16 +85,7 @@ def test_watch_posts_a_video_and_the_hand_is_recorded_once(
     cam.show(120, HAND)
     for client in client_for(app):
         _, [(table, key)] = new_event(client, rules="xiamen", tables=1)
-        port = _port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="off"))
-        thread = _serve(server)
-        try:
-            code = main(["watch", "--table", str(table), "--key", key, "--source", str(video),
-                         "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
+        code = _watch(app, table, key, video)
         assert code == 0
         out = capsys.readouterr().out
         assert '"frames_posted": 8' in out and '"hands_recorded": 1' in out
@@ -194,16 +201,7 @@ def test_watch_says_when_the_recorded_hand_s_image_was_not_kept(
     cam.show(120, HAND)
     for client in client_for(app):
         _, [(table, key)] = new_event(client, rules="xiamen", tables=1)
-        port = _port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="off"))
-        thread = _serve(server)
-        try:
-            code = main(["watch", "--table", str(table), "--key", key, "--source", str(video),
-                         "--server", f"http://127.0.0.1:{port}", "--every", "0.5"])
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
+        code = _watch(app, table, key, video)
         assert code == 0
         lines = capsys.readouterr().out.splitlines()
         recorded = [line for line in lines if '"status": "recorded"' in line]
