@@ -109,10 +109,9 @@ def process_frame(
     rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}.jpg"
     target = data_dir / rel
     wrote = False
-    image_error: str | None = None
 
     def work(session: Session) -> FrameResult:
-        nonlocal wrote, image_error
+        nonlocal wrote
         table = sheet.get_table(session, table_id)
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
@@ -136,7 +135,7 @@ def process_frame(
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, complete,
                                hand_number=number)
-        image_error = None
+        image_error: str | None = None
         if store:
             try:
                 _write(target, image)
