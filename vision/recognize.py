@@ -385,6 +385,24 @@ def _alternative(
     return entry
 
 
+def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
+    """A rule set that exists (:class:`scoring.HandError` naming the known ones) and a
+    context that is a mapping (TypeError), checked before any work.
+
+    >>> _check_request("mcr", {"self_drawn": True})
+    >>> _check_request("mcr", ["self_drawn"])
+    Traceback (most recent call last):
+    ...
+    TypeError: context must be a mapping of win-context fields, e.g. {'self_drawn': True}, not list
+    """
+    import scoring
+
+    scoring.get_rule_set(rules)
+    if context is not None and not isinstance(context, Mapping):
+        raise TypeError("context must be a mapping of win-context fields, e.g. "
+                        f"{{'self_drawn': True}}, not {type(context).__name__}")
+
+
 def recognize_detections(
     dets: Detections,
     rules: str = "mcr",
@@ -407,6 +425,7 @@ def recognize_detections(
     reading: the hand is first read without them, and read with them only when that
     first reading scores no win — a hand over its size is more often an extra box or a
     flower read as a kind than a kong laid flat, which those rules mend first."""
+    _check_request(rules, context)
     params = layout_params or LayoutParams()
     dets = below_threshold_as_weak(dets)
     given = _Given(rules, context, image, ms, calibration, flip_sideways)
@@ -629,6 +648,7 @@ def recognize(
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
+    _check_request(rules, context)  # before the detector's time is spent
     name = str(image) if isinstance(image, str) else None
     t0 = time.perf_counter()
     pixels = load_image(image)

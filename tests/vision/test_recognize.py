@@ -605,3 +605,20 @@ def test_cli_names_the_model_folder_as_detect_and_eval_do(
         err = capsys.readouterr().err
         assert err.startswith("tilecam recognize: error: no model in ")
         assert str(tmp_path / "nothing") in err
+
+
+def test_unknown_rules_or_a_context_that_is_not_a_mapping_fail_before_detection() -> None:
+    """The request is checked first: no detector time is spent on a call that cannot be
+    scored, and the error says what is wrong."""
+    calls: list[int] = []
+
+    def detector(image: Any) -> Detections:
+        calls.append(1)
+        raise AssertionError("the detector should not run")
+
+    frame = np.zeros((64, 64, 3), np.uint8)
+    with pytest.raises(scoring.HandError, match=r"unknown rules 'nope' \(known: "):
+        recognize(frame, rules="nope", detector=detector)
+    with pytest.raises(TypeError, match="context must be a mapping of win-context fields"):
+        recognize(frame, context=5, detector=detector)  # type: ignore[arg-type]
+    assert calls == []
