@@ -552,3 +552,31 @@ def test_a_closeup_shows_tiles_of_one_set() -> None:
         placed = layout_closeup(np.random.default_rng([19, i]), art, 26.0, 36.0)
         counts = Counter(p.box.code for p in placed)
         assert all(n <= (1 if c.endswith("f") else 4) for c, n in counts.items()), (i, counts)
+
+
+def test_cli_will_not_mix_a_new_set_into_an_old_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Writing a set where one is already would leave the old images beside the new
+    under the new manifest (3 images, "images": 1). It is refused unless --overwrite,
+    which replaces the set's own files and leaves anything else in the folder."""
+    from tilecam.cli import main
+
+    art = _any_art()
+    out = tmp_path / "synth"
+    base = ["dataset", "synth", "--out", str(out), "--art", art.name, "--imgsz", "128",
+            "--quiet"]
+    assert main([*base, "--count", "3", "--seed", "1"]) == 0
+    (out / "notes.txt").write_text("mine")
+    assert main([*base, "--count", "1", "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out} already holds a set (3 images; " in err and "--overwrite" in err
+    assert len(list((out / "images").glob("*.jpg"))) == 3  # untouched
+    assert main([*base, "--count", "1", "--seed", "2", "--art", "no-such-set",
+                 "--overwrite"]) == 2  # a bad option removes nothing
+    assert len(list((out / "images").glob("*.jpg"))) == 3
+    assert main([*base, "--count", "1", "--seed", "2", "--overwrite"]) == 0
+    for sub in ("images", "labels", "truth"):
+        assert len(list((out / sub).iterdir())) == 1
+    assert json.loads((out / "manifest.json").read_text())["images"] == 1
+    assert (out / "notes.txt").read_text() == "mine"

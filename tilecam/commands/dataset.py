@@ -60,6 +60,9 @@ def register(sub: Any) -> None:
                    help="share of hands shown one tile short, waiting: the tile set apart "
                    "for the win taken away (truth waiting: true, with its waits; 0..1, "
                    "default 0)")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace a set already in --out (its images, labels, truth, "
+                   "data.yaml and manifest.json; nothing else there is touched)")
     s.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--list-art", action="store_true", help="list installed art sets and exit")
@@ -106,8 +109,39 @@ def _imgsz(values: list[int]) -> tuple[int, int]:
     raise ValueError(f"--imgsz takes W or W H, got {len(values)} numbers")
 
 
+#: What ``tilecam dataset synth`` writes in its ``--out`` folder.
+SYNTH_OUTPUTS = ("images", "labels", "truth", "data.yaml", "manifest.json")
+
+
+def _make_room(out: Path, overwrite: bool) -> None:
+    """Refuse to write into a folder that holds a set already (its files would mix with
+    the new ones: 3 old images and 1 new under a manifest of 1), unless ``overwrite``,
+    which removes the old set's outputs (:data:`SYNTH_OUTPUTS`) and nothing else."""
+    import shutil
+
+    found = [name for name in SYNTH_OUTPUTS if (out / name).exists()]
+    if not found:
+        return
+    if not overwrite:
+        held = len(list((out / "images").glob("*"))) if (out / "images").is_dir() else 0
+        raise ValueError(f"{out} already holds a set ({held} images; {', '.join(found)}): "
+                         "give --overwrite to replace it, or another --out")
+    for name in found:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
 def run_synth(args: argparse.Namespace) -> int:
-    from vision.synth.art import HELD_OUT, available_sets, default_sets, resolve_art_names
+    from vision.synth.art import (
+        HELD_OUT,
+        available_sets,
+        check_art_names,
+        default_sets,
+        resolve_art_names,
+    )
 
     if args.list_art:
         have = available_sets()
@@ -143,6 +177,8 @@ def run_synth(args: argparse.Namespace) -> int:
         face_up_kongs=args.face_up_kongs, turned_hands=args.turned_hands,
         near_miss=args.near_miss, waiting=args.waiting, workers=args.workers,
     )
+    check_art_names(cfg.art)
+    _make_room(args.out, args.overwrite)  # every option checked: only now is a set removed
     bar = None if args.quiet else Progress(cfg.count)
     manifest = generate(cfg, bar.update if bar else None)
     print(f"wrote {manifest['images']} images ({manifest['tiles']} tiles) to {cfg.out} "

@@ -38,7 +38,7 @@ import hashlib
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -691,6 +691,17 @@ def load_art(name: str) -> ArtSet:
         return load_procedural(seed=int(name.removeprefix("pictorial-")), pictures="varied")
     known = ", ".join(available_sets()) or "none installed"
     raise ArtError(f"unknown art set {name!r}; available: {known}")
+
+
+def check_art_names(names: Sequence[str]) -> None:
+    """Raise :class:`ArtError` (as :func:`load_art` would) for a name that names no
+    installed set, without loading any: a command checks its ``--art`` before it acts."""
+    have = set(available_sets())
+    for name in names:
+        numbered = re.fullmatch(r"(procedural|pictorial)-\d+", name) and _procedural_ready()
+        if name not in have and not numbered:
+            known = ", ".join(sorted(have)) or "none installed"
+            raise ArtError(f"unknown art set {name!r}; available: {known}")
 
 
 def resolve_art_names(spec: str | None) -> list[str]:
