@@ -201,6 +201,21 @@ def test_prepare_drop_leaves_mirrored_copies_out(tmp_path: Path) -> None:
     assert all(n.split(".rf.")[1][0] in "ace" for n in names)
 
 
+def test_a_second_split_into_the_same_folder_leaves_no_photo_in_both(tmp_path: Path) -> None:
+    """Prepared again with another split (seed or val share), a stem that moves from val
+    to train must not stay in val too: a val photo the model trained on."""
+    originals = _write_hk(tmp_path / "hk", stems=4)
+    out = tmp_path / "out"
+    for seed in (0, 1, 2, 3):
+        prepare_photos(tmp_path / "hk", out, val_fraction=0.5, seed=seed,
+                       scorer=_oracle(originals))
+        train = {p.name for p in (out / "images/train").iterdir()}
+        val = {p.name for p in (out / "images/val").iterdir()}
+        assert train.isdisjoint(val) and len(train | val) == 20
+        labels = {p.name for p in (out / "labels/train").iterdir()}
+        assert labels.isdisjoint(p.name for p in (out / "labels/val").iterdir())
+
+
 def test_prepare_rejects_a_folder_that_is_not_hk_photos(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="images/ and labels/"):
         prepare_photos(tmp_path, tmp_path / "out", scorer=lambda im, lb: 0.0)

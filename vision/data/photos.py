@@ -663,6 +663,9 @@ def prepare_photos(
         ):
             target = out / "images" / split / path.name
             label_target = out / "labels" / split / f"{path.stem}.txt"
+            other = "val" if split == "train" else "train"  # an earlier run's other split:
+            (out / "images" / other / path.name).unlink(missing_ok=True)  # never in both
+            (out / "labels" / other / f"{path.stem}.txt").unlink(missing_ok=True)
             if decision.ambiguous and mirrored != "keep":
                 counts["ambiguous"] += 1
                 target.unlink(missing_ok=True)
