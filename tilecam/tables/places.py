@@ -46,18 +46,18 @@ class PlaceWalk:
 
     def __init__(self, table: GameTable) -> None:
         self._deal = flow.DealWalk(deal_of(table))
-        self._full = chip_stack(table)
-        self._stacks = None if self._full is None else [self._full] * 4
+        self._full = chip_stack(table)  # None: no chip stacks at this table
+        self._stacks = [self._full or 0] * 4
 
     def place(self) -> flow.Place:
         """The place of the hand not yet advanced past."""
         place = self._deal.place()
-        return place if self._stacks is None else replace(place, stacks=tuple(self._stacks))
+        return place if self._full is None else replace(place, stacks=tuple(self._stacks))
 
     def advance(self, hand: Hand) -> None:
         """Record ``hand`` (its current revision) at :meth:`place`; on to the next hand."""
         self._deal.advance(played(hand))
-        if self._stacks is None or self._full is None:
+        if self._full is None:
             return
         rev = hand.revisions[-1]
         if rev.outcome == "win":

@@ -386,39 +386,40 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
     stood. ``before``: the places the hands were scored at. A pending hand stays pending
     (a referee settles it); a void one stays void. ``hands``: the table's hands, hand
     ``changed``'s new revision among its revisions. Returns the hands scored again."""
-    deal = deal_of(table)
     names = [p.name for p in table.players]
     rescored: list[int] = []
     walk = PlaceWalk(table)  # each hand's place from the hands before it, as they now are
-    for hand in hands[:changed]:
-        walk.advance(hand)
-    for hand in hands[changed:]:
+    for hand in hands:
         old, new = before[hand.number - 1], walk.place()
-        last = hand.revisions[-1]
-        if last.outcome == "void" or not moved(old, new):
-            walk.advance(hand)
-            continue
-        note = f"{why_moved(changed, old, new, names)}; scored again"
-        if flow.session_over(deal, new):
-            note += " — it now lies past the end of the session"
-        report = report_of(last)
-        lenient = hand.source == "camera"
-        try:
-            ev = _evaluate(table, new, report, lenient=lenient)
-        except ValueError as exc:
-            ev = Evaluation("pending", last.hand_text, None, None, None, [0, 0, 0, 0],
-                            f"the scorer refused this hand: {exc}")
-        if last.outcome == "pending" and ev.outcome == "win":
-            ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0],
-                            last.note)
-        rev = _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
-                        f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
-                        new)
-        hand.revisions.append(rev)
-        rescored.append(hand.number)
-        walk.advance(hand)  # the hands after it read its new revision (its chips)
+        if (hand.number > changed and hand.revisions[-1].outcome != "void"
+                and moved(old, new)):
+            note = f"{why_moved(changed, old, new, names)}; scored again"
+            hand.revisions.append(_rescored(table, hand, new, note, author))
+            rescored.append(hand.number)
+        walk.advance(hand)  # the hands after it read its current revision (its chips)
     session.flush()
     return rescored
+
+
+def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
+              author: str) -> HandRevision:
+    """Hand's ``reseat`` revision: its last report scored again at place ``new``; a
+    pending hand stays pending, one the scorer now refuses becomes pending with why."""
+    last = hand.revisions[-1]
+    if flow.session_over(deal_of(table), new):
+        note += " — it now lies past the end of the session"
+    report = report_of(last)
+    try:
+        ev = _evaluate(table, new, report, lenient=hand.source == "camera")
+    except ValueError as exc:
+        ev = Evaluation("pending", last.hand_text, None, None, None, [0, 0, 0, 0],
+                        f"the scorer refused this hand: {exc}")
+    if last.outcome == "pending" and ev.outcome == "win":
+        ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0],
+                        last.note)
+    return _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
+                     f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
+                     new)
 
 
 def hands_of(session: Session, table_id: int) -> list[Hand]:
