@@ -689,8 +689,12 @@ def load_art(name: str) -> ArtSet:
         return load_procedural(seed=int(name.removeprefix("procedural-")))
     if re.fullmatch(r"pictorial-\d+", name):
         return load_procedural(seed=int(name.removeprefix("pictorial-")), pictures="varied")
+    raise _unknown_art(name)
+
+
+def _unknown_art(name: str) -> ArtError:
     known = ", ".join(available_sets()) or "none installed"
-    raise ArtError(f"unknown art set {name!r}; available: {known}")
+    return ArtError(f"unknown art set {name!r}; available: {known}")
 
 
 def check_art_names(names: Sequence[str]) -> None:
@@ -700,8 +704,7 @@ def check_art_names(names: Sequence[str]) -> None:
     for name in names:
         numbered = re.fullmatch(r"(procedural|pictorial)-\d+", name) and _procedural_ready()
         if name not in have and not numbered:
-            known = ", ".join(sorted(have)) or "none installed"
-            raise ArtError(f"unknown art set {name!r}; available: {known}")
+            raise _unknown_art(name)
 
 
 def resolve_art_names(spec: str | None) -> list[str]:
