@@ -154,17 +154,13 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
         for number, raw in enumerate(stream, 1):
             try:
                 text = raw.decode("utf-8").strip().lstrip("\ufeff")  # a BOM (Notepad)
-            except UnicodeDecodeError:
-                text = None
-            if text is not None and (not text or text.startswith("#")):
-                continue
-            try:
-                if text is None:
-                    raise ValueError("not UTF-8 text")
+                if not text or text.startswith("#"):
+                    continue
                 args = parser.parse_args(shlex.split(text))
                 result = score_args(args)
             except (ValueError, argparse.ArgumentError) as exc:  # HandError is a ValueError
-                message = f"line {number}: {exc}"
+                why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc
+                message = f"line {number}: {why}"
                 print(json.dumps({"error": message}, ensure_ascii=False) if as_json
                       else f"error: {message}", file=out)  # fmt: skip
                 continue
