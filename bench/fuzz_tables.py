@@ -2,8 +2,10 @@
 against a model of the sheet kept here (the bad-input and no-lost-data promises for
 tables).
 
-Each seed opens an event with one table per rule set (MCR, Xiamen, Zhenjiang) and sends a
-random sequence of the table endpoints: hands posted by the table key or the admin key
+Each seed opens an event with one table per rule set (MCR, Xiamen, Zhenjiang) — half the
+tables with random rule-set settings (:func:`random_settings`; now and then ones that must
+be refused: unknown, negative, of the wrong type or beyond what a sheet keeps) — and sends
+a random sequence of the table endpoints: hands posted by the table key or the admin key
 (random MCR wins from :func:`scoring.mcr.samples.random_win`, draws, hands under 8 fan,
 malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
 other content, places out of order, a hand past the session's end), referee corrections
@@ -39,10 +41,13 @@ and after every few requests the sheet is read back and compared with the model:
   other) scored again: one ``reseat`` revision, seated as the model says, the same
   winner seat, a pending hand still pending;
 * a settled Xiamen win's 底: 8, or the dealer's 16 doubled for each hand in a row the
-  dealer won before and each drawn hand in a row before (the streak the sheet fills in);
+  dealer won before and each drawn hand in a row before (the streak the sheet fills in;
+  the table's settings change each number), and no payer paying more chips than they
+  have (unless the table's ``cap_at_stack`` is off);
 * an MCR win's points, from its total: 8 + total from each other player on a self-draw,
-  8 + total from the discarder and 8 from the two others on a discard; every hand sums
-  to 0; draws, voids and pending hands score 0;
+  8 + total from the discarder and 8 from the two others on a discard (8: the table's
+  ``base_points``), never under the table's ``min_fan``; every hand sums to 0; draws,
+  voids and pending hands score 0;
 * penalties: 10 (错和) or 20 (诈和) to each other player on MCR, Xiamen 诈胡 in money apart
   from the chips (unless the referee says otherwise), a deduction from the
   offender only, a void penalty counts 0;
@@ -99,6 +104,9 @@ DEALS = {"mcr": (False, False, 4), "xiamen": (True, True, None), "zhenjiang": (F
 MOST_HANDS = 400
 #: Chips each Xiamen player has at the start of a 课 (seed 000's 100筹码).
 XIAMEN_STACK = 100
+#: The largest number a sheet keeps (a 32-bit column, README): a setting beyond it is
+#: refused when the table is opened.
+MOST_SHEET_POINTS = 2**31 - 1
 
 
 def seat_positions(number: int) -> dict[str, int]:
@@ -127,17 +135,20 @@ class ModelPlace:
     stacks: tuple[int, ...] | None = None
 
 
-def model_places(rules: str, hands: list[HandState]) -> list[ModelPlace]:
+def model_places(rules: str, hands: list[HandState],
+                 stack: int | None = XIAMEN_STACK) -> list[ModelPlace]:
     """The places of ``hands`` (hands 1..n in order) and of the next hand, from the deal
     as the README states it: after each hand the deal passes counter-clockwise unless
     the rule set keeps it (Xiamen: the dealer won, or a drawn or void hand; Zhenjiang: a
-    drawn or void hand); a pending hand with no winner is taken to pass it."""
+    drawn or void hand); a pending hand with no winner is taken to pass it. ``stack``:
+    the chips each Xiamen player starts a 课 with."""
     if rules == "mcr":
         return [ModelPlace(seat_positions(min(n, 16)), WINDS[(n - 1) // 4 % 4], 0, 0,
                            (n - 1) // 4 + 1) for n in range(1, len(hands) + 2)]
     on_win, on_draw, _ = DEALS[rules]
     out, passes, repeats, draws = [], 0, 0, 0
-    stacks = [XIAMEN_STACK] * 4 if rules == "xiamen" else None
+    full = XIAMEN_STACK if stack is None else stack
+    stacks = [full] * 4 if rules == "xiamen" else None
     for i in range(len(hands) + 1):
         dealer = passes % 4
         rnd = passes // 4 + 1
@@ -151,7 +162,7 @@ def model_places(rules: str, hands: list[HandState]) -> list[ModelPlace]:
             if hand.outcome == "win":  # player has none left the next 课 starts afresh
                 stacks = [c + p for c, p in zip(stacks, hand.points, strict=True)]
             if min(stacks) <= 0:
-                stacks = [XIAMEN_STACK] * 4
+                stacks = [full] * 4
         if hand.outcome in ("win", "pending") and hand.winner:
             stays = on_win and hand.winner == "E"
             repeats, draws = (repeats + 1, 0) if stays else (0, 0)
@@ -202,10 +213,19 @@ class TableState:
     #: hands after which the fuzzer moves on to a new table where the session has no end
     #: (Xiamen plays for a set time: a few dozen hands)
     played_for: int = 10**9
+    #: the rule-set settings the table was opened with (:func:`random_settings`)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def setting(self, name: str) -> Any:
+        """The table's value of the setting ``name`` (given, else the rule set's)."""
+        from scoring.rulesets import get_rule_set
+
+        return get_rule_set(self.rules).resolve_settings(self.settings)[name]
 
     def places(self) -> list[ModelPlace]:
         """The model's places of the recorded hands and of the next one."""
-        return model_places(self.rules, [self.hands[n] for n in sorted(self.hands)])
+        stack = self.setting("chip_stack") if self.rules == "xiamen" else None
+        return model_places(self.rules, [self.hands[n] for n in sorted(self.hands)], stack)
 
     def over(self) -> bool:
         """Whether the session is over (the next hand would lie past its end)."""
@@ -656,7 +676,7 @@ class SheetRun:
                 self.answers["xiamen 杀三 (kill three)"] += 1
             points = [int(view["points"][n]) for n in table.names]
             paid = [i for i in range(4) if points[i] < 0 and -points[i] > place.stacks[i]]
-            if paid:
+            if paid and table.setting("cap_at_stack"):
                 self.failures.add(f"{name}: {paid} paid more than their chips "
                                   f"{place.stacks}: {points}")
         if (view.get("prevalent_wind"), view.get("dealer_repeats"), view.get("drawn_hands")) != (
@@ -685,18 +705,20 @@ class SheetRun:
                               f"{view.get('winner')} for body winner {body.get('winner')}")
             return
         if table.rules == "xiamen":
-            self.check_xiamen_base(name, view, body, place)
+            self.check_xiamen_base(name, view, body, place, table)
         if table.rules != "mcr":
             return
         total = int(view["total"])
-        if total < 8:
-            self.failures.add(f"{name}: MCR win of {total} fan settled")
+        least, base = table.setting("min_fan"), table.setting("base_points")
+        if total < least:
+            self.failures.add(f"{name}: MCR win of {total} fan settled (起和 {least})")
         model = [0, 0, 0, 0]
         win_pos = positions[body["winner"]]
         for w, pos in positions.items():
             if pos == win_pos:
                 continue
-            pay = 8 + total if body.get("self_drawn") or w == body.get("discarder") else 8
+            pay = (base + total if body.get("self_drawn") or w == body.get("discarder")
+                   else base)
             model[pos] -= pay
             model[win_pos] += pay
         if points != model:
@@ -704,11 +726,11 @@ class SheetRun:
                               f"winner {body['winner']}, discarder {body.get('discarder')})")
 
     def check_xiamen_base(self, name: str, view: dict[str, Any], body: dict[str, Any],
-                          place: ModelPlace) -> None:
+                          place: ModelPlace, table: TableState) -> None:
         """A settled Xiamen win's 底 (RULES.md): 8 for a non-dealer; the dealer's 16,
         doubled for each hand in a row the dealer won before (连庄) and each drawn hand
         in a row before (臭庄) — the streak the sheet fills in when the report leaves it
-        out."""
+        out. A table's settings change each of these numbers."""
         ctx = body.get("context") or {}
         if any(k in ctx for k in ("dealer", "dealer_repeats", "drawn_hands")):
             return
@@ -717,7 +739,10 @@ class SheetRun:
         if dealer_streak := place.repeats + place.draws:
             self.answers[f"xiamen dealer streak {dealer_streak}"] += 1
         dealer = body.get("winner") == "E"
-        want = 16 * 2 ** (place.repeats + place.draws) if dealer else 8
+        want = (table.setting("base_dealer")
+                * table.setting("dealer_repeat_factor") ** place.repeats
+                * table.setting("drawn_hand_factor") ** place.draws
+                if dealer else table.setting("base_nondealer"))
         if base != [want]:
             self.failures.add(f"{name}: 底 {base}, model {want} (dealer {dealer}, "
                               f"streak {place.repeats} won, {place.draws} drawn)")
@@ -807,6 +832,46 @@ class SheetRun:
             self.failures.add(f"{name}: CSV has {len(hand_rows)} hands, {len(pen_rows)} "
                               f"penalties")
         return totals
+
+
+def random_settings(rng: random.Random, rules: str) -> dict[str, Any]:
+    """Rule-set settings a table may be opened with: each setting of ``rules`` left out
+    (the default) or, one time in four, a value of its type — a choice, a flipped flag,
+    or a number from 0, 1, the default, twice it, a few times it and (rarely) one large
+    enough to push a hand's points past what a sheet keeps."""
+    from scoring.rulesets import get_rule_set
+
+    out: dict[str, Any] = {}
+    for name, setting in get_rule_set(rules).settings().items():
+        default = setting.default
+        if default is None or rng.random() >= 0.25:
+            continue
+        if setting.choices:
+            out[name] = rng.choice(setting.choices)
+        elif isinstance(default, bool):
+            out[name] = not default
+        elif isinstance(default, int):
+            out[name] = rng.choice((0, 1, default, 2 * default, rng.randint(0, 5 * default + 5),
+                                    rng.choice((10**9, 10**12)) if rng.random() < 0.1
+                                    else default))
+    return out
+
+
+def bad_settings(rng: random.Random, rules: str) -> dict[str, Any]:
+    """Settings a table must be refused with (400): an unknown name, a negative number,
+    a word where a number goes, or a value outside a setting's choices."""
+    from scoring.rulesets import get_rule_set
+
+    numbers = [n for n, s in get_rule_set(rules).settings().items()
+               if isinstance(s.default, int) and not isinstance(s.default, bool)]
+    kind = rng.randrange(3)
+    if kind == 0:
+        return {"no_such_setting": 1}
+    if kind == 1:
+        return {rng.choice(numbers): rng.choice((-1, "many", [8], {"a": 1}))}
+    choices = {n: s for n, s in get_rule_set(rules).settings().items() if s.choices}
+    name = rng.choice(sorted(choices)) if choices else rng.choice(numbers)
+    return {name: "no such choice"}
 
 
 def random_sets(rng: random.Random, count: int) -> list[str]:
@@ -993,11 +1058,25 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             names = [f"{rules[:2]}{len(tables)}-{i}" for i in range(4)]
             if rng.random() < 0.3:
                 names[rng.randrange(4)] = "=SUM(A1)"  # a name a spreadsheet would run
+            body = {"name": f"{rules} {len(tables)}", "players": names, "rules": rules}
+            if rng.random() < 0.1:
+                refused = run.call(f"table {rules} bad settings", "POST",
+                                   f"/v1/events/{event['id']}/tables", run.admin,
+                                   {**body, "settings": bad_settings(rng, rules)})
+                run.expect(f"table {rules} bad settings", refused, 400, body)
+            settings = random_settings(rng, rules) if rng.random() < 0.5 else {}
+            if any(isinstance(v, int) and v > MOST_SHEET_POINTS for v in settings.values()):
+                refused = run.call(f"table {rules} settings past the sheet", "POST",
+                                   f"/v1/events/{event['id']}/tables", run.admin,
+                                   {**body, "settings": settings})
+                run.expect(f"table {rules} settings past the sheet", refused, 400, body)
+                settings = {k: v for k, v in settings.items()
+                            if not isinstance(v, int) or v <= MOST_SHEET_POINTS}
             t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,
-                            json={"name": f"{rules} {len(tables)}", "players": names,
-                                  "rules": rules}).json()
+                            json={**body, "settings": settings}).json()
             played_for = rng.randint(20, 60) if rules == "xiamen" else 10**9
-            return TableState(t["id"], rules, t["api_key"], names, played_for=played_for)
+            return TableState(t["id"], rules, t["api_key"], names, played_for=played_for,
+                              settings=settings)
 
         tables: list[TableState] = []
         for rules in RULES:

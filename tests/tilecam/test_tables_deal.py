@@ -288,15 +288,54 @@ def test_a_correction_scores_each_later_hand_at_the_chips_the_rescored_hands_lea
 
 
 def test_a_score_too_large_for_the_sheet_is_refused_with_the_reason(client: TestClient) -> None:
-    """A Xiamen table set up with a 底 of 10¹² chips: a hand's total overflows the
-    database's column (PostgreSQL stopped it with a 500, SQLite too). It is refused with
-    a 400 naming the figure and the limit, and nothing is recorded."""
+    """A Xiamen table set up with a 底 of 2³⁰ chips: a self-drawn win's payments (底 × 2
+    from each payer) overflow the database's 32-bit column (PostgreSQL stopped it with a
+    500, SQLite too). It is refused with a 400 naming the figure and the limit, and
+    nothing is recorded."""
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1,
-                            settings={"base_nondealer": 10**12, "base_dealer": 10**12})
+                            settings={"base_nondealer": 2**30, "base_dealer": 2**30,
+                                      "cap_at_stack": False})
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
         "hand": XIAMEN_WIN, "winner": "S", "self_drawn": True, "context": {"gold": "9s"}})
     assert r.status_code == 400, r.text
     message = r.json()["error"]["message"]
-    assert message.startswith("hand 1 scores 2,000,000,000,000 (total or one payment), "
-                              "more than the sheet records (2,147,483,647)")
+    assert message.startswith("hand 1 scores ")
+    assert "more than the sheet records (2,147,483,647)" in message
     assert client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"] == []
+
+
+@pytest.mark.parametrize(("rules", "settings"), [
+    ("mcr", {"base_points": 10**12}), ("xiamen", {"false_win_money": 2**31}),
+    ("zhenjiang", {"false_win": 10**10})])
+def test_a_table_set_up_past_what_its_sheet_keeps_is_refused(
+        client: TestClient, rules: str, settings: dict[str, int]) -> None:
+    """A setting larger than the sheet's 32-bit figures (2,147,483,647) could only give
+    hands and penalties the sheet cannot record: the table is refused at once with a 400
+    naming the setting (a Zhenjiang 诈胡 of 10¹⁰ reached PostgreSQL and answered 500)."""
+    r = client.post("/v1/events", json={"name": "Big", "rules": rules}, headers=admin())
+    r = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(), json={
+        "name": "T1", "players": ["A", "B", "C", "D"], "rules": rules, "settings": settings})
+    assert r.status_code == 400, r.text
+    [(name, value)] = settings.items()
+    assert r.json()["error"]["message"] == (
+        f"setting {name}={value:,} is more than a score sheet records (2,147,483,647)")
+
+
+@pytest.mark.parametrize(("rules", "settings"), [
+    ("xiamen", {"false_win_money": 10**9}), ("zhenjiang", {"false_win": 6, "base_chip": 10**9})])
+def test_a_default_penalty_too_large_for_the_sheet_is_refused_with_the_reason(
+        client: TestClient, rules: str, settings: dict[str, int]) -> None:
+    """诈胡 with no points given takes the table's settings: 10⁹ to each other player makes
+    the offender pay 3×10⁹, past the sheet's 32-bit figures (PostgreSQL answered 500).
+    The penalty is refused with a 400 naming the figures; none is recorded, and one with
+    its points given is still taken."""
+    _, [(t, _)] = new_event(client, rules=rules, tables=1, settings=settings)
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "false_win"})
+    assert r.status_code == 400, r.text
+    assert "more than the sheet records (2,147,483,647)" in r.json()["error"]["message"]
+    standings = client.get(f"/v1/tables/{t}/standings", headers=admin()).json()
+    assert all(p["penalty_points"] == 0 and p["money"] == 0 for p in standings["players"])
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "false_win", "points": 50})
+    assert r.status_code == 201, r.text

@@ -87,7 +87,10 @@ def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> No
         if "version" not in rule_set.settings():
             raise ValueError(f"rules {rules!r} have no versions")
         given["version"] = version
-    rule_set.resolve_settings(given)
+    for name, value in rule_set.resolve_settings(given).items():
+        if isinstance(value, int) and not isinstance(value, bool) and value > MOST_POINTS:
+            raise ValueError(f"setting {name}={value:,} is more than a score sheet records "
+                             f"({MOST_POINTS:,})")
 
 
 def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:
@@ -456,6 +459,11 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
                              "give the penalty in points")
         deltas = penalty_deltas(kind, player, pts, to)
+        if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
+            raise ValueError(f"a {kind} penalty of {pts:,} points moves {largest:,} from one "
+                             f"player, more than the sheet records ({MOST_POINTS:,}): check "
+                             f"the table's settings {table.rule_settings or {}} or give the "
+                             "points")
         most = flow.most_hands(deal_of(table))
         if hand_number is not None and not 1 <= hand_number <= most:
             raise ValueError(f"hand {hand_number} does not exist: hands are 1-{most}")
