@@ -4,7 +4,7 @@ tables).
 
 Each seed opens an event with one table per rule set (MCR, Xiamen, Zhenjiang) — half the
 tables with random rule-set settings (:func:`random_settings`; now and then ones that must
-be refused: unknown, negative, of the wrong type or beyond what a sheet keeps) — and sends
+be refused: unknown, negative, of the wrong type or past 10⁹) — and sends
 a random sequence of the table endpoints: hands posted by the table key or the admin key
 (random MCR wins from :func:`scoring.mcr.samples.random_win`, draws, hands under 8 fan,
 malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
@@ -104,9 +104,9 @@ DEALS = {"mcr": (False, False, 4), "xiamen": (True, True, None), "zhenjiang": (F
 MOST_HANDS = 400
 #: Chips each Xiamen player has at the start of a 课 (seed 000's 100筹码).
 XIAMEN_STACK = 100
-#: The largest number a sheet keeps (a 32-bit column, README): a setting beyond it is
-#: refused when the table is opened.
-MOST_SHEET_POINTS = 2**31 - 1
+#: The largest setting a table takes (README): one beyond it is refused when the table
+#: is opened.
+MOST_SETTING = 10**9
 
 
 def seat_positions(number: int) -> dict[str, int]:
@@ -837,8 +837,8 @@ class SheetRun:
 def random_settings(rng: random.Random, rules: str) -> dict[str, Any]:
     """Rule-set settings a table may be opened with: each setting of ``rules`` left out
     (the default) or, one time in four, a value of its type — a choice, a flipped flag,
-    or a number from 0, 1, the default, twice it, a few times it and (rarely) one large
-    enough to push a hand's points past what a sheet keeps."""
+    or a number from 0, 1, the default, twice it, a few times it and (rarely) 10⁹, the
+    largest a setting takes, or 10¹², which must be refused."""
     from scoring.rulesets import get_rule_set
 
     out: dict[str, Any] = {}
@@ -1065,13 +1065,13 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
                                    {**body, "settings": bad_settings(rng, rules)})
                 run.expect(f"table {rules} bad settings", refused, 400, body)
             settings = random_settings(rng, rules) if rng.random() < 0.5 else {}
-            if any(isinstance(v, int) and v > MOST_SHEET_POINTS for v in settings.values()):
-                refused = run.call(f"table {rules} settings past the sheet", "POST",
+            if any(isinstance(v, int) and v > MOST_SETTING for v in settings.values()):
+                refused = run.call(f"table {rules} settings past 10^9", "POST",
                                    f"/v1/events/{event['id']}/tables", run.admin,
                                    {**body, "settings": settings})
-                run.expect(f"table {rules} settings past the sheet", refused, 400, body)
+                run.expect(f"table {rules} settings past 10^9", refused, 400, body)
                 settings = {k: v for k, v in settings.items()
-                            if not isinstance(v, int) or v <= MOST_SHEET_POINTS}
+                            if not isinstance(v, int) or v <= MOST_SETTING}
             t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,
                             json={**body, "settings": settings}).json()
             played_for = rng.randint(20, 60) if rules == "xiamen" else 10**9

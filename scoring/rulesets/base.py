@@ -26,8 +26,26 @@ from typing import Any, ClassVar
 from scoring import tiles as T
 from scoring.hand import Hand, HandError
 
+#: The largest number a setting or rule-specific context field takes: chips, points, fan,
+#: factors and counts of hands are far below it, and a bound keeps every payment a
+#: whole number a JSON reader holds exactly (a 底 of 10⁴⁰⁰⁰ or a factor raised to 10⁶
+#: streaks would otherwise be computed and printed).
+MOST_SETTING = 10**9
+
 SEAT_NAMES: dict[int, str] = {1: "left", 2: "opposite", 3: "right"}
 """Seat offsets relative to the winner (1 上家 left, 2 对家 opposite, 3 下家 right)."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error message shows it: a number of 30 digits or more by its
+    length (Python will not print one of more than 4,300).
+
+    >>> _shown(10**5000)
+    'a number of about 5,001 digits'
+    """
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"a number of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -37,12 +55,17 @@ class Setting:
     ``default`` fixes the type (bool, int, float or str; ``None`` means "optional str");
     ``choices`` limits the values when given. A number may not be negative — chips,
     points, fan and factors — except down to a negative default, which a context field
-    uses to say "not known" (Xiamen's ``chips_left`` -1).
+    uses to say "not known" (Xiamen's ``chips_left`` -1), nor more than
+    :data:`MOST_SETTING`.
 
     >>> Setting("min_fan", 8, "fan needed").coerce("-3")
     Traceback (most recent call last):
     ...
     scoring.hand.HandError: setting min_fan=-3: must be 0 or more
+    >>> Setting("base_points", 8, "points").coerce(10**12)
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: setting base_points=1000000000000: must be at most 1,000,000,000
     >>> Setting("chips_left", -1, "unknown: -1").coerce(-1)
     -1
     """
@@ -79,8 +102,11 @@ class Setting:
         if kind is int and isinstance(value, bool):
             raise HandError(f"setting {self.name}={value!r}: expected int, not bool")
         if kind in (int, float) and value < min(0, self.default):
-            raise HandError(f"setting {self.name}={value!r}: must be "
+            raise HandError(f"setting {self.name}={_shown(value)}: must be "
                             f"{min(0, self.default)} or more")
+        if kind in (int, float) and not value <= MOST_SETTING:  # NaN too
+            raise HandError(f"setting {self.name}={_shown(value)}: must be at most "
+                            f"{MOST_SETTING:,}")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise HandError(f"setting {self.name}={value!r}: choose one of {allowed}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring import tiles as T
+from scoring.hand import HandError
 from scoring.rulesets.base import Payment, ScoredFan
 from scoring.rulesets.xiamen_settings import SETTINGS
 
@@ -71,16 +72,42 @@ class ChipPayment(Payment):
         return {"payer": self.payer, "amount": self.amount, "bonus": self.bonus}
 
 
+#: The largest 底 computed (2⁵³ - 1, the largest whole number a JSON reader keeps exact): a
+#: dealer's streak that would double it past this is refused rather than worked out.
+MOST_BASE = 2**53 - 1
+
+
 def base(settings: Mapping[str, Any], *, dealer: bool, repeats: int = 0, drawn: int = 0) -> int:
     """底 of the winner: the non-dealer's, or the dealer's doubled (by the factor settings)
-    for each consecutive dealership (连庄) and each drawn hand (臭庄) before this one."""
+    for each consecutive dealership (连庄) and each drawn hand (臭庄) before this one.
+
+    HandError when the dealer's 底 would pass :data:`MOST_BASE` (the factors are raised
+    step by step, so a streak of a million never builds a million-digit number):
+
+    >>> s = {"base_dealer": 16, "dealer_repeat_factor": 2, "drawn_hand_factor": 2}
+    >>> base(s, dealer=True, repeats=2, drawn=1)
+    128
+    >>> base(s, dealer=True, repeats=10**6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: the dealer's 底 (16 × 2 for each of 1000000 ...) passes 9,007,...
+    """
     if not dealer:
         return int(settings["base_nondealer"])
-    return int(
-        settings["base_dealer"]
-        * settings["dealer_repeat_factor"] ** repeats
-        * settings["drawn_hand_factor"] ** drawn
-    )
+    out = int(settings["base_dealer"])
+    for factor, times in ((int(settings["dealer_repeat_factor"]), repeats),
+                          (int(settings["drawn_hand_factor"]), drawn)):
+        for _ in range(times):
+            if out == 0 or factor == 1:
+                break
+            out *= factor
+            if out > MOST_BASE:
+                raise HandError(
+                    f"the dealer's 底 ({settings['base_dealer']} × "
+                    f"{settings['dealer_repeat_factor']} for each of {repeats} dealerships in "
+                    f"a row × {settings['drawn_hand_factor']} for each of {drawn} drawn hands) "
+                    f"passes {MOST_BASE:,} chips: check the settings and the streak")
+    return out
 
 
 def flower_water(

@@ -288,12 +288,12 @@ def test_a_correction_scores_each_later_hand_at_the_chips_the_rescored_hands_lea
 
 
 def test_a_score_too_large_for_the_sheet_is_refused_with_the_reason(client: TestClient) -> None:
-    """A Xiamen table set up with a 底 of 2³⁰ chips: a self-drawn win's payments (底 × 2
+    """A Xiamen table set up with a 底 of 10⁹ chips: a self-drawn win's payments (底 × 2
     from each payer) overflow the database's 32-bit column (PostgreSQL stopped it with a
     500, SQLite too). It is refused with a 400 naming the figure and the limit, and
     nothing is recorded."""
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1,
-                            settings={"base_nondealer": 2**30, "base_dealer": 2**30,
+                            settings={"base_nondealer": 10**9, "base_dealer": 10**9,
                                       "cap_at_stack": False})
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
         "hand": XIAMEN_WIN, "winner": "S", "self_drawn": True, "context": {"gold": "9s"}})
@@ -309,16 +309,17 @@ def test_a_score_too_large_for_the_sheet_is_refused_with_the_reason(client: Test
     ("zhenjiang", {"false_win": 10**10})])
 def test_a_table_set_up_past_what_its_sheet_keeps_is_refused(
         client: TestClient, rules: str, settings: dict[str, int]) -> None:
-    """A setting larger than the sheet's 32-bit figures (2,147,483,647) could only give
-    hands and penalties the sheet cannot record: the table is refused at once with a 400
-    naming the setting (a Zhenjiang 诈胡 of 10¹⁰ reached PostgreSQL and answered 500)."""
+    """A setting past 10⁹ (more than the sheet's 32-bit figures, 2,147,483,647, for some)
+    could only give hands and penalties the sheet cannot record: the table is refused at
+    once with a 400 naming the setting and the bound (a Zhenjiang 诈胡 of 10¹⁰ reached
+    PostgreSQL and answered 500)."""
     r = client.post("/v1/events", json={"name": "Big", "rules": rules}, headers=admin())
     r = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(), json={
         "name": "T1", "players": ["A", "B", "C", "D"], "rules": rules, "settings": settings})
     assert r.status_code == 400, r.text
     [(name, value)] = settings.items()
     assert r.json()["error"]["message"] == (
-        f"setting {name}={value:,} is more than a score sheet records (2,147,483,647)")
+        f"setting {name}={value}: must be at most 1,000,000,000")
 
 
 @pytest.mark.parametrize(("rules", "settings"), [
