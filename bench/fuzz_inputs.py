@@ -12,8 +12,9 @@ Two parts, each seeded (the same seed gives the same inputs):
   ``/v1/detect`` and a table's camera ``/v1/tables/{id}/frames``, odd form fields and
   query strings at ``/v1/recognize``;
   then random hand strings and option values at ``/v1/score`` and ``/v1/waits`` under
-  the three rule sets. A failure is a status ≥ 500, a body that is not JSON, or an error
-  body without an ``error`` object.
+  the three rule sets, and random wins with random settings and rule-specific context
+  (:func:`fuzz_settings`). A failure is a status ≥ 500, a body that is not JSON, an error
+  body without an ``error`` object, or (settings) an answer slower than 2 s.
 * ``layout`` — random :class:`vision.detections.Detections` (rows at any slant, stacks,
   scatter; any codes, rotations, top-k lists; 0–60 tiles; frames down to 1 × 1 px)
   through :func:`vision.recognize.recognize_detections` (with the shipped model's
@@ -49,8 +50,9 @@ from typing import Any
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _path in (REPO, REPO / "bench"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNCFP")
 #: The admin key of the throwaway service (a fresh SQLite database in a temporary folder).
@@ -249,10 +251,76 @@ def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
                         body["gold"] = rng.choice([*KINDS, "zz"])
                     check_response(failures, f"{path} {json.dumps(body)}"[:120],
                                    client.post(path, json=body))
+        slowest = fuzz_settings(client, rng, hands, failures)
     shutil.rmtree(folder, ignore_errors=True)
     print(f"service: {len(images)} images × 4 ways, {len(odd_fields) + 5} option sets, "
-          f"{hands} hands × 6; {len(failures.items)} failures")
+          f"{hands} hands × 6, {hands} wins × 2 with odd settings and context (slowest "
+          f"{slowest:.2f} s); {len(failures.items)} failures")
     return failures
+
+
+#: Values a setting or rule-specific context field is tried with: its own type at the
+#: edges (0, -1, 10⁹ the largest taken, one past it, 2³¹, 10¹⁸) and other types.
+ODD_VALUES: tuple[Any, ...] = (0, 1, -1, -2, 10**9, 10**9 + 1, 2**31, 10**18, 1.5, "x", "",
+                               True, None, [1], {"a": 1}, "9z", "E", "5m")
+
+
+def odd_settings(rng: random.Random, rules: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Random settings and rule-specific context for ``rules``: each field of the rule
+    set's tables left out or given a value of its type (a choice, a flag, a number up to
+    10⁹, the largest taken) or, one time in ten, an odd one (:data:`ODD_VALUES`)."""
+    from scoring.rulesets import get_rule_set
+
+    rule_set = get_rule_set(rules)
+
+    def value(setting: Any) -> Any:
+        default = setting.default
+        if rng.random() < 0.1:
+            return rng.choice(ODD_VALUES)
+        if setting.choices:
+            return rng.choice(setting.choices)
+        if isinstance(default, bool):
+            return rng.random() < 0.5
+        if isinstance(default, int):
+            return rng.choice((0, 1, 2, default, 10**9, rng.randint(0, 10**9)))
+        return default
+
+    settings = {n: value(f) for n, f in rule_set.settings().items() if rng.random() < 0.3}
+    context = {n: value(f) for n, f in rule_set.context_fields().items()
+               if f.default is not None and rng.random() < 0.3}
+    return settings, context
+
+
+def fuzz_settings(client: Any, rng: random.Random, count: int, failures: Failures) -> float:
+    """``count`` winning hands of the three rule sets at ``/v1/score`` and ``/v1/waits``
+    (the hand less its last tile) with :func:`odd_settings`: every answer a result or a
+    clear error, none slower than 2 s (a setting must not make the scorer build huge
+    numbers). Returns the slowest answer's seconds."""
+    from fuzz_tables import wild_win  # bench/, which imports this module: import here
+
+    from scoring.mcr.samples import random_win
+    from scoring.notation import format_hand
+
+    slowest = 0.0
+    for _ in range(count):
+        rules = rng.choice(("mcr", "xiamen", "zhenjiang"))
+        hand, ctx = random_win(rng) if rules == "mcr" else wild_win(rng, rules)
+        settings, context = odd_settings(rng, rules)
+        base = {"rules": rules, "settings": settings, "self_drawn": bool(ctx["self_drawn"]),
+                "rule_context": {**ctx.get("context", {}), **context}}
+        text = format_hand(hand)
+        for path, body in (("/v1/score", {**base, "hand": text}),
+                           ("/v1/waits", {**base, "hand": text[:-2] if text[-1] in "mpsf"
+                                          else text[:-1]})):
+            started = time.perf_counter()
+            response = client.post(path, json=body)
+            seconds = time.perf_counter() - started
+            slowest = max(slowest, seconds)
+            name = f"{path} {json.dumps(body)}"[:200]
+            check_response(failures, name, response)
+            if seconds > 2.0:
+                failures.add(f"{name}: {seconds:.1f} s")
+    return slowest
 
 
 def random_detections(rng: random.Random) -> Iterator[tuple[Any, str, dict[str, Any]]]:
