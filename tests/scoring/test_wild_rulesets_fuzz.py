@@ -109,3 +109,49 @@ def test_zhenjiang_random_hands_score_or_raise_hand_error(seed: int) -> None:
             assert [p.amount for p in s.settlement.payments] == [-6, -6, -6]
         assert sum(s.details["net"].values()) == 0
     assert legal >= 20  # the generator must reach real wins
+
+
+@pytest.mark.parametrize("rules", ["xiamen", "zhenjiang"])
+def test_waits_list_exactly_the_tiles_that_complete_a_win_with_their_scores(rules: str) -> None:
+    """听 (waits) agrees with the scorer: for random hands one tile short (a complete hand
+    less a tile, a few tiles the wild kind, some with one tile changed), a tile is listed
+    exactly when the hand with it scores a legal win on a discard or a self-draw, each
+    listed score has that win's total, and a hand is ready (shanten 0) exactly when it
+    lists a tile. A fifth copy is never a wait."""
+    rng = random.Random(62 if rules == "xiamen" else 63)
+    sets = 5 if rules == "xiamen" else 4
+    ready = 0
+    for _ in range(40):
+        indicator = rng.choice(T.KINDS)
+        wild = (indicator if rules == "xiamen"
+                else scoring.rulesets.zhenjiang.wild_from_indicator(indicator))
+        standing = complete_standing(rng, sets, wild)
+        standing.pop(rng.randrange(len(standing)))
+        if rng.random() < 0.3:
+            standing[rng.randrange(len(standing))] = rng.choice(T.KINDS)
+        if any(standing.count(t) > 4 for t in standing):
+            continue
+        hand = "".join(standing)
+        ctx = {"gold": indicator} if rules == "xiamen" else {"indicator": indicator}
+        waits = scoring.waits(hand, rules=rules, **ctx)
+        listed = {w.tile: w for w in waits.waits}
+        assert waits.ready == bool(listed), hand
+        ready += waits.ready
+        for kind in T.KINDS:
+            if standing.count(kind) == 4:
+                assert kind not in listed, (hand, kind)
+                continue
+            totals = []
+            for self_drawn in (False, True):
+                try:
+                    s = scoring.score(hand + kind, rules=rules, self_drawn=self_drawn, **ctx)
+                    totals.append(s.total if s.legal else None)
+                except HandError:
+                    totals.append(None)
+            if kind not in listed:
+                assert totals == [None, None], (hand, indicator, kind, totals)
+                continue
+            entry = listed[kind]
+            assert [None if s is None or not s.legal else s.total
+                    for s in (entry.discard, entry.self_drawn)] == totals, (hand, kind)
+    assert ready >= 15  # the generator must reach ready hands
