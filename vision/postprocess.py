@@ -264,7 +264,7 @@ def fuse_passes(
             w = np.array([m[2] for m in kept], np.float32) + 1e-6
             box = (w @ np.stack([m[0] for m in kept])) / w.sum()
         out_b.append(box)
-        out_s.append(np.sum([m[1] for m in kept], axis=0) / len(seeing))
+        out_s.append(np.asarray(np.sum([m[1] for m in kept], axis=0) / len(seeing), np.float32))
     if not out_b:
         return np.zeros((0, 4), np.float32), np.zeros((0, n_cls), np.float32)
     return np.stack(out_b).astype(np.float32), np.asarray(np.stack(out_s), np.float32)

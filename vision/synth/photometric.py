@@ -172,7 +172,7 @@ def camera_effects(rng: np.random.Generator, img: F32) -> F32:
         k[n // 2, :] = 1.0 / n
         m = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0)
         k = np.asarray(cv2.warpAffine(k, m, (n, n)), np.float32)
-        k /= max(k.sum(), 1e-6)
+        k /= max(float(k.sum()), 1e-6)
         img = np.asarray(cv2.filter2D(img, -1, k), np.float32)
     sigma = rng.uniform(0, 6)
     if sigma > 0.5:
