@@ -9,6 +9,7 @@ import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -779,3 +780,39 @@ def test_a_frame_image_that_cannot_be_kept_does_not_lose_the_hand(
         rec = client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
         assert rec["source"] == "camera" and rec["hand"] == norm(PLAIN_HAND)
         assert rec["image_ref"] is None
+
+
+def test_text_with_a_nul_character_is_refused_before_the_database(setup) -> None:
+    """PostgreSQL cannot store U+0000 in text: a NUL in an event's or a table's name, a
+    player's name, a note, a reason or a context value answered 500 there (and was kept
+    on SQLite). On both databases each is now refused naming the field, and nothing is
+    recorded."""
+    client, _, _ = setup
+
+    def refused(r: Any, where: str, status: int = 422) -> None:
+        assert r.status_code == status, r.text
+        assert f"{where} holds the NUL character (U+0000)" in r.json()["error"]["message"]
+
+    refused(client.post("/v1/events", json={"name": "Spring\x00open"}, headers=admin()), "name")
+    event, [(t, k), _] = new_event(client)
+    refused(client.post(f"/v1/events/{event}/tables", headers=admin(), json={
+        "name": "T9", "players": ["Ann", "B\x00o", "Cai", "Dan"]}), "players.1")
+    win = {"hand": "[SSS,1]123m456m789m55p", "winner": "S", "self_drawn": True}
+    refused(client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={**win, "note": "seen\x00"}), "note")
+    refused(client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={**win, "context": {"x\x00": 1}}), "context.x\x00")
+    assert client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"] == []
+    assert client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json=win).status_code == 201
+    refused(client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                        json={"outcome": "draw", "reason": "nobody\x00"}), "reason")
+    refused(client.post(f"/v1/tables/{t}/hands/1/void", headers=admin(),
+                        json={"reason": "x\x00"}), "reason")
+    refused(client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": "Ann0\x00", "kind": "wrong_win"}), "player")
+    refused(client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                        files={"image": ("f.jpg", frame(90), "image/jpeg")},
+                        data={"context": '{"gold": "5m\\u0000"}'}), "gold", status=400)
+    assert client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()["revision"] == 1
+    standings = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert all(p["penalty_points"] == 0 for p in standings["players"])

@@ -66,3 +66,29 @@ def test_a_database_that_stops_answering_is_a_503_at_once_not_a_500(
             assert "timeout" in r.json()["error"]["message"]
             assert r.headers["Retry-After"] == "5"
         dead.dispose()
+
+
+def test_a_value_the_database_refuses_is_a_400_with_its_reason() -> None:
+    """A value no check caught that the database refuses (sqlalchemy ``DataError``: a
+    figure past its column, text it cannot hold) was a 500 "tilecam bug". The transaction
+    is rolled back, so it is the request's error: 400 with the database's first line."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+    from sqlalchemy.exc import DataError
+
+    from tilecam.api.errors import install_error_handlers
+
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.post("/store")
+    def store() -> None:
+        raise DataError("INSERT INTO penalties ...", {}, Exception(
+            "integer out of range\nCONTEXT: unnamed portal parameter $5"))
+
+    r = TestClient(app, raise_server_exceptions=False).post("/store")
+    assert r.status_code == 400
+    assert r.json()["error"] == {
+        "code": "invalid_request",
+        "message": "the database refused a value of this request: integer out of range "
+                   "(nothing was recorded)"}

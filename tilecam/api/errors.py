@@ -25,7 +25,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("tilecam.api")
@@ -147,6 +147,22 @@ async def _database_error_handler(request: Request, exc: Exception) -> JSONRespo
     )
 
 
+async def _data_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """The database refused a value of the request (a figure past its column, text it
+    cannot hold) that no check before it caught: 400 with the database's reason — the
+    transaction was rolled back, so nothing was recorded. Logged with its traceback: a
+    check belongs before the database."""
+    assert isinstance(exc, DataError)
+    log.warning("database refused a value on %s %s", request.method, request.url.path,
+                exc_info=exc)
+    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return error_response(
+        400, "invalid_request",
+        f"the database refused a value of this request: "
+        f"{reason[0] if reason else type(exc).__name__} (nothing was recorded)",
+    )
+
+
 async def _unexpected_error_handler(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return error_response(
@@ -160,4 +176,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error_handler)
     app.add_exception_handler(RequestValidationError, _validation_error_handler)
     app.add_exception_handler(OperationalError, _database_error_handler)
+    app.add_exception_handler(DataError, _data_error_handler)
     app.add_exception_handler(Exception, _unexpected_error_handler)

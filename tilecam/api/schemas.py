@@ -19,6 +19,50 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Wind = Literal["E", "S", "W", "N"]
+
+
+def nul_at(value: Any, path: str = "") -> str | None:
+    """Where in the JSON value ``value`` a string (a value or a key) holds U+0000, as a
+    dotted path (``""`` for ``value`` itself), or None.
+
+    >>> nul_at({"players": ["Ann", "B" + chr(0) + "o"]})
+    'players.1'
+    >>> nul_at({"name": "Spring open"}) is None
+    True
+    """
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        here = f"{path}.{key}" if path else str(key)
+        if isinstance(key, str) and "\x00" in key:
+            return here
+        if (found := nul_at(item, here)) is not None:
+            return found
+    return None
+
+
+class StoredIn(BaseModel):
+    """A request body the score sheet stores: no string in it (a name, a note, a reason, a
+    context value) may hold the NUL character U+0000, which PostgreSQL cannot store — a
+    422 naming where it is, on either database, so a sheet moved between them keeps
+    the same text."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        where = nul_at(data)
+        if where is not None:
+            raise ValueError(f"{where or 'the body'} holds the NUL character (U+0000), which "
+                             "a score sheet cannot store")
+        return data
+
+
 #: A tile code such as ``5p``, ``E``, ``3f`` (Tenhou ``1z``-``7z`` is accepted too).
 TileCode = str
 SettingValue = bool | int | float | str

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
+from tilecam.api.schemas import StoredIn
 from tilecam.db.models import Event, GameTable
 from tilecam.tables import places, sheet, standings, views
 from tilecam.tables.access import Caller, RowId, database, require_admin
@@ -28,7 +29,7 @@ DB = Annotated[sessionmaker[Session], Depends(database)]
 Admin = Annotated[Caller, Depends(require_admin)]
 
 
-class EventIn(BaseModel):
+class EventIn(StoredIn):
     """A new event."""
 
     model_config = ConfigDict(extra="forbid")
@@ -37,7 +38,7 @@ class EventIn(BaseModel):
     version: str | None = Field(None, description="rule version (MCR: mil-2015 by default)")
 
 
-class TableIn(BaseModel):
+class TableIn(StoredIn):
     """A new table of an event."""
 
     model_config = ConfigDict(extra="forbid")

@@ -27,13 +27,14 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
+from tilecam.api.schemas import StoredIn, nul_at
 from tilecam.api.upload import IMAGE_REQUEST_BODY
 from tilecam.db.models import GameTable
 from tilecam.tables import camera, places, sheet, standings, views
@@ -56,7 +57,7 @@ TableCaller = Annotated[Caller, Depends(require_table)]
 Wind = Literal["E", "S", "W", "N"]
 
 
-class HandIn(BaseModel):
+class HandIn(StoredIn):
     """A hand reported by an automatic table (or a referee's corrected content)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -91,12 +92,12 @@ class CorrectionIn(HandIn):
     reason: str = Field(min_length=1, max_length=2000)
 
 
-class VoidIn(BaseModel):
+class VoidIn(StoredIn):
     model_config = ConfigDict(extra="forbid")
     reason: str = Field(min_length=1, max_length=2000)
 
 
-class PenaltyIn(BaseModel):
+class PenaltyIn(StoredIn):
     """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, or a
     ``payment`` (包赔) from one player to another (``to``)."""
 
@@ -177,6 +178,9 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
     if unknown:
         raise ApiError(400, "invalid_request", f"unknown field(s) {', '.join(unknown)}; "
                        f"known: image, {', '.join(sorted(known))}")
+    if (where := nul_at(fields)) is not None:  # the context is stored with the hand
+        raise ApiError(400, "invalid_request", f"field {where} holds the NUL character "
+                       "(U+0000), which a score sheet cannot store")
     seats: dict[str, str | None] = {}
     for name in ("winner", "discarder"):
         value = fields.get(name, "").strip().upper() or None
@@ -198,6 +202,9 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         if not isinstance(context, dict):
             raise ApiError(400, "invalid_request",
                            'field context must be a JSON object, e.g. {"gold": "5m"}')
+        if (where := nul_at(context)) is not None:
+            raise ApiError(400, "invalid_request", f"field context: {where} holds the NUL "
+                           "character (U+0000), which a score sheet cannot store")
     return HandReport(winner=seats["winner"], discarder=seats["discarder"], context=context,
                       self_drawn=_flag(fields, "self_drawn"),
                       last_of_kind=_flag(fields, "last_of_kind"), kong=_flag(fields, "kong"),
