@@ -590,6 +590,9 @@ class SheetRun:
             # seats that contradict each other: 400 on every frame; past the session's end: 409
             self.expect(name, response, 400 if decision == "refused" else 409)
             return  # refused: the frame changed nothing
+        if (decision == "record" and response.status_code == 400
+                and "more than the sheet records" in response.text):
+            return  # the table's settings make the hand too large to keep: nothing changed
         if response.status_code != 200:
             self.failures.add(f"{name} {shown.hand}: {response.status_code} "
                               f"{response.text[:200]}")
