@@ -1062,17 +1062,17 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             if rng.random() < 0.3:
                 names[rng.randrange(4)] = "=SUM(A1)"  # a name a spreadsheet would run
             body = {"name": f"{rules} {len(tables)}", "players": names, "rules": rules}
+
+            def refused(what: str, settings: dict[str, Any]) -> None:
+                name = f"table {rules} {what}"
+                run.expect(name, run.call(name, "POST", f"/v1/events/{event['id']}/tables",
+                                          run.admin, {**body, "settings": settings}), 400, body)
+
             if rng.random() < 0.1:
-                refused = run.call(f"table {rules} bad settings", "POST",
-                                   f"/v1/events/{event['id']}/tables", run.admin,
-                                   {**body, "settings": bad_settings(rng, rules)})
-                run.expect(f"table {rules} bad settings", refused, 400, body)
+                refused("bad settings", bad_settings(rng, rules))
             settings = random_settings(rng, rules) if rng.random() < 0.5 else {}
             if any(isinstance(v, int) and v > MOST_SETTING for v in settings.values()):
-                refused = run.call(f"table {rules} settings past 10^9", "POST",
-                                   f"/v1/events/{event['id']}/tables", run.admin,
-                                   {**body, "settings": settings})
-                run.expect(f"table {rules} settings past 10^9", refused, 400, body)
+                refused("settings past 10^9", settings)
                 settings = {k: v for k, v in settings.items()
                             if not isinstance(v, int) or v <= MOST_SETTING}
             t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,

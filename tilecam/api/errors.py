@@ -133,15 +133,21 @@ async def _validation_error_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
 
 
+def _first_line(exc: OperationalError | DataError) -> str:
+    """The database driver's reason for ``exc``, its first line (the rest is SQL and
+    parameters), or the exception's type when it gave none."""
+    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
+    return reason[0] if reason else type(exc).__name__
+
+
 async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """The database failed under a request that had opened it before (a server gone, a
     connection that timed out, a lock held too long): 503, not a tilecam bug."""
     assert isinstance(exc, OperationalError)
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
-    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
     return error_response(
         503, "database_unavailable",
-        f"the database did not answer: {reason[0] if reason else type(exc).__name__} "
+        f"the database did not answer: {_first_line(exc)} "
         "(nothing was recorded by this request; try again)",
         {"Retry-After": "5"},
     )
@@ -155,11 +161,10 @@ async def _data_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, DataError)
     log.warning("database refused a value on %s %s", request.method, request.url.path,
                 exc_info=exc)
-    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
     return error_response(
         400, "invalid_request",
-        f"the database refused a value of this request: "
-        f"{reason[0] if reason else type(exc).__name__} (nothing was recorded)",
+        f"the database refused a value of this request: {_first_line(exc)} "
+        "(nothing was recorded)",
     )
 
 

@@ -171,6 +171,14 @@ def _flag(fields: dict[str, str], name: str) -> bool:
     raise ApiError(400, "invalid_request", f"field {name}={text!r}: use true or false")
 
 
+def _refuse_nul(value: Any, prefix: str) -> None:
+    """400 naming where ``value`` (camera-frame fields or their parsed context) holds
+    U+0000, as :class:`tilecam.api.schemas.StoredIn` refuses it in JSON bodies."""
+    if (where := nul_at(value)) is not None:
+        raise ApiError(400, "invalid_request", f"{prefix}{where} holds the NUL character "
+                       "(U+0000), which a score sheet cannot store")
+
+
 def _frame_report(fields: dict[str, str]) -> HandReport:
     known = {"winner", "discarder", "self_drawn", "last_of_kind", "kong", "last_wall_tile",
              "flowers", "context"}
@@ -178,9 +186,7 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
     if unknown:
         raise ApiError(400, "invalid_request", f"unknown field(s) {', '.join(unknown)}; "
                        f"known: image, {', '.join(sorted(known))}")
-    if (where := nul_at(fields)) is not None:  # the context is stored with the hand
-        raise ApiError(400, "invalid_request", f"field {where} holds the NUL character "
-                       "(U+0000), which a score sheet cannot store")
+    _refuse_nul(fields, "field ")  # the context is stored with the hand
     seats: dict[str, str | None] = {}
     for name in ("winner", "discarder"):
         value = fields.get(name, "").strip().upper() or None
@@ -202,9 +208,7 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         if not isinstance(context, dict):
             raise ApiError(400, "invalid_request",
                            'field context must be a JSON object, e.g. {"gold": "5m"}')
-        if (where := nul_at(context)) is not None:
-            raise ApiError(400, "invalid_request", f"field context: {where} holds the NUL "
-                           "character (U+0000), which a score sheet cannot store")
+        _refuse_nul(context, "field context: ")
     return HandReport(winner=seats["winner"], discarder=seats["discarder"], context=context,
                       self_drawn=_flag(fields, "self_drawn"),
                       last_of_kind=_flag(fields, "last_of_kind"), kong=_flag(fields, "kong"),
