@@ -113,10 +113,25 @@ class Setting:
         return value
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready description."""
-        out: dict[str, Any] = {"default": self.default, "description": self.description}
+        """JSON-ready description: ``default``, ``description``, ``type`` (``integer``,
+        ``number``, ``boolean`` or ``string``), ``choices`` when limited, and a number's
+        ``minimum`` and ``maximum`` (what :meth:`coerce` takes).
+
+        >>> sorted(Setting("min_fan", 8, "fan needed").to_dict().items())
+        [('default', 8), ('description', 'fan needed'), ('maximum', 1000000000), \
+('minimum', 0), ('type', 'integer')]
+        """
+        kind = type(self.default)
+        out: dict[str, Any] = {
+            "default": self.default,
+            "description": self.description,
+            "type": {bool: "boolean", int: "integer", float: "number"}.get(kind, "string"),
+        }
         if self.choices is not None:
             out["choices"] = list(self.choices)
+        if kind in (int, float):
+            out["minimum"] = min(0, self.default)
+            out["maximum"] = MOST_SETTING
         return out
 
 

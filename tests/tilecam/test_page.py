@@ -269,6 +269,9 @@ def test_rule_set_fields_come_from_the_rules_endpoint(server: str, browser: Any)
              what=f"zhenjiang total {want.total}")
     fans = browser.find_element(By.ID, "fans").text
     assert all(f.zh in fans for f in want.fans)
+    # a number setting takes what the scorer takes: whole chips from 0 to 10⁹
+    chip = browser.find_element(By.CSS_SELECTOR, '#rule-settings input[data-name="base_chip"]')
+    assert [chip.get_attribute(a) for a in ("step", "min", "max")] == ["1", "0", "1000000000"]
 
 
 def test_a_tap_near_a_small_tile_opens_its_picker(

@@ -218,7 +218,11 @@ function fieldInput(name, spec) {
     input = el("input", { ...common, type: "checkbox", checked: spec.default });
     return el("label", { class: "toggle" }, input, ` ${name.replace(/_/g, " ")}`);
   } else if (typeof spec.default === "number") {
-    input = el("input", { ...common, type: "number", step: "any", value: String(spec.default), inputmode: "decimal" });
+    const whole = spec.type === "integer";  // the scorer refuses 1.5 chips
+    input = el("input", {
+      ...common, type: "number", step: whole ? "1" : "any", min: spec.minimum, max: spec.maximum,
+      value: String(spec.default), inputmode: whole ? "numeric" : "decimal",
+    });
   } else {
     input = el("input", { ...common, type: "text", value: spec.default ?? "" });
   }
