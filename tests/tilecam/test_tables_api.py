@@ -816,3 +816,21 @@ def test_text_with_a_nul_character_is_refused_before_the_database(setup) -> None
     assert client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()["revision"] == 1
     standings = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
     assert all(p["penalty_points"] == 0 for p in standings["players"])
+
+
+@pytest.mark.parametrize("table", ["null", "1.5", "-2.2250738585e-313", "99999999999"])
+def test_a_frame_to_a_table_path_that_is_no_table_number_is_a_422(
+        tmp_path: Path, table: str) -> None:
+    """The frame recognizer (the real one, with a detector loaded) read the table number
+    from the raw path with ``int()``: ``/v1/tables/null/frames`` answered 500
+    (schemathesis, sixty-second session). It takes the route's validated number now."""
+    from tilecam.tables.access import frame_reader
+
+    app, _ = make_app(database_url("sqlite", tmp_path), tmp_path / "data")
+    del app.dependency_overrides[frame_reader]
+    for client in client_for(app):
+        app.state.detector = lambda image: None  # loaded; never reached here
+        r = client.post(f"/v1/tables/{table}/frames", headers=admin(),
+                        files={"image": ("f.jpg", frame(90), "image/jpeg")})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"]["message"].startswith("path.table_id: ")

@@ -166,11 +166,13 @@ def require_table(
     return Caller(admin=False, table_id=table_id)
 
 
-def frame_reader(request: Request) -> FrameReader:
+def frame_reader(request: Request, table_id: RowId) -> FrameReader:
     """The recognizer for camera frames: :func:`vision.recognize` with the app's detector,
     each frame's tile readings averaged with those of the table's earlier frames of the
     same scene (``TILECAM_CAMERA_FUSE_FRAMES`` frames in all; 1: each frame alone).
 
+    ``table_id`` is the route's, validated as the route validates it (a path such as
+    ``/v1/tables/null/frames`` is a 422, not an ``int()`` error).
     Tests override this dependency with a fake.
     """
     detector = getattr(request.app.state, "detector", None)
@@ -184,7 +186,6 @@ def frame_reader(request: Request) -> FrameReader:
         memory = getattr(request.app.state, "frame_memory", None)
         if memory is None or memory.frames != frames:
             memory = request.app.state.frame_memory = FrameMemory(frames)
-    table_id = int(request.path_params.get("table_id", 0))
 
     def read(image: np.ndarray, rules: str, context: Mapping[str, Any]) -> FrameReading:
         from vision.recognize import recognize
