@@ -24,6 +24,9 @@ def test_rules_show_lists_every_setting_with_default(capsys: pytest.CaptureFixtu
         line = next(x for x in out.splitlines() if x.split()[:1] == [name])
         assert setting.description in line
     assert "bonus_you_jin" in out and " 50 " in out
+    # the bounds Setting.coerce keeps, once per table
+    assert "  (numbers: whole, 0 to 1,000,000,000)" in out.splitlines()
+    assert "-1 (not known) for wall_left, chips_left" in out
 
 
 def test_rules_show_json(capsys: pytest.CaptureFixture[str]) -> None:

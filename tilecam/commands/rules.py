@@ -68,11 +68,37 @@ def run_show(args: argparse.Namespace) -> int:
             print("  (none)")
             continue
         width = max(len(k) for k in table)
+        if bounds := _number_bounds(table):
+            print(f"  (numbers: {bounds})")
         for name, s in table.items():
             default = _text(s["default"])
             choices = f" [{', '.join(_text(c) for c in s['choices'])}]" if "choices" in s else ""
             print(f"  {name:<{width}}  {default:>6}  {s['description']}{choices}")
     return 0
+
+
+def _number_bounds(table: dict[str, dict[str, Any]]) -> str:
+    """What the number fields of ``table`` take, from their ``minimum``/``maximum``
+    (``GET /v1/rules``): e.g. "whole, 0 to 1,000,000,000"; "" when there are none.
+
+    A negative minimum is a default that says "not known" (:class:`scoring.rulesets.base.Setting`).
+
+    >>> _number_bounds({"a": {"type": "integer", "minimum": 0, "maximum": 10**9},
+    ...                 "b": {"type": "integer", "minimum": -1, "maximum": 10**9}})
+    'whole, 0 to 1,000,000,000; -1 (not known) for b'
+    """
+    numbers = {n: s for n, s in table.items() if "maximum" in s}
+    if not numbers:
+        return ""
+    whole = all(s["type"] == "integer" for s in numbers.values())
+    most = max(s["maximum"] for s in numbers.values())
+    text = f"{'whole, ' if whole else ''}0 to {most:,}"
+    unknown: dict[int, list[str]] = {}
+    for name, s in numbers.items():
+        if s["minimum"] < 0:
+            unknown.setdefault(s["minimum"], []).append(name)
+    return "; ".join([text, *(f"{low} (not known) for {', '.join(names)}"
+                             for low, names in sorted(unknown.items()))])
 
 
 def _text(value: Any) -> str:
