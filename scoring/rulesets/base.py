@@ -27,9 +27,9 @@ from scoring import tiles as T
 from scoring.hand import Hand, HandError
 
 #: The largest number a setting or rule-specific context field takes: chips, points, fan,
-#: factors and counts of hands are far below it, and a bound keeps every payment a
-#: whole number a JSON reader holds exactly (a 底 of 10⁴⁰⁰⁰ or a factor raised to 10⁶
-#: streaks would otherwise be computed and printed).
+#: factors and counts of hands are far below it, and a bound keeps a score's figures
+#: quick to work out and print (a 底 of 10⁴⁰⁰⁰ was scored into a 4,000-digit answer; the
+#: dealer's streak, a power, has its own bound: ``xiamen_money.MOST_BASE``).
 MOST_SETTING = 10**9
 
 SEAT_NAMES: dict[int, str] = {1: "left", 2: "opposite", 3: "right"}
