@@ -10,7 +10,10 @@ from collections import Counter
 from typing import Any
 
 from scoring import Hand
+from scoring.mcr import engine
+from scoring.mcr.calculator import reading_tables, table_total
 from scoring.mcr.fans import FANS
+from scoring.rulesets.base import WinContext
 
 # Intended differences (tilecam vs pymahjonggb, mil-2015). Each is either avoided by the
 # hand generator (the context is made consistent) or checked by its own test.
@@ -108,3 +111,18 @@ def tilecam_fans(score: Any) -> Counter[str]:
     """Fan counts (ids) of a tilecam Score."""
     by_en = {f.en: f.id for f in FANS.values()}
     return Counter({by_en[f.en]: f.count for f in score.fans})
+
+
+def equal_readings(hand: Hand, ctx: dict[str, Any], total: int) -> list[Counter[str]]:
+    """The fan counts of each of tilecam's readings of ``hand`` worth ``total`` (mil-2015,
+    flowers added): where two readings tie, the reference may keep either."""
+    win = engine.build_win(hand, WinContext(**ctx), "mil-2015")
+    out = []
+    flowers = ctx.get("flowers", 0)
+    for table, _ in reading_tables(win):
+        if table_total(table, win.version) + flowers == total:
+            counts = Counter({f: len(occ) for f, occ in table.items()})
+            if flowers:
+                counts["flower_tiles"] = flowers
+            out.append(counts)
+    return out

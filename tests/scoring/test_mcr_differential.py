@@ -14,32 +14,15 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from oracle_differences import DIFFERENCES, reference_score, tilecam_fans
+from oracle_differences import DIFFERENCES, equal_readings, reference_score, tilecam_fans
 
 import scoring
-from scoring import Hand
-from scoring.mcr import engine
-from scoring.mcr.calculator import reading_tables, table_total
 from scoring.mcr.samples import random_wins
 from scoring.notation import format_hand
-from scoring.rulesets.base import WinContext
 
 pytest.importorskip("MahjongGB", reason="pymahjonggb (dev extra) is not installed")
 
 N_HANDS = 5000
-
-
-def _equal_readings(hand: Hand, ctx: dict[str, Any], total: int) -> list[Counter[str]]:
-    win = engine.build_win(hand, WinContext(**ctx), "mil-2015")
-    out = []
-    flowers = ctx.get("flowers", 0)
-    for table, _ in reading_tables(win):
-        if table_total(table, win.version) + flowers == total:
-            counts = Counter({f: len(occ) for f, occ in table.items()})
-            if flowers:
-                counts["flower_tiles"] = flowers
-            out.append(counts)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +32,7 @@ def compared() -> list[tuple[str, dict[str, Any], int, int, Counter[str], Counte
         ours = scoring.score(hand, **ctx)
         ref_total, ref_fans = reference_score(hand, ctx)
         our_fans = tilecam_fans(ours)
-        tie_ok = ref_total == ours.total and ref_fans in _equal_readings(hand, ctx, ours.total)
+        tie_ok = ref_total == ours.total and ref_fans in equal_readings(hand, ctx, ours.total)
         rows.append((format_hand(hand), ctx, ours.total, ref_total, our_fans, ref_fans, tie_ok))
     return rows
 
