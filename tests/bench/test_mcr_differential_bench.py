@@ -36,3 +36,15 @@ def test_a_total_the_reference_scores_otherwise_is_a_difference(
     monkeypatch.setattr(oracle_differences, "reference_score", one_more)
     assert bench.compare(5, 20) == 20
     assert capsys.readouterr().out.count("  differs: ") == 5
+
+
+def test_waits_of_dealt_hands_agree_and_a_wrong_shanten_is_a_difference(
+    bench_module: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = bench_module("mcr_differential")
+    differences, ready = bench.compare_waits(56, 400)
+    assert differences == 0 and ready > 0
+    import scoring.mcr.waits as waits
+
+    monkeypatch.setattr(waits, "shanten", lambda held, melds: 7)
+    assert bench.compare_waits(56, 50, show=0)[0] > 40

@@ -126,3 +126,59 @@ def equal_readings(hand: Hand, ctx: dict[str, Any], total: int) -> list[Counter[
                 counts["flower_tiles"] = flowers
             out.append(counts)
     return out
+
+
+def reference_waits(standing: tuple[str, ...], n_melds: int) -> set[str]:
+    """The tiles the reference calculator says ``standing`` (beside ``n_melds`` melds)
+    waits on, over every winning form it knows (empty unless ready)."""
+    from MahjongGB import (
+        HonorsAndKnittedTilesShanten,
+        KnittedStraightShanten,
+        RegularShanten,
+        SevenPairsShanten,
+        ThirteenOrphansShanten,
+    )
+
+    from scoring.tiles import KINDS
+
+    back = {ref_tile(c): c for c in KINDS}
+    forms = [RegularShanten]
+    if n_melds == 0:
+        forms += [SevenPairsShanten, ThirteenOrphansShanten, HonorsAndKnittedTilesShanten]
+    if n_melds <= 1:
+        forms.append(KnittedStraightShanten)
+    out: set[str] = set()
+    for form in forms:
+        s, useful = form(tuple(ref_tile(t) for t in standing))
+        if s == 0:
+            out |= {back[u] for u in useful}
+    return out
+
+
+def dealt_hand(rng: Any) -> tuple[list[str], list[tuple[str, str, int]]] | None:
+    """A hand dealt at random (not one tile short of a win): 0-4 claimed melds as the
+    reference's packs, half the time from one or two suits so that ready hands and
+    knitted shapes come up too; the 13 - 3 × melds standing tiles and the packs, or None
+    when the melds drew a fifth copy. ``rng``: a :class:`random.Random`."""
+    from scoring.tiles import KINDS
+
+    held = dict.fromkeys(KINDS, 0)
+    packs = []
+    for _meld in range(rng.choice([0, 0, 0, 1, 1, 2, 3, 4])):
+        if rng.random() < 0.5:
+            suit, rank = rng.choice("mps"), rng.randint(1, 7)
+            tiles = [f"{rank + k}{suit}" for k in range(3)]
+            packs.append(("CHI", ref_tile(tiles[1]), 1))
+        else:
+            tiles = [rng.choice(KINDS)] * 3
+            packs.append(("PENG", ref_tile(tiles[0]), 1))
+        for t in tiles:
+            held[t] += 1
+    if max(held.values()) > 4:
+        return None
+    pool = [t for t in KINDS for _ in range(4 - held[t])]
+    if rng.random() < 0.5:
+        suits = rng.sample(["m", "p", "s", "z"], rng.choice([1, 2]))
+        some = [t for t in pool if (t[-1] if t[-1] in "mps" else "z") in suits]
+        pool = some if len(some) >= 13 - 3 * len(packs) else pool
+    return rng.sample(pool, 13 - 3 * len(packs)), packs

@@ -133,38 +133,12 @@ def test_every_wait_scores_as_the_hand_won_on_that_tile() -> None:
     assert checked > 600
 
 
-def _reference_waits(standing: tuple[str, ...], n_melds: int) -> set[str]:
-    from MahjongGB import (
-        HonorsAndKnittedTilesShanten,
-        KnittedStraightShanten,
-        RegularShanten,
-        SevenPairsShanten,
-        ThirteenOrphansShanten,
-    )
-    from oracle_differences import ref_tile
-
-    from scoring.tiles import KINDS
-
-    back = {ref_tile(c): c for c in KINDS}
-    forms = [RegularShanten]
-    if n_melds == 0:
-        forms += [SevenPairsShanten, ThirteenOrphansShanten, HonorsAndKnittedTilesShanten]
-    if n_melds <= 1:
-        forms.append(KnittedStraightShanten)
-    out: set[str] = set()
-    for form in forms:
-        s, useful = form(tuple(ref_tile(t) for t in standing))
-        if s == 0:
-            out |= {back[u] for u in useful}
-    return out
-
-
 def test_waits_and_shanten_match_the_reference_calculator() -> None:
     import random
 
     pytest.importorskip("MahjongGB", reason="pymahjonggb (dev extra) is not installed")
     from MahjongGB import MahjongShanten
-    from oracle_differences import ref_tile
+    from oracle_differences import ref_tile, reference_waits
 
     from scoring.mcr.samples import random_wins
     from scoring.tiles import KINDS
@@ -174,7 +148,7 @@ def test_waits_and_shanten_match_the_reference_calculator() -> None:
         standing = list(hand.standing[:-1])
         c = counts("".join(standing)) if standing else [0] * 34
         assert formal_waits(c, len(hand.melds)) == sorted(
-            index(t) for t in _reference_waits(tuple(standing), len(hand.melds))
+            index(t) for t in reference_waits(tuple(standing), len(hand.melds))
         )
         # swap a few tiles for a hand that may not be ready, and compare shanten
         held = {k: c[index(k)] + sum(m.tiles.count(k) for m in hand.melds) for k in KINDS}
@@ -200,38 +174,20 @@ def test_shanten_and_waits_of_random_hands_match_the_reference_calculator() -> N
 
     pytest.importorskip("MahjongGB", reason="pymahjonggb (dev extra) is not installed")
     from MahjongGB import MahjongShanten
-    from oracle_differences import ref_tile
-
-    from scoring.tiles import KINDS
+    from oracle_differences import dealt_hand, ref_tile, reference_waits
 
     rng = random.Random(56)
     ready = 0
     for _ in range(3000):
-        held = dict.fromkeys(KINDS, 0)
-        packs = []
-        for _meld in range(rng.choice([0, 0, 0, 1, 1, 2, 3, 4])):
-            if rng.random() < 0.5:
-                suit, rank = rng.choice("mps"), rng.randint(1, 7)
-                tiles = [f"{rank + k}{suit}" for k in range(3)]
-                packs.append(("CHI", ref_tile(tiles[1]), 1))
-            else:
-                tiles = [rng.choice(KINDS)] * 3
-                packs.append(("PENG", ref_tile(tiles[0]), 1))
-            for t in tiles:
-                held[t] += 1
-        if max(held.values()) > 4:
+        dealt = dealt_hand(rng)
+        if dealt is None:
             continue
-        pool = [t for t in KINDS for _ in range(4 - held[t])]
-        if rng.random() < 0.5:
-            suits = rng.sample(["m", "p", "s", "z"], rng.choice([1, 2]))
-            some = [t for t in pool if (t[-1] if t[-1] in "mps" else "z") in suits]
-            pool = some if len(some) >= 13 - 3 * len(packs) else pool
-        standing = rng.sample(pool, 13 - 3 * len(packs))
+        standing, packs = dealt
         c = counts("".join(standing))
         want = MahjongShanten(pack=tuple(packs), hand=tuple(ref_tile(t) for t in standing))
         assert shanten(c, len(packs)) == want, (standing, packs)
         if want == 0:
             ready += 1
             assert formal_waits(c, len(packs)) == sorted(
-                index(t) for t in _reference_waits(tuple(standing), len(packs)))
+                index(t) for t in reference_waits(tuple(standing), len(packs)))
     assert ready > 50  # the ready branch is exercised
