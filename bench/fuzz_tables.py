@@ -15,7 +15,8 @@ scripted camera in the recognizer's place: the hand on the table, that hand re-r
 or a flower otherwise, a hand not complete, play, an empty table, a new hand, notation
 that does not parse, seats that contradict each other). After every request:
 
-* the answer is a result or a clear JSON error (no 5xx, an ``error`` object on 4xx);
+* the answer is a result or a clear JSON error (no 5xx, an ``error`` object on 4xx); a
+  player's name or a hand's note holding U+0000 (which PostgreSQL cannot store) is 422;
 * where the model knows the answer it must match: a re-send of the same content is
   ``200`` with ``created`` false, other content at a recorded place, a place out of
   order, a hand past the session's end, voiding a void hand or penalty are ``409``; a
@@ -286,9 +287,13 @@ def _run_of(frames: list[tuple[str | None, int]], test: Any) -> int:
 class SheetRun:
     """One seeded run: a client, the model, the failures."""
 
-    def __init__(self, client: Any, rng: random.Random, failures: Failures) -> None:
+    def __init__(self, client: Any, rng: random.Random, failures: Failures,
+                 seed: int = 0) -> None:
         self.client = client
         self.rng = rng
+        #: the draws of the NUL probes, apart, so that they leave ``rng``'s sequence (and
+        #: the runs that tests replay with planted bugs) as it was
+        self.nul_rng = random.Random(f"nul {seed}")
         self.failures = failures
         self.admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
         self.answers: Counter[str] = Counter()
@@ -387,6 +392,9 @@ class SheetRun:
             expected = 409
         if table.over():
             expected = 409
+        if self.nul_rng.random() < 0.03:  # text a sheet cannot store (U+0000): refused first
+            body["note"] = "seen\x00 twice"
+            expected = 422
         name = f"table {table.rules} post hand {nxt}"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/hands", headers, body)
         if expected is not None:
@@ -1051,7 +1059,7 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
     with TestClient(app, raise_server_exceptions=False) as client:
         from tilecam.tables.access import frame_reader
 
-        run = SheetRun(client, rng, failures)
+        run = SheetRun(client, rng, failures, seed)
         app.dependency_overrides[frame_reader] = lambda: run.camera
         run.data_dir = folder / "data"
         event = client.post("/v1/events", json={"name": f"fuzz {seed}", "rules": "mcr"},
@@ -1070,6 +1078,11 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
 
             if rng.random() < 0.1:
                 refused("bad settings", bad_settings(rng, rules))
+            if run.nul_rng.random() < 0.05:  # a player's name a sheet cannot store (U+0000)
+                nul = {**body, "players": [*names[:3], names[3] + "\x00"]}
+                run.expect(f"table {rules} NUL name", run.call(
+                    f"table {rules} NUL name", "POST", f"/v1/events/{event['id']}/tables",
+                    run.admin, nul), 422, body)
             settings = random_settings(rng, rules) if rng.random() < 0.5 else {}
             if any(isinstance(v, int) and v > MOST_SETTING for v in settings.values()):
                 refused("settings past 10^9", settings)
