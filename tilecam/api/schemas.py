@@ -47,6 +47,20 @@ def nul_at(value: Any, path: str = "") -> str | None:
     return None
 
 
+def nul_problem(value: Any) -> str | None:
+    """Why ``value`` (a JSON value) cannot be stored in a score sheet — a string in it
+    holds U+0000, which PostgreSQL cannot store — naming where; None when it can.
+
+    >>> nul_problem({"note": "seen" + chr(0)})
+    'note holds the NUL character (U+0000), which a score sheet cannot store'
+    """
+    where = nul_at(value)
+    if where is None:
+        return None
+    return (f"{where or 'the body'} holds the NUL character (U+0000), which a score sheet "
+            "cannot store")
+
+
 class StoredIn(BaseModel):
     """A request body the score sheet stores: no string in it (a name, a note, a reason, a
     context value) may hold the NUL character U+0000, which PostgreSQL cannot store — a
@@ -56,10 +70,8 @@ class StoredIn(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_nul(cls, data: Any) -> Any:
-        where = nul_at(data)
-        if where is not None:
-            raise ValueError(f"{where or 'the body'} holds the NUL character (U+0000), which "
-                             "a score sheet cannot store")
+        if (problem := nul_problem(data)) is not None:
+            raise ValueError(problem)
         return data
 
 

@@ -34,7 +34,7 @@ import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
-from tilecam.api.schemas import StoredIn, nul_at
+from tilecam.api.schemas import StoredIn, nul_problem
 from tilecam.api.upload import IMAGE_REQUEST_BODY
 from tilecam.db.models import GameTable
 from tilecam.tables import camera, places, sheet, standings, views
@@ -174,9 +174,8 @@ def _flag(fields: dict[str, str], name: str) -> bool:
 def _refuse_nul(value: Any, prefix: str) -> None:
     """400 naming where ``value`` (camera-frame fields or their parsed context) holds
     U+0000, as :class:`tilecam.api.schemas.StoredIn` refuses it in JSON bodies."""
-    if (where := nul_at(value)) is not None:
-        raise ApiError(400, "invalid_request", f"{prefix}{where} holds the NUL character "
-                       "(U+0000), which a score sheet cannot store")
+    if (problem := nul_problem(value)) is not None:
+        raise ApiError(400, "invalid_request", f"{prefix}{problem}")
 
 
 def _frame_report(fields: dict[str, str]) -> HandReport:
