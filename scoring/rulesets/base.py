@@ -19,7 +19,7 @@ A rule set states:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -359,6 +359,49 @@ class Waits:
             "shanten": self.shanten,
             "waits": [w.to_dict() for w in self.waits],
         }
+
+
+def trial_waits(
+    rules: RuleSet,
+    hand: Hand,
+    held: Sequence[int],
+    context: WinContext,
+    settings: Mapping[str, Any],
+    *,
+    extra: Mapping[str, Any],
+    keep_flowers: bool,
+) -> tuple[WaitTile, ...]:
+    """The tiles a ready ``hand`` (one tile short of a win) waits on, found by trial: for
+    each kind, the hand with one more tile of it is scored by ``rules`` as won on a
+    discard and as self-drawn, and the kind is a wait when either win is legal.
+
+    ``held``: the physical tiles of each kind already in the hand (34 counts, kind
+    indices of :mod:`scoring.tiles`); a kind of which all four copies are held is no
+    wait, and a wait's ``remaining`` is the copies not held. The trial wins keep
+    ``context``'s winds, with ``extra`` laid over its rule-specific fields (the trial
+    is a plain win, not the deal's first draw); ``keep_flowers``: the trial hands keep
+    the hand's bonus tiles and the context's flower count (else none).
+    """
+    found = []
+    for k in range(T.NUM_KINDS):
+        if held[k] >= T.COPIES:
+            continue
+        tile = T.code(k)
+        trial = Hand(hand.melds, (*hand.standing, tile), hand.flowers if keep_flowers else ())
+        results: list[Score | None] = []
+        for drawn in (False, True):
+            ctx = WinContext(
+                self_drawn=drawn,
+                seat_wind=context.seat_wind,
+                prevalent_wind=context.prevalent_wind,
+                flowers=context.flowers if keep_flowers else 0,
+                extra={**context.extra, **extra},
+            )
+            s = rules.score(trial, ctx, settings)
+            results.append(s if s.legal else None)
+        if results[0] or results[1]:
+            found.append(WaitTile(tile, T.COPIES - held[k], results[0], results[1]))
+    return tuple(found)
 
 
 class RuleSet(ABC):

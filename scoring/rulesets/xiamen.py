@@ -39,8 +39,8 @@ from scoring.rulesets.base import (
     ScoredFan,
     Settlement,
     Waits,
-    WaitTile,
     WinContext,
+    trial_waits,
 )
 from scoring.rulesets.xiamen_money import (
     FLOWER_SET,
@@ -199,26 +199,9 @@ class Xiamen(RuleSet):
         if distance:
             return Waits(self.name, None, text, distance)
         held = _physical_counts(hand, gold)
-        found = []
-        for k in range(T.NUM_KINDS):
-            if held[k] >= T.COPIES:
-                continue
-            tile = T.code(k)
-            trial = Hand(hand.melds, (*hand.standing, tile), hand.flowers)
-            results = []
-            for drawn in (False, True):
-                ctx = WinContext(
-                    self_drawn=drawn,
-                    seat_wind=context.seat_wind,
-                    prevalent_wind=context.prevalent_wind,
-                    flowers=context.flowers,
-                    extra={**context.extra, "win": "plain", "opening": False},
-                )
-                s = self.score(trial, ctx, settings)
-                results.append(s if s.legal else None)
-            if results[0] or results[1]:
-                found.append(WaitTile(tile, T.COPIES - held[k], results[0], results[1]))
-        return Waits(self.name, None, text, 0, tuple(found))
+        found = trial_waits(self, hand, held, context, settings,
+                            extra={"win": "plain", "opening": False}, keep_flowers=True)
+        return Waits(self.name, None, text, 0, found)
 
 
 # ---------------------------------------------------------------------- helpers

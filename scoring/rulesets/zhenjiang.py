@@ -39,8 +39,8 @@ from scoring.rulesets.base import (
     ScoredFan,
     Settlement,
     Waits,
-    WaitTile,
     WinContext,
+    trial_waits,
 )
 from scoring.rulesets.zhenjiang_settings import CONTEXT, SEATS, SETTINGS
 from scoring.wild import decompositions, is_complete, shanten
@@ -208,24 +208,9 @@ class Zhenjiang(RuleSet):
         held = [0] * T.NUM_KINDS
         for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
             held[T.index(t)] += 1
-        found = []
-        for k in range(T.NUM_KINDS):
-            if held[k] >= T.COPIES:
-                continue
-            trial = Hand(hand.melds, (*hand.standing, T.code(k)), ())
-            results = []
-            for drawn in (False, True):
-                ctx = WinContext(
-                    self_drawn=drawn,
-                    seat_wind=context.seat_wind,
-                    prevalent_wind=context.prevalent_wind,
-                    extra={**context.extra, "tian_hu": False},
-                )
-                s = self.score(trial, ctx, settings)
-                results.append(s if s.legal else None)
-            if results[0] or results[1]:
-                found.append(WaitTile(T.code(k), T.COPIES - held[k], results[0], results[1]))
-        return Waits(self.name, None, text, 0, tuple(found))
+        found = trial_waits(self, hand, held, context, settings,
+                            extra={"tian_hu": False}, keep_flowers=False)
+        return Waits(self.name, None, text, 0, found)
 
 
 def _wild_of(extra: Mapping[str, Any]) -> int:
