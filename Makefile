@@ -4,21 +4,25 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+# The package versions the project is tested with (tools/pin_versions.py writes the file);
+# `make test CONSTRAINTS=` installs the newest releases instead.
+CONSTRAINTS ?= constraints.txt
+PIN    := $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
 # `make serve PORT=9000` or `TILECAM_PORT=9000 make serve` (likewise HOST / TILECAM_HOST)
 HOST   ?= $(or $(TILECAM_HOST),127.0.0.1)
 PORT   ?= $(or $(TILECAM_PORT),8000)
 
 .PHONY: serve test lint typecheck pytest install clean
 
-# Re-install when pyproject.toml changes (stamp files).
-$(VENV)/.stamp-runtime: pyproject.toml
+# Re-install when pyproject.toml or the pinned versions change (stamp files).
+$(VENV)/.stamp-runtime: pyproject.toml $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q $(PIN) -e .
 	@touch $@
 
-$(VENV)/.stamp-dev: pyproject.toml $(VENV)/.stamp-runtime
-	$(PY) -m pip install -q -e '.[dev]'
+$(VENV)/.stamp-dev: pyproject.toml $(CONSTRAINTS) $(VENV)/.stamp-runtime
+	$(PY) -m pip install -q $(PIN) -e '.[dev]'
 	@touch $@
 
 install: $(VENV)/.stamp-runtime
