@@ -2,8 +2,8 @@
 
 ``make serve`` and ``make test`` install with ``pip install -c constraints.txt``, so a fresh
 machine gets the versions the last full test run had, not whatever was released since
-(a new FastAPI, Starlette or NumPy release once broke the test client; it could break
-``make serve`` the same way). This script resolves the project with its ``dev`` extra —
+(Starlette 1.x moved its test client to another HTTP package between two sessions
+here; a release could change ``make serve`` the same way). This script resolves the project with its ``dev`` extra —
 unpinned, newest releases, as a plain ``pip install`` would — once for each Python
 given (a throwaway venv each, ``pip install --dry-run --report``, nothing installed),
 and merges the answers: a package resolved alike under every Python gets one line, one
