@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,7 +180,10 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
             if progress:
                 progress(1)
     else:
-        ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        # workers start from a clean process, never forked from this one: a fork of a
+        # process whose threads (OpenCV's, onnxruntime's, a test runner's) hold a lock
+        # can deadlock the child (Python 3.12+ warns of it; 3.14 makes forkserver the default)
+        ctx = get_context("forkserver" if "forkserver" in get_all_start_methods() else "spawn")
         with ctx.Pool(cfg.workers, initializer=_init_worker, initargs=(cfg,)) as pool:
             for n in pool.imap_unordered(_job, range(cfg.count), chunksize=4):
                 tiles += n
