@@ -456,39 +456,48 @@ def analyze(
     of tiles the layout was unsure of, :func:`vision.tile_rereads.flip_unclear_sideways`).
     ``sides``: :func:`read_sides` of these same ``dets`` and ``params`` (the same objects),
     so that several flips read the frame, rows and sideways calls once; another is
-    ignored."""
+    ignored.
+
+    The stages: rows of added-kong tiles set aside (:func:`_added_tile_rows`), each
+    other row parsed (:class:`_RowReader`) facing the way its tiles or the layout say
+    (:func:`_orient_rows`), the hand's rows chosen and read as one hand
+    (:func:`_hand_layout`)."""
     params = params or LayoutParams()
-    codes = dets.codes
-    n = len(dets)
-    if n == 0:
+    if len(dets) == 0:
         return Layout()
-    bonus = set(BONUS)
-    tiles = list(range(n))
     if sides is None or sides.dets is not dets or sides.params is not params:
         sides = read_sides(dets, params)
-    maybe_flower = sides.maybe_flower
-    margins = sides.margins
-    frame = sides.frame
-    rows_local = list(sides.rows)
     side_local = dict(sides.sideways)
-    side_odds = dict(sides.side_odds)
     for k in flip:
         if k in side_local:
             side_local[k] = not side_local[k]
-    # rows whose tiles all lie on sideways tiles of bigger rows are added-kong tiles; a
-    # face-down box lying on the meld row of such a tile, in its row, is a second box of
-    # it (an added tile is laid face up; no tile is laid face down on a meld): left out
+    main_rows, base_of, second_boxes = _added_tile_rows(
+        list(sides.rows), dets.codes, sides.frame, side_local)
+    reader = _RowReader.of(dets, params, sides, side_local, main_rows,
+                           {b: k for k, b in base_of.items()})
+    parses, side_note = _orient_rows(reader, dets, sides.margins)
+    return _hand_layout(parses, reader, second_boxes, side_note, sides.side_odds)
+
+
+def _added_tile_rows(
+    rows: list[list[int]], codes: Sequence[str], frame: Frame, sideways: dict[int, bool],
+) -> tuple[list[list[int]], dict[int, int], list[int]]:
+    """``(main rows, base_of, second boxes)``: ``rows`` whose tiles all lie on sideways
+    tiles of bigger rows are added-kong tiles (``base_of``: such a tile → the sideways
+    tile under it) and are no rows of their own; a face-down box lying on the meld row of
+    such a tile, in its row, is a second box of it (an added tile is laid face up; no
+    tile is laid face down on a meld): left out. The other rows are the main rows."""
     base_of: dict[int, int] = {}
     second_boxes: list[int] = []
     main_rows = []
-    for r in rows_local:
+    for r in rows:
         bases: dict[int, int] = {}
         base_row: dict[int, int] = {}
         down_row: dict[int, int] = {}
         for k in r:
-            if codes[k] in bonus:
+            if codes[k] in BONUS:
                 break
-            for j, other in enumerate(rows_local):
+            for j, other in enumerate(rows):
                 if other is r or len(other) <= len(r):
                     continue
                 if codes[k] == BACK:
@@ -496,7 +505,7 @@ def analyze(
                         down_row[k] = j
                         break
                     continue
-                hit = [b for b in other if side_local[b] and stacked_on(frame, k, b)]
+                hit = [b for b in other if sideways[b] and stacked_on(frame, k, b)]
                 if hit:
                     bases[k], base_row[k] = hit[0], j
                     break
@@ -507,28 +516,63 @@ def analyze(
             second_boxes.extend(down_row)
         else:
             main_rows.append(r)
-    stacked_by_base = {b: k for k, b in base_of.items()}
-    parses: list[RowParse] = []
-    # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
-    # 90); then the whole picture is judged by how players lay a hand out (see
-    # across_votes).
-    sides_known = bool(np.isin(dets.rotations, (180, 270)).any())
+    return main_rows, base_of, second_boxes
 
-    def parse(order: list[int], gaps: list[float], upside: bool) -> RowParse:
+
+@dataclass(frozen=True)
+class _RowReader:
+    """Parses the main rows of one picture, each in its owner's order
+    (:meth:`read`), with what the layout knows of every tile."""
+
+    codes: list[str]
+    boxes: npt.NDArray[np.float32]  # (n, 4) xyxy, image pixels
+    params: LayoutParams
+    frame: Frame
+    sideways: dict[int, bool]
+    maybe_flower: frozenset[int]
+    #: a sideways tile → the added-kong tile lying on it
+    stacked_by_base: dict[int, int]
+    main_rows: list[list[int]]
+    #: gaps between neighbouring tiles of each main row (:func:`gaps_along`)
+    row_gaps: list[list[float]]
+
+    @classmethod
+    def of(cls, dets: Detections, params: LayoutParams, sides: SideReading,
+           sideways: dict[int, bool], main_rows: list[list[int]],
+           stacked_by_base: dict[int, int]) -> _RowReader:
+        frame = sides.frame
+        # pitch ratio of touching tiles in this picture, for rows too short to show theirs
+        ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
+        touching = ratios[len(ratios) // 3] if len(ratios) >= 3 else None
+        return cls(dets.codes, dets.boxes, params, frame, sideways, sides.maybe_flower,
+                   stacked_by_base, main_rows,
+                   [gaps_along(frame, r, touching) for r in main_rows])
+
+    def read(self, k: int, upside: bool, oriented: bool) -> RowParse:
+        """Main row ``k`` parsed in its owner's order (right to left when seen from
+        across the table, ``upside``); ``oriented``: whether its tiles said which way."""
+        r, gaps = self.main_rows[k], self.row_gaps[k]
+        p = self._parse(r[::-1], gaps[::-1], True) if upside else self._parse(list(r), gaps,
+                                                                               False)
+        p.oriented = oriented
+        return p
+
+    def _parse(self, order: list[int], gaps: list[float], upside: bool) -> RowParse:
+        codes, stacked = self.codes, self.stacked_by_base
         items = [
             RowItem(
-                tiles[k],
-                codes[tiles[k]],
-                side_local[k],
-                codes[tiles[k]] == BACK,
-                tiles[stacked_by_base[k]] if k in stacked_by_base else None,
-                codes[tiles[stacked_by_base[k]]] if k in stacked_by_base else None,
-                codes[tiles[k]] in bonus,
-                maybe_flower=tiles[k] in maybe_flower,
+                k,
+                codes[k],
+                self.sideways[k],
+                codes[k] == BACK,
+                stacked.get(k),
+                codes[stacked[k]] if k in stacked else None,
+                codes[k] in BONUS,
+                maybe_flower=k in self.maybe_flower,
             )
             for k in order
         ]
-        row_melds, runs, row_flowers = parse_row(items, gaps, params)
+        row_melds, runs, row_flowers = parse_row(items, gaps, self.params)
         in_melds = {d for m in row_melds for d in m.detections}
         loose: list[int] = []
         for it in items:
@@ -537,7 +581,7 @@ def analyze(
                 continue
             # a tile lying on a claimed tile that made no kong with it: a flower laid
             # there if it may be one, otherwise left out (see Layout.notes)
-            (row_flowers if d in maybe_flower else loose).append(d)
+            (row_flowers if d in self.maybe_flower else loose).append(d)
         kept_runs: list[list[int]] = []
         dropped: list[int] = []
         for run in runs:
@@ -545,6 +589,7 @@ def analyze(
             dropped.extend(d for d in run if codes[d] == BACK)
             if keep:
                 kept_runs.append(keep)
+        frame = self.frame
         return RowParse(
             Row(tuple(it.det for it in items), upside),
             row_melds,
@@ -557,35 +602,48 @@ def analyze(
             loose=loose,
         )
 
-    # pitch ratio of touching tiles in this picture, for rows too short to show theirs
-    all_ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
-    touching = all_ratios[len(all_ratios) // 3] if len(all_ratios) >= 3 else None
-    row_gaps = [gaps_along(frame, r, touching) for r in main_rows]
 
-    def read_row(k: int, upside: bool, oriented: bool) -> RowParse:
-        """Row ``k`` parsed in its owner's order (right to left when seen from across)."""
-        r, gaps = main_rows[k], row_gaps[k]
-        p = parse(r[::-1], gaps[::-1], True) if upside else parse(list(r), gaps, False)
-        p.oriented = oriented
-        return p
+#: The note for a picture whose tiles lie either way up and whose layout shows no side.
+SIDE_UNKNOWN_NOTE = (
+    "the hand's tiles lie either way up and its layout does not show which side its "
+    "owner sits (no tile set apart): read as seen from the camera's side — photographed "
+    "from across the table, the claim sources and the winning tile would be mirrored"
+)
 
+
+def _orient_rows(
+    reader: _RowReader, dets: Detections, margins: npt.NDArray[np.float64],
+) -> tuple[list[RowParse], str | None]:
+    """Every main row parsed facing the way its owner sits, and the note to give when no
+    tile says which side that is (:data:`SIDE_UNKNOWN_NOTE`, else None).
+
+    A row's tiles vote (:func:`row_turn_votes`); where they agree only as loosely as a
+    hand left either way up does by chance, a layout cue (:func:`across_votes`) decides
+    for the whole picture; a row whose tiles do not agree faces the way of the nearest
+    row whose tiles do."""
+    params = reader.params
+    # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
+    # 90); then the whole picture is judged by how players lay a hand out (see
+    # across_votes).
+    sides_known = bool(np.isin(dets.rotations, (180, 270)).any())
+    parses: list[RowParse] = []
     firm: list[bool] = []  # the row's tiles agree as a hand left either way up rarely does
-    for k, r in enumerate(main_rows):
-        vote, weight = row_turn_votes(r, frame, margins, side_local, codes)
+    for k, r in enumerate(reader.main_rows):
+        vote, weight = row_turn_votes(r, reader.frame, margins, reader.sideways, reader.codes)
         upside, agreed = _faces_away(vote, weight, params)
-        parses.append(read_row(k, upside, agreed))
+        parses.append(reader.read(k, upside, agreed))
         firm.append(agreed and abs(vote) >= max(params.turn_firm * weight, params.turn_firm_votes))
 
     def flip_row(k: int) -> None:
-        parses[k] = read_row(k, not parses[k].row.upside_down, parses[k].oriented)
+        parses[k] = reader.read(k, not parses[k].row.upside_down, parses[k].oriented)
 
     if sides_known and parses and not any(firm) and any(p.oriented for p in parses):
         # the rows' tiles agree only as loosely as a hand left either way up does by
         # chance: a layout cue, where the picture shows one, outweighs them
-        upright = [read_row(k, False, p.oriented) for k, p in enumerate(parses)]
+        upright = [reader.read(k, False, p.oriented) for k, p in enumerate(parses)]
         cue = across_votes(upright)
         if abs(cue) >= params.turn_cue_votes:
-            parses = [read_row(k, cue > 0, True) for k in range(len(parses))]
+            parses = [reader.read(k, cue > 0, True) for k in range(len(parses))]
     undecided = [k for k, p in enumerate(parses) if not p.oriented]
     side_note = None
     if parses and (not sides_known or len(undecided) == len(parses)):
@@ -596,12 +654,7 @@ def analyze(
             for k in range(len(parses)):
                 flip_row(k)
         if sides_known and not cue:  # tiles either way up and no layout cue
-            side_note = (
-                "the hand's tiles lie either way up and its layout does not show which "
-                "side its owner sits (no tile set apart): read as seen from the camera's "
-                "side — photographed from across the table, the claim sources and the "
-                "winning tile would be mirrored"
-            )
+            side_note = SIDE_UNKNOWN_NOTE
     else:
         for k in undecided:  # face the way of the nearest row whose tiles agree
             p = parses[k]
@@ -611,8 +664,21 @@ def analyze(
                 j = min(near, key=lambda j: abs(parses[j].cy - p.cy))
                 if parses[j].row.upside_down != p.row.upside_down:
                     flip_row(k)
+    return parses, side_note
+
+
+def _hand_layout(
+    parses: list[RowParse], reader: _RowReader, second_boxes: list[int],
+    side_note: str | None, side_odds: dict[int, float],
+) -> Layout:
+    """The :class:`Layout` of the rows that hold the hand (:func:`select_hand_rows`):
+    their melds, flowers and standing tiles, the winning tile, what is left out and the
+    notes saying so. ``second_boxes``: face-down boxes beside added-kong tiles (left
+    out); ``side_note``: :func:`_orient_rows`' note; ``side_odds``: the sideways model's
+    log-odds of each tile it judged (for the melds' claim margins)."""
+    params, codes, frame = reader.params, reader.codes, reader.frame
     chosen = select_hand_rows(parses, params)
-    others_flowers = _flowers_by_other_tiles(chosen, parses, dets.boxes, codes)
+    others_flowers = _flowers_by_other_tiles(chosen, parses, reader.boxes, codes)
     chosen = [k for k in chosen if k not in others_flowers]
     notes: list[str] = []
     if others_flowers:
@@ -645,19 +711,7 @@ def analyze(
     if others:
         ignored.extend(others)
         notes.append(f"{len(others)} tile(s) in rows away from the hand ignored")
-    for m in melds:
-        if m.claim_unclear:
-            at = ", ".join(str(d) for d in m.detections)
-            notes.append(
-                f"which tile lies sideways in the meld of detections {at} is unclear "
-                f"(margin {m.claim_margin:.1f}): its claim source may be wrong"
-            )
-    if params.warn_tilt_deg > 0 and abs(frame.tilt_deg) >= params.warn_tilt_deg:
-        notes.append(
-            f"the rows lie {abs(frame.tilt_deg):.0f}° off the picture's edges: near 45° which "
-            "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
-            "square to the table reads them better"
-        )
+    notes.extend(_meld_and_tilt_notes(melds, frame.tilt_deg, params))
     excess = sum(parses[k].count for k in chosen) - params.hand_size  # kongs count 3
     in_kongs: set[int] = set()
     if params.face_up_kongs and excess > 0:
@@ -679,7 +733,6 @@ def analyze(
     standing = [d for _, run in standing_runs for d in run if d != winning]
     if side_note and (winning is not None or any(m.claimed_from for m in melds)):
         notes.append(side_note)  # only where the side changes the hand
-    sideways = frozenset(tiles[k] for k, s in side_local.items() if s)
     return Layout(
         melds=tuple(melds),
         standing=tuple(standing),
@@ -690,6 +743,27 @@ def analyze(
         notes=tuple(notes),
         frame_rotation=frame.frame_rotation,
         tilt_deg=frame.tilt_deg,
-        sideways=sideways,
-        side_margins=tuple(sorted((tiles[k], round(o, 3)) for k, o in side_odds.items())),
+        sideways=frozenset(k for k, s in reader.sideways.items() if s),
+        side_margins=tuple(sorted((k, round(o, 3)) for k, o in side_odds.items())),
     )
+
+
+def _meld_and_tilt_notes(melds: list[MeldLayout], tilt_deg: float,
+                         params: LayoutParams) -> list[str]:
+    """Notes on melds whose sideways tile is unclear, and on rows tilted so far
+    (``tilt_deg``, from ``params.warn_tilt_deg``) that every sideways call is unsure."""
+    notes = []
+    for m in melds:
+        if m.claim_unclear:
+            at = ", ".join(str(d) for d in m.detections)
+            notes.append(
+                f"which tile lies sideways in the meld of detections {at} is unclear "
+                f"(margin {m.claim_margin:.1f}): its claim source may be wrong"
+            )
+    if params.warn_tilt_deg > 0 and abs(tilt_deg) >= params.warn_tilt_deg:
+        notes.append(
+            f"the rows lie {abs(tilt_deg):.0f}° off the picture's edges: near 45° which "
+            "tiles lie sideways (the melds' claim sources) is uncertain; a photo taken "
+            "square to the table reads them better"
+        )
+    return notes
