@@ -482,11 +482,14 @@ def correct(
     ``claim_win``: the hand is shown as a win (default: its tile count equals
     ``hand_size``). ``is_winning``: winning-shape predicate (default for ``rules`` from
     :func:`winning_shape_check`). ``hidden_kinds``: kinds of all-face-down kongs.
+
+    The readings are searched best first (:func:`_search`), the chosen one picked from
+    what the search found (:func:`_choose`) and the close others kept as alternatives
+    (:func:`_alternatives`).
     """
     params = params or CorrectParams()
     if claim_win is None:
         claim_win = layout.tile_count == hand_size
-    check = is_winning or winning_shape_check(rules)
     slots = _slots(dets, layout)
     base_codes = list(dets.codes)
     top_problems = _physical_problems(base_codes, layout)
@@ -494,33 +497,69 @@ def correct(
         # only tiles involved in an impossibility can fix it: search over those alone
         involved = _involved(base_codes, layout)
         slots = [sl for sl in slots if sl.det in involved]
+    readings = _Readings(slots, base_codes, layout, hidden_kinds,
+                         is_winning or winning_shape_check(rules))
+    start = tuple(0 for _ in slots)
+    problems = top_problems
+    if claim_win and not problems and not readings.winning(readings.build(start)):
+        problems = ["not a winning hand"]
+    prefer_ready = (not claim_win and params.max_ready_ratio > 0
+                    and layout.tile_count == hand_size - 1)
+    found = _search(readings, params, claim_win, prefer_ready)
+    if found.best_phys is None:
+        found.notes.append(
+            f"no possible reading found within {found.popped} readings; the top-1 reading "
+            "is kept"
+        )
+        top = readings.reading(start, 0.0, False, False)
+        return CorrectionResult(top, (), tuple(problems), claim_win, found.popped,
+                                tuple(found.notes))
+    chosen = _choose(found, claim_win, params)
+    alts = _alternatives(found.readings, chosen, params)
+    return CorrectionResult(chosen, alts, tuple(problems), claim_win, found.popped,
+                            tuple(found.notes))
 
-    def build(idx: tuple[int, ...]) -> tuple[str, ...]:
-        codes = list(base_codes)
-        for s, k in zip(slots, idx, strict=True):
+
+@dataclass(frozen=True)
+class _Readings:
+    """How one search makes and judges readings: ``slots``, the detections it may read
+    otherwise (each with its codes best first), over ``base_codes``, the top-1 code of
+    every detection; a reading is the index into each slot's codes (0: its top-1)."""
+
+    slots: Sequence[_Slot]
+    base_codes: Sequence[str]
+    layout: Layout
+    hidden_kinds: Sequence[str]
+    #: the rules' winning-shape predicate
+    check: Callable[[Hand], bool]
+
+    def build(self, idx: tuple[int, ...]) -> tuple[str, ...]:
+        """Every detection's code under the reading ``idx``."""
+        codes = list(self.base_codes)
+        for s, k in zip(self.slots, idx, strict=True):
             codes[s.det] = s.codes[k]
         return tuple(codes)
 
-    def hand_of(codes: Sequence[str]) -> Hand | None:
-        """The hand ``layout`` lays out with ``codes``, or None when it makes none."""
+    def hand_of(self, codes: Sequence[str]) -> Hand | None:
+        """The hand the layout lays out with ``codes``, or None when it makes none."""
         from scoring.hand import HandError
 
         try:
-            return layout.hand(codes, hidden_kinds=hidden_kinds or _fillers(codes, layout))
+            return self.layout.hand(
+                codes, hidden_kinds=self.hidden_kinds or _fillers(codes, self.layout))
         except HandError:
             return None
 
-    def winning(codes: Sequence[str]) -> bool:
-        hand = hand_of(codes)
-        return hand is not None and check(hand)
+    def winning(self, codes: Sequence[str]) -> bool:
+        """Whether ``codes`` make a hand of winning shape."""
+        hand = self.hand_of(codes)
+        return hand is not None and self.check(hand)
 
-    prefer_ready = (not claim_win and params.max_ready_ratio > 0
-                    and layout.tile_count == hand_size - 1)
-
-    def ready(codes: Sequence[str]) -> bool:
+    def ready(self, codes: Sequence[str]) -> bool:
+        """Whether ``codes`` make a hand that one more tile of some kind would win (听)."""
         from scoring.hand import Hand, HandError
 
-        hand = hand_of(codes)
+        hand = self.hand_of(codes)
         if hand is None:
             return False
         shown = Counter(t for m in hand.melds for t in m.tiles)
@@ -532,73 +571,77 @@ def correct(
                 whole = Hand(hand.melds, (*hand.standing, kind), hand.flowers)
             except HandError:
                 continue
-            if check(whole):
+            if self.check(whole):
                 return True
         return False
 
-    def reading(idx: tuple[int, ...], cost: float, legal: bool, win: bool) -> Reading:
+    def reading(self, idx: tuple[int, ...], cost: float, legal: bool, win: bool) -> Reading:
+        """The :class:`Reading` ``idx``, its changes from the top-1 codes listed."""
         changes = tuple(
             Correction(s.det, s.codes[0], s.codes[k], s.probs[0], s.probs[k])
-            for s, k in zip(slots, idx, strict=True)
+            for s, k in zip(self.slots, idx, strict=True)
             if k
         )
-        return Reading(build(idx), changes, cost, legal, win)
+        return Reading(self.build(idx), changes, cost, legal, win)
 
-    start = tuple(0 for _ in slots)
-    top_codes = build(start)
-    problems = top_problems
-    top_win = claim_win and not problems and winning(top_codes)
-    if claim_win and not problems and not top_win:
-        problems = ["not a winning hand"]
-    max_cost = math.log(params.max_ratio)
-    close = math.log(params.close_ratio)
-    win_margin = math.log(params.max_win_ratio)
-    ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
-    best_ready: Reading | None = None
-    ready_checks = 0
-    possible = _Possible(layout)
-    heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, start, -1)]
-    popped = 0
+
+@dataclass
+class _Found:
+    """What a search found: every possible reading it looked at (best first), the most
+    probable possible one, the most probable win and ready hand among them (when looked
+    for), how many readings it popped, and why it stopped early (if it did)."""
+
+    readings: list[Reading] = field(default_factory=list)
     best_phys: Reading | None = None
     best_win: Reading | None = None
-    found: list[Reading] = []
-    notes: list[str] = []
+    best_ready: Reading | None = None
+    popped: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
+            prefer_ready: bool) -> _Found:
+    """Best-first search over the readings, least cost first: each reading is a slot
+    index per slot, its successors raise the last changed slot or start changing a later
+    one. It stops past ``params.max_ratio``, past the bound within which a better choice
+    may still come (:func:`_search_limit`), or at ``params.max_readings`` /
+    ``params.max_ms``."""
+    slots = readings.slots
+    ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
+    max_cost = math.log(params.max_ratio)
+    possible = _Possible(readings.layout)
+    heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, tuple(0 for _ in slots), -1)]
+    found = _Found()
+    ready_checks = 0
     deadline = None if params.max_ms is None else time.perf_counter() + params.max_ms / 1000
     while heap:
-        if popped >= params.max_readings:
-            notes.append(f"search stopped after {popped} readings")
+        if found.popped >= params.max_readings:
+            found.notes.append(f"search stopped after {found.popped} readings")
             break
-        if deadline is not None and popped % 64 == 63 and time.perf_counter() > deadline:
-            notes.append(f"search stopped after {params.max_ms:g} ms")
+        if (deadline is not None and found.popped % 64 == 63
+                and time.perf_counter() > deadline):
+            found.notes.append(f"search stopped after {params.max_ms:g} ms")
             break
         cost, idx, last = heapq.heappop(heap)
-        popped += 1
-        if cost > max_cost:
+        found.popped += 1
+        if cost > max_cost or cost > _search_limit(found, params, claim_win, ready_margin,
+                                                    prefer_ready):
             break
-        if best_phys is not None:
-            limit = best_phys.cost + max(close, win_margin if claim_win else 0.0,
-                                         ready_margin)
-            if best_win is not None:
-                limit = min(limit, best_win.cost + close)
-            if prefer_ready and best_ready is not None:
-                limit = min(limit, best_ready.cost + close)
-            if cost > limit:
-                break
-        codes = build(idx)
-        legal = possible(codes)
-        if legal:
-            win = claim_win and winning(codes)
-            r = reading(idx, cost, True, win)
-            found.append(r)
-            if best_phys is None:
-                best_phys = r
-            if win and best_win is None:
-                best_win = r
-            if (prefer_ready and best_ready is None and ready_checks < params.max_ready_checks
-                    and cost - best_phys.cost <= ready_margin):
+        codes = readings.build(idx)
+        if possible(codes):
+            win = claim_win and readings.winning(codes)
+            r = readings.reading(idx, cost, True, win)
+            found.readings.append(r)
+            if found.best_phys is None:
+                found.best_phys = r
+            if win and found.best_win is None:
+                found.best_win = r
+            if (prefer_ready and found.best_ready is None
+                    and ready_checks < params.max_ready_checks
+                    and cost - found.best_phys.cost <= ready_margin):
                 ready_checks += 1
-                if ready(codes):
-                    best_ready = r
+                if readings.ready(codes):
+                    found.best_ready = r
         # successors: raise the last changed slot, or start changing a later one
         if last >= 0 and idx[last] + 1 < len(slots[last].codes):
             nxt = list(idx)
@@ -610,35 +653,65 @@ def correct(
                 nxt = list(idx)
                 nxt[q] = 1
                 heapq.heappush(heap, (cost + slots[q].deltas[1], tuple(nxt), q))
-    if best_phys is None:
-        notes.append(
-            f"no possible reading found within {popped} readings; the top-1 reading is kept"
-        )
-        top = reading(start, 0.0, False, False)
-        return CorrectionResult(top, (), tuple(problems), claim_win, popped, tuple(notes))
-    chosen = best_phys
+    return found
+
+
+def _search_limit(found: _Found, params: CorrectParams, claim_win: bool,
+                  ready_margin: float, prefer_ready: bool) -> float:
+    """The cost past which no reading can change the choice: within ``close_ratio`` of
+    the most probable possible reading (or ``max_win_ratio`` when a win is claimed, or
+    the ready margin), and within ``close_ratio`` of the best win or ready hand found;
+    unbounded before any possible reading is found."""
+    if found.best_phys is None:
+        return math.inf
+    close = math.log(params.close_ratio)
+    win_margin = math.log(params.max_win_ratio)
+    limit = found.best_phys.cost + max(close, win_margin if claim_win else 0.0, ready_margin)
+    if found.best_win is not None:
+        limit = min(limit, found.best_win.cost + close)
+    if prefer_ready and found.best_ready is not None:
+        limit = min(limit, found.best_ready.cost + close)
+    return limit
+
+
+def _choose(found: _Found, claim_win: bool, params: CorrectParams) -> Reading:
+    """The reading to report from what the search ``found`` (a possible reading was
+    found): a win within ``max_win_ratio`` when a win is claimed, else a ready hand that
+    the search took, else the most probable possible reading; why is added to the
+    found notes."""
+    best_phys = found.best_phys
+    assert best_phys is not None
+    best_win, best_ready = found.best_win, found.best_ready
     if claim_win:
-        if best_win is not None and best_win.cost - best_phys.cost <= win_margin:
-            chosen = best_win
-        elif best_win is None:
-            notes.append(
+        if best_win is not None and best_win.cost - best_phys.cost <= math.log(
+                params.max_win_ratio):
+            return best_win
+        if best_win is None:
+            found.notes.append(
                 f"no reading within {params.max_win_ratio:g} times the most probable one "
                 "makes it a win; the hand is reported as not winning"
             )
         else:
-            notes.append(
+            found.notes.append(
                 f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
                 " times less probable; the hand is reported as not winning"
             )
     elif best_ready is not None and best_ready is not best_phys:
-        chosen = best_ready
-        notes.append(
+        found.notes.append(
             f"a reading {math.exp(best_ready.cost - best_phys.cost):.1f} times less probable "
             "makes the hand ready (one tile from a win) and is taken"
         )
-    # alternatives: possible readings within close_ratio of the chosen one either way
-    # (a win taken over a slightly more probable non-winning reading shows that one
-    # too), leaving out corrections that add needless changes to another one
+        return best_ready
+    return best_phys
+
+
+def _alternatives(found: list[Reading], chosen: Reading,
+                  params: CorrectParams) -> tuple[Reading, ...]:
+    """Possible readings within ``close_ratio`` of the ``chosen`` one either way (a win
+    taken over a slightly more probable non-winning reading shows that one too), best
+    first, at most ``max_alternatives``, leaving out corrections that add needless
+    changes to another one."""
+    close = math.log(params.close_ratio)
     change_sets = [{(c.tile, c.after) for c in r.changes} for r in found]
     pool = [
         r
@@ -647,5 +720,4 @@ def correct(
         and abs(r.cost - chosen.cost) <= close
         and not any(other and other < cs for other in change_sets)
     ]
-    alts = tuple(sorted(pool, key=lambda r: r.cost))[: params.max_alternatives]
-    return CorrectionResult(chosen, alts, tuple(problems), claim_win, popped, tuple(notes))
+    return tuple(sorted(pool, key=lambda r: r.cost))[: params.max_alternatives]
