@@ -345,35 +345,12 @@ def basic_fans(reading: Reading, w: Win) -> Table:
     table: Table = {}
     sets = reading.sets
     win = w.win
-    chows: list[int] = []
-    melded_kongs: list[str] = []
-    concealed_kongs: list[str] = []
-    pung_list: list[tuple[int, bool]] = []
-    pungs: list[tuple[int, str]] = []
-    win_in_concealed_chow = False
-    for k, t, c in sets:
-        if k == CHOW:
-            chows.append(t)
-            if c and t <= win <= t + 2:
-                win_in_concealed_chow = True
-        elif k == PUNG:
-            pung_list.append((t, c))
-        elif k == KONG:
-            text = set_text(k, t)
-            (concealed_kongs if c else melded_kongs).append(text)
-            pungs.append((t, text))
     pair = sets[-1][1]
-    # a pung completed by a discard is exposed unless the tile fits a concealed chow
-    expose = not w.self_drawn and not win_in_concealed_chow
-    concealed_pungs: list[str] = []
-    for t, c in pung_list:
-        text = set_text(PUNG, t)
-        if c and not (expose and t == win):
-            concealed_pungs.append(text)
-        pungs.append((t, text))
+    held = _HeldSets.of(sets, w)
+    pungs = held.pungs
     if pungs:
-        pungs.sort()
-        _kong_fans(melded_kongs, concealed_kongs, concealed_pungs, w.version, table)
+        _kong_fans(held.melded_kongs, held.concealed_kongs, held.concealed_pungs, w.version,
+                   table)
         if len(pungs) == 4 and "four_kongs" not in table and "four_concealed_pungs" not in table:
             table["all_pungs"] = [ALL]
     yaojiu = []
@@ -382,23 +359,8 @@ def basic_fans(reading: Reading, w: Win) -> Table:
             _add(table, "dragon_pung", (text,))
         elif TERMINAL_OR_HONOUR[t]:
             yaojiu.append(text)
-    n_chows = len(chows)
-    if n_chows > 1:
-        chows.sort()
-        special = False
-        if n_chows == 4 and pair < 27 and pair % 9 == 4:
-            ranks = sorted(t % 9 for t in chows)
-            if ranks == [0, 0, 6, 6]:
-                suits = [t // 9 for t in chows]
-                if all(s == pair // 9 for s in suits):
-                    table["pure_terminal_chows"] = [ALL]
-                    special = True
-                elif pair // 9 not in suits and len(set(suits)) == 2 and len(set(chows)) == 4:
-                    table["three_suited_terminal_chows"] = [ALL]
-                    special = True
-        if not special:
-            for fan, used in chow_fans(tuple(chows)):
-                _add(table, fan, tuple(set_text(CHOW, chows[i]) for i in used))
+    if len(held.chows) > 1:
+        _chow_group_fans(held.chows, pair, table)
     if len(pungs) > 1:
         for fan, used in pung_fans(tuple(t for t, _ in pungs)):
             _add(table, fan, tuple(pungs[i][1] for i in used))
@@ -408,22 +370,14 @@ def basic_fans(reading: Reading, w: Win) -> Table:
             table["nine_gates"] = [ALL]
     _concealment_fans(w, table, ALL)
     _win_flag_fans(w, table)
-    if n_chows == 4:
-        if pair < 27:
-            table["all_chows"] = [ALL]
-    elif pair >= 31 and "two_dragon_pungs" in table:
-        occ = table.pop("two_dragon_pungs")[0]
-        _add(table, "little_three_dragons", (*occ, set_text(PAIR, pair)))
-    elif 27 <= pair <= 30 and "big_three_winds" in table:
-        occ = table.pop("big_three_winds")[0]
-        _add(table, "little_four_winds", (*occ, set_text(PAIR, pair)))
+    _pair_fans(len(held.chows), pair, table)
     _pack_trait_fans(sets, table, ALL)
     masks, honours = w.masks()
     _extend(table, hand_fans(masks, honours))
     if w.hog:
         _extend(table, tile_hog_fans(w.all_counts, tuple(t for k, t, _ in sets if k == KONG)))
     if "melded_hand" not in table and "four_kongs" not in table:
-        positioned = win_in_concealed_chow or pair == win
+        positioned = held.win_in_concealed_chow or pair == win
         if positioned and w.single_wait():
             _wait_fans(w, [(k, t) for k, t, c in sets[len(w.melds) :]], table)
     if "big_four_winds" not in table:
@@ -434,6 +388,84 @@ def basic_fans(reading: Reading, w: Win) -> Table:
     if not table:
         table["chicken_hand"] = [ALL]
     return table
+
+
+@dataclass(frozen=True)
+class _HeldSets:
+    """The four sets of a reading by kind: chows (first tile, sorted), pungs and kongs
+    (first tile and notation, sorted), the kongs melded and concealed, the pungs that
+    count as concealed, and whether the winning tile completes a concealed chow."""
+
+    chows: list[int]
+    pungs: list[tuple[int, str]]
+    melded_kongs: list[str]
+    concealed_kongs: list[str]
+    concealed_pungs: list[str]
+    win_in_concealed_chow: bool
+
+    @classmethod
+    def of(cls, sets: tuple[Set, ...], w: Win) -> _HeldSets:
+        win = w.win
+        chows: list[int] = []
+        melded_kongs: list[str] = []
+        concealed_kongs: list[str] = []
+        pung_list: list[tuple[int, bool]] = []
+        pungs: list[tuple[int, str]] = []
+        win_in_concealed_chow = False
+        for k, t, c in sets:
+            if k == CHOW:
+                chows.append(t)
+                if c and t <= win <= t + 2:
+                    win_in_concealed_chow = True
+            elif k == PUNG:
+                pung_list.append((t, c))
+            elif k == KONG:
+                text = set_text(k, t)
+                (concealed_kongs if c else melded_kongs).append(text)
+                pungs.append((t, text))
+        # a pung completed by a discard is exposed unless the tile fits a concealed chow
+        expose = not w.self_drawn and not win_in_concealed_chow
+        concealed_pungs: list[str] = []
+        for t, c in pung_list:
+            text = set_text(PUNG, t)
+            if c and not (expose and t == win):
+                concealed_pungs.append(text)
+            pungs.append((t, text))
+        return cls(sorted(chows), sorted(pungs), melded_kongs, concealed_kongs,
+                   concealed_pungs, win_in_concealed_chow)
+
+
+def _chow_group_fans(chows: list[int], pair: int, table: Table) -> None:
+    """Fans of two or more chows (``chows``: first tiles, sorted): 一色双龙会 and 三色双龙会
+    (four chows 123 123 789 789 around a pair of 5s), which take every chow fan, else
+    :func:`chow_fans`."""
+    if len(chows) == 4 and pair < 27 and pair % 9 == 4:
+        ranks = sorted(t % 9 for t in chows)
+        if ranks == [0, 0, 6, 6]:
+            suits = [t // 9 for t in chows]
+            if all(s == pair // 9 for s in suits):
+                table["pure_terminal_chows"] = [ALL]
+                return
+            if pair // 9 not in suits and len(set(suits)) == 2 and len(set(chows)) == 4:
+                table["three_suited_terminal_chows"] = [ALL]
+                return
+    for fan, used in chow_fans(tuple(chows)):
+        _add(table, fan, tuple(set_text(CHOW, chows[i]) for i in used))
+
+
+def _pair_fans(n_chows: int, pair: int, table: Table) -> None:
+    """Fans the pair completes: 平和 (four chows, a suit pair), 小三元 (two dragon pungs
+    and a dragon pair) and 小四喜 (three wind pungs and a wind pair), each taking the
+    pung fan it grows from."""
+    if n_chows == 4:
+        if pair < 27:
+            table["all_chows"] = [ALL]
+    elif pair >= 31 and "two_dragon_pungs" in table:
+        occ = table.pop("two_dragon_pungs")[0]
+        _add(table, "little_three_dragons", (*occ, set_text(PAIR, pair)))
+    elif 27 <= pair <= 30 and "big_three_winds" in table:
+        occ = table.pop("big_three_winds")[0]
+        _add(table, "little_four_winds", (*occ, set_text(PAIR, pair)))
 
 
 def _pack_trait_fans(sets: tuple[Set, ...], table: Table, everything: tuple[str, ...]) -> None:
