@@ -66,7 +66,14 @@ import numpy as np
 
 from vision import level_reread
 from vision.classes import BACK
-from vision.correct import CorrectionResult, CorrectParams, Reading, correct, winning_shape_check
+from vision.correct import (
+    Correction,
+    CorrectionResult,
+    CorrectParams,
+    Reading,
+    correct,
+    winning_shape_check,
+)
 from vision.detections import Detections
 from vision.exposure import dark_note
 from vision.flower_rereads import (
@@ -473,7 +480,10 @@ class _Given:
 
 def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Recognition:
     """One reading of ``dets`` with the layout settings ``params`` (see
-    :func:`recognize_detections`)."""
+    :func:`recognize_detections`): the layout and the rules' re-readings of it
+    (:func:`_rewrite`), the correction, a doubtful win read again with a tile as a flower
+    (:func:`_as_flower_instead`), then the score, the waits or why neither
+    (:func:`_score_or_waits`)."""
     import scoring
 
     rules, context, image, ms, calibration = (
@@ -492,21 +502,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     apart_notes, apart_changes = (*apart_notes, *doubt_notes), (*apart_changes, *doubt_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     check = winning_shape_check(rules, ctx)
-    rewrite: Rewrite | None = None
-    if win_flag is not False:
-        test = WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
-            dets, layout, rules, size, check, hidden))
-        rewrite = (
-            split_stacked_box(dets, layout, params, test)
-            or take_weak_added_tile(dets, layout, params, test)
-            or complete_from_weak(dets, layout, params, test)
-            or reread_extra_as_flower(dets, layout, params, test)
-            or drop_straddling_box(dets, layout, params, test)
-            or reread_back_or_white(dets, layout, params, test)
-            or reread_flower_runs(dets, layout, params, test)
-            or (flip_unclear_sideways(dets, layout, params, test)
-                if given.flip_sideways else None)
-        )
+    rewrite = None if win_flag is False else _rewrite(
+        dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
+            dets, layout, rules, size, check, hidden)), given.flip_sideways)
     if rewrite is not None:
         dets, layout = rewrite.dets, rewrite.layout
     t1 = time.perf_counter()
@@ -521,39 +519,20 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     else:  # its winning correction was found by the rule: report that one, not a rerun
         result = rewrite.result
         if rewrite.changes:  # the re-read tiles are corrections too: list them first
-            reread = {c.tile for c in rewrite.changes}
-            result = replace(result, best=replace(result.best, changes=(
-                *[c for c in rewrite.changes if result.best.codes[c.tile] == c.after],
-                *[c for c in result.best.changes if c.tile not in reread],
-            )))
+            result = _with_changes_first(
+                result, [c for c in rewrite.changes if result.best.codes[c.tile] == c.after],
+                {c.tile for c in rewrite.changes})
     if apart_changes:  # listed first too; a rewrite may have dropped a box before them
         apart = [replace(c, tile=index_of_box(dets, box))
                  for c, box in zip(apart_changes, apart_boxes, strict=True)]
         apart = [c for c in apart if c.tile >= 0 and result.best.codes[c.tile] == c.after]
-        done = {c.tile for c in apart}
-        result = replace(result, best=replace(result.best, changes=(
-            *apart, *[c for c in result.best.changes if c.tile not in done])))
+        result = _with_changes_first(result, apart, {c.tile for c in apart})
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     if win_flag is None and given.doubt_flowers and claim_win and result.best.winning:
-        other = flower_not_win(dets, layout, result, params, size)
-        if other is not None:
-            trial, change = other
-            box = trial.boxes[change.tile].copy()
-            again = _recognize_once(trial, params, replace(given, doubt_flowers=False))
-            change = replace(change, tile=index_of_box(again.detections, box))
-            note = (f"read tile {change.tile} ({change.before}, p {change.p_before:.2f}) as a "
-                    f"flower ({change.after}, p {change.p_after:.2f} as any flower): only "
-                    "reading it as another kind made a win, and that reading is less likely; "
-                    "the hand is one tile short")
-            changes = again.correction.best.changes
-            if change.tile >= 0 and again.codes[change.tile] == change.after:
-                changes = (change, *[c for c in changes if c.tile != change.tile])
-            spent = {k: again.ms.get(k, 0.0) + timings.get(k, 0.0) for k in ("layout", "correct")}
-            return replace(
-                again, notes=(note, *again.notes), ms={**again.ms, **spent},
-                correction=replace(again.correction,
-                                   best=replace(again.correction.best, changes=changes)))
+        instead = _as_flower_instead(dets, layout, result, params, given, size, timings)
+        if instead is not None:
+            return instead
     codes = result.best.codes
     deduced = None
     if claim_win and result.best.winning:
@@ -574,43 +553,16 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     except scoring.HandError as exc:
         timings["score"] = 0.0
         return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
-    score = waits = None
-    unscorable = None
-    winning_tile = None
     if count not in (size, size - 1) and win_flag is None:
-        unscorable = (
+        score, waits, winning_tile = None, None, None
+        unscorable: str | None = (
             f"{count} tiles found (a kong counts 3): a {rule_set.title} hand shows "
             f"{size - 1} tiles while waiting and {size} when won"
         )
-    elif claim_win and result.best.winning:
-        try:
-            if layout.winning is not None:
-                score = scoring.score(hand, rules=rules, **ctx)
-                winning_tile = hand.standing[-1]
-            else:
-                score, extra = _score_unmarked_winning(hand, rules, ctx)
-                winning_tile = hand.standing[-1]
-                notes.extend(extra)
-            face_up = face_up_kong_note(hand, layout, score, rules, ctx)
-            if face_up:
-                notes.append(face_up)
-        except scoring.HandError as exc:
-            unscorable = str(exc)
-    elif claim_win:
-        unscorable = "not a winning hand"
-        if layout.winning is not None:
-            try:
-                waits = scoring.waits(_without_last(hand), rules=rules, **_waits_kwargs(ctx))
-                unscorable += f" (without the tile set apart, {hand.standing[-1]}, it is "
-                unscorable += "ready)" if waits.ready else f"{waits.shanten} from ready)"
-            except scoring.HandError as exc:
-                notes.append(f"waits: {exc}")
     else:
-        try:
-            waits = scoring.waits(hand, rules=rules, **_waits_kwargs(ctx))
-        except scoring.HandError as exc:
-            unscorable = str(exc)
-    chosen_key = None if hand is None else rule_set.score_key(hand)
+        score, waits, unscorable, winning_tile = _score_or_waits(
+            hand, layout, rules, ctx, claim_win, result.best.winning, notes)
+    chosen_key = rule_set.score_key(hand)
     alts = tuple(
         _alternative(r, layout, rules, ctx, hidden, result.best.cost, chosen_key)
         for r in result.alternatives
@@ -620,6 +572,99 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
         alternatives=alts, notes=tuple(notes), ms=timings, **base,
     )
+
+
+def _rewrite(dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
+             flip_sideways: bool) -> Rewrite | None:
+    """The first of the rules' re-readings that makes the hand laid out a win held to
+    ``test`` (each a module's rule, tried in this fixed order), or None."""
+    return (
+        split_stacked_box(dets, layout, params, test)
+        or take_weak_added_tile(dets, layout, params, test)
+        or complete_from_weak(dets, layout, params, test)
+        or reread_extra_as_flower(dets, layout, params, test)
+        or drop_straddling_box(dets, layout, params, test)
+        or reread_back_or_white(dets, layout, params, test)
+        or reread_flower_runs(dets, layout, params, test)
+        or (flip_unclear_sideways(dets, layout, params, test) if flip_sideways else None)
+    )
+
+
+def _with_changes_first(result: CorrectionResult, first: Sequence[Correction],
+                        dropping: set[int]) -> CorrectionResult:
+    """``result`` with the changes ``first`` (tiles re-read before the correction) listed
+    first among its best reading's changes, and its own changes of the tiles ``dropping``
+    left out."""
+    return replace(result, best=replace(result.best, changes=(
+        *first, *[c for c in result.best.changes if c.tile not in dropping])))
+
+
+def _as_flower_instead(
+    dets: Detections, layout: Layout, result: CorrectionResult, params: LayoutParams,
+    given: _Given, size: int, timings: Mapping[str, float],
+) -> Recognition | None:
+    """The reading with a doubtful tile read as a flower instead, when only reading it as
+    another kind made the win and that reading is less likely (:func:`flower_not_win`);
+    None when there is no such tile."""
+    other = flower_not_win(dets, layout, result, params, size)
+    if other is None:
+        return None
+    trial, change = other
+    box = trial.boxes[change.tile].copy()
+    again = _recognize_once(trial, params, replace(given, doubt_flowers=False))
+    change = replace(change, tile=index_of_box(again.detections, box))
+    note = (f"read tile {change.tile} ({change.before}, p {change.p_before:.2f}) as a "
+            f"flower ({change.after}, p {change.p_after:.2f} as any flower): only "
+            "reading it as another kind made a win, and that reading is less likely; "
+            "the hand is one tile short")
+    changes = again.correction.best.changes
+    if change.tile >= 0 and again.codes[change.tile] == change.after:
+        changes = (change, *[c for c in changes if c.tile != change.tile])
+    spent = {k: again.ms.get(k, 0.0) + timings.get(k, 0.0) for k in ("layout", "correct")}
+    return replace(
+        again, notes=(note, *again.notes), ms={**again.ms, **spent},
+        correction=replace(again.correction,
+                           best=replace(again.correction.best, changes=changes)))
+
+
+def _score_or_waits(
+    hand: Hand, layout: Layout, rules: str, ctx: Mapping[str, Any], claim_win: bool,
+    winning: bool, notes: list[str],
+) -> tuple[Score | None, Waits | None, str | None, str | None]:
+    """``(score, waits, unscorable, winning tile)`` of a hand of a won or waiting hand's
+    tile count: the score of a win (``claim_win`` and ``winning``); for a claimed win
+    that is none, why, with the waits of the hand without the tile set apart; else the
+    waits. Notes on the way are added to ``notes``."""
+    import scoring
+
+    if claim_win and winning:
+        try:
+            if layout.winning is not None:
+                score = scoring.score(hand, rules=rules, **ctx)
+            else:
+                score, extra = _score_unmarked_winning(hand, rules, ctx)
+                notes.extend(extra)
+            face_up = face_up_kong_note(hand, layout, score, rules, ctx)
+            if face_up:
+                notes.append(face_up)
+            return score, None, None, hand.standing[-1]
+        except scoring.HandError as exc:
+            return None, None, str(exc), None
+    if claim_win:
+        unscorable = "not a winning hand"
+        waits = None
+        if layout.winning is not None:
+            try:
+                waits = scoring.waits(_without_last(hand), rules=rules, **_waits_kwargs(ctx))
+                unscorable += f" (without the tile set apart, {hand.standing[-1]}, it is "
+                unscorable += "ready)" if waits.ready else f"{waits.shanten} from ready)"
+            except scoring.HandError as exc:
+                notes.append(f"waits: {exc}")
+        return None, waits, unscorable, None
+    try:
+        return None, scoring.waits(hand, rules=rules, **_waits_kwargs(ctx)), None, None
+    except scoring.HandError as exc:
+        return None, None, str(exc), None
 
 
 def recognize(
