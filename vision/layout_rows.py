@@ -315,23 +315,36 @@ def _flower_groups(items: list[RowItem], big: list[bool]) -> list[RowItem]:
     return out
 
 
+#: One step of a row's reading: where it starts, what it places there ("standing",
+#: "meld" or "flower") and the meld it places (None for the others).
+Step = tuple[int, str, MeldLayout | None]
+
+
 def parse_row(
     items: list[RowItem], gaps: list[float], params: LayoutParams
 ) -> tuple[list[MeldLayout], list[list[int]], list[int]]:
     """Split one row (reading order) into melds, runs of standing tiles and flowers with
-    the least cost (dynamic programming over the row). Returns the melds, the standing
-    runs (detection indices, split where a gap, a meld or a flower interrupts them) and
-    the flowers."""
-    n = len(items)
-    inf = float("inf")
-    # state (position, whether the last thing placed was a meld): cost and back-pointer
-    best = {(0, False): 0.0}
-    back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
+    the least cost (dynamic programming over the row, :func:`_least_cost_steps`). Returns
+    the melds, the standing runs (detection indices, split where a gap, a meld or a
+    flower interrupts them) and the flowers."""
     # gaps are measured against touching tiles (0); a long row may still show an offset
     usual = min(0.2, max(-0.3, statistics.median(gaps))) if len(gaps) >= 4 else 0.0
     big = [g > usual + params.group_gap for g in gaps]
     back_run = back_runs(items)
     items = _flower_groups(items, big)
+    return _placed(items, big, _least_cost_steps(items, big, back_run, params))
+
+
+def _least_cost_steps(items: list[RowItem], big: list[bool], back_run: list[tuple[int, int]],
+                      params: LayoutParams) -> list[Step]:
+    """The least-cost reading of the row ``items`` as steps, first to last. ``big``:
+    whether each gap between neighbours is wider than the row's usual one;
+    ``back_run``: :func:`back_runs` of the items."""
+    n = len(items)
+    inf = float("inf")
+    # state (position, whether the last thing placed was a meld): cost and back-pointer
+    best = {(0, False): 0.0}
+    back: dict[tuple[int, bool], tuple[tuple[int, bool], str, MeldLayout | None]] = {}
 
     def relax(state: tuple[int, bool], cost: float, prev: tuple[int, bool], what: str,
               meld: MeldLayout | None) -> None:
@@ -377,15 +390,21 @@ def parse_row(
                 if i > 0 and touching and not after_meld:
                     cost += params.cost_no_gap  # a meld right against standing tiles
                 relax((j, True), here + cost, (i, after_meld), "meld", chunk)
-    melds: list[MeldLayout] = []
-    flowers: list[int] = []
-    steps: list[tuple[int, str, MeldLayout | None]] = []
+    steps: list[Step] = []
     state = min(((n, False), (n, True)), key=lambda st: best.get(st, inf))
     while state[0] > 0:
         prev, what, meld = back[state]
         steps.append((prev[0], what, meld))
         state = prev
     steps.reverse()
+    return steps
+
+
+def _placed(items: list[RowItem], big: list[bool],
+            steps: list[Step]) -> tuple[list[MeldLayout], list[list[int]], list[int]]:
+    """The melds, standing runs and flowers the ``steps`` place (see :func:`parse_row`)."""
+    melds: list[MeldLayout] = []
+    flowers: list[int] = []
     runs: list[list[int]] = []
     current: list[int] = []
     for i, what, meld in steps:
