@@ -73,8 +73,8 @@ def side_by_side_ms(
     for fn, inputs in calls:  # warm-up (session allocation, caches)
         for x in list(inputs)[:2]:
             fn(x)
-    wall = [[[] for _ in range(n)] for _ in calls]  # [call][frame] -> ms
-    cpu = [[[] for _ in range(n)] for _ in calls]
+    wall: list[list[list[float]]] = [[[] for _ in range(n)] for _ in calls]  # [call][frame] -> ms
+    cpu: list[list[list[float]]] = [[[] for _ in range(n)] for _ in calls]
     for _ in range(rounds):
         for k, (fn, inputs) in enumerate(calls):
             if len(calls) > 1:

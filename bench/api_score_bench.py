@@ -40,6 +40,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
 
@@ -256,14 +257,13 @@ def main() -> int:
             asyncio.run(_python_client(port, bodies, connections, 2))
         load_before = os.getloadavg()[0]
         cpu_before = tree_cpu_s(proc.pid)
-        if client == "wrk":
-            result = run_wrk(port, bodies, connections, duration)
-        else:
-            result = asyncio.run(_python_client(port, bodies, connections, duration))
+        measured = (run_wrk(port, bodies, connections, duration) if client == "wrk"
+                    else asyncio.run(_python_client(port, bodies, connections, duration)))
         server_cpu = tree_cpu_s(proc.pid) - cpu_before
         load_after = os.getloadavg()[0]
     finally:
         stop_server(proc)
+    result: dict[str, Any] = dict(measured)
     result["server_cpu_s"] = round(server_cpu, 2)
     result["server_cpu_ms_per_request"] = round(1000 * server_cpu / max(1, result["requests"]), 3)
     result["loadavg_1min"] = [round(load_before, 2), round(load_after, 2)]

@@ -47,15 +47,17 @@ def camera_frames(image: np.ndarray, count: int, rng: random.Random) -> list[np.
     h, w = image.shape[:2]
     out = []
     for _ in range(count):
-        a = np.float32([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]])
+        a = np.array([[1, 0, rng.uniform(-1, 1)], [0, 1, rng.uniform(-1, 1)]], np.float32)
         moved = cv2.warpAffine(image, a, (w, h), borderMode=cv2.BORDER_REFLECT)
         grain = np.random.default_rng(rng.randrange(2**32))
         noise = grain.normal(0, rng.uniform(2, 4), moved.shape)
         lit = np.clip(moved.astype(np.float32) * rng.uniform(0.96, 1.04) + noise, 0, 255)
         ok, buf = cv2.imencode(".jpg", lit.astype(np.uint8),
                                [cv2.IMWRITE_JPEG_QUALITY, rng.randint(80, 95)])
-        assert ok
-        out.append(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if frame is None:
+            raise RuntimeError("a camera frame could not be JPEG-encoded and read back")
+        out.append(frame)
     return out
 
 
@@ -86,14 +88,17 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
     from vision.synth.writer import truth_hand, winning_truths
 
     rng = random.Random(seed)
-    tally = {k: {"recorded": 0, "twice": 0, "right_score": 0, "first": []} for k in KEYS}
+    tally: dict[str, dict[str, Any]] = {
+        k: {"recorded": 0, "twice": 0, "right_score": 0, "first": []} for k in KEYS}
     scenes = flicker = 0
     for f, truth in winning_truths(folder, limit):
         scenes += 1
         true_hand = truth_hand(truth)
-        context = {"self_drawn": True}
+        context: dict[str, Any] = {"self_drawn": True}
         true_total = scoring.score(true_hand, **context).total
         image = cv2.imread(str(folder / truth["image"]))
+        if image is None:
+            raise FileNotFoundError(f"cannot read the scene's image {folder / truth['image']}")
         hands: list[str | None] = []
         totals: list[int | None] = []
         memory = FrameMemory(fuse)

@@ -70,6 +70,14 @@ def synthetic_frames(count: int) -> list[np.ndarray]:
     ]
 
 
+def read_photo(path: Path) -> np.ndarray:
+    """The photo at ``path`` (BGR); FileNotFoundError naming it when it cannot be read."""
+    image = cv2.imread(str(path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read the photo {path}")
+    return np.asarray(image, np.uint8)
+
+
 def load_frames(count: int) -> tuple[list[np.ndarray], str]:
     """``count`` BGR frames of 1280×960 and where they came from."""
     try:
@@ -80,7 +88,7 @@ def load_frames(count: int) -> tuple[list[np.ndarray], str]:
     files = sorted(photos.glob("*.jpg")) if photos.is_dir() else []
     if files:
         picked = files[:: max(1, len(files) // count)][:count]
-        frames = [cv2.resize(cv2.imread(str(f)), (WIDTH, HEIGHT)) for f in picked]
+        frames = [cv2.resize(read_photo(f), (WIDTH, HEIGHT)) for f in picked]
         return frames, f"{len(frames)} hk-photos resized to {WIDTH}×{HEIGHT}"
     rng = np.random.default_rng(0)
     frames = [rng.integers(0, 255, (HEIGHT, WIDTH, 3), np.uint8) for _ in range(count)]
@@ -101,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--frames and --rounds must be at least 1")
     sys.path.insert(0, str(REPO))
     from vision.backends.onnx import default_threads, spinning
-    from vision.detect import ModelError, load_detector
+    from vision.detect import load_detector
+    from vision.manifest import ModelError
 
     try:
         options = {"threads": args.threads} if args.threads else {}

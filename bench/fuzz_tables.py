@@ -808,10 +808,10 @@ class SheetRun:
             line = lines[n]
             model = (totals[n], hand_pts[n], pen_pts[n], wins[n], drawn[n], dealt[n],
                      1 + sum(t > totals[n] for t in totals.values()), money[n])
-            read = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
-                    line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"])
-            if read != model:
-                self.failures.add(f"{name}: standings of {n} {read}, model {model}")
+            shown = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
+                     line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"])
+            if shown != model:
+                self.failures.add(f"{name}: standings of {n} {shown}, model {model}")
         if (st["hands_pending"], st["hands_void"], st["hands_recorded"]) != (
                 pending, void, len(table.hands)):
             self.failures.add(f"{name}: pending/void/recorded {st['hands_pending']} "

@@ -102,7 +102,11 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -114,6 +118,18 @@ from vision.detections import Detections  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
 from vision.layout_edges import CUT_OFF  # noqa: E402
 from vision.synth.writer import truth_hand, winning_truths  # noqa: E402
+
+
+def scene_image(path: Path) -> npt.NDArray[np.uint8]:
+    """The scene's picture (BGR uint8 ``(H, W, 3)``); FileNotFoundError naming the file
+    when it cannot be read."""
+    import cv2
+    import numpy as np
+
+    image = cv2.imread(str(path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read the scene's image {path}")
+    return np.asarray(image, np.uint8)
 
 
 def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
@@ -272,9 +288,7 @@ def eval_synth(
                 failures.append(f"{f.name} [{truth.get('arrangement')}] truth {truth['hand']}"
                                 f" got {got[0] if got else 'no hand'}")
         if detector is not None:
-            import cv2
-
-            image = cv2.imread(str(folder / truth["image"]))
+            image = scene_image(folder / truth["image"])
             dets = detector(image)
             exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
             true_right = _exact_end_to_end_true_codes(dets, truth_dets, expected)
@@ -352,9 +366,9 @@ def eval_synth(
         out["end_to_end_failures"] = e2e_failures
         out["end_to_end_not_exact"] = not_exact
         out["end_to_end_not_same_mcr_score"] = not_same_score
-    for kind, tally in not_winning.items():
-        if tally.scenes:
-            out[f"{kind}_scenes"] = tally.figures(detector is not None)
+    for kind, shown in not_winning.items():
+        if shown.scenes:
+            out[f"{kind}_scenes"] = shown.figures(detector is not None)
     return out
 
 
@@ -416,9 +430,7 @@ class NotWinning:
                     truth, hand)
         if detector is None:
             return
-        import cv2
-
-        image = cv2.imread(str(folder / truth["image"]))
+        image = scene_image(folder / truth["image"])
         dets = detector(image)
         rec = recognize(image, "mcr", self.context, detector=detector, detections=dets)
         if not self._count("end_to_end", rec, truth, hand):
@@ -785,6 +797,7 @@ def eval_photos(
     except ValueError as exc:
         raise SystemExit(f"layout_eval: {exc}") from None
     import cv2
+    import numpy as np
 
     n = before = after = after_physical = changed = changed_phys = 0
     wrong_top1: list[str] = []  # photos whose multiset is not right (train/compare.py paired)
@@ -796,9 +809,10 @@ def eval_photos(
     calibrated: list[tuple[float, bool]] = []  # (hand_confidence, multiset exact)
     for sample in samples[:limit]:
         truth = Counter(CLASSES[c] for c in sample.class_ids)
-        image = cv2.imread(str(sample.image))
-        if image is None:
+        read = cv2.imread(str(sample.image))
+        if read is None:
             continue
+        image = np.asarray(read, np.uint8)
         n += 1
         d = detector(image)
         top1_right = Counter(d.codes) == truth

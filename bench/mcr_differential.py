@@ -81,7 +81,8 @@ def compare_waits(seed: int, count: int, show: int = 5) -> tuple[int, int]:
             held[index(tile)] += 1
         want = MahjongShanten(pack=tuple(packs), hand=tuple(ref_tile(t) for t in standing))
         got = shanten(held, len(packs))
-        ours, theirs = got, want
+        ours: int | list[int] = got
+        theirs: int | list[int] = want
         if got == want == 0:
             ready += 1
             ours = formal_waits(held, len(packs))

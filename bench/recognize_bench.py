@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.frames < 1 or args.rounds < 1:
         ap.error("--frames and --rounds must be at least 1")
     sys.path.insert(0, str(REPO))
-    from vision.detect import ModelError, load_detector
+    from vision.detect import load_detector
+    from vision.manifest import ModelError
     from vision.recognize import recognize, recognize_detections
 
     try:

@@ -105,7 +105,7 @@ def motion_blur(img: Image, rng: np.random.Generator) -> Image:
     k = np.zeros((7, 7), np.float32)
     k[3, :] = 1.0 / 7
     turn = cv2.getRotationMatrix2D((3, 3), float(rng.uniform(0, 180)), 1.0)
-    k = cv2.warpAffine(k, turn, (7, 7))
+    k = np.asarray(cv2.warpAffine(k, turn, (7, 7)), np.float32)
     k /= max(float(k.sum()), 1e-6)
     return np.asarray(cv2.filter2D(img, -1, k), np.uint8)
 

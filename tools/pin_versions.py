@@ -3,13 +3,14 @@
 ``make serve`` and ``make test`` install with ``pip install -c constraints.txt``, so a fresh
 machine gets the versions the last full test run had, not whatever was released since
 (Starlette 1.x moved its test client to another HTTP package between two sessions
-here; a release could change ``make serve`` the same way). This script resolves the project with its ``dev`` extra —
-unpinned, newest releases, as a plain ``pip install`` would — once for each Python
-given (a throwaway venv each, ``pip install --dry-run --report``, nothing installed),
-and merges the answers: a package resolved alike under every Python gets one line, one
-resolved differently one line per Python (``python_version == "3.12"``). Every line
-also says ``python_version < "X.Y"`` for the first Python newer than all of those
-given, so an untested newer Python installs the newest releases, as before pinning.
+here; a release could change ``make serve`` the same way). This script resolves the
+project with its ``dev`` extra — unpinned, newest releases, as a plain ``pip install``
+would — once for each Python given (a throwaway venv each, ``pip install --dry-run
+--report``, nothing installed), and merges the answers: a package resolved alike under
+every Python gets one line, one resolved differently one line per Python
+(``python_version == "3.12"``). Every line also says ``python_version < "X.Y"`` for the
+first Python newer than all of those given, so an untested newer Python installs the
+newest releases, as before pinning.
 
 Usage (then run ``make test`` under each Python before committing the file)::
 

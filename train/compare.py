@@ -241,7 +241,7 @@ def sign_test(worse: int, better: int) -> float:
     n = worse + better
     if n == 0:
         return 1.0
-    return sum(math.comb(n, k) for k in range(worse, n + 1)) / 2 ** n
+    return float(sum(math.comb(n, k) for k in range(worse, n + 1)) / 2 ** n)
 
 
 @dataclass(frozen=True)
