@@ -438,96 +438,127 @@ def draw_face(code: str, style: Style, rng: np.random.Generator) -> Image:
     if code not in CLASSES or code == "back":
         raise ValueError(f"no face for tile code {code!r}")
     f = _Face(style, rng)
-    s = style
-    numeral_ink = {"ink": s.ink, "blue": s.blue, "red": s.red}[s.numeral_ink]
     if code[0].isdigit() and code[1] == "m":
-        n = int(code[0])
-        f.text(NUMERALS[n - 1], (0.1, 0.06, 0.9, 0.46), numeral_ink)
-        f.text("万" if s.simple_wan else "萬", (0.1, 0.46, 0.9, 0.94), s.red)
-        if s.corner_index:
-            f.corner(str(n), numeral_ink)
+        _characters(f, int(code[0]))
     elif code in WINDS:
-        chars = WINDS_SIMPLE if s.simple_wan else WINDS
-        f.text(chars[code], (0.08, 0.12, 0.92, 0.88), [s.ink, s.blue, s.green][
-            int(rng.integers(0, 3))])
-        if s.corner_index:
-            f.corner(code, s.red)
-    elif code == "C":
+        _wind(f, code, rng)
+    elif code in ("C", "F", "P"):
+        _dragon(f, code, rng)
+    elif code[1] == "p":
+        _dots(f, int(code[0]), rng)
+    elif code[1] == "s":
+        _bamboo(f, int(code[0]), rng)
+    else:  # 1f..8f
+        _bonus(f, code, rng)
+    return f.array()
+
+
+def _characters(f: _Face, n: int) -> None:
+    """萬 ``n``: its numeral over 萬 (万 in simplified styles)."""
+    s = f.style
+    numeral_ink = {"ink": s.ink, "blue": s.blue, "red": s.red}[s.numeral_ink]
+    f.text(NUMERALS[n - 1], (0.1, 0.06, 0.9, 0.46), numeral_ink)
+    f.text("万" if s.simple_wan else "萬", (0.1, 0.46, 0.9, 0.94), s.red)
+    if s.corner_index:
+        f.corner(str(n), numeral_ink)
+
+
+def _wind(f: _Face, code: str, rng: np.random.Generator) -> None:
+    """A wind: its character in one of three inks."""
+    s = f.style
+    chars = WINDS_SIMPLE if s.simple_wan else WINDS
+    f.text(chars[code], (0.08, 0.12, 0.92, 0.88), [s.ink, s.blue, s.green][
+        int(rng.integers(0, 3))])
+    if s.corner_index:
+        f.corner(code, s.red)
+
+
+def _dragon(f: _Face, code: str, rng: np.random.Generator) -> None:
+    """中 in red, 發 in green (in one of its written forms), 白 blank or framed."""
+    s = f.style
+    if code == "C":
         f.text("中", (0.08, 0.12, 0.92, 0.88), s.red)
     elif code == "F":
         f.text(["發", "發", "発", "发"][int(rng.integers(0, 4))], (0.08, 0.12, 0.92, 0.88),
                s.green)
-    elif code == "P":
-        if s.white_dragon != "blank":
-            m = 0.16
-            f.draw.rectangle((m * f.w, m * f.h * 0.8, (1 - m) * f.w, (1 - m * 0.8) * f.h),
-                             outline=s.blue, width=s.weight + 2)
-            if s.white_dragon == "double":
-                m2 = m + 0.07
-                f.draw.rectangle((m2 * f.w, m2 * f.h * 0.85, (1 - m2) * f.w,
-                                  (1 - m2 * 0.85) * f.h), outline=s.blue, width=s.weight)
-    elif code[1] == "p":
-        n = int(code[0])
-        spots = _DOTS[n]
-        radius = {1: 0.36, 2: 0.19, 3: 0.17, 4: 0.17, 5: 0.15}.get(n, 0.13)
-        if n in (8, 9):
-            radius = 0.12
-        for x, y, c in spots:
-            f.coin(x, y, radius, _suit_colour(s, rng, c))
-        if s.corner_index and n > 1:
-            f.corner(str(n), s.red)
-    elif code[1] == "s":
-        n = int(code[0])
-        if n == 1:
-            if s.bird:
-                f.bird()
-            else:
-                f.stick(0.5, 0.5, 0.72, 0, s.green)
+    elif s.white_dragon != "blank":
+        m = 0.16
+        f.draw.rectangle((m * f.w, m * f.h * 0.8, (1 - m) * f.w, (1 - m * 0.8) * f.h),
+                         outline=s.blue, width=s.weight + 2)
+        if s.white_dragon == "double":
+            m2 = m + 0.07
+            f.draw.rectangle((m2 * f.w, m2 * f.h * 0.85, (1 - m2) * f.w,
+                              (1 - m2 * 0.85) * f.h), outline=s.blue, width=s.weight)
+
+
+def _dots(f: _Face, n: int, rng: np.random.Generator) -> None:
+    """筒 ``n``: its coins where a set puts them."""
+    s = f.style
+    radius = {1: 0.36, 2: 0.19, 3: 0.17, 4: 0.17, 5: 0.15}.get(n, 0.13)
+    if n in (8, 9):
+        radius = 0.12
+    for x, y, c in _DOTS[n]:
+        f.coin(x, y, radius, _suit_colour(s, rng, c))
+    if s.corner_index and n > 1:
+        f.corner(str(n), s.red)
+
+
+def _bamboo(f: _Face, n: int, rng: np.random.Generator) -> None:
+    """條 ``n``: its sticks; 1s a bird or one long stick."""
+    s = f.style
+    if n == 1:
+        if s.bird:
+            f.bird()
         else:
-            length = {2: 0.36, 3: 0.36, 4: 0.36, 5: 0.34}.get(n, 0.27)
-            for x, y, tilt, c in _STICKS[n]:
-                f.stick(x, y, length, tilt, _suit_colour(s, rng, c))
-        if s.corner_index:
-            f.corner(str(n), s.red)
-    else:  # 1f..8f
-        n = int(code[0])
-        number = str((n - 1) % 4 + 1) if s.bonus_arabic else NUMERALS[(n - 1) % 4]
-        show_char = rng.random() < s.bonus_char
-        show_number = not show_char or rng.random() < 0.85
-        # where numeral and character go: a corner numeral with the character across the
-        # top or at the foot, or both in one column down a side (as many Hong Kong sets)
-        layout = int(rng.integers(0, 5))
-        column = layout >= 3 and show_char and show_number
-        draw_picture = f.varied_picture if s.pictures == "varied" else f.picture
-        if column:
-            side = (0.64, 0.98) if layout == 3 else (0.02, 0.36)
-            draw_picture((0.12, 0.12, 0.64, 0.95) if layout == 3 else (0.36, 0.12, 0.9, 0.95))
-        else:
-            draw_picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
-        if s.group_colours:
-            num_colour = s.red if n <= 4 else s.blue
-            char_colour = num_colour
-        else:
-            num_colour = [s.red, s.blue, s.ink][int(rng.integers(0, 3))]
-            char_colour = [s.ink, s.red, s.blue, s.green][int(rng.integers(0, 4))]
-        if column:
-            f.text(number, (side[0], 0.02, side[1], 0.24), num_colour)
-            f.text(BONUS_CHARS[code], (side[0], 0.26, side[1], 0.5), char_colour)
-        else:
-            if show_number:
-                # varied sets: sometimes only a small numeral in the corner, as some
-                # sets mark which season or flower a picture is
-                small = s.pictures == "varied" and rng.random() < 0.4
-                f.text(number, (0.04, 0.02, 0.2, 0.13) if small else (0.04, 0.02, 0.34, 0.24),
-                       num_colour)
-            if show_char:
-                where = layout % 3
-                box = [(0.55, 0.03, 0.96, 0.3), (0.3, 0.03, 0.7, 0.3),
-                       (0.3, 0.62, 0.7, 0.95)][where]
-                if not show_number and where == 0:
-                    box = (0.3, 0.03, 0.7, 0.3)
-                f.text(BONUS_CHARS[code], box, char_colour)
-    return f.array()
+            f.stick(0.5, 0.5, 0.72, 0, s.green)
+    else:
+        length = {2: 0.36, 3: 0.36, 4: 0.36, 5: 0.34}.get(n, 0.27)
+        for x, y, tilt, c in _STICKS[n]:
+            f.stick(x, y, length, tilt, _suit_colour(s, rng, c))
+    if s.corner_index:
+        f.corner(str(n), s.red)
+
+
+def _bonus(f: _Face, code: str, rng: np.random.Generator) -> None:
+    """A season or flower (``1f``..``8f``): a picture with its numeral and/or character."""
+    s = f.style
+    n = int(code[0])
+    number = str((n - 1) % 4 + 1) if s.bonus_arabic else NUMERALS[(n - 1) % 4]
+    show_char = rng.random() < s.bonus_char
+    show_number = not show_char or rng.random() < 0.85
+    # where numeral and character go: a corner numeral with the character across the
+    # top or at the foot, or both in one column down a side (as many Hong Kong sets)
+    layout = int(rng.integers(0, 5))
+    column = layout >= 3 and show_char and show_number
+    draw_picture = f.varied_picture if s.pictures == "varied" else f.picture
+    if column:
+        side = (0.64, 0.98) if layout == 3 else (0.02, 0.36)
+        draw_picture((0.12, 0.12, 0.64, 0.95) if layout == 3 else (0.36, 0.12, 0.9, 0.95))
+    else:
+        draw_picture((0.1, 0.25, 0.9, 0.95) if show_char else (0.1, 0.1, 0.9, 0.95))
+    if s.group_colours:
+        num_colour = s.red if n <= 4 else s.blue
+        char_colour = num_colour
+    else:
+        num_colour = [s.red, s.blue, s.ink][int(rng.integers(0, 3))]
+        char_colour = [s.ink, s.red, s.blue, s.green][int(rng.integers(0, 4))]
+    if column:
+        f.text(number, (side[0], 0.02, side[1], 0.24), num_colour)
+        f.text(BONUS_CHARS[code], (side[0], 0.26, side[1], 0.5), char_colour)
+        return
+    if show_number:
+        # varied sets: sometimes only a small numeral in the corner, as some
+        # sets mark which season or flower a picture is
+        small = s.pictures == "varied" and rng.random() < 0.4
+        f.text(number, (0.04, 0.02, 0.2, 0.13) if small else (0.04, 0.02, 0.34, 0.24),
+               num_colour)
+    if show_char:
+        where = layout % 3
+        box = [(0.55, 0.03, 0.96, 0.3), (0.3, 0.03, 0.7, 0.3),
+               (0.3, 0.62, 0.7, 0.95)][where]
+        if not show_number and where == 0:
+            box = (0.3, 0.03, 0.7, 0.3)
+        f.text(BONUS_CHARS[code], box, char_colour)
 
 
 #: Corners a numbered set prints its small numeral in (fractions x0, y0, x1, y1 of a box
