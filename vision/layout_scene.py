@@ -279,94 +279,28 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
     probability 1/2, as players leave them); at 0 no draw is made."""
     from vision.classes import BONUS, KINDS
 
-    wall = [k for k in KINDS for _ in range(4)]
-    rng.shuffle(wall)
-
-    def take(code: str, n: int) -> bool:
-        if wall.count(code) < n:
-            return False
-        for _ in range(n):
-            wall.remove(code)
-        return True
-
+    wall = _Wall([k for k in KINDS for _ in range(4)])
+    rng.shuffle(wall.tiles)
     melds_text: list[str] = []
     actions: list[tuple[str, dict[str, object]]] = []
     hidden: list[str] = []
     n_melds = int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.3, 0.2, 0.12, 0.08]))
     for _ in range(n_melds):
-        kind = str(rng.choice(["chow", "pung", "kong", "added", "concealed"],
-                              p=[0.35, 0.3, 0.12, 0.1, 0.13]))
-        if kind == "chow":
-            suit = str(rng.choice(list("mps")))
-            start = int(rng.integers(1, 8))
-            codes = [f"{start + k}{suit}" for k in range(3)]
-            if not all(take(c, 1) for c in codes):
-                continue
-            side = int(rng.integers(0, 3))
-            text = f"{start}{start + 1}{start + 2}{suit}"
-            melds_text.append(f"[{text},{side + 1}]")
-            actions.append(("meld", {"tiles": text, "sideways": side}))
-            continue
-        code = str(rng.choice(list(KINDS)))
-        size = 3 if kind == "pung" else 4
-        if not take(code, size):
-            continue
-        body = code * size if len(code) == 1 else code[0] * size + code[1]
-        if kind == "pung":
-            side = int(rng.integers(0, 3))
-            melds_text.append(f"[{body},{side + 1}]")
-            actions.append(("meld", {"tiles": body, "sideways": side}))
-        elif kind == "kong":
-            side = int(rng.integers(0, 4))
-            melds_text.append(f"[{body},{(1, 2, 2, 3)[side]}]")
-            actions.append(("meld", {"tiles": body, "sideways": side}))
-        elif kind == "added":
-            side = int(rng.integers(0, 3))
-            beside = bool(rng.random() < 0.3)
-            three = body[:-2] + body[-1] if len(code) == 2 else code * 3
-            melds_text.append(f"[{body},{side + 5}]")
-            actions.append(("meld", {"tiles": three, "sideways": side,
-                                     "added": ("beside:" if beside else "") + code}))
-        else:
-            all_down = bool(rng.random() < 0.3)
-            if all_down:
-                hidden.append(code)
-            melds_text.append(f"[{body}]")
-            actions.append(("kong", {"tile": code, "all_down": all_down}))
+        meld = _random_meld(rng, wall)
+        if meld is not None:
+            melds_text.append(meld[0])
+            actions.append(meld[1])
+            if meld[2] is not None:
+                hidden.append(meld[2])
     n_standing = hand_size - 3 * len(melds_text)
-    standing = [wall.pop() for _ in range(n_standing)]
+    standing = [wall.tiles.pop() for _ in range(n_standing)]
     apart = bool(rng.random() < 0.85)
     shown = sorted(standing[:-1], key=KINDS.index) if apart else list(standing)
     if apart:
         shown.append(standing[-1])
     flowers = sorted(rng.choice(list(BONUS), size=int(rng.choice([0, 0, 1, 2, 3])),
                                 replace=False).tolist(), key=BONUS.index)
-    b = SceneBuilder(sideways_rotation=int(rng.choice([90, 270])),
-                     gap=float(rng.uniform(0.5, 1.2)))
-    upside = bool(rng.random() < 0.3)
-    melds_in_front = bool(rng.random() < 0.4) and bool(actions)
-    flowers_row = bool(rng.random() < 0.5) and bool(flowers)
-    def lay_melds() -> None:
-        for what, kw in actions:
-            if what == "meld":
-                b.meld(**kw)  # type: ignore[arg-type]
-            else:
-                b.concealed_kong(**kw)  # type: ignore[arg-type]
-
-    # rows far to near: flowers and melds "in front" lie beyond the standing row
-    if flowers_row:
-        b.flowers("".join(flowers)).row(upside_down=upside)
-    if melds_in_front:
-        lay_melds()
-        b.row(upside_down=upside)
-    b.standing(_kind_text(shown[:-1] if apart else shown))
-    if apart:
-        b.win(shown[-1])
-    if not melds_in_front:
-        lay_melds()
-    if flowers and not flowers_row:
-        b.flowers("".join(flowers))
-    b.row(upside_down=upside)
+    b = _laid_out(rng, actions, shown, apart, flowers)
     render = {
         "turn": int(rng.choice([0, 90, 180, 270])),
         "tilt_deg": float(rng.uniform(-20, 20)),
@@ -382,3 +316,94 @@ def random_scene(rng: np.random.Generator, hand_size: int = 14,
                     t.turned = True
     hand = "".join(melds_text) + _kind_text(shown) + _kind_text(flowers)
     return RandomScene(b, hand, apart, tuple(hidden), render)
+
+
+@dataclass
+class _Wall:
+    """The tiles left to draw from (tile codes, shuffled)."""
+
+    tiles: list[str]
+
+    def take(self, code: str, n: int) -> bool:
+        """Take ``n`` copies of ``code``; False (nothing taken) when fewer are left."""
+        if self.tiles.count(code) < n:
+            return False
+        for _ in range(n):
+            self.tiles.remove(code)
+        return True
+
+
+def _random_meld(
+    rng: np.random.Generator, wall: _Wall,
+) -> tuple[str, tuple[str, dict[str, object]], str | None] | None:
+    """One random meld taken from ``wall``: ``(its notation, how SceneBuilder lays it,
+    the kind of a concealed kong shown all face down or None)``, or None when the wall
+    lacks its tiles."""
+    from vision.classes import KINDS
+
+    kind = str(rng.choice(["chow", "pung", "kong", "added", "concealed"],
+                          p=[0.35, 0.3, 0.12, 0.1, 0.13]))
+    if kind == "chow":
+        suit = str(rng.choice(list("mps")))
+        start = int(rng.integers(1, 8))
+        codes = [f"{start + k}{suit}" for k in range(3)]
+        if not all(wall.take(c, 1) for c in codes):
+            return None
+        side = int(rng.integers(0, 3))
+        text = f"{start}{start + 1}{start + 2}{suit}"
+        return f"[{text},{side + 1}]", ("meld", {"tiles": text, "sideways": side}), None
+    code = str(rng.choice(list(KINDS)))
+    size = 3 if kind == "pung" else 4
+    if not wall.take(code, size):
+        return None
+    body = code * size if len(code) == 1 else code[0] * size + code[1]
+    if kind == "pung":
+        side = int(rng.integers(0, 3))
+        return f"[{body},{side + 1}]", ("meld", {"tiles": body, "sideways": side}), None
+    if kind == "kong":
+        side = int(rng.integers(0, 4))
+        return (f"[{body},{(1, 2, 2, 3)[side]}]", ("meld", {"tiles": body, "sideways": side}),
+                None)
+    if kind == "added":
+        side = int(rng.integers(0, 3))
+        beside = bool(rng.random() < 0.3)
+        three = body[:-2] + body[-1] if len(code) == 2 else code * 3
+        added = ("beside:" if beside else "") + code
+        return (f"[{body},{side + 5}]",
+                ("meld", {"tiles": three, "sideways": side, "added": added}), None)
+    all_down = bool(rng.random() < 0.3)
+    return f"[{body}]", ("kong", {"tile": code, "all_down": all_down}), code if all_down else None
+
+
+def _laid_out(rng: np.random.Generator, actions: list[tuple[str, dict[str, object]]],
+              shown: list[str], apart: bool, flowers: list[str]) -> SceneBuilder:
+    """The scene's rows far to near: flowers and melds "in front" (a random choice) lie
+    beyond the standing row, the others beside it; the winning tile set apart when
+    ``apart`` (the last of ``shown``)."""
+    b = SceneBuilder(sideways_rotation=int(rng.choice([90, 270])),
+                     gap=float(rng.uniform(0.5, 1.2)))
+    upside = bool(rng.random() < 0.3)
+    melds_in_front = bool(rng.random() < 0.4) and bool(actions)
+    flowers_row = bool(rng.random() < 0.5) and bool(flowers)
+
+    def lay_melds() -> None:
+        for what, kw in actions:
+            if what == "meld":
+                b.meld(**kw)  # type: ignore[arg-type]
+            else:
+                b.concealed_kong(**kw)  # type: ignore[arg-type]
+
+    if flowers_row:
+        b.flowers("".join(flowers)).row(upside_down=upside)
+    if melds_in_front:
+        lay_melds()
+        b.row(upside_down=upside)
+    b.standing(_kind_text(shown[:-1] if apart else shown))
+    if apart:
+        b.win(shown[-1])
+    if not melds_in_front:
+        lay_melds()
+    if flowers and not flowers_row:
+        b.flowers("".join(flowers))
+    b.row(upside_down=upside)
+    return b
