@@ -304,6 +304,18 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
             table.pop("self_drawn", None)
             table["fully_concealed_hand"] = [self_drawn_text]
         present = set(table)
+    removed = _not_counted(present, v, bool(forced))
+    for f in removed:
+        table.pop(f, None)
+    if yaojiu and "pung_of_terminals_or_honors" not in removed:
+        _terminal_or_honour_pungs(table, yaojiu)
+    return table
+
+
+def _not_counted(present: set[str], v: Version, forced: bool) -> set[str]:
+    """The fans that the ``present`` ones leave uncounted (不计) under rule version ``v``:
+    each fan's own exclusion list, with the version's exceptions. ``forced``: a fan that
+    implies a concealed self-draw is present."""
     removed: set[str] = set()
     for f in present:
         excl = _EXCLUDES[f]
@@ -322,22 +334,24 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
         removed.update(SEVEN_PAIRS_TRAIT_FANS)
     if not v.honour_fans_count_voided_suit and present.intersection(VOIDED_SUIT_HONOUR_FANS):
         removed.add("one_voided_suit")
-    for f in removed:
-        table.pop(f, None)
-    if yaojiu and "pung_of_terminals_or_honors" not in removed:
-        spare = list(yaojiu)
-        claimed: list[str] = []
-        for f in ("big_three_winds", "little_four_winds", "prevalent_wind", "seat_wind"):
-            for occ in table.get(f, ()):
-                claimed.extend(occ)
-        for text in claimed:
-            if text in spare:
-                spare.remove(text)
-        if "nine_gates" in table and spare:
-            spare.pop()
-        for text in spare:
-            _add(table, "pung_of_terminals_or_honors", (text,))
-    return table
+    return removed
+
+
+def _terminal_or_honour_pungs(table: Table, yaojiu: list[str]) -> None:
+    """幺九刻 for each terminal or honour pung (``yaojiu``, notation) that no wind fan
+    already counts; 九莲宝灯 counts one of them."""
+    spare = list(yaojiu)
+    claimed: list[str] = []
+    for f in ("big_three_winds", "little_four_winds", "prevalent_wind", "seat_wind"):
+        for occ in table.get(f, ()):
+            claimed.extend(occ)
+    for text in claimed:
+        if text in spare:
+            spare.remove(text)
+    if "nine_gates" in table and spare:
+        spare.pop()
+    for text in spare:
+        _add(table, "pung_of_terminals_or_honors", (text,))
 
 
 def basic_fans(reading: Reading, w: Win) -> Table:
