@@ -573,33 +573,12 @@ def prepare_photos(
     train_stems, val_stems = split_stems(groups, val_fraction, seed)
 
     cache_path = out / "mirror.csv"
-    cached = _read_decisions(cache_path)
-    matcher: ParityMatcher | None = None
+    judge = _StemJudge(_read_decisions(cache_path), mirrored == "keep", scorer,
+                       reference_model, reference_input, votes_per_group)
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-
-    counts = dict.fromkeys(
-        (
-            "images",
-            "train_images",
-            "val_images",
-            "mirrored",
-            "fixed",
-            "dropped",
-            "unlabelled",
-            "ambiguous",
-            "mapped",
-            "tightened",
-            "unaligned",
-            "tiles",
-            "label_fixes",
-            "label_fixes_skipped",
-            "fill_dropped",
-            "fill_cut",
-        ),
-        0,
-    )
+    counts = dict.fromkeys(_COUNTS, 0)
     mapper = (LabelMapper(out / "labels.csv", tighten=tighten, cut_fill=cut_fill)
               if labels_from == "original" else None)
     decisions: list[CopyDecision] = []
@@ -609,126 +588,163 @@ def prepare_photos(
     for stem in stems:
         paths = groups[stem]
         images = [_load_image(p) for p in paths]
-        labels = []
-        for p in paths:
-            label_path = labels_dir / (p.stem + ".txt")
-            if not label_path.is_file():
-                raise ValueError(f"{label_path} missing for image {p.name}")
-            labels.append(read_labels(label_path, names))
-        if mirrored == "keep":
-            stem_decisions = [CopyDecision(p.name, stem, 0, -1, -1, None, False) for p in paths]
-        elif all(p.name in cached for p in paths):
-            stem_decisions = [cached[p.name] for p in paths]
-        else:
-            if scorer is None and reference_model is not None:
-                scorer = DetectorScorer(reference_model, input=reference_input)
-            matcher = matcher or ParityMatcher()
-            stem_decisions = decide_stem(
-                [p.name for p in paths],
-                images,
-                labels,
-                matcher,
-                scorer,
-                votes_per_group=votes_per_group,
-            )
+        labels = [_copy_labels(labels_dir, p, names) for p in paths]
+        stem_decisions = judge.decide(stem, paths, images, labels)
         decisions.extend(stem_decisions)
-        split = "val" if stem in val_stems else "train"
-        fixed_images = [
-            cast("npt.NDArray[np.uint8]", cv2.flip(im, 1))
-            if d.mirrored and mirrored != "keep" else im
-            for im, d in zip(images, stem_decisions, strict=True)
-        ]
-        fixed_labels = [
-            flip_labels(lb) if d.mirrored and mirrored != "keep" else lb
-            for lb, d in zip(labels, stem_decisions, strict=True)
-        ]
-        original = original_copy(fixed_labels)
-        if original is not None and label_fixes:
-            k = original[0]
-            mended, applied, skipped = apply_label_fixes(paths[k].name, fixed_labels[k],
-                                                         label_fixes)
-            counts["label_fixes"] += applied
-            counts["label_fixes_skipped"] += skipped
-            if applied:
-                fixed_labels[k] = mended
-                if not stem_decisions[k].mirrored:
-                    labels[k] = mended
+        copies = _StemCopies(paths, images, labels, stem_decisions, mirrored != "keep")
+        copies.mend_original(label_fixes, counts)
         mapped = None
-        if mapper is not None and original is not None and not stem_decisions[0].ambiguous:
+        if mapper is not None and copies.original is not None and not stem_decisions[0].ambiguous:
             mapped = mapper.stem_labels(
-                [p.name for p in paths], fixed_images, fixed_labels, original[0]
+                [p.name for p in paths], copies.fixed_images, copies.fixed_labels,
+                copies.original[0]
             )
-        for i, (path, image, label, decision) in enumerate(
-            zip(paths, images, labels, stem_decisions, strict=True)
-        ):
-            target = out / "images" / split / path.name
-            label_target = out / "labels" / split / f"{path.stem}.txt"
-            other = "val" if split == "train" else "train"  # an earlier run's other split:
-            (out / "images" / other / path.name).unlink(missing_ok=True)  # never in both
-            (out / "labels" / other / f"{path.stem}.txt").unlink(missing_ok=True)
-            if decision.ambiguous and mirrored != "keep":
-                counts["ambiguous"] += 1
-                target.unlink(missing_ok=True)
-                label_target.unlink(missing_ok=True)
-                continue
-            if not len(label):  # photos with tiles but no labels would teach "no tile"
-                counts["unlabelled"] += 1
-                target.unlink(missing_ok=True)
-                label_target.unlink(missing_ok=True)
-                continue
-            if decision.mirrored:
-                counts["mirrored"] += 1
-                if mirrored == "drop":
-                    counts["dropped"] += 1
-                    target.unlink(missing_ok=True)
-                    label_target.unlink(missing_ok=True)
-                    continue
-                image, label = fixed_images[i], fixed_labels[i]
-            if mapped is not None:
-                checked = mapped[i]
-                if checked is None:  # not aligned with its original: labels unchecked
-                    counts["unaligned"] += 1
-                    target.unlink(missing_ok=True)
-                    label_target.unlink(missing_ok=True)
-                    continue
-                counts["mapped"] += checked is not fixed_labels[i]
-                if mapper is not None and path.name in mapper.tightened:
-                    counts["tightened"] += 1
-                label = checked
-            if decision.mirrored:
-                counts["fixed"] += 1
-                if not cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
-                    raise ValueError(f"could not write {target}")
-            else:
-                shutil.copyfile(path, target)  # unchanged: keep the original bytes
-            stem_name = path.stem
-            (out / "labels" / split / f"{stem_name}.txt").write_text(
-                format_labels(label), encoding="utf-8"
-            )
-            counts["images"] += 1
-            counts[f"{split}_images"] += 1
-            counts["tiles"] += len(label)
+        split = "val" if stem in val_stems else "train"
+        for i in range(len(paths)):
+            _write_copy(out, split, copies, i, mirrored, mapped, mapper, counts)
 
     if mapper is not None:
         mapper.save()
         counts["fill_dropped"], counts["fill_cut"] = mapper.fill_dropped, mapper.fill_cut
     if mirrored == "keep":
         cache_path = out / "mirror-unjudged.csv"
-    with cache_path.open("w", newline="", encoding="utf-8") as fh:
+    _write_decisions(cache_path, decisions, val_stems)
+    _write_data_yaml(out)
+    counts.update(stems=len(groups), train_stems=len(train_stems), val_stems=len(val_stems))
+    return counts
+
+
+#: What :func:`prepare_photos` counts over the copies (besides the stems).
+_COUNTS = ("images", "train_images", "val_images", "mirrored", "fixed", "dropped",
+           "unlabelled", "ambiguous", "mapped", "tightened", "unaligned", "tiles",
+           "label_fixes", "label_fixes_skipped", "fill_dropped", "fill_cut")
+
+
+def _copy_labels(labels_dir: Path, image: Path, names: Sequence[str]) -> Labels:
+    """The export's labels of the copy ``image`` (its class names read as ``names``)."""
+    label_path = labels_dir / (image.stem + ".txt")
+    if not label_path.is_file():
+        raise ValueError(f"{label_path} missing for image {image.name}")
+    return read_labels(label_path, names)
+
+
+@dataclass
+class _StemJudge:
+    """Which copies of each stem are mirrored: from the cache of an earlier run when it
+    holds every copy, else judged (:func:`decide_stem`); none when ``keep`` (copies kept
+    as they are, unjudged). The reference scorer and the matcher are made at first use."""
+
+    cached: dict[str, CopyDecision]
+    keep: bool
+    scorer: Scorer | None
+    reference_model: Path | None
+    reference_input: str
+    votes_per_group: int
+    matcher: ParityMatcher | None = None
+
+    def decide(self, stem: str, paths: Sequence[Path], images: list[npt.NDArray[np.uint8]],
+               labels: list[Labels]) -> list[CopyDecision]:
+        if self.keep:
+            return [CopyDecision(p.name, stem, 0, -1, -1, None, False) for p in paths]
+        if all(p.name in self.cached for p in paths):
+            return [self.cached[p.name] for p in paths]
+        if self.scorer is None and self.reference_model is not None:
+            self.scorer = DetectorScorer(self.reference_model, input=self.reference_input)
+        self.matcher = self.matcher or ParityMatcher()
+        return decide_stem([p.name for p in paths], images, labels, self.matcher, self.scorer,
+                           votes_per_group=self.votes_per_group)
+
+
+class _StemCopies:
+    """One stem's copies: as exported (``images``, ``labels``), and turned back where
+    judged mirrored (``fixed_images``, ``fixed_labels``; unless ``fix`` is False), with
+    the un-augmented original among them (:func:`original_copy`)."""
+
+    def __init__(self, paths: Sequence[Path], images: list[npt.NDArray[np.uint8]],
+                 labels: list[Labels], decisions: list[CopyDecision], fix: bool) -> None:
+        self.paths, self.images, self.labels, self.decisions = paths, images, labels, decisions
+        self.fixed_images = [
+            cast("npt.NDArray[np.uint8]", cv2.flip(im, 1)) if d.mirrored and fix else im
+            for im, d in zip(images, decisions, strict=True)
+        ]
+        self.fixed_labels = [
+            flip_labels(lb) if d.mirrored and fix else lb
+            for lb, d in zip(labels, decisions, strict=True)
+        ]
+        self.original = original_copy(self.fixed_labels)
+
+    def mend_original(self, label_fixes: Sequence[LabelFix], counts: dict[str, int]) -> None:
+        """Apply ``label_fixes`` to the original's labels (counted in ``counts``)."""
+        if self.original is None or not label_fixes:
+            return
+        k = self.original[0]
+        mended, applied, skipped = apply_label_fixes(self.paths[k].name, self.fixed_labels[k],
+                                                     label_fixes)
+        counts["label_fixes"] += applied
+        counts["label_fixes_skipped"] += skipped
+        if applied:
+            self.fixed_labels[k] = mended
+            if not self.decisions[k].mirrored:
+                self.labels[k] = mended
+
+
+def _write_copy(out: Path, split: str, copies: _StemCopies, i: int, mirrored: str,
+                mapped: list[Labels | None] | None, mapper: LabelMapper | None,
+                counts: dict[str, int]) -> None:
+    """Write copy ``i`` of a stem into ``out``'s ``split`` (taking it out of the other
+    split, where an earlier run may have put it), or leave it out: unjudgeable
+    (ambiguous), unlabelled, mirrored under ``drop``, or not aligned with its original
+    (``mapped``: the labels carried from the original, None for such a copy; None
+    altogether: the export's labels). Counted in ``counts``."""
+    path, decision = copies.paths[i], copies.decisions[i]
+    image, label = copies.images[i], copies.labels[i]
+    target = out / "images" / split / path.name
+    label_target = out / "labels" / split / f"{path.stem}.txt"
+    other = "val" if split == "train" else "train"  # an earlier run's other split:
+    (out / "images" / other / path.name).unlink(missing_ok=True)  # never in both
+    (out / "labels" / other / f"{path.stem}.txt").unlink(missing_ok=True)
+
+    def leave_out(why: str) -> None:
+        counts[why] += 1
+        target.unlink(missing_ok=True)
+        label_target.unlink(missing_ok=True)
+
+    if decision.ambiguous and mirrored != "keep":
+        return leave_out("ambiguous")
+    if not len(label):  # photos with tiles but no labels would teach "no tile"
+        return leave_out("unlabelled")
+    if decision.mirrored:
+        counts["mirrored"] += 1
+        if mirrored == "drop":
+            return leave_out("dropped")
+        image, label = copies.fixed_images[i], copies.fixed_labels[i]
+    if mapped is not None:
+        checked = mapped[i]
+        if checked is None:  # not aligned with its original: labels unchecked
+            return leave_out("unaligned")
+        counts["mapped"] += checked is not copies.fixed_labels[i]
+        if mapper is not None and path.name in mapper.tightened:
+            counts["tightened"] += 1
+        label = checked
+    if decision.mirrored:
+        counts["fixed"] += 1
+        if not cv2.imwrite(str(target), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise ValueError(f"could not write {target}")
+    else:
+        shutil.copyfile(path, target)  # unchanged: keep the original bytes
+    label_target.write_text(format_labels(label), encoding="utf-8")
+    counts["images"] += 1
+    counts[f"{split}_images"] += 1
+    counts["tiles"] += len(label)
+    return None
+
+
+def _write_decisions(path: Path, decisions: list[CopyDecision], val_stems: set[str]) -> None:
+    """The mirror decisions as a CSV cache (read back by :func:`_read_decisions`)."""
+    with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(
-            [
-                "name",
-                "stem",
-                "split",
-                "parity",
-                "inliers_same",
-                "inliers_mirrored",
-                "margin",
-                "mirrored",
-                "ambiguous",
-            ]
-        )
+        writer.writerow(["name", "stem", "split", "parity", "inliers_same",
+                         "inliers_mirrored", "margin", "mirrored", "ambiguous"])
         for d in decisions:
             writer.writerow(
                 [
@@ -743,6 +759,10 @@ def prepare_photos(
                     int(d.ambiguous),
                 ]
             )
+
+
+def _write_data_yaml(out: Path) -> None:
+    """``out/data.yaml``: the dataset as ultralytics reads it (the 43 tile codes)."""
     yaml_lines = [
         f"path: {out.resolve()}",
         "train: images/train",
@@ -752,5 +772,3 @@ def prepare_photos(
     ]
     yaml_lines += [f"  {i}: '{code}'" for i, code in enumerate(CLASSES)]
     (out / "data.yaml").write_text("\n".join(yaml_lines) + "\n", encoding="utf-8")
-    counts.update(stems=len(groups), train_stems=len(train_stems), val_stems=len(val_stems))
-    return counts
