@@ -224,44 +224,31 @@ def eval_synth(
     box_noise: float = 0.0,
     seed: int = 0,
 ) -> dict[str, Any]:
+    """The figures of a synthetic scene set (see the module doc): each winning scene's
+    hand read from its truth boxes (``mod180``: their rotations mod 180; ``box_noise``:
+    their corners moved) and, with a ``detector``, end to end; scenes that do not win
+    (``--waiting``, ``--near-miss``) counted apart (:class:`NotWinning`)."""
     import numpy as np
-
-    from vision.recognize import recognize, recognize_detections
 
     rng = np.random.default_rng(seed)
     files = sorted((folder / "truth").glob("*.json"))
     if not files:
         raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
-    n = exact_gt = exact_gt_rec = exact_det = exact_geom = exact_true_e2e = 0
-    tiles_top1 = tiles_corrected = same_score = 0
-    confident: list[tuple[float, bool]] = []  # (hand_confidence, exact), end to end
-    score_confident: list[tuple[float, bool]] = []  # (score_confidence, same MCR score)
-    failures: list[str] = []
-    why = Counter[str]()
-    why_e2e = Counter[str]()
-    e2e_failures: list[str] = []
-    not_exact: list[str] = []  # every scene read wrong end to end (compare.py paired)
-    not_same_score: list[str] = []  # every scene whose MCR score is wrong too
-    why_geom = Counter[str]()
-    by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
-    face_up = [0, 0, 0, 0]  # scenes with a kong shown face up: n, truth boxes, e2e, codes
-    t_layout = 0.0
+    tally = _SynthTally(show)
     not_winning = {"near_miss": NotWinning("near_miss"), "waiting": NotWinning("waiting")}
     for f in files:
         truth = json.loads(f.read_text())
         if not truth.get("hand"):
             continue
-        if limit is not None and n + sum(t.scenes for t in not_winning.values()) >= limit:
+        if limit is not None and tally.n + sum(t.scenes for t in not_winning.values()) >= limit:
             break
         hand = truth_hand(truth)  # flowers may be listed apart in the truth
         if truth.get("wins") is False:  # --waiting / --near-miss: counted apart
             kind = "waiting" if truth.get("waiting") else "near_miss"
             not_winning[kind].add(truth, hand, detector, folder)
             continue
-        expected = canon(hand)
-        n += 1
-        d = truth_dets = truth_detections(truth)
+        truth_dets = truth_detections(truth)
+        d = truth_dets
         if mod180:  # what a detector without a rotation classifier reports
             d = Detections(d.boxes, d.class_ids, d.confidences, d.rotations % 180,
                            d.topk_ids, d.topk_probs, d.image_size)
@@ -270,106 +257,153 @@ def eval_synth(
             moved = d.boxes + rng.normal(0, box_noise, (len(d), 4)) * short[:, None]
             d = Detections(moved.astype(np.float32), d.class_ids, d.confidences, d.rotations,
                            d.topk_ids, d.topk_probs, d.image_size)
-        t0 = time.perf_counter()
-        lay = analyze(d, LayoutParams())
-        t_layout += time.perf_counter() - t0
-        got = [canon(h) for h in layout_hand(lay, d.codes, ())]
-        ok = expected in got and lay.winning is not None  # synth sets it apart
-        exact_gt += ok
-        rec_gt = _read_right(recognize_detections(d, "mcr", WIN_CONTEXT), expected)
-        exact_gt_rec += rec_gt
-        shows_face_up = any(m.get("face_up") for m in truth.get("melds", []))
-        if shows_face_up:
-            face_up[0] += 1
-            face_up[1] += rec_gt
-        if not ok:
-            why[_reason(truth, lay, got, expected)] += 1
-            if len(failures) < show:
-                failures.append(f"{f.name} [{truth.get('arrangement')}] truth {truth['hand']}"
-                                f" got {got[0] if got else 'no hand'}")
+        rec_gt = tally.from_truth_boxes(f.name, truth, d, hand)
         if detector is not None:
-            image = scene_image(folder / truth["image"])
-            dets = detector(image)
-            exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
-            true_right = _exact_end_to_end_true_codes(dets, truth_dets, expected)
-            exact_true_e2e += true_right
-            if not true_right and rec_gt:  # the truth boxes read right, these do not
-                why_geom[geometry_reason(
-                    dets, truth_dets, [t["role"] for t in truth["tiles"]],
-                    lambda x, e=expected: _read_right(
-                        recognize_detections(x, "mcr", WIN_CONTEXT), e))] += 1
-            truth_tiles = Counter(truth_dets.codes)
-            tiles_top1 += Counter(dets.codes) == truth_tiles
-            rec = recognize(image, "mcr", WIN_CONTEXT, detector=detector,
-                            detections=dets)
-            tiles_corrected += Counter(rec.codes) == truth_tiles
-            right = _read_right(rec, expected)
-            exact_det += right
-            if rec.hand_confidence is not None:
-                confident.append((rec.hand_confidence, right))
-            for tally in (by_group[_note_group(rec)], by_group[_tilt_group(rec)],
-                          by_shown[_shown_group(truth)]):
-                tally[0] += 1
-                tally[1] += right
-                tally[2] += true_right
-            if shows_face_up:
-                face_up[2] += right
-                face_up[3] += true_right
-            if not right:
-                reason = end_to_end_reason(rec.hand, hand)
-                why_e2e[reason] += 1
-                not_exact.append(f.name)
-                if len(e2e_failures) < show:
-                    e2e_failures.append(f"{f.name} {reason}: truth {format_hand(hand)} got "
-                                        f"{rec.hand_text or 'no hand'}")
-                same = reason == "only bonus tiles misread (same count)"
-                same_score += same
-                if not same:
-                    not_same_score.append(f.name)
-            else:
-                same = True
-                same_score += 1
-            if rec.score_confidence is not None:
-                score_confident.append((rec.score_confidence, same))
-    out: dict[str, Any] = {
-        "scenes": n,
-        "exact_from_truth_boxes": exact_gt / max(n, 1),
-        "exact_truth_boxes_recognize": exact_gt_rec / max(n, 1),
-        "layout_ms_mean": 1000 * t_layout / max(n, 1),
-        "failure_kinds": dict(why),
-        "failures": failures,
-    }
-    if face_up[0]:  # sets made with --face-up-kongs
-        out["face_up_kong_scenes"] = {"scenes": face_up[0],
-                                      "exact_truth_boxes_recognize": face_up[1] / face_up[0]}
-        if detector is not None:
-            out["face_up_kong_scenes"].update(
-                exact_end_to_end=face_up[2] / face_up[0],
-                exact_true_codes_end_to_end=face_up[3] / face_up[0])
-    if detector is not None:
-        out["exact_end_to_end"] = exact_det / max(n, 1)
-        out["same_mcr_score_end_to_end"] = same_score / max(n, 1)
-        out["exact_detector_boxes_true_codes"] = exact_geom / max(n, 1)
-        out["exact_true_codes_end_to_end"] = exact_true_e2e / max(n, 1)
-        out["true_codes_failure_kinds"] = dict(why_geom.most_common())
-        out["every_tile_right_top1"] = tiles_top1 / max(n, 1)
-        out["every_tile_right_corrected"] = tiles_corrected / max(n, 1)
-        out["by_note_and_tilt"] = _group_figures(by_group)
-        out["by_codes_shown"] = _group_figures(by_shown)
-        out["end_to_end_failure_kinds"] = dict(why_e2e.most_common())
-        # how often a reading was exact, per band of its calibrated hand confidence
-        out["hand_confidence_end_to_end"] = calibration_bins(
-            confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
-        # how often the MCR score was right, per band of the calibrated score confidence
-        out["score_confidence_end_to_end"] = calibration_bins(
-            score_confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
-        out["end_to_end_failures"] = e2e_failures
-        out["end_to_end_not_exact"] = not_exact
-        out["end_to_end_not_same_mcr_score"] = not_same_score
+            tally.end_to_end(f.name, truth, hand, truth_dets, rec_gt,
+                             detector, scene_image(folder / truth["image"]))
+    out = tally.figures(detector is not None)
     for kind, shown in not_winning.items():
         if shown.scenes:
             out[f"{kind}_scenes"] = shown.figures(detector is not None)
     return out
+
+
+class _SynthTally:
+    """What :func:`eval_synth` counts over the winning scenes, and its figures."""
+
+    def __init__(self, show: int) -> None:
+        self.show = show  # failures to list, truth boxes and end to end
+        self.n = self.exact_gt = self.exact_gt_rec = self.exact_det = self.exact_geom = 0
+        self.exact_true_e2e = self.tiles_top1 = self.tiles_corrected = self.same_score = 0
+        self.t_layout = 0.0
+        self.confident: list[tuple[float, bool]] = []  # (hand_confidence, exact), end to end
+        self.score_confident: list[tuple[float, bool]] = []  # (score_confidence, same score)
+        self.failures: list[str] = []
+        self.why = Counter[str]()
+        self.why_e2e = Counter[str]()
+        self.e2e_failures: list[str] = []
+        self.not_exact: list[str] = []  # every scene read wrong end to end (compare.py paired)
+        self.not_same_score: list[str] = []  # every scene whose MCR score is wrong too
+        self.why_geom = Counter[str]()
+        self.by_group: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        self.by_shown: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # _shown_group
+        # scenes with a kong shown face up: n, truth boxes, end to end, true codes
+        self.face_up = [0, 0, 0, 0]
+
+    def from_truth_boxes(self, name: str, truth: dict[str, Any], d: Detections,
+                         hand: Hand) -> bool:
+        """Count the scene read from its truth boxes ``d``; whether ``recognize`` read
+        its hand right from them."""
+        from vision.recognize import recognize_detections
+
+        expected = canon(hand)
+        self.n += 1
+        t0 = time.perf_counter()
+        lay = analyze(d, LayoutParams())
+        self.t_layout += time.perf_counter() - t0
+        got = [canon(h) for h in layout_hand(lay, d.codes, ())]
+        ok = expected in got and lay.winning is not None  # synth sets it apart
+        self.exact_gt += ok
+        rec_gt = _read_right(recognize_detections(d, "mcr", WIN_CONTEXT), expected)
+        self.exact_gt_rec += rec_gt
+        if any(m.get("face_up") for m in truth.get("melds", [])):
+            self.face_up[0] += 1
+            self.face_up[1] += rec_gt
+        if not ok:
+            self.why[_reason(truth, lay, got, expected)] += 1
+            if len(self.failures) < self.show:
+                self.failures.append(f"{name} [{truth.get('arrangement')}] truth "
+                                     f"{truth['hand']} got {got[0] if got else 'no hand'}")
+        return rec_gt
+
+    def end_to_end(self, name: str, truth: dict[str, Any], hand: Hand,
+                   truth_dets: Detections, rec_gt: bool, detector: Any,
+                   image: npt.NDArray[np.uint8]) -> None:
+        """Count the scene read from its ``image`` by ``detector`` (``rec_gt``: it read
+        right from the truth boxes)."""
+        from vision.recognize import recognize, recognize_detections
+
+        expected = canon(hand)
+        dets = detector(image)
+        self.exact_geom += _exact_with_true_codes(dets, truth_dets, expected)
+        true_right = _exact_end_to_end_true_codes(dets, truth_dets, expected)
+        self.exact_true_e2e += true_right
+        if not true_right and rec_gt:  # the truth boxes read right, these do not
+            self.why_geom[geometry_reason(
+                dets, truth_dets, [t["role"] for t in truth["tiles"]],
+                lambda x, e=expected: _read_right(
+                    recognize_detections(x, "mcr", WIN_CONTEXT), e))] += 1
+        truth_tiles = Counter(truth_dets.codes)
+        self.tiles_top1 += Counter(dets.codes) == truth_tiles
+        rec = recognize(image, "mcr", WIN_CONTEXT, detector=detector, detections=dets)
+        self.tiles_corrected += Counter(rec.codes) == truth_tiles
+        right = _read_right(rec, expected)
+        self.exact_det += right
+        if rec.hand_confidence is not None:
+            self.confident.append((rec.hand_confidence, right))
+        for counts in (self.by_group[_note_group(rec)], self.by_group[_tilt_group(rec)],
+                       self.by_shown[_shown_group(truth)]):
+            counts[0] += 1
+            counts[1] += right
+            counts[2] += true_right
+        if any(m.get("face_up") for m in truth.get("melds", [])):
+            self.face_up[2] += right
+            self.face_up[3] += true_right
+        same = True
+        if not right:
+            reason = end_to_end_reason(rec.hand, hand)
+            self.why_e2e[reason] += 1
+            self.not_exact.append(name)
+            if len(self.e2e_failures) < self.show:
+                self.e2e_failures.append(f"{name} {reason}: truth {format_hand(hand)} got "
+                                         f"{rec.hand_text or 'no hand'}")
+            same = reason == "only bonus tiles misread (same count)"
+            if not same:
+                self.not_same_score.append(name)
+        self.same_score += same
+        if rec.score_confidence is not None:
+            self.score_confident.append((rec.score_confidence, same))
+
+    def figures(self, end_to_end: bool) -> dict[str, Any]:
+        """The figures (``end_to_end``: with those of the detector's readings)."""
+        n = max(self.n, 1)
+        out: dict[str, Any] = {
+            "scenes": self.n,
+            "exact_from_truth_boxes": self.exact_gt / n,
+            "exact_truth_boxes_recognize": self.exact_gt_rec / n,
+            "layout_ms_mean": 1000 * self.t_layout / n,
+            "failure_kinds": dict(self.why),
+            "failures": self.failures,
+        }
+        face_up = self.face_up
+        if face_up[0]:  # sets made with --face-up-kongs
+            out["face_up_kong_scenes"] = {"scenes": face_up[0],
+                                          "exact_truth_boxes_recognize": face_up[1] / face_up[0]}
+            if end_to_end:
+                out["face_up_kong_scenes"].update(
+                    exact_end_to_end=face_up[2] / face_up[0],
+                    exact_true_codes_end_to_end=face_up[3] / face_up[0])
+        if end_to_end:
+            out["exact_end_to_end"] = self.exact_det / n
+            out["same_mcr_score_end_to_end"] = self.same_score / n
+            out["exact_detector_boxes_true_codes"] = self.exact_geom / n
+            out["exact_true_codes_end_to_end"] = self.exact_true_e2e / n
+            out["true_codes_failure_kinds"] = dict(self.why_geom.most_common())
+            out["every_tile_right_top1"] = self.tiles_top1 / n
+            out["every_tile_right_corrected"] = self.tiles_corrected / n
+            out["by_note_and_tilt"] = _group_figures(self.by_group)
+            out["by_codes_shown"] = _group_figures(self.by_shown)
+            out["end_to_end_failure_kinds"] = dict(self.why_e2e.most_common())
+            # how often a reading was exact, per band of its calibrated hand confidence
+            out["hand_confidence_end_to_end"] = calibration_bins(
+                self.confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
+            # how often the MCR score was right, per band of the calibrated score confidence
+            out["score_confidence_end_to_end"] = calibration_bins(
+                self.score_confident, (0, 0.1, 0.3, 0.5, 0.7, 0.9, 1))
+            out["end_to_end_failures"] = self.e2e_failures
+            out["end_to_end_not_exact"] = self.not_exact
+            out["end_to_end_not_same_mcr_score"] = self.not_same_score
+        return out
 
 
 #: The hand confidence under which the phone page asks for a check (tilecam/static/app.js).
