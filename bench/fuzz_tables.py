@@ -674,27 +674,7 @@ class SheetRun:
         """One answered hand against the rules the model knows."""
         name = f"table {table.rules} hand {number}"
         place = table.places()[number - 1]
-        positions = place.seats
-        seats = {w: table.names[p] for w, p in positions.items()}
-        if view.get("seats") != seats:
-            self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
-        chips = (None if place.stacks is None else
-                 {table.names[i]: c for i, c in enumerate(place.stacks)})
-        if view.get("chips") != chips:
-            self.failures.add(f"{name}: chips before it {view.get('chips')}, model {chips}")
-        if place.stacks is not None and view["outcome"] == "win":
-            if ((view.get("score") or {}).get("details") or {}).get("kill_three"):
-                self.answers["xiamen 杀三 (kill three)"] += 1
-            points = [int(view["points"][n]) for n in table.names]
-            paid = [i for i in range(4) if points[i] < 0 and -points[i] > place.stacks[i]]
-            if paid and table.setting("cap_at_stack"):
-                self.failures.add(f"{name}: {paid} paid more than their chips "
-                                  f"{place.stacks}: {points}")
-        if (view.get("prevalent_wind"), view.get("dealer_repeats"), view.get("drawn_hands")) != (
-                place.prevalent, place.repeats, place.draws):
-            self.failures.add(f"{name}: wind and streak {view.get('prevalent_wind')} "
-                              f"{view.get('dealer_repeats')} {view.get('drawn_hands')}, model "
-                              f"{place.prevalent} {place.repeats} {place.draws}")
+        self.check_place(name, view, place, table)
         points, money = table.hands[number].points, table.hands[number].money
         if sum(points) != 0 or sum(money) != 0:
             self.failures.add(f"{name}: points {points} or money {money} do not sum to 0")
@@ -717,13 +697,45 @@ class SheetRun:
             return
         if table.rules == "xiamen":
             self.check_xiamen_base(name, view, body, place, table)
-        if table.rules != "mcr":
-            return
+        if table.rules == "mcr":
+            self.check_mcr_payments(name, view, body, place, table, points)
+
+    def check_place(self, name: str, view: dict[str, Any], place: ModelPlace,
+                    table: TableState) -> None:
+        """A hand's place in the deal: its seats, the chips before it (a payer pays no
+        more than those under ``cap_at_stack``), the wind and the dealer's streak."""
+        seats = {w: table.names[p] for w, p in place.seats.items()}
+        if view.get("seats") != seats:
+            self.failures.add(f"{name}: seats {view.get('seats')}, model {seats}")
+        chips = (None if place.stacks is None else
+                 {table.names[i]: c for i, c in enumerate(place.stacks)})
+        if view.get("chips") != chips:
+            self.failures.add(f"{name}: chips before it {view.get('chips')}, model {chips}")
+        if place.stacks is not None and view["outcome"] == "win":
+            if ((view.get("score") or {}).get("details") or {}).get("kill_three"):
+                self.answers["xiamen 杀三 (kill three)"] += 1
+            points = [int(view["points"][n]) for n in table.names]
+            paid = [i for i in range(4) if points[i] < 0 and -points[i] > place.stacks[i]]
+            if paid and table.setting("cap_at_stack"):
+                self.failures.add(f"{name}: {paid} paid more than their chips "
+                                  f"{place.stacks}: {points}")
+        if (view.get("prevalent_wind"), view.get("dealer_repeats"), view.get("drawn_hands")) != (
+                place.prevalent, place.repeats, place.draws):
+            self.failures.add(f"{name}: wind and streak {view.get('prevalent_wind')} "
+                              f"{view.get('dealer_repeats')} {view.get('drawn_hands')}, model "
+                              f"{place.prevalent} {place.repeats} {place.draws}")
+
+    def check_mcr_payments(self, name: str, view: dict[str, Any], body: dict[str, Any],
+                           place: ModelPlace, table: TableState, points: list[int]) -> None:
+        """A settled MCR win: at least the table's minimum fan (起和), and each payer's
+        points — base + total from the discarder or from all on a self-draw, base from
+        the others — from the table's own settings."""
         total = int(view["total"])
         least, base = table.setting("min_fan"), table.setting("base_points")
         if total < least:
             self.failures.add(f"{name}: MCR win of {total} fan settled (起和 {least})")
         model = [0, 0, 0, 0]
+        positions = place.seats
         win_pos = positions[body["winner"]]
         for w, pos in positions.items():
             if pos == win_pos:
