@@ -324,7 +324,29 @@ def real_count(batch: int, share: float) -> int:
     return min(batch, max(0, round(batch * share)))
 
 
-def main() -> None:
+def _start_from(model: CropNet, path: Path, width: int, factors: tuple[int, int] | None,
+                n_classes: int) -> None:
+    """Load the weights of the checkpoint ``path`` (``--init``) into ``model`` where their
+    shapes agree; a full head becomes a factorised one (``factors``) by least squares.
+    The layers left new (e.g. the head of a ``--codes`` reader) are printed."""
+    init = torch.load(path)
+    if init.get("width", width) != width:
+        raise SystemExit(f"--init {path} has width {init['width']}, not {width}")
+    own = model.state_dict()
+    source = dict(init["model"])
+    if factors is not None and "head.weight" in source and "head_a.weight" not in source:
+        full_w, full_b = source.pop("head.weight"), source.pop("head.bias")
+        if full_w.shape[0] == n_classes * 4:  # start near the full head (least squares)
+            source.update(factor_head_from(full_w, full_b, factors))  # type: ignore[arg-type]
+    weights = {k: v for k, v in source.items() if k in own and own[k].shape == v.shape}
+    model.load_state_dict(weights, strict=False)
+    fresh = sorted(set(own) - set(weights))  # e.g. the head of a --codes reader
+    print(f"weights from {path} (its step {init.get('step', 'final')})"
+          + (f"; new: {', '.join(fresh)}" if fresh else ""), flush=True)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of this script (see the module doc)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=Path, required=True)
     ap.add_argument("--synth", type=Path, action="append", required=True,
@@ -386,7 +408,11 @@ def main() -> None:
     ap.add_argument("--factors", type=_factors,
                     help="factorised head A,B (A*B classes; class i*B+j gets logit A_i + B_j), "
                          "e.g. 2,4 for the bonus reader's season/flower group × number 1-4")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = _parser().parse_args()
     factors = args.factors
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
     names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
@@ -410,20 +436,7 @@ def main() -> None:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
     if args.init and not (args.resume and (args.out / "last.pt").is_file()):
-        init = torch.load(args.init)
-        if init.get("width", args.width) != args.width:
-            raise SystemExit(f"--init {args.init} has width {init['width']}, not {args.width}")
-        own = model.state_dict()
-        source = dict(init["model"])
-        if factors is not None and "head.weight" in source and "head_a.weight" not in source:
-            full_w, full_b = source.pop("head.weight"), source.pop("head.bias")
-            if full_w.shape[0] == n_classes * 4:  # start near the full head (least squares)
-                source.update(factor_head_from(full_w, full_b, factors))  # type: ignore[arg-type]
-        weights = {k: v for k, v in source.items() if k in own and own[k].shape == v.shape}
-        model.load_state_dict(weights, strict=False)
-        fresh = sorted(set(own) - set(weights))  # e.g. the head of a --codes reader
-        print(f"weights from {args.init} (its step {init.get('step', 'final')})"
-              + (f"; new: {', '.join(fresh)}" if fresh else ""), flush=True)
+        _start_from(model, args.init, args.width, factors, n_classes)
     if args.resume and (args.out / "last.pt").is_file():
         state = torch.load(args.out / "last.pt")
         model.load_state_dict(state["model"])
