@@ -7,7 +7,13 @@ detections (tests, automatic tables that report where tiles lie). Both return a
 
     {"image", "tiles": [{"code", "box", "confidence", "rotation", "face_down", "role"}],
      "hand", "melds", "corrections", "alternatives", "reading_confidence", "hand_confidence",
-     "score_confidence", "score" | "waits" | "unscorable", "winning_tile", "notes", "ms"}
+     "score_confidence", "score" | "waits" | "unscorable", "winning_tile", "notes", "ms",
+     "model"}
+
+``model``: the name and version of the model that read the photo (the detector's
+``meta["model"]``, e.g. ``tilecam-tiles-yolo11n@2026-12-05.35``), so that a hand recorded
+from it says which model read it; null for detections given without one (an automatic
+table's).
 
 ``reading_confidence`` (0..1): the model's own probability that every final code is
 right, the boxes taken as found (:attr:`Recognition.reading_confidence`); it runs high.
@@ -250,6 +256,8 @@ class Recognition:
             out["unscorable"] = self.unscorable
         out["notes"] = list(self.notes)
         out["ms"] = {k: round(v, 2) for k, v in self.ms.items()}
+        model = self.detections.meta.get("model")
+        out["model"] = None if model is None else str(model)
         return out
 
 

@@ -9,6 +9,7 @@ image (skipped with the reason when no model is in ``models/``).
 from __future__ import annotations
 
 import base64
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -205,6 +206,10 @@ def test_real_model_recognizes_a_synthetic_image() -> None:
     body = r.json()
     assert body["image_size"] == [1280, 960]
     assert len(body["tiles"]) == len(d.json()["tiles"])
+    # the reading names the model that made it, as the detection does (name@version)
+    manifest = json.loads((MODEL_DIR / "manifest.json").read_text())
+    assert body["model"] == d.json()["meta"]["model"]
+    assert body["model"].endswith("@" + manifest["version"])
     assert {"score", "waits", "unscorable"} & set(body)
     assert len(body["tiles"]) >= n_true // 2, (len(body["tiles"]), n_true)
     for t in body["tiles"]:

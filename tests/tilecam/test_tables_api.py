@@ -390,6 +390,9 @@ def test_frames_through_the_real_recognizer_with_a_scripted_detector(
         120: SceneBuilder().standing("123m456m789m123p5p").win("5p").row().detections(),
     }
 
+    for scene in scenes.values():  # as a loaded detector names itself (name@version)
+        scene.meta["model"] = "scripted@1"
+
     def detector(image):  # image → Detections
         return scenes[round(float(image.mean()) / 60) * 60]
 
@@ -406,6 +409,7 @@ def test_frames_through_the_real_recognizer_with_a_scripted_detector(
         rec = got[3]["recorded"]
         assert rec["hand"] == norm(PLAIN_HAND) and rec["outcome"] == "win"
         assert rec["recognized"]["winning_tile"] == "5p" and len(rec["recognized"]["tiles"]) == 14
+        assert rec["recognized"]["model"] == "scripted@1"  # which model read the hand, kept
         total = scoring.score(PLAIN_HAND, self_drawn=True, seat_wind="W").total
         assert rec["points"]["Cai0"] == 3 * (8 + total)
 

@@ -43,6 +43,17 @@ def test_json_has_the_fields_of_issue_6() -> None:
     json.dumps(out)  # JSON-ready
 
 
+def test_the_json_names_the_model_that_read_the_photo() -> None:
+    """A reading says which model made it (the detector's meta["model"], name@version),
+    so a hand recorded from a camera frame keeps it; tile boxes given without one (an
+    automatic table's) say null."""
+    dets = won_scene().detections()
+    assert recognize_detections(dets, "zhenjiang", ZJ).to_dict()["model"] is None
+    dets.meta["model"] = "tilecam-tiles-yolo11n@2026-12-05.35"
+    out = recognize_detections(dets, "zhenjiang", ZJ).to_dict()
+    assert out["model"] == "tilecam-tiles-yolo11n@2026-12-05.35"
+
+
 def test_corrected_tiles_carry_their_new_code() -> None:
     b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.7), ("6p", 0.25)])
     b.standing("7p123sEEEN").win("N")
