@@ -199,6 +199,7 @@ def test_real_model_recognizes_a_synthetic_image() -> None:
     with TestClient(create_app(Settings(model_dir=MODEL_DIR))) as c:
         ready = c.get("/readyz")
         assert ready.status_code == 200, ready.text
+        loaded = ready.json()["model"]
         r = c.post("/v1/recognize", files={"image": ("s.jpg", photo, "image/jpeg")})
         d = c.post("/v1/detect", files={"image": ("s.jpg", photo, "image/jpeg")})
     assert r.status_code == 200, r.text
@@ -208,7 +209,7 @@ def test_real_model_recognizes_a_synthetic_image() -> None:
     assert len(body["tiles"]) == len(d.json()["tiles"])
     # the reading names the model that made it, as the detection does (name@version)
     manifest = json.loads((MODEL_DIR / "manifest.json").read_text())
-    assert body["model"] == d.json()["meta"]["model"]
+    assert body["model"] == d.json()["meta"]["model"] == loaded
     assert body["model"].endswith("@" + manifest["version"])
     assert {"score", "waits", "unscorable"} & set(body)
     assert len(body["tiles"]) >= n_true // 2, (len(body["tiles"]), n_true)

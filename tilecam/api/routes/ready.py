@@ -27,6 +27,8 @@ async def readyz(request: Request) -> dict[str, Any]:
     settings = state.settings
     return {
         "status": "ready",
+        # the loaded model's name@version (what every reading's "model" says)
+        "model": getattr(state.detector, "name", None),
         "model_dir": str(settings.model_dir),
         "load_s": state.detector_load_s,
         "recognize_concurrency": settings.recognize_concurrency,
