@@ -27,6 +27,45 @@ def test_serve_refuses_a_port_out_of_range(capsys: pytest.CaptureFixture[str]) -
     assert "--port" in capsys.readouterr().err
 
 
+def test_serve_on_a_port_in_use_says_so_before_loading_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A port another program holds: a clear error naming it and what to do, exit 2,
+    before the model loads (uvicorn would start the app, then fail to bind)."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        started = time.perf_counter()
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
+        assert time.perf_counter() - started < 5
+    err = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is already in use" in err and "PORT=" in err
+
+
+def test_serve_on_a_host_that_is_not_this_machines_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An address of no interface here (TEST-NET-1), and a name that does not resolve
+    (the resolver's answer stood in for, so that no test waits on DNS)."""
+    assert main(["serve", "--host", "192.0.2.1", "--port", "8000"]) == 2
+    assert "192.0.2.1 is not an address of this machine" in capsys.readouterr().err
+
+    def unknown(*args: object, **kwargs: object) -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", unknown)
+    assert main(["serve", "--host", "tablecam.local", "--port", "8000"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot serve on host 'tablecam.local': Name or service not known" in err
+
+
+def test_a_free_port_has_no_bind_problem() -> None:
+    from tilecam.commands.serve import bind_problem
+
+    assert bind_problem("127.0.0.1", _free_port()) is None
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -8,6 +8,8 @@ at startup and runs up to ``TILECAM_RECOGNIZE_CONCURRENCY`` recognitions at a ti
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 from typing import Any
 
 
@@ -44,10 +46,14 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0-65535, got {port}")
     settings = get_settings()
+    host = args.host or settings.host
+    problem = bind_problem(host, port)  # before the model loads and uvicorn says it its way
+    if problem is not None:
+        raise ValueError(problem)
     uvicorn.run(
         "tilecam.app:create_app",
         factory=True,
-        host=args.host or settings.host,
+        host=host,
         port=port,
         workers=args.workers,
         log_level=args.log_level,
@@ -55,3 +61,40 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=5,
     )
     return 0
+
+
+def bind_problem(host: str, port: int) -> str | None:
+    """Why the service could not listen on ``host``:``port``, in words that say what to
+    do, or None when it can (the address is tried the way the server binds it, then let
+    go; another program may still take it in between, and the server then says so).
+
+    >>> import socket
+    >>> with socket.socket() as held:
+    ...     held.bind(("127.0.0.1", 0)); held.listen()
+    ...     print("already in use" in bind_problem("127.0.0.1", held.getsockname()[1]))
+    True
+    """
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        return (f"cannot serve on host {host!r}: {getattr(exc, 'strerror', None) or exc} "
+                "(127.0.0.1: this machine only; 0.0.0.0: every network)")
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            s.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is already in use (another tilecam serve, or "
+                        "another program): stop it, or choose another port "
+                        "(make serve PORT=8001, or tilecam serve --port 8001)")
+            if exc.errno == errno.EACCES:
+                return (f"no permission to listen on port {port} (ports under 1024 need "
+                        "administrator rights): choose a port of 1024 or more")
+            if exc.errno == errno.EADDRNOTAVAIL:
+                return (f"{host} is not an address of this machine: serve on 127.0.0.1 "
+                        "(this machine only) or 0.0.0.0 (every network)")
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
