@@ -74,14 +74,14 @@ def bind_problem(host: str, port: int) -> str | None:
     ...     print("already in use" in bind_problem("127.0.0.1", held.getsockname()[1]))
     True
     """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn chooses it
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                   flags=socket.AI_PASSIVE)
+        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         return (f"cannot serve on host {host!r}: {getattr(exc, 'strerror', None) or exc} "
                 "(127.0.0.1: this machine only; 0.0.0.0: every network)")
-    family, kind, proto, _, address = found[0]
-    with socket.socket(family, kind, proto) as s:
+    address = found[0][4]
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
         try:
             s.bind(address)
