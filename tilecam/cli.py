@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tilecam",
         description="Photograph a mahjong hand and get its score.",
     )
-    parser.add_argument("--version", action="version", version=f"tilecam {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, default=argparse.SUPPRESS,
+                        help="tilecam's version, the model it reads photos with, and Python's")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -40,6 +41,31 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: print :func:`version_text` and exit (read only when asked, so that
+    other commands start without reading the model's manifest)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    """``tilecam --version``: the package, the model photos are read with by default
+    (``TILECAM_MODEL_DIR`` or the shipped one, named as readings name it) and Python.
+
+    >>> version_text().startswith(f"tilecam {__version__} (model ")
+    True
+    """
+    import platform
+
+    from vision.manifest import default_model_dir, shipped_model_name
+
+    model = shipped_model_name() or f"none in {default_model_dir()}"
+    return f"tilecam {__version__} (model {model}; Python {platform.python_version()})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -48,6 +48,7 @@ from vision.manifest import (
     ModelError,
     ReaderSpec,
     default_model_dir,
+    model_name,
     read_manifest,
 )
 from vision.numeral import fuse_numerals, numeral_odds, strips_batch
@@ -206,9 +207,7 @@ class Detector:
                 self.calibration = check_calibration(self.manifest["calibration"])
             except CalibrationError as exc:
                 raise ModelError(f"{self.model_dir / MANIFEST}: {exc}") from None
-        self.name = str(self.manifest.get("name") or self.spec.file.stem)
-        if self.manifest.get("version"):
-            self.name += f"@{self.manifest['version']}"
+        self.name = model_name(self.manifest, self.spec.file.stem)
         self._det_map = self._class_map(self.spec.names)
         # decode big JPEGs no smaller than the detector input (2× when crops are classified)
         self._min_long_side = self.spec.imgsz * (2 if self.classifier_spec else 1)

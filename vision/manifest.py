@@ -66,6 +66,30 @@ def default_model_dir() -> Path:
     return Path(env) if env else DEFAULT_MODEL_DIR
 
 
+def model_name(manifest: dict[str, Any], fallback: str) -> str:
+    """How every reading names a model (``name@version``): the manifest's ``name`` (else
+    ``fallback``, the detector file's stem), with ``@version`` when it has a version.
+
+    >>> model_name({"name": "tiles", "version": "2026-12-05.35"}, "x"), model_name({}, "x")
+    ('tiles@2026-12-05.35', 'x')
+    """
+    name = str(manifest.get("name") or fallback)
+    return f"{name}@{manifest['version']}" if manifest.get("version") else name
+
+
+def shipped_model_name(model_dir: Path | None = None) -> str | None:
+    """The :func:`model_name` of the model in ``model_dir`` (default
+    :func:`default_model_dir`) from its manifest alone (no network is loaded), or None
+    when the folder holds no readable manifest."""
+    path = (model_dir or default_model_dir()) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        detector = manifest.get("detector") or {}
+        return model_name(manifest, Path(str(detector.get("file") or "model")).stem)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 class ModelError(ValueError):
     """The model folder or its manifest is missing or inconsistent."""
 

@@ -21,6 +21,30 @@ def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) 
     assert "usage: tilecam" in capsys.readouterr().out
 
 
+def test_version_names_the_package_the_model_and_python(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`tilecam --version` says which model photos are read with (name@version, as every
+    reading names it), read from the manifest alone; a folder without one says so."""
+    import json
+    import platform
+
+    from tilecam import __version__
+
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        {"name": "tiles", "version": "2026-12-06.1", "detector": {"file": "d.onnx"}}))
+    monkeypatch.setenv("TILECAM_MODEL_DIR", str(tmp_path))
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == (
+        f"tilecam {__version__} (model tiles@2026-12-06.1; Python {platform.python_version()})")
+    monkeypatch.setenv("TILECAM_MODEL_DIR", str(tmp_path / "empty"))
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert f"(model none in {tmp_path / 'empty'};" in capsys.readouterr().out
+
+
 def test_console_entry_point_runs() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "tilecam.cli", "--help"], capture_output=True, text=True, check=True

@@ -91,6 +91,18 @@ def test_the_shipped_model_files_are_named_by_the_manifest_and_within_30_mb() ->
     assert total <= MAX_SHIPPED_BYTES, f"model files {total / 2**20:.1f} MB > 30 MB"
 
 
+def test_the_loaded_model_is_named_as_its_manifest_names_it() -> None:
+    """Readings (the detector's name), `/readyz` and `tilecam --version` (the manifest
+    read alone) name the model alike: name@version."""
+    from vision.manifest import shipped_model_name
+
+    folder = default_model_dir()
+    if not (folder / MANIFEST).is_file():
+        pytest.skip(f"no shipped model yet: {folder / MANIFEST} is missing")
+    name = load_detector(folder).name
+    assert name == shipped_model_name(folder) and "@" in name
+
+
 @pytest.mark.parametrize("shape", [(1, 4000, 3), (4000, 1, 3), (2, 2, 3), (1, 1, 3)])
 def test_an_image_one_or_two_pixels_thin_reads_as_no_tiles_not_an_error(
     shape: tuple[int, int, int],
