@@ -67,7 +67,7 @@ class SceneDetector:
         return Detections(
             boxes=boxes.astype(np.float32), class_ids=d.class_ids, confidences=d.confidences,
             rotations=d.rotations, topk_ids=d.topk_ids, topk_probs=d.topk_probs,
-            image_size=(w, h),
+            image_size=(w, h), meta={"model": "scene-test@1"},
         )
 
 
@@ -227,6 +227,7 @@ def test_photo_is_boxed_and_a_tapped_tile_can_be_corrected(
     # the 9s is a 50 % call, so the page says the reading as a whole is at most 50 % sure
     sure = re.search(r"(\d+)% sure of every tile", browser.find_element(By.ID, "notes").text)
     assert sure is not None and int(sure.group(1)) <= 50
+    assert "Read by model scene-test@1." in browser.find_element(By.ID, "notes").text
     screenshot(browser, "page-recognized.png")
 
     # tap the 9s (tile 9) and correct it to 6s: 786s is still a chow, the score changes

@@ -478,6 +478,8 @@ function showRecognition(rec) {
       $("hand").value = a.hand; syncFlowerStepper(); rescore();
     } }, "use")));
   }
+  // which model read the photo (name@version): what a referee quotes about a reading
+  if (rec.model) notes.push(el("li", { class: "model" }, `Read by model ${rec.model}.`));
   $("notes").replaceChildren(...notes);
   $("hand").value = rec.hand || handFromTiles();
   setFlowers(0);
