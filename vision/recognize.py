@@ -625,14 +625,12 @@ def _as_flower_instead(
             f"flower ({change.after}, p {change.p_after:.2f} as any flower): only "
             "reading it as another kind made a win, and that reading is less likely; "
             "the hand is one tile short")
-    changes = again.correction.best.changes
+    correction = again.correction
     if change.tile >= 0 and again.codes[change.tile] == change.after:
-        changes = (change, *[c for c in changes if c.tile != change.tile])
+        correction = _with_changes_first(correction, [change], {change.tile})
     spent = {k: again.ms.get(k, 0.0) + timings.get(k, 0.0) for k in ("layout", "correct")}
-    return replace(
-        again, notes=(note, *again.notes), ms={**again.ms, **spent},
-        correction=replace(again.correction,
-                           best=replace(again.correction.best, changes=changes)))
+    return replace(again, notes=(note, *again.notes), ms={**again.ms, **spent},
+                   correction=correction)
 
 
 def _score_or_waits(
