@@ -5,7 +5,6 @@ tested with, every dependency is pinned for each tested Python, and
 from __future__ import annotations
 
 import importlib.util
-import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from types import ModuleType
 import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,12 +33,8 @@ def _pins() -> list[tuple[str, Version, Marker]]:
         (spec,) = req.specifier
         assert spec.operator == "==", f"{line!r}: a constraint pins one version (==)"
         assert req.marker is not None, f"{line!r}: every pin names the Pythons it is for"
-        out.append((canonical(req.name), Version(spec.version), req.marker))
+        out.append((canonicalize_name(req.name), Version(spec.version), req.marker))
     return out
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _pinned_for(python: str) -> dict[str, Version]:
@@ -65,7 +61,7 @@ def test_every_dependency_is_pinned_within_its_declared_range(python: str) -> No
     satisfies pyproject.toml's own range (a pin outside it would make pip fail)."""
     pinned = _pinned_for(python)
     for req in _declared():
-        name = canonical(req.name)
+        name = canonicalize_name(req.name)
         assert name in pinned, f"{req.name} is not pinned for Python {python}"
         assert req.specifier.contains(pinned[name], prereleases=True), (
             f"{req.name}: pinned {pinned[name]}, pyproject asks {req.specifier}")

@@ -72,11 +72,10 @@ def merge(resolved: Mapping[str, Mapping[str, str]]) -> list[str]:
     if not resolved:
         raise ValueError("no Python resolved: give at least one --python")
     below = next_minor(list(resolved))
-    names = sorted({normalise(n) for found in resolved.values() for n in found})
+    named = {py: {normalise(n): v for n, v in found.items()} for py, found in resolved.items()}
     lines = []
-    for name in names:
-        by_python = {py: {normalise(n): v for n, v in found.items()}.get(name)
-                     for py, found in resolved.items()}
+    for name in sorted({n for found in named.values() for n in found}):
+        by_python = {py: found.get(name) for py, found in named.items()}
         if len(set(by_python.values())) == 1:
             lines.append(f'{name}=={next(iter(by_python.values()))} ; python_version < "{below}"')
             continue
