@@ -471,9 +471,10 @@ def analyze(
     for k in flip:
         if k in side_local:
             side_local[k] = not side_local[k]
+    codes = dets.codes
     main_rows, base_of, second_boxes = _added_tile_rows(
-        list(sides.rows), dets.codes, sides.frame, side_local)
-    reader = _RowReader.of(dets, params, sides, side_local, main_rows,
+        list(sides.rows), codes, sides.frame, side_local)
+    reader = _RowReader.of(codes, dets.boxes, params, sides, side_local, main_rows,
                            {b: k for k, b in base_of.items()})
     parses, side_note = _orient_rows(reader, dets, sides.margins)
     return _hand_layout(parses, reader, second_boxes, side_note, sides.side_odds)
@@ -537,14 +538,14 @@ class _RowReader:
     row_gaps: list[list[float]]
 
     @classmethod
-    def of(cls, dets: Detections, params: LayoutParams, sides: SideReading,
-           sideways: dict[int, bool], main_rows: list[list[int]],
+    def of(cls, codes: list[str], boxes: npt.NDArray[np.float32], params: LayoutParams,
+           sides: SideReading, sideways: dict[int, bool], main_rows: list[list[int]],
            stacked_by_base: dict[int, int]) -> _RowReader:
         frame = sides.frame
         # pitch ratio of touching tiles in this picture, for rows too short to show theirs
         ratios = sorted(x for r in main_rows for x in pitch_ratios(frame, r))
         touching = ratios[len(ratios) // 3] if len(ratios) >= 3 else None
-        return cls(dets.codes, dets.boxes, params, frame, sideways, sides.maybe_flower,
+        return cls(codes, boxes, params, frame, sideways, sides.maybe_flower,
                    stacked_by_base, main_rows,
                    [gaps_along(frame, r, touching) for r in main_rows])
 
