@@ -609,6 +609,9 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
     slots = readings.slots
     ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
     max_cost = math.log(params.max_ratio)
+    close = math.log(params.close_ratio)
+    # how far past the most probable possible reading a better choice may still lie
+    margin = max(close, math.log(params.max_win_ratio) if claim_win else 0.0, ready_margin)
     possible = _Possible(readings.layout)
     heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, tuple(0 for _ in slots), -1)]
     found = _Found()
@@ -624,8 +627,7 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
             break
         cost, idx, last = heapq.heappop(heap)
         found.popped += 1
-        if cost > max_cost or cost > _search_limit(found, params, claim_win, ready_margin,
-                                                    prefer_ready):
+        if cost > max_cost or cost > _search_limit(found, close, margin, prefer_ready):
             break
         codes = readings.build(idx)
         if possible(codes):
@@ -656,17 +658,15 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
     return found
 
 
-def _search_limit(found: _Found, params: CorrectParams, claim_win: bool,
-                  ready_margin: float, prefer_ready: bool) -> float:
-    """The cost past which no reading can change the choice: within ``close_ratio`` of
-    the most probable possible reading (or ``max_win_ratio`` when a win is claimed, or
-    the ready margin), and within ``close_ratio`` of the best win or ready hand found;
-    unbounded before any possible reading is found."""
+def _search_limit(found: _Found, close: float, margin: float, prefer_ready: bool) -> float:
+    """The cost past which no reading can change the choice: within ``margin`` of the
+    most probable possible reading (the log of ``close_ratio``, or of ``max_win_ratio``
+    when a win is claimed, or the ready margin, whichever is largest), and within
+    ``close`` (the log of ``close_ratio``) of the best win or ready hand found; unbounded
+    before any possible reading is found. Both are worked out once per search."""
     if found.best_phys is None:
         return math.inf
-    close = math.log(params.close_ratio)
-    win_margin = math.log(params.max_win_ratio)
-    limit = found.best_phys.cost + max(close, win_margin if claim_win else 0.0, ready_margin)
+    limit = found.best_phys.cost + margin
     if found.best_win is not None:
         limit = min(limit, found.best_win.cost + close)
     if prefer_ready and found.best_ready is not None:
