@@ -84,6 +84,7 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
     import scoring
     from tilecam.tables.scoring_bridge import normalize_hand, score_key
     from vision.frame_fusion import FrameMemory
+    from vision.imageio import load_image
     from vision.recognize import recognize
     from vision.synth.writer import truth_hand, winning_truths
 
@@ -96,9 +97,7 @@ def run(folder: Path, frames: int, needed: int, limit: int | None, seed: int,
         true_hand = truth_hand(truth)
         context: dict[str, Any] = {"self_drawn": True}
         true_total = scoring.score(true_hand, **context).total
-        image = cv2.imread(str(folder / truth["image"]))
-        if image is None:
-            raise FileNotFoundError(f"cannot read the scene's image {folder / truth['image']}")
+        image = load_image(folder / truth["image"])
         hands: list[str | None] = []
         totals: list[int | None] = []
         memory = FrameMemory(fuse)

@@ -70,25 +70,19 @@ def synthetic_frames(count: int) -> list[np.ndarray]:
     ]
 
 
-def read_photo(path: Path) -> np.ndarray:
-    """The photo at ``path`` (BGR); FileNotFoundError naming it when it cannot be read."""
-    image = cv2.imread(str(path))
-    if image is None:
-        raise FileNotFoundError(f"cannot read the photo {path}")
-    return np.asarray(image, np.uint8)
-
-
 def load_frames(count: int) -> tuple[list[np.ndarray], str]:
     """``count`` BGR frames of 1280×960 and where they came from."""
     try:
         return synthetic_frames(count), f"{count} synthetic hands (vision.synth) {WIDTH}×{HEIGHT}"
     except Exception as exc:  # the generator or its art may be missing: fall back
         print(f"bench: no synthetic frames ({type(exc).__name__}: {exc})", file=sys.stderr)
+    from vision.imageio import load_image
+
     photos = shared_dir() / "datasets" / "hk-photos" / "images"
     files = sorted(photos.glob("*.jpg")) if photos.is_dir() else []
     if files:
         picked = files[:: max(1, len(files) // count)][:count]
-        frames = [cv2.resize(read_photo(f), (WIDTH, HEIGHT)) for f in picked]
+        frames = [cv2.resize(load_image(f), (WIDTH, HEIGHT)) for f in picked]
         return frames, f"{len(frames)} hk-photos resized to {WIDTH}×{HEIGHT}"
     rng = np.random.default_rng(0)
     frames = [rng.integers(0, 255, (HEIGHT, WIDTH, 3), np.uint8) for _ in range(count)]

@@ -115,21 +115,10 @@ from scoring import Hand, format_hand, parse_hand  # noqa: E402
 from scoring.notation import format_meld  # noqa: E402
 from vision.classes import BACK, BONUS, CLASSES  # noqa: E402
 from vision.detections import Detections  # noqa: E402
+from vision.imageio import load_image  # noqa: E402
 from vision.layout import Layout, LayoutParams, analyze  # noqa: E402
 from vision.layout_edges import CUT_OFF  # noqa: E402
 from vision.synth.writer import truth_hand, winning_truths  # noqa: E402
-
-
-def scene_image(path: Path) -> npt.NDArray[np.uint8]:
-    """The scene's picture (BGR uint8 ``(H, W, 3)``); FileNotFoundError naming the file
-    when it cannot be read."""
-    import cv2
-    import numpy as np
-
-    image = cv2.imread(str(path))
-    if image is None:
-        raise FileNotFoundError(f"cannot read the scene's image {path}")
-    return np.asarray(image, np.uint8)
 
 
 def canon(hand: Hand, winning_known: bool = True) -> tuple[Any, ...]:
@@ -260,7 +249,7 @@ def eval_synth(
         rec_gt = tally.from_truth_boxes(f.name, truth, d, hand)
         if detector is not None:
             tally.end_to_end(f.name, truth, hand, truth_dets, rec_gt,
-                             detector, scene_image(folder / truth["image"]))
+                             detector, load_image(folder / truth["image"]))
     out = tally.figures(detector is not None)
     for kind, shown in not_winning.items():
         if shown.scenes:
@@ -464,7 +453,7 @@ class NotWinning:
                     truth, hand)
         if detector is None:
             return
-        image = scene_image(folder / truth["image"])
+        image = load_image(folder / truth["image"])
         dets = detector(image)
         rec = recognize(image, "mcr", self.context, detector=detector, detections=dets)
         if not self._count("end_to_end", rec, truth, hand):
