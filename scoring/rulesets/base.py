@@ -430,6 +430,11 @@ class RuleSet(ABC):
     #: How the deal passes between hands at a table (:class:`Deal`). Default: it passes
     #: every hand, four rounds, seats kept.
     deal: ClassVar[Deal] = Deal()
+    #: Win-context fields naming seats seen from the winner (``winner``, ``left``,
+    #: ``opposite``, ``right``; a comma-separated list where the field takes several).
+    #: A score sheet, which knows the seat winds, also takes ``E``/``S``/``W``/``N``
+    #: there. Default: none.
+    seat_context: ClassVar[tuple[str, ...]] = ()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""
@@ -485,6 +490,16 @@ class RuleSet(ABC):
     ) -> Settlement:
         """Payments to the winner for a win worth ``total``."""
 
+    def draw_transfers(
+        self, context: Mapping[str, Any], settings: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """Chips that change hands in a drawn hand (nobody wins): ``[{"from", "to",
+        "amount", "reason"}]`` between seat winds, from ``context``'s
+        :attr:`seat_context` fields given as seat winds (``E``/``S``/``W``/``N``) and
+        ``settings`` (overlaid on the defaults). Raises :class:`HandError` naming a field
+        or seat that is wrong. Default: nothing is paid when nobody wins."""
+        return []
+
     def describe(self) -> dict[str, Any]:
         """JSON-ready description of the rule set, its game shape and its settings."""
         return {
@@ -496,6 +511,7 @@ class RuleSet(ABC):
             "score_alike": [list(g) for g in self.score_alike],
             "money_apart": self.money_apart,
             "deal": self.deal.to_dict(),
+            "seat_context": list(self.seat_context),
             **self.game,
         }
 

@@ -11,12 +11,14 @@ discarded 百搭 a player wins on, is just its own face.
 Scores are multiples of the base chip (see :mod:`scoring.rulesets.zhenjiang_settings`).
 ``Score.total``: base chips one payer pays for the win (the discarder, on a discard).
 Discards of a 百搭 during the hand (打首搭, 碰后打搭) are transfers between players,
-reported in ``details["events"]`` with every seat's net in ``details["net"]``.
+reported in ``details["events"]`` with every seat's net in ``details["net"]``; a score
+sheet books them with the win's payments, and in a drawn hand on their own
+(:meth:`Zhenjiang.draw_transfers`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -72,21 +74,25 @@ class Transfer:
 
 
 def event_transfers(
-    settings: Mapping[str, Any], first_wild_discard: str, wild_after_pung: tuple[str, ...]
+    settings: Mapping[str, Any], first_wild_discard: str, wild_after_pung: tuple[str, ...],
+    seats: Sequence[str] = SEATS,
 ) -> list[Transfer]:
     """打首搭 and 碰后打搭: the discarding seat gets the setting's base chips from each
-    other seat.
+    other seat. ``seats``: the four seats' names (default: seen from the winner; a drawn
+    hand names them by wind).
 
     >>> s = {k: v.default for k, v in SETTINGS.items()}
     >>> [t.to_dict()["amount"] for t in event_transfers(s, "left", ())]
     [6, 6, 6]
+    >>> [(t.payer, t.payee) for t in event_transfers(s, "", ("S",), "ESWN")]
+    [('E', 'S'), ('W', 'S'), ('N', 'S')]
     """
     base = int(settings["base_chip"])
     out = []
     events = [(first_wild_discard, "first_wild_discard", "打首搭")] if first_wild_discard else []
     events += [(seat, "wild_after_pung", "碰后打搭") for seat in wild_after_pung]
     for seat, key, zh in events:
-        for other in SEATS:
+        for other in seats:
             if other != seat:
                 out.append(Transfer(other, seat, int(settings[key]) * base, zh))
     return out
@@ -124,6 +130,7 @@ class Zhenjiang(RuleSet):
 
     setting_table = SETTINGS
     context_table = CONTEXT
+    seat_context: ClassVar[tuple[str, ...]] = ("first_wild_discard", "wild_after_pung")
     #: seed 001: after a drawn hand the dealer deals again (黄牌庄家不变); four rounds make
     #: a session (四圈为一将)
     deal: ClassVar[Deal] = Deal(stays_on_draw=True, rounds=4)
@@ -154,8 +161,10 @@ class Zhenjiang(RuleSet):
         natural = list(counts)
         natural[win.wild] += wilds
         no_wild = wilds == 0 or is_complete(natural, 0)
-        # Show a reading without wilds when there is one (脱搭), else the first.
-        reading = next((r for r in readings if not any(s.uses_wild for s in r)), readings[0])
+        # Show a reading without wilds when there is one (脱搭: each 百搭 as its own face),
+        # else the first.
+        plain = decompositions(natural, 0) if no_wild and wilds else readings
+        reading = next((r for r in plain if not any(s.uses_wild for s in r)), readings[0])
         sets = tuple(meld_text(m) for m in hand.melds) + tuple(set_text(s, WILD) for s in reading)
         main = _win_items(win, no_wild, settings)
         fans = [ScoredFan(main.zh, main.en, main.value, 1, (sets,))]
@@ -191,6 +200,33 @@ class Zhenjiang(RuleSet):
             amount = int(settings["false_win"]) * int(settings["base_chip"])
             return _false_win_settlement(amount)
         return _settle(total, win, context)
+
+    def draw_transfers(
+        self, context: Mapping[str, Any], settings: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        """打首搭 and 碰后打搭 in a drawn hand: paid whether or not anyone wins (seed 001
+        lists them apart from the wins), so a drawn hand pays them too. ``context``'s
+        ``first_wild_discard`` is a seat wind, ``wild_after_pung`` comma-separated
+        seat winds; its other fields are checked and otherwise unused.
+
+        >>> [(t["from"], t["to"], t["amount"]) for t in Zhenjiang().draw_transfers(
+        ...     {"first_wild_discard": "W", "indicator": "3p"})]
+        [('E', 'W', 6), ('S', 'W', 6), ('N', 'W', 6)]
+        """
+        fields = {k: v for k, v in context.items() if k not in self.seat_context}
+        self.resolve_context(fields)  # names an unknown field or a bad value
+        first = str(context.get("first_wild_discard") or "").strip()
+        if first and first not in T.WINDS:
+            raise HandError(f"first_wild_discard {first!r}: in a drawn hand give the seat wind "
+                            "of the player who discarded it (E, S, W or N)")
+        after = tuple(s.strip() for s in str(context.get("wild_after_pung") or "").split(",")
+                      if s.strip())
+        for seat in after:
+            if seat not in T.WINDS:
+                raise HandError(f"wild_after_pung: {seat!r} is not a seat wind (E, S, W or N; "
+                                "a drawn hand has no winner to name seats from)")
+        moves = event_transfers(self.resolve_settings(settings), first, after, T.WINDS)
+        return [t.to_dict() for t in moves]
 
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         _check_hand(hand, context)
@@ -255,12 +291,26 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
     wild = _wild_of(extra)
     tian_hu = bool(extra["tian_hu"])
     self_drawn = context.self_drawn
+    first_wild = str(extra["first_wild_discard"])
+    after_pung = _seats(str(extra["wild_after_pung"]))
     if tian_hu:
         if not extra["dealer"]:
             raise HandError("天胡 is the dealer's win on the deal: pass dealer=true")
         if context.discarder is not None or hand.melds:
             raise HandError("天胡 is won on the deal: no discarder and no melds")
+        if context.kong:
+            raise HandError("天胡 is won on the 14 tiles of the deal, not off a kong's "
+                            "replacement tile: drop kong=true")
+        if first_wild or after_pung:
+            raise HandError("天胡 is won before anyone discards: no 打首搭 "
+                            "(first_wild_discard) or 碰后打搭 (wild_after_pung)")
         self_drawn = True
+    claimed = sum(1 for m in hand.melds if m.kind == "pung" or (m.kind == "kong"
+                                                                 and not m.concealed))
+    if after_pung.count("winner") > claimed:
+        raise HandError(
+            f"wild_after_pung names the winner {after_pung.count('winner')} time(s), but the "
+            f"hand shows {claimed} claimed pung(s) or kong(s): each 碰后打搭 follows a pung")
     kong_win = ""
     if context.kong and self_drawn and not tian_hu:
         kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}
@@ -282,8 +332,8 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
         self_drawn,
         tian_hu,
         kong_win,
-        str(extra["first_wild_discard"]),
-        _seats(str(extra["wild_after_pung"])),
+        first_wild,
+        after_pung,
     )
 
 

@@ -99,6 +99,9 @@ def test_wild_used_as_its_own_face_counts_as_no_wild() -> None:
     s = zj("[SSSS]123m789mEE 5s5s5s", indicator="1m", self_drawn=True, kong=True)
     assert s.details["no_wild"] is True
     assert paid(s) == [(p, 9) for p in OTHERS]
+    # the reading shown is the one with no 百搭 (its 2m as its own face), as the fan says
+    assert "123m" in s.details["reading_text"]
+    assert not any("百搭" in t for t in s.details["reading_text"])
 
 
 def test_kong_win_with_both_kong_kinds_needs_kong_type() -> None:
@@ -126,7 +129,7 @@ def test_false_win_pays_6_to_each() -> None:
 
 
 def test_first_wild_discard_and_wild_after_pung_are_transfers() -> None:
-    s = zj("111p456m789m123pEE", indicator="8s", self_drawn=True,
+    s = zj("[111p,1]456m789m123pEE", indicator="8s", self_drawn=True,
            first_wild_discard="left", wild_after_pung="winner")
     events = s.details["events"]
     assert [(e["from"], e["to"], e["amount"], e["reason"]) for e in events] == [
@@ -139,6 +142,49 @@ def test_first_wild_discard_and_wild_after_pung_are_transfers() -> None:
     assert s.details["net"] == {"winner": 3 - 6 + 6, "left": -1 + 18 - 2,
                                 "opposite": -1 - 6 - 2, "right": -1 - 6 - 2}
     assert sum(s.details["net"].values()) == 0
+
+
+def test_wild_after_pung_by_the_winner_needs_a_claimed_pung() -> None:
+    """碰后打搭 (seed 001, 碰牌后打搭) follows a pung: a winner showing no claimed pung or
+    kong cannot have made one, nor more than one per claimed set."""
+    with pytest.raises(HandError, match="0 claimed pung"):
+        zj("111p456m789m123pEE", indicator="8s", self_drawn=True, wild_after_pung="winner")
+    with pytest.raises(HandError, match="2 time"):
+        zj("[111p,1]456m789m123pEE", indicator="8s", self_drawn=True,
+           wild_after_pung="winner,winner")
+    ok = zj("[111p,1][2222s,2]456m789mEE", indicator="8s", self_drawn=True,
+            wild_after_pung="winner,winner")
+    assert ok.details["net"]["winner"] == 3 + 12
+
+
+def test_heavenly_win_has_no_discard_events_and_no_kong() -> None:
+    """天胡 is won on the deal (seed 001, 天胡): nobody has discarded a 百搭 yet and no
+    kong replacement was drawn."""
+    for extra in ({"first_wild_discard": "left"}, {"wild_after_pung": "right"}):
+        with pytest.raises(HandError, match="before anyone discards"):
+            zj("111p456m789m123pEE", indicator="8s", dealer=True, tian_hu=True, **extra)
+    with pytest.raises(HandError, match="not off a kong"):
+        zj("111p456m789m123pEE", indicator="8s", dealer=True, tian_hu=True, kong=True)
+
+
+def test_a_drawn_hand_pays_first_wild_discard_and_wild_after_pung_by_seat_wind() -> None:
+    """打首搭 +6 and 碰后打搭 +2 (seed 001) are paid whether or not the hand is won."""
+    zhenjiang = scoring.get_rule_set("zhenjiang")
+    moves = zhenjiang.draw_transfers({"indicator": "8s", "first_wild_discard": "S",
+                                      "wild_after_pung": "N,S"}, {"base_chip": 2})
+    got = {}
+    for m in moves:
+        got[m["to"]] = got.get(m["to"], 0) + m["amount"]
+        got[m["from"]] = got.get(m["from"], 0) - m["amount"]
+    assert got == {"S": 36 - 4 + 12, "E": -12 - 4 - 4, "W": -12 - 4 - 4, "N": -12 + 12 - 4}
+    assert zhenjiang.draw_transfers({"indicator": "8s"}) == []
+    with pytest.raises(HandError, match="seat wind"):
+        zhenjiang.draw_transfers({"first_wild_discard": "left"})
+    with pytest.raises(HandError, match="seat wind"):
+        zhenjiang.draw_transfers({"wild_after_pung": "S,winner"})
+    with pytest.raises(HandError, match="no context field 'gold'"):
+        zhenjiang.draw_transfers({"gold": "1m"})
+    assert scoring.get_rule_set("mcr").draw_transfers({"first_wild_discard": "S"}) == []
 
 
 def test_bad_seat_in_events_is_a_hand_error() -> None:

@@ -652,6 +652,50 @@ def test_zhenjiang_table_settles_discard_with_the_discarder_only(setup) -> None:
     assert p.status_code == 400 and "give the penalty points" in p.json()["error"]["message"]
 
 
+def test_zhenjiang_sheet_books_first_wild_discard_and_wild_after_pung(setup) -> None:
+    """Seed 001: 打首搭 +6 and 碰牌后打搭 +2, paid to the discarder by each other player,
+    reach the sheet with the win's payments (seats as winds or seen from the winner, the
+    scorer's own balance placed on the players) and, in a drawn hand, on their own."""
+    client, _, _ = setup
+    _, [(t, k)] = new_event(client, rules="zhenjiang", tables=1)
+    hand = "[555m,1]456m789m123p55p"
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": hand, "winner": "S", "self_drawn": True,
+        "context": {"indicator": "9s", "first_wild_discard": "W", "wild_after_pung": "S"}})
+    assert r.status_code == 201, r.text
+    net = scoring.score(hand, rules="zhenjiang", self_drawn=True, indicator="9s",
+                        first_wild_discard="right", wild_after_pung="winner").details["net"]
+    # hand 1: Ann0 E, Bo0 S (the winner), Cai0 W (right of S), Dan0 N (opposite)
+    assert r.json()["points"] == {"Ann0": net["left"], "Bo0": net["winner"],
+                                  "Cai0": net["right"], "Dan0": net["opposite"]}
+    assert r.json()["points"] == {"Ann0": -1 - 6 - 2, "Bo0": 3 - 6 + 6,
+                                  "Cai0": -1 + 18 - 2, "Dan0": -1 - 6 - 2}
+    # a drawn hand: the deal passed to Bo0 (E); N discarded the first 百搭
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "outcome": "draw", "context": {"indicator": "2p", "first_wild_discard": "N"}})
+    assert r.status_code == 201, r.text
+    assert r.json()["points"] == {"Ann0": 18, "Bo0": -6, "Cai0": -6, "Dan0": -6}
+    assert "打首搭: N gets 18" in r.json()["note"]
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["total"] for p in st["players"]} == {
+        "Ann0": -9 + 18, "Bo0": 3 - 6, "Cai0": 15 - 6, "Dan0": -9 - 6}
+    for context, said in (({"first_wild_discard": "left"}, "seat wind"),
+                          ({"wild_after_pung": "Q"}, "seat wind")):
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"outcome": "draw", "context": context})
+        assert r.status_code == 400 and said in r.json()["error"]["message"], r.text
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": hand, "winner": "S", "self_drawn": True,
+        "context": {"indicator": "9s", "wild_after_pung": "S,S"}})
+    assert r.status_code == 400 and "claimed pung" in r.json()["error"]["message"], r.text
+    # a false claim waits for the referee, who is pointed at the rule set's own penalty
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+        "hand": "111p456m789m123pSN", "winner": "S", "self_drawn": True,
+        "context": {"indicator": "1m"}})
+    assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
+    assert "诈胡 penalty, false_win" in r.json()["note"]
+
+
 def test_xiamen_camera_frames_carry_the_gold(setup) -> None:
     client, cam, _ = setup
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tilecam.tables.flow import WINDS, Place, offset, wind_at_offset
-from tilecam.tables.settlement import place_payments
+from tilecam.tables.settlement import SEAT_OFFSETS, place_payments, place_transfers
 
 OUTCOMES = ("win", "draw")
 #: Rule-set context fields the sheet fills from the hand's place when a report leaves
@@ -207,15 +207,14 @@ def evaluate(
 
     _check_report(report)
     zero = [0, 0, 0, 0]
+    rule_set = scoring.get_rule_set(rules)
     if report.outcome == "draw":
-        hand = normalize_hand(report.hand) if report.hand else None
-        return Evaluation("draw", hand, None, None, None, zero, report.note)
+        return _drawn(report, place, rule_set, rule_settings)
     assert report.hand is not None
     hand = normalize_hand(report.hand)
     if report.winner is None:
         note = "winner seat unknown: a referee must correct this hand to settle it"
         return Evaluation("pending", hand, None, None, None, zero, note)
-    rule_set = scoring.get_rule_set(rules)
     try:
         result = _score(report, place, rules, version, rule_settings, hand, rule_set)
     except ValueError as exc:
@@ -226,8 +225,10 @@ def evaluate(
     data = result.to_dict()
     if not result.legal:
         why = result.details.get("reason") or f"total {result.total}"
+        # the penalty a false claim gets on such a table (tilecam.tables.sheet.default_penalty)
+        penalty = "错和 penalty, wrong_win" if rules == "mcr" else "诈胡 penalty, false_win"
         note = (f"not a legal win under {rules} ({why}): "
-                "a referee decides (错和 penalty or correction)")
+                f"a referee decides ({penalty}; or a correction)")
         return Evaluation("pending", hand, result.total, False, data, zero, note)
     if not report.self_drawn and report.discarder is None:
         note = "discarder unknown for a win on a discard: a referee must correct this hand"
@@ -239,10 +240,50 @@ def evaluate(
         return Evaluation("pending", hand, result.total, True, data, zero, note)
     assert report.winner is not None
     payments = result.settlement.to_dict()["payments"]
-    deltas = place_payments(payments, report.winner, report.discarder, place.seat_winds())
-    if sum(deltas) != 0:  # pragma: no cover - place_payments always balances
+    seat_winds = place.seat_winds()
+    deltas = place_payments(payments, report.winner, report.discarder, seat_winds)
+    # chips passing apart from the win (Zhenjiang's 打首搭, 碰后打搭), seen from the winner
+    moved = place_transfers(result.details.get("events") or (), report.winner, seat_winds)
+    deltas = [a + b for a, b in zip(deltas, moved, strict=True)]
+    if sum(deltas) != 0:  # pragma: no cover - both always balance
         raise ValueError(f"settlement does not balance: {deltas}")
     return Evaluation("win", hand, result.total, True, data, deltas, report.note)
+
+
+def _drawn(report: HandReport, place: Place, rule_set: Any,
+           rule_settings: Mapping[str, Any]) -> Evaluation:
+    """A drawn hand: nobody wins; the rule set's transfers of a drawn hand (Zhenjiang's
+    打首搭 and 碰后打搭, seats by wind: :meth:`RuleSet.draw_transfers`) are booked, and
+    named in the note."""
+    hand = normalize_hand(report.hand) if report.hand else None
+    moves = rule_set.draw_transfers(report.context, dict(rule_settings)) if report.context else []
+    deltas = place_transfers(moves, None, place.seat_winds())
+    paid: dict[tuple[str, str], int] = {}
+    for m in moves:  # each event: its seat gets the amount from each other seat
+        key = (str(m["reason"]), str(m["to"]))
+        paid[key] = paid.get(key, 0) + int(m["amount"])
+    said = [f"{reason}: {seat} gets {amount}" for (reason, seat), amount in paid.items()]
+    note = "; ".join([*said, *([report.note] if report.note else [])]) or None
+    return Evaluation("draw", hand, None, None, None, deltas, note)
+
+
+#: Names of seats seen from the winner, by seat offset (0: the winner).
+SEAT_NAMES = {v: k for k, v in SEAT_OFFSETS.items()}
+
+
+def _seats_from_winner(value: Any, winner: str) -> Any:
+    """A seat field's ``value`` (:attr:`RuleSet.seat_context`) with each seat wind in it
+    named as seen from ``winner`` (``winner``, ``left``, ``opposite``, ``right``); other
+    words are left for the rule set to judge.
+
+    >>> [_seats_from_winner(v, "S") for v in ("E, W", "left", "")]
+    ['left,right', 'left', '']
+    """
+    if not isinstance(value, str) or not value.strip():
+        return value
+    words = [w.strip() for w in value.split(",")]
+    return ",".join(SEAT_NAMES[(WINDS.index(winner) - WINDS.index(w)) % 4] if w in WINDS
+                    else w for w in words)
 
 
 def _score(report: HandReport, place: Place, rules: str, version: str | None,
@@ -267,6 +308,9 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
     for name in PLACE_FIELDS:
         if name in rule_set.context_fields() and name not in extra and name in known:
             extra[name] = known[name]
+    for name in rule_set.seat_context:  # the sheet knows the winds: E/S/W/N taken there
+        if name in extra:
+            extra[name] = _seats_from_winner(extra[name], report.winner)
     discarder_offset = (
         offset(report.winner, report.discarder) if report.discarder is not None else None
     )

@@ -85,6 +85,49 @@ def place_payments(
     return deltas
 
 
+#: Seat names of a rule set's transfers (``details["events"]``), seen from the winner.
+SEAT_OFFSETS = {"winner": 0, **PAYER_OFFSETS}
+
+
+def place_transfers(
+    transfers: Sequence[Mapping[str, Any]],
+    winner: str | None,
+    seat_winds: Mapping[str, int],
+) -> list[int]:
+    """Points by player position (four ints, summing to 0) for chips passing between
+    players apart from a win's payments (Zhenjiang's 打首搭 and 碰后打搭:
+    ``details["events"]`` of its score, :meth:`RuleSet.draw_transfers` in a drawn hand).
+
+    ``transfers``: ``[{"from", "to", "amount"}]``; a seat is a seat wind, or
+    ``winner``/``left``/``opposite``/``right`` seen from ``winner``.
+
+    >>> winds = {"E": 0, "S": 1, "W": 2, "N": 3}
+    >>> place_transfers([{"from": w, "to": "left", "amount": 6}
+    ...                  for w in ("winner", "opposite", "right")], "S", winds)
+    [18, -6, -6, -6]
+    >>> place_transfers([{"from": "E", "to": "N", "amount": 2}], None, winds)
+    [-2, 0, 0, 2]
+    """
+    deltas = [0, 0, 0, 0]
+    for move in transfers:
+        amount = int(move["amount"])
+        deltas[seat_winds[_seat_wind(str(move["from"]), winner)]] -= amount
+        deltas[seat_winds[_seat_wind(str(move["to"]), winner)]] += amount
+    return deltas
+
+
+def _seat_wind(seat: str, winner: str | None) -> str:
+    """The wind of ``seat``: a seat wind itself, or a seat seen from ``winner``."""
+    if seat in WINDS:
+        return seat
+    if seat not in SEAT_OFFSETS:
+        raise ValueError(f"unknown seat {seat!r} in the rule set's transfers")
+    if winner is None:
+        raise ValueError(f"a transfer names the seat {seat!r} seen from a winner, but the "
+                         "hand has none: give seat winds (E, S, W or N)")
+    return wind_at_offset(winner, SEAT_OFFSETS[seat])
+
+
 def money_deltas(
     score: Mapping[str, Any] | None,
     winner: str | None,
