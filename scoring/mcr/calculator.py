@@ -304,6 +304,11 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
             table.pop("self_drawn", None)
             table["fully_concealed_hand"] = [self_drawn_text]
         present = set(table)
+    dropped = _version_dropped(present, v)
+    for f, lower in RANK_BELOW.items():  # 98-strict 七对: 全大 not counted leaves 大于五
+        if f in dropped:
+            table[lower] = table[f]
+            present.add(lower)
     removed = _not_counted(present, v, bool(forced))
     for f in removed:
         table.pop(f, None)
@@ -312,27 +317,43 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
     return table
 
 
+#: 全大 / 全小 and the fan of the same ranks one step down (大于五 / 小于五), which
+#: :func:`rank_fans` leaves out beside them: counted when the version does not count
+#: the upper one (98-strict 七对).
+RANK_BELOW = {"upper_tiles": "upper_four", "lower_tiles": "lower_four"}
+
+
+def _version_dropped(present: set[str], v: Version) -> set[str]:
+    """The ``present`` fans rule version ``v`` does not count on this hand: 98-strict
+    does not combine 七对 with 绿一色, 字一色, 清幺九, 混幺九, 全大, 全中 or 全小."""
+    if v.seven_pairs_take_trait_fans or "seven_pairs" not in present:
+        return set()
+    return present.intersection(SEVEN_PAIRS_TRAIT_FANS)
+
+
 def _not_counted(present: set[str], v: Version, forced: bool) -> set[str]:
     """The fans that the ``present`` ones leave uncounted (不计) under rule version ``v``:
-    each fan's own exclusion list, with the version's exceptions. ``forced``: a fan that
-    implies a concealed self-draw is present."""
-    removed: set[str] = set()
-    for f in present:
+    each counted fan's own exclusion list, with the version's exceptions, and the fans
+    the version does not count (:func:`_version_dropped`) — whose exclusion lists then do
+    not apply (不重复: a fan not counted implies nothing). ``forced``: a fan that implies a
+    concealed self-draw is present."""
+    dropped = _version_dropped(present, v)
+    counted = present - dropped
+    removed: set[str] = set(dropped)
+    for f in counted:
         excl = _EXCLUDES[f]
         if excl:
             removed.update(excl)
     if forced and v.forced_concealed_self_draw == "fully_concealed_hand":
         removed.discard("fully_concealed_hand")
-    if "all_green" in present and v.all_green_counts_half_flush:
+    if "all_green" in counted and v.all_green_counts_half_flush:
         removed.discard("half_flush")
-    if "all_terminals" in present:
+    if "all_terminals" in counted:
         if v.all_terminals_count_double_pung:
             removed.discard("double_pung")
         if not v.all_terminals_count_triple_pung:
             removed.add("triple_pung")
-    if not v.seven_pairs_take_trait_fans and "seven_pairs" in present:
-        removed.update(SEVEN_PAIRS_TRAIT_FANS)
-    if not v.honour_fans_count_voided_suit and present.intersection(VOIDED_SUIT_HONOUR_FANS):
+    if not v.honour_fans_count_voided_suit and counted.intersection(VOIDED_SUIT_HONOUR_FANS):
         removed.add("one_voided_suit")
     return removed
 

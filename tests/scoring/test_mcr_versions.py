@@ -72,6 +72,27 @@ def test_seven_pairs_with_trait_fans(version: str, fan: str) -> None:
     assert (fan in fans) == (version != "98-strict")
 
 
+#: 98-strict: what a 七对 hand of SEVEN_PAIRS_WITH counts instead of the trait fan. The
+#: fan not counted implies nothing (不重复, seed 003: a fan's 不计 list applies when it is
+#: counted), so the fans it would have left out count again: 全大/全小's own ranks give
+#: 大于五/小于五 (docs/scoring.md, "Where the seed is ambiguous", item 4), 全中 leaves
+#: 断幺, 绿一色 混一色, 清幺九 无字.
+STRICT_SEVEN_PAIRS = {
+    "绿一色": {"七对": 24, "混一色": 6, "四归一": 2},
+    "字一色": {"七对": 24},
+    "清幺九": {"七对": 24, "四归一": 2, "无字": 1},
+    "混幺九": {"七对": 24, "缺一门": 1},
+    "全大": {"七对": 24, "大于五": 12},
+    "全中": {"七对": 24, "断幺": 2},
+    "全小": {"七对": 24, "小于五": 12},
+}
+
+
+@pytest.mark.parametrize("fan", sorted(SEVEN_PAIRS_WITH))
+def test_98_strict_seven_pairs_count_what_the_trait_fan_would_have_left_out(fan: str) -> None:
+    assert zh(SEVEN_PAIRS_WITH[fan], "98-strict") == STRICT_SEVEN_PAIRS[fan]
+
+
 VOIDED = {
     "大三元": "CCCFFFPPP234m55p",
     "小三元": "CCCFFFPP234m567p",
