@@ -166,7 +166,7 @@ def model_places(rules: str, hands: list[HandState],
                 stacks = [full] * 4
         if hand.outcome in ("win", "pending") and hand.winner:
             stays = on_win and hand.winner == "E"
-            repeats, draws = (repeats + 1, 0) if stays else (0, 0)
+            repeats, draws = (repeats + 1, draws) if stays else (0, 0)  # the streak keeps both
         elif hand.outcome in ("draw", "void") and on_draw:
             stays = True
             draws += hand.outcome == "draw"

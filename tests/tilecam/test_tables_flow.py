@@ -138,6 +138,28 @@ def test_xiamen_deal_stays_with_a_winning_dealer_and_after_a_draw() -> None:
     assert flow.most_hands(deal) == flow.MOST_HANDS
 
 
+def test_xiamen_dealer_streak_counts_wins_and_draws_in_any_order() -> None:
+    """Seed 000: 臭庄 "庄家的底这时要翻倍乘以2倍，再次臭庄再乘" and 连庄 "底分翻倍": while the
+    dealer keeps the deal every one doubles the 底, so a draw then a dealer win leaves the
+    next hand the 底 of a dealer win then a draw, and a further dealer win never lowers it."""
+    import scoring
+    from scoring.rulesets.xiamen_money import base
+
+    xiamen = scoring.get_rule_set("xiamen")
+    settings = xiamen.resolve_settings()
+
+    def next_base(*played: flow.Played) -> int:
+        p = flow.places(xiamen.deal, list(played))[-1]
+        return base(settings, dealer=True, repeats=p.repeats, drawn=p.draws)
+
+    draw, dealer_win = flow.Played("draw"), flow.Played("win", "E")
+    assert next_base(draw, dealer_win) == next_base(dealer_win, draw) == 64
+    assert next_base(draw, draw) == 64
+    assert next_base(draw, draw, dealer_win) == 128
+    assert next_base(draw, dealer_win, dealer_win) == 128
+    assert next_base(draw, dealer_win, flow.Played("win", "S")) == 16  # S deals: streak over
+
+
 def test_the_round_changes_when_the_deal_has_passed_all_four_seats() -> None:
     """A round (圈) is the deal going round once: Zhenjiang's fifth dealer starts round 2
     (南圈), whose prevalent wind is South; seats do not change between its rounds."""

@@ -95,9 +95,10 @@ class Place:
     dealer: int
     #: Player position in each seat of the round (E, S, W, N of its first hand).
     seating: tuple[int, ...] = field(default=(0, 1, 2, 3), repr=False)
-    #: Hands in a row just before this one that this dealer won and so dealt again (连庄).
+    #: Hands of this dealer's streak (the hands just before this one that the dealer kept
+    #: the deal after) that the dealer won and so dealt again (连庄).
     repeats: int = field(default=0, repr=False)
-    #: Drawn hands in a row just before this one (臭庄) after which the dealer dealt again.
+    #: Drawn hands of this dealer's streak (臭庄), after each of which the dealer dealt again.
     draws: int = field(default=0, repr=False)
     #: The first earlier hand whose winner is not known (a pending hand) where the winner
     #: decides who deals next (a dealer who wins deals again): the deal was taken to pass
@@ -154,10 +155,13 @@ def _next_deal(deal: Deal, hand: Played, repeats: int, draws: int) -> tuple[bool
     """Whether the dealer of ``hand`` deals the next hand too, and the next hand's
     ``repeats`` and ``draws``. A void hand (struck from the sheet) is dealt again when the
     rule set deals again after a draw, counting for neither; a pending hand with no
-    winner is taken to pass the deal."""
+    winner is taken to pass the deal. The streak counts both while the dealer keeps the
+    deal (seed 000: each 连庄 doubles the 底, each 臭庄 doubles it again), whatever their
+    order; until the sixty-fourth session a dealer's win cleared the drawn hands, so a
+    draw followed by a dealer win gave the next hand half the 底 of the other order."""
     if hand.outcome in ("win", "pending") and hand.winner is not None:
         if hand.winner == "E" and deal.stays_on_dealer_win:
-            return True, repeats + 1, 0
+            return True, repeats + 1, draws
         return False, 0, 0
     if hand.outcome == "draw" and deal.stays_on_draw:
         return True, repeats, draws + 1
