@@ -176,7 +176,8 @@ class Xiamen(RuleSet):
         if not legal:
             return _false_win_settlement(settings, "not a legal win")
         win = _win_of(context)
-        unit, rest = divmod(total, multiplier(settings, win.kind))
+        times = multiplier(settings, win.kind)
+        unit, rest = divmod(total, times) if times else (0, total)
         if rest:
             raise HandError(
                 f"total {total} is not a multiple of the {win.kind} multiplier "
@@ -301,7 +302,10 @@ def _illegal_reason(
     hand: Hand, win: _Win, context: WinContext, settings: Mapping[str, Any]
 ) -> str:
     """Why this cannot be a Xiamen win ('' when the shape check may go ahead)."""
-    sizes = (16, 17) if win.kind.startswith("three_golds") else (17,)
+    # 三金倒 wins whatever else is held; 三游 is won by discarding the third gold, with no
+    # tile drawn after it (seed 000): 16 tiles, one gold left alone (17: the gold's partner
+    # written as the last tile, as before the sixty-fourth session)
+    sizes = (16, 17) if win.kind.startswith("three_golds") or win.kind == "san_you" else (17,)
     check_tile_count(hand, sizes, "Xiamen")
     if not hand.standing:
         raise HandError("Xiamen: the hand has no standing tiles (the last is the winning tile)")
@@ -335,6 +339,11 @@ def _readings(hand: Hand, win: _Win) -> list[Decomposition]:
     counts, wilds = counts_and_wilds(hand.standing, win.gold, _face_map(win.gold))
     if win.kind not in ("you_jin", "shuang_you", "san_you"):
         return decompositions(counts, wilds, free_face=win.gold)
+    if win.kind == "san_you" and hand.tile_count == 16:  # a lone gold: five sets beside it
+        rest = list(counts)
+        lone = WildSet("pair", (win.gold, win.gold), (win.gold, win.gold))
+        sets = decompositions(rest, wilds - 1, free_face=win.gold, pair=False)
+        return [(lone, *r) for r in sets] if wilds >= 1 else []
     # 游金: the pair is a gold and the drawn tile (any tile, a gold included).
     drawn = T.index(hand.standing[-1])
     face = _face_map(win.gold).get(drawn, drawn)

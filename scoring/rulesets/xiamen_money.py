@@ -157,18 +157,31 @@ def payments(
 ) -> tuple[list[ChipPayment], bool]:
     """Each payer's chips (``unit × multiplier``, capped at their stack when
     ``cap_at_stack``) and bonus. 杀三 (every one of three payers emptied) adds
-    ``bonus_kill_three`` to each bonus. ``stacks``: chips each payer has (default
-    ``chip_stack``). Returns the payments and whether the win is 杀三."""
+    ``bonus_kill_three`` to each bonus. A 三游 with ``san_you_kills_three`` is 杀三
+    whatever it is worth (seed 000: "无需再计算水数自然杀三"): each payer pays all the
+    chips they have. ``stacks``: chips each payer has (default ``chip_stack``). Returns
+    the payments and whether the win is 杀三.
+
+    >>> s = {k: v.default for k, v in SETTINGS.items()}
+    >>> big = {"left": 150, "opposite": 200, "right": 120}
+    >>> [(p.payer, p.amount, p.bonus) for p in payments(s, unit=9, win="san_you",
+    ...                                                 payers=("left", "opposite", "right"),
+    ...                                                 stacks=big)[0]]
+    [('left', 150, 250), ('opposite', 200, 250), ('right', 120, 250)]
+    """
     owed = unit * multiplier(settings, win)
     extra = bonus(settings, win)
     full = int(settings["chip_stack"])
     left = {p: (stacks or {}).get(p, full) for p in payers}
-    kill_three = len(payers) == 3 and all(owed >= left[p] for p in payers)
+    always = win == "san_you" and bool(settings["san_you_kills_three"]) and len(payers) == 3
+    kill_three = always or (len(payers) == 3 and all(owed >= left[p] for p in payers))
     if kill_three:
         extra += int(settings["bonus_kill_three"])
     out = []
     for p in payers:
         chips = min(owed, left[p]) if settings["cap_at_stack"] else owed
+        if always:
+            chips = left[p]
         out.append(ChipPayment(p, chips, extra))
     return out, kill_three
 

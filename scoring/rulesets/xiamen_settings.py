@@ -95,6 +95,9 @@ SETTINGS: dict[str, Setting] = dict(
            "stake), outside the chips"),
         _s("chip_stack", 100, "chips each player starts with (杀三 empties all three)"),
         _s("cap_at_stack", True, "a payer pays at most the chips they have left"),
+        _s("san_you_kills_three", True,
+           "三游 is 杀三 by itself (seed: 无需再计算水数自然杀三): each payer pays all their "
+           "chips; false: (底 + 水) × mult_san_you like the other wins"),
         _s("three_golds_later", True,
            "三金倒 may be declared after the opening, until 臭庄 (else only at the opening)"),
         _s("discard_payers", "all",

@@ -174,6 +174,43 @@ def test_san_you_empties_every_stack_so_it_is_kill_three() -> None:
     assert room16.total == 9 * 16
 
 
+def test_san_you_is_kill_three_whatever_the_stacks() -> None:
+    """Seed 000: 三游 "无需再计算水数自然杀三": each payer pays every chip they have (a
+    score sheet's stacks grow past 100), with the 杀三 bonus; ``san_you_kills_three=false``
+    pays (底 + 水) × 12 like the other wins."""
+    big = {"chips_left": 150, "chips_opposite": 200, "chips_right": 120}
+    s = xm("123m456m789m234p567p9s 3p", win="三游", **big)
+    assert s.details["kill_three"] is True
+    assert amounts(s) == [("left", 150, 250), ("opposite", 200, 250), ("right", 120, 250)]
+    room = xm("123m456m789m234p567p9s 3p", win="三游", **big,
+              settings={"san_you_kills_three": False})
+    assert room.details["kill_three"] is False
+    assert amounts(room) == [(p, 108, 150) for p in ("left", "opposite", "right")]
+
+
+def test_san_you_is_won_on_sixteen_tiles_with_a_lone_gold() -> None:
+    """Seed 000: the 三游 player discards the third gold and draws no more ("其它三家只能
+    各摸一张牌…如没能自摸则算游过"): five sets and a lone gold, 16 tiles. The golds
+    discarded while 游-ing are no 水 (双游打出的金不计水数): only the held gold counts."""
+    s = xm("123m456m789m234p567p9s", win="三游")
+    assert s.legal and s.details["unit"] == 8 + 1
+    assert s.details["reading_text"][1:] == ["123m", "456m", "789m", "234p", "567p"]
+    assert amounts(s) == [(p, 100, 250) for p in ("left", "opposite", "right")]
+    assert xm("[123m,1]456m789m234p567p9s", win="三游").legal
+    assert not xm("123m456m789m234p567p3s", win="三游").legal  # no gold
+    with pytest.raises(HandError, match="16"):  # 游金 still ends on a drawn tile
+        xm("123m456m789m234p567p9s", win="游金")
+
+
+def test_a_zero_multiplier_settles_without_dividing_by_it() -> None:
+    rules = scoring.get_rule_set("xiamen")
+    settings = rules.resolve_settings({"mult_discard": 0})
+    hand = scoring.parse_hand("123m456m789m234p567p5s5s")
+    ctx = scoring.WinContext(discarder=1, extra=rules.resolve_context({"gold": "9s"}))
+    paid = rules.settle(hand, 0, True, ctx, settings)
+    assert all(p.amount == 0 for p in paid.payments)
+
+
 def test_kill_three_needs_every_payer_emptied() -> None:
     s = xm("123m456m789m234p567p9s 3p", win="双游", chips_left=50, chips_opposite=60,
            chips_right=72)
