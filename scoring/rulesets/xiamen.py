@@ -421,7 +421,8 @@ def _settle(
 ) -> tuple[Settlement, bool, int]:
     """Payments of a win worth ``unit`` (底 + 水); also 杀三 and the bonus per payer."""
     payers: tuple[str, ...] = SEATS
-    if win.kind == "discard" and settings["discard_payers"] == "discarder":
+    on_discard = win.kind == "discard" or (win.kind == "tian_ting" and not win.self_drawn)
+    if on_discard and settings["discard_payers"] == "discarder":
         payers = (SEAT_NAMES[context.discarder],) if context.discarder else ("discarder",)
     stacks = {}
     for seat in SEATS:

@@ -202,6 +202,15 @@ def test_san_you_is_won_on_sixteen_tiles_with_a_lone_gold() -> None:
         xm("123m456m789m234p567p9s", win="游金")
 
 
+def test_only_the_discarder_pays_a_tian_ting_won_on_a_discard_when_the_room_says_so() -> None:
+    """``discard_payers=discarder`` is about a win on a discard, 天听's too."""
+    room = {"discard_payers": "discarder"}
+    s = xm("123m456m789m234p567p5s 5s", win="天听", discarder=2, settings=room)
+    assert [p for p, amount, _ in amounts(s) if amount] == ["opposite"]
+    drawn = xm("123m456m789m234p567p5s 5s", win="天听", self_drawn=True, settings=room)
+    assert len(drawn.settlement.payments) == 3
+
+
 def test_a_zero_multiplier_settles_without_dividing_by_it() -> None:
     rules = scoring.get_rule_set("xiamen")
     settings = rules.resolve_settings({"mult_discard": 0})
