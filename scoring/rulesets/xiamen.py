@@ -310,10 +310,12 @@ def _illegal_reason(
     if not hand.standing:
         raise HandError("Xiamen: the hand has no standing tiles (the last is the winning tile)")
     wall = int(context.extra.get("wall_left", -1))
-    if 0 <= wall <= int(settings["drawn_hand_tiles"]):
+    # 16 kept back (seed: 当牌墙里剩下16张牌时如果没有人和牌，即臭庄): the tile that leaves
+    # 16 is the last one drawn, and may still win; fewer left is past the draw
+    if 0 <= wall < int(settings["drawn_hand_tiles"]):
         return (
-            f"臭庄: with {wall} wall tiles left (at most {settings['drawn_hand_tiles']}) "
-            "the hand is already drawn"
+            f"臭庄: {wall} wall tiles left is past the draw (the last "
+            f"{settings['drawn_hand_tiles']} are kept back): the hand was already drawn"
         )
     golds = _golds(hand, win.gold)
     winning = T.index(hand.standing[-1])

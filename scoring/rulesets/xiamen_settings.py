@@ -58,7 +58,9 @@ SETTINGS: dict[str, Setting] = dict(
            "the dealer's 底 is multiplied by this for each consecutive dealership (连庄)"),
         _s("drawn_hand_factor", 2,
            "the dealer's 底 is multiplied by this for each drawn hand (臭庄) before this one"),
-        _s("drawn_hand_tiles", 16, "臭庄: the hand is drawn when this many wall tiles are left"),
+        _s("drawn_hand_tiles", 16,
+           "臭庄: these last wall tiles are kept back; nobody has won when the tile before "
+           "them is drawn (and discarded): the hand is drawn"),
         _s("water_gold", 1, "水 for each gold (金) held at the win"),
         _s("water_flower", 1, "水 for each flower or season"),
         _s("water_flower_set", 4,
@@ -123,7 +125,8 @@ CONTEXT: dict[str, Setting] = dict(
         _s("drawn_hands", 0,
            "drawn hands (臭庄) of the dealer's streak before this one (each doubles the 底)"),
         _s("wall_left", -1,
-           "wall tiles left at the win (-1: unknown); at drawn_hand_tiles or fewer it is 臭庄"),
+           "wall tiles left at the win, after the winning tile was drawn (-1: unknown); "
+           "fewer than drawn_hand_tiles is past the draw (臭庄)"),
         _s("chips_left", -1, "chips the left player has before paying (-1: a full stack)"),
         _s("chips_opposite", -1, "chips the opposite player has (-1: a full stack)"),
         _s("chips_right", -1, "chips the right player has (-1: a full stack)"),

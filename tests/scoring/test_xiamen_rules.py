@@ -258,9 +258,14 @@ def test_tian_he_is_the_dealers_and_times_4() -> None:
     assert tian_ting.total == 8 * 4 and amounts(tian_ting)[0][2] == 0
 
 
-def test_drawn_hand_at_16_wall_tiles_allows_no_win() -> None:
-    s = xm(PLAIN, self_drawn=True, wall_left=16)
+def test_drawn_hand_keeps_16_wall_tiles_back() -> None:
+    """Seed 000: "当牌墙里剩下16张牌时如果没有人和牌，即臭庄" — the tile that leaves 16 in
+    the wall is the last drawn and may win (self-drawn, or on its discard); fewer left is
+    past the draw. Until the sixty-fourth session a win with 16 left was refused."""
+    s = xm(PLAIN, self_drawn=True, wall_left=15)
     assert not s.legal and "臭庄" in s.details["reason"]
+    assert xm(PLAIN, self_drawn=True, wall_left=16).legal
+    assert xm(PLAIN, discarder=2, wall_left=16).legal
     assert xm(PLAIN, self_drawn=True, wall_left=17).legal
 
 
