@@ -1,7 +1,10 @@
 """Detections → the hand's layout: rows, melds with their claim source, flowers,
 standing tiles and the winning tile.
 
-How players lay out a hand (seed 003, 鸣牌的摆放) and how tilecam reads it:
+How players lay out a hand and how tilecam reads it. Seed 003 (鸣牌的摆放) gives the
+sideways tile of a chow, pung and melded kong and its position for a pung and a kong;
+that a chow comes from the left, how an added kong lies and the face-down ends of a
+concealed kong are the game's rules and common practice, not that section's:
 
 - Standing tiles (立牌) stand in a row. A tile set a little apart at the end of that
   row (in the player's reading order) is the winning tile; when none is set apart the
