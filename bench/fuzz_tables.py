@@ -294,6 +294,9 @@ class SheetRun:
         #: the draws of the NUL probes, apart, so that they leave ``rng``'s sequence (and
         #: the runs that tests replay with planted bugs) as it was
         self.nul_rng = random.Random(f"nul {seed}")
+        # Zhenjiang's 打首搭 / 碰后打搭 in a hand's context (sixty-fourth session): drawn from
+        # a stream of their own, so the other draws of a seed stay as they were
+        self.event_rng = random.Random(f"events {seed}")
         self.failures = failures
         self.admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
         self.answers: Counter[str] = Counter()
@@ -350,6 +353,8 @@ class SheetRun:
             body["flowers"] = ctx["flowers"]
         if table.rules != "mcr":
             body["context"] = ctx["context"]
+        if table.rules == "zhenjiang" and self.event_rng.random() < 0.4:
+            body["context"] = {**body["context"], **wild_discards(self.event_rng, winner)}
         r = rng.random()
         if r < 0.05:
             body["hand"] = random_hand(rng)
@@ -369,7 +374,10 @@ class SheetRun:
     def hand_body(self, table: TableState) -> dict[str, Any]:
         r = self.rng.random()
         if r < 0.1:
-            return {"outcome": "draw"}
+            draw: dict[str, Any] = {"outcome": "draw"}
+            if table.rules == "zhenjiang" and self.event_rng.random() < 0.5:
+                draw["context"] = wild_discards(self.event_rng, None)  # 打首搭 / 碰后打搭
+            return draw
         if r < 0.13:
             return {"outcome": "draw", "winner": self.rng.choice(WINDS)}
         if r < 0.16:  # 平和, 喜相逢, 单钓将: 4 fan, under 8 on MCR
@@ -503,7 +511,7 @@ class SheetRun:
             table.hands[number] = dataclasses.replace(
                 self.state_of(table, view, state.first), first=state.first)
             # the hand's current content (a correction may have replaced the first body)
-            body = ({"outcome": "draw"} if state.outcome == "draw" else
+            body = ({"outcome": "draw", "context": view["context"]} if state.outcome == "draw" else
                     {"hand": view["hand"], "winner": state.winner, "discarder": state.discarder,
                      "self_drawn": state.self_drawn, "context": view["context"]})
             self.check_hand_view(table, number, view, body)
@@ -618,6 +626,10 @@ class SheetRun:
             cam.recorded_at, cam.recorded, cam.recorded_number = (
                 len(cam.frames) - 1, shown.key, nxt)
             body = {k: v for k, v in scene.items() if k != "context"} | {"hand": shown.text}
+            events = {k: v for k, v in (scene.get("context") or {}).items()
+                      if k in ("first_wild_discard", "wild_after_pung")}
+            if events:  # Zhenjiang's 打首搭 / 碰后打搭 reach the sheet from a camera too
+                body["context"] = events
             table.hands[nxt] = self.state_of(table, got["recorded"], body)
             table.hands[nxt].first = {}
             self.check_camera_hand(table, nxt, got["recorded"], body, shown.recognized)
@@ -683,9 +695,14 @@ class SheetRun:
         if view["outcome"] != "win" and any(money):
             self.failures.add(f"{name}: a {view['outcome']} hand pays money {money}")
         outcome = view["outcome"]
+        events = (zhenjiang_events(table, body, place) if table.rules == "zhenjiang"
+                  and outcome in ("win", "draw") else [0, 0, 0, 0])
+        if any(events):
+            self.answers[f"zhenjiang 打首搭/碰后打搭 ({outcome})"] += 1
         if outcome != "win":
-            if any(points):
-                self.failures.add(f"{name}: a {outcome} hand scores {points}")
+            if points != events:
+                self.failures.add(f"{name}: a {outcome} hand scores {points}, model {events} "
+                                  f"(打首搭/碰后打搭 of {body.get('context')})")
             if body.get("outcome") != "draw" and outcome == "draw":
                 self.failures.add(f"{name}: a win body was recorded as a draw")
             return
@@ -699,6 +716,12 @@ class SheetRun:
             self.check_xiamen_base(name, view, body, place, table)
         if table.rules == "mcr":
             self.check_mcr_payments(name, view, body, place, table, points)
+        if table.rules == "zhenjiang":  # the win's own part: only the winner gains
+            win_part = [p - e for p, e in zip(points, events, strict=True)]
+            at = place.seats[body["winner"]]
+            if win_part[at] <= 0 or any(v > 0 for i, v in enumerate(win_part) if i != at):
+                self.failures.add(f"{name}: points {points} less the 打首搭/碰后打搭 "
+                                  f"{events} leave {win_part}: not a win's payments")
 
     def check_place(self, name: str, view: dict[str, Any], place: ModelPlace,
                     table: TableState) -> None:
@@ -907,6 +930,39 @@ def random_sets(rng: random.Random, count: int) -> list[str]:
         i = rng.randrange(34)
         run = i < 27 and i % 9 <= 6 and rng.random() < 0.6
         out += [T.code(i), T.code(i + 1), T.code(i + 2)] if run else [T.code(i)] * 3
+    return out
+
+
+def wild_discards(rng: random.Random, winner: str | None) -> dict[str, str]:
+    """Zhenjiang's 打首搭 and 碰后打搭 for a hand's context, seats as winds: who discarded
+    the first 百搭 (any seat, or none), and up to two who discarded one after a pung
+    (never the ``winner``, whose hand may show no pung)."""
+    out = {}
+    if rng.random() < 0.7:
+        out["first_wild_discard"] = rng.choice(WINDS)
+    others = [w for w in WINDS if w != winner]
+    after = rng.sample(others, rng.randrange(3))
+    if after:
+        out["wild_after_pung"] = ",".join(after)
+    return out
+
+
+def zhenjiang_events(table: TableState, body: dict[str, Any], place: ModelPlace) -> list[int]:
+    """Points by player position for a Zhenjiang hand's 打首搭 and 碰后打搭 (seed 001):
+    the seat that discarded the 百搭 gets the setting's base chips from each other seat,
+    won or drawn."""
+    ctx = body.get("context") or {}
+    base = int(table.setting("base_chip"))
+    seats = [(ctx.get("first_wild_discard") or "", "first_wild_discard")]
+    seats += [(w.strip(), "wild_after_pung")
+              for w in str(ctx.get("wild_after_pung") or "").split(",")]
+    out = [0, 0, 0, 0]
+    for seat, key in seats:
+        if seat not in WINDS:
+            continue
+        amount = int(table.setting(key)) * base
+        for w, pos in place.seats.items():
+            out[pos] += 3 * amount if w == seat else -amount
     return out
 
 
