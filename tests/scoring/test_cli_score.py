@@ -51,7 +51,7 @@ def test_batch_json_lines_go_on_after_an_error(
     )
     code, out, _ = run(["score", "--batch", str(batch), "--json"], capsys)
     lines = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and len(lines) == 4
+    assert code == 2 and len(lines) == 4  # every line done; the failed ones make it 2
     assert lines[0]["total"] == 48 and lines[3]["total"] == 89
     assert "line 4" in lines[1]["error"] and "unknown character" in lines[1]["error"]
     assert "--bogus" in lines[2]["error"]
@@ -67,9 +67,18 @@ def test_batch_reads_a_windows_file_and_a_line_that_is_not_text_is_one_error(
                       b"11223344556677s --self-drawn\r\n")
     code, out, err = run(["score", "--batch", str(batch), "--json"], capsys)
     lines = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and err == ""
+    assert code == 2 and err == ""
     assert [line.get("total") for line in lines] == [48, None, 89]
     assert lines[1] == {"error": "line 2: not UTF-8 text"}
+
+
+def test_a_batch_with_no_bad_line_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    batch = tmp_path / "hands.txt"
+    batch.write_text("555666777p5556s7s --self-drawn\n# comment\n", encoding="utf-8")
+    code, out, _ = run(["score", "--batch", str(batch)], capsys)
+    assert code == 0 and "total" in out.lower()
 
 
 def test_set_and_context_reach_the_rule_set(capsys: pytest.CaptureFixture[str]) -> None:

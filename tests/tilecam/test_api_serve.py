@@ -27,6 +27,28 @@ def test_serve_refuses_a_port_out_of_range(capsys: pytest.CaptureFixture[str]) -
     assert "--port" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("name", "value"), [("TILECAM_THREADS", "x"), ("TILECAM_SPIN", "maybe")])
+def test_a_bad_runtime_setting_stops_serve_before_it_starts(
+        name: str, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The model's runtime reads these two: a bad one used to start a service whose every
+    photo answered 503."""
+    monkeypatch.setenv(name, value)
+    assert main(["serve", "--port", "8000"]) == 2
+    assert name in capsys.readouterr().err
+
+
+def test_a_port_that_is_no_number_names_where_make_took_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """README: `TILECAM_PORT=abc make serve` stops with a line naming the variable (make
+    passes it as --port)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--port", "abc"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "'abc' is not a port" in err and "TILECAM_PORT" in err
+
+
 def test_serve_on_a_port_in_use_says_so_before_loading_anything(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

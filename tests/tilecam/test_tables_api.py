@@ -779,11 +779,13 @@ def test_table_keys_admin_key_and_rate_limits(backend: str, tmp_path: Path) -> N
         assert 429 in codes and codes[0] == 200
         limited = client.get(f"/v1/tables/{t1}", headers=bearer(k1))
         assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
+        assert "with this key" in limited.json()["error"]["message"]
         assert client.get(f"/v1/tables/{t2}", headers=bearer(k2)).status_code == 200
-        # Failed attempts are limited per client address too.
-        fails = [client.get(f"/v1/tables/{t1}", headers=bearer(f"tc_guess{i}")).status_code
+        # Failed attempts are limited per client address too, and the answer says so.
+        fails = [client.get(f"/v1/tables/{t1}", headers=bearer(f"tc_guess{i}"))
                  for i in range(12)]
-        assert fails[0] == 401 and fails[-1] == 429
+        assert fails[0].status_code == 401 and fails[-1].status_code == 429
+        assert "from this address" in fails[-1].json()["error"]["message"]
 
 
 def test_frames_are_not_kept_when_store_frames_is_off(tmp_path: Path) -> None:

@@ -39,6 +39,9 @@ def test_a_database_that_cannot_be_opened_leaves_scoring_working(
         err = r.json()["error"]
         assert err["code"] == "database_unavailable"
         assert "cannot be opened" in err["message"] and "timeout" in err["message"]
+        # one line, the driver's reason (no SQLAlchemy link), and when to try again
+        assert "\n" not in err["message"] and "sqlalche.me" not in err["message"]
+        assert r.headers["Retry-After"] == "5"
         score = client.post("/v1/score", json={"hand": "11223344556677m"})
         assert score.status_code == 200 and score.json()["total"] == 88
 

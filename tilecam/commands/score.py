@@ -102,7 +102,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch", metavar="FILE",
         help="score one 'HAND [flags]' per line of FILE ('-' for stdin); a bad line prints "
-        "an error object and the batch goes on",
+        "an error object and the batch goes on (the exit code is then 2, as detect's)",
     )  # fmt: skip
     add_win_flags(p)
     add_rules_arguments(p)
@@ -150,6 +150,7 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
     # read as bytes and decoded line by line: a line that is not UTF-8 is one bad line
     stream: BinaryIO = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     parser = _hand_parser()
+    failed = 0
     try:
         for number, raw in enumerate(stream, 1):
             try:
@@ -161,6 +162,7 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
             except (ValueError, argparse.ArgumentError) as exc:  # HandError is a ValueError
                 why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc
                 message = f"line {number}: {why}"
+                failed += 1
                 print(json.dumps({"error": message}, ensure_ascii=False) if as_json
                       else f"error: {message}", file=out)  # fmt: skip
                 continue
@@ -171,7 +173,7 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
     finally:
         if path != "-":
             stream.close()
-    return 0
+    return 2 if failed else 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,8 @@ def register(sub: Any) -> None:
         "the phone page at /.",
     )
     p.add_argument("--host", default=None, help="bind address (default from settings: 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="TCP port (default from settings: 8000)")
+    p.add_argument("--port", type=port_number, default=None,
+                   help="TCP port (default from settings: 8000)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument(
         "--log-level",
@@ -35,6 +36,35 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def port_number(text: str) -> int:
+    """``--port``'s value as a whole number (:func:`run` checks its range). ``make serve``
+    passes ``TILECAM_PORT`` (or ``PORT=``) here, so the message names them too.
+
+    >>> port_number("8080")
+    8080
+    >>> port_number("abc")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'abc' is not a port (a whole number 0-65535; ...
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port (a whole number 0-65535; make serve passes TILECAM_PORT "
+            "or PORT= here)") from None
+
+
+def check_runtime_settings() -> None:
+    """Raise ValueError naming a bad ``TILECAM_THREADS`` or ``TILECAM_SPIN`` (read by the
+    model's runtime, not :mod:`tilecam.settings`) before the service starts: otherwise it
+    would start, and answer every photo 503 when the model failed to load."""
+    from vision.backends.onnx import default_threads, spinning
+
+    default_threads()
+    spinning()
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -46,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be 0-65535, got {port}")
     settings = get_settings()
+    check_runtime_settings()
     host = args.host or settings.host
     problem = bind_problem(host, port)  # before the model loads and uvicorn says it its way
     if problem is not None:

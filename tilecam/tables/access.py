@@ -62,9 +62,18 @@ def database(request: Request) -> sessionmaker[Session]:
                 upgrade(engine)
             except Exception as exc:
                 raise ApiError(503, "database_unavailable",
-                               f"the database cannot be opened: {exc}") from None
+                               f"the database cannot be opened: {_reason(exc)} (nothing "
+                               "was recorded by this request; try again)",
+                               headers={"Retry-After": "5"}) from None
             sf = state.table_db = session_factory(engine)
     return sf
+
+
+def _reason(exc: Exception) -> str:
+    """The first line of the driver's reason for ``exc`` (SQLAlchemy adds the statement
+    and a link to its docs on later lines), or the exception's type when it gave none."""
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return lines[0].strip() if lines else type(exc).__name__
 
 
 def _limiter(request: Request, name: str) -> RateLimiter:
@@ -80,11 +89,11 @@ def _limiter(request: Request, name: str) -> RateLimiter:
     return limiter
 
 
-def _throttle(request: Request, bucket: str, key: str) -> None:
+def _throttle(request: Request, bucket: str, key: str,
+              what: str = "too many requests with this key") -> None:
     wait = _limiter(request, bucket).check(key)
     if wait > 0:
-        raise ApiError(429, "rate_limited",
-                       f"too many requests with this key: retry in {wait:.1f} s",
+        raise ApiError(429, "rate_limited", f"{what}: retry in {wait:.1f} s",
                        headers={"Retry-After": str(max(1, math.ceil(wait)))})
 
 
@@ -98,7 +107,8 @@ def presented_key(request: Request) -> str | None:
 
 def _fail(request: Request, status: int, code: str, message: str) -> ApiError:
     client = request.client.host if request.client else "unknown"
-    _throttle(request, "auth_fail_limiter", f"fail:{client}")
+    _throttle(request, "auth_fail_limiter", f"fail:{client}",
+              "too many refused keys from this address")
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return ApiError(status, code, message, headers=headers)
 
