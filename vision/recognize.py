@@ -116,6 +116,8 @@ if TYPE_CHECKING:
 #: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
 _WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder")
+#: The win-context fields every rule set takes (:class:`scoring.rulesets.base.WinContext`).
+_CONTEXT_FIELDS = (*_WIN_KEYS, "seat_wind", "prevalent_wind", "flowers")
 _OWN_KEYS = ("hidden_kongs", "win")
 
 
@@ -411,11 +413,19 @@ def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     TypeError: context must be a mapping of win-context fields, e.g. {'self_drawn': True}, not list
     """
     import scoring
+    from scoring.rulesets.base import WinContext
 
-    scoring.get_rule_set(rules)
+    rule_set = scoring.get_rule_set(rules)
     if context is not None and not isinstance(context, Mapping):
         raise TypeError("context must be a mapping of win-context fields, e.g. "
                         f"{{'self_drawn': True}}, not {type(context).__name__}")
+    # the win context as the scorer will take it: a self-draw with a discarder, a bad
+    # seat or an unknown rule-set field is refused now, not reported as "unscorable"
+    ctx = _split_context(context)[0]
+    ctx.pop("settings", None)
+    ctx.pop("version", None)
+    generic = {k: ctx.pop(k) for k in _CONTEXT_FIELDS if k in ctx}
+    WinContext(**generic, extra=rule_set.resolve_context(ctx))
 
 
 def recognize_detections(
@@ -509,6 +519,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     dets, layout, doubt_notes, doubt_changes = reread_doubtful_apart_flowers(dets, layout, params)
     apart_notes, apart_changes = (*apart_notes, *doubt_notes), (*apart_changes, *doubt_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
+    layout = without_flowers(layout, dets, rule_set)
     check = winning_shape_check(rules, ctx)
     rewrite = None if win_flag is False else _rewrite(
         dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
@@ -580,6 +591,19 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
         alternatives=alts, notes=tuple(notes), ms=timings, **base,
     )
+
+
+def without_flowers(layout: Layout, dets: Detections, rule_set: Any) -> Layout:
+    """``layout`` with its flowers left out, and a note saying so, when ``rule_set`` plays
+    without them (its ``game["flowers"]`` false: Zhenjiang): a photo of such a hand may
+    still show a bonus tile from the set beside it, and the scorer refuses any flower."""
+    if not layout.flowers or rule_set.game.get("flowers", True):
+        return layout
+    codes = dets.codes
+    shown = " ".join(codes[i] for i in layout.flowers)
+    note = (f"{rule_set.title} plays without flowers: the bonus tile(s) read apart from the "
+            f"hand ({shown}) are left out of it")
+    return replace(layout, flowers=(), notes=(*layout.notes, note))
 
 
 def _rewrite(dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,

@@ -145,6 +145,11 @@ def test_annotate_adds_a_decodable_jpeg(client: TestClient) -> None:
         ({"rules": "poker"}, 400, "invalid_context", "poker"),
         ({"version": "1850"}, 400, "invalid_context", "1850"),
         ({"rule_context": '{"rules": "mcr"}'}, 400, "invalid_context", "rules"),
+        # contradictory or unknown win context: refused before the photo is read (it was
+        # a 200 "unscorable", where /v1/score answers 400)
+        ({"self_drawn": "true", "discarder": "1"}, 400, "invalid_context", "no discarder"),
+        ({"rules": "zhenjiang", "rule_context": '{"gold": "1m"}'}, 400, "invalid_context",
+         "gold"),
     ],
 )
 def test_bad_context_fields_are_4xx_naming_the_field(

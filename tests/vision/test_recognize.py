@@ -43,6 +43,20 @@ def test_json_has_the_fields_of_issue_6() -> None:
     json.dumps(out)  # JSON-ready
 
 
+def test_flowers_are_left_out_under_rules_that_play_without_them() -> None:
+    """Zhenjiang plays without flowers (seed 001): a bonus tile lying apart in the photo
+    is left out of the hand with a note, and the hand is scored (it was "not a winning
+    hand" while the scorer refused the flower); under MCR it is the hand's flower."""
+    scene = won_scene().flowers("7f")
+    r = recognize_detections(scene.detections(), "zhenjiang", ZJ)
+    assert r.score is not None and r.hand_text == "[EEE,2]123m456p789sNN"
+    assert any("plays without flowers" in n and "7f" in n for n in r.notes)
+    assert "flower" not in [t["role"] for t in r.to_dict()["tiles"]]
+    needs_mcr()
+    mcr = recognize_detections(scene.detections(), "mcr", {"self_drawn": True})
+    assert mcr.hand_text is not None and mcr.hand_text.endswith("7f")
+
+
 def test_the_json_names_the_model_that_read_the_photo() -> None:
     """A reading says which model made it (the detector's meta["model"], name@version),
     so a hand recorded from a camera frame keeps it; tile boxes given without one (an
