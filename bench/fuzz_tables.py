@@ -716,10 +716,11 @@ class SheetRun:
             self.check_xiamen_base(name, view, body, place, table)
         if table.rules == "mcr":
             self.check_mcr_payments(name, view, body, place, table, points)
-        if table.rules == "zhenjiang":  # the win's own part: only the winner gains
+        if table.rules == "zhenjiang":  # the win's own part: only the winner gains (a
+            # table's settings may make a win worth 0)
             win_part = [p - e for p, e in zip(points, events, strict=True)]
             at = place.seats[body["winner"]]
-            if win_part[at] <= 0 or any(v > 0 for i, v in enumerate(win_part) if i != at):
+            if win_part[at] < 0 or any(v > 0 for i, v in enumerate(win_part) if i != at):
                 self.failures.add(f"{name}: points {points} less the 打首搭/碰后打搭 "
                                   f"{events} leave {win_part}: not a win's payments")
 
