@@ -267,9 +267,18 @@ def test_referee_correction_and_void_keep_history(setup) -> None:
     assert body["history"][1]["image_ref"] == body["history"][0]["image_ref"]
     total = body["total"]
     assert body["points"] == {"Ann0": -8, "Bo0": -8, "Cai0": -(8 + total), "Dan0": 24 + total}
+    # a correction that is no legal win stays pending, its note saying why beside the reason
+    low = {"hand": "[234m,1]456p678s234s99m", "winner": "S", "discarder": "E",
+           "reason": "S said it was his"}
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=low, headers=admin())
+    assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
+    assert r.json()["note"].startswith("S said it was his; not a legal win under mcr")
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=fix, headers=admin())
+    assert r.status_code == 201 and r.json()["note"] == "N won on W's 5p"
     r = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "misdeal"}, headers=admin())
     assert r.status_code == 201
-    assert [h["action"] for h in r.json()["history"]] == ["record", "correct", "void"]
+    assert [h["action"] for h in r.json()["history"]] == ["record", "correct", "correct",
+                                                          "correct", "void"]
     again = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "x"}, headers=admin())
     assert again.status_code == 409
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()

@@ -92,6 +92,11 @@ def describe_validation_errors(errors: Sequence[Any]) -> str:
     >>> describe_validation_errors([{"loc": ("body", 7), "msg": "JSON decode error",
     ...     "type": "json_invalid", "ctx": {"error": "Expecting value"}}])
     'body is not valid JSON (Expecting value at character 7)'
+
+    A field several dependencies check (a table's id in the path) is named once:
+
+    >>> describe_validation_errors([{"loc": ("path", "table_id"), "msg": "bad"}] * 3)
+    'path.table_id: bad'
     """
     parts: list[str] = []
     for err in errors:
@@ -102,7 +107,9 @@ def describe_validation_errors(errors: Sequence[Any]) -> str:
             parts.append(f"body is not valid JSON ({detail}{where})")
             continue
         field = ".".join(loc) or "request"
-        parts.append(f"{field}: {err.get('msg', 'invalid value')}")
+        part = f"{field}: {err.get('msg', 'invalid value')}"
+        if part not in parts:
+            parts.append(part)
     return "; ".join(parts) or "invalid request"
 
 

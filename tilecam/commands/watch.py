@@ -41,7 +41,8 @@ def register(sub: Any) -> None:
                         "of the process list)")
     p.add_argument("--source", required=True,
                    help="rtsp://… or http://… stream, /dev/videoN (or N), or a video file")
-    p.add_argument("--server", default="http://127.0.0.1:8000", help="tilecam server URL")
+    p.add_argument("--server", default="http://127.0.0.1:8000",
+                   help="tilecam server URL (default http://127.0.0.1:8000, make serve's)")
     p.add_argument("--every", type=float, default=1.0,
                    help="seconds between posted frames (default 1)")
     p.add_argument("--max-frames", type=int, default=0,

@@ -332,8 +332,12 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
             report_ = report
         before = places_of(table, hands)
         ev = _evaluate(table, before[number - 1], report_)
+        # a correction left pending keeps why (not a legal win, a seat unknown) beside
+        # the referee's reason
+        note = (f"{reason}; {ev.note}" if reason and ev.note and ev.outcome == "pending"
+                else reason or ev.note)
         rev = _revision(hand, last.revision + 1, "correct", table, report_, ev, author,
-                        reason or ev.note, before[number - 1])
+                        note, before[number - 1])
         hand.revisions.append(rev)
         session.flush()
         _reseat(session, table, hands, before, number, author)
