@@ -33,7 +33,8 @@ class Settings(BaseSettings):
     max_pixels: int = Field(default=40_000_000, ge=1)
     #: Recognitions allowed to run at once per process; more wait, then get 503.
     recognize_concurrency: int = Field(default=2, ge=1)
-    #: onnxruntime threads per detector run; 0 = onnxruntime's default (all cores).
+    #: onnxruntime threads per detector run; 0 = ``TILECAM_THREADS`` when set, else the
+    #: cores this process may use, at most 4 (:func:`vision.backends.onnx.default_threads`).
     detector_threads: int = Field(default=0, ge=0)
     #: Image requests admitted at once per process (uploading, waiting or running);
     #: more get 503 at once, so memory for uploads stays bounded.
