@@ -275,10 +275,14 @@ def _split_context(
     hidden = ctx.pop("hidden_kongs", None) or ()
     if isinstance(hidden, str):
         hidden = tuple(h for h in hidden.replace(",", " ").split() if h)
-    if win is not None and not isinstance(win, bool):
-        from scoring import HandError
+    from scoring import HandError
+    from scoring import tiles as T
 
+    if win is not None and not isinstance(win, bool):
         raise HandError(f"context 'claim_win' must be true or false, not {win!r}")
+    for kind in hidden:
+        if kind not in T.KINDS:
+            raise HandError(f"hidden_kongs: {kind!r} is not a tile kind (e.g. 5p, E, C)")
     return ctx, win, tuple(hidden)
 
 

@@ -150,6 +150,7 @@ def test_annotate_adds_a_decodable_jpeg(client: TestClient) -> None:
         ({"self_drawn": "true", "discarder": "1"}, 400, "invalid_context", "no discarder"),
         ({"rules": "zhenjiang", "rule_context": '{"gold": "1m"}'}, 400, "invalid_context",
          "gold"),
+        ({"hidden_kongs": "5p Q"}, 400, "invalid_context", "'Q' is not a tile kind"),
     ],
 )
 def test_bad_context_fields_are_4xx_naming_the_field(
