@@ -104,7 +104,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.detector_error = "the service is starting"
     install_error_handlers(app)
     app.add_middleware(
-        BodyLimitMiddleware, max_bytes=settings.max_upload_bytes + FORM_OVERHEAD_BYTES
+        BodyLimitMiddleware, max_bytes=settings.max_upload_bytes + FORM_OVERHEAD_BYTES,
+        form_bytes=FORM_OVERHEAD_BYTES,
     )
     modules = [
         importlib.import_module(f"{routes.__name__}.{info.name}")

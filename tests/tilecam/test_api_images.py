@@ -167,6 +167,8 @@ def test_declared_body_over_the_limit_is_413(client: TestClient) -> None:
     big = b"\xff\xd8\xff" + b"\0" * 600_000
     r = client.post("/v1/detect", content=big, headers={"content-type": "image/jpeg"})
     assert_error(r, 413, "payload_too_large", "limit")
+    # the figure is the setting's, with the room kept for a form's own fields
+    assert "for the form's fields" in r.json()["error"]["message"]
 
 
 def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:

@@ -52,10 +52,30 @@ class BodyLimitMiddleware:
     limit (the route sees :class:`ApiError` 413 from ``receive``).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, max_json_bytes: int = 1024 * 1024) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, max_json_bytes: int = 1024 * 1024,
+                 form_bytes: int = 0) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_json_bytes = max_json_bytes
+        #: of ``max_bytes``, the room left for a form's own fields beside its file
+        self.form_bytes = form_bytes
+
+    def _limit_text(self, limit: int, is_json: bool) -> str:
+        """The limit as a person reads it: ``15 MiB`` and what it is made of.
+
+        >>> BodyLimitMiddleware(None, 15 * 2**20 + 2**18, form_bytes=2**18)._limit_text(
+        ...     15 * 2**20 + 2**18, False)
+        "15990784 bytes (an image of up to 15 MiB and 256 KiB for the form's fields)"
+        >>> BodyLimitMiddleware(None, 10)._limit_text(2**20, True)
+        '1048576 bytes (1 MiB for a JSON body)'
+        """
+        if is_json:
+            return f"{limit} bytes ({limit / 2**20:g} MiB for a JSON body)"
+        if not self.form_bytes:
+            return f"{limit} bytes"
+        image = (limit - self.form_bytes) / 2**20
+        return (f"{limit} bytes (an image of up to {image:g} MiB and "
+                f"{self.form_bytes / 1024:g} KiB for the form's fields)")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -68,7 +88,8 @@ class BodyLimitMiddleware:
             response = error_response(
                 413,
                 "payload_too_large",
-                f"request body of {declared} bytes is over the limit of {limit} bytes",
+                f"request body of {declared} bytes is over the limit of "
+                f"{self._limit_text(limit, is_json)}",
                 headers={"Connection": "close"},
             )
             await response(scope, receive, send)
@@ -84,7 +105,8 @@ class BodyLimitMiddleware:
                     raise ApiError(
                         413,
                         "payload_too_large",
-                        f"request body is over the limit of {limit} bytes",
+                        "request body is over the limit of "
+                        f"{self._limit_text(limit, is_json)}",
                     )
             return message
 
