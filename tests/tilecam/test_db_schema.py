@@ -100,6 +100,16 @@ def test_db_upgrade_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert head_revision() in capsys.readouterr().out
 
 
+def test_db_current_makes_no_database_to_read(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`tilecam db current` on a SQLite file not there says so and leaves no file (it made
+    an empty database and its folder)."""
+    url = f"sqlite:///{tmp_path / 'none' / 'cli.db'}"
+    assert main(["db", "current", "--url", url]) == 0
+    assert "no database yet" in capsys.readouterr().out
+    assert not (tmp_path / "none").exists()
+
+
 def test_db_command_names_a_bad_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["db", "upgrade", "--url", "mysql://u@h/d"]) == 2
     assert "unsupported database URL" in capsys.readouterr().err

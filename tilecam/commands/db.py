@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
     from tilecam.settings import get_settings
 
     url = args.url or get_settings().sqlalchemy_url
+    if args.action == "current" and _missing_sqlite_file(url):
+        print(f"{url}: no database yet (tilecam db upgrade, or the service's first use, "
+              "makes it)")
+        return 0
     try:
         engine = make_engine(url)
         if args.action == "upgrade":
@@ -39,3 +43,23 @@ def run(args: argparse.Namespace) -> int:
     state = "up to date" if rev == head else f"behind (newest is {head})"
     print(f"{engine.url.render_as_string(hide_password=True)}: revision {rev or 'none'}, {state}")
     return 0
+
+
+def _missing_sqlite_file(url: str) -> bool:
+    """Whether ``url`` names a SQLite file that does not exist (``db current`` reports
+    that rather than making an empty database, and its folder, to read).
+
+    >>> _missing_sqlite_file("sqlite:////no/such/folder/t.db")
+    True
+    >>> _missing_sqlite_file("sqlite://"), _missing_sqlite_file("postgresql://u@h/db")
+    (False, False)
+    """
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    name = parsed.database
+    if not parsed.drivername.startswith("sqlite") or not name or name == ":memory:":
+        return False
+    return not Path(name).exists()
