@@ -433,6 +433,10 @@ def _settle(
             stacks[seat] = have
     paid, kill = payments(settings, unit=unit, win=win.kind, payers=payers, stacks=stacks)
     zh, _en = WIN_NAMES[win.kind]
+    if kill and win.kind == "san_you" and settings["san_you_kills_three"]:
+        note = (f"{zh}: 杀三 by itself — each payer pays all the chips he has"
+                + (f" + {paid[0].bonus} bonus outside the chips" if paid[0].bonus else ""))
+        return Settlement("chips", tuple(paid), note), kill, paid[0].bonus
     note = (
         f"{zh}: each payer pays (底 + 水) {unit} × {multiplier(settings, win.kind)} chips"
         + (f" + {paid[0].bonus} bonus outside the chips" if paid and paid[0].bonus else "")

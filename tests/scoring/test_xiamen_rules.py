@@ -182,6 +182,7 @@ def test_san_you_is_kill_three_whatever_the_stacks() -> None:
     s = xm("123m456m789m234p567p9s 3p", win="三游", **big)
     assert s.details["kill_three"] is True
     assert amounts(s) == [("left", 150, 250), ("opposite", 200, 250), ("right", 120, 250)]
+    assert "杀三 by itself" in s.settlement.note and "× 12" not in s.settlement.note
     room = xm("123m456m789m234p567p9s 3p", win="三游", **big,
               settings={"san_you_kills_three": False})
     assert room.details["kill_three"] is False
