@@ -435,6 +435,9 @@ class RuleSet(ABC):
     #: A score sheet, which knows the seat winds, also takes ``E``/``S``/``W``/``N``
     #: there. Default: none.
     seat_context: ClassVar[tuple[str, ...]] = ()
+    #: What the rules do with a win declared that is none (a score sheet's note to the
+    #: referee): the penalty, and what becomes of the hand.
+    false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from scoring import tiles as T
 from scoring.hand import Hand
@@ -57,6 +57,10 @@ class McrRuleSet(RuleSet):
     #: seed 003: 4 rounds of 4 hands, the deal passes every hand (不设连庄), seats change
     #: between rounds (东南走之字, 西北转上)
     deal = Deal(rounds=4, seat_changes=True)
+    #: seed 003, 六、错和与诈和的处理: 停和, the penalty, 该盘继续比赛
+    false_claim: ClassVar[str] = (
+        "错和 (penalty wrong_win) or 诈和 (false_win) as the referee rules; the hand goes on "
+        "(seed 003): when it ends, correct this hand with how it ended")
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

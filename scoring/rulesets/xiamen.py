@@ -87,6 +87,10 @@ class Xiamen(RuleSet):
     #: seed 000: the dealer deals again after winning (连庄) and after a drawn hand (臭庄);
     #: a session lasts a set time (3 hours), not a number of rounds
     deal: ClassVar[Deal] = Deal(stays_on_dealer_win=True, stays_on_draw=True, rounds=None)
+    #: seed 000: 诈胡 … 当轮游戏结束庄家不下庄，吔不调庄从新开牌
+    false_claim: ClassVar[str] = (
+        "诈胡 (penalty false_win, paid outside the chips); the dealer deals the hand again "
+        "(seed 000): void this hand")
     game: ClassVar[Mapping[str, Any]] = {
         "tiles": 144,
         "claims": ["chow", "pung", "kong"],

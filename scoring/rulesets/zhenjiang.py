@@ -131,6 +131,10 @@ class Zhenjiang(RuleSet):
     setting_table = SETTINGS
     context_table = CONTEXT
     seat_context: ClassVar[tuple[str, ...]] = ("first_wild_discard", "wild_after_pung")
+    #: seed 001: 诈胡：罚6倍底钱，一将牌结束后结算，扶牌后牌局继续，诈胡者不得成牌
+    false_claim: ClassVar[str] = (
+        "诈胡 (penalty false_win); the hand goes on and the claimant may not win it (seed "
+        "001): when it ends, correct this hand with how it ended")
     #: seed 001: after a drawn hand the dealer deals again (黄牌庄家不变); four rounds make
     #: a session (四圈为一将)
     deal: ClassVar[Deal] = Deal(stays_on_draw=True, rounds=4)

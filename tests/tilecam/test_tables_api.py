@@ -273,6 +273,7 @@ def test_referee_correction_and_void_keep_history(setup) -> None:
     r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=low, headers=admin())
     assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
     assert r.json()["note"].startswith("S said it was his; not a legal win under mcr")
+    assert "the hand goes on (seed 003)" in r.json()["note"]  # what the rules say to do
     r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=fix, headers=admin())
     assert r.status_code == 201 and r.json()["note"] == "N won on W's 5p"
     r = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "misdeal"}, headers=admin())
@@ -702,7 +703,7 @@ def test_zhenjiang_sheet_books_first_wild_discard_and_wild_after_pung(setup) -> 
         "hand": "111p456m789m123pSN", "winner": "S", "self_drawn": True,
         "context": {"indicator": "1m"}})
     assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
-    assert "诈胡 penalty, false_win" in r.json()["note"]
+    assert "诈胡 (penalty false_win); the hand goes on" in r.json()["note"]
 
 
 def test_xiamen_camera_frames_carry_the_gold(setup) -> None:

@@ -225,10 +225,8 @@ def evaluate(
     data = result.to_dict()
     if not result.legal:
         why = result.details.get("reason") or f"total {result.total}"
-        # the penalty a false claim gets on such a table (tilecam.tables.sheet.default_penalty)
-        penalty = "错和 penalty, wrong_win" if rules == "mcr" else "诈胡 penalty, false_win"
-        note = (f"not a legal win under {rules} ({why}): "
-                f"a referee decides ({penalty}; or a correction)")
+        note = (f"not a legal win under {rules} ({why}): a referee decides — "
+                f"{rule_set.false_claim}")
         return Evaluation("pending", hand, result.total, False, data, zero, note)
     if not report.self_drawn and report.discarder is None:
         note = "discarder unknown for a win on a discard: a referee must correct this hand"
