@@ -35,3 +35,25 @@ def test_prepare_packs_only_sets_it_makes() -> None:
     assert packed, "no --synth sets found in prepare.sh"
     assert packed <= made, f"packed but never made: {sorted(packed - made)}"
     assert {"synth-train-p-c", "synth-train-pict-b"} <= packed
+
+
+#: What ``train/gpu/prepare.sh`` packs for a lent GPU (``.gpu/data.tgz``, the ultralytics
+#: wheel, ``start.pt`` and the font), KiB, as built in the sixty-fourth session.
+GPU_PACK_KIB = 33_838
+#: What the device tool carries in all: the working tree and the packed files, KiB.
+DEVICE_CARRY_KIB = 64 * 1024
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(),
+                    reason="needs git and the repository's history")
+def test_the_tracked_tree_leaves_room_for_the_gpu_pack() -> None:
+    """The tree travels to a lent GPU with the pack, 64 MiB in all: the sixty-fourth
+    session found them 140 KiB over, which would have cost the next lent machine's call.
+    When this fails the tree has grown: rebuild the pack smaller (``rm -r .gpu/data
+    .gpu/data.tgz; QUALITY=55 bash train/gpu/prepare.sh``) and lower GPU_PACK_KIB."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
+                           check=True).stdout.split(b"\0")
+    tree = sum((REPO / f.decode()).stat().st_size for f in files
+               if f and (REPO / f.decode()).is_file())
+    assert tree // 1024 + GPU_PACK_KIB < DEVICE_CARRY_KIB, (
+        f"tree {tree // 1024} KiB + pack {GPU_PACK_KIB} KiB passes {DEVICE_CARRY_KIB} KiB")
