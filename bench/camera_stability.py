@@ -10,7 +10,7 @@ hands only) this makes ``--frames`` camera frames of the unchanged scene (Gaussi
 σ 2–4, light ×0.96–1.04, a shift of up to 1 px, JPEG quality 80–95; seeded), reads each
 with :func:`vision.recognize.recognize` (the table's reader, MCR), and runs the camera's
 stability rule over them twice: with frames alike when their hand notation is equal
-(``--key hand``: before the fifty-third session) and when the table's rules score them
+(the key ``hand``: before the fifty-third session) and when the table's rules score them
 alike (``score``: :func:`tilecam.tables.scoring_bridge.score_key`, today's). Reported per
 key: scenes recorded at all, recorded more than once (a duplicate on the score sheet),
 recorded with the right MCR score (the recorded reading, against the truth hand), and the
