@@ -116,8 +116,6 @@ if TYPE_CHECKING:
 #: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
 _WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder")
-#: The win-context fields every rule set takes (:class:`scoring.rulesets.base.WinContext`).
-_CONTEXT_FIELDS = (*_WIN_KEYS, "seat_wind", "prevalent_wind", "flowers")
 _OWN_KEYS = ("hidden_kongs", "win")
 
 
@@ -416,6 +414,8 @@ def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     ...
     TypeError: context must be a mapping of win-context fields, e.g. {'self_drawn': True}, not list
     """
+    import dataclasses
+
     import scoring
     from scoring.rulesets.base import WinContext
 
@@ -428,7 +428,8 @@ def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     ctx = _split_context(context)[0]
     ctx.pop("settings", None)
     ctx.pop("version", None)
-    generic = {k: ctx.pop(k) for k in _CONTEXT_FIELDS if k in ctx}
+    generic = {f.name: ctx.pop(f.name) for f in dataclasses.fields(WinContext)
+               if f.name != "extra" and f.name in ctx}
     WinContext(**generic, extra=rule_set.resolve_context(ctx))
 
 

@@ -223,12 +223,9 @@ class Zhenjiang(RuleSet):
         if first and first not in T.WINDS:
             raise HandError(f"first_wild_discard {first!r}: in a drawn hand give the seat wind "
                             "of the player who discarded it (E, S, W or N)")
-        after = tuple(s.strip() for s in str(context.get("wild_after_pung") or "").split(",")
-                      if s.strip())
-        for seat in after:
-            if seat not in T.WINDS:
-                raise HandError(f"wild_after_pung: {seat!r} is not a seat wind (E, S, W or N; "
-                                "a drawn hand has no winner to name seats from)")
+        after = _seats(str(context.get("wild_after_pung") or ""), T.WINDS,
+                       "a seat wind (E, S, W or N; a drawn hand has no winner to name seats "
+                       "from)")
         moves = event_transfers(self.resolve_settings(settings), first, after, T.WINDS)
         return [t.to_dict() for t in moves]
 
@@ -282,11 +279,13 @@ def _check_hand(hand: Hand, context: WinContext) -> None:
             )
 
 
-def _seats(text: str) -> tuple[str, ...]:
+def _seats(text: str, allowed: tuple[str, ...] = SEATS,
+           what: str = "a seat (winner, left, opposite, right)") -> tuple[str, ...]:
+    """``wild_after_pung``'s comma-separated seats, each one of ``allowed``."""
     seats = tuple(s.strip() for s in text.split(",") if s.strip())
     for s in seats:
-        if s not in SEATS:
-            raise HandError(f"wild_after_pung: {s!r} is not a seat (winner, left, opposite, right)")
+        if s not in allowed:
+            raise HandError(f"wild_after_pung: {s!r} is not {what}")
     return seats
 
 

@@ -140,11 +140,13 @@ async def _validation_error_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
 
 
-def _first_line(exc: OperationalError | DataError) -> str:
-    """The database driver's reason for ``exc``, its first line (the rest is SQL and
-    parameters), or the exception's type when it gave none."""
-    reason = str(exc.orig if exc.orig is not None else exc).strip().splitlines()
-    return reason[0] if reason else type(exc).__name__
+def first_line(exc: BaseException) -> str:
+    """The database driver's reason for ``exc`` (a SQLAlchemy error's ``orig``, else the
+    exception itself), its first line (SQLAlchemy adds the SQL, the parameters and a link
+    to its docs), or the exception's type when it gave none."""
+    orig = getattr(exc, "orig", None)
+    reason = str(orig if orig is not None else exc).strip().splitlines()
+    return reason[0].strip() if reason else type(exc).__name__
 
 
 async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -154,7 +156,7 @@ async def _database_error_handler(request: Request, exc: Exception) -> JSONRespo
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
     return error_response(
         503, "database_unavailable",
-        f"the database did not answer: {_first_line(exc)} "
+        f"the database did not answer: {first_line(exc)} "
         "(nothing was recorded by this request; try again)",
         {"Retry-After": "5"},
     )
@@ -170,7 +172,7 @@ async def _data_error_handler(request: Request, exc: Exception) -> JSONResponse:
                 exc_info=exc)
     return error_response(
         400, "invalid_request",
-        f"the database refused a value of this request: {_first_line(exc)} "
+        f"the database refused a value of this request: {first_line(exc)} "
         "(nothing was recorded)",
     )
 

@@ -23,7 +23,7 @@ import numpy as np
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from tilecam.api.errors import ApiError
+from tilecam.api.errors import ApiError, first_line
 from tilecam.db import GameTable, get_engine, session_factory, upgrade
 from tilecam.settings import Settings
 from tilecam.tables import sheet
@@ -62,18 +62,11 @@ def database(request: Request) -> sessionmaker[Session]:
                 upgrade(engine)
             except Exception as exc:
                 raise ApiError(503, "database_unavailable",
-                               f"the database cannot be opened: {_reason(exc)} (nothing "
+                               f"the database cannot be opened: {first_line(exc)} (nothing "
                                "was recorded by this request; try again)",
                                headers={"Retry-After": "5"}) from None
             sf = state.table_db = session_factory(engine)
     return sf
-
-
-def _reason(exc: Exception) -> str:
-    """The first line of the driver's reason for ``exc`` (SQLAlchemy adds the statement
-    and a link to its docs on later lines), or the exception's type when it gave none."""
-    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return lines[0].strip() if lines else type(exc).__name__
 
 
 def _limiter(request: Request, name: str) -> RateLimiter:

@@ -280,7 +280,7 @@ def _seats_from_winner(value: Any, winner: str) -> Any:
     if not isinstance(value, str) or not value.strip():
         return value
     words = [w.strip() for w in value.split(",")]
-    return ",".join(SEAT_NAMES[(WINDS.index(winner) - WINDS.index(w)) % 4] if w in WINDS
+    return ",".join(SEAT_NAMES[0 if w == winner else offset(winner, w)] if w in WINDS
                     else w for w in words)
 
 
