@@ -257,6 +257,10 @@ class Deal:
     has passed all four seats; ``rounds`` rounds make a session (None: no fixed end, a
     session by time). ``seat_changes``: the players change seats between rounds (MCR
     competitions, seed 003: 东南走之字, 西北转上); else they keep their seats.
+    ``goes_on_after_false_claim``: a win declared that is none (错和, 诈和) is penalized
+    and the same hand is played on (MCR seed 003: 该盘继续比赛; Zhenjiang seed 001), the
+    claimant barred from winning it (停和); else the false claim ends the hand (Xiamen
+    seed 000: the dealer deals it again).
 
     >>> Deal(stays_on_draw=True).to_dict()["stays_on_draw"]
     True
@@ -266,14 +270,17 @@ class Deal:
     stays_on_draw: bool = False
     rounds: int | None = 4
     seat_changes: bool = False
+    goes_on_after_false_claim: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"stays_on_dealer_win", "stays_on_draw", "rounds", "seat_changes"}``."""
+        """JSON-ready: ``{"stays_on_dealer_win", "stays_on_draw", "rounds", "seat_changes",
+        "goes_on_after_false_claim"}``."""
         return {
             "stays_on_dealer_win": self.stays_on_dealer_win,
             "stays_on_draw": self.stays_on_draw,
             "rounds": self.rounds,
             "seat_changes": self.seat_changes,
+            "goes_on_after_false_claim": self.goes_on_after_false_claim,
         }
 
 
@@ -438,6 +445,10 @@ class RuleSet(ABC):
     #: What the rules do with a win declared that is none (a score sheet's note to the
     #: referee): the penalty, and what becomes of the hand.
     false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"
+    #: The penalty kinds a score sheet books for a false claim, where the hand goes on
+    #: after one (:attr:`Deal.goes_on_after_false_claim`): MCR tells 错和 (``wrong_win``)
+    #: from 诈和 (``false_win``); Zhenjiang has 诈胡 (``false_win``) alone. Default: none.
+    false_claim_kinds: ClassVar[tuple[str, ...]] = ()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -56,11 +56,14 @@ class McrRuleSet(RuleSet):
     score_alike = (T.FLOWERS,)
     #: seed 003: 4 rounds of 4 hands, the deal passes every hand (不设连庄), seats change
     #: between rounds (东南走之字, 西北转上)
-    deal = Deal(rounds=4, seat_changes=True)
+    #: seed 003 六、错和与诈和的处理: after a false claim 该盘继续比赛
+    deal = Deal(rounds=4, seat_changes=True, goes_on_after_false_claim=True)
     #: seed 003, 六、错和与诈和的处理: 停和, the penalty, 该盘继续比赛
     false_claim: ClassVar[str] = (
         "错和 (penalty wrong_win) or 诈和 (false_win) as the referee rules; the hand goes on "
-        "(seed 003): when it ends, correct this hand with how it ended")
+        "(seed 003) and the claimant may not win it: rule this hand a false claim (the "
+        "hand that ends it is then recorded at its place), or correct it with how it ended")
+    false_claim_kinds: ClassVar[tuple[str, ...]] = ("wrong_win", "false_win")
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

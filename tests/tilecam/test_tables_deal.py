@@ -169,10 +169,12 @@ def test_mcr_keeps_its_fixed_schedule_whatever_the_hands(client: TestClient) -> 
     sets = client.get("/v1/rules").json()["rule_sets"]
     deals = {rs["name"]: rs["deal"] for rs in (sets.values() if isinstance(sets, dict) else sets)}
     assert deals["mcr"] == {"stays_on_dealer_win": False, "stays_on_draw": False, "rounds": 4,
-                            "seat_changes": True}
+                            "seat_changes": True, "goes_on_after_false_claim": True}
     assert deals["xiamen"] == {"stays_on_dealer_win": True, "stays_on_draw": True,
-                               "rounds": None, "seat_changes": False}
+                               "rounds": None, "seat_changes": False,
+                               "goes_on_after_false_claim": False}
     assert deals["zhenjiang"]["stays_on_draw"] is True
+    assert deals["zhenjiang"]["goes_on_after_false_claim"] is True
 
 
 def test_a_revision_stored_before_seats_were_kept_reads_with_the_mcr_schedule() -> None:

@@ -46,6 +46,9 @@ WINDS: tuple[str, ...] = ("E", "S", "W", "N")
 ROUNDS = 4
 HANDS_PER_ROUND = 4
 HANDS_PER_SESSION = ROUNDS * HANDS_PER_ROUND
+#: The outcome of a record ruled a false claim (错和, 诈和) where the rule set plays the
+#: hand on after one: a record of the sheet but no hand of the deal (:class:`DealWalk`).
+FALSE_CLAIM = "false_claim"
 #: The most hands a table's sheet takes when its deal can stay with a dealer (Xiamen,
 #: Zhenjiang) or its session has no fixed end (Xiamen plays by time).
 MOST_HANDS = 400
@@ -109,6 +112,10 @@ class Place:
     #: rule set plays with chip stacks (Xiamen: 100 each); None elsewhere. Set by the
     #: sheet (:func:`tilecam.tables.places.places_of`), which knows the hands' payments.
     stacks: tuple[int, ...] | None = field(default=None, repr=False)
+    #: Seat winds of the players who made a false claim earlier in this same hand, where
+    #: the rule set plays the hand on after one (:class:`scoring.rulesets.base.Deal`'s
+    #: ``goes_on_after_false_claim``): they may not win it (停和, seed 003).
+    barred: tuple[str, ...] = field(default=(), repr=False)
 
     def seat_winds(self) -> dict[str, int]:
         """Seat wind (门风) of this hand → player position; ``"E"`` is the dealer."""
@@ -139,7 +146,8 @@ def place(number: int) -> Place:
 @dataclass(frozen=True)
 class Played:
     """What the deal needs of a recorded hand: its ``outcome`` (``win``, ``draw``,
-    ``pending`` or ``void``) and the seat wind of its ``winner`` (None when not known)."""
+    ``pending``, ``void`` or ``false_claim``) and the seat wind of its ``winner`` (the
+    claimant of a false claim; None when not known)."""
 
     outcome: str
     winner: str | None = None
@@ -174,6 +182,9 @@ class DealWalk:
     """The deal followed hand by hand: :meth:`place` is the place of the next hand,
     :meth:`advance` records what that hand did. The deal passes counter-clockwise after
     each hand unless ``deal`` keeps it; a round ends when it has passed all four seats.
+    A false claim (outcome ``false_claim``, where ``deal.goes_on_after_false_claim``)
+    is a record of its own but no hand of the deal: the next record is the same hand
+    played on, at the same seats and streak, its claimant ``barred`` from winning it.
     A caller that changes a hand before advancing past it (a referee's correction scored
     again, :func:`tilecam.tables.sheet.correct_hand`) reads every later place in one walk.
 
@@ -181,6 +192,10 @@ class DealWalk:
     >>> walk = DealWalk(Deal(stays_on_dealer_win=True, rounds=None))
     >>> walk.place().dealer, walk.advance(Played("win", "E")), walk.place().repeats
     (0, None, 1)
+    >>> walk = DealWalk(Deal(goes_on_after_false_claim=True))
+    >>> walk.advance(Played("false_claim", "S"))
+    >>> p = walk.place(); p.number, p.hand_in_round, p.dealer, p.barred
+    (2, 1, 0, ('S',))
     """
 
     def __init__(self, deal: Deal) -> None:
@@ -188,6 +203,7 @@ class DealWalk:
         self._number, self._round, self._seat, self._in_round = 1, 1, 0, 1
         self._repeats = self._draws = 0
         self._assumed: int | None = None
+        self._barred: tuple[str, ...] = ()
 
     def place(self) -> Place:
         """The place of the hand not yet advanced past."""
@@ -195,10 +211,17 @@ class DealWalk:
         return Place(number=self._number, round=self._round, hand_in_round=self._in_round,
                      prevalent_wind=WINDS[(self._round - 1) % 4], dealer=seating[self._seat],
                      seating=seating, repeats=self._repeats, draws=self._draws,
-                     assumed_after=self._assumed)
+                     assumed_after=self._assumed, barred=self._barred)
 
     def advance(self, hand: Played) -> None:
-        """Record what the hand at :meth:`place` did; the walk moves to the next hand."""
+        """Record what the hand at :meth:`place` did; the walk moves to the next hand (or,
+        after a false claim the hand is played on after, to the next record of it)."""
+        if hand.outcome == FALSE_CLAIM and self.deal.goes_on_after_false_claim:
+            self._number += 1
+            if hand.winner is not None and hand.winner not in self._barred:
+                self._barred = (*self._barred, hand.winner)
+            return
+        self._barred = ()
         if (self._assumed is None and self.deal.stays_on_dealer_win
                 and hand.outcome == "pending" and hand.winner is None):
             self._assumed = self._number  # who won decides who deals next

@@ -110,14 +110,17 @@ def report_of(rev: HandRevision) -> HandReport:
 
 def moved(a: flow.Place, b: flow.Place) -> bool:
     """Whether a hand scored at place ``a`` may score otherwise at ``b``: who holds each
-    seat, the round's wind, the dealer's streak or the players' chips differ."""
+    seat, the round's wind, the dealer's streak, the players' chips or who may not win
+    it after a false claim (``barred``) differ."""
     return (a.seat_winds() != b.seat_winds() or a.prevalent_wind != b.prevalent_wind
-            or a.repeats != b.repeats or a.draws != b.draws or a.stacks != b.stacks)
+            or a.repeats != b.repeats or a.draws != b.draws or a.stacks != b.stacks
+            or a.barred != b.barred)
 
 
 def why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[str]) -> str:
     """What of a later hand's place hand ``changed`` moved, for its ``reseat`` note:
-    the dealer, the seats, the dealer's streak or the chips (``names``: the players)."""
+    the dealer, the seats, the dealer's streak, the chips or who may not win it after a
+    false claim (``names``: the players)."""
     if old.dealer != new.dealer:
         return (f"hand {changed} changed who deals after it: this hand's dealer is "
                 f"{names[new.dealer]} (was {names[old.dealer]})")
@@ -126,5 +129,9 @@ def why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[st
     if (old.repeats, old.draws) != (new.repeats, new.draws):
         return (f"hand {changed} changed the dealer's streak: {new.repeats} won, "
                 f"{new.draws} drawn before this hand (was {old.repeats}, {old.draws})")
+    if old.barred != new.barred:
+        barred = ", ".join(names[new.seat_winds()[w]] for w in new.barred) or "nobody"
+        return (f"hand {changed} changed who may not win this hand after a false claim "
+                f"(停和): {barred}")
     stacks = ", ".join(f"{n} {c}" for n, c in zip(names, new.stacks or (), strict=False))
     return f"hand {changed} changed the chips the players have before this hand ({stacks})"

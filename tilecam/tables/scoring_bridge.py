@@ -195,7 +195,8 @@ def evaluate(
     review_below: float = 0.0,
 ) -> Evaluation:
     """Score ``report`` at ``place`` under ``rules``; a win that cannot be settled yet
-    (winner or discarder unknown, not a legal win) comes back ``pending`` with a note.
+    (winner or discarder unknown, not a legal win, a winner who made a false claim
+    earlier in the hand: ``place.barred``) comes back ``pending`` with a note.
 
     A hand the scorer refuses raises ``ValueError``; with ``lenient`` (a camera's
     reading, which a referee checks) it comes back ``pending`` with the scorer's reason.
@@ -223,6 +224,11 @@ def evaluate(
         return Evaluation("pending", hand, None, None, None, zero,
                           f"the scorer refused this hand: {exc}")
     data = result.to_dict()
+    if report.winner in place.barred:
+        note = (f"the player in seat {report.winner} made a false claim earlier in this hand "
+                "and may not win it (停和): a referee corrects this record with how the hand "
+                "ended")
+        return Evaluation("pending", hand, result.total, result.legal, data, zero, note)
     if not result.legal:
         why = result.details.get("reason") or f"total {result.total}"
         note = (f"not a legal win under {rules} ({why}): a referee decides — "

@@ -30,6 +30,7 @@ from tilecam.db.models import (
     utcnow,
 )
 from tilecam.tables import flow
+from tilecam.tables.false_claims import KIND_NAMES, claim_kind
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.places import (
     PlaceWalk,
@@ -233,6 +234,22 @@ def _revision(hand: Hand, number: int, action: str, table: GameTable, report: Ha
     )
 
 
+#: The fields a revision carries from the one before when only some change
+#: (:func:`next_revision`).
+_CARRIED = ("outcome", "hand_text", "recognized", "image_ref", "context", "winner",
+            "discarder", "rules", "version", "total", "legal", "score", "settlement", "seats",
+            "note")
+
+
+def next_revision(last: HandRevision, *, action: str, author: str,
+                  **changes: Any) -> HandRevision:
+    """The revision after ``last``: its content, with ``changes`` laid over it."""
+    fields = {name: getattr(last, name) for name in _CARRIED}
+    fields.update(changes)
+    return HandRevision(hand_id=last.hand_id, revision=last.revision + 1, action=action,
+                        author=author, **fields)
+
+
 @dataclass
 class Recorded:
     """A recorded hand and its current revision; ``created`` is False for a repeat post."""
@@ -365,14 +382,80 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         last = hand.revisions[-1]
         if last.outcome == "void":
             raise Conflict(f"hand {number} of table {table_id} is already void")
-        rev = HandRevision(
-            hand_id=hand.id, revision=last.revision + 1, action="void", outcome="void",
-            hand_text=last.hand_text, recognized=last.recognized, image_ref=last.image_ref,
-            context=last.context, winner=last.winner, discarder=last.discarder,
-            rules=last.rules, version=last.version, total=last.total, legal=last.legal,
-            score=last.score, settlement=[0, 0, 0, 0], seats=last.seats, note=reason.strip(),
-            author=author,
-        )
+        rev = next_revision(last, action="void", author=author, outcome="void",
+                            settlement=[0, 0, 0, 0], note=reason.strip())
+        hand.revisions.append(rev)
+        session.flush()
+        _reseat(session, table, hands, before, number, author)
+        return Recorded(hand, rev, True)
+
+    return transaction(sf, work)
+
+
+def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, author: str,
+                     reason: str, kind: str | None = None,
+                     points: int | None = None) -> Recorded:
+    """A referee rules hand ``number`` — a win declared — a false claim (错和, 诈和) where
+    the table's rules play the hand on after one (MCR seed 003, Zhenjiang seed 001): a
+    new revision, outcome ``false_claim``, whose points are the claimant's penalty
+    (``kind`` and ``points``; by default the kind :func:`claim_kind` tells and the rule
+    set's points, :func:`default_penalty`). The record then takes no place of the deal:
+    the next record is the same hand played on, its claimant barred from winning it
+    (停和), and every later record is scored again at its place (:func:`_reseat`). A
+    correction undoes the ruling with its penalty (the record is a hand of the deal
+    again); a void does too, and the record keeps a place as a void hand."""
+    import scoring
+
+    if not reason.strip():
+        raise ValueError("ruling a false claim needs a reason")
+
+    def work(session: Session) -> Recorded:
+        table = get_table(session, table_id)
+        rule_set = scoring.get_rule_set(table.rules)
+        if not deal_of(table).goes_on_after_false_claim:
+            raise ValueError(f"under {table.rules} a false claim does not leave the hand to "
+                             f"be played on: {rule_set.false_claim}")
+        lock_sheet(session, table_id)
+        hands = hands_of(session, table_id)
+        before = places_of(table, hands)
+        hand = _one_of(hands, table_id, number)
+        last = hand.revisions[-1]
+        if last.outcome == flow.FALSE_CLAIM:
+            raise Conflict(f"hand {number} of table {table_id} is already ruled a false claim")
+        if last.outcome not in ("win", "pending"):
+            raise ValueError(f"hand {number} is {last.outcome}: only a declared win can be "
+                             "ruled a false claim (correct it first)")
+        if last.winner is None:
+            raise ValueError(f"the claimant's seat of hand {number} is not known: correct "
+                             "the hand with its winner first")
+        kinds = rule_set.false_claim_kinds
+        ruling = None
+        if kind is None:
+            ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal,
+                                last.version)
+            if ruling is None:
+                raise ValueError(
+                    f"name the penalty ({' or '.join(kinds)}): hand {number}'s record does "
+                    "not tell which (no hand, a legal win, or tiles that make no hand)")
+            kind_ = ruling.kind
+        elif kind not in kinds:
+            raise ValueError(f"a false claim under {table.rules} draws {' or '.join(kinds)}, "
+                             f"not {kind!r}")
+        else:
+            kind_ = kind
+        pts = points if points is not None else default_penalty(table, kind_)[0]
+        place = before[number - 1]
+        winds = place.seat_winds()
+        deltas = penalty_deltas(kind_, winds[last.winner], pts, None)
+        if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
+            raise ValueError(f"a {kind_} penalty of {pts:,} points moves {largest:,} from one "
+                             f"player, more than the sheet records ({MOST_POINTS:,})")
+        why = f" — {ruling.why}" if ruling else ""
+        note = (f"{reason.strip()}; ruled a false claim: {KIND_NAMES.get(kind_, kind_)}, {pts} "
+                f"to each other player{why}; the hand is played on at this place and seat "
+                f"{last.winner} may not win it (停和)")
+        rev = next_revision(last, action="false_claim", author=author,
+                            outcome=flow.FALSE_CLAIM, settlement=deltas, seats=winds, note=note)
         hand.revisions.append(rev)
         session.flush()
         _reseat(session, table, hands, before, number, author)
@@ -412,6 +495,13 @@ def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
     last = hand.revisions[-1]
     if flow.session_over(deal_of(table), new):
         note += " — it now lies past the end of the session"
+    if last.outcome == flow.FALSE_CLAIM:  # the same penalty on whoever holds the seat now
+        pts = max(int(d) for d in last.settlement)
+        winds = new.seat_winds()
+        return next_revision(last, action="reseat", author=author, seats=winds,
+                                settlement=penalty_deltas("wrong_win", winds[last.winner],
+                                                          pts, None),
+                                note=f"{note}; {last.note}")
     report = report_of(last)
     try:
         ev = _evaluate(table, new, report, lenient=hand.source == "camera")

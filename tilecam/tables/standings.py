@@ -1,7 +1,8 @@
 """Standings from the score sheet: per table and per event, and the sheet as CSV.
 
-A hand counts with its latest revision (a void or pending hand counts zero);
-penalties count unless voided. Players are ranked by total points; equal totals
+A hand counts with its latest revision (a void or pending hand counts zero; a record
+ruled a false claim counts its penalty among the penalty points); penalties count unless
+voided. Players are ranked by total points; equal totals
 share a rank.
 """
 
@@ -17,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import places, sheet
+from tilecam.tables.flow import FALSE_CLAIM
 from tilecam.tables.settlement import money_apart, revision_money, revision_seats
 
 
@@ -68,6 +70,8 @@ class TableStandings:
     hands_settled: int
     hands_pending: list[int] = field(default_factory=list)
     hands_void: list[int] = field(default_factory=list)
+    #: Records ruled a false claim (错和, 诈和), the hand played on after them.
+    false_claims: list[int] = field(default_factory=list)
     #: The next hand's number; None once the session is over (its rounds played).
     next_hand: int | None = None
 
@@ -80,6 +84,7 @@ class TableStandings:
             "hands_settled": self.hands_settled,
             "hands_pending": self.hands_pending,
             "hands_void": self.hands_void,
+            "false_claims": self.false_claims,
             "complete": self.next_hand is None,
             "next_hand": self.next_hand,
             "players": [p.to_dict() for p in sorted(self.players, key=lambda p: p.rank)],
@@ -118,6 +123,11 @@ def table_standings(session: Session, table: GameTable,
             continue
         if rev.outcome == "pending":
             out.hands_pending.append(hand.number)
+            continue
+        if rev.outcome == FALSE_CLAIM:
+            out.false_claims.append(hand.number)
+            for pos, pts in enumerate(rev.settlement):
+                by_pos[pos].penalty_points += int(pts)
             continue
         out.hands_settled += 1
         for pos, pts in enumerate(rev.settlement):

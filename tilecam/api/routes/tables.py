@@ -97,6 +97,19 @@ class VoidIn(StoredIn):
     reason: str = Field(min_length=1, max_length=2000)
 
 
+class FalseClaimIn(StoredIn):
+    """A referee rules a declared win a false claim; the hand is played on."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(min_length=1, max_length=2000)
+    kind: Literal["wrong_win", "false_win"] | None = Field(
+        None, description="错和 (wrong_win) or 诈和 (false_win); default: as the record "
+        "shows (MCR: a winning shape under 8 fan or a ready hand on a tile it does not wait "
+        "on is 错和, a hand short of ready 诈和; Zhenjiang: 诈胡 false_win)")
+    points: int | None = Field(None, ge=1, le=100_000, description="points to each other "
+                               "player; default: the rules' (MCR 错和 10, 诈和 20)")
+
+
 class PenaltyIn(StoredIn):
     """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, or a
     ``payment`` (包赔) from one player to another (``to``)."""
@@ -318,6 +331,21 @@ def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
     """Referee: void the hand (it keeps its place, scores nothing; history kept)."""
     try:
         rec = sheet.void_hand(sf, table_id, number, caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _recorded_view(sf, table_id, rec, history=True)
+
+
+@router.post("/{table_id}/hands/{number}/false-claim", status_code=201,
+             dependencies=[Depends(require_json)])
+def rule_false_claim(table_id: RowId, number: RowId, body: FalseClaimIn, sf: DB,
+                     caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: rule the declared win a false claim (错和, 诈和) where the rules play the
+    hand on (MCR, Zhenjiang): the record keeps the claimant's penalty and takes no place
+    of the deal; the next record is the hand's real end (history kept)."""
+    try:
+        rec = sheet.rule_false_claim(sf, table_id, number, caller.author, body.reason,
+                                     body.kind, body.points)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     return _recorded_view(sf, table_id, rec, history=True)

@@ -1,0 +1,76 @@
+"""A win declared that is none — 错和 or 诈和 — where the rules play the hand on after it.
+
+Seed 003 (六、错和与诈和的处理) and seed 001 (诈胡): the claimant pays the penalty, may not
+win the hand (停和) and the same hand is played on (该盘继续比赛). On a score sheet the
+claim is a record of its own that takes no place of the deal
+(:class:`tilecam.tables.flow.DealWalk`): the record that follows is the hand's real end.
+This module says which penalty a claim draws when the referee does not name it.
+
+MCR tells the penalties apart by how far the claimed hand is from a win (seed 003):
+
+- 错和 (``wrong_win``, 10 to each): a winning shape short of the 8 fan (起和分);
+- 和错牌 (same penalty as 错和): ready, but the claimed tile is none of its waits;
+- 诈和 (``false_win``, 20 to each): one tile short of ready (尚差一张牌才能听牌);
+- 有意诈和 (two or more tiles short): disqualification, which the sheet does not record;
+  it books 诈和 and says so.
+
+A rule set with one kind (Zhenjiang 诈胡) always books that one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: What each penalty kind is called, for notes.
+KIND_NAMES = {"wrong_win": "错和 (wrong_win)", "false_win": "诈和 (false_win)"}
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The penalty ``kind`` a false claim draws and ``why`` (text for the note)."""
+
+    kind: str
+    why: str
+
+
+def claim_kind(rules: str, hand_text: str | None, total: int | None,
+               legal: bool | None, version: str | None = None) -> Ruling | None:
+    """The penalty a false claim of ``hand_text`` (notation, the claimed tile last) draws
+    under ``rules``, from what the scorer made of it (``total`` None: it refused the hand;
+    ``legal``); None when it cannot be told (no hand, a hand the scorer found legal, tile
+    counts that make no hand) — the referee names it then.
+
+    >>> claim_kind("mcr", "123m456p789s11z23z4z", None, None).kind  # 诈和: 1 short of ready
+    'false_win'
+    >>> claim_kind("mcr", "123m456p789s11z22z3z", None, None).kind  # waits 1z 2z: 和错牌
+    'wrong_win'
+    >>> claim_kind("mcr", "123m234p789s11z23p1p", 3, False).why
+    'a winning shape short of the minimum fan (错和)'
+    """
+    import scoring
+
+    rule_set = scoring.get_rule_set(rules)
+    kinds = rule_set.false_claim_kinds
+    if len(kinds) == 1:
+        return Ruling(kinds[0], f"{rule_set.title} has one penalty for a false claim")
+    if not kinds or hand_text is None or legal:
+        return None
+    if total is not None:
+        return Ruling("wrong_win", "a winning shape short of the minimum fan (错和)")
+    try:
+        hand = scoring.parse_hand(hand_text)
+        if not hand.standing:
+            return None
+        short = scoring.Hand(hand.melds, hand.standing[:-1], hand.flowers)
+        waits = scoring.waits(short, rules=rules, version=version)
+    except ValueError:
+        return None
+    tile = hand.standing[-1]
+    if waits.ready:
+        return Ruling("wrong_win", f"ready, but {tile} is none of its waits (和错牌, "
+                                   "penalized as 错和)")
+    if waits.shanten == 1:
+        return Ruling("false_win", f"one tile short of ready without {tile} (诈和)")
+    return Ruling("false_win", f"{waits.shanten} tiles short of ready without {tile}: seed "
+                               "003 rules that 有意诈和 (disqualification), which the sheet "
+                               "does not record; booked as 诈和")
