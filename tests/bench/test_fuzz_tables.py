@@ -35,8 +35,8 @@ def test_random_table_sessions_keep_the_sheet_right(fuzz: ModuleType) -> None:
     assert fuzz.fuzz_tables(3, 160).items == []
 
 
-def _fails_with(fuzz: ModuleType, what: str) -> None:
-    found = fuzz.fuzz_tables(3, 200).items
+def _fails_with(fuzz: ModuleType, what: str, seed: int = 3) -> None:
+    found = fuzz.fuzz_tables(seed, 200).items
     assert any(what in f for f in found), found[:5]
 
 
@@ -77,7 +77,9 @@ def test_a_void_penalty_still_counted_is_caught(
         return pens
 
     monkeypatch.setattr(standings.sheet, "penalties_of", never_void)
-    _fails_with(fuzz, "standings of")
+    # seed 1: since the false claims (sixty-fifth session) seed 3's first 200 requests
+    # void no penalty
+    _fails_with(fuzz, "standings of", seed=1)
 
 
 def test_a_camera_that_records_a_re_read_hand_again_is_caught(
@@ -198,3 +200,56 @@ def test_xiamen_chips_the_sheet_forgets_are_caught(
     monkeypatch.setattr(places, "chip_stack", lambda table: None)
     found = fuzz.fuzz_tables(1, 300).items
     assert any("chips" in f for f in found), found[:5]
+
+
+def test_a_false_claim_that_takes_a_place_of_the_deal_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 003 (该盘继续比赛): a record ruled a false claim is no hand of the deal; a sheet
+    that passes the deal after it seats every later hand wrongly."""
+    import tilecam.tables.flow as flow
+
+    original = flow.DealWalk.advance
+
+    def counted(self: Any, hand: Any) -> None:
+        if hand.outcome == flow.FALSE_CLAIM:
+            hand = flow.Played("pending", hand.winner)
+        original(self, hand)
+
+    monkeypatch.setattr(flow.DealWalk, "advance", counted)
+    _fails_with(fuzz, "seats")
+
+
+def test_a_claimant_who_wins_the_hand_played_on_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """停和 (seed 003, seed 001 诈胡者不得成牌): a win by the claimant in the hand played on
+    must not be settled."""
+    import dataclasses
+
+    import tilecam.tables.sheet as sheet
+
+    original = sheet.evaluate
+
+    def forgets(report: Any, place: Any, *args: Any, **kwargs: Any) -> Any:
+        return original(report, dataclasses.replace(place, barred=()), *args, **kwargs)
+
+    monkeypatch.setattr(sheet, "evaluate", forgets)
+    _fails_with(fuzz, "停和")
+
+
+def test_the_deal_model_plays_a_hand_on_after_a_false_claim(fuzz: ModuleType) -> None:
+    """MCR and Zhenjiang: the record after a false claim is the same hand (same dealer,
+    its claimant barred); the session's 16 MCR places do not count the claim."""
+    def hand(outcome: str, winner: str | None = None) -> Any:
+        return fuzz.HandState(outcome, [0] * 4, 1, winner, None, False, {})
+
+    hands = [hand("false_claim", "S"), hand("draw"), hand("win", "N")]
+    mcr = fuzz.model_places("mcr", hands)
+    assert [(p.seats["E"], p.index, p.barred) for p in mcr] == [
+        (0, 1, ()), (0, 1, ("S",)), (1, 2, ()), (2, 3, ())]
+    zhenjiang = fuzz.model_places("zhenjiang", hands)
+    assert [(p.seats["E"], p.barred) for p in zhenjiang] == [
+        (0, ()), (0, ("S",)), (0, ()), (1, ())]
+    assert not fuzz.model_over("mcr", fuzz.model_places("mcr", [hand("false_claim", "E")]
+                                                        + [hand("draw")] * 15)[-1], 17)

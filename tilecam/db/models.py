@@ -165,10 +165,13 @@ class Hand(Base):
 class HandRevision(Base):
     """One version of a hand's content; never updated, only appended.
 
-    ``action`` is ``record`` (the first), ``correct`` or ``void`` (referee).
+    ``action`` is ``record`` (the first), ``correct``, ``void`` or ``false_claim``
+    (referee), or ``reseat`` (scored again where an earlier hand's change moved it).
     ``outcome`` is ``win``, ``draw`` (荒庄), ``pending`` (recorded but not
-    settled: the winner is unknown or the win is not legal; a referee decides)
-    or ``void``. ``winner``/``discarder`` are seat winds of this hand
+    settled: the winner is unknown or the win is not legal; a referee decides),
+    ``void`` or ``false_claim`` (a declared win ruled 错和/诈和 where the hand is played
+    on: ``settlement`` holds the claimant's penalty and the record takes no place of
+    the deal). ``winner``/``discarder`` are seat winds of this hand
     (``"E"`` = the dealer). ``settlement`` is four integers by player position.
     """
 
