@@ -10,7 +10,8 @@ a random sequence of the table endpoints: hands posted by the table key or the a
 malformed notation, impossible seats, re-sends of a recorded ``number`` with the same or
 other content, places out of order, a hand past the session's end), referee corrections
 and voids, rulings that a hand was a false claim (错和/诈和; now and then the claimant then
-declares a win again in the hand played on), penalties and their voids, and bursts of camera frames (``POST .../frames``, read by a
+declares a win again in the hand played on), penalties and their voids, and bursts of
+camera frames (``POST .../frames``, read by a
 scripted camera in the recognizer's place: the hand on the table, that hand re-read a tile
 or a flower otherwise, a hand not complete, play, an empty table, a new hand, notation
 that does not parse, seats that contradict each other). After every request:
