@@ -217,3 +217,20 @@ def test_xiamen_false_win_ends_the_hand_so_it_is_voided_not_played_on(setup) -> 
     r = rule(client, t, 1)
     assert r.status_code == 400
     assert "void this hand" in r.json()["error"]["message"]
+
+
+def test_a_penalty_names_the_seventeenth_record_of_a_session_with_a_false_claim(setup) -> None:
+    """The 17th record of an MCR session that holds a false claim exists: a penalty may
+    name it (before, hand numbers past 16 were refused)."""
+    client, _ = setup
+    t, k = new_table(client)
+    post(client, t, k, hand=LOW_WIN, winner="W", discarder="N")
+    assert rule(client, t, 1).status_code == 201
+    for _ in range(16):
+        post(client, t, k, outcome="draw")
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 17})
+    assert r.status_code == 201, r.text
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 18})
+    assert r.status_code == 400 and "hands are 1-17" in r.json()["error"]["message"]

@@ -555,7 +555,10 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                              f"player, more than the sheet records ({MOST_POINTS:,}): check "
                              f"the table's settings {table.rule_settings or {}} or give the "
                              "points")
-        most = flow.most_hands(deal_of(table))
+        # a session's records: its hands, and more where false claims took no place
+        most = max(flow.most_hands(deal_of(table)),
+                   session.scalar(select(func.count()).select_from(Hand)
+                                  .where(Hand.table_id == table_id)) or 0)
         if hand_number is not None and not 1 <= hand_number <= most:
             raise ValueError(f"hand {hand_number} does not exist: hands are 1-{most}")
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
