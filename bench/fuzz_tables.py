@@ -160,8 +160,12 @@ def model_places(rules: str, hands: list[HandState],
     if rules == "mcr":
         out, n, barred = [], 1, ()
         for i in range(len(hands) + 1):
-            out.append(ModelPlace(seat_positions(min(n, 16)), WINDS[(n - 1) // 4 % 4], 0, 0,
-                                  (n - 1) // 4 + 1, index=n, barred=barred))
+            # past the session's end (a correction can move a hand there) the deal goes on:
+            # a fifth round, East's, the players in their round-1 seats (README)
+            seats = (seat_positions(n) if n <= 16 else
+                     {w: ((n - 1) % 4 + j) % 4 for j, w in enumerate(WINDS)})
+            out.append(ModelPlace(seats, WINDS[(n - 1) // 4 % 4], 0, 0, (n - 1) // 4 + 1,
+                                  index=n, barred=barred))
             if i < len(hands) and hands[i].outcome == "false_claim":
                 barred = (*barred, hands[i].winner) if hands[i].winner not in barred else barred
             elif i < len(hands):
@@ -530,10 +534,13 @@ class SheetRun:
                              body)
         state = table.hands.get(number)
         kind = body.get("kind")
+        if table.rules == "xiamen":  # the hand is dealt again: no ruling to make
+            self.expect(name, response, 400)
+            return
         if state is None:
             self.expect(name, response, 404)
             return
-        if table.rules == "xiamen" or state.outcome not in ("win", "pending", "false_claim"):
+        if state.outcome not in ("win", "pending", "false_claim"):
             self.expect(name, response, 400)
             return
         if state.outcome == "false_claim":

@@ -234,3 +234,16 @@ def test_a_penalty_names_the_seventeenth_record_of_a_session_with_a_false_claim(
     r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                     json={"player": 0, "kind": "deduction", "points": 5, "hand": 18})
     assert r.status_code == 400 and "hands are 1-17" in r.json()["error"]["message"]
+
+
+def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(setup) -> None:
+    """A Zhenjiang table opened with ``false_win`` 0: the ruling books no points but
+    the record still takes no place of the deal (before, it was refused: "penalty
+    points must be positive")."""
+    client, _ = setup
+    _, [(t, k)] = _new_event(client, rules="zhenjiang", tables=1, settings={"false_win": 0})
+    post(client, t, k, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    r = rule(client, t, 1)
+    assert r.status_code == 201, r.text
+    assert r.json()["points"] == {"Ann0": 0, "Bo0": 0, "Cai0": 0, "Dan0": 0}
+    assert next_hand(client, t, k)["dealer"] == "Ann0"

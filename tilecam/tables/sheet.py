@@ -446,7 +446,8 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         pts = points if points is not None else default_penalty(table, kind_)[0]
         place = before[number - 1]
         winds = place.seat_winds()
-        deltas = penalty_deltas(kind_, winds[last.winner], pts, None)
+        # a table may set its penalty to 0 (Zhenjiang false_win): a ruling, no points
+        deltas = penalty_deltas(kind_, winds[last.winner], pts, None) if pts else [0] * 4
         if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
             raise ValueError(f"a {kind_} penalty of {pts:,} points moves {largest:,} from one "
                              f"player, more than the sheet records ({MOST_POINTS:,})")
@@ -498,10 +499,9 @@ def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
     if last.outcome == flow.FALSE_CLAIM:  # the same penalty on whoever holds the seat now
         pts = max(int(d) for d in last.settlement)
         winds = new.seat_winds()
+        deltas = penalty_deltas("wrong_win", winds[last.winner], pts, None) if pts else [0] * 4
         return next_revision(last, action="reseat", author=author, seats=winds,
-                                settlement=penalty_deltas("wrong_win", winds[last.winner],
-                                                          pts, None),
-                                note=f"{note}; {last.note}")
+                             settlement=deltas, note=f"{note}; {last.note}")
     report = report_of(last)
     try:
         ev = _evaluate(table, new, report, lenient=hand.source == "camera")
