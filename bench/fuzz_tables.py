@@ -778,7 +778,9 @@ class SheetRun:
         if view["outcome"] == "win" and (unsure or not known):
             self.failures.add(f"{name}: settled with confidence "
                               f"{recognized.get('score_confidence')}, seats {body}")
-        if view["outcome"] == "pending" and not unsure and known and view.get("legal"):
+        barred = body.get("winner") in table.places()[number - 1].barred  # 停和
+        if view["outcome"] == "pending" and not unsure and known and view.get("legal") \
+                and not barred:
             self.failures.add(f"{name}: a legal, sure win with its seats left pending: "
                               f"{body} ({view.get('note')})")
 
