@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.hand import Hand, HandError, Meld
+from scoring.hand import Hand, HandError, Meld, NotAWinningHand
 from scoring.notation import format_hand, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
 from scoring.rulesets.base import (
@@ -28,6 +28,7 @@ __all__ = [
     "Hand",
     "HandError",
     "Meld",
+    "NotAWinningHand",
     "Payment",
     "RuleSet",
     "Score",

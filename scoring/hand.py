@@ -23,6 +23,11 @@ class HandError(ValueError):
     """A hand, notation or win context that cannot be scored; the message names why."""
 
 
+class NotAWinningHand(HandError):
+    """Tiles that make a hand of the right size but no winning shape: a win declared on
+    them is a false claim (错和, 诈和), not bad input."""
+
+
 MELD_KINDS = ("chow", "pung", "kong")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scoring import tiles as T
-from scoring.hand import Hand, HandError
+from scoring.hand import Hand, HandError, NotAWinningHand
 from scoring.mcr.calculator import ALL, Table, Win, best_table, fan_value, reading_texts
 from scoring.mcr.decompose import CHOW, KONG, PUNG, Reading, Set
 from scoring.mcr.fans import FANS, ORDER
@@ -136,7 +136,7 @@ def score_hand(
     win = build_win(hand, context, version)
     best = best_table(win)
     if best is None:
-        raise HandError(
+        raise NotAWinningHand(
             f"not a winning hand: {format_hand(hand)} does not form 4 sets and a pair, "
             "seven pairs, thirteen orphans, 全不靠/七星不靠 or 组合龙 with a set and a pair"
         )

@@ -446,9 +446,10 @@ class RuleSet(ABC):
     #: referee): the penalty, and what becomes of the hand.
     false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"
     #: The penalty kinds a score sheet books for a false claim, where the hand goes on
-    #: after one (:attr:`Deal.goes_on_after_false_claim`): MCR tells 错和 (``wrong_win``)
-    #: from 诈和 (``false_win``); Zhenjiang has 诈胡 (``false_win``) alone. Default: none.
-    false_claim_kinds: ClassVar[tuple[str, ...]] = ()
+    #: after one (:attr:`Deal.goes_on_after_false_claim`), each with the rules' name for
+    #: it: MCR tells 错和 (``wrong_win``) from 诈和 (``false_win``); Zhenjiang has 诈胡
+    #: (``false_win``) alone. Default: none.
+    false_claim_kinds: ClassVar[Mapping[str, str]] = {}
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -63,7 +63,7 @@ class McrRuleSet(RuleSet):
         "错和 (penalty wrong_win) or 诈和 (false_win) as the referee rules; the hand goes on "
         "(seed 003) and the claimant may not win it: rule this hand a false claim (the "
         "hand that ends it is then recorded at its place), or correct it with how it ended")
-    false_claim_kinds: ClassVar[tuple[str, ...]] = ("wrong_win", "false_win")
+    false_claim_kinds: ClassVar[Mapping[str, str]] = {"wrong_win": "错和", "false_win": "诈和"}
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

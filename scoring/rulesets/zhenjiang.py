@@ -136,7 +136,7 @@ class Zhenjiang(RuleSet):
         "诈胡 (penalty false_win); the hand goes on and the claimant may not win it (seed "
         "001): rule this hand a false claim (the hand that ends it is then recorded at its "
         "place), or correct it with how it ended")
-    false_claim_kinds: ClassVar[tuple[str, ...]] = ("false_win",)
+    false_claim_kinds: ClassVar[Mapping[str, str]] = {"false_win": "诈胡"}
     #: seed 001: after a drawn hand the dealer deals again (黄牌庄家不变); four rounds make
     #: a session (四圈为一将); after a 诈胡 扶牌后牌局继续
     deal: ClassVar[Deal] = Deal(stays_on_draw=True, rounds=4, goes_on_after_false_claim=True)

@@ -233,7 +233,8 @@ def test_a_penalty_names_the_seventeenth_record_of_a_session_with_a_false_claim(
     assert r.status_code == 201, r.text
     r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                     json={"player": 0, "kind": "deduction", "points": 5, "hand": 18})
-    assert r.status_code == 400 and "hands are 1-17" in r.json()["error"]["message"]
+    assert r.status_code == 400, r.text
+    assert "it has 17 hand(s), and the session is over" in r.json()["error"]["message"]
 
 
 def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(setup) -> None:

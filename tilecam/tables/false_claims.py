@@ -21,9 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: What each penalty kind is called, for notes.
-KIND_NAMES = {"wrong_win": "错和 (wrong_win)", "false_win": "诈和 (false_win)"}
-
 
 @dataclass(frozen=True)
 class Ruling:
@@ -52,7 +49,7 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     rule_set = scoring.get_rule_set(rules)
     kinds = rule_set.false_claim_kinds
     if len(kinds) == 1:
-        return Ruling(kinds[0], f"{rule_set.title} has one penalty for a false claim")
+        return Ruling(next(iter(kinds)), f"{rule_set.title} has one penalty for a false claim")
     if not kinds or hand_text is None or legal:
         return None
     if total is not None:

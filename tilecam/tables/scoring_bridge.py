@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scoring.hand import NotAWinningHand
 from tilecam.tables.flow import WINDS, Place, offset, wind_at_offset
 from tilecam.tables.settlement import SEAT_OFFSETS, place_payments, place_transfers
 
@@ -214,10 +215,16 @@ def evaluate(
     assert report.hand is not None
     hand = normalize_hand(report.hand)
     if report.winner is None:
+        if not lenient:  # a table's or referee's report: the hand itself must be one
+            _check_some_winner(report, place, rules, version, rule_settings, hand, rule_set)
         note = "winner seat unknown: a referee must correct this hand to settle it"
         return Evaluation("pending", hand, None, None, None, zero, note)
     try:
         result = _score(report, place, rules, version, rule_settings, hand, rule_set)
+    except NotAWinningHand as exc:  # a claim on tiles that are no win: 诈和
+        note = (f"not a winning hand under {rules} ({exc}): a referee decides — "
+                f"{rule_set.false_claim}")
+        return Evaluation("pending", hand, None, False, None, zero, note)
     except ValueError as exc:
         if not lenient:
             raise
@@ -254,12 +261,37 @@ def evaluate(
     return Evaluation("win", hand, result.total, True, data, deltas, report.note)
 
 
+def _check_some_winner(report: HandReport, place: Place, rules: str, version: str | None,
+                       rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> None:
+    """A win reported without its winner: raise the scorer's refusal (tile counts, the
+    shape, a context field the rules lack) unless the hand scores for some seat — the
+    sheet holds it pending for the referee either way, but only a hand that can be one."""
+    first: ValueError | None = None
+    for seat in WINDS:
+        if seat == report.discarder:
+            continue
+        try:
+            _score(replace(report, winner=seat), place, rules, version, rule_settings, hand,
+                   rule_set)
+            return
+        except NotAWinningHand:
+            return  # a hand, though no win: held for the referee all the same
+        except ValueError as exc:
+            first = first or exc
+    assert first is not None
+    raise first
+
+
 def _drawn(report: HandReport, place: Place, rule_set: Any,
            rule_settings: Mapping[str, Any]) -> Evaluation:
     """A drawn hand: nobody wins; the rule set's transfers of a drawn hand (Zhenjiang's
     打首搭 and 碰后打搭, seats by wind: :meth:`RuleSet.draw_transfers`) are booked, and
     named in the note."""
     hand = normalize_hand(report.hand) if report.hand else None
+    # the rule set's own fields only (HandError naming one it does not have, or a value
+    # that is wrong); its seat fields are checked by draw_transfers
+    rule_set.resolve_context({k: v for k, v in report.context.items()
+                              if k not in rule_set.seat_context})
     moves = rule_set.draw_transfers(report.context, dict(rule_settings)) if report.context else []
     deltas = place_transfers(moves, None, place.seat_winds())
     paid: dict[tuple[str, str], int] = {}

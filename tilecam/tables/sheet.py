@@ -30,7 +30,7 @@ from tilecam.db.models import (
     utcnow,
 )
 from tilecam.tables import flow
-from tilecam.tables.false_claims import KIND_NAMES, claim_kind
+from tilecam.tables.false_claims import claim_kind
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.places import (
     PlaceWalk,
@@ -118,8 +118,11 @@ def create_table(
     """
     if not name.strip():
         raise ValueError("a table needs a name")
-    if len(players) != 4 or any(not p.strip() for p in players):
-        raise ValueError("a table needs four player names (East, South, West, North)")
+    if len(players) != 4:
+        raise ValueError(f"a table needs four player names (East, South, West, North), "
+                         f"not {len(players)}")
+    if blank := [i + 1 for i, p in enumerate(players) if not p.strip()]:
+        raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
     if len({p.strip() for p in players}) != 4:
         raise ValueError("the four player names must differ")
     if any(len(p.strip()) > 200 for p in players):
@@ -336,6 +339,8 @@ def _one_of(hands: Sequence[Hand], table_id: int, number: int) -> Hand:
 def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
                  author: str, reason: str | None) -> Recorded:
     """A referee's correction: a new revision of hand ``number`` (the old ones stay)."""
+    if reason is not None and not reason.strip():
+        raise ValueError("a correction needs a reason")
 
     def work(session: Session) -> Recorded:
         table = get_table(session, table_id)
@@ -452,7 +457,7 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
             raise ValueError(f"a {kind_} penalty of {pts:,} points moves {largest:,} from one "
                              f"player, more than the sheet records ({MOST_POINTS:,})")
         why = f" — {ruling.why}" if ruling else ""
-        note = (f"{reason.strip()}; ruled a false claim: {KIND_NAMES.get(kind_, kind_)}, {pts} "
+        note = (f"{reason.strip()}; ruled a false claim: {kinds[kind_]} ({kind_}), {pts} "
                 f"to each other player{why}; the hand is played on at this place and seat "
                 f"{last.winner} may not win it (停和)")
         rev = next_revision(last, action="false_claim", author=author,
@@ -546,6 +551,9 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         else:
             pts = points
         in_money = default_money if money is None else money
+        if default_money and not in_money:
+            raise ValueError(f"give the points of a {kind} penalty paid in chips: the rules' "
+                             f"{pts} is money paid apart from the chips")
         if in_money and not money_apart(str(table.rules)):
             raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
                              "give the penalty in points")
@@ -555,12 +563,16 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                              f"player, more than the sheet records ({MOST_POINTS:,}): check "
                              f"the table's settings {table.rule_settings or {}} or give the "
                              "points")
-        # a session's records: its hands, and more where false claims took no place
-        most = max(flow.most_hands(deal_of(table)),
-                   session.scalar(select(func.count()).select_from(Hand)
-                                  .where(Hand.table_id == table_id)) or 0)
-        if hand_number is not None and not 1 <= hand_number <= most:
-            raise ValueError(f"hand {hand_number} does not exist: hands are 1-{most}")
+        if hand_number is not None:
+            # the sheet's records (more than the session's places where false claims took
+            # none), and the hand in play unless the session is over
+            hands = hands_of(session, table_id)
+            most = len(hands) + (next_place_of(table, hands) is not None)
+            if not 1 <= hand_number <= most:
+                raise ValueError(
+                    f"hand {hand_number} is not on the sheet: it has {len(hands)} hand(s)"
+                    + (f", and hand {most} is in play" if most > len(hands) else
+                       ", and the session is over"))
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)

@@ -202,7 +202,10 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             names[winds[rev.winner]] if rev.winner else "",
             names[winds[rev.discarder]] if rev.discarder else "",
             "yes" if rev.context.get("self_drawn") else "no",
-            "" if rev.total is None else rev.total, rev.revision, rev.note or "",
+            # a false claim's points are its penalty: the claimed hand's total would read
+            # as their score
+            "" if rev.total is None or rev.outcome == FALSE_CLAIM else rev.total,
+            rev.revision, rev.note or "",
             *rev.settlement, *(revision_money(rev, hand.number) if money else []),
         ])
     pens: list[Penalty] = sheet.penalties_of(session, table.id)

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
@@ -57,6 +57,11 @@ TableCaller = Annotated[Caller, Depends(require_table)]
 Wind = Literal["E", "S", "W", "N"]
 
 
+#: The most a hand's win context may hold, as JSON text (a rule set's fields are a few
+#: short values; every read of the sheet returns it).
+MOST_CONTEXT_CHARS = 2000
+
+
 class HandIn(StoredIn):
     """A hand reported by an automatic table (or a referee's corrected content)."""
 
@@ -76,6 +81,15 @@ class HandIn(StoredIn):
     context: dict[str, Any] = Field(default_factory=dict,
                                     description="rule-set win context (e.g. Xiamen gold)")
     note: str | None = Field(None, max_length=2000)
+
+    @field_validator("context")
+    @classmethod
+    def _context_size(cls, value: dict[str, Any]) -> dict[str, Any]:
+        size = len(json.dumps(value, ensure_ascii=False))
+        if size > MOST_CONTEXT_CHARS:
+            raise ValueError(f"context is {size:,} characters of JSON; at most "
+                             f"{MOST_CONTEXT_CHARS:,}")
+        return value
 
     def report(self) -> HandReport:
         return HandReport(
@@ -210,7 +224,13 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         flowers = int(fields.get("flowers", "0") or 0)
     except ValueError:
         raise ApiError(400, "invalid_request", "field flowers must be a whole number") from None
+    if not 0 <= flowers <= 8:
+        raise ApiError(400, "invalid_request",
+                       f"field flowers={flowers}: give 0-8 (there are 8 bonus tiles)")
     context: dict[str, Any] = {}
+    if len(fields.get("context", "")) > MOST_CONTEXT_CHARS:
+        raise ApiError(400, "invalid_request", f"field context is {len(fields['context']):,} "
+                       f"characters; at most {MOST_CONTEXT_CHARS:,}")
     if fields.get("context", "").strip():
         try:
             context = json.loads(fields["context"])
