@@ -23,6 +23,7 @@ LOW_WIN = "[234m,1]456p678s234s99m"  # a winning shape of 4 fan: 错和 when dec
 PLAIN_HAND = "123m456m789m123p55p"  # 清龙 and more: a legal win
 NOT_READY = "123m456p789s11z23z4z"  # without 4z one tile short of ready: 诈和
 ZJ_WIN, ZJ_WILD = "[555m,1]456m789m123p55p", {"indicator": "9s"}  # a Zhenjiang win
+ZJ_NO_WIN = "111m222p333s44z5z67z"  # 14 tiles that are no win with 9s as 百搭: 诈胡
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -137,6 +138,7 @@ def test_the_penalty_follows_how_far_the_claim_is_from_a_win(setup) -> None:
     assert "诈和" in r.json()["note"] and "one tile short of ready" in r.json()["note"]
     again = rule(client, t, 1)
     assert again.status_code == 409 and "already" in again.json()["error"]["message"]
+    assert "correct it with the hand as claimed and rule again" in again.text
     post(client, t, k, hand=PLAIN_HAND, winner="N", discarder="S")  # record 2: a legal win
     unnamed = rule(client, t, 2)
     assert unnamed.status_code == 400
@@ -146,7 +148,7 @@ def test_the_penalty_follows_how_far_the_claim_is_from_a_win(setup) -> None:
     assert named.json()["points"] == {"Ann0": 15, "Bo0": 15, "Cai0": 15, "Dan0": -45}
     post(client, t, k, outcome="draw")
     drawn = rule(client, t, 3)
-    assert drawn.status_code == 400 and "only a declared win" in drawn.json()["error"]["message"]
+    assert drawn.status_code == 409 and "only a declared win" in drawn.json()["error"]["message"]
     post(client, t, k, hand=PLAIN_HAND)  # no winner seat given
     nobody = rule(client, t, 4)
     assert nobody.status_code == 400 and "claimant" in nobody.json()["error"]["message"]
@@ -192,7 +194,8 @@ def test_zhenjiang_false_win_is_its_own_penalty_and_moves_with_the_deal(setup) -
     client, _ = setup
     t, k = new_table(client, rules="zhenjiang")
     post(client, t, k, outcome="draw")
-    post(client, t, k, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    claim = post(client, t, k, hand=ZJ_NO_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    assert claim["outcome"] == "pending" and "诈胡" in claim["note"]
     r = rule(client, t, 2)
     assert r.status_code == 201, r.text
     settings = scoring.get_rule_set("zhenjiang").resolve_settings({})
@@ -243,8 +246,85 @@ def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(setup) ->
     points must be positive")."""
     client, _ = setup
     _, [(t, k)] = _new_event(client, rules="zhenjiang", tables=1, settings={"false_win": 0})
-    post(client, t, k, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    post(client, t, k, hand=ZJ_NO_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
     r = rule(client, t, 1)
     assert r.status_code == 201, r.text
     assert r.json()["points"] == {"Ann0": 0, "Bo0": 0, "Cai0": 0, "Dan0": 0}
     assert next_hand(client, t, k)["dealer"] == "Ann0"
+
+
+def test_a_ruled_claim_is_not_voided_into_a_place_of_the_deal(setup) -> None:
+    """A void takes a place (MCR passes the deal after it): voiding a ruled claim would
+    re-seat the hand played on after it — the win moved to the player who dealt in. It
+    is refused with what to do instead."""
+    client, _ = setup
+    t, k = new_table(client)
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    assert rule(client, t, 1).status_code == 201
+    won = post(client, t, k, hand=PLAIN_HAND, winner="N", discarder="E")
+    r = client.post(f"/v1/tables/{t}/hands/1/void", json={"reason": "waive it"},
+                    headers=admin())
+    assert r.status_code == 409 and "correct it with the hand as claimed" in r.text
+    again = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert (again["revision"], again["points"]) == (won["revision"], won["points"])
+
+
+def test_the_penalty_is_inferred_only_from_a_claim_that_is_no_win(setup) -> None:
+    """A camera's complete win the scorer refused for a flag (杠上开花 without a kong) is
+    no 和错牌: the referee names the penalty. A legal Zhenjiang win is a false claim only
+    on the referee's word too (before, 诈胡 was booked on it)."""
+    client, cam = setup
+    t, k = new_table(client)
+    level = cam.show(120, PLAIN_HAND)
+    for _ in range(3):
+        got = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                          data={"winner": "S", "self_drawn": "true", "kong": "true"},
+                          files={"image": ("f.jpg", frame(level), "image/jpeg")})
+    assert got.json()["recorded"]["outcome"] == "pending", got.text
+    r = rule(client, t, 1)
+    assert r.status_code == 400 and "record does not tell which" in r.text
+    z, zk = new_table(client, rules="zhenjiang")
+    post(client, z, zk, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    r = rule(client, z, 1)
+    assert r.status_code == 400 and "legal win" in r.text and "false_win" in r.text
+    assert rule(client, z, 1, kind="false_win").status_code == 201
+
+
+def test_undoing_a_ruling_frees_the_claimant_s_held_win_for_the_referee(setup) -> None:
+    """停和 lifted: a win held pending only because its winner was barred stays pending
+    (the referee confirms it) but says so, not that the seat may not win; the next
+    record shows who is barred while the bar holds; a claim moved again and again keeps
+    one ruling in its note."""
+    client, _ = setup
+    t, k = new_table(client)
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    assert rule(client, t, 1).status_code == 201
+    assert next_hand(client, t, k)["barred"] == [{"seat": "S", "player": "Bo0"}]
+    held = post(client, t, k, hand=PLAIN_HAND, winner="S", self_drawn=True)
+    assert held["outcome"] == "pending" and "停和" in held["note"]
+    assert "barred" not in next_hand(client, t, k)
+    fix = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                      json={"hand": PLAIN_HAND, "winner": "S", "discarder": "E",
+                            "reason": "a legal win after all"})
+    assert fix.status_code == 201
+    second = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert second["outcome"] == "pending" and "no longer barred" in second["note"]
+    assert "may not win it" not in second["note"]
+
+
+def test_a_claim_moved_again_and_again_keeps_one_ruling_in_its_note(setup) -> None:
+    """Each move of a ruled claim notes why it moved and the ruling — once (before, each
+    move appended the notes before it)."""
+    client, _ = setup
+    t, k = new_table(client, rules="zhenjiang")
+    post(client, t, k, outcome="draw")
+    post(client, t, k, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
+    assert rule(client, t, 2, kind="false_win").status_code == 201
+    for winner in ("E", None, "E", None):  # hand 1 won, then drawn again: hand 2 moves
+        body = ({"outcome": "draw"} if winner is None else
+                {"hand": ZJ_WIN, "winner": winner, "self_drawn": True, "context": ZJ_WILD})
+        r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                        json={**body, "reason": "again"})
+        assert r.status_code == 201, r.text
+    claim = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
+    assert claim["action"] == "reseat" and claim["note"].count("ruled a false claim") == 1

@@ -162,8 +162,8 @@ def test_messages_name_what_is_wrong(setup) -> None:
     assert r.status_code == 400 and "player name 2 of 4 is empty" in message(r)
     z, zk = new_table(client, "zhenjiang")
     client.post(f"/v1/tables/{z}/hands", headers=bearer(zk),
-                json={"hand": "[555m,1]456m789m123p55p", "winner": "S", "self_drawn": True,
-                      "context": {"indicator": "9s"}})
+                json={"hand": "111m222p333s44z5z67z", "winner": "S", "self_drawn": True,
+                      "context": {"indicator": "9s"}})  # no win: 诈胡
     ruled = client.post(f"/v1/tables/{z}/hands/1/false-claim", headers=admin(),
                         json={"reason": "no win"})
     assert "诈胡 (false_win)" in ruled.json()["note"] and "诈和" not in ruled.json()["note"]

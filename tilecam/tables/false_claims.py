@@ -35,7 +35,9 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     """The penalty a false claim of ``hand_text`` (notation, the claimed tile last) draws
     under ``rules``, from what the scorer made of it (``total`` None: it refused the hand;
     ``legal``); None when it cannot be told (no hand, a hand the scorer found legal, tile
-    counts that make no hand) — the referee names it then.
+    counts that make no hand, a winning tile the scorer refused for another reason such
+    as an impossible win context) — the referee names it then: ruling a legal win a
+    false claim is the referee's word, never inferred.
 
     >>> claim_kind("mcr", "123m456p789s11z23z4z", None, None).kind  # 诈和: 1 short of ready
     'false_win'
@@ -43,14 +45,18 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     'wrong_win'
     >>> claim_kind("mcr", "123m234p789s11z23p1p", 3, False).why
     'a winning shape short of the minimum fan (错和)'
+    >>> claim_kind("mcr", "123456789m1235p5p", None, None) is None  # 5p wins: not 和错牌
+    True
     """
     import scoring
 
     rule_set = scoring.get_rule_set(rules)
     kinds = rule_set.false_claim_kinds
+    if not kinds or legal:
+        return None
     if len(kinds) == 1:
         return Ruling(next(iter(kinds)), f"{rule_set.title} has one penalty for a false claim")
-    if not kinds or hand_text is None or legal:
+    if hand_text is None:
         return None
     if total is not None:
         return Ruling("wrong_win", "a winning shape short of the minimum fan (错和)")
@@ -58,6 +64,13 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
         hand = scoring.parse_hand(hand_text)
         if not hand.standing:
             return None
+        scoring.score(hand, rules=rules, version=version)
+        return None  # the tiles form a win: the scorer refused the claim for something else
+    except scoring.NotAWinningHand:
+        pass
+    except ValueError:
+        return None
+    try:
         short = scoring.Hand(hand.melds, hand.standing[:-1], hand.flowers)
         waits = scoring.waits(short, rules=rules, version=version)
     except ValueError:

@@ -387,6 +387,10 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         last = hand.revisions[-1]
         if last.outcome == "void":
             raise Conflict(f"hand {number} of table {table_id} is already void")
+        if last.outcome == flow.FALSE_CLAIM:
+            raise Conflict(f"hand {number} of table {table_id} is ruled a false claim, which "
+                           "takes no place of the deal, and a void would give it one: to "
+                           "undo the ruling, correct it with the hand as claimed")
         rev = next_revision(last, action="void", author=author, outcome="void",
                             settlement=[0, 0, 0, 0], note=reason.strip())
         hand.revisions.append(rev)
@@ -426,10 +430,12 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
         if last.outcome == flow.FALSE_CLAIM:
-            raise Conflict(f"hand {number} of table {table_id} is already ruled a false claim")
+            raise Conflict(f"hand {number} of table {table_id} is already ruled a false claim "
+                           "(to change its penalty, correct it with the hand as claimed and "
+                           "rule again)")
         if last.outcome not in ("win", "pending"):
-            raise ValueError(f"hand {number} is {last.outcome}: only a declared win can be "
-                             "ruled a false claim (correct it first)")
+            raise Conflict(f"hand {number} is {last.outcome}: only a declared win can be "
+                           "ruled a false claim (correct it first)")
         if last.winner is None:
             raise ValueError(f"the claimant's seat of hand {number} is not known: correct "
                              "the hand with its winner first")
@@ -439,9 +445,11 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
             ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal,
                                 last.version)
             if ruling is None:
-                raise ValueError(
-                    f"name the penalty ({' or '.join(kinds)}): hand {number}'s record does "
-                    "not tell which (no hand, a legal win, or tiles that make no hand)")
+                why = ("it is a legal win, which is a false claim only on the referee's word"
+                       if last.legal else "its record does not tell which (no hand, or tiles "
+                       "the scorer refused for another reason than the shape)")
+                raise ValueError(f"name the penalty ({' or '.join(kinds)}) to rule hand "
+                                 f"{number} a false claim: {why}")
             kind_ = ruling.kind
         elif kind not in kinds:
             raise ValueError(f"a false claim under {table.rules} draws {' or '.join(kinds)}, "
@@ -487,17 +495,19 @@ def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
         if (hand.number > changed and hand.revisions[-1].outcome != "void"
                 and moved(old, new)):
             note = f"{why_moved(changed, old, new, names)}; scored again"
-            hand.revisions.append(_rescored(table, hand, new, note, author))
+            hand.revisions.append(_rescored(table, hand, old, new, note, author))
             rescored.append(hand.number)
         walk.advance(hand)  # the hands after it read its current revision (its chips)
     session.flush()
     return rescored
 
 
-def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
+def _rescored(table: GameTable, hand: Hand, old: flow.Place, new: flow.Place, note: str,
               author: str) -> HandRevision:
-    """Hand's ``reseat`` revision: its last report scored again at place ``new``; a
-    pending hand stays pending, one the scorer now refuses becomes pending with why."""
+    """Hand's ``reseat`` revision: its last report, scored at place ``old``, scored again
+    at place ``new``; a pending hand stays pending (a win held only because its winner
+    was barred after a false claim says it may count now), one the scorer now refuses
+    becomes pending with why; a false claim keeps its ruling and penalty."""
     last = hand.revisions[-1]
     if flow.session_over(deal_of(table), new):
         note += " — it now lies past the end of the session"
@@ -505,8 +515,9 @@ def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
         pts = max(int(d) for d in last.settlement)
         winds = new.seat_winds()
         deltas = penalty_deltas("wrong_win", winds[last.winner], pts, None) if pts else [0] * 4
+        ruling = next(r for r in reversed(hand.revisions) if r.action == "false_claim")
         return next_revision(last, action="reseat", author=author, seats=winds,
-                             settlement=deltas, note=f"{note}; {last.note}")
+                             settlement=deltas, note=f"{note}; {ruling.note}")
     report = report_of(last)
     try:
         ev = _evaluate(table, new, report, lenient=hand.source == "camera")
@@ -514,8 +525,12 @@ def _rescored(table: GameTable, hand: Hand, new: flow.Place, note: str,
         ev = Evaluation("pending", last.hand_text, None, None, None, [0, 0, 0, 0],
                         f"the scorer refused this hand: {exc}")
     if last.outcome == "pending" and ev.outcome == "win":
-        ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0],
-                        last.note)
+        held = last.note
+        if last.winner in old.barred and last.winner not in new.barred:
+            held = (f"seat {last.winner} is no longer barred from winning this hand (no false "
+                    "claim before it now): a referee confirms the win (a correction) before "
+                    "it counts")
+        ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0], held)
     return _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
                      f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
                      new)

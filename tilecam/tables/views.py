@@ -59,7 +59,8 @@ def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
     streak (``dealer_repeats``: hands in a row before it the dealer won and dealt again,
     连庄; ``drawn_hands``: drawn hands in a row before it, 臭庄) and, when an earlier hand's
     winner is not known yet, ``assumed_after``: that hand's number (the deal was taken to
-    pass after it, so this place may move when a referee settles it)."""
+    pass after it, so this place may move when a referee settles it); ``barred``: the
+    players who made a false claim earlier in this hand and may not win it (停和)."""
     names = [p.name for p in table.players]
     out: dict[str, Any] = {
         "number": place.number,
@@ -75,6 +76,9 @@ def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
         out["assumed_after"] = place.assumed_after
     if place.stacks is not None:  # Xiamen: chips each player has before the hand (课)
         out["chips"] = {names[i]: c for i, c in enumerate(place.stacks)}
+    if place.barred:  # 停和: made a false claim earlier in this hand, may not win it
+        winds = place.seat_winds()
+        out["barred"] = [{"seat": w, "player": names[winds[w]]} for w in place.barred]
     return out
 
 

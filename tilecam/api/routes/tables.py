@@ -66,8 +66,9 @@ class HandIn(StoredIn):
     """A hand reported by an automatic table (or a referee's corrected content)."""
 
     model_config = ConfigDict(extra="forbid")
-    number: int | None = Field(None, ge=1, description="the hand's place (1-16 under MCR); makes a "
-                               "re-send idempotent; default: the next place")
+    number: int | None = Field(None, ge=1, description="the hand's number on the sheet (1-16 "
+                               "under MCR, more where a false claim was ruled); makes a "
+                               "re-send idempotent; default: the next")
     outcome: Literal["win", "draw"] = "win"
     hand: str | None = Field(None, max_length=200,
                              description="the winning hand in notation, winning tile last")
