@@ -175,6 +175,9 @@ def test_ruling_moves_the_later_records_and_a_correction_moves_them_back(setup) 
     assert third["dealer"] == "Bo0" and third["hand_in_round"] == 2
     assert third["action"] == "reseat" and third["winner"]["player"] == "Ann0"
     assert "hand 1 changed who deals after it" in third["note"]
+    # the history names who sat where at each revision (the review of this session)
+    history = client.get(f"/v1/tables/{t}/hands/3", headers=admin()).json()["history"]
+    assert [h["seats"]["E"] for h in history] == ["Cai0", "Bo0"]
     second = client.get(f"/v1/tables/{t}/hands/2", headers=bearer(k)).json()
     assert second["dealer"] == "Ann0" and second["hand_in_round"] == 1
     fix = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),

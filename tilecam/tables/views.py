@@ -124,8 +124,12 @@ def hand_view(hand: Hand, table: GameTable, place: flow.Place, history: bool = F
     rev = current or hand.revisions[-1]
     out = {"table_id": table.id, **place_view(table, place), "source": hand.source,
            "created_at": _iso(hand.created_at), **revision_view(rev, table, hand.number)}
-    if history:
-        out["history"] = [revision_view(r, table, hand.number) for r in hand.revisions]
+    if history:  # each revision with the seats it was scored with (who sat where then)
+        names = [p.name for p in table.players]
+        out["history"] = [
+            {**revision_view(r, table, hand.number),
+             "seats": {w: names[p] for w, p in revision_seats(r, hand.number).items()}}
+            for r in hand.revisions]
     return out
 
 
