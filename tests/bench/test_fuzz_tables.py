@@ -186,7 +186,9 @@ def test_a_xiamen_dealer_streak_left_out_of_the_base_is_caught(
     """The dealer's 底 doubles for each hand in a row won (连庄) and drawn (臭庄) before."""
     monkeypatch.setattr(bridge, "PLACE_FIELDS", tuple(
         f for f in bridge.PLACE_FIELDS if f not in ("dealer_repeats", "drawn_hands")))
-    found = fuzz.fuzz_tables(1, 300).items
+    # seed 4: since the false claims (sixty-fifth session) seed 1's first 300 requests
+    # settle no Xiamen dealer win after a streak
+    found = fuzz.fuzz_tables(4, 300).items
     assert any("底" in f for f in found), found[:5]
 
 

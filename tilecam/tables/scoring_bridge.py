@@ -222,8 +222,7 @@ def evaluate(
     try:
         result = _score(report, place, rules, version, rule_settings, hand, rule_set)
     except NotAWinningHand as exc:  # a claim on tiles that are no win: 诈和
-        note = (f"not a winning hand under {rules} ({exc}): a referee decides — "
-                f"{rule_set.false_claim}")
+        note = f"{exc} (under {rules}): a referee decides — {rule_set.false_claim}"
         return Evaluation("pending", hand, None, False, None, zero, note)
     except ValueError as exc:
         if not lenient:
