@@ -70,8 +70,11 @@ def version_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:  # importing every command takes a moment: Ctrl-C then is no traceback either
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        return 130
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

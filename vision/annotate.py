@@ -81,15 +81,44 @@ def annotate(
     return out
 
 
-def save_image(path: str | Path, image: npt.NDArray[np.uint8]) -> Path:
-    """Write ``image`` to ``path`` (format from the suffix); ``ValueError`` if it cannot."""
+#: File name endings an annotated image may be written to.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
+
+
+def target_problem(path: str | Path) -> str | None:
+    """Why an annotated image cannot be written to ``path`` (checked before the work that
+    makes it), or None: a name without an image ending, a folder that does not exist or
+    cannot be written, a folder where the file should be.
+
+    >>> target_problem("out.gif")
+    'cannot write out.gif: end the name in .jpg, .png or .webp'
+    >>> target_problem("/no/such/folder/out.jpg")
+    'cannot write /no/such/folder/out.jpg: folder /no/such/folder does not exist'
+    """
+    import os
+
     p = Path(path)
+    if p.suffix.lower() not in IMAGE_SUFFIXES:
+        return f"cannot write {p}: end the name in .jpg, .png or .webp"
     if not p.parent.is_dir():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
+        return f"cannot write {p}: folder {p.parent} does not exist"
+    if p.is_dir():
+        return f"cannot write {p}: it is a folder"
+    if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        return f"cannot write {p}: no permission to write there"
+    return None
+
+
+def save_image(path: str | Path, image: npt.NDArray[np.uint8]) -> Path:
+    """Write ``image`` to ``path`` (format from the suffix); ``ValueError`` if it cannot
+    (:func:`target_problem`, or the encoder refusing it)."""
+    p = Path(path)
+    if (problem := target_problem(p)) is not None:
+        raise ValueError(problem)
     try:
         ok = cv2.imwrite(str(p), image)
     except cv2.error:
         ok = False
     if not ok:
-        raise ValueError(f"cannot write {p}: use a .jpg, .png or .webp file name")
+        raise ValueError(f"cannot write {p}: the image could not be encoded there")
     return p

@@ -219,11 +219,13 @@ def hand_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> 
 def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> float | None:
     """The calibrated probability that ``rec``'s tile multiset is right up to the codes
     its rule set scores alike (see module doc): the hand confidence for a rule set with
-    none; None without a calibration, or without a ``score`` fit when it is needed."""
+    none; None without a calibration, or without a ``score`` fit when it is needed. A
+    reading with no tiles lies outside the score fit (its floor probability, weighed
+    negatively there, gave 0.9995 for a blank photo): it takes the hand confidence."""
     from scoring.rulesets import get_rule_set
 
     alike = get_rule_set(rec.rules).score_alike
-    if not alike:
+    if not alike or not len(rec.detections):
         return hand_confidence(rec, calibration)
     fit = calibration.get("score") if calibration is not None else None
     if fit is None:

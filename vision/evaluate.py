@@ -35,6 +35,7 @@ from vision.classes import BACK, BONUS, CLASSES
 from vision.data.photos import source_stem, tightness
 from vision.detections import Detections
 from vision.imageio import image_size_from_header
+from vision.manifest import ModelError
 from vision.postprocess import iou_matrix
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
@@ -633,6 +634,8 @@ def evaluate(
         np.add.at(support, gt_ids, 1)
         try:
             det = detect(sample.image)
+        except ModelError:
+            raise  # the model, not the image: one error, not every image unreadable
         except ValueError as exc:
             np.add.at(fn, gt_ids, 1)
             n = len(gt_ids)

@@ -404,12 +404,12 @@ def _alternative(
     return entry
 
 
-def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
+def check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     """A rule set that exists (:class:`scoring.HandError` naming the known ones) and a
     context that is a mapping (TypeError), checked before any work.
 
-    >>> _check_request("mcr", {"self_drawn": True})
-    >>> _check_request("mcr", ["self_drawn"])
+    >>> check_request("mcr", {"self_drawn": True})
+    >>> check_request("mcr", ["self_drawn"])
     Traceback (most recent call last):
     ...
     TypeError: context must be a mapping of win-context fields, e.g. {'self_drawn': True}, not list
@@ -424,10 +424,19 @@ def _check_request(rules: str, context: Mapping[str, Any] | None) -> None:
         raise TypeError("context must be a mapping of win-context fields, e.g. "
                         f"{{'self_drawn': True}}, not {type(context).__name__}")
     # the win context as the scorer will take it: a self-draw with a discarder, a bad
-    # seat or an unknown rule-set field is refused now, not reported as "unscorable"
+    # seat, an unknown rule-set field, setting or version is refused now, not reported
+    # as "unscorable"
     ctx = _split_context(context)[0]
-    ctx.pop("settings", None)
-    ctx.pop("version", None)
+    settings = ctx.pop("settings", None) or {}
+    if not isinstance(settings, Mapping):
+        raise scoring.HandError(f"settings must be a mapping of name to value, not "
+                                f"{type(settings).__name__}")
+    given = dict(settings)
+    if (version := ctx.pop("version", None)) is not None:
+        if "version" not in rule_set.settings():
+            raise scoring.HandError(f"rules {rules!r} have no versions")
+        given["version"] = version
+    rule_set.resolve_settings(given)
     generic = {f.name: ctx.pop(f.name) for f in dataclasses.fields(WinContext)
                if f.name != "extra" and f.name in ctx}
     WinContext(**generic, extra=rule_set.resolve_context(ctx))
@@ -455,7 +464,7 @@ def recognize_detections(
     reading: the hand is first read without them, and read with them only when that
     first reading scores no win — a hand over its size is more often an extra box or a
     flower read as a kind than a kong laid flat, which those rules mend first."""
-    _check_request(rules, context)
+    check_request(rules, context)
     params = layout_params or LayoutParams()
     dets = below_threshold_as_weak(dets)
     given = _Given(rules, context, image, ms, calibration, flip_sideways)
@@ -728,7 +737,7 @@ def recognize(
     from vision.detect import detect, load_detector
     from vision.imageio import load_image
 
-    _check_request(rules, context)  # before the detector's time is spent
+    check_request(rules, context)  # before the detector's time is spent
     name = str(image) if isinstance(image, str) else None
     t0 = time.perf_counter()
     pixels = load_image(image)

@@ -20,25 +20,26 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from tilecam.db import make_engine, upgrade
+    from tilecam.db.engine import parsed_url
     from tilecam.db.migrate import current_revision, head_revision
     from tilecam.settings import get_settings
 
     url = args.url or get_settings().sqlalchemy_url
+    shown = parsed_url(url).render_as_string(hide_password=True)  # ValueError: no URL
     if args.action == "current" and _missing_sqlite_file(url):
-        print(f"{url}: no database yet (tilecam db upgrade, or the service's first use, "
+        print(f"{shown}: no database yet (tilecam db upgrade, or the service's first use, "
               "makes it)")
         return 0
+    engine = make_engine(url)
     try:
-        engine = make_engine(url)
         if args.action == "upgrade":
             upgrade(engine)
         rev = current_revision(engine)
     except SQLAlchemyError as exc:
-        raise ValueError(f"cannot use the database {engine.url.render_as_string()}: "
+        raise ValueError(f"cannot use the database {shown}: "
                          f"{exc.__class__.__name__}: {str(exc).splitlines()[0]}") from None
     finally:
-        if "engine" in locals():
-            engine.dispose()
+        engine.dispose()
     head = head_revision()
     state = "up to date" if rev == head else f"behind (newest is {head})"
     print(f"{engine.url.render_as_string(hide_password=True)}: revision {rev or 'none'}, {state}")

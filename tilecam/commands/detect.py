@@ -60,17 +60,14 @@ def tile_records(det: Any) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.annotate import annotate, save_image
+    from vision.annotate import annotate, save_image, target_problem
     from vision.detect import load_detector
     from vision.imageio import ImageError, load_image
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
-    if args.annotate is not None:
-        if args.annotate.suffix.lower() not in (".jpg", ".jpeg", ".png", ".webp", ".bmp"):
-            raise ValueError(f"--annotate: {args.annotate} must end in .jpg, .png or .webp")
-        if not args.annotate.parent.is_dir():
-            raise ValueError(f"--annotate: folder {args.annotate.parent} does not exist")
+    if args.annotate is not None and (problem := target_problem(args.annotate)) is not None:
+        raise ValueError(f"--annotate: {problem}")
     options = {"conf": args.conf} if args.conf is not None else {}
     detector = load_detector(args.model_dir, **options)
     failed = 0

@@ -62,12 +62,17 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
     if not 0 < args.iou <= 1:
         raise ValueError(f"--iou must be in (0, 1], got {args.iou}")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be 1 or more images, not {args.limit}")
     samples = select_copies(load_dataset(args.dataset, args.split), args.copies)
     if args.limit is not None:
-        samples = samples[: max(0, args.limit)]
+        samples = samples[: args.limit]
     backend = open_backend(args.weights) if args.weights else None
     setup = evaluation_detector(args.model_dir, conf=args.conf, backend=backend)
     detector = setup.detector
+    # the weights evaluated, in the pipeline of the model folder's manifest
+    model = (f"{args.weights} in {detector.name}'s pipeline" if args.weights
+             else detector.name)
 
     tty = sys.stderr.isatty()
 
@@ -89,10 +94,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = report.to_dict()
         out.update(
-            dataset=str(args.dataset), split=args.split, copies=args.copies, model=detector.name
+            dataset=str(args.dataset), split=args.split, copies=args.copies, model=model
         )
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(f"{args.dataset} [{args.split}, {args.copies} copies], model {detector.name}")
+        print(f"{args.dataset} [{args.split}, {args.copies} copies], model {model}")
         print(report.format())
     return 0

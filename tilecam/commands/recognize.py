@@ -39,6 +39,10 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+#: Below this hand confidence the reading asks for a check, as the phone page does.
+CHECK_BELOW = 0.7
+
+
 def build_context(args: argparse.Namespace) -> dict[str, Any]:
     """The ``context`` mapping of :func:`vision.recognize.recognize` from the flags (the
     same win flags, settings and rule context as ``tilecam score``)."""
@@ -90,6 +94,9 @@ def describe(result: dict[str, Any]) -> str:
             f"hand confidence: {result['hand_confidence']:.0%} "
             "(share of such readings with every tile right, calibrated on real photos)"
         )
+        if result["hand_confidence"] < CHECK_BELOW:  # as the phone page asks
+            lines.append("check the tiles against the photo: readings this sure get every "
+                         "tile right less than 70 % of the time (--annotate marks them)")
     sc, hc = result.get("score_confidence"), result.get("hand_confidence")
     if sc is not None and hc is not None and tiles and round(sc, 2) != round(hc, 2):
         lines.append(
@@ -137,17 +144,22 @@ def describe(result: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from vision.annotate import target_problem
     from vision.imageio import load_image
-    from vision.recognize import recognize
+    from vision.recognize import check_request, recognize
 
+    context = build_context(args)
+    check_request(args.rules, context)  # a bad rule set, setting or field: before the photo
+    if args.annotate and (problem := target_problem(args.annotate)) is not None:
+        raise ValueError(f"--annotate: {problem}")  # before the work, not after it
     path = Path(args.image)
-    pixels = load_image(str(path))  # first: a missing or bad file fails before a model loads
+    pixels = load_image(str(path))  # a missing or bad file fails before a model loads
     detector = None
     if args.model:
         from vision.detect import load_detector
 
         detector = load_detector(args.model)
-    rec = recognize(pixels, rules=args.rules, context=build_context(args), detector=detector)
+    rec = recognize(pixels, rules=args.rules, context=context, detector=detector)
     out = rec.to_dict()
     out["image"] = str(path)
     if args.annotate:

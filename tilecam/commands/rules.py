@@ -110,4 +110,6 @@ def _text(value: Any) -> str:
         return '""'
     if isinstance(value, list):  # a group of codes, e.g. one of score_alike
         return " ".join(map(_text, value))
+    if isinstance(value, dict):  # e.g. the deal: "rounds 4, seat changes true"
+        return ", ".join(f"{k.replace('_', ' ')} {_text(v)}" for k, v in value.items())
     return str(value)

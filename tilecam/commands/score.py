@@ -5,7 +5,7 @@ Examples::
     tilecam score "[EEE,2][SSSS,1]WWWNN55pN" --self-drawn
     tilecam score 555666777p5556s7s --self-drawn --json
     tilecam score --batch hands.txt --json      # one "HAND [flags]" per line
-    tilecam score HAND --rules xiamen --set dealer_base=16 --context gold=5p
+    tilecam score HAND --rules xiamen --set base_dealer=16 --context gold=5p
 """
 
 from __future__ import annotations

@@ -57,12 +57,19 @@ def port_number(text: str) -> int:
 
 def check_runtime_settings() -> None:
     """Raise ValueError naming a bad ``TILECAM_THREADS`` or ``TILECAM_SPIN`` (read by the
-    model's runtime, not :mod:`tilecam.settings`) before the service starts: otherwise it
-    would start, and answer every photo 503 when the model failed to load."""
+    model's runtime, not :mod:`tilecam.settings`) or a database URL that is none, before
+    the service starts: otherwise it would start, and answer every photo 503 when the
+    model failed to load, or every table request 503 "try again"."""
+    from tilecam.db.engine import parsed_url
+    from tilecam.settings import get_settings
     from vision.backends.onnx import default_threads, spinning
 
     default_threads()
     spinning()
+    try:
+        parsed_url(get_settings().sqlalchemy_url)
+    except ValueError as exc:
+        raise ValueError(f"TILECAM_DATABASE_URL: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -174,6 +174,15 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
     if args.retries < 0:
         raise ValueError(f"--retries must be 0 or more, not {args.retries}")
+    for name, value, least in (("--max-frames", args.max_frames, 0),
+                               ("--max-side", args.max_side, 1), ("--table", args.table, 1)):
+        if value < least:
+            raise ValueError(f"{name} must be {least} or more, not {value}")
+    from urllib.parse import urlsplit
+
+    if urlsplit(args.server).scheme not in ("http", "https") or not urlsplit(args.server).netloc:
+        raise ValueError(f"--server {args.server!r}: give the server's URL with http:// or "
+                         "https://, e.g. http://127.0.0.1:8000")
     posted = recorded = 0
     stream = frames(args.source, args.every)
     try:

@@ -12,8 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 _engines: dict[str, Engine] = {}
@@ -30,13 +31,41 @@ def _sqlite_file(url: str) -> Path | None:
     return Path(parsed.database)
 
 
+#: What a database URL looks like, for messages.
+URL_FORMS = "sqlite:///FILE or postgresql://USER@HOST:PORT/DB"
+
+
+def parsed_url(url: str) -> URL:
+    """``url`` parsed; ValueError naming what is wrong — no URL, a port that is no
+    number, a database tilecam does not use — without repeating the URL (it may hold a
+    password).
+
+    >>> parsed_url("sqlite:///t.db").database
+    't.db'
+    >>> parsed_url("bogus")
+    Traceback (most recent call last):
+    ...
+    ValueError: the database URL does not parse as one: use sqlite:///FILE or postgresql://USER@HOST:PORT/DB
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"the database URL does not parse as one: use {URL_FORMS}") from None
+    except ValueError as exc:  # e.g. a port that is no number
+        raise ValueError(f"the database URL does not parse ({exc}): use {URL_FORMS}") from None
+    if not parsed.drivername.startswith(("sqlite", "postgresql", "postgres")):
+        raise ValueError(f"unsupported database URL {parsed.drivername!r}: use {URL_FORMS}")
+    return parsed
+
+
 def make_engine(url: str) -> Engine:
     """A new engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://…``).
 
     For SQLite the parent folder of the file is created. A bare ``postgresql://``
-    URL is given the psycopg (3) driver.
+    URL is given the psycopg (3) driver. A URL that is none raises ValueError
+    (:func:`parsed_url`).
     """
-    parsed = make_url(url)
+    parsed = parsed_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.drivername.startswith("sqlite"):
