@@ -225,9 +225,11 @@ def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) ->
     from scoring.rulesets import get_rule_set
 
     alike = get_rule_set(rec.rules).score_alike
-    if not alike or not len(rec.detections):
+    if not alike:
         return hand_confidence(rec, calibration)
     fit = calibration.get("score") if calibration is not None else None
     if fit is None:
         return None
+    if not len(rec.detections):
+        return hand_confidence(rec, calibration)
     return logistic(score_features(rec, alike), fit["features"], fit["coef"], fit["intercept"])
