@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
-from test_tables_helpers import FakeCamera, admin, client_for, database_url, frame, make_app
+from test_tables_helpers import admin, bearer, frame, new_table
 from test_tables_helpers import new_event as _new_event
 
 import scoring
@@ -26,21 +23,8 @@ ZJ_WIN, ZJ_WILD = "[555m,1]456m789m123p55p", {"indicator": "9s"}  # a Zhenjiang 
 ZJ_NO_WIN = "111m222p333s44z5z67z"  # 14 tiles that are no win with 9s as 百搭: 诈胡
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[TestClient,
-                                                                          FakeCamera]]:
-    app, cam = make_app(database_url(str(request.param), tmp_path), tmp_path / "data")
-    for client in client_for(app):
-        yield client, cam
 
 
-def new_table(client: TestClient, rules: str = "mcr") -> tuple[int, str]:
-    _, [(t, k)] = _new_event(client, rules=rules, tables=1)
-    return t, k
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def post(client: TestClient, t: int, k: str, **body: object) -> dict:
@@ -62,11 +46,11 @@ def standings(client: TestClient, t: int, k: str) -> dict:
     return client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
 
 
-def test_mcr_wrong_win_is_penalized_and_the_hand_played_on_at_its_place(setup) -> None:
+def test_mcr_wrong_win_is_penalized_and_the_hand_played_on_at_its_place(sheet) -> None:
     """Seed 003 (一): a win declared under 8 fan is 错和, 10 to each other player, and
     the same hand goes on — the next record is dealt by the same dealer, and the claimant
     may not win it (停和)."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     claim = post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
     assert claim["outcome"] == "pending"  # not a legal win: the referee decides
@@ -107,9 +91,9 @@ def test_mcr_wrong_win_is_penalized_and_the_hand_played_on_at_its_place(setup) -
     assert totals == {p["player"]: p["total"] for p in st["players"]}
 
 
-def test_a_session_of_sixteen_hands_takes_a_false_claim_as_a_seventeenth_record(setup) -> None:
+def test_a_session_of_sixteen_hands_takes_a_false_claim_as_a_seventeenth_record(sheet) -> None:
     """Seed 003: 16 hands make the session; a false claim is none of them."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     post(client, t, k, hand=LOW_WIN, winner="W", discarder="N")
     assert rule(client, t, 1).status_code == 201
@@ -120,12 +104,20 @@ def test_a_session_of_sixteen_hands_takes_a_false_claim_as_a_seventeenth_record(
     assert late.status_code == 409
     st = standings(client, t, k)
     assert st["complete"] and st["hands_recorded"] == 17 and st["hands_settled"] == 16
+    # a penalty may name the 17th record (before, hand numbers past 16 were refused)
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 17})
+    assert r.status_code == 201, r.text
+    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 18})
+    assert r.status_code == 400, r.text
+    assert "it has 17 hand(s), and the session is over" in r.json()["error"]["message"]
 
 
-def test_the_penalty_follows_how_far_the_claim_is_from_a_win(setup) -> None:
+def test_the_penalty_follows_how_far_the_claim_is_from_a_win(sheet) -> None:
     """Seed 003: 诈和 (one tile short of ready) costs 20 to each other player; a legal
     win ruled false must name its penalty; one claim is ruled once."""
-    client, cam = setup
+    client, cam = sheet
     t, k = new_table(client)
     level = cam.show(120, NOT_READY)
     for _ in range(3):  # the camera records what it saw: no winning hand, held pending
@@ -161,10 +153,10 @@ def test_the_penalty_follows_how_far_the_claim_is_from_a_win(setup) -> None:
     assert table_key.status_code == 403  # a referee's ruling
 
 
-def test_ruling_moves_the_later_records_and_a_correction_moves_them_back(setup) -> None:
+def test_ruling_moves_the_later_records_and_a_correction_moves_them_back(sheet) -> None:
     """A false claim ruled after later hands were recorded: each is the hand before it
     now, scored again where it falls; correcting the claim into a win undoes it."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
     post(client, t, k, outcome="draw")
@@ -190,11 +182,11 @@ def test_ruling_moves_the_later_records_and_a_correction_moves_them_back(setup) 
     assert st["false_claims"] == [] and all(p["penalty_points"] == 0 for p in st["players"])
 
 
-def test_zhenjiang_false_win_is_its_own_penalty_and_moves_with_the_deal(setup) -> None:
+def test_zhenjiang_false_win_is_its_own_penalty_and_moves_with_the_deal(sheet) -> None:
     """Seed 001 诈胡: 6 base chips to each (罚6倍底钱), the hand goes on (扶牌后牌局继续);
     a Zhenjiang dealer deals again after a drawn hand, so an earlier hand corrected from
     a draw into a win moves the claim to another player."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client, rules="zhenjiang")
     post(client, t, k, outcome="draw")
     claim = post(client, t, k, hand=ZJ_NO_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
@@ -215,9 +207,9 @@ def test_zhenjiang_false_win_is_its_own_penalty_and_moves_with_the_deal(setup) -
     assert claim["points"] == {"Ann0": each, "Bo0": each, "Cai0": -3 * each, "Dan0": each}
 
 
-def test_xiamen_false_win_ends_the_hand_so_it_is_voided_not_played_on(setup) -> None:
+def test_xiamen_false_win_ends_the_hand_so_it_is_voided_not_played_on(sheet) -> None:
     """Seed 000: after 诈胡 the dealer deals the hand again — no hand goes on."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client, rules="xiamen")
     post(client, t, k, outcome="draw")
     r = rule(client, t, 1)
@@ -225,29 +217,12 @@ def test_xiamen_false_win_ends_the_hand_so_it_is_voided_not_played_on(setup) -> 
     assert "void this hand" in r.json()["error"]["message"]
 
 
-def test_a_penalty_names_the_seventeenth_record_of_a_session_with_a_false_claim(setup) -> None:
-    """The 17th record of an MCR session that holds a false claim exists: a penalty may
-    name it (before, hand numbers past 16 were refused)."""
-    client, _ = setup
-    t, k = new_table(client)
-    post(client, t, k, hand=LOW_WIN, winner="W", discarder="N")
-    assert rule(client, t, 1).status_code == 201
-    for _ in range(16):
-        post(client, t, k, outcome="draw")
-    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
-                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 17})
-    assert r.status_code == 201, r.text
-    r = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
-                    json={"player": 0, "kind": "deduction", "points": 5, "hand": 18})
-    assert r.status_code == 400, r.text
-    assert "it has 17 hand(s), and the session is over" in r.json()["error"]["message"]
 
-
-def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(setup) -> None:
+def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(sheet) -> None:
     """A Zhenjiang table opened with ``false_win`` 0: the ruling books no points but
     the record still takes no place of the deal (before, it was refused: "penalty
     points must be positive")."""
-    client, _ = setup
+    client, _ = sheet
     _, [(t, k)] = _new_event(client, rules="zhenjiang", tables=1, settings={"false_win": 0})
     post(client, t, k, hand=ZJ_NO_WIN, winner="S", self_drawn=True, context=ZJ_WILD)
     r = rule(client, t, 1)
@@ -256,11 +231,11 @@ def test_a_table_without_a_false_claim_penalty_still_plays_the_hand_on(setup) ->
     assert next_hand(client, t, k)["dealer"] == "Ann0"
 
 
-def test_a_ruled_claim_is_not_voided_into_a_place_of_the_deal(setup) -> None:
+def test_a_ruled_claim_is_not_voided_into_a_place_of_the_deal(sheet) -> None:
     """A void takes a place (MCR passes the deal after it): voiding a ruled claim would
     re-seat the hand played on after it — the win moved to the player who dealt in. It
     is refused with what to do instead."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
     assert rule(client, t, 1).status_code == 201
@@ -272,11 +247,11 @@ def test_a_ruled_claim_is_not_voided_into_a_place_of_the_deal(setup) -> None:
     assert (again["revision"], again["points"]) == (won["revision"], won["points"])
 
 
-def test_the_penalty_is_inferred_only_from_a_claim_that_is_no_win(setup) -> None:
+def test_the_penalty_is_inferred_only_from_a_claim_that_is_no_win(sheet) -> None:
     """A camera's complete win the scorer refused for a flag (杠上开花 without a kong) is
     no 和错牌: the referee names the penalty. A legal Zhenjiang win is a false claim only
     on the referee's word too (before, 诈胡 was booked on it)."""
-    client, cam = setup
+    client, cam = sheet
     t, k = new_table(client)
     level = cam.show(120, PLAIN_HAND)
     for _ in range(3):
@@ -293,12 +268,12 @@ def test_the_penalty_is_inferred_only_from_a_claim_that_is_no_win(setup) -> None
     assert rule(client, z, 1, kind="false_win").status_code == 201
 
 
-def test_undoing_a_ruling_frees_the_claimant_s_held_win_for_the_referee(setup) -> None:
+def test_undoing_a_ruling_frees_the_claimant_s_held_win_for_the_referee(sheet) -> None:
     """停和 lifted: a win held pending only because its winner was barred stays pending
     (the referee confirms it) but says so, not that the seat may not win; the next
     record shows who is barred while the bar holds; a claim moved again and again keeps
     one ruling in its note."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
     assert rule(client, t, 1).status_code == 201
@@ -315,10 +290,10 @@ def test_undoing_a_ruling_frees_the_claimant_s_held_win_for_the_referee(setup) -
     assert "may not win it" not in second["note"]
 
 
-def test_a_claim_moved_again_and_again_keeps_one_ruling_in_its_note(setup) -> None:
+def test_a_claim_moved_again_and_again_keeps_one_ruling_in_its_note(sheet) -> None:
     """Each move of a ruled claim notes why it moved and the ruling — once (before, each
     move appended the notes before it)."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client, rules="zhenjiang")
     post(client, t, k, outcome="draw")
     post(client, t, k, hand=ZJ_WIN, winner="S", self_drawn=True, context=ZJ_WILD)

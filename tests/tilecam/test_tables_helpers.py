@@ -100,3 +100,13 @@ def new_event(client: TestClient, rules: str = "mcr", tables: int = 2,
         assert r.status_code == 201, r.text
         out.append((r.json()["id"], r.json()["api_key"]))
     return event_id, out
+
+
+def new_table(client: TestClient, rules: str = "mcr", **table_extra: Any) -> tuple[int, str]:
+    """A table of a new one-table event: ``(table id, key)``."""
+    _, [(t, k)] = new_event(client, rules=rules, tables=1, **table_extra)
+    return t, k
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}

@@ -9,34 +9,17 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
-from test_tables_helpers import FakeCamera, admin, client_for, database_url, frame, make_app
-from test_tables_helpers import new_event as _new_event
+from test_tables_helpers import admin, bearer, frame, new_table
 
 PLAIN_HAND = "123m456m789m123p55p"
 WRONG_TILE = "123m345m234p567p9s1s"  # ready on 9s alone, claimed on 1s: 和错牌
 LOW_WIN = "[234m,1]456p678s234s99m"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[TestClient,
-                                                                          FakeCamera]]:
-    app, cam = make_app(database_url(str(request.param), tmp_path), tmp_path / "data")
-    for client in client_for(app):
-        yield client, cam
 
 
-def new_table(client: TestClient, rules: str = "mcr") -> tuple[int, str]:
-    _, [(t, k)] = _new_event(client, rules=rules, tables=1)
-    return t, k
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def message(r) -> str:
@@ -47,10 +30,10 @@ def recorded(client: TestClient, t: int, k: str) -> int:
     return len(client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"])
 
 
-def test_a_correction_needs_a_reason_that_is_not_blank(setup) -> None:
+def test_a_correction_needs_a_reason_that_is_not_blank(sheet) -> None:
     """The history says why each revision exists: a blank reason is refused, as it is
     for a void (before, a correction took "   ")."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
     r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
@@ -58,11 +41,11 @@ def test_a_correction_needs_a_reason_that_is_not_blank(setup) -> None:
     assert r.status_code == 400 and "needs a reason" in message(r)
 
 
-def test_a_win_reported_without_its_winner_must_still_be_a_hand(setup) -> None:
+def test_a_win_reported_without_its_winner_must_still_be_a_hand(sheet) -> None:
     """A table's win with no winner is held pending for the referee — but only a hand:
     three tiles, or a context field the rules do not have, are refused as they are with
     a winner (before, both took a place of the deal)."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     short = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                         json={"hand": "123m", "self_drawn": True})
@@ -76,12 +59,12 @@ def test_a_win_reported_without_its_winner_must_still_be_a_hand(setup) -> None:
     assert ok.status_code == 201 and ok.json()["outcome"] == "pending"
 
 
-def test_a_drawn_hand_takes_only_the_context_its_rules_book(setup) -> None:
+def test_a_drawn_hand_takes_only_the_context_its_rules_book(sheet) -> None:
     """Nobody won: a draw's context holds the rules' own fields only (MCR has none;
     Zhenjiang its indicator and 打首搭/碰后打搭 seats); a context of a megabyte is
     refused before it is stored (before, both were stored and returned on every read
     of the sheet)."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                     json={"outcome": "draw", "context": {"gold": "5m"}})
@@ -99,11 +82,11 @@ def test_a_drawn_hand_takes_only_the_context_its_rules_book(setup) -> None:
     assert bad.status_code == 400 and "'bogus'" in message(bad)
 
 
-def test_a_camera_frame_with_an_impossible_flower_count_is_refused_at_once(setup) -> None:
+def test_a_camera_frame_with_an_impossible_flower_count_is_refused_at_once(sheet) -> None:
     """There are 8 bonus tiles: a frame saying 99 hears so on its first frame (400) and
     counts for nothing, as the JSON route refuses it (before, every revealed hand was
     recorded pending)."""
-    client, cam = setup
+    client, cam = sheet
     t, k = new_table(client)
     level = cam.show(120, PLAIN_HAND)
     for flowers in ("99", "-3"):
@@ -114,12 +97,12 @@ def test_a_camera_frame_with_an_impossible_flower_count_is_refused_at_once(setup
     assert cam.calls == 0 and recorded(client, t, k) == 0
 
 
-def test_a_claim_on_tiles_that_form_no_win_is_kept_for_a_false_claim_ruling(setup) -> None:
+def test_a_claim_on_tiles_that_form_no_win_is_kept_for_a_false_claim_ruling(sheet) -> None:
     """Seed 003 (三) 和错牌: a ready hand declared on a tile it does not wait on is
     penalized as 错和. An automatic table reporting it gets it recorded pending (before,
     400 "not a winning hand", so only a camera could bring such a claim to the sheet),
     and the referee's ruling reads the penalty from it."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                     json={"hand": WRONG_TILE, "winner": "W", "discarder": "E"})
@@ -135,10 +118,10 @@ def test_a_claim_on_tiles_that_form_no_win_is_kept_for_a_false_claim_ruling(setu
     assert bad.status_code == 400  # a fifth copy is bad input, not a claim
 
 
-def test_a_penalty_names_a_hand_on_the_sheet_or_the_hand_in_play(setup) -> None:
+def test_a_penalty_names_a_hand_on_the_sheet_or_the_hand_in_play(sheet) -> None:
     """With 2 hands recorded a penalty may name hands 1-3 (3 is being played); hand 12
     is a typo (before, any hand up to 16 was taken)."""
-    client, _ = setup
+    client, _ = sheet
     t, k = new_table(client)
     for _ in range(2):
         client.post(f"/v1/tables/{t}/hands", json={"outcome": "draw"}, headers=bearer(k))
@@ -150,12 +133,12 @@ def test_a_penalty_names_a_hand_on_the_sheet_or_the_hand_in_play(setup) -> None:
     assert "it has 2 hand(s), and hand 3 is in play" in message(r)
 
 
-def test_messages_name_what_is_wrong(setup) -> None:
+def test_messages_name_what_is_wrong(sheet) -> None:
     """An empty player name is named as such (not "a table needs four player names" when
     four were sent); a Zhenjiang false claim is 诈胡 in its note; a Xiamen 诈胡 penalty in
     chips needs its points (the rules' 50 is money); a false claim's CSV row shows no
     fan total beside its penalty."""
-    client, _ = setup
+    client, _ = sheet
     r = client.post("/v1/events", json={"name": "E", "rules": "mcr"}, headers=admin())
     r = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(),
                     json={"name": "T", "players": ["Ann", "", "Cai", "Dan"]})
