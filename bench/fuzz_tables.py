@@ -157,8 +157,9 @@ def model_places(rules: str, hands: list[HandState],
     the chips each Xiamen player starts a 课 with. A record ruled a false claim (MCR,
     Zhenjiang: the hand is played on) takes no place: the record after it is the same
     hand, its claimant barred from winning it."""
+    barred: tuple[str, ...] = ()  # seats that made a false claim in the hand played on
     if rules == "mcr":
-        out, n, barred = [], 1, ()
+        out, n = [], 1
         for i in range(len(hands) + 1):
             # past the session's end (a correction can move a hand there) the deal goes on:
             # a fifth round, East's, the players in their round-1 seats (README)
@@ -167,12 +168,12 @@ def model_places(rules: str, hands: list[HandState],
             out.append(ModelPlace(seats, WINDS[(n - 1) // 4 % 4], 0, 0, (n - 1) // 4 + 1,
                                   index=n, barred=barred))
             if i < len(hands) and hands[i].outcome == "false_claim":
-                barred = (*barred, hands[i].winner) if hands[i].winner not in barred else barred
+                barred = _barred(barred, hands[i].winner)
             elif i < len(hands):
                 n, barred = n + 1, ()
         return out
     on_win, on_draw, _ = DEALS[rules]
-    out, passes, repeats, draws, index, barred = [], 0, 0, 0, 1, ()
+    out, passes, repeats, draws, index = [], 0, 0, 0, 1
     full = XIAMEN_STACK if stack is None else stack
     stacks = [full] * 4 if rules == "xiamen" else None
     for i in range(len(hands) + 1):
@@ -185,7 +186,7 @@ def model_places(rules: str, hands: list[HandState],
             break
         hand = hands[i]
         if hand.outcome == "false_claim":  # the same hand is played on
-            barred = (*barred, hand.winner) if hand.winner not in barred else barred
+            barred = _barred(barred, hand.winner)
             continue
         index, barred = index + 1, ()
         if stacks is not None:  # a 课: 100 chips each; a settled win moves them; when a
@@ -203,6 +204,11 @@ def model_places(rules: str, hands: list[HandState],
             stays, repeats, draws = False, 0, 0
         passes += not stays
     return out
+
+
+def _barred(barred: tuple[str, ...], claimant: str | None) -> tuple[str, ...]:
+    """The seats barred after one more false claim, by ``claimant`` (None: not known)."""
+    return barred if claimant is None or claimant in barred else (*barred, claimant)
 
 
 def model_over(rules: str, place: ModelPlace, number: int) -> bool:
@@ -628,8 +634,8 @@ class SheetRun:
                                   f"{state.winner}")
             if state.outcome == "pending" and view.get("outcome") != "pending":
                 self.failures.add(f"{name}: a pending hand became {view.get('outcome')}")
-            if state.outcome == "false_claim":  # the same penalty, on whoever holds the seat
-                each = max(state.points)
+            if state.outcome == "false_claim" and state.winner is not None:
+                each = max(state.points)  # the same penalty, on whoever holds the seat
                 model = [-3 * each if p == new.seats[state.winner] else each for p in range(4)]
                 got = [int(view["points"][n]) for n in table.names]
                 if (view.get("outcome"), got) != ("false_claim", model):

@@ -512,6 +512,7 @@ def _rescored(table: GameTable, hand: Hand, old: flow.Place, new: flow.Place, no
     if flow.session_over(deal_of(table), new):
         note += " — it now lies past the end of the session"
     if last.outcome == flow.FALSE_CLAIM:  # the same penalty on whoever holds the seat now
+        assert last.winner is not None  # a ruling needs the claimant's seat
         pts = max(int(d) for d in last.settlement)
         winds = new.seat_winds()
         deltas = penalty_deltas("wrong_win", winds[last.winner], pts, None) if pts else [0] * 4
