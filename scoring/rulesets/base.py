@@ -75,8 +75,9 @@ class Setting:
     description: str
     choices: tuple[Any, ...] | None = None
 
-    def coerce(self, value: Any) -> Any:
-        """Check ``value`` (strings from the CLI are converted) or raise HandError."""
+    def coerce(self, value: Any, what: str = "setting") -> Any:
+        """Check ``value`` (strings from the CLI are converted) or raise HandError naming
+        it as ``what`` (a ``setting``, a ``context field``)."""
         kind = type(self.default)
         if isinstance(value, str) and kind is not str and self.default is not None:
             text = value.strip().lower()
@@ -91,25 +92,25 @@ class Setting:
                     value = float(text)
             except ValueError:
                 raise HandError(
-                    f"setting {self.name}={value!r}: expected {kind.__name__}"
+                    f"{what} {self.name}={value!r}: expected {kind.__name__}"
                 ) from None
         int_as_float = kind is float and isinstance(value, int) and not isinstance(value, bool)
         if self.default is not None and not isinstance(value, kind) and not int_as_float:
             raise HandError(
-                f"setting {self.name}={value!r}: expected {kind.__name__}, "
+                f"{what} {self.name}={value!r}: expected {kind.__name__}, "
                 f"not {type(value).__name__}"
             )
         if kind is int and isinstance(value, bool):
-            raise HandError(f"setting {self.name}={value!r}: expected int, not bool")
+            raise HandError(f"{what} {self.name}={value!r}: expected int, not bool")
         if kind in (int, float) and value < min(0, self.default):
-            raise HandError(f"setting {self.name}={_shown(value)}: must be "
+            raise HandError(f"{what} {self.name}={_shown(value)}: must be "
                             f"{min(0, self.default)} or more")
         if kind in (int, float) and not value <= MOST_SETTING:  # NaN too
-            raise HandError(f"setting {self.name}={_shown(value)}: must be at most "
+            raise HandError(f"{what} {self.name}={_shown(value)}: must be at most "
                             f"{MOST_SETTING:,}")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
-            raise HandError(f"setting {self.name}={value!r}: choose one of {allowed}")
+            raise HandError(f"{what} {self.name}={value!r}: choose one of {allowed}")
         return value
 
     def to_dict(self) -> dict[str, Any]:
@@ -541,5 +542,5 @@ def _resolve(
         if key not in table:
             known = ", ".join(sorted(table)) or "none"
             raise HandError(f"rules {rules!r} have no {what} {key!r} (known: {known})")
-        out[key] = table[key].coerce(value)
+        out[key] = table[key].coerce(value, what)
     return out

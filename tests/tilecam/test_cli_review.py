@@ -141,3 +141,22 @@ def test_a_reading_under_0_7_asks_for_a_check() -> None:
     assert "check the tiles" in describe({**base, "hand_confidence": 0.62})
     assert "check the tiles" not in describe({**base, "hand_confidence": 0.93})
     assert json.dumps(base)  # the fake result is plain JSON, as to_dict() gives
+
+
+def test_a_context_field_is_named_as_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad value of a rule set's win-context field was called a "setting"."""
+    assert main(["score", "123m456m789m123p45p1s9s9s", "--rules", "xiamen",
+                 "--context", "gold=5m", "--context", "dealer=maybe"]) == 2
+    one_error(capsys, "context field dealer='maybe': expected bool")
+
+
+def test_preparing_the_photos_says_how_far_it_has_got(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tilecam dataset photos` takes minutes: a line every 50 stems and at the end."""
+    from tilecam.commands.dataset import stem_progress
+
+    assert list(stem_progress(str(i) for i in range(120))) == [str(i) for i in range(120)]
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(" stems")[0] for line in lines] == [
+        "photos: 50/120", "photos: 100/120", "photos: 120/120"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,7 @@ def register(sub: Any) -> None:
     ph.add_argument("--no-label-fixes", action="store_true",
                     help="keep every label as exported (by default the labels listed in "
                     "vision/data/label_fixes.py, which contradict their tiles, are corrected)")
+    ph.add_argument("--quiet", action="store_true", help="no progress lines")
     ph.set_defaults(func=run_photos)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -187,6 +189,21 @@ def run_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def stem_progress(stems: Iterable[str]) -> Iterator[str]:
+    """``stems`` passed through, a line on stderr every 50 and at the end (the photos take
+    minutes: 2,150 copies of about 450 stems are read, judged and written)."""
+    import sys
+    import time
+
+    todo = list(stems)
+    start = time.perf_counter()
+    for i, stem in enumerate(todo, 1):
+        yield stem
+        if i % 50 == 0 or i == len(todo):
+            print(f"photos: {i}/{len(todo)} stems, {time.perf_counter() - start:.0f} s",
+                  file=sys.stderr, flush=True)
+
+
 def run_photos(args: argparse.Namespace) -> int:
     try:
         from vision.data.label_fixes import LABEL_FIXES
@@ -204,6 +221,7 @@ def run_photos(args: argparse.Namespace) -> int:
                             seed=args.seed, mirrored=args.mirrored,
                             labels_from=args.labels_from,
                             label_fixes=() if args.no_label_fixes else LABEL_FIXES,
-                            tighten=not args.no_tighten, cut_fill=not args.no_fill_cut)
+                            tighten=not args.no_tighten, cut_fill=not args.no_fill_cut,
+                            progress=None if args.quiet else stem_progress)
     print(json.dumps(counts))
     return 0
