@@ -170,6 +170,9 @@ def _read_labels(path: Path, to_code_id: Sequence[int]) -> npt.NDArray[np.float6
 def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
     """The labelled images of ``split`` in a YOLO dataset folder, sorted by file name."""
     root = Path(root)
+    if root.is_file():
+        raise ValueError(f"{root} is a file: give the dataset's folder (YOLO layout: "
+                         "data.yaml, images/, labels/)")
     if not root.is_dir():
         raise ValueError(f"dataset folder not found: {root}")
     yaml_path = next(

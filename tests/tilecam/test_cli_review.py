@@ -160,3 +160,19 @@ def test_preparing_the_photos_says_how_far_it_has_got(
     lines = capsys.readouterr().err.splitlines()
     assert [line.split(" stems")[0] for line in lines] == [
         "photos: 50/120", "photos: 100/120", "photos: 120/120"]
+
+
+def test_small_messages_name_the_thing_once_and_rightly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """detect names a bad image once (was "zero.jpg: empty image file: zero.jpg"); eval
+    given a file says it is one (was "dataset folder not found"); db --url "" is refused
+    (it fell back to the default database without a word)."""
+    zero = tmp_path / "zero.jpg"
+    zero.write_bytes(b"")
+    assert main(["detect", str(zero)]) == 2
+    assert one_error(capsys, "empty image file").count(str(zero)) == 1
+    assert main(["eval", str(zero)]) == 2
+    one_error(capsys, "is a file")
+    assert main(["db", "current", "--url", ""]) == 2
+    one_error(capsys, "--url is empty")

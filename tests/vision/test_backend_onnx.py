@@ -19,8 +19,10 @@ CLASSIFIER = MODELS / "tiles-cls.onnx"
 def test_threads_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TILECAM_THREADS", "3")
     assert default_threads() == 3
-    monkeypatch.setenv("TILECAM_THREADS", "0")
-    assert default_threads() == 1
+    for few in ("0", "-3"):  # before, taken as 1 without a word (sixty-fifth session)
+        monkeypatch.setenv("TILECAM_THREADS", few)
+        with pytest.raises(ValueError, match=f"TILECAM_THREADS must be 1 or more, got {few}"):
+            default_threads()
     monkeypatch.setenv("TILECAM_THREADS", "two")
     with pytest.raises(ValueError, match="TILECAM_THREADS must be a whole number, got 'two'"):
         default_threads()

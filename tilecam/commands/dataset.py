@@ -3,8 +3,9 @@
 - ``tilecam dataset synth --out DIR --count N [--seed S] [--art SETS] [--imgsz W [H]]``:
   synthetic table photos in YOLO layout with per-image layout ground truth
   (:mod:`vision.synth`). ``--art`` takes comma-separated art set names, ``default``
-  (every realistic set except the held-out one), ``heldout``, ``all``, or ``-name`` to
-  remove one; ``--list-art`` shows what is installed.
+  (every realistic set except the held-out one), ``heldout``, ``all``, and ``-name``
+  after them to remove one (``--art=default,-fluffy``: with ``=``, as argparse reads a
+  leading ``-`` as an option); ``--list-art`` shows what is installed.
 - ``tilecam dataset photos [--src DIR] --out DIR``: the real photos
   (``../shared/datasets/hk-photos``) as a YOLO set split by file-name stem, mirrored
   copies fixed or dropped, each augmented copy's labels carried across from its
@@ -37,7 +38,8 @@ def register(sub: Any) -> None:
         "--art",
         default="default",
         help="art sets: comma-separated names, 'default' (all realistic sets but the "
-        "held-out one), 'heldout', 'all', '-name' removes one (default: default)",
+        "held-out one), 'heldout', 'all'; '-name' after them removes one, written with "
+        "'=' so it is not read as an option: --art=default,-fluffy (default: default)",
     )
     s.add_argument(
         "--imgsz", type=int, nargs="+", default=[640], metavar="PX",

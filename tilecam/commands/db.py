@@ -24,6 +24,9 @@ def run(args: argparse.Namespace) -> int:
     from tilecam.db.migrate import current_revision, head_revision
     from tilecam.settings import get_settings
 
+    if args.url is not None and not args.url.strip():
+        raise ValueError("--url is empty: give a database URL, or leave --url out for "
+                         "TILECAM_DATABASE_URL or the default SQLite file")
     url = args.url or get_settings().sqlalchemy_url
     shown = parsed_url(url).render_as_string(hide_password=True)  # ValueError: no URL
     if args.action == "current" and _missing_sqlite_file(url):

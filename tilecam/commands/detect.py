@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"image": name, "error": str(exc)}), flush=True)
             else:
-                print(f"tilecam detect: error: {name}: {exc}", file=sys.stderr, flush=True)
+                text = str(exc) if name in str(exc) else f"{name}: {exc}"  # the name once
+                print(f"tilecam detect: error: {text}", file=sys.stderr, flush=True)
             continue
         tiles = tile_records(det)
         width, height = det.image_size or (image.shape[1], image.shape[0])

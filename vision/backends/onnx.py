@@ -18,9 +18,12 @@ def default_threads() -> int:
     env = os.environ.get("TILECAM_THREADS")
     if env:
         try:
-            return max(1, int(env))
+            threads = int(env)
         except ValueError:
             raise ValueError(f"TILECAM_THREADS must be a whole number, got {env!r}") from None
+        if threads < 1:  # before, -3 was taken as 1 without a word
+            raise ValueError(f"TILECAM_THREADS must be 1 or more, got {threads}")
+        return threads
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
