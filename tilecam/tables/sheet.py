@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from tilecam.db.models import (
     utcnow,
 )
 from tilecam.tables import flow
-from tilecam.tables.false_claims import claim_kind
+from tilecam.tables.false_claims import Ruling, claim_kind
 from tilecam.tables.keys import hash_key, new_key
 from tilecam.tables.places import (
     PlaceWalk,
@@ -412,7 +412,7 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
     the next record is the same hand played on, its claimant barred from winning it
     (停和), and every later record is scored again at its place (:func:`_reseat`). A
     correction undoes the ruling with its penalty (the record is a hand of the deal
-    again); a void does too, and the record keeps a place as a void hand."""
+    again); a void is refused (:func:`void_hand`: it would give the record a place)."""
     import scoring
 
     if not reason.strip():
@@ -440,22 +440,7 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
             raise ValueError(f"the claimant's seat of hand {number} is not known: correct "
                              "the hand with its winner first")
         kinds = rule_set.false_claim_kinds
-        ruling = None
-        if kind is None:
-            ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal,
-                                last.version)
-            if ruling is None:
-                why = ("it is a legal win, which is a false claim only on the referee's word"
-                       if last.legal else "its record does not tell which (no hand, or tiles "
-                       "the scorer refused for another reason than the shape)")
-                raise ValueError(f"name the penalty ({' or '.join(kinds)}) to rule hand "
-                                 f"{number} a false claim: {why}")
-            kind_ = ruling.kind
-        elif kind not in kinds:
-            raise ValueError(f"a false claim under {table.rules} draws {' or '.join(kinds)}, "
-                             f"not {kind!r}")
-        else:
-            kind_ = kind
+        kind_, ruling = _claim_penalty(table, kinds, last, number, kind)
         pts = points if points is not None else default_penalty(table, kind_)[0]
         place = before[number - 1]
         winds = place.seat_winds()
@@ -476,6 +461,27 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
+
+
+def _claim_penalty(table: GameTable, kinds: Mapping[str, str], last: HandRevision,
+                   number: int, kind: str | None) -> tuple[str, Ruling | None]:
+    """The penalty kind a ruling of hand ``number`` (its current revision ``last``)
+    books: the referee's ``kind`` (one of the rule set's ``kinds``), else the one its
+    record tells (:func:`claim_kind`, with why); ValueError naming the kinds to choose
+    from when neither is there."""
+    if kind is not None:
+        if kind not in kinds:
+            raise ValueError(f"a false claim under {table.rules} draws {' or '.join(kinds)}, "
+                             f"not {kind!r}")
+        return kind, None
+    ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal, last.version)
+    if ruling is None:
+        why = ("it is a legal win, which is a false claim only on the referee's word"
+               if last.legal else "its record does not tell which (no hand, or tiles the "
+               "scorer refused for another reason than the shape)")
+        raise ValueError(f"name the penalty ({' or '.join(kinds)}) to rule hand {number} a "
+                         f"false claim: {why}")
+    return ruling.kind, ruling
 
 
 def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
