@@ -262,13 +262,12 @@ def evaluate(
 
 def _check_some_winner(report: HandReport, place: Place, rules: str, version: str | None,
                        rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> None:
-    """A win reported without its winner: raise the scorer's refusal (tile counts, the
-    shape, a context field the rules lack) unless the hand scores for some seat — the
-    sheet holds it pending for the referee either way, but only a hand that can be one."""
+    """A win reported without its winner (and so without a discarder:
+    :func:`check_win_seats`): raise the scorer's refusal (tile counts, a context field the
+    rules lack) unless the hand scores for some seat or is a hand without a winning shape
+    (a false claim) — the sheet holds it pending for the referee, but only a hand."""
     first: ValueError | None = None
     for seat in WINDS:
-        if seat == report.discarder:
-            continue
         try:
             _score(replace(report, winner=seat), place, rules, version, rule_settings, hand,
                    rule_set)
