@@ -91,7 +91,7 @@ def target_problem(path: str | Path) -> str | None:
     cannot be written, a folder where the file should be.
 
     >>> target_problem("out.gif")
-    'cannot write out.gif: end the name in .jpg, .png or .webp'
+    'cannot write out.gif: end the name in .jpg, .jpeg, .png, .webp or .bmp'
     >>> target_problem("/no/such/folder/out.jpg")
     'cannot write /no/such/folder/out.jpg: folder /no/such/folder does not exist'
     """
@@ -99,7 +99,7 @@ def target_problem(path: str | Path) -> str | None:
 
     p = Path(path)
     if p.suffix.lower() not in IMAGE_SUFFIXES:
-        return f"cannot write {p}: end the name in .jpg, .png or .webp"
+        return f"cannot write {p}: end the name in .jpg, .jpeg, .png, .webp or .bmp"
     if not p.parent.is_dir():
         return f"cannot write {p}: folder {p.parent} does not exist"
     if p.is_dir():

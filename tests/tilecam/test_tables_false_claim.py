@@ -266,6 +266,16 @@ def test_the_penalty_is_inferred_only_from_a_claim_that_is_no_win(sheet) -> None
     r = rule(client, z, 1)
     assert r.status_code == 400 and "legal win" in r.text and "false_win" in r.text
     assert rule(client, z, 1, kind="false_win").status_code == 201
+    # a Zhenjiang camera reading the scorer refused (no 百搭 given) tells no 诈胡 either
+    level = cam.show(130, ZJ_WIN)
+    for _ in range(3):
+        got = client.post(f"/v1/tables/{z}/frames", headers=bearer(zk),
+                          data={"winner": "S", "self_drawn": "true"},
+                          files={"image": ("f.jpg", frame(level), "image/jpeg")})
+    assert got.json()["recorded"]["outcome"] == "pending", got.text
+    assert "百搭" in got.json()["recorded"]["note"]
+    r = rule(client, z, got.json()["hand_number"])
+    assert r.status_code == 400 and "does not tell which" in r.text
 
 
 def test_undoing_a_ruling_frees_the_claimant_s_held_win_for_the_referee(sheet) -> None:

@@ -36,8 +36,9 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     under ``rules``, from what the scorer made of it (``total`` None: it refused the hand;
     ``legal``); None when it cannot be told (no hand, a hand the scorer found legal, tile
     counts that make no hand, a winning tile the scorer refused for another reason such
-    as an impossible win context) — the referee names it then: ruling a legal win a
-    false claim is the referee's word, never inferred.
+    as an impossible win context; under a rule set of one penalty, any hand the scorer
+    refused) — the referee names it then: ruling a legal win a false claim is the
+    referee's word, never inferred.
 
     >>> claim_kind("mcr", "123m456p789s11z23z4z", None, None).kind  # 诈和: 1 short of ready
     'false_win'
@@ -47,6 +48,10 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     'a winning shape short of the minimum fan (错和)'
     >>> claim_kind("mcr", "123456789m1235p5p", None, None) is None  # 5p wins: not 和错牌
     True
+    >>> claim_kind("zhenjiang", "111m222p333s44z5z67z", 0, False).kind  # no win: 诈胡
+    'false_win'
+    >>> claim_kind("zhenjiang", "111m222p333s44z5z67z", None, None) is None  # refused
+    True
     """
     import scoring
 
@@ -54,8 +59,9 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     kinds = rule_set.false_claim_kinds
     if not kinds or legal:
         return None
-    if len(kinds) == 1:
-        return Ruling(next(iter(kinds)), f"{rule_set.title} has one penalty for a false claim")
+    if len(kinds) == 1:  # when the scorer made a hand of it, short of a win (legal False)
+        return (Ruling(next(iter(kinds)), f"{rule_set.title} has one penalty for a false "
+                       "claim") if legal is False else None)
     if hand_text is None:
         return None
     if total is not None:
