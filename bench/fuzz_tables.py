@@ -555,9 +555,8 @@ class SheetRun:
         if kind is None and state.legal:  # a legal win: a false claim on the referee's word
             self.expect(name, response, 400)
             return
-        if (table.rules == "mcr" and kind is None and state.total is None
-                and response.status_code != 201):
-            return  # tiles the scorer refused: the record may not tell which penalty
+        if kind is None and state.total is None and response.status_code != 201:
+            return  # a reading the scorer refused: the record may not tell which penalty
         if not self.expect(name, response, 201):
             return
         view = response.json()
