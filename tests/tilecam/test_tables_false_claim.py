@@ -89,6 +89,13 @@ def test_mcr_wrong_win_is_penalized_and_the_hand_played_on_at_its_place(sheet) -
     assert claim_row[5] == "false_claim" and claim_row[-4:] == ["10", "-30", "10", "10"]
     totals = {n: int(v) for n, v in zip(rows[0][-4:], rows[-1][-4:], strict=True)}
     assert totals == {p["player"]: p["total"] for p in st["players"]}
+    # the ruling booked the claimant's penalty: a second one for the claim is refused
+    twice = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": "Bo0", "kind": "wrong_win", "hand": 1})
+    assert twice.status_code == 409 and "booked this player's penalty" in twice.text
+    other = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": "Cai0", "kind": "deduction", "points": 5, "hand": 1})
+    assert other.status_code == 201, other.text
 
 
 def test_a_session_of_sixteen_hands_takes_a_false_claim_as_a_seventeenth_record(sheet) -> None:

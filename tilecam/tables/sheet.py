@@ -595,6 +595,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                     f"hand {hand_number} is not on the sheet: it has {len(hands)} hand(s)"
                     + (f", and hand {most} is in play" if most > len(hands) else
                        ", and the session is over"))
+            _not_ruled_already(hands, hand_number, player, kind)
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)
@@ -603,6 +604,18 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         return pen
 
     return transaction(sf, work)
+
+
+def _not_ruled_already(hands: Sequence[Hand], number: int, player: int, kind: str) -> None:
+    """Refuse (:class:`Conflict`) a 错和/诈和 penalty on the claimant of hand ``number``
+    when that record is ruled a false claim: the ruling booked the penalty already."""
+    if kind not in ("wrong_win", "false_win") or number > len(hands):
+        return
+    rev = hands[number - 1].revisions[-1]
+    if rev.outcome == flow.FALSE_CLAIM and rev.winner is not None and rev.seats \
+            and int(rev.seats[rev.winner]) == player:
+        raise Conflict(f"hand {number} is ruled a false claim, which booked this player's "
+                       "penalty already: correct the ruling instead of adding another")
 
 
 def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
