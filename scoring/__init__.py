@@ -41,6 +41,7 @@ __all__ = [
     "format_hand",
     "get_rule_set",
     "parse_hand",
+    "resolved_settings",
     "rule_sets",
     "score",
     "waits",
@@ -60,18 +61,31 @@ def _prepare(
         hand = parse_hand(hand)
     elif not isinstance(hand, Hand):
         raise HandError(f"a hand string or Hand is needed, not {type(hand).__name__}")
+    resolved = resolved_settings(rule_set, version, settings)
+    extra = rule_set.resolve_context(rule_context)
+    context = WinContext(**context_kwargs, extra=extra)
+    return rule_set, hand, context, resolved
+
+
+def resolved_settings(
+    rule_set: RuleSet, version: str | None, settings: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """``rule_set``'s settings with ``settings`` and the rule ``version`` laid over its
+    defaults; :class:`HandError` naming what is wrong (not a mapping, no versions, an
+    unknown setting or a bad value).
+
+    >>> resolved_settings(get_rule_set("mcr"), "98-strict", {"min_fan": 6})["version"]
+    '98-strict'
+    """
     if settings is not None and not isinstance(settings, Mapping):
         kind = type(settings).__name__
         raise HandError(f"settings must be a mapping of name to value, not {kind}")
     given = dict(settings or {})
     if version is not None:
         if "version" not in rule_set.settings():
-            raise HandError(f"rules {rules!r} have no versions")
+            raise HandError(f"rules {rule_set.name!r} have no versions")
         given["version"] = version
-    resolved = rule_set.resolve_settings(given)
-    extra = rule_set.resolve_context(rule_context)
-    context = WinContext(**context_kwargs, extra=extra)
-    return rule_set, hand, context, resolved
+    return rule_set.resolve_settings(given)
 
 
 def score(

@@ -427,16 +427,8 @@ def check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     # seat, an unknown rule-set field, setting or version is refused now, not reported
     # as "unscorable"
     ctx = _split_context(context)[0]
-    settings = ctx.pop("settings", None) or {}
-    if not isinstance(settings, Mapping):
-        raise scoring.HandError(f"settings must be a mapping of name to value, not "
-                                f"{type(settings).__name__}")
-    given = dict(settings)
-    if (version := ctx.pop("version", None)) is not None:
-        if "version" not in rule_set.settings():
-            raise scoring.HandError(f"rules {rules!r} have no versions")
-        given["version"] = version
-    rule_set.resolve_settings(given)
+    scoring.resolved_settings(rule_set, ctx.pop("version", None),
+                              ctx.pop("settings", None) or None)
     generic = {f.name: ctx.pop(f.name) for f in dataclasses.fields(WinContext)
                if f.name != "extra" and f.name in ctx}
     WinContext(**generic, extra=rule_set.resolve_context(ctx))

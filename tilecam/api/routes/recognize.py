@@ -94,18 +94,14 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
     return ctx
 
 
-def check_context(opts: RecognizeOptions) -> None:
-    """Refuse an unknown rule set, version, setting or rule-specific field up front (400),
-    so that a bad request is not answered as an "unscorable" photo."""
+def check_context(rules: str, context: dict[str, Any]) -> None:
+    """Refuse an unknown rule set, version, setting, rule-specific field or a win context
+    that cannot be up front (400, :func:`vision.recognize.check_request`), so that a bad
+    request is not answered as an "unscorable" photo, nor after the photo is decoded."""
+    from vision.recognize import check_request
+
     try:
-        rule_set = scoring.get_rule_set(opts.rules)
-        given = dict(opts.settings or {})
-        if opts.version is not None:
-            if "version" not in rule_set.settings():
-                raise scoring.HandError(f"rules {opts.rules!r} have no versions")
-            given["version"] = opts.version
-        rule_set.resolve_settings(given)
-        rule_set.resolve_context(opts.rule_context)
+        check_request(rules, context)
     except scoring.HandError as exc:
         raise ApiError(400, "invalid_context", str(exc)) from None
 
@@ -142,8 +138,8 @@ async def recognize(
     async with limiter.admit():
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
         opts = parse_options({**dict(request.query_params), **upload.fields})
-        check_context(opts)
         context = recognition_context(opts)
+        check_context(opts.rules, context)
         result = await limiter.run(
             _recognize, upload.data, upload.filename, opts.rules, context, settings, detector,
             annotate,
