@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from tilecam.db import make_engine, upgrade
-    from tilecam.db.engine import parsed_url
+    from tilecam.db.engine import parsed_url, sqlite_file
     from tilecam.db.migrate import current_revision, head_revision
     from tilecam.settings import get_settings
 
@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
                          "TILECAM_DATABASE_URL or the default SQLite file")
     url = args.url or get_settings().sqlalchemy_url
     shown = parsed_url(url).render_as_string(hide_password=True)  # ValueError: no URL
-    if args.action == "current" and _missing_sqlite_file(url):
+    file = sqlite_file(url)  # db current does not make an empty database to read
+    if args.action == "current" and file is not None and not file.exists():
         print(f"{shown}: no database yet (tilecam db upgrade, or the service's first use, "
               "makes it)")
         return 0
@@ -47,23 +48,3 @@ def run(args: argparse.Namespace) -> int:
     state = "up to date" if rev == head else f"behind (newest is {head})"
     print(f"{engine.url.render_as_string(hide_password=True)}: revision {rev or 'none'}, {state}")
     return 0
-
-
-def _missing_sqlite_file(url: str) -> bool:
-    """Whether ``url`` names a SQLite file that does not exist (``db current`` reports
-    that rather than making an empty database, and its folder, to read).
-
-    >>> _missing_sqlite_file("sqlite:////no/such/folder/t.db")
-    True
-    >>> _missing_sqlite_file("sqlite://"), _missing_sqlite_file("postgresql://u@h/db")
-    (False, False)
-    """
-    from pathlib import Path
-
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    name = parsed.database
-    if not parsed.drivername.startswith("sqlite") or not name or name == ":memory:":
-        return False
-    return not Path(name).exists()

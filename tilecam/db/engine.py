@@ -21,8 +21,12 @@ _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
 
 
-def _sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL, or None for in-memory databases and other backends."""
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL, or None for in-memory databases and other backends.
+
+    >>> sqlite_file("sqlite:////srv/t.db"), sqlite_file("sqlite://")
+    (PosixPath('/srv/t.db'), None)
+    """
     parsed = make_url(url)
     if not parsed.drivername.startswith("sqlite"):
         return None
@@ -69,7 +73,7 @@ def make_engine(url: str) -> Engine:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.drivername.startswith("sqlite"):
-        file = _sqlite_file(url)
+        file = sqlite_file(url)
         if file is not None:
             file.parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(
