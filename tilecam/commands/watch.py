@@ -180,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{name} must be {least} or more, not {value}")
     from urllib.parse import urlsplit
 
-    if urlsplit(args.server).scheme not in ("http", "https") or not urlsplit(args.server).netloc:
+    server = urlsplit(args.server)
+    if server.scheme not in ("http", "https") or not server.netloc:
         raise ValueError(f"--server {args.server!r}: give the server's URL with http:// or "
                          "https://, e.g. http://127.0.0.1:8000")
     posted = recorded = 0

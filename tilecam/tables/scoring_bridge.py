@@ -287,7 +287,8 @@ def _drawn(report: HandReport, place: Place, rule_set: Any,
     named in the note."""
     hand = normalize_hand(report.hand) if report.hand else None
     # the rule set's own fields only (HandError naming one it does not have, or a value
-    # that is wrong); its seat fields are checked by draw_transfers
+    # that is wrong): RuleSet.draw_transfers checks nothing by default; its seat fields
+    # are the rule set's to check
     rule_set.resolve_context({k: v for k, v in report.context.items()
                               if k not in rule_set.seat_context})
     moves = rule_set.draw_transfers(report.context, dict(rule_settings)) if report.context else []

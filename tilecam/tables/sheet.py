@@ -444,8 +444,7 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         pts = points if points is not None else default_penalty(table, kind_)[0]
         place = before[number - 1]
         winds = place.seat_winds()
-        # a table may set its penalty to 0 (Zhenjiang false_win): a ruling, no points
-        deltas = penalty_deltas(kind_, winds[last.winner], pts, None) if pts else [0] * 4
+        deltas = _claim_deltas(winds[last.winner], pts)
         if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
             raise ValueError(f"a {kind_} penalty of {pts:,} points moves {largest:,} from one "
                              f"player, more than the sheet records ({MOST_POINTS:,})")
@@ -461,6 +460,13 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
+
+
+def _claim_deltas(claimant: int, points: int) -> list[int]:
+    """A ruled false claim's points by player position: the claimant (a position) pays
+    ``points`` to each other player (错和 and 诈和 alike); 0 where a table sets its penalty
+    to 0 (Zhenjiang ``false_win``): a ruling without points."""
+    return penalty_deltas("wrong_win", claimant, points, None) if points else [0] * 4
 
 
 def _claim_penalty(table: GameTable, kinds: Mapping[str, str], last: HandRevision,
@@ -521,7 +527,7 @@ def _rescored(table: GameTable, hand: Hand, old: flow.Place, new: flow.Place, no
         assert last.winner is not None  # a ruling needs the claimant's seat
         pts = max(int(d) for d in last.settlement)
         winds = new.seat_winds()
-        deltas = penalty_deltas("wrong_win", winds[last.winner], pts, None) if pts else [0] * 4
+        deltas = _claim_deltas(winds[last.winner], pts)
         ruling = next(r for r in reversed(hand.revisions) if r.action == "false_claim")
         return next_revision(last, action="reseat", author=author, seats=winds,
                              settlement=deltas, note=f"{note}; {ruling.note}")
