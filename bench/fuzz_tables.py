@@ -206,6 +206,16 @@ def model_places(rules: str, hands: list[HandState],
     return out
 
 
+def each_pays(offender: int, each: int) -> list[int]:
+    """错和/诈和 as the README states it: the offender (a position) pays ``each`` to every
+    other player.
+
+    >>> each_pays(2, 10)
+    [10, 10, -30, 10]
+    """
+    return [-3 * each if p == offender else each for p in range(4)]
+
+
 def _barred(barred: tuple[str, ...], claimant: str | None) -> tuple[str, ...]:
     """The seats barred after one more false claim, by ``claimant`` (None: not known)."""
     return barred if claimant is None or claimant in barred else (*barred, claimant)
@@ -573,7 +583,7 @@ class SheetRun:
         else:
             each = MCR_PENALTY[kind]
         claimant = place.seats[state.winner]
-        model = [-3 * each if p == claimant else each for p in range(4)]
+        model = each_pays(claimant, each)
         if (view.get("outcome"), view.get("revision"), got) != (
                 "false_claim", state.revisions + 1, model):
             self.failures.add(f"{name} {body}: {view.get('outcome')} rev "
@@ -635,7 +645,7 @@ class SheetRun:
                 self.failures.add(f"{name}: a pending hand became {view.get('outcome')}")
             if state.outcome == "false_claim" and state.winner is not None:
                 each = max(state.points)  # the same penalty, on whoever holds the seat
-                model = [-3 * each if p == new.seats[state.winner] else each for p in range(4)]
+                model = each_pays(new.seats[state.winner], each)
                 got = [int(view["points"][n]) for n in table.names]
                 if (view.get("outcome"), got) != ("false_claim", model):
                     self.failures.add(f"{name}: false claim reads {view.get('outcome')} "
@@ -701,7 +711,7 @@ class SheetRun:
         elif kind == "deduction":
             deltas = [-each if i == pos else 0 for i in range(4)]
         else:
-            deltas = [-3 * each if i == pos else each for i in range(4)]
+            deltas = each_pays(pos, each)
         got = [view["deltas"][n] for n in table.names]
         if got != deltas:
             self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")
