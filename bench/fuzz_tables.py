@@ -83,6 +83,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,8 @@ WINDS = ("E", "S", "W", "N")
 #: Round seats (E, S, W, N of the round) → round-1 position, rounds 1-4 (seed 003).
 ROUND_SEATS = ((0, 1, 2, 3), (1, 0, 3, 2), (2, 3, 1, 0), (3, 2, 0, 1))
 MCR_PENALTY = {"wrong_win": 10, "false_win": 20}
+#: the deductions (罚分) an MCR referee may take (seed 003 二、罚分: 7种罚分)
+MCR_DEDUCTIONS = (5, 10, 20, 30, 40, 50, 60)
 RULES = ("mcr", "xiamen", "zhenjiang")
 #: How the deal goes on, written out from the README: (the dealer deals again after
 #: winning 连庄, after a drawn hand or a void one, rounds in a session or None). MCR
@@ -144,19 +147,23 @@ class ModelPlace:
     stacks: tuple[int, ...] | None = None
     #: the hand's place in the deal (1, 2, …): a record ruled a false claim takes none
     index: int = 1
-    #: seats that made a false claim earlier in this hand (停和): they may not win it
+    #: seats that may not win this hand (停和): a false claim earlier in it, or a
+    #: referee's bar on this record or an earlier one of the hand
     barred: tuple[str, ...] = ()
 
 
 def model_places(rules: str, hands: list[HandState],
-                 stack: int | None = XIAMEN_STACK) -> list[ModelPlace]:
+                 stack: int | None = XIAMEN_STACK,
+                 bars: Mapping[int, Sequence[int]] | None = None) -> list[ModelPlace]:
     """The places of ``hands`` (hands 1..n in order) and of the next hand, from the deal
     as the README states it: after each hand the deal passes counter-clockwise unless
     the rule set keeps it (Xiamen: the dealer won, or a drawn or void hand; Zhenjiang: a
     drawn or void hand); a pending hand with no winner is taken to pass it. ``stack``:
     the chips each Xiamen player starts a 课 with. A record ruled a false claim (MCR,
     Zhenjiang: the hand is played on) takes no place: the record after it is the same
-    hand, its claimant barred from winning it."""
+    hand, its claimant barred from winning it. ``bars``: record number → the positions a
+    referee barred (停和) from winning the hand from that record on."""
+    bars = bars or {}
     barred: tuple[str, ...] = ()  # seats that made a false claim in the hand played on
     if rules == "mcr":
         out, n = [], 1
@@ -165,6 +172,7 @@ def model_places(rules: str, hands: list[HandState],
             # a fifth round, East's, the players in their round-1 seats (README)
             seats = (seat_positions(n) if n <= 16 else
                      {w: ((n - 1) % 4 + j) % 4 for j, w in enumerate(WINDS)})
+            barred = _with_bars(barred, bars.get(i + 1, ()), seats)
             out.append(ModelPlace(seats, WINDS[(n - 1) // 4 % 4], 0, 0, (n - 1) // 4 + 1,
                                   index=n, barred=barred))
             if i < len(hands) and hands[i].outcome == "false_claim":
@@ -179,6 +187,8 @@ def model_places(rules: str, hands: list[HandState],
     for i in range(len(hands) + 1):
         dealer = passes % 4
         rnd = passes // 4 + 1
+        barred = _with_bars(barred, bars.get(i + 1, ()),
+                            {w: (dealer + j) % 4 for j, w in enumerate(WINDS)})
         out.append(ModelPlace({w: (dealer + j) % 4 for j, w in enumerate(WINDS)},
                               WINDS[(rnd - 1) % 4], repeats, draws, rnd,
                               None if stacks is None else tuple(stacks), index, barred))
@@ -219,6 +229,16 @@ def each_pays(offender: int, each: int) -> list[int]:
 def _barred(barred: tuple[str, ...], claimant: str | None) -> tuple[str, ...]:
     """The seats barred after one more false claim, by ``claimant`` (None: not known)."""
     return barred if claimant is None or claimant in barred else (*barred, claimant)
+
+
+def _with_bars(barred: tuple[str, ...], positions: Sequence[int],
+               seats: Mapping[str, int]) -> tuple[str, ...]:
+    """The seats barred once the players at ``positions`` are barred too (``seats``:
+    seat wind → position at the hand)."""
+    for pos in positions:
+        wind = next(w for w, p in seats.items() if p == pos)
+        barred = barred if wind in barred else (*barred, wind)
+    return barred
 
 
 def model_over(rules: str, place: ModelPlace, number: int) -> bool:
@@ -264,6 +284,9 @@ class TableState:
     played_for: int = 10**9
     #: the rule-set settings the table was opened with (:func:`random_settings`)
     settings: dict[str, Any] = field(default_factory=dict)
+    #: the referee's 停和 rulings: penalty id → (record number, position, void); each is
+    #: among ``penalties`` too (no points)
+    bars: dict[int, tuple[int, int, bool]] = field(default_factory=dict)
 
     def setting(self, name: str) -> Any:
         """The table's value of the setting ``name`` (given, else the rule set's)."""
@@ -274,7 +297,12 @@ class TableState:
     def places(self) -> list[ModelPlace]:
         """The model's places of the recorded hands and of the next one."""
         stack = self.setting("chip_stack") if self.rules == "xiamen" else None
-        return model_places(self.rules, [self.hands[n] for n in sorted(self.hands)], stack)
+        bars: dict[int, list[int]] = {}
+        for number, pos, void in self.bars.values():
+            if not void:
+                bars.setdefault(number, []).append(pos)
+        return model_places(self.rules, [self.hands[n] for n in sorted(self.hands)], stack,
+                            bars)
 
     def over(self) -> bool:
         """Whether the session is over (the next hand would lie past its end)."""
@@ -347,6 +375,8 @@ class SheetRun:
         self.event_rng = random.Random(f"events {seed}")
         # false claims ruled by the referee (sixty-fifth session): a stream of their own
         self.claim_rng = random.Random(f"claims {seed}")
+        # a referee's 停和 and warnings (sixty-sixth session): a stream of their own too
+        self.bar_rng = random.Random(f"bars {seed}")
         self.failures = failures
         self.admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
         self.answers: Counter[str] = Counter()
@@ -624,9 +654,11 @@ class SheetRun:
             # in sheet order: a hand scored again moves the chips of the hands after it
             old, new = before[number - 1], table.places()[number - 1]
             state = table.hands[number]
-            moved = (old.seats, old.prevalent, old.repeats, old.draws, old.stacks,
-                     old.barred) != (new.seats, new.prevalent, new.repeats, new.draws,
-                                     new.stacks, new.barred)
+            moved = (old.seats, old.prevalent, old.repeats, old.draws, old.stacks) != (
+                new.seats, new.prevalent, new.repeats, new.draws, new.stacks)
+            # who may not win the hand matters to a win (or a held one) of one seat alone
+            moved = moved or (state.outcome in ("win", "pending") and state.winner is not None
+                              and (state.winner in old.barred) != (state.winner in new.barred))
             if state.outcome == "void" or not moved:
                 continue
             self.answers["reseat (hands scored again)"] += 1
@@ -694,6 +726,9 @@ class SheetRun:
             self.expect(name, response, 400)
         if (kind == "payment") != ("to" in body) or body.get("to") in (pos, table.names[pos]):
             self.expect(name, response, 400, body)  # a payment names another player; only it
+        if (table.rules == "mcr" and kind == "deduction"
+                and body["points"] not in MCR_DEDUCTIONS):
+            self.expect(name, response, 400, body)  # seed 003: 5, 10, 20 … 60 points
         if response.status_code != 201:
             return
         if response.json().get("money") is not money:
@@ -716,6 +751,67 @@ class SheetRun:
         if got != deltas:
             self.failures.add(f"{name} {body}: deltas {got}, model {deltas}")
         table.penalties[view["id"]] = (deltas, False, bool(money))
+
+    def bar(self, table: TableState) -> None:
+        """A referee's 停和 (``bar``: the player may not win the hand from the record named
+        on), a warning (警告), or a bar made void. Neither moves points; a bar holds the
+        player's win there pending (its record scored again when recorded already, and
+        again when the bar is void: then it stays pending for the referee); a bar names a
+        hand on the sheet or in play, a player not barred from it already, and no points."""
+        rng = self.bar_rng
+        live = [pid for pid, (_, _, void) in table.bars.items() if not void]
+        if live and rng.random() < 0.3:
+            pid = rng.choice(live)
+            number, pos, _ = table.bars[pid]
+            name = f"table {table.rules} void bar {pid}"
+            before = table.places()
+            response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties/{pid}/void",
+                                 self.admin, {"reason": "appeal upheld"})
+            if self.expect(name, response, 200):
+                table.bars[pid] = (number, pos, True)
+                table.penalties[pid] = ([0, 0, 0, 0], True, False)
+                self.answers["bar made void"] += 1
+                self.check_reseats(table, number - 1, before)
+            return
+        kind = "bar" if rng.random() < 0.8 else "warning"
+        pos = rng.randrange(4)
+        r = rng.random()
+        number = (len(table.hands) + 1 if r < 0.5 else max(1, len(table.hands)) if r < 0.8
+                  else rng.randint(1, len(table.hands) + 2))
+        body: dict[str, Any] = {"player": table.names[pos] if rng.random() < 0.5 else pos,
+                                "kind": kind, "hand": number, "reason": "错碰"}
+        if rng.random() < 0.05:
+            body["points"] = 5
+        if rng.random() < 0.05:
+            body.pop("hand")
+        name = f"table {table.rules} {kind} hand {body.get('hand')}"
+        before = table.places()
+        response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties", self.admin,
+                             body)
+        most = len(table.hands) + (not table.over())
+        if "points" in body or (kind == "bar" and "hand" not in body) or not (
+                1 <= number <= most):
+            self.expect(name, response, 400, body)
+            return
+        at = before[number - 1]
+        wind = next(w for w, p in at.seats.items() if p == pos)
+        if kind == "bar" and wind in at.barred:
+            self.expect(name, response, 409, body)
+            return
+        if not self.expect(name, response, 201, body):
+            return
+        view = response.json()
+        got = (view.get("kind"), view.get("points"), [view["deltas"][n] for n in table.names])
+        if got != (kind, 0, [0, 0, 0, 0]):
+            self.failures.add(f"{name} {body}: {got}, model ({kind}, 0, no points)")
+        table.penalties[view["id"]] = ([0, 0, 0, 0], False, False)
+        self.answers[kind] += 1
+        if kind == "bar":
+            table.bars[view["id"]] = (number, pos, False)
+            was = table.hands.get(number)
+            self.check_reseats(table, number - 1, before)
+            if was and was.outcome == "win" and table.hands[number].outcome == "pending":
+                self.answers["bar held a recorded win"] += 1
 
     def frames(self, table: TableState) -> None:
         """A few camera frames in a row (a camera sends them a second apart)."""
@@ -804,7 +900,7 @@ class SheetRun:
                               f"{body} ({view.get('note')})")
 
     def void_penalty(self, table: TableState) -> None:
-        ids = sorted(table.penalties)
+        ids = sorted(p for p in table.penalties if p not in table.bars)  # bars: :meth:`bar`
         pid = self.rng.choice([*ids, (max(ids) if ids else 0) + 100])
         name = f"table {table.rules} void penalty {pid}"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties/{pid}/void",
@@ -846,8 +942,8 @@ class SheetRun:
         if outcome == "false_claim":
             return  # its penalty is checked where it is ruled (:meth:`false_claim`)
         if outcome == "win" and body.get("winner") in place.barred:
-            self.failures.add(f"{name}: seat {body.get('winner')} made a false claim earlier "
-                              f"in this hand (停和) but its win was settled")
+            self.failures.add(f"{name}: seat {body.get('winner')} may not win this hand (停和: "
+                              "a false claim or a bar earlier in it) but its win was settled")
         events = (zhenjiang_events(table, body, place) if table.rules == "zhenjiang"
                   and outcome in ("win", "draw") else [0, 0, 0, 0])
         if any(events):
@@ -1341,6 +1437,8 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
             op(table)
             if run.claim_rng.random() < 0.08:  # a stream of its own: the seeds' other
                 run.false_claim(table)  # draws as before
+            if run.bar_rng.random() < 0.06:  # 停和 and warnings: a stream of their own too
+                run.bar(table)
             if (table.over() or len(table.hands) >= table.played_for) and rng.random() < 0.2:
                 tables.append(new_table(table.rules))
                 playing[playing.index(table)] = tables[-1]

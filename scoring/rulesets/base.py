@@ -451,6 +451,9 @@ class RuleSet(ABC):
     #: it: MCR tells 错和 (``wrong_win``) from 诈和 (``false_win``); Zhenjiang has 诈胡
     #: (``false_win``) alone. Default: none.
     false_claim_kinds: ClassVar[Mapping[str, str]] = {}
+    #: The points a referee's deduction (罚分) may take, where the rules fix them (MCR, seed
+    #: 003: 5, 10, 20, 30, 40, 50 or 60); empty: any. Default: any.
+    deductions: ClassVar[tuple[int, ...]] = ()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -64,6 +64,8 @@ class McrRuleSet(RuleSet):
         "(seed 003) and the claimant may not win it: rule this hand a false claim (the "
         "hand that ends it is then recorded at its place), or correct it with how it ended")
     false_claim_kinds: ClassVar[Mapping[str, str]] = {"wrong_win": "错和", "false_win": "诈和"}
+    #: seed 003 二、罚分 (二)违例: 分别扣除5分、10分、20分、30分、40分、50分、60分7种罚分
+    deductions: ClassVar[tuple[int, ...]] = (5, 10, 20, 30, 40, 50, 60)
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

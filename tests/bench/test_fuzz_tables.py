@@ -77,9 +77,9 @@ def test_a_void_penalty_still_counted_is_caught(
         return pens
 
     monkeypatch.setattr(standings.sheet, "penalties_of", never_void)
-    # seed 1: since the false claims (sixty-fifth session) seed 3's first 200 requests
-    # void no penalty
-    _fails_with(fuzz, "standings of", seed=1)
+    # seed 2: since the 停和 rulings (sixty-sixth session) seed 1's first 200 requests void
+    # no penalty that moves points (before, since the false claims, seed 3's voided none)
+    _fails_with(fuzz, "standings of", seed=2)
 
 
 def test_a_camera_that_records_a_re_read_hand_again_is_caught(
@@ -176,7 +176,7 @@ def test_later_hands_left_at_their_old_seats_after_a_correction_are_caught(
     """A correction that changes who deals after it must score the later hands again."""
     import tilecam.tables.sheet as sheet
 
-    monkeypatch.setattr(sheet, "_reseat", lambda *args: [])
+    monkeypatch.setattr(sheet, "_reseat", lambda *args, **kwargs: [])
     _fails_with(fuzz, "reseat")
 
 
@@ -255,3 +255,15 @@ def test_the_deal_model_plays_a_hand_on_after_a_false_claim(fuzz: ModuleType) ->
         (0, ()), (0, ("S",)), (0, ()), (1, ())]
     assert not fuzz.model_over("mcr", fuzz.model_places("mcr", [hand("false_claim", "E")]
                                                         + [hand("draw")] * 15)[-1], 17)
+
+
+def test_a_bar_the_deal_forgets_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 003 停和 (取消本盘和牌的权利): a sheet that reads no referee's bar when it places a
+    hand settles the barred player's win."""
+    import tilecam.tables.places as places
+
+    monkeypatch.setattr(places.PlaceWalk, "_apply_bars", lambda self: None)
+    found = fuzz.fuzz_tables(1, 300).items
+    assert any("停和" in f for f in found), found[:5]

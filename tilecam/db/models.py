@@ -89,6 +89,11 @@ class GameTable(Base):
     players: Mapped[list[Player]] = relationship(
         back_populates="table", order_by="Player.position"
     )
+    #: The table's penalties in the order booked; the sheet reads its 停和 rulings
+    #: (``kind`` ``bar``) from them to know who may not win a hand.
+    penalties: Mapped[list[Penalty]] = relationship(
+        back_populates="table", order_by="Penalty.id"
+    )
 
 
 class Player(Base):
@@ -214,7 +219,8 @@ class HandRevision(Base):
 
 
 class Penalty(Base):
-    """A penalty on a player (错和, 诈和 or a points deduction); ``deltas`` by position."""
+    """A referee's ruling on a player: a penalty (错和, 诈和, a points deduction, a payment),
+    a 停和 (``bar``: may not win the hand) or a warning (警告); ``deltas`` by position."""
 
     __tablename__ = "penalties"
 
@@ -226,8 +232,9 @@ class Penalty(Base):
     player: Mapped[int] = mapped_column(Integer)
     #: The sheet place it happened in, if given.
     hand_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: ``wrong_win`` (错和), ``false_win`` (诈和), ``deduction`` or ``payment`` (包赔: the
-    #: offender pays one other player, the one ``deltas`` pays).
+    #: ``wrong_win`` (错和), ``false_win`` (诈和), ``deduction``, ``payment`` (包赔: the
+    #: offender pays one other player, the one ``deltas`` pays), ``bar`` (停和: the player
+    #: may not win hand ``hand_number``; no points) or ``warning`` (警告; no points).
     kind: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer)
     deltas: Mapped[list[int]] = mapped_column(JSON)
@@ -238,6 +245,8 @@ class Penalty(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     void_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    table: Mapped[GameTable] = relationship(back_populates="penalties")
 
 
 class CameraState(Base):

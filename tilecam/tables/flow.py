@@ -112,9 +112,10 @@ class Place:
     #: rule set plays with chip stacks (Xiamen: 100 each); None elsewhere. Set by the
     #: sheet (:func:`tilecam.tables.places.places_of`), which knows the hands' payments.
     stacks: tuple[int, ...] | None = field(default=None, repr=False)
-    #: Seat winds of the players who made a false claim earlier in this same hand, where
-    #: the rule set plays the hand on after one (:class:`scoring.rulesets.base.Deal`'s
-    #: ``goes_on_after_false_claim``): they may not win it (停和, seed 003).
+    #: Seat winds of the players who may not win this hand (停和, seed 003): who made a
+    #: false claim earlier in it, where the rule set plays the hand on after one
+    #: (:class:`scoring.rulesets.base.Deal`'s ``goes_on_after_false_claim``), and whom a
+    #: referee barred from it (:meth:`DealWalk.bar`).
     barred: tuple[str, ...] = field(default=(), repr=False)
 
     def seat_winds(self) -> dict[str, int]:
@@ -212,6 +213,23 @@ class DealWalk:
                      prevalent_wind=WINDS[(self._round - 1) % 4], dealer=seating[self._seat],
                      seating=seating, repeats=self._repeats, draws=self._draws,
                      assumed_after=self._assumed, barred=self._barred)
+
+    def bar(self, wind: str) -> None:
+        """Bar seat ``wind`` from winning the hand at :meth:`place` (a referee's 停和): it
+        stays barred on that hand's later records (after a false claim) until the hand
+        ends.
+
+        >>> from scoring.rulesets.base import Deal
+        >>> walk = DealWalk(Deal(goes_on_after_false_claim=True))
+        >>> walk.bar("W"); walk.advance(Played("false_claim", "S")); walk.place().barred
+        ('W', 'S')
+        >>> walk.advance(Played("win", "E")); walk.place().barred
+        ()
+        """
+        if wind not in WINDS:
+            raise ValueError(f"{wind!r} is not a seat wind (E, S, W or N)")
+        if wind not in self._barred:
+            self._barred = (*self._barred, wind)
 
     def advance(self, hand: Played) -> None:
         """Record what the hand at :meth:`place` did; the walk moves to the next hand (or,

@@ -42,12 +42,21 @@ class PlaceWalk:
     chip stacks (:func:`chip_stack`), the chips each player has before it (``stacks``) —
     and :meth:`advance` reads a recorded hand's current revision. Every 课 starts with
     full stacks, each settled win's chips move them, and the hand after one that leaves a
-    player with none starts the next 课."""
+    player with none starts the next 课. A referee's 停和 (a ``bar`` penalty naming a
+    record) bars its player from winning the hand from that record on (:func:`bars_of`)."""
 
     def __init__(self, table: GameTable) -> None:
         self._deal = flow.DealWalk(deal_of(table))
         self._full = chip_stack(table)  # None: no chip stacks at this table
         self._stacks = [self._full or 0] * 4
+        self._bars = bars_of(table)
+        self._number = 1
+        self._apply_bars()
+
+    def _apply_bars(self) -> None:
+        place = self._deal.place()
+        for player in self._bars.get(self._number, ()):
+            self._deal.bar(place.wind_of(player))
 
     def place(self) -> flow.Place:
         """The place of the hand not yet advanced past."""
@@ -57,6 +66,8 @@ class PlaceWalk:
     def advance(self, hand: Hand) -> None:
         """Record ``hand`` (its current revision) at :meth:`place`; on to the next hand."""
         self._deal.advance(played(hand))
+        self._number += 1
+        self._apply_bars()
         if self._full is None:
             return
         rev = hand.revisions[-1]
@@ -65,6 +76,16 @@ class PlaceWalk:
                                                         strict=True)]
         if min(self._stacks) <= 0:
             self._stacks = [self._full] * 4
+
+
+def bars_of(table: GameTable) -> dict[int, list[int]]:
+    """The table's 停和 rulings in force: record number → the positions of the players a
+    referee barred from winning the hand at that record (``bar`` penalties not void)."""
+    out: dict[int, list[int]] = {}
+    for pen in table.penalties:
+        if pen.kind == "bar" and pen.voided_at is None and pen.hand_number is not None:
+            out.setdefault(pen.hand_number, []).append(pen.player)
+    return out
 
 
 def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
@@ -111,7 +132,7 @@ def report_of(rev: HandRevision) -> HandReport:
 def moved(a: flow.Place, b: flow.Place) -> bool:
     """Whether a hand scored at place ``a`` may score otherwise at ``b``: who holds each
     seat, the round's wind, the dealer's streak, the players' chips or who may not win
-    it after a false claim (``barred``) differ."""
+    it (``barred``: a false claim or a referee's 停和 earlier in the hand) differ."""
     return (a.seat_winds() != b.seat_winds() or a.prevalent_wind != b.prevalent_wind
             or a.repeats != b.repeats or a.draws != b.draws or a.stacks != b.stacks
             or a.barred != b.barred)
@@ -119,8 +140,8 @@ def moved(a: flow.Place, b: flow.Place) -> bool:
 
 def why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[str]) -> str:
     """What of a later hand's place hand ``changed`` moved, for its ``reseat`` note:
-    the dealer, the seats, the dealer's streak, the chips or who may not win it after a
-    false claim (``names``: the players)."""
+    the dealer, the seats, the dealer's streak, the chips or who may not win it
+    (``names``: the players)."""
     if old.dealer != new.dealer:
         return (f"hand {changed} changed who deals after it: this hand's dealer is "
                 f"{names[new.dealer]} (was {names[old.dealer]})")
@@ -131,7 +152,6 @@ def why_moved(changed: int, old: flow.Place, new: flow.Place, names: Sequence[st
                 f"{new.draws} drawn before this hand (was {old.repeats}, {old.draws})")
     if old.barred != new.barred:
         barred = ", ".join(names[new.seat_winds()[w]] for w in new.barred) or "nobody"
-        return (f"hand {changed} changed who may not win this hand after a false claim "
-                f"(停和): {barred}")
+        return (f"hand {changed} changed who may not win this hand (停和): {barred}")
     stacks = ", ".join(f"{n} {c}" for n, c in zip(names, new.stacks or (), strict=False))
     return f"hand {changed} changed the chips the players have before this hand ({stacks})"

@@ -196,8 +196,9 @@ def evaluate(
     review_below: float = 0.0,
 ) -> Evaluation:
     """Score ``report`` at ``place`` under ``rules``; a win that cannot be settled yet
-    (winner or discarder unknown, not a legal win, a winner who made a false claim
-    earlier in the hand: ``place.barred``) comes back ``pending`` with a note.
+    (winner or discarder unknown, not a legal win, a winner barred from the hand by a
+    false claim or a referee's 停和 earlier in it: ``place.barred``) comes back
+    ``pending`` with a note.
 
     A hand the scorer refuses raises ``ValueError``; with ``lenient`` (a camera's
     reading, which a referee checks) it comes back ``pending`` with the scorer's reason.
@@ -231,9 +232,9 @@ def evaluate(
                           f"the scorer refused this hand: {exc}")
     data = result.to_dict()
     if report.winner in place.barred:
-        note = (f"the player in seat {report.winner} made a false claim earlier in this hand "
-                "and may not win it (停和): a referee corrects this record with how the hand "
-                "ended")
+        note = (f"the player in seat {report.winner} may not win this hand (停和: a false "
+                "claim or a referee's bar earlier in it): a referee corrects this record with "
+                "how the hand ended")
         return Evaluation("pending", hand, result.total, result.legal, data, zero, note)
     if not result.legal:
         why = result.details.get("reason") or f"total {result.total}"

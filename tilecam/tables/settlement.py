@@ -9,7 +9,8 @@ payments on the sheet's players.
 Penalties (seed 003, 六、错和与诈和的处理): 错和 (``wrong_win``, a win declared below
 8 fan, or on a tile that is not a winning one) pays 10 to each other player;
 诈和 (``false_win``, declared while not even ready) pays 20 to each; a
-``deduction`` (违例罚分 5-60) is taken from the offender's score only.
+``deduction`` (违例罚分 5-60) is taken from the offender's score only; a ``bar`` (停和)
+and a ``warning`` (警告) move no points.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ PAYER_OFFSETS = {"left": 1, "opposite": 2, "right": 3}
 
 #: Points each other player receives, by penalty kind, for MCR tables (seed 003).
 MCR_PENALTY_POINTS = {"wrong_win": 10, "false_win": 20}
+
+#: Rulings a referee books without points (seed 003, 处罚): ``bar`` (停和, 取消本盘和牌的权利:
+#: the player may not win the hand) and ``warning`` (警告).
+NO_POINTS = {"bar": "停和", "warning": "警告"}
 
 
 def place_payments(
@@ -192,9 +197,16 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
     [-5, 0, 0, 0]
     >>> penalty_deltas("payment", 3, 150, to=1)
     [0, 150, 0, -150]
+    >>> penalty_deltas("bar", 1, 0)
+    [0, 0, 0, 0]
     """
     if not 0 <= offender <= 3:
         raise ValueError(f"player position {offender} is not 0-3")
+    if kind in NO_POINTS:
+        if points_each or to is not None:
+            raise ValueError(f"a {kind} ({NO_POINTS[kind]}) moves no points and pays nobody: "
+                             "book a deduction or a payment apart")
+        return [0, 0, 0, 0]
     if points_each <= 0:
         raise ValueError(f"penalty points must be positive, not {points_each}")
     if (to is not None) != (kind == "payment"):
@@ -211,8 +223,8 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
         out[offender], out[to] = -points_each, points_each
         return out
     if kind not in ("wrong_win", "false_win"):
-        raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win, deduction or "
-                         "payment)")
+        raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win, deduction, "
+                         "payment, bar or warning)")
     out = [points_each] * 4
     out[offender] = -3 * points_each
     return out

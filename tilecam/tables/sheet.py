@@ -42,7 +42,12 @@ from tilecam.tables.places import (
     why_moved,
 )
 from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
-from tilecam.tables.settlement import MCR_PENALTY_POINTS, money_apart, penalty_deltas
+from tilecam.tables.settlement import (
+    MCR_PENALTY_POINTS,
+    NO_POINTS,
+    money_apart,
+    penalty_deltas,
+)
 
 log = logging.getLogger("tilecam.tables")
 
@@ -491,27 +496,44 @@ def _claim_penalty(table: GameTable, kinds: Mapping[str, str], last: HandRevisio
 
 
 def _reseat(session: Session, table: GameTable, hands: Sequence[Hand],
-            before: Sequence[flow.Place], changed: int, author: str) -> list[int]:
+            before: Sequence[flow.Place], changed: int, author: str,
+            since: int | None = None, cause: str | None = None) -> list[int]:
     """After hand ``changed`` got a new revision, score again, in sheet order, every later
     hand whose place the change moved (who deals it, and so which player holds each seat
     wind; the dealer's streak; the chips the players have before it, which a hand scored
-    again can move in turn): a new revision each (action ``reseat``), the report as it
-    stood. ``before``: the places the hands were scored at. A pending hand stays pending
-    (a referee settles it); a void one stays void. ``hands``: the table's hands, hand
-    ``changed``'s new revision among its revisions. Returns the hands scored again."""
+    again can move in turn; who may not win it, where that is its winner): a new
+    revision each (action ``reseat``), the report as it stood. ``before``: the places the
+    hands were scored at. A pending hand stays pending (a referee settles it); a void one
+    stays void. ``hands``: the table's hands, hand ``changed``'s new revision among its
+    revisions. A referee's 停和 or its void moves no hand but who may not win: ``since``
+    is then the first hand to look at (default: the one after ``changed``) and ``cause``
+    the note where that is what moved. Returns the hands scored again."""
     names = [p.name for p in table.players]
     rescored: list[int] = []
+    first = changed + 1 if since is None else since
     walk = PlaceWalk(table)  # each hand's place from the hands before it, as they now are
     for hand in hands:
         old, new = before[hand.number - 1], walk.place()
-        if (hand.number > changed and hand.revisions[-1].outcome != "void"
-                and moved(old, new)):
-            note = f"{why_moved(changed, old, new, names)}; scored again"
+        if (hand.number >= first and hand.revisions[-1].outcome != "void"
+                and moved(old, new) and _matters(hand.revisions[-1], old, new)):
+            why = (cause if cause is not None and old.barred != new.barred
+                   else why_moved(changed, old, new, names))
+            note = f"{why}; scored again"
             hand.revisions.append(_rescored(table, hand, old, new, note, author))
             rescored.append(hand.number)
         walk.advance(hand)  # the hands after it read its current revision (its chips)
     session.flush()
     return rescored
+
+
+def _matters(last: HandRevision, old: flow.Place, new: flow.Place) -> bool:
+    """Whether a record whose place moved from ``old`` to ``new`` scores otherwise: any
+    move but one of who may not win the hand alone, which matters only to a win (or a
+    held one) of a player barred at one place and not at the other."""
+    if moved(replace(old, barred=new.barred), new):
+        return True
+    return (last.outcome in ("win", "pending") and last.winner is not None
+            and (last.winner in old.barred) != (last.winner in new.barred))
 
 
 def _rescored(table: GameTable, hand: Hand, old: flow.Place, new: flow.Place, note: str,
@@ -541,8 +563,8 @@ def _rescored(table: GameTable, hand: Hand, old: flow.Place, new: flow.Place, no
         held = last.note
         if last.winner in old.barred and last.winner not in new.barred:
             held = (f"seat {last.winner} is no longer barred from winning this hand (no false "
-                    "claim before it now): a referee confirms the win (a correction) before "
-                    "it counts")
+                    "claim or bar before it now): a referee confirms the win (a correction) "
+                    "before it counts")
         ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0], held)
     return _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
                      f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
@@ -564,7 +586,14 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                 points: int | None, hand_number: int | None, reason: str | None,
                 author: str, money: bool | None = None, to: int | None = None) -> Penalty:
     """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player; a
-    ``payment`` (包赔) goes from ``player`` to player ``to`` alone, its points given.
+    ``payment`` (包赔) goes from ``player`` to player ``to`` alone, its points given; a
+    ``deduction`` takes one of the rule set's fixed amounts where it has them (MCR:
+    :attr:`scoring.rulesets.base.RuleSet.deductions`).
+
+    ``bar`` (停和) and ``warning`` (警告) move no points. A bar names the record of the
+    hand (``hand_number``: recorded, or the hand in play) from which its player may not
+    win that hand; a win of theirs recorded there is scored again and held ``pending``
+    (:func:`_reseat`), as is one recorded later.
 
     ``money``: the penalty is money paid apart from the points (counted in the
     standings' ``money``, not the ranked total); None: as the rule set pays it (Xiamen
@@ -573,24 +602,19 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
 
     def work(session: Session) -> Penalty:
         table = get_table(session, table_id)
-        default_money = False
-        if points is None:
-            pts, default_money = default_penalty(table, kind)
+        if kind in NO_POINTS:
+            pts, in_money = _no_points(kind, points, money, hand_number)
         else:
-            pts = points
-        in_money = default_money if money is None else money
-        if default_money and not in_money:
-            raise ValueError(f"give the points of a {kind} penalty paid in chips: the rules' "
-                             f"{pts} is money paid apart from the chips")
-        if in_money and not money_apart(str(table.rules)):
-            raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
-                             "give the penalty in points")
+            pts, in_money = _penalty_points(table, kind, points, money)
         deltas = penalty_deltas(kind, player, pts, to)
         if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
             raise ValueError(f"a {kind} penalty of {pts:,} points moves {largest:,} from one "
                              f"player, more than the sheet records ({MOST_POINTS:,}): check "
                              f"the table's settings {table.rule_settings or {}} or give the "
                              "points")
+        if kind == "bar":
+            lock_sheet(session, table_id)  # the bar scores recorded hands again
+        hands: list[Hand] = []
         if hand_number is not None:
             # the sheet's records (more than the session's places where false claims took
             # none), and the hand in play unless the session is over
@@ -602,14 +626,65 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                     + (f", and hand {most} is in play" if most > len(hands) else
                        ", and the session is over"))
             _not_ruled_already(hands, hand_number, player, kind)
+        before = places_of(table, hands) if kind == "bar" else []
+        if kind == "bar" and hand_number is not None:
+            at = before[hand_number - 1]
+            if at.wind_of(player) in at.barred:
+                raise Conflict(f"{table.players[player].name} may not win hand {hand_number} "
+                               "already (停和: a false claim or a bar earlier in it)")
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)
-        session.add(pen)
+        table.penalties.append(pen)
         session.flush()
+        if kind == "bar" and hand_number is not None:
+            why = (f"{table.players[player].name} may not win this hand from hand "
+                   f"{hand_number} on (停和, penalty {pen.id}"
+                   + (f": {reason.strip()}" if reason and reason.strip() else "") + ")")
+            _reseat(session, table, hands, before, hand_number, author, since=hand_number,
+                    cause=why)
         return pen
 
     return transaction(sf, work)
+
+
+def _no_points(kind: str, points: int | None, money: bool | None,
+               hand_number: int | None) -> tuple[int, bool]:
+    """A ruling without points (``bar``, ``warning``): 0 points, not money; ValueError
+    when points or money are given, or a bar names no hand."""
+    if points is not None or money:
+        raise ValueError(f"a {kind} ({NO_POINTS[kind]}) takes no points: book a deduction "
+                         "or a payment apart")
+    if kind == "bar" and hand_number is None:
+        raise ValueError("a bar (停和) names the hand the player may not win (hand)")
+    return 0, False
+
+
+def _penalty_points(table: GameTable, kind: str, points: int | None,
+                    money: bool | None) -> tuple[int, bool]:
+    """A penalty's points and whether they are money apart from the points: the
+    referee's ``points`` (a deduction one of the rule set's fixed amounts, where it has
+    them) or the rule set's default (:func:`default_penalty`); ValueError naming what is
+    wrong."""
+    import scoring
+
+    default_money = False
+    if points is None:
+        pts, default_money = default_penalty(table, kind)
+    else:
+        pts = points
+    in_money = default_money if money is None else money
+    if default_money and not in_money:
+        raise ValueError(f"give the points of a {kind} penalty paid in chips: the rules' "
+                         f"{pts} is money paid apart from the chips")
+    if in_money and not money_apart(str(table.rules)):
+        raise ValueError(f"a {table.rules} table keeps no money apart from its points: "
+                         "give the penalty in points")
+    fixed = scoring.get_rule_set(table.rules).deductions
+    if kind == "deduction" and fixed and pts not in fixed:
+        raise ValueError(f"a deduction (罚分) under {table.rules} takes "
+                         f"{', '.join(map(str, fixed[:-1]))} or {fixed[-1]} points, not {pts}")
+    return pts, in_money
 
 
 def _not_ruled_already(hands: Sequence[Hand], number: int, player: int, kind: str) -> None:
@@ -651,7 +726,9 @@ def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
 
 def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, author: str,
                  reason: str) -> Penalty:
-    """Mark a penalty void (it stays in the sheet, counted as zero)."""
+    """Mark a penalty void (it stays in the sheet, counted as zero). Voiding a ``bar``
+    scores its hand's records again (:func:`_reseat`): a win held because of it stays
+    pending for a referee to confirm."""
     if not reason.strip():
         raise ValueError("voiding a penalty needs a reason")
 
@@ -661,9 +738,21 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
             raise NotFound(f"table {table_id} has no penalty {penalty_id}")
         if pen.voided_at is not None:
             raise Conflict(f"penalty {penalty_id} is already void")
+        bar = pen.kind == "bar" and pen.hand_number is not None
+        if bar:
+            lock_sheet(session, table_id)
+            table = get_table(session, table_id)
+            hands = hands_of(session, table_id)
+            before = places_of(table, hands)
         pen.voided_at = utcnow()
         pen.void_reason = f"{reason.strip()} (by {author})"
         session.flush()
+        if bar:
+            assert pen.hand_number is not None
+            why = (f"the 停和 of {table.players[pen.player].name} from hand "
+                   f"{pen.hand_number} (penalty {pen.id}) is void: {reason.strip()}")
+            _reseat(session, table, hands, before, pen.hand_number, author,
+                    since=pen.hand_number, cause=why)
         return pen
 
     return transaction(sf, work)

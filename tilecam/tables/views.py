@@ -60,7 +60,8 @@ def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
     连庄; ``drawn_hands``: drawn hands in a row before it, 臭庄) and, when an earlier hand's
     winner is not known yet, ``assumed_after``: that hand's number (the deal was taken to
     pass after it, so this place may move when a referee settles it); ``barred``: the
-    players who made a false claim earlier in this hand and may not win it (停和)."""
+    players who may not win this hand (停和: a false claim earlier in it, or a referee's
+    ``bar`` penalty)."""
     names = [p.name for p in table.players]
     out: dict[str, Any] = {
         "number": place.number,
@@ -76,7 +77,7 @@ def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
         out["assumed_after"] = place.assumed_after
     if place.stacks is not None:  # Xiamen: chips each player has before the hand (课)
         out["chips"] = {names[i]: c for i, c in enumerate(place.stacks)}
-    if place.barred:  # 停和: made a false claim earlier in this hand, may not win it
+    if place.barred:  # 停和: a false claim earlier in this hand, or a referee's bar
         winds = place.seat_winds()
         out["barred"] = [{"seat": w, "player": names[winds[w]]} for w in place.barred]
     return out

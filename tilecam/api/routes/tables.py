@@ -126,18 +126,21 @@ class FalseClaimIn(StoredIn):
 
 
 class PenaltyIn(StoredIn):
-    """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, or a
-    ``payment`` (包赔) from one player to another (``to``)."""
+    """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, a
+    ``payment`` (包赔) from one player to another (``to``), a ``bar`` (停和: the player may
+    not win ``hand``) or a ``warning`` (警告); the last two take no points."""
 
     model_config = ConfigDict(extra="forbid")
     player: int | str = Field(description="player name, or position 0-3 (round-1 seat)")
-    kind: Literal["wrong_win", "false_win", "deduction", "payment"]
+    kind: Literal["wrong_win", "false_win", "deduction", "payment", "bar", "warning"]
     to: int | str | None = Field(None, description="payment: the player paid (name or "
                                  "position); only with kind payment")
     points: int | None = Field(None, ge=1, le=100_000, description="points to each other "
                                "player (MCR defaults: wrong_win 10, false_win 20); deduction: "
-                               "taken; payment: paid to the player `to`")
-    hand: int | None = Field(None, ge=1, description="the hand it happened in")
+                               "taken (MCR: 5, 10, 20, 30, 40, 50 or 60); payment: paid to "
+                               "the player `to`; none for bar and warning")
+    hand: int | None = Field(None, ge=1, description="the hand it happened in (the sheet's "
+                             "record number); a bar: the hand the player may not win")
     reason: str | None = Field(None, max_length=2000)
     money: bool | None = Field(None, description="the points are money paid apart from the "
                                "points or chips (counted in the standings' money, not the "
@@ -388,7 +391,8 @@ def _player_position(table: GameTable, player: int | str) -> int:
 def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, a deduction, or a
-    payment from one player to another)."""
+    payment from one player to another), a 停和 (``bar``: a win of that player's in that
+    hand is held pending) or a warning."""
     with sf() as session:
         table = _table_or_404(session, table_id)
         pos = _player_position(table, body.player)

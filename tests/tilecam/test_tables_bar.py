@@ -1,0 +1,188 @@
+"""A referee's 停和 (``bar``), warnings (警告) and fixed deductions (罚分) on the score sheet.
+
+Seed 003 处罚: 停和 takes away the right to win the hand (取消本盘和牌的权利) — for 错吃、
+错碰、错杠, a wrong tile count (相公), a tile wrongly taken as a flower, a hand laid down
+at another's failed claim, passing signals; seed 000 makes a player who errs sit the hand
+out as 相公 and seed 001 counts a 相公's win as 诈胡. A bar names the record of the hand
+from which its player may not win it: a win of theirs there is held pending for the
+referee, until the hand ends. MCR deductions are 5, 10, 20, 30, 40, 50 or 60 points
+(二、罚分 (二)违例). Every test runs on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from test_tables_helpers import admin, bearer, new_table
+
+PLAIN_HAND = "123m456m789m123p55p"  # 清龙 and more: a legal MCR win
+LOW_WIN = "[234m,1]456p678s234s99m"  # a winning shape of 4 fan: 错和 when declared
+ZERO = {"Ann0": 0, "Bo0": 0, "Cai0": 0, "Dan0": 0}
+
+
+def post(client: TestClient, t: int, k: str, **body: object) -> dict:
+    r = client.post(f"/v1/tables/{t}/hands", json=body, headers=bearer(k))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def penalize(client: TestClient, t: int, **body: object):
+    return client.post(f"/v1/tables/{t}/penalties", json=body, headers=admin())
+
+
+def table_view(client: TestClient, t: int, k: str) -> dict:
+    return client.get(f"/v1/tables/{t}", headers=bearer(k)).json()
+
+
+def hand_view(client: TestClient, t: int, number: int) -> dict:
+    r = client.get(f"/v1/tables/{t}/hands/{number}", headers=admin())
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def totals(client: TestClient, t: int, k: str) -> dict[str, int]:
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    return {p["player"]: p["total"] for p in st["players"]}
+
+
+def test_a_bar_on_the_hand_in_play_holds_that_players_win_for_the_referee(sheet) -> None:
+    """Seed 003 二、错吃、错碰、错杠: 在该盘中不得和牌 — the referee bars the player from the
+    hand in play; the win the table then reports for them is held pending, another
+    player's win counts, and the next hand bars nobody."""
+    client, _ = sheet
+    t, k = new_table(client)
+    r = penalize(client, t, player="Bo0", kind="bar", hand=1, reason="错碰 of 5p")
+    assert r.status_code == 201, r.text
+    assert (r.json()["kind"], r.json()["points"], r.json()["deltas"]) == ("bar", 0, ZERO)
+    place = table_view(client, t, k)["next_hand"]
+    assert place["barred"] == [{"seat": "S", "player": "Bo0"}]
+    held = post(client, t, k, hand=PLAIN_HAND, winner="S", self_drawn=True)
+    assert held["outcome"] == "pending" and "停和" in held["note"]
+    assert held["points"] == ZERO and totals(client, t, k) == ZERO
+    fix = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                      json={"hand": PLAIN_HAND, "winner": "W", "discarder": "S",
+                            "reason": "Cai0 won on Bo0's 5p"})
+    assert fix.status_code == 201 and fix.json()["outcome"] == "win", fix.text
+    assert "barred" not in table_view(client, t, k)["next_hand"]  # 停和 lasts one hand
+    assert post(client, t, k, hand=PLAIN_HAND, winner="S", self_drawn=True)["outcome"] == "win"
+
+
+def test_a_bar_on_a_recorded_win_scores_it_again_and_its_void_leaves_it_to_confirm(
+        sheet) -> None:
+    """A bar booked after the win was recorded (相公 found when the hand was laid down):
+    the win is scored again, held pending with the bar's reason, and stops counting;
+    voiding the bar does not count it again on its own — a referee confirms it."""
+    client, _ = sheet
+    t, k = new_table(client)
+    win = post(client, t, k, hand=PLAIN_HAND, winner="N", discarder="E")
+    assert win["outcome"] == "win"
+    counted = totals(client, t, k)
+    assert counted["Dan0"] > 0
+    r = penalize(client, t, player="Dan0", kind="bar", hand=1,
+                 reason="相公: 13 tiles before the win")
+    assert r.status_code == 201, r.text
+    rec = hand_view(client, t, 1)
+    assert rec["outcome"] == "pending" and rec["points"] == ZERO
+    assert rec["history"][-1]["action"] == "reseat"
+    assert "Dan0 may not win this hand from hand 1 on (停和" in rec["note"]
+    assert "相公: 13 tiles before the win" in rec["note"]
+    assert totals(client, t, k) == ZERO
+    void = client.post(f"/v1/tables/{t}/penalties/{r.json()['id']}/void", headers=admin(),
+                       json={"reason": "the count was right"})
+    assert void.status_code == 200 and void.json()["void"], void.text
+    rec = hand_view(client, t, 1)
+    assert rec["outcome"] == "pending" and "no longer barred" in rec["note"]
+    assert "the 停和 of Dan0 from hand 1" in rec["note"]
+    fix = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                      json={"hand": PLAIN_HAND, "winner": "N", "discarder": "E",
+                            "reason": "confirmed"})
+    assert fix.status_code == 201 and fix.json()["outcome"] == "win", fix.text
+    assert totals(client, t, k) == counted
+
+
+def test_a_bar_moves_no_other_record(sheet) -> None:
+    """A bar on one player touches only that player's win in that hand: another
+    player's win at the same record, and the later hands, are not scored again."""
+    client, _ = sheet
+    t, k = new_table(client)
+    post(client, t, k, hand=PLAIN_HAND, winner="N", discarder="E")
+    post(client, t, k, hand=PLAIN_HAND, winner="E", self_drawn=True)
+    before = totals(client, t, k)
+    assert penalize(client, t, player="Ann0", kind="bar", hand=1).status_code == 201
+    assert [h["action"] for h in hand_view(client, t, 1)["history"]] == ["record"]
+    assert [h["action"] for h in hand_view(client, t, 2)["history"]] == ["record"]
+    assert totals(client, t, k) == before
+
+
+def test_a_bar_lasts_the_hand_through_a_false_claim(sheet) -> None:
+    """Seed 003: after a false claim the hand is played on (该盘继续比赛); a bar booked
+    before it still holds on the hand's next record, beside the claimant's own 停和."""
+    client, _ = sheet
+    t, k = new_table(client)
+    assert penalize(client, t, player="Cai0", kind="bar", hand=1).status_code == 201
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    ruled = client.post(f"/v1/tables/{t}/hands/1/false-claim", headers=admin(),
+                        json={"reason": "错和"})
+    assert ruled.status_code == 201, ruled.text
+    place = table_view(client, t, k)["next_hand"]
+    assert place["number"] == 2 and place["hand_in_round"] == 1
+    assert place["barred"] == [{"seat": "W", "player": "Cai0"},
+                               {"seat": "S", "player": "Bo0"}]
+    held = post(client, t, k, hand=PLAIN_HAND, winner="W", self_drawn=True)
+    assert held["outcome"] == "pending" and "停和" in held["note"]
+
+
+def test_a_bar_takes_no_points_and_names_a_hand_on_the_sheet(sheet) -> None:
+    """A bar and a warning move no points; a bar names the hand (one on the sheet or in
+    play) and a player not barred from it already."""
+    client, _ = sheet
+    t, _ = new_table(client)
+    cases = [({"player": "Bo0", "kind": "bar", "hand": 1, "points": 5}, 400,
+              "takes no points"),
+             ({"player": "Bo0", "kind": "warning", "points": 5}, 400, "takes no points"),
+             ({"player": "Bo0", "kind": "bar"}, 400, "names the hand"),
+             ({"player": "Bo0", "kind": "bar", "hand": 3}, 400, "not on the sheet"),
+             ({"player": "Bo0", "kind": "bar", "hand": 1, "to": "Ann0"}, 400,
+              "pays nobody")]
+    for body, status, words in cases:
+        r = penalize(client, t, **body)
+        assert r.status_code == status and words in r.json()["error"]["message"], (body, r.text)
+    assert penalize(client, t, player="Bo0", kind="bar", hand=1).status_code == 201
+    again = penalize(client, t, player="Bo0", kind="bar", hand=1)
+    assert again.status_code == 409 and "may not win hand 1 already" in again.text
+
+
+def test_a_warning_is_kept_on_the_sheet_without_points(sheet) -> None:
+    """Seed 003 一、警告: recorded with its reason, listed with the penalties, no points."""
+    client, _ = sheet
+    t, k = new_table(client)
+    r = penalize(client, t, player="Ann0", kind="warning", hand=1, reason="摸牌 early")
+    assert r.status_code == 201, r.text
+    listed = client.get(f"/v1/tables/{t}/penalties", headers=bearer(k)).json()["penalties"]
+    assert [(p["kind"], p["reason"], p["points"]) for p in listed] == [
+        ("warning", "摸牌 early", 0)]
+    assert totals(client, t, k) == ZERO
+    assert "barred" not in table_view(client, t, k)["next_hand"]
+
+
+def test_mcr_deductions_are_the_seven_amounts_of_seed_003(sheet) -> None:
+    """Seed 003 二、罚分 (二)违例: 5, 10, 20, 30, 40, 50 or 60 points; another rule set
+    fixes none."""
+    client, _ = sheet
+    t, _ = new_table(client)
+    odd = penalize(client, t, player="Bo0", kind="deduction", points=15)
+    assert odd.status_code == 400
+    assert "5, 10, 20, 30, 40, 50 or 60 points, not 15" in odd.json()["error"]["message"]
+    assert penalize(client, t, player="Bo0", kind="deduction", points=60).status_code == 201
+    zj, _ = new_table(client, rules="zhenjiang")
+    assert penalize(client, zj, player="Bo0", kind="deduction", points=15).status_code == 201
+
+
+def test_a_xiamen_player_barred_sits_the_hand_out(sheet) -> None:
+    """Seed 000: 出错者盖牌，退出当轮游戏 — a player who errs may not win the hand (相公):
+    the win reported for them is held pending."""
+    client, _ = sheet
+    t, k = new_table(client, rules="xiamen")
+    assert penalize(client, t, player="Bo0", kind="bar", hand=1,
+                    reason="吃错牌").status_code == 201
+    held = post(client, t, k, hand="123m456m789m123p456p55s", winner="S", self_drawn=True,
+                context={"gold": "9s"})
+    assert held["outcome"] == "pending" and "停和" in held["note"]
