@@ -241,6 +241,20 @@ def _with_bars(barred: tuple[str, ...], positions: Sequence[int],
     return barred
 
 
+def model_hand_records(table: TableState, number: int) -> range:
+    """The records of the hand record ``number`` belongs to: a record ruled a false claim
+    is the same hand as the record after it (the hand is played on)."""
+    def claim(n: int) -> bool:
+        return n in table.hands and table.hands[n].outcome == "false_claim"
+
+    first, last = number, number
+    while claim(first - 1):
+        first -= 1
+    while claim(last):
+        last += 1
+    return range(first, last + 1)
+
+
 def model_over(rules: str, place: ModelPlace, number: int) -> bool:
     """Whether the next hand, at ``place``, lies past the session's end."""
     rounds = DEALS[rules][2]
@@ -287,6 +301,9 @@ class TableState:
     #: the referee's 停和 rulings: penalty id → (record number, position, void); each is
     #: among ``penalties`` too (no points)
     bars: dict[int, tuple[int, int, bool]] = field(default_factory=dict)
+    #: offences whose penalty grows with repeats in a hand: penalty id → (kind, position,
+    #: record number, void); each is among ``penalties`` too
+    offences: dict[int, tuple[str, int, int, bool]] = field(default_factory=dict)
 
     def setting(self, name: str) -> Any:
         """The table's value of the setting ``name`` (given, else the rule set's)."""
@@ -773,24 +790,37 @@ class SheetRun:
                 self.answers["bar made void"] += 1
                 self.check_reseats(table, number - 1, before)
             return
-        kind = "bar" if rng.random() < 0.8 else "warning"
-        pos = rng.randrange(4)
         r = rng.random()
-        number = (len(table.hands) + 1 if r < 0.5 else max(1, len(table.hands)) if r < 0.8
-                  else rng.randint(1, len(table.hands) + 2))
-        body: dict[str, Any] = {"player": table.names[pos] if rng.random() < 0.5 else pos,
-                                "kind": kind, "hand": number, "reason": "错碰"}
-        if rng.random() < 0.05:
-            body["points"] = 5
-        if rng.random() < 0.05:
-            body.pop("hand")
+        kind = ("bar" if r < 0.5 else "warning" if r < 0.6 else
+                rng.choice(("empty_claim", "early_draw", "slow_pung")))
+        offence = kind in ("empty_claim", "early_draw", "slow_pung")
+        pos = rng.randrange(2 if offence else 4)  # offences: two players, to see repeats
+        r = rng.random()
+        number = (len(table.hands) + 1 if r < (0.8 if offence else 0.5) else
+                  max(1, len(table.hands)) if r < 0.9 else
+                  rng.randint(1, len(table.hands) + 2))
+        # an offence is often repeated in the hand (the scale of seed 003 then shows)
+        for _ in range(rng.randint(1, 5) if offence else 1):
+            body: dict[str, Any] = {"player": table.names[pos] if rng.random() < 0.5 else pos,
+                                    "kind": kind, "hand": number, "reason": "错碰"}
+            if rng.random() < 0.05:
+                body["points"] = 5
+            if rng.random() < 0.05:
+                body.pop("hand")
+            self.ruling(table, body, pos, number)
+
+    def ruling(self, table: TableState, body: dict[str, Any], pos: int, number: int) -> None:
+        """Book the ruling ``body`` (:meth:`bar`) on player ``pos`` at record ``number``;
+        its answer against the model."""
+        kind = body["kind"]
+        offence = kind in ("empty_claim", "early_draw", "slow_pung")
         name = f"table {table.rules} {kind} hand {body.get('hand')}"
         before = table.places()
         response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties", self.admin,
                              body)
         most = len(table.hands) + (not table.over())
-        if "points" in body or (kind == "bar" and "hand" not in body) or not (
-                1 <= number <= most):
+        if "points" in body or (kind != "warning" and "hand" not in body) or not (
+                1 <= number <= most) or (offence and table.rules != "mcr"):
             self.expect(name, response, 400, body)
             return
         at = before[number - 1]
@@ -801,11 +831,20 @@ class SheetRun:
         if not self.expect(name, response, 201, body):
             return
         view = response.json()
+        each = 0
+        if offence:  # seed 003: a warning, then 5, 10, 20, doubling up to 60, in one hand
+            records = model_hand_records(table, number)
+            count = 1 + sum(1 for o_kind, o_pos, o_hand, void in table.offences.values()
+                            if (o_kind, o_pos) == (kind, pos) and not void
+                            and o_hand in records)
+            each = ([0, 5, 10, 20] + [min(60, 20 << n) for n in range(1, count)])[count - 1]
+            table.offences[view["id"]] = (kind, pos, number, False)
+        deltas = [-each if i == pos else 0 for i in range(4)]
         got = (view.get("kind"), view.get("points"), [view["deltas"][n] for n in table.names])
-        if got != (kind, 0, [0, 0, 0, 0]):
-            self.failures.add(f"{name} {body}: {got}, model ({kind}, 0, no points)")
-        table.penalties[view["id"]] = ([0, 0, 0, 0], False, False)
-        self.answers[kind] += 1
+        if got != (kind, each, deltas):
+            self.failures.add(f"{name} {body}: {got}, model ({kind}, {each}, {deltas})")
+        table.penalties[view["id"]] = (deltas, False, False)
+        self.answers[kind if not offence else f"{kind} step {each}"] += 1
         if kind == "bar":
             table.bars[view["id"]] = (number, pos, False)
             was = table.hands.get(number)
@@ -911,6 +950,8 @@ class SheetRun:
             self.expect(name, response, 409)
         elif self.expect(name, response, 200):
             table.penalties[pid] = (table.penalties[pid][0], True, table.penalties[pid][2])
+            if pid in table.offences:
+                table.offences[pid] = (*table.offences[pid][:3], True)
 
     # --- the model's view of an answer --------------------------------------------------
 

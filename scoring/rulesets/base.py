@@ -454,6 +454,13 @@ class RuleSet(ABC):
     #: The points a referee's deduction (罚分) may take, where the rules fix them (MCR, seed
     #: 003: 5, 10, 20, 30, 40, 50 or 60); empty: any. Default: any.
     deductions: ClassVar[tuple[int, ...]] = ()
+    #: Offences whose penalty grows with each repeat by one player in one hand, each with
+    #: the rules' name (MCR, seed 003: 空吃/空碰/空杠, 摸牌 before the discard, 碰牌 after 3
+    #: seconds), and the points of the first, second … of them (0: a warning); past the
+    #: table each doubles the one before (以此类推), up to the largest of
+    #: :attr:`deductions`. Default: none.
+    repeat_offences: ClassVar[Mapping[str, str]] = {}
+    repeat_offence_points: ClassVar[tuple[int, ...]] = ()
 
     def settings(self) -> Mapping[str, Setting]:
         """Every setting: name -> :class:`Setting` (default + description)."""

@@ -66,6 +66,12 @@ class McrRuleSet(RuleSet):
     false_claim_kinds: ClassVar[Mapping[str, str]] = {"wrong_win": "错和", "false_win": "诈和"}
     #: seed 003 二、罚分 (二)违例: 分别扣除5分、10分、20分、30分、40分、50分、60分7种罚分
     deductions: ClassVar[tuple[int, ...]] = (5, 10, 20, 30, 40, 50, 60)
+    #: seed 003 三、空吃、空碰、空杠, 四、摸牌, 五、碰牌: 一盘之内，第一次警告，第二次罚5分，
+    #: 第三次罚10分，第四次罚20分，以此类推
+    repeat_offences: ClassVar[Mapping[str, str]] = {
+        "empty_claim": "空吃/空碰/空杠", "early_draw": "摸牌 (上家未打出牌)",
+        "slow_pung": "碰牌 (超过3秒)"}
+    repeat_offence_points: ClassVar[tuple[int, ...]] = (0, 5, 10, 20)
 
     def settings(self) -> Mapping[str, Setting]:
         return _SETTINGS

@@ -267,3 +267,16 @@ def test_a_bar_the_deal_forgets_is_caught(
     monkeypatch.setattr(places.PlaceWalk, "_apply_bars", lambda self: None)
     found = fuzz.fuzz_tables(1, 300).items
     assert any("停和" in f for f in found), found[:5]
+
+
+def test_an_offence_booked_at_one_rate_whatever_its_repeat_is_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 003 三、空吃、空碰、空杠: warning, 5, 10, 20 … in one hand; a sheet that takes 5
+    at every repeat disagrees with the model."""
+    import tilecam.tables.sheet as sheet
+
+    monkeypatch.setattr(sheet, "offence_points", lambda rule_set, count: 5 * (count > 1))
+    found = fuzz.fuzz_tables(1, 300).items
+    assert any("empty_claim" in f or "early_draw" in f or "slow_pung" in f
+               for f in found), found[:5]

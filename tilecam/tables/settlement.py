@@ -33,6 +33,11 @@ MCR_PENALTY_POINTS = {"wrong_win": 10, "false_win": 20}
 #: the player may not win the hand) and ``warning`` (警告).
 NO_POINTS = {"bar": "停和", "warning": "警告"}
 
+#: Offences the sheet books at the step of their repeat in a hand, where the rule set has
+#: them (:mod:`tilecam.tables.offences`): the offender loses the step's points, none at
+#: the first (a warning).
+REPEAT_OFFENCES = ("empty_claim", "early_draw", "slow_pung")
+
 
 def place_payments(
     payments: Sequence[Mapping[str, Any]],
@@ -189,7 +194,8 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
     player; ``deduction``: the offender loses ``points_each``, nobody gains; ``payment``
     (包赔): the offender pays ``points_each`` to player ``to`` alone — what a rule makes
     one player make good to another (Xiamen 诈胡的重判: a false win in the round of a
-    游金 pays that player's gains).
+    游金 pays that player's gains); ``bar`` and ``warning``: nothing; a repeat offence
+    (:data:`REPEAT_OFFENCES`): its step's ``points_each`` taken, 0 at a warning.
 
     >>> penalty_deltas("wrong_win", 2, 10)
     [10, 10, -30, 10]
@@ -199,9 +205,13 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
     [0, 150, 0, -150]
     >>> penalty_deltas("bar", 1, 0)
     [0, 0, 0, 0]
+    >>> penalty_deltas("empty_claim", 1, 0), penalty_deltas("empty_claim", 1, 10)
+    ([0, 0, 0, 0], [0, -10, 0, 0])
     """
     if not 0 <= offender <= 3:
         raise ValueError(f"player position {offender} is not 0-3")
+    if kind in REPEAT_OFFENCES and to is None and points_each >= 0:
+        kind = "deduction" if points_each else "warning"
     if kind in NO_POINTS:
         if points_each or to is not None:
             raise ValueError(f"a {kind} ({NO_POINTS[kind]}) moves no points and pays nobody: "

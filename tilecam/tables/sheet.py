@@ -32,6 +32,7 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.false_claims import Ruling, claim_kind
 from tilecam.tables.keys import hash_key, new_key
+from tilecam.tables.offences import earlier_offences, hand_records, offence_points
 from tilecam.tables.places import (
     PlaceWalk,
     deal_of,
@@ -45,6 +46,7 @@ from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
 from tilecam.tables.settlement import (
     MCR_PENALTY_POINTS,
     NO_POINTS,
+    REPEAT_OFFENCES,
     money_apart,
     penalty_deltas,
 )
@@ -602,8 +604,8 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
 
     def work(session: Session) -> Penalty:
         table = get_table(session, table_id)
-        if kind in NO_POINTS:
-            pts, in_money = _no_points(kind, points, money, hand_number)
+        if kind in NO_POINTS or kind in REPEAT_OFFENCES:
+            pts, in_money = _no_points(table, kind, points, money, hand_number)
         else:
             pts, in_money = _penalty_points(table, kind, points, money)
         deltas = penalty_deltas(kind, player, pts, to)
@@ -626,6 +628,9 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                     + (f", and hand {most} is in play" if most > len(hands) else
                        ", and the session is over"))
             _not_ruled_already(hands, hand_number, player, kind)
+            if kind in REPEAT_OFFENCES:  # the step of this repeat in the hand
+                pts = _offence_step(table, kind, player, hands, hand_number)
+                deltas = penalty_deltas(kind, player, pts)
         before = places_of(table, hands) if kind == "bar" else []
         if kind == "bar" and hand_number is not None:
             at = before[hand_number - 1]
@@ -648,16 +653,39 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     return transaction(sf, work)
 
 
-def _no_points(kind: str, points: int | None, money: bool | None,
+def _no_points(table: GameTable, kind: str, points: int | None, money: bool | None,
                hand_number: int | None) -> tuple[int, bool]:
-    """A ruling without points (``bar``, ``warning``): 0 points, not money; ValueError
-    when points or money are given, or a bar names no hand."""
+    """A ruling the referee gives no points (``bar``, ``warning``; a repeat offence, whose
+    points the sheet works out: :func:`_offence_step`): 0 points for now, not money;
+    ValueError when points or money are given, when a bar or an offence names no hand,
+    or when the table's rules have no such offence."""
+    import scoring
+
+    rule_set = scoring.get_rule_set(table.rules)
+    if kind in REPEAT_OFFENCES and kind not in rule_set.repeat_offences:
+        raise ValueError(f"under {table.rules} no penalty grows with repeats (no {kind}): "
+                         "book a warning or a deduction")
+    name = NO_POINTS.get(kind) or rule_set.repeat_offences[kind]
     if points is not None or money:
-        raise ValueError(f"a {kind} ({NO_POINTS[kind]}) takes no points: book a deduction "
-                         "or a payment apart")
-    if kind == "bar" and hand_number is None:
-        raise ValueError("a bar (停和) names the hand the player may not win (hand)")
+        steps = ", ".join(str(p) for p in rule_set.repeat_offence_points[1:])
+        why = (f"the sheet books the step of the repeat in the hand (warning, then {steps} …)"
+               if kind in REPEAT_OFFENCES else "book a deduction or a payment apart")
+        raise ValueError(f"a {kind} ({name}) takes no points: {why}")
+    if hand_number is None and kind != "warning":
+        raise ValueError(f"a {kind} ({name}) names the hand it happened in (hand)")
     return 0, False
+
+
+def _offence_step(table: GameTable, kind: str, player: int, hands: Sequence[Hand],
+                  hand_number: int) -> int:
+    """The points of ``player``'s offence of ``kind`` in the hand of record
+    ``hand_number``: the step after the ones the sheet holds in that hand (seed 003:
+    warning, 5, 10, 20, 以此类推)."""
+    import scoring
+
+    count = 1 + earlier_offences(table.penalties, kind, player,
+                                 hand_records(hands, hand_number))
+    return offence_points(scoring.get_rule_set(table.rules), count)
 
 
 def _penalty_points(table: GameTable, kind: str, points: int | None,

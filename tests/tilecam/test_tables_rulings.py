@@ -1,4 +1,5 @@
-"""A referee's 停和 (``bar``), warnings (警告) and fixed deductions (罚分) on the score sheet.
+"""A referee's 停和 (``bar``), warnings (警告), fixed deductions (罚分) and offences whose
+penalty grows with each repeat, on the score sheet.
 
 Seed 003 处罚: 停和 takes away the right to win the hand (取消本盘和牌的权利) — for 错吃、
 错碰、错杠, a wrong tile count (相公), a tile wrongly taken as a flower, a hand laid down
@@ -6,7 +7,9 @@ at another's failed claim, passing signals; seed 000 makes a player who errs sit
 out as 相公 and seed 001 counts a 相公's win as 诈胡. A bar names the record of the hand
 from which its player may not win it: a win of theirs there is held pending for the
 referee, until the hand ends. MCR deductions are 5, 10, 20, 30, 40, 50 or 60 points
-(二、罚分 (二)违例). Every test runs on SQLite and on PostgreSQL."""
+(二、罚分 (二)违例); 空吃/空碰/空杠, 摸牌 before the discard and 碰牌 after 3 seconds cost, in
+one hand, a warning, then 5, 10, 20, 以此类推 (三、四、五). Every test runs on SQLite and on
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -186,3 +189,59 @@ def test_a_xiamen_player_barred_sits_the_hand_out(sheet) -> None:
     held = post(client, t, k, hand="123m456m789m123p456p55s", winner="S", self_drawn=True,
                 context={"gold": "9s"})
     assert held["outcome"] == "pending" and "停和" in held["note"]
+
+
+def offence(client: TestClient, t: int, player: str, kind: str = "empty_claim",
+            hand: int = 1) -> dict:
+    r = penalize(client, t, player=player, kind=kind, hand=hand, reason="空碰")
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_mcr_repeat_offences_in_a_hand_cost_more_each_time(sheet) -> None:
+    """Seed 003 三、空吃、空碰、空杠: 一盘之内，第一次警告，第二次罚5分，第三次罚10分，
+    第四次罚20分，以此类推 — read on as doubling up to the largest deduction, 60. Each
+    player and each offence counts apart, and the next hand starts again at a warning."""
+    client, _ = sheet
+    t, k = new_table(client)
+    steps = [offence(client, t, "Bo0")["points"] for _ in range(7)]
+    assert steps == [0, 5, 10, 20, 40, 60, 60]
+    assert offence(client, t, "Cai0")["points"] == 0  # another player
+    assert offence(client, t, "Bo0", kind="early_draw")["points"] == 0  # another offence
+    assert offence(client, t, "Bo0", kind="slow_pung")["points"] == 0
+    third = offence(client, t, "Bo0", kind="early_draw")
+    assert third["deltas"] == {**ZERO, "Bo0": -5}
+    assert totals(client, t, k) == {**ZERO, "Bo0": -(5 + 10 + 20 + 40 + 60 + 60 + 5)}
+    post(client, t, k, outcome="draw")
+    assert offence(client, t, "Bo0", hand=2)["points"] == 0  # a new hand
+
+
+def test_a_repeat_offence_counts_the_hand_played_on_after_a_false_claim(sheet) -> None:
+    """A false claim leaves the hand to be played on (seed 003): an offence at the next
+    record is the same hand's, and a void offence does not count."""
+    client, _ = sheet
+    t, k = new_table(client)
+    first = offence(client, t, "Ann0")
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    assert client.post(f"/v1/tables/{t}/hands/1/false-claim", headers=admin(),
+                       json={"reason": "错和"}).status_code == 201
+    assert offence(client, t, "Ann0", hand=2)["points"] == 5
+    assert client.post(f"/v1/tables/{t}/penalties/{first['id']}/void", headers=admin(),
+                       json={"reason": "it was a pung"}).status_code == 200
+    assert offence(client, t, "Ann0", hand=2)["points"] == 5  # the second that counts
+
+
+def test_a_repeat_offence_takes_no_points_and_needs_the_rules_to_have_it(sheet) -> None:
+    """The sheet works the points out; Xiamen and Zhenjiang have no such scale."""
+    client, _ = sheet
+    t, _ = new_table(client)
+    given = penalize(client, t, player="Bo0", kind="empty_claim", hand=1, points=5)
+    assert given.status_code == 400
+    assert "books the step of the repeat in the hand (warning, then 5, 10, 20 …)" in (
+        given.json()["error"]["message"])
+    nohand = penalize(client, t, player="Bo0", kind="slow_pung")
+    assert nohand.status_code == 400 and "names the hand" in nohand.text
+    for rules in ("xiamen", "zhenjiang"):
+        other, _ = new_table(client, rules=rules)
+        r = penalize(client, other, player="Bo0", kind="empty_claim", hand=1)
+        assert r.status_code == 400 and "no penalty grows with repeats" in r.text, r.text
