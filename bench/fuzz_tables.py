@@ -304,6 +304,8 @@ class TableState:
     #: offences whose penalty grows with repeats in a hand: penalty id → (kind, position,
     #: record number, void); each is among ``penalties`` too
     offences: dict[int, tuple[str, int, int, bool]] = field(default_factory=dict)
+    #: warnings (警告, and offences booked at their first step): penalty id → position
+    warnings: dict[int, int] = field(default_factory=dict)
 
     def setting(self, name: str) -> Any:
         """The table's value of the setting ``name`` (given, else the rule set's)."""
@@ -844,6 +846,8 @@ class SheetRun:
         if got != (kind, each, deltas):
             self.failures.add(f"{name} {body}: {got}, model ({kind}, {each}, {deltas})")
         table.penalties[view["id"]] = (deltas, False, False)
+        if kind == "warning" or (offence and each == 0):
+            table.warnings[view["id"]] = pos
         self.answers[kind if not offence else f"{kind} step {each}"] += 1
         if kind == "bar":
             table.bars[view["id"]] = (number, pos, False)
@@ -1134,14 +1138,20 @@ class SheetRun:
             for n, d in zip(table.names, deltas, strict=True):
                 (money if in_money else pen_pts)[n] += 0 if voided else d
         totals = {n: hand_pts[n] + pen_pts[n] for n in table.names}
+        warned = [sum(1 for pid, p in table.warnings.items() if p == pos
+                      and not table.penalties[pid][1]) for pos in range(4)]
+        barred = [sum(1 for _, p, void in table.bars.values() if p == pos and not void)
+                  for pos in range(4)]
         st = self.client.get(f"/v1/tables/{table.id}/standings", headers=self.admin).json()
         lines = {p["player"]: p for p in st["players"]}
-        for n in table.names:
+        for pos, n in enumerate(table.names):
             line = lines[n]
             model = (totals[n], hand_pts[n], pen_pts[n], wins[n], drawn[n], dealt[n],
-                     1 + sum(t > totals[n] for t in totals.values()), money[n])
+                     1 + sum(t > totals[n] for t in totals.values()), money[n], warned[pos],
+                     barred[pos])
             shown = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
-                     line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"])
+                     line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"],
+                     line["warnings"], line["bars"])
             if shown != model:
                 self.failures.add(f"{name}: standings of {n} {shown}, model {model}")
         if (st["hands_pending"], st["hands_void"], st["false_claims"],

@@ -245,3 +245,20 @@ def test_a_repeat_offence_takes_no_points_and_needs_the_rules_to_have_it(sheet) 
         other, _ = new_table(client, rules=rules)
         r = penalize(client, other, player="Bo0", kind="empty_claim", hand=1)
         assert r.status_code == 400 and "no penalty grows with repeats" in r.text, r.text
+
+
+def test_the_standings_count_each_players_warnings_and_bars(sheet) -> None:
+    """Seed 003 一、警告: 第二次违例犯规 the referee may deduct or bar — the standings show
+    each player's warnings (a repeat offence's first step is one) and bars, not void."""
+    client, _ = sheet
+    t, k = new_table(client)
+    assert penalize(client, t, player="Ann0", kind="warning").status_code == 201
+    offence(client, t, "Ann0")  # a warning
+    offence(client, t, "Ann0")  # 5 points: no warning
+    assert penalize(client, t, player="Bo0", kind="bar", hand=1).status_code == 201
+    void = penalize(client, t, player="Cai0", kind="warning").json()["id"]
+    assert client.post(f"/v1/tables/{t}/penalties/{void}/void", headers=admin(),
+                       json={"reason": "wrong player"}).status_code == 200
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    counts = {p["player"]: (p["warnings"], p["bars"]) for p in st["players"]}
+    assert counts == {"Ann0": (2, 0), "Bo0": (0, 1), "Cai0": (0, 0), "Dan0": (0, 0)}

@@ -19,7 +19,12 @@ from sqlalchemy.orm import Session
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import places, sheet
 from tilecam.tables.flow import FALSE_CLAIM
-from tilecam.tables.settlement import money_apart, revision_money, revision_seats
+from tilecam.tables.settlement import (
+    REPEAT_OFFENCES,
+    money_apart,
+    revision_money,
+    revision_seats,
+)
 
 
 @dataclass
@@ -37,6 +42,11 @@ class PlayerLine:
     dealt_in: int = 0
     #: money paid apart from the points (Xiamen's bonus money, 课外); not in ``total``
     money: int = 0
+    #: the referee's warnings (警告, and repeat offences booked at their first step) and
+    #: 停和 rulings (``bar``) on the player, not void — what a referee weighs next (seed
+    #: 003: 第二次违例犯规…可以给予罚分、停和)
+    warnings: int = 0
+    bars: int = 0
     rank: int = 0
 
     @property
@@ -57,6 +67,8 @@ class PlayerLine:
             "self_drawn_wins": self.self_drawn_wins,
             "dealt_in": self.dealt_in,
             "money": self.money,
+            "warnings": self.warnings,
+            "bars": self.bars,
         }
 
 
@@ -145,6 +157,10 @@ def table_standings(session: Session, table: GameTable,
     for pen in sheet.penalties_of(session, table.id):
         if pen.voided_at is not None:
             continue
+        line = by_pos[pen.player]
+        line.warnings += pen.kind == "warning" or (pen.kind in REPEAT_OFFENCES
+                                                    and not pen.points)
+        line.bars += pen.kind == "bar"
         for pos, pts in enumerate(pen.deltas):
             if pen.money:  # Xiamen 诈胡: money apart from the points
                 by_pos[pos].money += int(pts)
@@ -230,9 +246,9 @@ def event_standings_csv(session: Session, event: Event) -> str:
     data = event_standings(session, event)
     rows: list[list[Any]] = [["rank", "player", "table", "total", "hand_points",
                               "penalty_points", "wins", "self_drawn_wins", "dealt_in",
-                              "money"]]
+                              "money", "warnings", "bars"]]
     for p in data["players"]:
         rows.append([p["rank"], p["player"], p["table"], p["total"], p["hand_points"],
                      p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"],
-                     p["money"]])
+                     p["money"], p["warnings"], p["bars"]])
     return _csv(rows)
