@@ -306,6 +306,12 @@ class TableState:
     offences: dict[int, tuple[str, int, int, bool]] = field(default_factory=dict)
     #: warnings (警告, and offences booked at their first step): penalty id → position
     warnings: dict[int, int] = field(default_factory=dict)
+    #: 停赛: penalty id → position (void as its penalty is)
+    disqualified: dict[int, int] = field(default_factory=dict)
+
+    def live_disqualified(self) -> set[int]:
+        """The positions of the players disqualified (停赛) and not made void."""
+        return {pos for pid, pos in self.disqualified.items() if not self.penalties[pid][1]}
 
     def setting(self, name: str) -> Any:
         """The table's value of the setting ``name`` (given, else the rule set's)."""
@@ -794,6 +800,7 @@ class SheetRun:
             return
         r = rng.random()
         kind = ("bar" if r < 0.5 else "warning" if r < 0.6 else
+                "disqualification" if r < 0.65 else
                 rng.choice(("empty_claim", "early_draw", "slow_pung")))
         offence = kind in ("empty_claim", "early_draw", "slow_pung")
         pos = rng.randrange(2 if offence else 4)  # offences: two players, to see repeats
@@ -821,9 +828,13 @@ class SheetRun:
         response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties", self.admin,
                              body)
         most = len(table.hands) + (not table.over())
-        if "points" in body or (kind != "warning" and "hand" not in body) or not (
+        if "points" in body or (kind not in ("warning", "disqualification")
+                                and "hand" not in body) or not (
                 1 <= number <= most) or (offence and table.rules != "mcr"):
             self.expect(name, response, 400, body)
+            return
+        if kind == "disqualification" and pos in table.live_disqualified():
+            self.expect(name, response, 409, body)  # 停赛 once
             return
         at = before[number - 1]
         wind = next(w for w, p in at.seats.items() if p == pos)
@@ -848,6 +859,8 @@ class SheetRun:
         table.penalties[view["id"]] = (deltas, False, False)
         if kind == "warning" or (offence and each == 0):
             table.warnings[view["id"]] = pos
+        if kind == "disqualification":
+            table.disqualified[view["id"]] = pos
         self.answers[kind if not offence else f"{kind} step {each}"] += 1
         if kind == "bar":
             table.bars[view["id"]] = (number, pos, False)
@@ -1144,11 +1157,13 @@ class SheetRun:
                   for pos in range(4)]
         st = self.client.get(f"/v1/tables/{table.id}/standings", headers=self.admin).json()
         lines = {p["player"]: p for p in st["players"]}
+        out = table.live_disqualified()  # 停赛: no rank; the others rank among themselves
         for pos, n in enumerate(table.names):
             line = lines[n]
+            rank = None if pos in out else 1 + sum(
+                totals[m] > totals[n] for i, m in enumerate(table.names) if i not in out)
             model = (totals[n], hand_pts[n], pen_pts[n], wins[n], drawn[n], dealt[n],
-                     1 + sum(t > totals[n] for t in totals.values()), money[n], warned[pos],
-                     barred[pos])
+                     rank, money[n], warned[pos], barred[pos])
             shown = (line["total"], line["hand_points"], line["penalty_points"], line["wins"],
                      line["self_drawn_wins"], line["dealt_in"], line["rank"], line["money"],
                      line["warnings"], line["bars"])

@@ -13,8 +13,12 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import csv
+import io
+
 from fastapi.testclient import TestClient
 from test_tables_helpers import admin, bearer, new_table
+from test_tables_helpers import new_event as _new_event
 
 PLAIN_HAND = "123m456m789m123p55p"  # 清龙 and more: a legal MCR win
 LOW_WIN = "[234m,1]456p678s234s99m"  # a winning shape of 4 fan: 错和 when declared
@@ -262,3 +266,32 @@ def test_the_standings_count_each_players_warnings_and_bars(sheet) -> None:
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
     counts = {p["player"]: (p["warnings"], p["bars"]) for p in st["players"]}
     assert counts == {"Ann0": (2, 0), "Bo0": (0, 1), "Cai0": (0, 0), "Dan0": (0, 0)}
+
+
+def test_a_disqualified_player_takes_no_rank(sheet) -> None:
+    """Seed 003 四、停赛 (取消继续参加本次比赛的资格; 有意诈和 draws it): the player stays on the
+    sheet with their points but takes no rank, at the table or in the event, and the
+    others rank among themselves; a void disqualification gives the rank back."""
+    client, _ = sheet
+    event, tables = _new_event(client, tables=2)
+    (t, k), _ = tables
+    post(client, t, k, hand=PLAIN_HAND, winner="N", self_drawn=True)  # Dan0 leads
+    r = penalize(client, t, player="Dan0", kind="disqualification", reason="有意诈和")
+    assert r.status_code == 201 and r.json()["points"] == 0, r.text
+    again = penalize(client, t, player="Dan0", kind="disqualification")
+    assert again.status_code == 409 and "disqualified already" in again.text
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    lines = [(p["player"], p["rank"], p["disqualified"]) for p in st["players"]]
+    assert lines[-1] == ("Dan0", None, True)
+    assert sorted(rank for _, rank, _ in lines[:-1]) == [1, 1, 1]
+    ev = client.get(f"/v1/events/{event}/standings", headers=admin()).json()
+    assert ev["players"][-1]["player"] == "Dan0" and ev["players"][-1]["rank"] is None
+    # the other table's four on 0 points, then this table's three who paid Dan0's win
+    assert [p["rank"] for p in ev["players"][:-1]] == [1, 1, 1, 1, 5, 5, 5]
+    rows = list(csv.reader(io.StringIO(client.get(
+        f"/v1/events/{event}/standings.csv", headers=admin()).text)))
+    assert rows[0][-1] == "disqualified" and rows[-1][0] == "" and rows[-1][-1] == "yes"
+    assert client.post(f"/v1/tables/{t}/penalties/{r.json()['id']}/void", headers=admin(),
+                       json={"reason": "appeal upheld"}).status_code == 200
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert st["players"][0]["player"] == "Dan0" and st["players"][0]["rank"] == 1

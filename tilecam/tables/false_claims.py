@@ -11,8 +11,8 @@ MCR tells the penalties apart by how far the claimed hand is from a win (seed 00
 - 错和 (``wrong_win``, 10 to each): a winning shape short of the 8 fan (起和分);
 - 和错牌 (same penalty as 错和): ready, but the claimed tile is none of its waits;
 - 诈和 (``false_win``, 20 to each): one tile short of ready (尚差一张牌才能听牌);
-- 有意诈和 (two or more tiles short): disqualification, which the sheet does not record;
-  it books 诈和 and says so.
+- 有意诈和 (two or more tiles short): disqualification, which the ruling does not book;
+  it books 诈和 and says so (the referee books the ``disqualification`` penalty apart).
 
 A rule set with one kind (Zhenjiang 诈胡) always books that one.
 """
@@ -88,5 +88,5 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     if waits.shanten == 1:
         return Ruling("false_win", f"one tile short of ready without {tile} (诈和)")
     return Ruling("false_win", f"{waits.shanten} tiles short of ready without {tile}: seed "
-                               "003 rules that 有意诈和 (disqualification), which the sheet "
-                               "does not record; booked as 诈和")
+                               "003 rules that 有意诈和 (disqualification: book it apart, "
+                               "penalty kind disqualification); booked as 诈和")

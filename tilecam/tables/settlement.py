@@ -30,8 +30,9 @@ PAYER_OFFSETS = {"left": 1, "opposite": 2, "right": 3}
 MCR_PENALTY_POINTS = {"wrong_win": 10, "false_win": 20}
 
 #: Rulings a referee books without points (seed 003, 处罚): ``bar`` (停和, 取消本盘和牌的权利:
-#: the player may not win the hand) and ``warning`` (警告).
-NO_POINTS = {"bar": "停和", "warning": "警告"}
+#: the player may not win the hand), ``warning`` (警告) and ``disqualification`` (停赛,
+#: 取消继续参加本次比赛的资格: the player takes no rank in the standings).
+NO_POINTS = {"bar": "停和", "warning": "警告", "disqualification": "停赛"}
 
 #: Offences the sheet books at the step of their repeat in a hand, where the rule set has
 #: them (:mod:`tilecam.tables.offences`): the offender loses the step's points, none at

@@ -592,7 +592,8 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     ``deduction`` takes one of the rule set's fixed amounts where it has them (MCR:
     :attr:`scoring.rulesets.base.RuleSet.deductions`).
 
-    ``bar`` (停和) and ``warning`` (警告) move no points. A bar names the record of the
+    ``bar`` (停和), ``warning`` (警告) and ``disqualification`` (停赛: the player takes no
+    rank in the standings; once per player) move no points. A bar names the record of the
     hand (``hand_number``: recorded, or the hand in play) from which its player may not
     win that hand; a win of theirs recorded there is scored again and held ``pending``
     (:func:`_reseat`), as is one recorded later.
@@ -631,6 +632,10 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             if kind in REPEAT_OFFENCES:  # the step of this repeat in the hand
                 pts = _offence_step(table, kind, player, hands, hand_number)
                 deltas = penalty_deltas(kind, player, pts)
+        if kind == "disqualification" and any(
+                p.kind == kind and p.player == player and p.voided_at is None
+                for p in table.penalties):
+            raise Conflict(f"{table.players[player].name} is disqualified already (停赛)")
         before = places_of(table, hands) if kind == "bar" else []
         if kind == "bar" and hand_number is not None:
             at = before[hand_number - 1]
@@ -671,7 +676,7 @@ def _no_points(table: GameTable, kind: str, points: int | None, money: bool | No
         why = (f"the sheet books the step of the repeat in the hand (warning, then {steps} …)"
                if kind in REPEAT_OFFENCES else "book a deduction or a payment apart")
         raise ValueError(f"a {kind} ({name}) takes no points: {why}")
-    if hand_number is None and kind != "warning":
+    if hand_number is None and kind not in ("warning", "disqualification"):
         raise ValueError(f"a {kind} ({name}) names the hand it happened in (hand)")
     return 0, False
 

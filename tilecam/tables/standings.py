@@ -47,7 +47,10 @@ class PlayerLine:
     #: 003: 第二次违例犯规…可以给予罚分、停和)
     warnings: int = 0
     bars: int = 0
-    rank: int = 0
+    #: the referee's 停赛 (a ``disqualification`` not void): the player takes no rank
+    disqualified: bool = False
+    #: 1 = most points (equal totals share a rank); None for a disqualified player
+    rank: int | None = 0
 
     @property
     def total(self) -> int:
@@ -69,6 +72,7 @@ class PlayerLine:
             "money": self.money,
             "warnings": self.warnings,
             "bars": self.bars,
+            "disqualified": self.disqualified,
         }
 
 
@@ -99,17 +103,28 @@ class TableStandings:
             "false_claims": self.false_claims,
             "complete": self.next_hand is None,
             "next_hand": self.next_hand,
-            "players": [p.to_dict() for p in sorted(self.players, key=lambda p: p.rank)],
+            "players": [p.to_dict() for p in sorted(self.players, key=_rank_order)],
         }
 
 
 def _rank(lines: list[PlayerLine]) -> None:
-    ordered = sorted(lines, key=lambda p: -p.total)
+    """Rank ``lines`` by total (equal totals share a rank); a disqualified player (停赛)
+    takes none and the others rank among themselves."""
+    for line in lines:
+        if line.disqualified:
+            line.rank = None
+    ordered = sorted((p for p in lines if not p.disqualified), key=lambda p: -p.total)
     for i, line in enumerate(ordered):
         if i and line.total == ordered[i - 1].total:
             line.rank = ordered[i - 1].rank
         else:
             line.rank = i + 1
+
+
+def _rank_order(line: PlayerLine) -> tuple[bool, int, int, int]:
+    """The order lines are listed in: by rank, the disqualified last; then by table and
+    seat."""
+    return (line.rank is None, line.rank or 0, line.table_id, line.position)
 
 
 def current(hand: Hand) -> HandRevision:
@@ -161,6 +176,7 @@ def table_standings(session: Session, table: GameTable,
         line.warnings += pen.kind == "warning" or (pen.kind in REPEAT_OFFENCES
                                                     and not pen.points)
         line.bars += pen.kind == "bar"
+        line.disqualified |= pen.kind == "disqualification"
         for pos, pts in enumerate(pen.deltas):
             if pen.money:  # Xiamen 诈胡: money apart from the points
                 by_pos[pos].money += int(pts)
@@ -181,8 +197,7 @@ def event_standings(session: Session, event: Event) -> dict[str, Any]:
         "tables": [
             {k: v for k, v in t.to_dict().items() if k != "players"} for t in tables
         ],
-        "players": [p.to_dict() for p in sorted(players, key=lambda p: (p.rank, p.table_id,
-                                                                         p.position))],
+        "players": [p.to_dict() for p in sorted(players, key=_rank_order)],
     }
 
 
@@ -246,9 +261,10 @@ def event_standings_csv(session: Session, event: Event) -> str:
     data = event_standings(session, event)
     rows: list[list[Any]] = [["rank", "player", "table", "total", "hand_points",
                               "penalty_points", "wins", "self_drawn_wins", "dealt_in",
-                              "money", "warnings", "bars"]]
+                              "money", "warnings", "bars", "disqualified"]]
     for p in data["players"]:
         rows.append([p["rank"], p["player"], p["table"], p["total"], p["hand_points"],
                      p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"],
-                     p["money"], p["warnings"], p["bars"]])
+                     p["money"], p["warnings"], p["bars"],
+                     "yes" if p["disqualified"] else ""])
     return _csv(rows)

@@ -128,7 +128,8 @@ class FalseClaimIn(StoredIn):
 class PenaltyIn(StoredIn):
     """错和 (``wrong_win``), 诈和 (``false_win``), a ``deduction`` on one player, a
     ``payment`` (包赔) from one player to another (``to``), a ``bar`` (停和: the player may
-    not win ``hand``), a ``warning`` (警告), or an offence whose penalty grows with each
+    not win ``hand``), a ``warning`` (警告), a ``disqualification`` (停赛: no rank in the
+    standings), or an offence whose penalty grows with each
     repeat in the hand (MCR: ``empty_claim`` 空吃/空碰/空杠, ``early_draw`` 摸牌 before the
     discard, ``slow_pung`` 碰牌 after 3 seconds: warning, 5, 10, 20 …); these take no
     points."""
@@ -136,7 +137,7 @@ class PenaltyIn(StoredIn):
     model_config = ConfigDict(extra="forbid")
     player: int | str = Field(description="player name, or position 0-3 (round-1 seat)")
     kind: Literal["wrong_win", "false_win", "deduction", "payment", "bar", "warning",
-                  "empty_claim", "early_draw", "slow_pung"]
+                  "disqualification", "empty_claim", "early_draw", "slow_pung"]
     to: int | str | None = Field(None, description="payment: the player paid (name or "
                                  "position); only with kind payment")
     points: int | None = Field(None, ge=1, le=100_000, description="points to each other "
