@@ -198,14 +198,16 @@ def model_places(rules: str, hands: list[HandState],
         if hand.outcome == "false_claim":  # the same hand is played on
             barred = _barred(barred, hand.winner)
             continue
+        # a win held because its winner may not win the hand (停和) tells nobody's win
+        winner = None if hand.outcome == "pending" and hand.winner in barred else hand.winner
         index, barred = index + 1, ()
         if stacks is not None:  # a 课: 100 chips each; a settled win moves them; when a
             if hand.outcome == "win":  # player has none left the next 课 starts afresh
                 stacks = [c + p for c, p in zip(stacks, hand.points, strict=True)]
             if min(stacks) <= 0:
                 stacks = [full] * 4
-        if hand.outcome in ("win", "pending") and hand.winner:
-            stays = on_win and hand.winner == "E"
+        if hand.outcome in ("win", "pending") and winner:
+            stays = on_win and winner == "E"
             repeats, draws = (repeats + 1, draws) if stays else (0, 0)  # the streak keeps both
         elif hand.outcome in ("draw", "void") and on_draw:
             stays = True
@@ -836,10 +838,12 @@ class SheetRun:
         if kind == "disqualification" and pos in table.live_disqualified():
             self.expect(name, response, 409, body)  # 停赛 once
             return
-        at = before[number - 1]
-        wind = next(w for w, p in at.seats.items() if p == pos)
-        if kind == "bar" and wind in at.barred:
-            self.expect(name, response, 409, body)
+        def barred_at(n: int) -> bool:
+            at = before[n - 1]
+            return next(w for w, p in at.seats.items() if p == pos) in at.barred
+
+        if kind == "bar" and any(barred_at(n) for n in model_hand_records(table, number)):
+            self.expect(name, response, 409, body)  # barred from the hand already
             return
         if not self.expect(name, response, 201, body):
             return

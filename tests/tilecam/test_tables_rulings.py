@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
+import time
 
+import pytest
 from fastapi.testclient import TestClient
 from test_tables_helpers import admin, bearer, new_table
 from test_tables_helpers import new_event as _new_event
@@ -148,7 +151,7 @@ def test_a_bar_takes_no_points_and_names_a_hand_on_the_sheet(sheet) -> None:
              ({"player": "Bo0", "kind": "bar"}, 400, "names the hand"),
              ({"player": "Bo0", "kind": "bar", "hand": 3}, 400, "not on the sheet"),
              ({"player": "Bo0", "kind": "bar", "hand": 1, "to": "Ann0"}, 400,
-              "pays nobody")]
+              "and only a payment")]
     for body, status, words in cases:
         r = penalize(client, t, **body)
         assert r.status_code == status and words in r.json()["error"]["message"], (body, r.text)
@@ -295,3 +298,96 @@ def test_a_disqualified_player_takes_no_rank(sheet) -> None:
                        json={"reason": "appeal upheld"}).status_code == 200
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
     assert st["players"][0]["player"] == "Dan0" and st["players"][0]["rank"] == 1
+
+
+def test_a_barred_dealers_held_win_does_not_keep_the_deal(sheet) -> None:
+    """Seed 000 (出错者盖牌，退出当轮游戏): a Xiamen dealer barred from the hand cannot have
+    won it, so the win held pending tells nobody's win — the deal passes as after a
+    pending hand whose winner is not known (``assumed_after``), not as 连庄."""
+    client, _ = sheet
+    t, k = new_table(client, rules="xiamen")
+    assert penalize(client, t, player="Ann0", kind="bar", hand=1).status_code == 201
+    win = {"hand": "123m456m789m123p456p55s", "winner": "E", "self_drawn": True,
+           "context": {"gold": "9s"}}
+    assert post(client, t, k, **win)["outcome"] == "pending"
+    place = table_view(client, t, k)["next_hand"]
+    assert (place["dealer"], place["dealer_repeats"], place["assumed_after"]) == ("Bo0", 0, 1)
+
+
+def test_a_second_bar_anywhere_in_the_hand_is_refused(sheet) -> None:
+    """One 停和 per player and hand: a bar naming an earlier record of a hand the player
+    is barred from later in it (a bar there, or their own false claim) is 409, so
+    voiding one bar always lifts the 停和."""
+    client, _ = sheet
+    t, k = new_table(client)
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    assert client.post(f"/v1/tables/{t}/hands/1/false-claim", headers=admin(),
+                       json={"reason": "错和"}).status_code == 201
+    assert penalize(client, t, player="Cai0", kind="bar", hand=2).status_code == 201
+    for player in ("Cai0", "Bo0"):  # barred at record 2; Bo0 by the false claim
+        r = penalize(client, t, player=player, kind="bar", hand=1)
+        assert r.status_code == 409 and "already" in r.text, (player, r.text)
+    assert penalize(client, t, player="Dan0", kind="bar", hand=1).status_code == 201
+
+
+def test_an_offence_names_nobody_paid(sheet) -> None:
+    """A repeat offence is a deduction of its own: ``to`` is for a payment only."""
+    client, _ = sheet
+    t, _ = new_table(client)
+    r = penalize(client, t, player="Bo0", kind="empty_claim", hand=1, to="Ann0")
+    assert r.status_code == 400 and "and only a payment" in r.json()["error"]["message"]
+
+
+def _at_once(work, count: int = 2) -> None:
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
+
+def test_two_offences_booked_at_once_take_two_steps(sheet, monkeypatch) -> None:
+    """Two referees booking one player's 空碰 at the same moment: the sheet counts one
+    after the other (its row lock), warning then 5 — on PostgreSQL too."""
+    import tilecam.tables.sheet as sheet_module
+
+    client, _ = sheet
+    t, _ = new_table(client)
+    counted = sheet_module.earlier_offences
+
+    def slow(*args: object) -> int:
+        n = counted(*args)  # type: ignore[arg-type]
+        time.sleep(0.3)  # the window where an unlocked count is read twice
+        return n
+
+    monkeypatch.setattr(sheet_module, "earlier_offences", slow)
+    steps: list[int] = []
+    _at_once(lambda: steps.append(offence(client, t, "Bo0")["points"]))
+    assert sorted(steps) == [0, 5]
+
+
+@pytest.mark.parametrize("kind", ["bar", "warning"])
+def test_a_penalty_voided_twice_at_once_is_void_once(sheet, monkeypatch, kind: str) -> None:
+    """Two voids of one penalty at the same moment: one 200, one 409, and a held win
+    scored again once."""
+    import tilecam.tables.sheet as sheet_module
+
+    client, _ = sheet
+    t, k = new_table(client)
+    post(client, t, k, hand=PLAIN_HAND, winner="N", discarder="E")
+    body = {"player": "Dan0", "kind": kind} | ({"hand": 1} if kind == "bar" else {})
+    pid = penalize(client, t, **body).json()["id"]
+    locked = sheet_module.lock_sheet
+
+    def slow(*args: object) -> None:
+        time.sleep(0.3)
+        locked(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sheet_module, "lock_sheet", slow)
+    codes: list[int] = []
+    _at_once(lambda: codes.append(client.post(
+        f"/v1/tables/{t}/penalties/{pid}/void", headers=admin(),
+        json={"reason": "appeal"}).status_code))
+    assert sorted(codes) == [200, 409]
+    history = [h["action"] for h in hand_view(client, t, 1)["history"]]
+    assert history == (["record", "reseat", "reseat"] if kind == "bar" else ["record"])

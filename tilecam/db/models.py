@@ -234,7 +234,9 @@ class Penalty(Base):
     hand_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: ``wrong_win`` (错和), ``false_win`` (诈和), ``deduction``, ``payment`` (包赔: the
     #: offender pays one other player, the one ``deltas`` pays), ``bar`` (停和: the player
-    #: may not win hand ``hand_number``; no points) or ``warning`` (警告; no points).
+    #: may not win hand ``hand_number``; no points), ``warning`` (警告; no points),
+    #: ``disqualification`` (停赛; no points) or a repeat offence (``empty_claim``,
+    #: ``early_draw``, ``slow_pung``: the step of its repeat in the hand, 0 at the first).
     kind: Mapped[str] = mapped_column(String(16))
     points: Mapped[int] = mapped_column(Integer)
     deltas: Mapped[list[int]] = mapped_column(JSON)

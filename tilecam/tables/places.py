@@ -64,8 +64,13 @@ class PlaceWalk:
         return place if self._full is None else replace(place, stacks=tuple(self._stacks))
 
     def advance(self, hand: Hand) -> None:
-        """Record ``hand`` (its current revision) at :meth:`place`; on to the next hand."""
-        self._deal.advance(played(hand))
+        """Record ``hand`` (its current revision) at :meth:`place`; on to the next hand. A
+        win held pending whose winner may not win the hand (停和) tells nobody's win: the
+        deal goes on as after a pending hand whose winner is not known."""
+        done = played(hand)
+        if done.outcome == "pending" and done.winner in self._deal.place().barred:
+            done = flow.Played("pending", None)
+        self._deal.advance(done)
         self._number += 1
         self._apply_bars()
         if self._full is None:

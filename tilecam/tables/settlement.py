@@ -211,17 +211,17 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
     """
     if not 0 <= offender <= 3:
         raise ValueError(f"player position {offender} is not 0-3")
-    if kind in REPEAT_OFFENCES and to is None and points_each >= 0:
+    if (to is not None) != (kind == "payment"):
+        raise ValueError("a payment penalty names the player paid (to), and only a payment")
+    if kind in REPEAT_OFFENCES and points_each >= 0:
         kind = "deduction" if points_each else "warning"
     if kind in NO_POINTS:
-        if points_each or to is not None:
-            raise ValueError(f"a {kind} ({NO_POINTS[kind]}) moves no points and pays nobody: "
-                             "book a deduction or a payment apart")
+        if points_each:
+            raise ValueError(f"a {kind} ({NO_POINTS[kind]}) moves no points: book a "
+                             "deduction or a payment apart")
         return [0, 0, 0, 0]
     if points_each <= 0:
         raise ValueError(f"penalty points must be positive, not {points_each}")
-    if (to is not None) != (kind == "payment"):
-        raise ValueError("a payment penalty names the player paid (to), and only a payment")
     if kind == "deduction":
         out = [0, 0, 0, 0]
         out[offender] = -points_each
@@ -235,7 +235,7 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
         return out
     if kind not in ("wrong_win", "false_win"):
         raise ValueError(f"unknown penalty {kind!r} (wrong_win, false_win, deduction, "
-                         "payment, bar or warning)")
+                         f"payment, {', '.join(NO_POINTS)} or {', '.join(REPEAT_OFFENCES)})")
     out = [points_each] * 4
     out[offender] = -3 * points_each
     return out

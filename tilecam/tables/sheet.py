@@ -605,6 +605,9 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
 
     def work(session: Session) -> Penalty:
         table = get_table(session, table_id)
+        # one writer at a time: a bar scores recorded hands again, an offence's step and a
+        # second disqualification follow from the penalties booked before
+        lock_sheet(session, table_id)
         if kind in NO_POINTS or kind in REPEAT_OFFENCES:
             pts, in_money = _no_points(table, kind, points, money, hand_number)
         else:
@@ -615,8 +618,6 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                              f"player, more than the sheet records ({MOST_POINTS:,}): check "
                              f"the table's settings {table.rule_settings or {}} or give the "
                              "points")
-        if kind == "bar":
-            lock_sheet(session, table_id)  # the bar scores recorded hands again
         hands: list[Hand] = []
         if hand_number is not None:
             # the sheet's records (more than the session's places where false claims took
@@ -637,11 +638,11 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                 for p in table.penalties):
             raise Conflict(f"{table.players[player].name} is disqualified already (停赛)")
         before = places_of(table, hands) if kind == "bar" else []
-        if kind == "bar" and hand_number is not None:
-            at = before[hand_number - 1]
-            if at.wind_of(player) in at.barred:
-                raise Conflict(f"{table.players[player].name} may not win hand {hand_number} "
-                               "already (停和: a false claim or a bar earlier in it)")
+        if kind == "bar" and hand_number is not None and any(
+                before[n - 1].wind_of(player) in before[n - 1].barred
+                for n in hand_records(hands, hand_number)):
+            raise Conflict(f"{table.players[player].name} may not win hand {hand_number} "
+                           "already (停和: a false claim or a bar in it)")
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)
@@ -766,6 +767,7 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
         raise ValueError("voiding a penalty needs a reason")
 
     def work(session: Session) -> Penalty:
+        lock_sheet(session, table_id)  # before the penalty is read: one void of it wins
         pen = session.get(Penalty, penalty_id)
         if pen is None or pen.table_id != table_id:
             raise NotFound(f"table {table_id} has no penalty {penalty_id}")
@@ -773,7 +775,6 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
             raise Conflict(f"penalty {penalty_id} is already void")
         bar = pen.kind == "bar" and pen.hand_number is not None
         if bar:
-            lock_sheet(session, table_id)
             table = get_table(session, table_id)
             hands = hands_of(session, table_id)
             before = places_of(table, hands)
