@@ -538,6 +538,13 @@ class RuleSet(ABC):
             "money_apart": self.money_apart,
             "deal": self.deal.to_dict(),
             "seat_context": list(self.seat_context),
+            # what a score sheet's referee may book under these rules
+            "penalties": {
+                "false_claim_kinds": dict(self.false_claim_kinds),
+                "deductions": list(self.deductions),
+                "repeat_offences": dict(self.repeat_offences),
+                "repeat_offence_points": list(self.repeat_offence_points),
+            },
             **self.game,
         }
 

@@ -391,3 +391,17 @@ def test_a_penalty_voided_twice_at_once_is_void_once(sheet, monkeypatch, kind: s
     assert sorted(codes) == [200, 409]
     history = [h["action"] for h in hand_view(client, t, 1)["history"]]
     assert history == (["record", "reseat", "reseat"] if kind == "bar" else ["record"])
+
+
+def test_the_rules_document_lists_what_a_referee_may_book(sheet) -> None:
+    """``GET /v1/rules`` tells a referee's client each rule set's penalties: the false
+    claim kinds, the fixed deductions and the repeat offences with their steps."""
+    client, _ = sheet
+    sets = {r["name"]: r["penalties"] for r in client.get("/v1/rules").json()["rule_sets"]}
+    assert sets["mcr"]["deductions"] == [5, 10, 20, 30, 40, 50, 60]
+    assert sets["mcr"]["repeat_offence_points"] == [0, 5, 10, 20]
+    assert sorted(sets["mcr"]["repeat_offences"]) == ["early_draw", "empty_claim", "slow_pung"]
+    assert sets["mcr"]["false_claim_kinds"] == {"wrong_win": "错和", "false_win": "诈和"}
+    assert sets["zhenjiang"]["false_claim_kinds"] == {"false_win": "诈胡"}
+    assert sets["xiamen"] == {"false_claim_kinds": {}, "deductions": [],
+                              "repeat_offences": {}, "repeat_offence_points": []}
