@@ -219,8 +219,9 @@ class HandRevision(Base):
 
 
 class Penalty(Base):
-    """A referee's ruling on a player: a penalty (错和, 诈和, a points deduction, a payment),
-    a 停和 (``bar``: may not win the hand) or a warning (警告); ``deltas`` by position."""
+    """A referee's ruling on a player: a penalty (错和, 诈和, a points deduction, a payment,
+    a repeat offence at its step), a 停和 (``bar``: may not win the hand), a warning (警告)
+    or a disqualification (停赛); ``deltas`` by position."""
 
     __tablename__ = "penalties"
 

@@ -9,8 +9,9 @@ payments on the sheet's players.
 Penalties (seed 003, 六、错和与诈和的处理): 错和 (``wrong_win``, a win declared below
 8 fan, or on a tile that is not a winning one) pays 10 to each other player;
 诈和 (``false_win``, declared while not even ready) pays 20 to each; a
-``deduction`` (违例罚分 5-60) is taken from the offender's score only; a ``bar`` (停和)
-and a ``warning`` (警告) move no points.
+``deduction`` (违例罚分 5-60) is taken from the offender's score only; a ``bar`` (停和),
+a ``warning`` (警告) and a ``disqualification`` (停赛) move no points; a repeat offence
+takes the step of its repeat (0 at the first).
 """
 
 from __future__ import annotations
@@ -195,8 +196,9 @@ def penalty_deltas(kind: str, offender: int, points_each: int,
     player; ``deduction``: the offender loses ``points_each``, nobody gains; ``payment``
     (包赔): the offender pays ``points_each`` to player ``to`` alone — what a rule makes
     one player make good to another (Xiamen 诈胡的重判: a false win in the round of a
-    游金 pays that player's gains); ``bar`` and ``warning``: nothing; a repeat offence
-    (:data:`REPEAT_OFFENCES`): its step's ``points_each`` taken, 0 at a warning.
+    游金 pays that player's gains); ``bar``, ``warning``, ``disqualification``: nothing; a
+    repeat offence (:data:`REPEAT_OFFENCES`): its step's ``points_each`` taken, 0 at a
+    warning.
 
     >>> penalty_deltas("wrong_win", 2, 10)
     [10, 10, -30, 10]

@@ -661,8 +661,9 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
 
 def _no_points(table: GameTable, kind: str, points: int | None, money: bool | None,
                hand_number: int | None) -> tuple[int, bool]:
-    """A ruling the referee gives no points (``bar``, ``warning``; a repeat offence, whose
-    points the sheet works out: :func:`_offence_step`): 0 points for now, not money;
+    """A ruling the referee gives no points (``bar``, ``warning``, ``disqualification``; a
+    repeat offence, whose points the sheet works out: :func:`_offence_step`): 0 points for
+    now, not money;
     ValueError when points or money are given, when a bar or an offence names no hand,
     or when the table's rules have no such offence."""
     import scoring

@@ -143,8 +143,8 @@ class PenaltyIn(StoredIn):
     points: int | None = Field(None, ge=1, le=100_000, description="points to each other "
                                "player (MCR defaults: wrong_win 10, false_win 20); deduction: "
                                "taken (MCR: 5, 10, 20, 30, 40, 50 or 60); payment: paid to "
-                               "the player `to`; none for bar, warning and the repeat "
-                               "offences (the sheet books their step)")
+                               "the player `to`; none for bar, warning, disqualification "
+                               "and the repeat offences (the sheet books their step)")
     hand: int | None = Field(None, ge=1, description="the hand it happened in (the sheet's "
                              "record number); a bar: the hand the player may not win")
     reason: str | None = Field(None, max_length=2000)
@@ -396,9 +396,11 @@ def _player_position(table: GameTable, player: int | str) -> int:
 @router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
 def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
-    """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, a deduction, or a
-    payment from one player to another), a 停和 (``bar``: a win of that player's in that
-    hand is held pending) or a warning."""
+    """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, a deduction — MCR
+    5, 10, 20, 30, 40, 50 or 60 — or a payment from one player to another), a 停和
+    (``bar``: a win of that player's in that hand is held pending), a warning, a
+    disqualification (停赛: no rank in the standings), or an MCR repeat offence
+    (``empty_claim``, ``early_draw``, ``slow_pung``) booked at its step in the hand."""
     with sf() as session:
         table = _table_or_404(session, table_id)
         pos = _player_position(table, body.player)
