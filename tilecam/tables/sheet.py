@@ -633,16 +633,8 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             if kind in REPEAT_OFFENCES:  # the step of this repeat in the hand
                 pts = _offence_step(table, kind, player, hands, hand_number)
                 deltas = penalty_deltas(kind, player, pts)
-        if kind == "disqualification" and any(
-                p.kind == kind and p.player == player and p.voided_at is None
-                for p in table.penalties):
-            raise Conflict(f"{table.players[player].name} is disqualified already (停赛)")
         before = places_of(table, hands) if kind == "bar" else []
-        if kind == "bar" and hand_number is not None and any(
-                before[n - 1].wind_of(player) in before[n - 1].barred
-                for n in hand_records(hands, hand_number)):
-            raise Conflict(f"{table.players[player].name} may not win hand {hand_number} "
-                           "already (停和: a false claim or a bar in it)")
+        _not_twice(table, kind, player, hands, hand_number, before)
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
                       author=author)
@@ -659,13 +651,29 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     return transaction(sf, work)
 
 
+def _not_twice(table: GameTable, kind: str, player: int, hands: Sequence[Hand],
+               hand_number: int | None, places: Sequence[flow.Place]) -> None:
+    """Refuse (:class:`Conflict`) a second disqualification of a player not made void,
+    and a bar on a player who may not win that hand already at one of its records (a
+    bar, or their false claim: ``places`` of the sheet's records)."""
+    name = table.players[player].name
+    if kind == "disqualification" and any(
+            p.kind == kind and p.player == player and p.voided_at is None
+            for p in table.penalties):
+        raise Conflict(f"{name} is disqualified already (停赛)")
+    if kind == "bar" and hand_number is not None and any(
+            places[n - 1].wind_of(player) in places[n - 1].barred
+            for n in hand_records(hands, hand_number)):
+        raise Conflict(f"{name} may not win hand {hand_number} already (停和: a false claim "
+                       "or a bar in it)")
+
+
 def _no_points(table: GameTable, kind: str, points: int | None, money: bool | None,
                hand_number: int | None) -> tuple[int, bool]:
     """A ruling the referee gives no points (``bar``, ``warning``, ``disqualification``; a
     repeat offence, whose points the sheet works out: :func:`_offence_step`): 0 points for
-    now, not money;
-    ValueError when points or money are given, when a bar or an offence names no hand,
-    or when the table's rules have no such offence."""
+    now, not money; ValueError when points or money are given, when a bar or an offence
+    names no hand, or when the table's rules have no such offence."""
     import scoring
 
     rule_set = scoring.get_rule_set(table.rules)
