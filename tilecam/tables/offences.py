@@ -5,8 +5,8 @@
 The rule set holds the table (:attr:`scoring.rulesets.base.RuleSet.repeat_offences`,
 ``repeat_offence_points``); the sheet counts a player's earlier offences of the kind in
 the same hand — its records, which a false claim the hand is played on after chains
-(:func:`hand_records`) — and books the next step (:func:`offence_points`). Plain
-functions over loaded rows; no queries.
+(:func:`tilecam.tables.places.hand_records`) — and books the next step
+(:func:`offence_points`). Plain functions over loaded rows; no queries.
 """
 
 from __future__ import annotations
@@ -14,11 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tilecam.db.models import Hand, Penalty
-from tilecam.tables.flow import FALSE_CLAIM
-from tilecam.tables.settlement import REPEAT_OFFENCES
-
-__all__ = ["REPEAT_OFFENCES", "earlier_offences", "hand_records", "offence_points"]
+from tilecam.db.models import Penalty
 
 if TYPE_CHECKING:
     from scoring.rulesets.base import RuleSet
@@ -42,25 +38,9 @@ def offence_points(rule_set: RuleSet, count: int) -> int:
     return min(points, max(rule_set.deductions)) if rule_set.deductions else points
 
 
-def hand_records(hands: Sequence[Hand], number: int) -> range:
-    """The record numbers of the hand that record ``number`` belongs to: records ruled a
-    false claim (the hand played on after them) chain it to the record after.
-    ``hands``: the table's records in sheet order; ``number`` may be the hand in play
-    (``len(hands) + 1``)."""
-    def claim(n: int) -> bool:
-        return 1 <= n <= len(hands) and hands[n - 1].revisions[-1].outcome == FALSE_CLAIM
-
-    first, last = number, number
-    while claim(first - 1):
-        first -= 1
-    while claim(last):
-        last += 1
-    return range(first, last + 1)
-
-
 def earlier_offences(penalties: Sequence[Penalty], kind: str, player: int,
                      records: range) -> int:
     """How many offences of ``kind`` by ``player`` the sheet holds (not void) in the
-    hand of ``records`` (:func:`hand_records`)."""
+    hand of ``records`` (:func:`tilecam.tables.places.hand_records`)."""
     return sum(1 for p in penalties if p.kind == kind and p.player == player
                and p.voided_at is None and p.hand_number in records)

@@ -93,6 +93,22 @@ def bars_of(table: GameTable) -> dict[int, list[int]]:
     return out
 
 
+def hand_records(hands: Sequence[Hand], number: int) -> range:
+    """The record numbers of the hand that record ``number`` belongs to: records ruled a
+    false claim (the hand played on after them) chain it to the record after.
+    ``hands``: the table's records in sheet order; ``number`` may be the hand in play
+    (``len(hands) + 1``)."""
+    def claim(n: int) -> bool:
+        return 1 <= n <= len(hands) and hands[n - 1].revisions[-1].outcome == flow.FALSE_CLAIM
+
+    first, last = number, number
+    while claim(first - 1):
+        first -= 1
+    while claim(last):
+        last += 1
+    return range(first, last + 1)
+
+
 def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
     """The places of the table's recorded ``hands`` (all of them, in sheet order) and of
     the next hand (:class:`PlaceWalk`): ``len(hands) + 1`` places."""

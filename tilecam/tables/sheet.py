@@ -32,10 +32,11 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.false_claims import Ruling, claim_kind
 from tilecam.tables.keys import hash_key, new_key
-from tilecam.tables.offences import earlier_offences, hand_records, offence_points
+from tilecam.tables.offences import earlier_offences, offence_points
 from tilecam.tables.places import (
     PlaceWalk,
     deal_of,
+    hand_records,
     moved,
     next_place_of,
     places_of,
