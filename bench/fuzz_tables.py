@@ -244,17 +244,16 @@ def _with_bars(barred: tuple[str, ...], positions: Sequence[int],
 
 
 def model_hand_records(table: TableState, number: int) -> range:
-    """The records of the hand record ``number`` belongs to: a record ruled a false claim
-    is the same hand as the record after it (the hand is played on)."""
-    def claim(n: int) -> bool:
-        return n in table.hands and table.hands[n].outcome == "false_claim"
-
-    first, last = number, number
-    while claim(first - 1):
-        first -= 1
-    while claim(last):
-        last += 1
-    return range(first, last + 1)
+    """The records of the hand record ``number`` belongs to, told from the sheet's start:
+    each record is a hand of the deal but one ruled a false claim, which the hand played
+    on shares with the record after it (the hand in play is record ``len(hands) + 1``)."""
+    hand_of: dict[int, int] = {}
+    hand = 0
+    for n in range(1, len(table.hands) + 2):
+        hand_of[n] = hand
+        hand += not (n in table.hands and table.hands[n].outcome == "false_claim")
+    same = [n for n, h in hand_of.items() if h == hand_of[number]]
+    return range(same[0], same[-1] + 1)
 
 
 def model_over(rules: str, place: ModelPlace, number: int) -> bool:
