@@ -1,0 +1,115 @@
+"""The score-sheet page (``/sheet``) in a real browser (headless Chromium via selenium).
+
+The app runs on SQLite with uvicorn on a free loopback port; the test fills a table's
+sheet through the API, opens ``/sheet#table=…&key=…`` and checks that the page shows
+what the API says: the standings, the next hand and who may not win it (停和), the hands
+and the referee's rulings — and that it reads the sheet again on its own, and says so
+when the key is wrong. Skipped (with the reason) when Chromium, chromedriver or
+selenium are missing, as the phone page's tests are.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from test_page import CHROMEDRIVER, CHROMIUM, browser, free_port, screenshot, wait_for
+from test_tables_helpers import admin, bearer, database_url, make_app, new_event
+
+from tilecam.db.engine import dispose_engines
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="headless browser test needs Debian chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver; .ci/run installs them)",
+)
+pytest.importorskip("selenium.webdriver", reason="selenium (dev extra) is missing")
+
+__all__ = ["browser"]  # the fixture, shared with the phone page's tests
+
+PLAIN_HAND = "123m456m789m123p55p"  # a legal MCR win
+
+
+@pytest.fixture(scope="module")
+def sheet_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import uvicorn
+
+    tmp = tmp_path_factory.mktemp("sheet-page")
+    app, _ = make_app(database_url("sqlite", Path(tmp)), Path(tmp) / "data")
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+    dispose_engines()
+
+
+def cells(driver: Any, table: str) -> list[list[str]]:
+    """The text of each row's cells (header rows left out) of the page's table ``table``."""
+    from selenium.webdriver.common.by import By
+
+    rows = driver.find_elements(By.CSS_SELECTOR, f"#{table} tr")
+    return [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows
+            if row.find_elements(By.TAG_NAME, "td")]
+
+
+def test_the_sheet_page_shows_the_table_as_the_api_does(sheet_server: str, browser: Any) -> None:
+    """A win, a 停和 on the hand in play and a warning: the page's standings, next hand,
+    hands and rulings match the API; a hand recorded later appears without a reload."""
+    from selenium.webdriver.common.by import By
+
+    with httpx.Client(base_url=sheet_server) as api:
+        _, [(t, k)] = new_event(api, tables=1)  # type: ignore[arg-type]
+        assert api.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+            "hand": PLAIN_HAND, "winner": "N", "discarder": "E"}).status_code == 201
+        for body in ({"player": "Bo0", "kind": "bar", "hand": 2, "reason": "错碰"},
+                     {"player": "Cai0", "kind": "warning", "reason": "摸牌 early"}):
+            assert api.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                            json=body).status_code == 201
+        standings = api.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+
+        browser.get(f"{sheet_server}/sheet#table={t}&key={k}")
+        rows = wait_for(lambda: cells(browser, "standings"), what="the standings")
+        shown = {r[1].splitlines()[0]: int(r[2]) for r in rows}
+        assert shown == {p["player"]: p["total"] for p in standings["players"]}
+        assert any("警告 ×1" in r[1] for r in rows if r[1].startswith("Cai0"))
+        assert "Bo0" in browser.find_element(By.CSS_SELECTOR, "#next .barred").text
+        hand = cells(browser, "hands")[0]
+        recorded = api.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
+        assert hand[0] == "1" and "winner Dan0" in hand[1], hand
+        assert recorded["hand"] in hand[1] and f"{recorded['total']} fan" in hand[1], hand
+        rulings = " ".join(" ".join(r) for r in cells(browser, "penalties"))
+        assert "停和 (bar)" in rulings and "警告 (warning)" in rulings
+        assert browser.find_element(By.ID, "open").is_displayed() is False
+        screenshot(browser, "sheet.png")
+
+        assert api.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"outcome": "draw"}).status_code == 201
+        wait_for(lambda: len(cells(browser, "hands")) == 2, timeout=15,
+                 what="the page to read the sheet again")
+        assert cells(browser, "hands")[0][0] == "2"
+
+
+def test_a_wrong_key_is_named_and_the_form_asked_again(sheet_server: str,
+                                                       browser: Any) -> None:
+    """The page says the key does not open the table and shows the form again."""
+    from selenium.webdriver.common.by import By
+
+    with httpx.Client(base_url=sheet_server) as api:
+        _, [(t, _k)] = new_event(api, tables=1)  # type: ignore[arg-type]
+    browser.get(f"{sheet_server}/sheet#table={t}&key=not-the-key")
+    error = wait_for(lambda: browser.find_element(By.ID, "error").text, what="an error")
+    assert "Check the table number and its key" in error
+    assert browser.find_element(By.ID, "open").is_displayed()

@@ -1,0 +1,238 @@
+/* tilecam score-sheet page: a table's standings, next hand, hands and the referee's
+ * rulings, read with the table's key (or the referee's) from the /v1/tables API and read
+ * again every few seconds. Plain browser JavaScript, no build step; read-only. */
+"use strict";
+
+const REFRESH_MS = 5000; // how often the sheet is read again while the page is visible
+const WIND_ZH = { E: "东", S: "南", W: "西", N: "北" };
+const OUTCOME = {
+  win: "win", draw: "drawn", pending: "pending", void: "void", false_claim: "false claim",
+};
+const KIND_ZH = {
+  wrong_win: "错和", false_win: "诈和", deduction: "罚分", payment: "包赔", bar: "停和",
+  warning: "警告", disqualification: "停赛", empty_claim: "空吃/空碰/空杠",
+  early_draw: "摸牌", slow_pung: "碰牌",
+};
+
+const $ = (id) => document.getElementById(id);
+const state = { table: null, key: null, timer: null, seq: 0 };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/* ------------------------------------------------------------------ HTTP */
+async function api(path) {
+  let response;
+  try {
+    response = await fetch(path, { headers: { Authorization: `Bearer ${state.key}` } });
+  } catch (err) {
+    throw new Error(`cannot reach the server (${err.message})`);
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (err) {
+    throw new Error(`the server answered ${response.status} without JSON`);
+  }
+  if (!response.ok) {
+    const e = (body && body.error) || {};
+    const error = new Error(e.message || `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+/* ------------------------------------------------------------------ address */
+function fromAddress() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const table = params.get("table");
+  const key = params.get("key");
+  return table && key ? { table, key } : null;
+}
+
+function toAddress(table, key) {
+  const params = new URLSearchParams({ table, key });
+  history.replaceState(null, "", `${location.pathname}#${params}`);
+}
+
+/* ------------------------------------------------------------------ rendering */
+function renderStandings(st) {
+  const rows = [el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"),
+    el("th", { class: "v" }, "Total"), el("th", { class: "v" }, "Hands"),
+    el("th", { class: "v" }, "Penalties"))];
+  for (const p of st.players) {
+    const marks = [];
+    if (p.disqualified) marks.push("停赛 disqualified");
+    if (p.bars) marks.push(`停和 ×${p.bars}`);
+    if (p.warnings) marks.push(`警告 ×${p.warnings}`);
+    if (p.money) marks.push(`money ${signed(p.money)}`);
+    rows.push(el("tr", { "data-player": p.player },
+      el("td", {}, p.rank === null ? "–" : String(p.rank)),
+      el("td", {}, p.player, marks.length ? el("small", {}, marks.join(" · ")) : null),
+      el("td", { class: "v" }, signed(p.total)),
+      el("td", { class: "v" }, signed(p.hand_points)),
+      el("td", { class: "v" }, signed(p.penalty_points))));
+  }
+  $("standings").replaceChildren(...rows);
+  const parts = [`${st.hands_recorded} hand(s) recorded, ${st.hands_settled} settled`];
+  if (st.hands_pending.length) parts.push(`pending for the referee: ${st.hands_pending.join(", ")}`);
+  if (st.false_claims.length) parts.push(`false claims: ${st.false_claims.join(", ")}`);
+  if (st.hands_void.length) parts.push(`void: ${st.hands_void.join(", ")}`);
+  if (st.complete) parts.push("the session is over");
+  $("sheet-state").textContent = parts.join("; ") + ".";
+}
+
+function renderNext(next) {
+  $("next-card").hidden = false;
+  if (!next) {
+    $("next-title").textContent = "Next hand";
+    $("next").replaceChildren(el("p", { class: "hint" }, "The session is over."));
+    return;
+  }
+  $("next-title").textContent = `Next hand: ${next.number}`;
+  const seats = Object.entries(next.seats).map(([w, name]) =>
+    el("span", { class: "pill seat" }, `${w} ${WIND_ZH[w]} ${name}`));
+  const lines = [
+    el("p", {}, `Round ${next.round} (${next.prevalent_wind} ${WIND_ZH[next.prevalent_wind]}),`
+      + ` hand ${next.hand_in_round}; dealer ${next.dealer}`
+      + (next.dealer_repeats ? `, ${next.dealer_repeats} won in a row` : "")
+      + (next.drawn_hands ? `, ${next.drawn_hands} drawn in a row` : "")),
+    el("p", { class: "seats" }, seats),
+  ];
+  if (next.barred && next.barred.length) {
+    lines.push(el("p", { class: "barred" }, "May not win this hand (停和): "
+      + next.barred.map((b) => `${b.player} (${b.seat})`).join(", ")));
+  }
+  if (next.assumed_after) {
+    lines.push(el("p", { class: "hint" }, `Placed as if hand ${next.assumed_after}'s deal `
+      + "passed: it may move when the referee settles that hand."));
+  }
+  if (next.chips) {
+    lines.push(el("p", { class: "hint" }, "Chips: " + Object.entries(next.chips)
+      .map(([n, c]) => `${n} ${c}`).join(", ")));
+  }
+  $("next").replaceChildren(...lines);
+}
+
+function renderHands(hands, names) {
+  const rows = [el("tr", {}, el("th", {}, "#"), el("th", {}, "Hand"),
+    ...names.map((n) => el("th", { class: "v" }, n)))];
+  for (const h of [...hands].reverse()) {
+    const what = [OUTCOME[h.outcome] || h.outcome];
+    if (h.winner) what.push(`${h.outcome === "false_claim" ? "claimant" : "winner"} ${h.winner.player}`);
+    if (h.total !== null && h.total !== undefined && h.outcome !== "false_claim") {
+      what.push(`${h.total} ${h.rules === "mcr" ? "fan" : "points"}`);
+    }
+    const cell = el("td", {}, el("span", { class: `pill ${h.outcome}` }, what.join(" · ")),
+      h.hand ? el("small", { class: "notation" }, h.hand) : null,
+      h.note && h.outcome !== "win" ? el("small", {}, h.note) : null);
+    rows.push(el("tr", { "data-hand": String(h.number) }, el("td", {}, String(h.number)), cell,
+      ...names.map((n) => el("td", { class: "v" }, signed(h.points[n] || 0)))));
+  }
+  $("hands").replaceChildren(...rows);
+  $("hands-card").hidden = hands.length === 0;
+}
+
+function renderPenalties(pens) {
+  const rows = [];
+  for (const p of pens) {
+    const kind = `${KIND_ZH[p.kind] || p.kind} (${p.kind})`;
+    const where = p.hand ? `hand ${p.hand}` : "";
+    rows.push(el("tr", { class: p.void ? "void" : null },
+      el("td", {}, p.player, el("small", {}, [kind, where, p.reason || ""]
+        .filter(Boolean).join(" · ") + (p.void ? ` — void: ${p.void_reason || ""}` : ""))),
+      el("td", { class: "v" }, p.points ? String(p.points) : "–")));
+  }
+  $("penalties").replaceChildren(...rows);
+  $("penalties-card").hidden = pens.length === 0;
+}
+
+/* ------------------------------------------------------------------ reading */
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = !message;
+}
+
+async function read() {
+  const seq = ++state.seq;
+  const base = `/v1/tables/${encodeURIComponent(state.table)}`;
+  try {
+    const [table, standings, hands, penalties] = await Promise.all([
+      api(base), api(`${base}/standings`), api(`${base}/hands`), api(`${base}/penalties`)]);
+    if (seq !== state.seq) return; // a later read is on its way
+    $("table-title").textContent = `${table.name} · ${table.rules}`;
+    renderStandings(standings);
+    renderNext(table.next_hand);
+    renderHands(hands.hands, table.players.map((p) => p.name));
+    renderPenalties(penalties.penalties);
+    $("standings-card").hidden = false;
+    $("open").hidden = true;
+    showError("");
+    $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    $("updated").className = "pill ok";
+  } catch (err) {
+    if (seq !== state.seq) return;
+    const hint = err.status === 401 || err.status === 403
+      ? " Check the table number and its key." : "";
+    showError(`Cannot read the sheet: ${err.message}.${hint}`);
+    $("updated").textContent = "not updated";
+    $("updated").className = "pill bad";
+    if (err.status === 401 || err.status === 403 || err.status === 404) {
+      $("open").hidden = false;
+      stop();
+    }
+  }
+}
+
+function stop() {
+  if (state.timer !== null) clearInterval(state.timer);
+  state.timer = null;
+}
+
+function open(table, key) {
+  state.table = table;
+  state.key = key;
+  $("table-id").value = table;
+  stop();
+  read();
+  state.timer = setInterval(() => {
+    if (document.visibilityState === "visible") read();
+  }, REFRESH_MS);
+}
+
+$("open").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const table = $("table-id").value.trim();
+  const key = $("table-key").value.trim();
+  if (!/^[1-9][0-9]*$/.test(table)) {
+    showError("The table number is a whole number from 1.");
+    return;
+  }
+  toAddress(table, key);
+  open(table, key);
+});
+
+function openFromAddress() {
+  const given = fromAddress();
+  if (given && (given.table !== state.table || given.key !== state.key)) {
+    open(given.table, given.key);
+  }
+}
+
+window.addEventListener("hashchange", openFromAddress); // another table, or key, typed in
+openFromAddress();
