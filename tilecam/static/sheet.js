@@ -1,6 +1,6 @@
 /* tilecam score-sheet page: a table's standings, next hand, hands and the referee's
- * rulings, read with the table's key (or the referee's) from the /v1/tables API and read
- * again every few seconds. Plain browser JavaScript, no build step; read-only. */
+ * rulings, read with the table's key (or the referee's) from GET /v1/tables/{id}/sheet
+ * and read again every few seconds. Plain browser JavaScript, no build step; read-only. */
 "use strict";
 
 const REFRESH_MS = 5000; // how often the sheet is read again while the page is visible
@@ -172,14 +172,16 @@ async function read() {
   const seq = ++state.seq;
   const base = `/v1/tables/${encodeURIComponent(state.table)}`;
   try {
-    const [table, standings, hands, penalties] = await Promise.all([
-      api(base), api(`${base}/standings`), api(`${base}/hands`), api(`${base}/penalties`)]);
+    // one request (GET /v1/tables/{id}/sheet): the table's key is rate-limited, and the
+    // camera posting frames with it must not wait for the phones reading the sheet
+    const sheet = await api(`${base}/sheet`);
     if (seq !== state.seq) return; // a later read is on its way
+    const table = sheet.table;
     $("table-title").textContent = `${table.name} · ${table.rules}`;
-    renderStandings(standings);
+    renderStandings(sheet.standings);
     renderNext(table.next_hand);
-    renderHands(hands.hands, table.players.map((p) => p.name));
-    renderPenalties(penalties.penalties);
+    renderHands(sheet.hands, table.players.map((p) => p.name));
+    renderPenalties(sheet.penalties);
     $("standings-card").hidden = false;
     $("open").hidden = true;
     showError("");

@@ -442,6 +442,26 @@ def table_standings(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
         return standings.table_standings(session, table).to_dict()
 
 
+@router.get("/{table_id}/sheet")
+def whole_sheet(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """The whole sheet in one answer — the table with its next hand, the standings, every
+    hand's current revision and the penalties — as ``GET /v1/tables/{id}``, ``.../standings``,
+    ``.../hands`` and ``.../penalties`` give them: what the score-sheet page reads every
+    few seconds, one request against the key's rate limit instead of four."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        hands = sheet.hands_of(session, table_id)
+        where = places.places_of(table, hands)
+        return {
+            "table": views.table_view(table, places.next_place_of(table, hands),
+                                      with_next=True),
+            "standings": standings.table_standings(session, table, hands).to_dict(),
+            "hands": [views.hand_view(h, table, p) for h, p in zip(hands, where, strict=False)],
+            "penalties": [views.penalty_view(p, table)
+                          for p in sheet.penalties_of(session, table_id)],
+        }
+
+
 @router.get("/{table_id}/sheet.csv", response_class=Response)
 def sheet_csv(table_id: RowId, sf: DB, _: TableCaller) -> Response:
     """The score sheet as CSV: a row per hand, per penalty, and the totals."""
