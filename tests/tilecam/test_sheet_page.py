@@ -113,3 +113,24 @@ def test_a_wrong_key_is_named_and_the_form_asked_again(sheet_server: str,
     error = wait_for(lambda: browser.find_element(By.ID, "error").text, what="an error")
     assert "Check the table number and its key" in error
     assert browser.find_element(By.ID, "open").is_displayed()
+
+
+def test_another_table_or_a_bad_address_leaves_no_sheet_on_show(sheet_server: str,
+                                                                 browser: Any) -> None:
+    """Table 1's sheet, then table 2 with table 1's key (403): the error and the form,
+    and table 1's sheet gone; an address with no table number is named, nothing read."""
+    from selenium.webdriver.common.by import By
+
+    with httpx.Client(base_url=sheet_server) as api:
+        _, [(t, k), (t2, _k2)] = new_event(api, tables=2)  # type: ignore[arg-type]
+    browser.get(f"{sheet_server}/sheet#table={t}&key={k}")
+    wait_for(lambda: cells(browser, "standings"), what="the standings")
+    browser.execute_script(f"location.hash = 'table={t2}&key={k}'")
+    error = wait_for(lambda: browser.find_element(By.ID, "error").text, what="an error")
+    assert "Check the table number and its key" in error
+    assert not browser.find_element(By.ID, "standings-card").is_displayed()
+    assert browser.find_element(By.ID, "table-title").text == "Score sheet"
+    browser.execute_script("location.hash = 'table=abc&key=x'")
+    wait_for(lambda: "#table=N&key=" in browser.find_element(By.ID, "error").text,
+             what="the address named")
+    assert browser.find_element(By.ID, "open").is_displayed()

@@ -23,7 +23,9 @@ def test_the_whole_sheet_is_the_four_reads_in_one(sheet) -> None:
     base = f"/v1/tables/{t}"
     assert body["table"] == client.get(base, headers=bearer(k)).json()
     assert body["standings"] == client.get(f"{base}/standings", headers=bearer(k)).json()
-    assert body["hands"] == client.get(f"{base}/hands", headers=bearer(k)).json()["hands"]
+    hands = client.get(f"{base}/hands", headers=bearer(k)).json()["hands"]
+    assert body["hands"] == [{k: v for k, v in h.items() if k not in ("score", "recognized")}
+                             for h in hands]  # read a hand for its score
     assert body["penalties"] == client.get(f"{base}/penalties",
                                            headers=bearer(k)).json()["penalties"]
     assert body["table"]["next_hand"]["barred"] == [{"seat": "E", "player": "Bo0"}]
@@ -36,3 +38,18 @@ def test_the_whole_sheet_takes_the_tables_own_key(sheet) -> None:
     assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(k2)).status_code == 403
     assert client.get(f"/v1/tables/{t}/sheet").status_code == 401
     assert client.get("/v1/tables/99999/sheet", headers=admin()).status_code == 404
+
+
+def test_an_unchanged_sheet_answers_304(sheet) -> None:
+    """The answer's ETag sent back gets 304 while nothing changed, 200 after a change."""
+    client, _ = sheet
+    t, k = new_table(client)
+    first = client.get(f"/v1/tables/{t}/sheet", headers=bearer(k))
+    etag = first.headers["ETag"]
+    again = client.get(f"/v1/tables/{t}/sheet", headers={**bearer(k), "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                json={"player": "Ann0", "kind": "warning"})
+    changed = client.get(f"/v1/tables/{t}/sheet", headers={**bearer(k), "If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    assert changed.json()["penalties"][0]["kind"] == "warning"

@@ -3,7 +3,8 @@
  * and read again every few seconds. Plain browser JavaScript, no build step; read-only. */
 "use strict";
 
-const REFRESH_MS = 5000; // how often the sheet is read again while the page is visible
+const REFRESH_MS = 5000; // pause between the end of one read and the next (page visible)
+const TIMEOUT_MS = 15000; // a read not answered by then is given up, and said so
 const WIND_ZH = { E: "东", S: "南", W: "西", N: "北" };
 const OUTCOME = {
   win: "win", draw: "drawn", pending: "pending", void: "void", false_claim: "false claim",
@@ -15,7 +16,8 @@ const KIND_ZH = {
 };
 
 const $ = (id) => document.getElementById(id);
-const state = { table: null, key: null, timer: null, seq: 0 };
+const state = { table: null, key: null, timer: null, seq: 0, etag: null, sheet: null };
+const SHEET_CARDS = ["standings-card", "next-card", "hands-card", "penalties-card"];
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -34,14 +36,28 @@ function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
+function unit(rules, n) {
+  const word = rules === "mcr" ? "fan" : "point";
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 /* ------------------------------------------------------------------ HTTP */
 async function api(path) {
   let response;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+  const headers = { Authorization: `Bearer ${state.key}` };
+  if (state.etag) headers["If-None-Match"] = state.etag;
   try {
-    response = await fetch(path, { headers: { Authorization: `Bearer ${state.key}` } });
+    response = await fetch(path, { headers, cache: "no-store", signal: abort.signal });
   } catch (err) {
-    throw new Error(`cannot reach the server (${err.message})`);
+    throw new Error(abort.signal.aborted
+      ? `the server did not answer in ${TIMEOUT_MS / 1000} s`
+      : `cannot reach the server (${err.message})`);
+  } finally {
+    clearTimeout(timer);
   }
+  if (response.status === 304) return null; // the sheet as last read
   let body = null;
   try {
     body = await response.json();
@@ -52,17 +68,23 @@ async function api(path) {
     const e = (body && body.error) || {};
     const error = new Error(e.message || `HTTP ${response.status}`);
     error.status = response.status;
+    error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
     throw error;
   }
+  state.etag = response.headers.get("ETag");
   return body;
 }
 
 /* ------------------------------------------------------------------ address */
 function fromAddress() {
   const params = new URLSearchParams(location.hash.slice(1));
-  const table = params.get("table");
-  const key = params.get("key");
-  return table && key ? { table, key } : null;
+  const table = (params.get("table") || "").trim();
+  const key = (params.get("key") || "").trim();
+  return table || key ? { table, key } : null;
+}
+
+function validTable(table) {
+  return /^[1-9][0-9]{0,17}$/.test(table);
 }
 
 function toAddress(table, key) {
@@ -131,12 +153,19 @@ function renderNext(next) {
 
 function renderHands(hands, names) {
   const rows = [el("tr", {}, el("th", {}, "#"), el("th", {}, "Hand"),
-    ...names.map((n) => el("th", { class: "v" }, n)))];
+    ...names.map((n) => el("th", { class: "v name", title: n }, n)))];
   for (const h of [...hands].reverse()) {
     const what = [OUTCOME[h.outcome] || h.outcome];
-    if (h.winner) what.push(`${h.outcome === "false_claim" ? "claimant" : "winner"} ${h.winner.player}`);
+    if (h.winner) {
+      const who = h.outcome === "win" ? "winner" : "claimed by";
+      what.push(`${who} ${h.winner.player}`);
+    }
     if (h.total !== null && h.total !== undefined && h.outcome !== "false_claim") {
-      what.push(`${h.total} ${h.rules === "mcr" ? "fan" : "points"}`);
+      what.push(unit(h.rules, h.total));
+    }
+    const money = h.money ? Object.entries(h.money).filter(([, v]) => v) : [];
+    if (money.length) {
+      what.push("money " + money.map(([n, v]) => `${n} ${signed(v)}`).join(", "));
     }
     const cell = el("td", {}, el("span", { class: `pill ${h.outcome}` }, what.join(" · ")),
       h.hand ? el("small", { class: "notation" }, h.hand) : null,
@@ -149,12 +178,14 @@ function renderHands(hands, names) {
 }
 
 function renderPenalties(pens) {
-  const rows = [];
+  const rows = [el("tr", {}, el("th", {}, "Player · ruling"), el("th", { class: "v" }, "Points"))];
   for (const p of pens) {
     const kind = `${KIND_ZH[p.kind] || p.kind} (${p.kind})`;
     const where = p.hand ? `hand ${p.hand}` : "";
+    const paid = p.to ? `to ${p.to}` : "";
+    const money = p.money ? "money apart from the points" : "";
     rows.push(el("tr", { class: p.void ? "void" : null },
-      el("td", {}, p.player, el("small", {}, [kind, where, p.reason || ""]
+      el("td", {}, p.player, el("small", {}, [kind, where, paid, money, p.reason || ""]
         .filter(Boolean).join(" · ") + (p.void ? ` — void: ${p.void_reason || ""}` : ""))),
       el("td", { class: "v" }, p.points ? String(p.points) : "–")));
   }
@@ -168,21 +199,36 @@ function showError(message) {
   $("error").hidden = !message;
 }
 
-async function read() {
-  const seq = ++state.seq;
+function clearSheet() {
+  for (const id of SHEET_CARDS) $(id).hidden = true;
+  $("table-title").textContent = "Score sheet";
+  state.sheet = null;
+  state.etag = null;
+}
+
+function render(sheet) {
+  const table = sheet.table;
+  $("table-title").textContent = `${table.name} · ${table.rules}`;
+  renderStandings(sheet.standings);
+  renderNext(table.next_hand);
+  renderHands(sheet.hands, table.players.map((p) => p.name));
+  renderPenalties(sheet.penalties);
+  $("standings-card").hidden = false;
+}
+
+async function read(seq) {
   const base = `/v1/tables/${encodeURIComponent(state.table)}`;
+  let wait = REFRESH_MS;
   try {
     // one request (GET /v1/tables/{id}/sheet): the table's key is rate-limited, and the
-    // camera posting frames with it must not wait for the phones reading the sheet
+    // camera posting frames with it must not wait for the phones reading the sheet;
+    // an unchanged sheet answers 304 (its ETag)
     const sheet = await api(`${base}/sheet`);
-    if (seq !== state.seq) return; // a later read is on its way
-    const table = sheet.table;
-    $("table-title").textContent = `${table.name} · ${table.rules}`;
-    renderStandings(sheet.standings);
-    renderNext(table.next_hand);
-    renderHands(sheet.hands, table.players.map((p) => p.name));
-    renderPenalties(sheet.penalties);
-    $("standings-card").hidden = false;
+    if (seq !== state.seq) return; // another table or key was opened meanwhile
+    if (sheet) {
+      state.sheet = sheet;
+      render(sheet);
+    }
     $("open").hidden = true;
     showError("");
     $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -194,34 +240,64 @@ async function read() {
     showError(`Cannot read the sheet: ${err.message}.${hint}`);
     $("updated").textContent = "not updated";
     $("updated").className = "pill bad";
-    if (err.status === 401 || err.status === 403 || err.status === 404) {
+    if (err.status === 401 || err.status === 403 || err.status === 404
+        || err.status === 422) {
+      clearSheet();
       $("open").hidden = false;
-      stop();
+      return; // no more reads until the address or the form says otherwise
     }
+    if (err.retryAfter) wait = Math.max(wait, err.retryAfter * 1000);
   }
+  if (seq === state.seq) schedule(wait);
+}
+
+function schedule(wait) {
+  stop();
+  const seq = state.seq;
+  state.timer = setTimeout(function tick() {
+    state.timer = null;
+    if (document.visibilityState === "visible") read(seq);
+    else state.timer = setTimeout(tick, REFRESH_MS); // a hidden page reads nothing
+  }, wait);
 }
 
 function stop() {
-  if (state.timer !== null) clearInterval(state.timer);
+  if (state.timer !== null) clearTimeout(state.timer);
   state.timer = null;
 }
 
 function open(table, key) {
+  stop();
+  state.seq += 1; // answers for the table before are dropped
+  if (table !== state.table || key !== state.key) clearSheet();
   state.table = table;
   state.key = key;
   $("table-id").value = table;
-  stop();
-  read();
-  state.timer = setInterval(() => {
-    if (document.visibilityState === "visible") read();
-  }, REFRESH_MS);
+  read(state.seq);
 }
+
+function close(message) {
+  stop();
+  state.seq += 1;
+  state.table = state.key = null;
+  clearSheet();
+  $("open").hidden = false;
+  showError(message);
+}
+
+document.addEventListener("visibilitychange", () => {
+  // coming back to the page: read at once rather than at the next tick
+  if (document.visibilityState === "visible" && state.table && state.timer !== null) {
+    stop();
+    read(state.seq);
+  }
+});
 
 $("open").addEventListener("submit", (event) => {
   event.preventDefault();
   const table = $("table-id").value.trim();
   const key = $("table-key").value.trim();
-  if (!/^[1-9][0-9]*$/.test(table)) {
+  if (!validTable(table)) {
     showError("The table number is a whole number from 1.");
     return;
   }
@@ -231,9 +307,15 @@ $("open").addEventListener("submit", (event) => {
 
 function openFromAddress() {
   const given = fromAddress();
-  if (given && (given.table !== state.table || given.key !== state.key)) {
-    open(given.table, given.key);
+  if (!given) {
+    if (state.table) close("");
+    return;
   }
+  if (!validTable(given.table) || !given.key) {
+    close("The address should end with #table=N&key=…: a table number from 1 and its key.");
+    return;
+  }
+  if (given.table !== state.table || given.key !== state.key) open(given.table, given.key);
 }
 
 window.addEventListener("hashchange", openFromAddress); // another table, or key, typed in

@@ -22,6 +22,7 @@ nothing recorded is overwritten.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Annotated, Any, Literal
 
@@ -442,24 +443,40 @@ def table_standings(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
         return standings.table_standings(session, table).to_dict()
 
 
+#: What the whole sheet leaves out of each hand (``GET .../hands/{n}`` has them): the
+#: scorer's full answer and the camera's reading, most of a hand's bytes.
+SHEET_LEAVES_OUT = ("score", "recognized")
+
+
 @router.get("/{table_id}/sheet")
-def whole_sheet(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def whole_sheet(table_id: RowId, sf: DB, _: TableCaller, request: Request) -> Response:
     """The whole sheet in one answer — the table with its next hand, the standings, every
-    hand's current revision and the penalties — as ``GET /v1/tables/{id}``, ``.../standings``,
+    hand's current revision (less its ``score`` and ``recognized``: read the hand for
+    them) and the penalties — as ``GET /v1/tables/{id}``, ``.../standings``,
     ``.../hands`` and ``.../penalties`` give them: what the score-sheet page reads every
-    few seconds, one request against the key's rate limit instead of four."""
+    few seconds, one request against the key's rate limit instead of four. The answer
+    has an ``ETag``; sent back in ``If-None-Match`` while the sheet is unchanged, it
+    gets 304 and no body."""
     with sf() as session:
         table = _table_or_404(session, table_id)
         hands = sheet.hands_of(session, table_id)
         where = places.places_of(table, hands)
-        return {
+        body = {
             "table": views.table_view(table, places.next_place_of(table, hands),
                                       with_next=True),
             "standings": standings.table_standings(session, table, hands).to_dict(),
-            "hands": [views.hand_view(h, table, p) for h, p in zip(hands, where, strict=False)],
+            "hands": [{k: v for k, v in views.hand_view(h, table, p).items()
+                       if k not in SHEET_LEAVES_OUT}
+                      for h, p in zip(hands, where, strict=False)],
             "penalties": [views.penalty_view(p, table)
                           for p in sheet.penalties_of(session, table_id)],
         }
+    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    etag = f'"sheet-{table_id}-{hashlib.sha256(data).hexdigest()[:32]}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if etag in (t.strip() for t in request.headers.get("if-none-match", "").split(",")):
+        return Response(status_code=304, headers=headers)
+    return Response(data, media_type="application/json", headers=headers)
 
 
 @router.get("/{table_id}/sheet.csv", response_class=Response)
