@@ -53,3 +53,49 @@ def test_an_unchanged_sheet_answers_304(sheet) -> None:
     changed = client.get(f"/v1/tables/{t}/sheet", headers={**bearer(k), "If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
     assert changed.json()["penalties"][0]["kind"] == "warning"
+
+
+def _event_with_view_keys(client) -> list[tuple[int, str, str]]:
+    """Two tables of a new event: ``(table id, key, viewing key)``."""
+    r = client.post("/v1/events", json={"name": "Viewers", "rules": "mcr"}, headers=admin())
+    event = r.json()["id"]
+    out = []
+    for i in range(2):
+        t = client.post(f"/v1/events/{event}/tables", headers=admin(), json={
+            "name": f"V{i}", "players": [f"P{i}{j}" for j in range(4)]}).json()
+        assert t["view_key"].startswith("tv_") and t["api_key"].startswith("tc_")
+        out.append((t["id"], t["api_key"], t["view_key"]))
+    return out
+
+
+def test_a_viewing_key_reads_the_sheet_and_records_nothing(sheet) -> None:
+    """The players' phones hold the viewing key, not the key the camera records with:
+    every read of the sheet answers it; a hand, a frame or a referee's action is 403."""
+    client, _ = sheet
+    (t, k, v), (t2, _k2, v2) = _event_with_view_keys(client)
+    client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                json={"hand": PLAIN_HAND, "winner": "N", "discarder": "E"})
+    for path in ("", "/sheet", "/standings", "/hands", "/hands/1", "/penalties", "/sheet.csv"):
+        r = client.get(f"/v1/tables/{t}{path}", headers=bearer(v))
+        assert r.status_code == 200, (path, r.text)
+    post = client.post(f"/v1/tables/{t}/hands", headers=bearer(v), json={"outcome": "draw"})
+    assert post.status_code == 403 and "viewing key only reads" in post.text
+    pen = client.post(f"/v1/tables/{t}/penalties", headers=bearer(v),
+                      json={"player": "P00", "kind": "warning"})
+    assert pen.status_code == 403 and "viewing key only reads" in pen.text
+    assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(v2)).status_code == 403
+    assert client.get(f"/v1/tables/{t2}/sheet", headers=bearer(v2)).status_code == 200
+    assert client.get(f"/v1/tables/{t}/sheet", headers=bearer("tv_nonsense")).status_code == 401
+
+
+def test_the_referee_mints_a_new_viewing_key_and_the_old_one_stops(sheet) -> None:
+    client, _ = sheet
+    (t, k, v), _ = _event_with_view_keys(client)
+    assert client.post(f"/v1/tables/{t}/view-key", headers=bearer(k)).status_code == 403
+    r = client.post(f"/v1/tables/{t}/view-key", headers=admin())
+    assert r.status_code == 201, r.text
+    fresh = r.json()["view_key"]
+    assert fresh != v and fresh.startswith("tv_")
+    assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(v)).status_code == 401
+    assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(fresh)).status_code == 200
+    assert client.post("/v1/tables/99999/view-key", headers=admin()).status_code == 404

@@ -83,6 +83,10 @@ class GameTable(Base):
     rule_settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     #: Hex SHA-256 of the table's API key; the key itself is never stored.
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: Hex SHA-256 of the table's viewing key (reads the sheet only; migration 0006); None
+    #: until one is minted.
+    view_key_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True,
+                                                      unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     event: Mapped[Event] = relationship(back_populates="tables")

@@ -28,7 +28,7 @@ from tilecam.db import GameTable, get_engine, session_factory, upgrade
 from tilecam.settings import Settings
 from tilecam.tables import sheet
 from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recognition
-from tilecam.tables.keys import hash_key, verify_admin_key, verify_key
+from tilecam.tables.keys import VIEW_PREFIX, hash_key, verify_admin_key, verify_key
 from tilecam.tables.ratelimit import RateLimiter
 
 _init_lock = threading.Lock()
@@ -135,8 +135,11 @@ def require_admin(
         return Caller(admin=True, table_id=None)
     with sf() as session:
         table = sheet.table_for_key(session, key)
+        viewer = table is None and sheet.table_for_view_key(session, key) is not None
     if table is not None:
         raise _fail(request, 403, "forbidden", "a table key cannot use admin endpoints")
+    if viewer:
+        raise _fail(request, 403, "forbidden", "a viewing key only reads its table's sheet")
     raise _fail(request, 401, "unauthorized", "the key is not valid")
 
 
@@ -160,6 +163,9 @@ def require_table(
     with sf() as session:
         table = sheet.table_for_key(session, key)
         if table is None:
+            if sheet.table_for_view_key(session, key) is not None:
+                raise _fail(request, 403, "forbidden", "a viewing key only reads the sheet: "
+                            "this needs the table's key")
             raise _fail(request, 401, "unauthorized", "the key is not valid")
         own = table.id == table_id and verify_key(key, table.key_hash)
     if not own:
@@ -167,6 +173,29 @@ def require_table(
                     f"not table {table_id}")
     _throttle(request, "key_limiter", hash_key(key))
     return Caller(admin=False, table_id=table_id)
+
+
+def require_reader(
+    table_id: RowId,
+    request: Request,
+    sf: Annotated[sessionmaker[Session], Depends(database)],
+) -> Caller:
+    """Reading the sheet: the table's viewing key (``tv_…``), or whatever
+    :func:`require_table` takes; another table's viewing key gets 403."""
+    key = presented_key(request)
+    if key is not None and key.startswith(VIEW_PREFIX):
+        with sf() as session:
+            table = sheet.table_for_view_key(session, key)
+            mine = table is not None and table.id == table_id and table.view_key_hash is not None \
+                and verify_key(key, table.view_key_hash)
+        if table is None:
+            raise _fail(request, 401, "unauthorized", "the key is not valid")
+        if not mine:
+            raise _fail(request, 403, "forbidden", f"this key belongs to another table, "
+                        f"not table {table_id}")
+        _throttle(request, "key_limiter", hash_key(key))
+        return Caller(admin=False, table_id=table_id)
+    return require_table(table_id, request, sf)
 
 
 def frame_reader(request: Request, table_id: RowId) -> FrameReader:

@@ -5,6 +5,8 @@
 True
 >>> verify_key(key, hash_key(key)), verify_key(key + "x", hash_key(key))
 (True, False)
+>>> new_view_key().startswith(VIEW_PREFIX)
+True
 """
 
 from __future__ import annotations
@@ -14,11 +16,18 @@ import hmac
 import secrets
 
 PREFIX = "tc_"
+#: A viewing key's prefix: it reads a table's sheet and records nothing.
+VIEW_PREFIX = "tv_"
 
 
 def new_key() -> str:
     """A new key: ``tc_`` + 32 random bytes, URL-safe base64 (256 bits of entropy)."""
     return PREFIX + secrets.token_urlsafe(32)
+
+
+def new_view_key() -> str:
+    """A new viewing key: ``tv_`` + 32 random bytes, URL-safe base64."""
+    return VIEW_PREFIX + secrets.token_urlsafe(32)
 
 
 def hash_key(key: str) -> str:

@@ -31,7 +31,7 @@ from tilecam.db.models import (
 )
 from tilecam.tables import flow
 from tilecam.tables.false_claims import Ruling, claim_kind
-from tilecam.tables.keys import hash_key, new_key
+from tilecam.tables.keys import hash_key, new_key, new_view_key
 from tilecam.tables.offences import earlier_offences, offence_points
 from tilecam.tables.places import (
     PlaceWalk,
@@ -169,6 +169,20 @@ def get_table(session: Session, table_id: int) -> GameTable:
     if table is None:
         raise NotFound(f"no table {table_id}")
     return table
+
+
+def mint_view_key(session: Session, table: GameTable) -> str:
+    """A new viewing key for ``table`` (reads its sheet only), replacing any before it;
+    only its hash is stored, so this is the one time it can be shown."""
+    key = new_view_key()
+    table.view_key_hash = hash_key(key)
+    session.flush()
+    return key
+
+
+def table_for_view_key(session: Session, key: str) -> GameTable | None:
+    """The table whose viewing key hashes to ``hash_key(key)``, if any."""
+    return session.scalar(select(GameTable).where(GameTable.view_key_hash == hash_key(key)))
 
 
 def table_for_key(session: Session, key: str) -> GameTable | None:

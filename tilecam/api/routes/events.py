@@ -105,15 +105,18 @@ def get_event(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
 
 @router.post("/{event_id}/tables", status_code=201, dependencies=[Depends(require_json)])
 def create_table(event_id: RowId, body: TableIn, sf: DB, _: Admin) -> dict[str, Any]:
-    """Create a table with four players; the answer holds its API key, shown only now."""
+    """Create a table with four players; the answer holds its API key (records hands) and
+    its viewing key (reads the sheet only), each shown only now."""
 
     def work(session: Session) -> dict[str, Any]:
         event = sheet.get_event(session, event_id)
         table, key = sheet.create_table(session, event, body.name, body.players, body.rules,
                                         body.version, body.settings)
+        view_key = sheet.mint_view_key(session, table)
         session.refresh(table, ["players"])
         first = places.next_place_of(table, [])
-        return {**views.table_view(table, first, with_next=True), "api_key": key}
+        return {**views.table_view(table, first, with_next=True), "api_key": key,
+                "view_key": view_key}
 
     try:
         return sheet.transaction(sf, work)

@@ -46,6 +46,7 @@ from tilecam.tables.access import (
     database,
     frame_reader,
     require_admin,
+    require_reader,
     require_table,
 )
 from tilecam.tables.camera import FrameReader
@@ -55,6 +56,8 @@ router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
 DB = Annotated[sessionmaker[Session], Depends(database)]
 TableCaller = Annotated[Caller, Depends(require_table)]
+#: Reads of the sheet also take the table's viewing key (``tv_…``), which records nothing.
+Reader = Annotated[Caller, Depends(require_reader)]
 Wind = Literal["E", "S", "W", "N"]
 
 
@@ -179,7 +182,7 @@ def _hand_view(session: Session, table: GameTable, number: int, history: bool) -
 
 
 @router.get("/{table_id}")
-def get_table(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def get_table(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     """The table, its players and where the next hand falls."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -322,7 +325,7 @@ async def post_frame(
 
 
 @router.get("/{table_id}/hands")
-def list_hands(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def list_hands(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     """Every hand of the sheet with its current revision."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -333,7 +336,7 @@ def list_hands(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.get("/{table_id}/hands/{number}")
-def get_hand(table_id: RowId, number: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def get_hand(table_id: RowId, number: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     """One hand with every revision (record, corrections, void)."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -428,7 +431,7 @@ def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
 
 
 @router.get("/{table_id}/penalties")
-def list_penalties(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def list_penalties(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     with sf() as session:
         table = _table_or_404(session, table_id)
         return {"penalties": [views.penalty_view(p, table)
@@ -436,7 +439,7 @@ def list_penalties(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
 
 
 @router.get("/{table_id}/standings")
-def table_standings(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+def table_standings(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     """The table's standings: points per player (hands + penalties), ranks, sheet state."""
     with sf() as session:
         table = _table_or_404(session, table_id)
@@ -449,7 +452,7 @@ SHEET_LEAVES_OUT = ("score", "recognized")
 
 
 @router.get("/{table_id}/sheet")
-def whole_sheet(table_id: RowId, sf: DB, _: TableCaller, request: Request) -> Response:
+def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Response:
     """The whole sheet in one answer — the table with its next hand, the standings, every
     hand's current revision (less its ``score`` and ``recognized``: read the hand for
     them) and the penalties — as ``GET /v1/tables/{id}``, ``.../standings``,
@@ -479,8 +482,22 @@ def whole_sheet(table_id: RowId, sf: DB, _: TableCaller, request: Request) -> Re
     return Response(data, media_type="application/json", headers=headers)
 
 
+@router.post("/{table_id}/view-key", status_code=201)
+def mint_view_key(table_id: RowId, sf: DB,
+                  _: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: a new viewing key for the table — it reads the sheet (the score-sheet
+    page, standings, CSV) and records nothing — replacing the one before; shown only now.
+    A table made before viewing keys existed gets its first one so."""
+
+    def work(session: Session) -> dict[str, Any]:
+        table = _table_or_404(session, table_id)
+        return {"table_id": table_id, "view_key": sheet.mint_view_key(session, table)}
+
+    return sheet.transaction(sf, work)
+
+
 @router.get("/{table_id}/sheet.csv", response_class=Response)
-def sheet_csv(table_id: RowId, sf: DB, _: TableCaller) -> Response:
+def sheet_csv(table_id: RowId, sf: DB, _: Reader) -> Response:
     """The score sheet as CSV: a row per hand, per penalty, and the totals."""
     with sf() as session:
         text = standings.table_sheet_csv(session, _table_or_404(session, table_id))
