@@ -77,12 +77,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def serve(app: Any) -> Iterator[str]:
+    """Run ``app`` with uvicorn on a free loopback port in a thread; yields its base URL
+    and stops it after."""
     import uvicorn
 
-    app = create_app(Settings(load_model=False))
-    app.dependency_overrides[get_detector] = SceneDetector
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -96,6 +95,13 @@ def server() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    app = create_app(Settings(load_model=False))
+    app.dependency_overrides[get_detector] = SceneDetector
+    yield from serve(app)
 
 
 @pytest.fixture(scope="module")

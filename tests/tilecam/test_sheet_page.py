@@ -10,15 +10,13 @@ selenium are missing, as the phone page's tests are.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from test_page import CHROMEDRIVER, CHROMIUM, browser, free_port, screenshot, wait_for
+from test_page import CHROMEDRIVER, CHROMIUM, browser, screenshot, serve, wait_for
 from test_tables_helpers import admin, bearer, database_url, make_app, new_event
 
 from tilecam.db.engine import dispose_engines
@@ -37,22 +35,9 @@ PLAIN_HAND = "123m456m789m123p55p"  # a legal MCR win
 
 @pytest.fixture(scope="module")
 def sheet_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
     tmp = tmp_path_factory.mktemp("sheet-page")
     app, _ = make_app(database_url("sqlite", Path(tmp)), Path(tmp) / "data")
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    yield from serve(app)
     dispose_engines()
 
 

@@ -46,20 +46,7 @@ async function api(path, options = {}) {
   } catch (err) {
     throw new Error(`cannot reach the server (${err.message})`);
   }
-  let body = null;
-  try {
-    body = await response.json();
-  } catch (err) {
-    throw new Error(`the server answered ${response.status} without JSON`);
-  }
-  if (!response.ok) {
-    const e = (body && body.error) || {};
-    const error = new Error(e.message || `HTTP ${response.status}`);
-    error.code = e.code || "error";
-    error.status = response.status;
-    throw error;
-  }
-  return body;
+  return readAnswer(response); // http.js
 }
 
 const postJSON = (path, data) => api(path, {

@@ -58,19 +58,7 @@ async function api(path) {
     clearTimeout(timer);
   }
   if (response.status === 304) return null; // the sheet as last read
-  let body = null;
-  try {
-    body = await response.json();
-  } catch (err) {
-    throw new Error(`the server answered ${response.status} without JSON`);
-  }
-  if (!response.ok) {
-    const e = (body && body.error) || {};
-    const error = new Error(e.message || `HTTP ${response.status}`);
-    error.status = response.status;
-    error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
-    throw error;
-  }
+  const body = await readAnswer(response); // http.js
   state.etag = response.headers.get("ETag");
   return body;
 }
