@@ -99,3 +99,16 @@ def test_the_referee_mints_a_new_viewing_key_and_the_old_one_stops(sheet) -> Non
     assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(v)).status_code == 401
     assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(fresh)).status_code == 200
     assert client.post("/v1/tables/99999/view-key", headers=admin()).status_code == 404
+
+
+def test_the_whole_sheet_comes_gzipped_to_a_client_that_takes_it(sheet) -> None:
+    """Phones read the sheet every few seconds: it comes compressed where the client
+    says it takes gzip, and plain where it does not (the client decodes it)."""
+    client, _ = sheet
+    t, k = new_table(client)
+    plain = client.get(f"/v1/tables/{t}/sheet",
+                       headers={**bearer(k), "Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in plain.headers
+    packed = client.get(f"/v1/tables/{t}/sheet",
+                        headers={**bearer(k), "Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip" and packed.json() == plain.json()
