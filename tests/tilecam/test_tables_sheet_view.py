@@ -112,3 +112,17 @@ def test_the_whole_sheet_comes_gzipped_to_a_client_that_takes_it(sheet) -> None:
     packed = client.get(f"/v1/tables/{t}/sheet",
                         headers={**bearer(k), "Accept-Encoding": "gzip"})
     assert packed.headers["Content-Encoding"] == "gzip" and packed.json() == plain.json()
+
+
+def test_an_admin_key_that_looks_like_a_viewing_key_still_reads(tmp_path) -> None:
+    """The admin key is the operator's choice: one that starts with ``tv_`` reads the
+    tables as any admin key does (it was taken for an unknown viewing key: 401)."""
+    from test_tables_helpers import client_for, database_url, make_app
+
+    odd = "tv_operators-own-admin-key-0123456789"
+    app, _ = make_app(database_url("sqlite", tmp_path), tmp_path / "data", admin_key=odd)
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "E", "rules": "mcr"}, headers=admin(odd))
+        t = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(odd), json={
+            "name": "T", "players": ["A", "B", "C", "D"]}).json()["id"]
+        assert client.get(f"/v1/tables/{t}/sheet", headers=admin(odd)).status_code == 200

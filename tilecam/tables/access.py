@@ -4,8 +4,9 @@
   schema (:func:`tilecam.db.upgrade`), so a fresh data dir just works.
 - Keys come as ``Authorization: Bearer KEY`` (or ``X-Api-Key: KEY``). The admin key
   (``TILECAM_ADMIN_KEY``) opens admin and referee endpoints and may read any table; a
-  table key opens only its own table. No key or an unknown key: 401; a valid key
-  for something else: 403.
+  table key opens only its own table; a table's viewing key (``tv_…``) only reads it
+  (:func:`require_reader`). No key or an unknown key: 401; a valid key for something
+  else: 403.
 - Each key (by its hash) has a token bucket (``rate_limit_per_s``, ``rate_limit_burst``);
   failed authentications are limited per client address. Over the limit: 429 with
   ``Retry-After``.
@@ -188,8 +189,8 @@ def require_reader(
             table = sheet.table_for_view_key(session, key)
             mine = table is not None and table.id == table_id and table.view_key_hash is not None \
                 and verify_key(key, table.view_key_hash)
-        if table is None:
-            raise _fail(request, 401, "unauthorized", "the key is not valid")
+        if table is None:  # no table's viewing key: the admin's, perhaps, or none
+            return require_table(table_id, request, sf)
         if not mine:
             raise _fail(request, 403, "forbidden", f"this key belongs to another table, "
                         f"not table {table_id}")
