@@ -54,8 +54,11 @@ class PlaceWalk:
         self._apply_bars()
 
     def _apply_bars(self) -> None:
+        barred = self._bars.get(self._number)
+        if not barred:  # most records: no place to build
+            return
         place = self._deal.place()
-        for player in self._bars.get(self._number, ()):
+        for player in barred:
             self._deal.bar(place.wind_of(player))
 
     def place(self) -> flow.Place:
@@ -123,8 +126,13 @@ def places_of(table: GameTable, hands: Sequence[Hand]) -> list[flow.Place]:
 def next_place_of(table: GameTable, hands: Sequence[Hand]) -> flow.Place | None:
     """The place of the hand after the table's recorded ``hands`` (all of them, in sheet
     order, as :func:`places_of` takes them); None once the session is over."""
-    place = places_of(table, hands)[-1]
-    return None if flow.session_over(deal_of(table), place) else place
+    return next_of(table, places_of(table, hands))
+
+
+def next_of(table: GameTable, where: Sequence[flow.Place]) -> flow.Place | None:
+    """The next hand's place from the table's places as :func:`places_of` gave them (its
+    last); None once the session is over."""
+    return None if flow.session_over(deal_of(table), where[-1]) else where[-1]
 
 
 def chip_stack(table: GameTable) -> int | None:

@@ -466,8 +466,7 @@ def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Respons
         hands = sheet.hands_of(session, table_id)
         where = places.places_of(table, hands)
         body = {
-            "table": views.table_view(table, places.next_place_of(table, hands),
-                                      with_next=True),
+            "table": views.table_view(table, places.next_of(table, where), with_next=True),
             "standings": standings.table_standings(session, table, hands).to_dict(),
             "hands": [{k: v for k, v in views.hand_view(h, table, p).items()
                        if k not in SHEET_LEAVES_OUT}
@@ -497,7 +496,12 @@ def _takes_gzip(accept_encoding: str) -> bool:
         name, _, params = part.strip().partition(";")
         if name.strip() in ("gzip", "*"):
             q = params.strip()
-            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
+            if not q.startswith("q="):
+                return True
+            try:
+                return float(q[2:]) > 0
+            except ValueError:  # a weight that is no number: take it as given
+                return True
     return False
 
 
