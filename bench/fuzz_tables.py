@@ -256,6 +256,12 @@ def model_hand_records(table: TableState, number: int) -> range:
     return range(same[0], same[-1] + 1)
 
 
+def offence_step(count: int) -> int:
+    """MCR's points for a player's ``count``-th offence of a kind in one hand (seed 003:
+    a warning, then 5, 10, 20, doubling on up to the largest deduction, 60)."""
+    return ([0, 5, 10, 20] + [min(60, 20 << n) for n in range(1, count)])[count - 1]
+
+
 def model_over(rules: str, place: ModelPlace, number: int) -> bool:
     """Whether the next hand, at ``place``, lies past the session's end."""
     rounds = DEALS[rules][2]
@@ -309,6 +315,25 @@ class TableState:
     warnings: dict[int, int] = field(default_factory=dict)
     #: 停赛: penalty id → position (void as its penalty is)
     disqualified: dict[int, int] = field(default_factory=dict)
+
+    def rebook(self) -> None:
+        """Every offence not void at the step of its repeat in its hand, counting the
+        offences of the kind by the player booked before it and not void, over the
+        records as they now chain (an earlier one made void, a false claim ruled or
+        undone: the sheet books such offences again)."""
+        seen: dict[tuple[str, int, int], int] = {}
+        for pid in sorted(self.offences):
+            kind, pos, number, void = self.offences[pid]
+            if void:
+                continue
+            key = (kind, pos, model_hand_records(self, number).start)
+            seen[key] = count = seen.get(key, 0) + 1
+            each = offence_step(count)
+            self.penalties[pid] = ([-each if i == pos else 0 for i in range(4)], False, False)
+            if each == 0:
+                self.warnings[pid] = pos
+            else:
+                self.warnings.pop(pid, None)
 
     def live_disqualified(self) -> set[int]:
         """The positions of the players disqualified (停赛) and not made void."""
@@ -566,6 +591,7 @@ class SheetRun:
                 self.failures.add(f"{name}: revision {new.revisions} after {old.revisions}")
             before = table.places()
             table.hands[number] = new
+            table.rebook()  # a ruling undone: the hand played on is a hand of its own
             self.check_hand_view(table, number, view, body)
             self.check_reseats(table, number, before)
 
@@ -649,6 +675,7 @@ class SheetRun:
         before = table.places()
         table.hands[number] = dataclasses.replace(self.state_of(table, view, state.first),
                                                   first=state.first)
+        table.rebook()  # the hand played on is this one: its offences count together
         self.check_place(name, view, place, table)
         self.check_reseats(table, number, before)
         if rng.random() < 0.8 and number == len(table.hands):
@@ -853,7 +880,7 @@ class SheetRun:
             count = 1 + sum(1 for o_kind, o_pos, o_hand, void in table.offences.values()
                             if (o_kind, o_pos) == (kind, pos) and not void
                             and o_hand in records)
-            each = ([0, 5, 10, 20] + [min(60, 20 << n) for n in range(1, count)])[count - 1]
+            each = offence_step(count)
             table.offences[view["id"]] = (kind, pos, number, False)
         deltas = [-each if i == pos else 0 for i in range(4)]
         got = (view.get("kind"), view.get("points"), [view["deltas"][n] for n in table.names])
@@ -972,6 +999,7 @@ class SheetRun:
             table.penalties[pid] = (table.penalties[pid][0], True, table.penalties[pid][2])
             if pid in table.offences:
                 table.offences[pid] = (*table.offences[pid][:3], True)
+                table.rebook()  # the later ones of its hand step down
 
     # --- the model's view of an answer --------------------------------------------------
 

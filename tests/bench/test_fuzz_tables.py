@@ -280,3 +280,16 @@ def test_an_offence_booked_at_one_rate_whatever_its_repeat_is_caught(
     found = fuzz.fuzz_tables(1, 300).items
     assert any("empty_claim" in f or "early_draw" in f or "slow_pung" in f
                for f in found), found[:5]
+
+
+def test_offences_left_at_their_old_step_after_a_void_are_caught(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 003's scale counts the offences of the hand that stand: a sheet that leaves
+    the later ones at their step when an earlier one is made void (or a false claim joins
+    two records into one hand) disagrees with the model's totals."""
+    import tilecam.tables.sheet as sheet
+
+    monkeypatch.setattr(sheet, "_rebook_offences", lambda table, hands, cause: [])
+    found = fuzz.fuzz_tables(5, 300).items
+    assert any("standings" in f for f in found), found[:5]

@@ -238,6 +238,67 @@ def test_a_repeat_offence_counts_the_hand_played_on_after_a_false_claim(sheet) -
     assert offence(client, t, "Ann0", hand=2)["points"] == 5  # the second that counts
 
 
+def penalty_list(client: TestClient, t: int) -> dict[int, dict]:
+    r = client.get(f"/v1/tables/{t}/penalties", headers=admin())
+    assert r.status_code == 200, r.text
+    return {p["id"]: p for p in r.json()["penalties"]}
+
+
+def test_a_void_offence_steps_the_later_ones_of_the_hand_down(sheet) -> None:
+    """Seed 003 三、空吃、空碰、空杠: 第一次警告，第二次罚5分… counts the offences of the
+    hand; one made void (the referee finds it was none) is not among them, so the ones
+    booked after it take the step before, and say so (``rebooked``)."""
+    client, _ = sheet
+    t, k = new_table(client)
+    first, second, third = (offence(client, t, "Bo0") for _ in range(3))
+    assert [first["points"], second["points"], third["points"]] == [0, 5, 10]
+    other = offence(client, t, "Bo0", kind="early_draw")  # another kind: its own count
+    void = client.post(f"/v1/tables/{t}/penalties/{first['id']}/void", headers=admin(),
+                       json={"reason": "it was a legal pung"})
+    assert void.status_code == 200, void.text
+    now = penalty_list(client, t)
+    assert [now[p["id"]]["points"] for p in (second, third, other)] == [0, 5, 0]
+    assert now[third["id"]]["deltas"] == {**ZERO, "Bo0": -5}
+    assert "10 → 5 points" in now[third["id"]]["rebooked"]
+    assert f"penalty {first['id']}" in now[third["id"]]["rebooked"]
+    assert now[other["id"]]["rebooked"] is None
+    assert totals(client, t, k) == {**ZERO, "Bo0": -5}
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["warnings"] for p in st["players"]}["Bo0"] == 2  # second, other
+    assert client.post(f"/v1/tables/{t}/penalties/{second['id']}/void", headers=admin(),
+                       json={"reason": "no claim was made"}).status_code == 200
+    after = penalty_list(client, t)[third["id"]]
+    assert after["points"] == 0 and len(after["rebooked"].splitlines()) == 2
+    assert offence(client, t, "Bo0")["points"] == 5  # the next one follows the count
+
+
+def test_a_false_claim_ruled_or_undone_books_the_offences_of_the_hand_again(sheet) -> None:
+    """A false claim's record and the one after it are one hand (seed 003: 该盘继续比赛),
+    so an offence booked at the next record before the ruling is the hand's second once it
+    is ruled, and its first again when a correction undoes the ruling."""
+    client, _ = sheet
+    t, k = new_table(client)
+    assert offence(client, t, "Ann0")["points"] == 0
+    post(client, t, k, hand=LOW_WIN, winner="S", discarder="E")
+    later = offence(client, t, "Ann0", hand=2)
+    assert later["points"] == 0  # hand 2 is another hand, for now
+    assert client.post(f"/v1/tables/{t}/hands/1/false-claim", headers=admin(),
+                       json={"reason": "错和"}).status_code == 201
+    ruled = penalty_list(client, t)[later["id"]]
+    assert ruled["points"] == 5 and "ruled a false claim" in ruled["rebooked"]
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    # 错和: the claimant pays Ann0 10; the offence at its second step takes 5
+    assert {p["player"]: p["penalty_points"] for p in st["players"]}["Ann0"] == 10 - 5
+    fix = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                      json={"hand": PLAIN_HAND, "winner": "S", "discarder": "E",
+                            "reason": "a legal win after all"})
+    assert fix.status_code == 201, fix.text
+    undone = penalty_list(client, t)[later["id"]]
+    assert undone["points"] == 0 and "undone by a correction" in undone["rebooked"]
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    assert {p["player"]: p["penalty_points"] for p in st["players"]}["Ann0"] == 0
+
+
 def test_a_repeat_offence_takes_no_points_and_needs_the_rules_to_have_it(sheet) -> None:
     """The sheet works the points out; Xiamen and Zhenjiang have no such scale."""
     client, _ = sheet

@@ -252,6 +252,10 @@ class Penalty(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     void_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: A repeat offence booked again at another step (an earlier one made void, a false
+    #: claim ruled or undone): a line per change, points from and to and why
+    #: (migration 0007); None while it keeps the step it was booked at.
+    rebooked: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     table: Mapped[GameTable] = relationship(back_populates="penalties")
 

@@ -6,7 +6,10 @@ The rule set holds the table (:attr:`scoring.rulesets.base.RuleSet.repeat_offenc
 ``repeat_offence_points``); the sheet counts a player's earlier offences of the kind in
 the same hand — its records, which a false claim the hand is played on after chains
 (:func:`tilecam.tables.places.hand_records`) — and books the next step
-(:func:`offence_points`). Plain functions over loaded rows; no queries.
+(:func:`offence_points`). A step follows the offences that count: when one of them is
+made void, or a ruling changes which records are one hand (a false claim ruled, or
+undone by a correction), :func:`rebooked_steps` says which later offences take another
+step. Plain functions over loaded rows; no queries.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tilecam.db.models import Penalty
+from tilecam.db.models import Hand, Penalty
+from tilecam.tables.places import hand_records
+from tilecam.tables.settlement import REPEAT_OFFENCES
 
 if TYPE_CHECKING:
     from scoring.rulesets.base import RuleSet
@@ -44,3 +49,27 @@ def earlier_offences(penalties: Sequence[Penalty], kind: str, player: int,
     hand of ``records`` (:func:`tilecam.tables.places.hand_records`)."""
     return sum(1 for p in penalties if p.kind == kind and p.player == player
                and p.voided_at is None and p.hand_number in records)
+
+
+def rebooked_steps(rule_set: RuleSet, penalties: Sequence[Penalty],
+                   hands: Sequence[Hand]) -> list[tuple[Penalty, int, int]]:
+    """The repeat offences (not void) whose points the sheet now books otherwise:
+    ``(penalty, count, points)``, ``count`` its place among the player's offences of
+    the kind in its hand, in the order they were booked (``Penalty.id``), counting only
+    those not void, over the hand's records as ``hands`` (the table's records in sheet
+    order, revisions loaded) now chain them (:func:`tilecam.tables.places.hand_records`)."""
+    if not rule_set.repeat_offence_points:
+        return []
+    seen: dict[tuple[str, int, int], int] = {}
+    out: list[tuple[Penalty, int, int]] = []
+    for pen in sorted(penalties, key=lambda p: p.id):
+        if (pen.kind not in REPEAT_OFFENCES or pen.voided_at is not None
+                or pen.hand_number is None):
+            continue
+        first = hand_records(hands, pen.hand_number).start  # the hand, by its first record
+        key = (pen.kind, pen.player, first)
+        seen[key] = count = seen.get(key, 0) + 1
+        points = offence_points(rule_set, count)
+        if points != pen.points:
+            out.append((pen, count, points))
+    return out

@@ -32,7 +32,7 @@ from tilecam.db.models import (
 from tilecam.tables import flow
 from tilecam.tables.false_claims import Ruling, claim_kind
 from tilecam.tables.keys import hash_key, new_key, new_view_key
-from tilecam.tables.offences import earlier_offences, offence_points
+from tilecam.tables.offences import earlier_offences, offence_points, rebooked_steps
 from tilecam.tables.places import (
     PlaceWalk,
     deal_of,
@@ -385,6 +385,9 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
         hand.revisions.append(rev)
         session.flush()
         _reseat(session, table, hands, before, number, author)
+        if last.outcome == flow.FALSE_CLAIM and rev.outcome != flow.FALSE_CLAIM:
+            _rebook_offences(table, hands, f"hand {number}'s false-claim ruling undone by "
+                             f"a correction (by {author})")
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -479,6 +482,8 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         hand.revisions.append(rev)
         session.flush()
         _reseat(session, table, hands, before, number, author)
+        _rebook_offences(table, hands, f"hand {number} ruled a false claim (by {author}): "
+                         f"the hand played on after it is the same hand")
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -627,12 +632,6 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             pts, in_money = _no_points(table, kind, points, money, hand_number)
         else:
             pts, in_money = _penalty_points(table, kind, points, money)
-        deltas = penalty_deltas(kind, player, pts, to)
-        if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
-            raise ValueError(f"a {kind} penalty of {pts:,} points moves {largest:,} from one "
-                             f"player, more than the sheet records ({MOST_POINTS:,}): check "
-                             f"the table's settings {table.rule_settings or {}} or give the "
-                             "points")
         hands: list[Hand] = []
         if hand_number is not None:
             # the sheet's records (more than the session's places where false claims took
@@ -647,7 +646,12 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
             _not_ruled_already(hands, hand_number, player, kind)
             if kind in REPEAT_OFFENCES:  # the step of this repeat in the hand
                 pts = _offence_step(table, kind, player, hands, hand_number)
-                deltas = penalty_deltas(kind, player, pts)
+        deltas = penalty_deltas(kind, player, pts, to)
+        if (largest := max(abs(d) for d in deltas)) > MOST_POINTS:
+            raise ValueError(f"a {kind} penalty of {pts:,} points moves {largest:,} from one "
+                             f"player, more than the sheet records ({MOST_POINTS:,}): check "
+                             f"the table's settings {table.rule_settings or {}} or give the "
+                             "points")
         before = places_of(table, hands) if kind == "bar" else []
         _not_twice(table, kind, player, hands, hand_number, before)
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
@@ -798,13 +802,16 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
         if pen.voided_at is not None:
             raise Conflict(f"penalty {penalty_id} is already void")
         bar = pen.kind == "bar" and pen.hand_number is not None
-        if bar:
+        if bar or pen.kind in REPEAT_OFFENCES:
             table = get_table(session, table_id)
             hands = hands_of(session, table_id)
-            before = places_of(table, hands)
+            before = places_of(table, hands) if bar else []
         pen.voided_at = utcnow()
         pen.void_reason = f"{reason.strip()} (by {author})"
         session.flush()
+        if pen.kind in REPEAT_OFFENCES:  # the ones after it in the hand step down
+            _rebook_offences(table, hands, f"penalty {pen.id}, an earlier {pen.kind}, made "
+                             f"void (by {author}: {reason.strip()})")
         if bar:
             assert pen.hand_number is not None
             why = (f"the 停和 of {table.players[pen.player].name} from hand "
@@ -814,6 +821,23 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
         return pen
 
     return transaction(sf, work)
+
+
+def _rebook_offences(table: GameTable, hands: Sequence[Hand], cause: str) -> list[Penalty]:
+    """Book again the repeat offences whose step ``cause`` changed — an earlier one made
+    void, a false claim ruled or undone, which changes which records are one hand
+    (:func:`tilecam.tables.offences.rebooked_steps`): their new points and deltas, and a
+    line in ``rebooked`` with the points from and to and why. ``hands``: the table's
+    records in sheet order with their revisions as they now are. Returns those changed."""
+    import scoring
+
+    changed = rebooked_steps(scoring.get_rule_set(table.rules), table.penalties, hands)
+    for pen, count, points in changed:
+        line = (f"{pen.points} → {points} points (offence {count} of its kind by this "
+                f"player in the hand): {cause}")
+        pen.rebooked = f"{pen.rebooked}\n{line}" if pen.rebooked else line
+        pen.points, pen.deltas = points, penalty_deltas(pen.kind, pen.player, points)
+    return [pen for pen, _, _ in changed]
 
 
 def penalties_of(session: Session, table_id: int) -> list[Penalty]:

@@ -155,4 +155,6 @@ def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
         "void": pen.voided_at is not None,
         "voided_at": _iso(pen.voided_at),
         "void_reason": pen.void_reason,
+        # a repeat offence's step changed since it was booked: from, to and why
+        "rebooked": pen.rebooked,
     }
