@@ -186,9 +186,16 @@ class Recognition:
         return self.hand.melds if self.hand is not None else ()
 
     def tiles(self) -> list[dict[str, Any]]:
-        """One dict per detection: ``code, box, confidence, rotation, face_down, role``;
-        a corrected tile's confidence is the detector's probability of its new code."""
+        """One dict per detection: ``code, box, confidence, rotation, face_down, role,
+        order``; a corrected tile's confidence is the detector's probability of its new
+        code. ``order``: a standing tile's place in the hand's standing tiles as the
+        layout reads them (0 at the left end; the winning tile set apart last), which is
+        the order the notation writes and the scorer takes (the last is the winning tile
+        when none is set apart); None for meld, flower and ignored tiles."""
         changed = {c.tile: c for c in self.correction.best.changes}
+        order = {i: k for k, i in enumerate(self.layout.standing)}
+        if self.layout.winning is not None:
+            order[self.layout.winning] = len(self.layout.standing)
         out = []
         d = self.detections
         for i in range(len(d)):
@@ -203,6 +210,7 @@ class Recognition:
                     "rotation": int(d.rotations[i]),
                     "face_down": self.codes[i] == BACK,
                     "role": self.roles[i],
+                    "order": order.get(i),
                 }
             )
         return out

@@ -36,11 +36,28 @@ def test_json_has_the_fields_of_issue_6() -> None:
     for key in ("image", "tiles", "hand", "melds", "corrections", "alternatives", "score"):
         assert key in out
     assert "waits" not in out and "unscorable" not in out
-    assert set(out["tiles"][0]) == {"code", "box", "confidence", "rotation", "face_down", "role"}
+    assert set(out["tiles"][0]) == {"code", "box", "confidence", "rotation", "face_down", "role",
+                                    "order"}
     assert out["hand"] == "[EEE,2]123m456p789sNN"
     assert out["melds"][0]["claimed_from"] == 2 and out["melds"][0]["kind"] == "pung"
     assert [t["role"] for t in out["tiles"]].count("winning") == 1
     json.dumps(out)  # JSON-ready
+
+
+def test_each_tile_says_its_place_in_the_standing_row_whatever_the_detector_order() -> None:
+    """RULES.md notation: the last standing tile is the winning tile when none is set
+    apart, so a client rebuilding the hand from ``tiles`` (the phone page after a tap
+    correction) needs the row's order, not the detector's: ``order`` gives it."""
+    dets = SceneBuilder().standing("EEE7777p666p44p8p8p").meld("123m", sideways=0).detections()
+    shuffled = dets.select(np.random.default_rng(3).permutation(len(dets)))
+    r = recognize_detections(shuffled, "mcr", {})
+    assert r.hand is not None and r.hand.standing[-1] == "8p"
+    tiles = r.to_dict()["tiles"]
+    ordered = sorted((t for t in tiles if t["order"] is not None), key=lambda t: t["order"])
+    assert [t["code"] for t in ordered] == list(r.hand.standing)
+    assert [t["order"] for t in ordered] == list(range(len(r.hand.standing)))
+    assert all(t["order"] is None for t in tiles if t["role"] == "meld")
+    assert [t["code"] for t in tiles] != [t["code"] for t in ordered] + ["1m", "2m", "3m"]
 
 
 def test_flowers_are_left_out_under_rules_that_play_without_them() -> None:
