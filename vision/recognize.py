@@ -435,11 +435,13 @@ def check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     # seat, an unknown rule-set field, setting or version is refused now, not reported
     # as "unscorable"
     ctx = _split_context(context)[0]
-    scoring.resolved_settings(rule_set, ctx.pop("version", None),
-                              ctx.pop("settings", None) or None)
+    settings = scoring.resolved_settings(rule_set, ctx.pop("version", None),
+                                         ctx.pop("settings", None) or None)
     generic = {f.name: ctx.pop(f.name) for f in dataclasses.fields(WinContext)
                if f.name != "extra" and f.name in ctx}
-    WinContext(**generic, extra=rule_set.resolve_context(ctx))
+    # and what the rules need whatever the hand (a Zhenjiang 百搭, a Xiamen gold, a 天胡
+    # with its dealer): without it every reading would be reported as no win
+    rule_set.check_context(WinContext(**generic, extra=rule_set.resolve_context(ctx)), settings)
 
 
 def recognize_detections(
@@ -477,7 +479,13 @@ def recognize_detections(
     # unsure sideways calls are opened in the plain reading only (bounded cost)
     shown = _recognize_once(dets, params, replace(given, flip_sideways=False))
     face_up = any(m.face_up for m in shown.layout.melds)
-    kept, other = (shown, plain) if face_up and shown.score is not None else (plain, shown)
+    # kept: the kong's reading where it scores, or where it makes a winning shape of the
+    # hand's size that the scorer refused for the win context (its reason is the one to
+    # give, not the plain reading's tile count)
+    refused = (shown.score is None and shown.correction.best.winning
+               and shown.layout.tile_count == _hand_size(rules))
+    kept, other = ((shown, plain) if face_up and (shown.score is not None or refused)
+                   else (plain, shown))
     return _with_both_times(kept, other)
 
 
@@ -695,6 +703,10 @@ def _score_or_waits(
         except scoring.HandError as exc:
             return None, None, str(exc), None
     if claim_win:
+        if rules != "mcr":  # a regional scorer's refusal says more than "no win"
+            reason = _refusal(hand, rules, ctx)
+            if reason is not None:
+                return None, None, reason, None
         unscorable = "not a winning hand"
         waits = None
         if layout.winning is not None:
@@ -709,6 +721,23 @@ def _score_or_waits(
         return None, scoring.waits(hand, rules=rules, **_waits_kwargs(ctx)), None, None
     except scoring.HandError as exc:
         return None, None, str(exc), None
+
+
+def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:
+    """Why the scorer of ``rules`` refuses ``hand`` as a win for another reason than its
+    shape (a 杠开 with no kong, a 天胡 with melds: the win context does not fit this
+    hand), or None: a regional rule set answers a hand that is no win as not legal or
+    :class:`scoring.NotAWinningHand`, and the correction's search asks it only whether
+    a reading wins (:func:`vision.correct.winning_shape_check`)."""
+    import scoring
+
+    try:
+        scoring.score(hand, rules=rules, **ctx)
+    except scoring.NotAWinningHand:
+        return None
+    except scoring.HandError as exc:
+        return str(exc)
+    return None
 
 
 def recognize(

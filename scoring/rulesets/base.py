@@ -497,6 +497,14 @@ class RuleSet(ABC):
         """Context-field defaults overlaid with ``given`` (checked; strings converted)."""
         return _resolve(self.name, "context field", self.context_fields(), given)
 
+    def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
+        """Raise :class:`HandError` naming what is wrong with a win context whatever the
+        hand: a field the rules need missing, a tile code that is none, fields that
+        contradict each other (a reader of photos refuses such a request before it reads
+        the photo, instead of reporting every reading as no win). The checks that need
+        the hand stay in :meth:`score`. Default: none beyond :meth:`resolve_context`."""
+        return None
+
     @abstractmethod
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         """Score a winning hand (its last standing tile is the winning tile)."""

@@ -189,6 +189,11 @@ class Xiamen(RuleSet):
             )
         return _settle(win, unit, context, settings)[0]
 
+    def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
+        """The gold (金: ``gold`` or ``indicator``, a suit or honour tile) and a win type
+        that fits the other fields (:func:`_win_of` reads no hand)."""
+        _win_of(context)
+
     # ------------------------------------------------------------------ waits
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         gold = _gold_of(context.extra)

@@ -189,6 +189,47 @@ def test_a_kong_shown_face_up_is_scored_as_concealed_with_the_claimed_score_note
     assert meld["face_up"] and meld["concealed"]
 
 
+def test_a_face_up_kong_hand_with_a_context_it_cannot_take_gives_the_scorers_reason() -> None:
+    """和绝张 (last of its kind) cannot be claimed on 8s while the hand holds another 8s: the
+    kong's reading of the hand is a winning shape the scorer refuses for the context, and
+    that is the reason given, with the kong kept — not the plain reading's "15 tiles"."""
+    needs_mcr()
+    b = SceneBuilder().standing("FFFF").standing("999s555m123p8s", apart=True).win("8s")
+    r = recognize_detections(b.detections(), "mcr", {"last_of_kind": True})
+    assert r.score is None and r.hand_text == "[FFFF]999s555m123p8s8s"
+    assert r.unscorable is not None and "last of its kind" in r.unscorable
+
+
+@pytest.mark.parametrize(("rules", "context", "says"), [
+    ("zhenjiang", {}, "needs the 百搭"),
+    ("zhenjiang", {"indicator": "xx"}, "not a tile code"),
+    ("zhenjiang", {"indicator": "3m", "tian_hu": True}, "pass dealer=true"),
+    ("xiamen", {}, "needs the gold"),
+    ("xiamen", {"gold": "1f"}, "gold"),
+])
+def test_a_regional_context_no_hand_can_be_scored_with_is_refused_before_the_photo(
+    rules: str, context: dict[str, Any], says: str
+) -> None:
+    """RuleSet.check_context: a Zhenjiang 百搭 or a Xiamen gold not given or not a tile, a
+    天胡 without its dealer — the scorer refuses every hand so, so ``check_request`` (the
+    CLI's exit 2, the API's 400 invalid_context) refuses it before the detector runs,
+    instead of reporting the photo as "not a winning hand"."""
+    from vision.recognize import check_request
+
+    with pytest.raises(scoring.HandError, match=says):
+        check_request(rules, context)
+    with pytest.raises(scoring.HandError, match=says):
+        recognize_detections(won_scene().detections(), rules, context)
+
+
+def test_a_regional_context_that_does_not_fit_the_hand_is_its_reason_not_no_win() -> None:
+    """Zhenjiang 杠开 (kong=true, self-drawn) needs a kong among the melds: the hand read has
+    none, and the scorer's reason is reported (it was "not a winning hand")."""
+    r = recognize_detections(won_scene().detections(), "zhenjiang",
+                             {**ZJ, "kong": True, "self_drawn": True})
+    assert r.score is None and r.unscorable is not None and "杠开" in r.unscorable
+
+
 def test_a_flower_read_as_a_kind_is_mended_before_four_like_tiles_become_a_kong() -> None:
     """A hand one tile over that holds all four 1m (a pung and a chow) and a flower read
     as a kind: the flower reading makes the win, so no kong is read."""
