@@ -170,3 +170,131 @@ def test_eval_cli_keeps_flowers_from_the_manifests_bonus_conf(
     rep = json.loads(capsys.readouterr().out)
     assert rep["recall"] == (1.0 if bonus_conf is not None else 0.5)
     assert rep["precision"] == 1.0
+
+
+# --------------------------------------------------------------------------- --annotate
+# (the audit of session 67: F3, one picture that cannot be written stopped every image
+# after it; F8, the photo itself could be written over)
+
+
+def _three_photos(photos: list[Path]) -> list[Path]:
+    third = photos[0].parent / "three.jpg"
+    cv2.imwrite(str(third), np.full((240, 320, 3), 90, np.uint8))
+    return [photos[0], photos[2], third]
+
+
+def test_detect_annotate_one_picture_in_the_way_leaves_the_others_going_json(
+    model_dir: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: two JSON lines, then one error for OUT-2 and the third image never read."""
+    good = _three_photos(photos)
+    (tmp_path / "ann-2.jpg").mkdir()  # a folder where image 2's picture goes
+    argv = ["detect", "--json", "--model-dir", str(model_dir),
+            "--annotate", str(tmp_path / "ann.jpg"), *map(str, good)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert [x["image"] for x in lines] == [str(p) for p in good]  # one line per image
+    assert "error" not in lines[0] and "error" not in lines[2]
+    assert lines[1]["error"] == (f"annotated image not written: cannot write "
+                                 f"{tmp_path / 'ann-2.jpg'}: it is a folder")
+    assert lines[1]["tiles"] == lines[0]["tiles"]  # the reading is kept
+    assert err == ""
+    for n in (1, 3):
+        assert cv2.imread(str(tmp_path / f"ann-{n}.jpg")) is not None
+
+
+def test_detect_annotate_one_picture_in_the_way_leaves_the_others_going_text(
+    model_dir: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = _three_photos(photos)
+    (tmp_path / "ann-2.jpg").mkdir()
+    argv = ["detect", "--model-dir", str(model_dir), "--annotate", str(tmp_path / "ann.jpg"),
+            *map(str, good)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")] == [
+        str(p) for p in good]
+    assert out.count("annotated: ") == 2
+    assert err.strip().splitlines() == [
+        f"tilecam detect: error: {good[1]}: annotated image not written: cannot write "
+        f"{tmp_path / 'ann-2.jpg'}: it is a folder"]
+
+
+def test_detect_annotate_checks_the_numbered_names_not_the_one_given(
+    model_dir: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a folder named OUT.jpg refused the run, though only OUT-1/OUT-2 are written."""
+    (tmp_path / "ann.jpg").mkdir()
+    good = [photos[0], photos[2]]
+    argv = ["detect", "--model-dir", str(model_dir), "--annotate", str(tmp_path / "ann.jpg"),
+            *map(str, good)]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert all((tmp_path / f"ann-{n}.jpg").is_file() for n in (1, 2))
+
+
+def test_detect_annotate_names_the_real_cause_and_opencv_stays_quiet(
+    model_dir: Path, photos: list[Path], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Before: OpenCV's "[ WARN ...] imwrite_(...): can't open file for writing" reached the
+    terminal, then "the image could not be encoded there", and the second image was not
+    read. Here OUT-1 is a link into a folder that does not exist."""
+    (tmp_path / "ann-1.jpg").symlink_to(tmp_path / "gone" / "x.jpg")
+    good = [photos[0], photos[2]]
+    argv = ["detect", "--model-dir", str(model_dir), "--annotate", str(tmp_path / "ann.jpg"),
+            *map(str, good)]
+    assert main(argv) == 2
+    out, err = capfd.readouterr()
+    assert "WARN" not in err and "encoded" not in err
+    assert f"cannot write {tmp_path / 'ann-1.jpg'}: no such file or directory" in err
+    assert f"{good[1]}: 320×240" in out and (tmp_path / "ann-2.jpg").is_file()
+
+
+def test_detect_annotate_refuses_a_folder_that_takes_no_file_before_the_work(
+    model_dir: Path, photos: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The folder is tried by making a file in it, not by os.access (which grants root
+    everything, while /sys still says permission denied): here the making fails."""
+    import tempfile
+
+    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".tilecam-x.probe"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    loaded: list[object] = []
+    monkeypatch.setattr(detect_module, "load_detector", lambda *a, **k: loaded.append(a))
+    argv = ["detect", "--annotate", str(tmp_path / "ann.jpg"), str(photos[0]), str(photos[2])]
+    assert main(argv) == 2
+    assert not loaded  # refused before the model loads
+    assert (f"--annotate: cannot write {tmp_path / 'ann-1.jpg'}: no file can be made in folder "
+            f"{tmp_path}: permission denied") in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["same", "spelled otherwise", "hard link", "numbered"])
+def test_detect_annotate_refuses_to_write_over_an_input_photo(
+    how: str, model_dir: Path, photos: list[Path], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: ``detect victim.jpg --annotate victim.jpg`` replaced the photo (exit 0)."""
+    victim = photos[0]
+    before = victim.read_bytes()
+    images = [str(victim)]
+    target = str(victim)
+    if how == "spelled otherwise":
+        (tmp_path / "sub").mkdir()
+        monkeypatch.chdir(tmp_path / "sub")
+        target = "../one.jpg"
+    elif how == "hard link":
+        target = str(tmp_path / "linked.jpg")
+        (tmp_path / "linked.jpg").hardlink_to(victim)
+    elif how == "numbered":  # OUT-2 of two images is the first image
+        target = str(tmp_path / "o.jpg")
+        victim = tmp_path / "o-2.jpg"
+        victim.write_bytes(before)
+        images = [str(photos[2]), str(victim)]
+    argv = ["detect", "--model-dir", str(model_dir), "--annotate", target, *images]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "would replace the photo" in err
+    assert victim.read_bytes() == before

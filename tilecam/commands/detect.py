@@ -9,6 +9,14 @@ line per image, in argument order::
 
 A bad image gives ``{"image": ..., "error": "..."}`` (or a message on stderr) and the
 other images are still processed; the exit code is then 2.
+
+``--annotate OUT.jpg`` writes each image with its boxes drawn (``OUT-1.jpg``,
+``OUT-2.jpg``… for several). What would fail for every image (a name without an image
+ending, a folder that does not exist or takes no file) or would overwrite an input
+image is refused before any work, as is a single image's ``OUT.jpg`` that cannot be
+written. An ``OUT-N.jpg`` that cannot be written (a folder in the way, permission
+denied) adds ``"error"`` to that image's line (or a message on stderr), the other images
+go on, and the exit code is 2.
 """
 
 from __future__ import annotations
@@ -60,14 +68,25 @@ def tile_records(det: Any) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.annotate import annotate, save_image, target_problem
+    from vision.annotate import annotate, folder_problem, same_files, save_image, target_problem
     from vision.detect import load_detector
     from vision.imageio import ImageError, load_image
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
-    if args.annotate is not None and (problem := target_problem(args.annotate)) is not None:
-        raise ValueError(f"--annotate: {problem}")
+    count = len(args.images)
+    targets = ([annotate_path(args.annotate, i, count) for i in range(count)]
+               if args.annotate is not None else [])
+    if targets:
+        # one image: its one target; several: what every OUT-N shares (an OUT-N that
+        # cannot be written is that image's error, the others go on)
+        check = target_problem if count == 1 else folder_problem
+        if (problem := check(targets[0])) is not None:
+            raise ValueError(f"--annotate: {problem}")
+        if clash := same_files(targets, args.images):
+            out, photo = clash[0]
+            raise ValueError(f"--annotate: {out} is the input image {photo}: writing it "
+                             "would replace the photo; give another name")
     options = {"conf": args.conf} if args.conf is not None else {}
     detector = load_detector(args.model_dir, **options)
     failed = 0
@@ -87,6 +106,13 @@ def run(args: argparse.Namespace) -> int:
             continue
         tiles = tile_records(det)
         width, height = det.image_size or (image.shape[1], image.shape[0])
+        written, problem = None, None
+        if targets:
+            try:
+                written = save_image(targets[i], annotate(image, det))
+            except ValueError as exc:  # this image's picture only: the others go on
+                failed += 1
+                problem = f"annotated image not written: {exc}"
         if args.json:
             record = {
                 "image": name,
@@ -96,13 +122,15 @@ def run(args: argparse.Namespace) -> int:
                 "model": det.meta["model"],
                 "tiles": tiles,
             }
+            if problem is not None:
+                record["error"] = problem
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:
             codes = " ".join(t["code"] for t in tiles) or "(no tiles)"
-            print(f"{name}: {width}×{height}, {len(tiles)} tiles in {ms:.0f} ms: {codes}")
-        if args.annotate is not None:
-            out = annotate_path(args.annotate, i, len(args.images))
-            save_image(out, annotate(image, det))
-            if not args.json:
-                print(f"  annotated: {out}")
+            print(f"{name}: {width}×{height}, {len(tiles)} tiles in {ms:.0f} ms: {codes}",
+                  flush=True)
+            if written is not None:
+                print(f"  annotated: {written}", flush=True)
+            if problem is not None:
+                print(f"tilecam detect: error: {name}: {problem}", file=sys.stderr, flush=True)
     return 2 if failed else 0

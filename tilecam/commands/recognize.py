@@ -142,16 +142,21 @@ def describe(result: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
-    from vision.annotate import target_problem
+    from vision.annotate import same_files, target_problem
     from vision.imageio import load_image
     from vision.recognize import check_request, recognize
 
     context = build_context(args)
     check_request(args.rules, context)  # a bad rule set, setting or field: before the photo
-    if args.annotate and (problem := target_problem(args.annotate)) is not None:
-        raise ValueError(f"--annotate: {problem}")  # before the work, not after it
+    if args.annotate:  # before the work, not after it
+        if (problem := target_problem(args.annotate)) is not None:
+            raise ValueError(f"--annotate: {problem}")
+        if same_files([args.annotate], [args.image]):
+            raise ValueError(f"--annotate: {args.annotate} is the photo read: writing it "
+                             "would replace the photo; give another name")
     path = Path(args.image)
     pixels = load_image(str(path))  # a missing or bad file fails before a model loads
     detector = None
@@ -162,13 +167,21 @@ def run(args: argparse.Namespace) -> int:
     rec = recognize(pixels, rules=args.rules, context=context, detector=detector)
     out = rec.to_dict()
     out["image"] = str(path)
+    problem = None
     if args.annotate:
         from vision.annotate import save_image
         from vision.render import render
 
-        save_image(args.annotate, render(pixels, rec))
+        try:
+            save_image(args.annotate, render(pixels, rec))
+        except ValueError as exc:  # the reading is still given, then the error
+            problem = str(exc)
     if args.json:
-        print(json.dumps(out, ensure_ascii=False))
+        print(json.dumps(out, ensure_ascii=False), flush=True)
     else:
-        print(describe(out))
+        print(describe(out), flush=True)
+    if problem is not None:
+        print(f"tilecam recognize: error: --annotate: annotated image not written: {problem} "
+              "(the reading above is complete)", file=sys.stderr, flush=True)
+        return 2
     return 0

@@ -120,7 +120,13 @@ def _job(index: int) -> int:
 
 
 class Progress:
-    """A one-line progress bar on a text stream (``count/total``, rate, ETA)."""
+    """A one-line progress bar on a text stream (``count/total``, rate, ETA).
+
+    The rate's clock starts at ``update(0)``, which :func:`generate` sends once the art is
+    loaded, as the first image starts being made (else at the bar's making): loading the
+    art is no image made, and counted in it gave a rate far too low and an ETA far too long
+    at the start.
+    """
 
     def __init__(self, total: int, stream: Any = None, every_s: float = 0.5) -> None:
         self.total, self.done = total, 0
@@ -128,7 +134,16 @@ class Progress:
         self.t0 = self.last = time.monotonic()
         self.every_s = every_s
 
+    def start(self) -> None:
+        """Start the clock now (the work begins)."""
+        self.t0 = self.last = time.monotonic()
+
     def update(self, n: int = 1) -> None:
+        """``n`` more images done; ``update(0)`` before the first starts the clock."""
+        if n == 0:
+            if self.done == 0:
+                self.start()
+            return
         self.done += n
         now = time.monotonic()
         if now - self.last >= self.every_s or self.done == self.total:
@@ -160,7 +175,11 @@ def code_version() -> str | None:
 
 
 def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Write ``cfg.count`` images to ``cfg.out``; returns the manifest (also written)."""
+    """Write ``cfg.count`` images to ``cfg.out``; returns the manifest (also written).
+
+    ``progress(0)`` is called once when the art is loaded and the first image starts
+    being made (the clock of the manifest's rate starts then too), then ``progress(1)``
+    per image written (:class:`Progress`)."""
     if cfg.count < 1:
         raise ValueError(f"--count must be at least 1, got {cfg.count}")
     if not (32 <= cfg.width <= 4096 and 32 <= cfg.height <= 4096):
@@ -171,6 +190,8 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
     for sub in ("images", "labels", "truth"):
         (cfg.out / sub).mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
+    if progress:
+        progress(0)  # the work starts: a progress bar's clock starts here, not at art loading
     tiles = 0
     if cfg.workers <= 1:
         for i in range(cfg.count):
