@@ -44,10 +44,15 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
 # --------------------------------------------------------------------------- dataset
 @dataclass(frozen=True)
 class Sample:
-    """One labelled image: ``labels`` ``(n, 5)`` rows ``class_id, cx, cy, w, h`` (0..1)."""
+    """One labelled image: ``labels`` ``(n, 5)`` rows ``class_id, cx, cy, w, h`` (0..1).
+
+    ``labelled`` is False for an image with no label file (its ``labels`` then empty, as
+    for an empty label file: YOLO reads both as an image showing no tile, but a missing
+    file is often a mistake, so :func:`evaluate` counts them apart)."""
 
     image: Path
     labels: npt.NDArray[np.float64]
+    labelled: bool = True
 
     def boxes(self, width: int, height: int) -> npt.NDArray[np.float32]:
         """Ground-truth xyxy boxes in pixels of a ``width × height`` image, ``(n, 4)``."""
@@ -148,7 +153,16 @@ def _label_path(image: Path) -> Path:
     return image.with_suffix(".txt")
 
 
+#: How far outside 0..1 a label's centre or size may lie (rounding in exports).
+LABEL_TOLERANCE = 1e-3
+
+
 def _read_labels(path: Path, to_code_id: Sequence[int]) -> npt.NDArray[np.float64]:
+    """The rows of a YOLO label file, each checked (``ValueError`` naming the file and
+    line): five fields ``class cx cy w h``, the class a whole number naming one of the
+    dataset's classes, the others finite, the centre within the image and the size
+    positive and at most the image's (normalised; :data:`LABEL_TOLERANCE` either side).
+    A line of more numbers (a segmentation polygon) is refused, not read as a box."""
     if not path.is_file():
         return np.zeros((0, 5))
     rows = []
@@ -156,19 +170,60 @@ def _read_labels(path: Path, to_code_id: Sequence[int]) -> npt.NDArray[np.float6
         fields = line.split()
         if not fields:
             continue
-        try:
-            values = [float(v) for v in fields[:5]]
-            cls = int(values[0])
-        except ValueError:
-            raise ValueError(f"{path}:{line_no}: expected 'class cx cy w h'") from None
-        if len(fields) < 5 or not 0 <= cls < len(to_code_id):
-            raise ValueError(f"{path}:{line_no}: expected 'class cx cy w h' with a known class")
-        rows.append([to_code_id[cls], *values[1:5]])
+        rows.append(_label_row(fields, f"{path}:{line_no}", to_code_id))
     return np.asarray(rows, np.float64).reshape(-1, 5)
 
 
+def _label_row(fields: Sequence[str], where: str, to_code_id: Sequence[int]) -> list[float]:
+    """One label line's ``[code id, cx, cy, w, h]``, or ``ValueError`` saying what is wrong.
+
+    >>> _label_row("0 0.5 0.5 0.1 0.2".split(), "x.txt:1", [3])
+    [3, 0.5, 0.5, 0.1, 0.2]
+    >>> _label_row("3.7 0.5 0.5 0.1 0.1".split(), "x.txt:2", list(range(43)))
+    Traceback (most recent call last):
+    ...
+    ValueError: x.txt:2: class 3.7 is not a whole number (expected 'class cx cy w h')
+    """
+    try:
+        values = [float(v) for v in fields]
+    except ValueError:
+        raise ValueError(f"{where}: expected 'class cx cy w h' (numbers), "
+                         f"got {' '.join(fields)!r}") from None
+    if len(fields) >= 7 and len(fields) % 2 == 1:
+        raise ValueError(f"{where}: expected 'class cx cy w h', got {len(fields)} numbers: "
+                         "this looks like a segmentation label (class x1 y1 x2 y2 …), "
+                         "not a box; give boxes")
+    if len(fields) != 5:
+        raise ValueError(f"{where}: expected 'class cx cy w h' (5 numbers), "
+                         f"got {len(fields)}")
+    if not all(np.isfinite(values)):
+        raise ValueError(f"{where}: expected 'class cx cy w h' with finite numbers, "
+                         f"got {' '.join(fields)!r}")
+    if values[0] != int(values[0]):
+        raise ValueError(f"{where}: class {fields[0]} is not a whole number "
+                         "(expected 'class cx cy w h')")
+    cls = int(values[0])
+    if not 0 <= cls < len(to_code_id):
+        raise ValueError(f"{where}: expected 'class cx cy w h' with a known class "
+                         f"(0..{len(to_code_id) - 1}), got {fields[0]}")
+    tol = LABEL_TOLERANCE
+    for name, v in zip(("cx", "cy"), values[1:3], strict=True):
+        if not -tol <= v <= 1 + tol:
+            raise ValueError(f"{where}: centre {name} {v:g} lies outside the image "
+                             "(expected 'class cx cy w h' normalised to 0..1)")
+    for name, v in zip(("width", "height"), values[3:5], strict=True):
+        if not 0 < v <= 1 + tol:
+            raise ValueError(f"{where}: {name} {v:g} is not within (0, 1] "
+                             "(expected 'class cx cy w h' normalised to 0..1)")
+    return [to_code_id[cls], *values[1:5]]
+
+
 def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
-    """The labelled images of ``split`` in a YOLO dataset folder, sorted by file name."""
+    """The labelled images of ``split`` in a YOLO dataset folder, sorted by file name.
+
+    An image without a label file is kept with ``labelled`` False (no tiles); a split
+    where no image has one is refused (the labels are elsewhere or missing, and every
+    tile found would count as a false positive)."""
     root = Path(root)
     if root.is_file():
         raise ValueError(f"{root} is a file: give the dataset's folder (YOLO layout: "
@@ -182,12 +237,18 @@ def load_dataset(root: str | Path, split: str = "val") -> list[Sample]:
         raise ValueError(f"{root} has no data.yaml (YOLO layout with class 'names' expected)")
     data = _read_yaml(yaml_path)
     to_code_id = [CLASSES.index(code_for_name(n)) for n in _names(data, yaml_path)]
-    images = sorted(
-        p for p in _image_dir(root, data, split).rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES
-    )
+    image_dir = _image_dir(root, data, split)
+    images = sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
     if not images:
         raise ValueError(f"no images in split {split!r} of {root}")
-    return [Sample(p, _read_labels(_label_path(p), to_code_id)) for p in images]
+    label_paths = [_label_path(p) for p in images]
+    if not any(q.is_file() for q in label_paths):
+        folder = label_paths[0].parent
+        raise ValueError(f"no labels found for split {split} in {folder}: none of its "
+                         f"{len(images)} images in {image_dir} has a label file there "
+                         f"(such as {folder / label_paths[0].name})")
+    return [Sample(p, _read_labels(q, to_code_id), labelled=q.is_file())
+            for p, q in zip(images, label_paths, strict=True)]
 
 
 def original_copies(samples: Sequence[Sample]) -> list[Sample]:
@@ -417,6 +478,10 @@ def average_precision(recall: npt.NDArray[np.float64], precision: npt.NDArray[np
 
 
 # --------------------------------------------------------------------------- report
+#: How many names of images without a label file a report shows.
+UNLABELLED_SHOWN = 5
+
+
 @dataclass
 class EvalReport:
     """Everything :func:`evaluate` measured; ``to_dict`` for JSON, ``format`` for people."""
@@ -424,7 +489,7 @@ class EvalReport:
     images: int
     iou: float
     conf: float
-    per_class: dict[str, dict[str, float]]
+    per_class: dict[str, dict[str, float | None]]
     precision: float
     recall: float
     f1: float
@@ -434,6 +499,9 @@ class EvalReport:
     results: list[ImageResult]
     #: Median detection time per image (``meta["ms"]["total"]``), when reported.
     ms_median: float | None = None
+    #: The images evaluated that have no label file (``Sample.labelled`` False), counted
+    #: as showing no tile; an empty label file is an image with no tile and is not here.
+    images_without_labels: list[str] = field(default_factory=list)
 
     @property
     def all_right_interval(self) -> tuple[float, float]:
@@ -486,8 +554,8 @@ class EvalReport:
             for t in r.missed:
                 out.setdefault(tile_group(t), Counter())["no_box"] += 1
         for code, m in self.per_class.items():  # every labelled tile: right, misread or missed
-            if m["support"]:
-                out.setdefault(tile_group(code), Counter())["right"] += int(m["support"])
+            if support := int(m["support"] or 0):
+                out.setdefault(tile_group(code), Counter())["right"] += support
         for o in out.values():
             o["right"] -= o["misread"] + o["no_box"]
         order = ("suits and honours", "bonus", "face-down")
@@ -512,6 +580,10 @@ class EvalReport:
             "failure_causes": self.failure_causes,
             "group_outcomes": self.group_outcomes,
             "errors": [{"image": r.image, "error": r.error} for r in self.results if r.error],
+            # images with no label file (counted as showing no tile), and the first names
+            "images_without_labels": len(self.images_without_labels),
+            "images_without_labels_first": [
+                Path(n).name for n in self.images_without_labels[:UNLABELLED_SHOWN]],
             # the file names of the images not all right (unreadable ones too): what
             # ``train/compare.py paired`` pairs between two models on the same images
             "not_all_right": [Path(r.image).name for r in self.results if not r.all_right],
@@ -519,7 +591,17 @@ class EvalReport:
             "confused": [{"true": t, "read": r, "count": n} for t, r, n in self.confused],
         }
 
+    def _unlabelled_line(self) -> str:
+        names = [Path(n).name for n in self.images_without_labels[:UNLABELLED_SHOWN]]
+        n = len(self.images_without_labels)
+        more = n - len(names)
+        return (f"{n} {'image has' if n == 1 else 'images have'} no label file (counted as "
+                "showing no tile; an empty label file is an image with no tile): "
+                + ", ".join(names) + (f" and {more} more" if more else ""))
+
     def format(self) -> str:
+        """The report for people; a per-class figure that does not exist (no detection
+        for precision, no labelled tile for recall and AP50) is shown as ``–``."""
         lines = [
             f"{self.images} images, IoU {self.iou}, confidence ≥ {self.conf}",
             f"tiles: precision {self.precision:.3f}  recall {self.recall:.3f}  F1 {self.f1:.3f}",
@@ -530,6 +612,7 @@ class EvalReport:
             "at this IoU, {extra_box} boxes on no tile ({misplaced} of those pairs: a box "
             "overlaps the tile, IoU {loose}–{iou})".format(
                 **self.error_kinds, loose=LOOSE_IOU, iou=self.iou),
+            *([self._unlabelled_line()] if self.images_without_labels else []),
             *(["images not right: " + ", ".join(f"{n} {k}" for k, n in self.failure_kinds.items())]
               if self.failure_kinds else []),
             *(["images not right by cause: {bonus} only flowers and seasons, {placement} only "
@@ -541,10 +624,10 @@ class EvalReport:
             f"{'class':<6}{'true':>6}{'found':>7}{'P':>7}{'R':>7}{'F1':>7}{'AP50':>7}",
         ]
         for code, m in self.per_class.items():
-            lines.append(
-                f"{code:<6}{int(m['support']):>6}{int(m['detections']):>7}"
-                f"{m['precision']:>7.3f}{m['recall']:>7.3f}{m['f1']:>7.3f}{m['ap50']:>7.3f}"
-            )
+            cells = "".join(f"{'–' if m[k] is None else format(m[k], '.3f'):>7}"
+                            for k in ("precision", "recall", "f1", "ap50"))
+            lines.append(f"{code:<6}{int(m['support'] or 0):>6}{int(m['detections'] or 0):>7}"
+                         f"{cells}")
         if self.confused:
             lines += ["", "most confused (true → read: count)"]
             lines += [f"  {t} → {r}: {n}" for t, r, n in self.confused]
@@ -622,6 +705,16 @@ def evaluate(
     read as flowers, :func:`vision.detect.keep_thresholds`). ``ValueError`` from
     ``detect`` (e.g. an unreadable image) is recorded for that image, whose tiles then
     count as missed.
+
+    ``per_class`` lists every class with a labelled tile or a detection (kept or not):
+    ``support`` labelled tiles, ``detections`` kept, and ``precision``, ``recall``,
+    ``f1``, ``ap50``, each ``None`` where it does not exist rather than 0 — a class with
+    no labelled tile has no recall and no AP50 (and mAP50 is the mean over the classes
+    with labelled tiles); one that also has no detection kept (listed only for rows below
+    the threshold, which mAP50 ranks) has no precision or F1 either. A class with
+    detections kept but no labelled tile keeps precision and F1 0: each of its detections
+    is a false positive. Images with no label file (``Sample.labelled`` False) count as
+    showing no tile and are listed in ``images_without_labels``.
     """
     n_cls = len(CLASSES)
     tp = np.zeros(n_cls)
@@ -632,7 +725,10 @@ def evaluate(
     confusions: Counter[tuple[str, str]] = Counter()
     results: list[ImageResult] = []
     times: list[float] = []
+    unlabelled: list[str] = []
     for k, sample in enumerate(samples):
+        if not sample.labelled:
+            unlabelled.append(str(sample.image))
         gt_ids = sample.class_ids
         np.add.at(support, gt_ids, 1)
         try:
@@ -703,13 +799,15 @@ def evaluate(
         if progress is not None:
             progress(k + 1)
 
-    per_class: dict[str, dict[str, float]] = {}
+    per_class: dict[str, dict[str, float | None]] = {}
     aps = []
     for c in range(n_cls):
         if not support[c] and not tp[c] + fp[c] and not ranked[c]:
             continue
-        ap = 0.0
+        found = tp[c] + fp[c]
+        ap: float | None = None  # no labelled tile: no AP, and none in mAP50
         if support[c]:
+            ap = 0.0
             rows = sorted(ranked[c], key=lambda t: -t[0])
             hits = np.array([h for _, h in rows], np.float64)
             ctp = np.cumsum(hits)
@@ -717,15 +815,19 @@ def evaluate(
             if len(rows):
                 ap = average_precision(ctp / support[c], ctp / np.maximum(ctp + cfp, 1e-12))
             aps.append(ap)
-        p = _ratio(tp[c], tp[c] + fp[c])
-        r = _ratio(tp[c], tp[c] + fn[c])
+        # no labelled tile and no detection kept: nothing to measure (only detections
+        # below the operating threshold, which mAP50 ranks); a detection with no labelled
+        # tile is a false positive: precision and F1 0, recall still none
+        p = _ratio(tp[c], found) if found or support[c] else None
+        r = _ratio(tp[c], tp[c] + fn[c]) if support[c] else None
+        f1 = _f1(p or 0.0, r or 0.0) if p is not None else None
         per_class[CLASSES[c]] = {
             "support": int(support[c]),
-            "detections": int(tp[c] + fp[c]),
-            "precision": round(p, 4),
-            "recall": round(r, 4),
-            "f1": round(_f1(p, r), 4),
-            "ap50": round(ap, 4),
+            "detections": int(found),
+            "precision": None if p is None else round(p, 4),
+            "recall": None if r is None else round(r, 4),
+            "f1": None if f1 is None else round(f1, 4),
+            "ap50": None if ap is None else round(ap, 4),
         }
     precision = _ratio(tp.sum(), tp.sum() + fp.sum())
     recall = _ratio(tp.sum(), tp.sum() + fn.sum())
@@ -742,4 +844,5 @@ def evaluate(
         confused=[(t, r, n) for (t, r), n in confusions.most_common(top_confusions)],
         results=results,
         ms_median=float(np.median(times)) if times else None,
+        images_without_labels=unlabelled,
     )

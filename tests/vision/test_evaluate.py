@@ -365,3 +365,100 @@ def test_all_right_interval_resamples_photos_not_copies() -> None:
     assert all_right_interval(results) == (lo, hi)  # seeded
     right = [ImageResult(f"p{i}.jpg", 1, 1, 0, 0) for i in range(4)]
     assert all_right_interval(right) == (1.0, 1.0) and all_right_interval([]) == (0.0, 0.0)
+
+
+# ------------------------------------------------------------------ session 67 audit
+# F4: a split without label files read as a wrecked model; F5: malformed label lines
+# taken as tiles; F9: P/R/F1/AP 0.000 for classes neither labelled nor detected.
+
+
+def test_a_split_with_no_label_file_at_all_is_refused(dataset: Path) -> None:
+    """Before: every tile found counted as a box on no tile: precision 0, exit 0."""
+    for f in (dataset / "labels" / "val").iterdir():
+        f.unlink()
+    with pytest.raises(ValueError) as refused:
+        load_dataset(dataset)
+    message = str(refused.value)
+    assert message.startswith(f"no labels found for split val in {dataset / 'labels' / 'val'}: ")
+    assert "3 images" in message
+
+
+def test_images_without_a_label_file_are_counted_apart_from_empty_ones(dataset: Path) -> None:
+    """Before: a missing label file read as an image showing no tile, without a word."""
+    import json
+
+    (dataset / "labels" / "val" / "b.txt").unlink()
+    (dataset / "labels" / "val" / "a.txt").write_text("")  # an image with no tile
+    samples = load_dataset(dataset)
+    assert [s.labelled for s in samples] == [True, False, True]
+    rep = evaluate(samples, fake_detect, conf=0.25)
+    assert rep.images_without_labels == [str(dataset / "images" / "val" / "b.png")]
+    d = json.loads(json.dumps(rep.to_dict()))
+    assert d["images_without_labels"] == 1 and d["images_without_labels_first"] == ["b.png"]
+    assert ("1 image has no label file (counted as showing no tile; an empty label file is "
+            "an image with no tile): b.png") in rep.format()
+    full = evaluate(load_dataset(dataset)[:1], fake_detect)  # a.txt empty: not missing
+    assert full.to_dict()["images_without_labels"] == 0
+    assert "no label file" not in full.format()
+
+
+@pytest.mark.parametrize("line, words", [
+    ("3 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2", ["9 numbers", "segmentation label"]),
+    ("2 0.5 0.5 0.1 0.1 0.9", ["(5 numbers), got 6"]),
+    ("1.7 0.5 0.5 0.1 0.1", ["class 1.7 is not a whole number"]),
+    ("1 nan nan nan nan", ["finite numbers"]),
+    ("1 0.5 inf 0.1 0.1", ["finite numbers"]),
+    ("1 1.5 -0.5 0.3 0.3", ["centre cx 1.5 lies outside the image"]),
+    ("1 0.5 -0.01 0.3 0.3", ["centre cy -0.01 lies outside the image"]),
+    ("1 0.5 0.5 0 0.1", ["width 0 is not within (0, 1]"]),
+    ("1 0.5 0.5 0.1 -0.2", ["height -0.2 is not within (0, 1]"]),
+    ("1 0.5 0.5 0.1 1.2", ["height 1.2 is not within (0, 1]"]),
+    ("3 0.5 0.5 0.1 0.1", ["with a known class (0..2), got 3"]),
+])
+def test_malformed_label_lines_are_refused_naming_file_and_line(
+    dataset: Path, line: str, words: list[str]
+) -> None:
+    """Before: each of these (but the unknown class) was read as a tile, silently."""
+    label = dataset / "labels" / "val" / "a.txt"
+    label.write_text(label.read_text() + line + "\n")
+    with pytest.raises(ValueError) as refused:
+        load_dataset(dataset)
+    assert str(refused.value).startswith(f"{label}:3: ")
+    for word in words:
+        assert word in str(refused.value)
+
+
+def test_label_lines_a_hair_outside_the_image_and_whole_float_classes_are_read(
+    dataset: Path,
+) -> None:
+    label = dataset / "labels" / "val" / "a.txt"
+    label.write_text("0 1.0005 -0.0004 0.1 1.0008\n1.0 0.5 0.5 0.2 0.2\n")
+    assert load_dataset(dataset)[0].class_ids.tolist() == [0, 1]
+
+
+def test_per_class_figures_that_do_not_exist_are_none_not_zero(dataset: Path) -> None:
+    """A class neither labelled nor detected above the threshold (here 9s, found only at
+    0.1) has no precision, recall, F1 or AP: ``null`` in JSON and ``–`` in the table, not
+    0.000. A class detected but never labelled (3f) keeps precision and F1 0 (false
+    positives) with no recall or AP. mAP50 stays the mean over the labelled classes."""
+    import json
+
+    def detect(path: Path) -> Detections:
+        if path.stem == "a":
+            return Detections.from_lists(
+                [A1, A2, (70, 60, 90, 90), (70, 10, 90, 40)], ["1m", "2m", "9s", "3f"],
+                [0.9, 0.8, 0.1, 0.9], image_size=(100, 100))
+        return fake_detect(path)
+
+    rep = evaluate(load_dataset(dataset), detect, conf=0.25)
+    d = json.loads(json.dumps(rep.to_dict()))
+    assert d["per_class"]["9s"] == {"support": 0, "detections": 0, "precision": None,
+                                    "recall": None, "f1": None, "ap50": None}
+    assert d["per_class"]["3f"] == {"support": 0, "detections": 1, "precision": 0.0,
+                                    "recall": None, "f1": 0.0, "ap50": None}
+    assert d["per_class"]["5p"]["recall"] == 0.0 and d["per_class"]["5p"]["ap50"] == 0.0
+    rows = {line.split()[0]: line.split()[1:] for line in rep.format().splitlines()
+            if line[:1].isdigit() or line.startswith(("class", "back"))}
+    assert rows["9s"] == ["0", "0", "–", "–", "–", "–"]
+    assert rows["3f"] == ["0", "1", "0.000", "–", "0.000", "–"]
+    assert rep.map50 == pytest.approx((0.8333 + 0.25 + 0) / 3, abs=1e-4)  # 1m 2m 5p only

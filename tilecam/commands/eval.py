@@ -7,6 +7,15 @@ recall, F1 and images-right use the model's operating threshold (``--conf``; a b
 as a flower or season needs only the manifest's ``bonus_conf`` when that is lower, and
 a box where a row of the tiles kept goes on only ``row_fill.min_score`` when the
 manifest sets ``row_fill``, as :func:`vision.detect.keep_thresholds` does for ``detect``).
+
+Labels are checked as they are read (:func:`vision.evaluate.load_dataset`): a split where
+no image has a label file is refused, and so is a malformed line (not five numbers — a
+segmentation polygon, say —, a class that is no whole number of the dataset's classes,
+a number that is not finite, a centre outside the image or a size not in (0, 1]),
+naming the file and line. Images without a label file count as showing no tile and are
+counted in the report (``images_without_labels``), apart from empty label files. A
+per-class figure that does not exist — recall and AP50 of a class with no labelled tile,
+precision and F1 of one with no detection either — prints as ``–`` (``null`` in JSON).
 """
 
 from __future__ import annotations
