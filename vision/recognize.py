@@ -703,7 +703,9 @@ def _score_or_waits(
         except scoring.HandError as exc:
             return None, None, str(exc), None
     if claim_win:
-        if rules != "mcr":  # a regional scorer's refusal says more than "no win"
+        if rules != "mcr" and hand.tile_count == _hand_size(rules):
+            # a hand of the size of a win: a regional scorer's refusal says more than
+            # "no win" (a wrong count is said so below, with the waits)
             reason = _refusal(hand, rules, ctx)
             if reason is not None:
                 return None, None, reason, None

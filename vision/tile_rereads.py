@@ -151,7 +151,9 @@ def split_stacked_box(
                 f"as deep across the row as the tiles beside it, {s.beyond:.2f} of a tile "
                 f"past them on one side): read as two {s.code} (p {p_after:.2f}, the pair "
                 f"beside it), tile {len(trial) - 1} the added one")
-        return Rewrite(trial, t_lay, (note,), result, (change,))
+        # a box read as the pair's kind already is split, not read otherwise: no change
+        # of code to list ("6m instead of 6m"); the note says what was done
+        return Rewrite(trial, t_lay, (note,), result, (change,) if before != s.code else ())
     return None
 
 

@@ -117,6 +117,8 @@ def test_added_kong_seen_as_one_box_is_read_with_its_claim_source(
     assert r.hand_text == f"[PPPP,{source}]123m456p7899s9s"
     assert r.score is not None
     assert any("one box over two tiles" in n for n in r.notes)
+    # the box was read as P already: split, not read otherwise — no "P instead of P"
+    assert all(c.before != c.after for c in r.correction.best.changes)
 
 
 @pytest.mark.parametrize("rotation", [270, 0])
