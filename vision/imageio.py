@@ -330,7 +330,6 @@ def grey_fill(img: npt.NDArray[np.uint8]) -> int:
     >>> grey_fill(img), grey_fill(img[:25]), grey_fill(np.full((4, 4, 3), 128, np.uint8))
     (15, 0, 0)
     """
-    h, w = img.shape[:2]
     best = 0
     for lines in (img, img[::-1], img.transpose(1, 0, 2), img.transpose(1, 0, 2)[::-1]):
         if not (lines[-1] == 128).all():

@@ -159,7 +159,8 @@ def test_a_jpeg_whose_data_stops_early_is_refused_however_it_ends() -> None:
     corrupt, at full and reduced scale and when EXIF turns the grey edge to another
     side; a picture that is grey all over is still an image."""
     rng = np.random.default_rng(1)
-    data = _encode(".jpg", rng.integers(0, 255, (256, 256, 3), np.uint8), cv2.IMWRITE_JPEG_QUALITY, 90)
+    data = _encode(".jpg", rng.integers(0, 255, (256, 256, 3), np.uint8),
+                   cv2.IMWRITE_JPEG_QUALITY, 90)
     start = data.find(b"\xff\xda")
     cut = data[: start + (len(data) - start) // 2] + b"\xff\xd9"
     garbled = bytearray(data)
