@@ -345,12 +345,13 @@ def _decode(data: bytes, fmt: str, flag: int) -> npt.NDArray[np.uint8]:
     img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     if img is None or img.size == 0:
         raise ImageError(f"corrupt or truncated {fmt.upper()} image: it could not be decoded")
+    img = np.asarray(img, np.uint8)
     if fmt == "jpeg":
         fill = grey_fill(img)
         if fill >= max(2, min(img.shape[:2]) // 32):
             raise ImageError(f"corrupt or truncated JPEG: its image data stops early (the "
                              f"last {fill} pixel lines at one edge decode as flat grey)")
-    return np.asarray(img, np.uint8)
+    return img
 
 
 def load_image(
