@@ -342,10 +342,10 @@ def grey_fill(img: npt.NDArray[np.uint8]) -> int:
 
 
 def _decode(data: bytes, fmt: str, flag: int) -> npt.NDArray[np.uint8]:
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
-    if img is None or img.size == 0:
+    decoded = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+    if decoded is None or decoded.size == 0:
         raise ImageError(f"corrupt or truncated {fmt.upper()} image: it could not be decoded")
-    img = np.asarray(img, np.uint8)
+    img: npt.NDArray[np.uint8] = np.asarray(decoded, np.uint8)
     if fmt == "jpeg":
         fill = grey_fill(img)
         if fill >= max(2, min(img.shape[:2]) // 32):
