@@ -60,6 +60,7 @@ from vision.sharpness import crop_sharpness
 from vision.zoom import (
     chained_to,
     grid_cells,
+    grid_shape,
     median_long_side,
     tiles_big,
     touches_inner_edge,
@@ -351,7 +352,8 @@ class Detector:
         if not tiny or spec.zoom_grid < 2 or scale * spec.zoom_min_gain > 1.0:
             return boxes, scores, 1.0, "none"
         found_b, found_s, gains = [], [], []
-        for cell in grid_cells((width, height), spec.zoom_grid):
+        shape = grid_shape((width, height), spec.zoom_grid)  # a strip: more cells along it
+        for cell in grid_cells((width, height), spec.zoom_grid, shape=shape):
             x1, y1, x2, y2 = cell
             cb, cs, cell_scale = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
             keep = ~touches_inner_edge(cb, cell, (width, height))

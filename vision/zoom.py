@@ -94,32 +94,62 @@ def tiles_big(boxes: npt.NDArray[np.float32], scale: float, spec: DetectorSpec) 
     return bool(len(boxes)) and pp.median_short_side(boxes) * scale >= spec.zoom_below
 
 
+#: Most cells a strip's grid (:func:`grid_shape`) cuts it into: detector runs.
+MOST_STRIP_CELLS = 16
+
+
+def grid_shape(image_wh: tuple[int, int], n: int, most: int = MOST_STRIP_CELLS) -> tuple[int, int]:
+    """``(columns, rows)`` of the grid pass's cells: ``n × n`` for a frame up to twice as
+    long as it is wide; a longer strip (a panorama, a photo cropped to one row of tiles
+    far away) is cut into more cells along its length, each about 4:3 like the detector's
+    input — ``n`` across, ``ceil(n · long · 3 / (4 · short))`` along — at most ``most``
+    cells in all (an ``n × n`` grid of an 8:1 strip shrinks its tiles 4× more).
+
+    >>> grid_shape((1280, 960), 2), grid_shape((960, 1280), 2), grid_shape((1920, 1080), 2)
+    ((2, 2), (2, 2), (2, 2))
+    >>> grid_shape((3000, 1000), 2), grid_shape((640, 5120), 2), grid_shape((4000, 1), 2)
+    ((5, 2), (2, 8), (8, 2))
+    """
+    width, height = image_wh
+    long_side, short_side = max(width, height), max(min(width, height), 1)
+    if long_side <= 2 * short_side:
+        return n, n
+    along = max(n, min(-(-n * long_side * 3 // (4 * short_side)), most // max(n, 1)))
+    return (along, n) if width >= height else (n, along)
+
+
 def grid_cells(
-    image_wh: tuple[int, int], n: int, overlap: float = 0.125
+    image_wh: tuple[int, int], n: int, overlap: float = 0.125,
+    shape: tuple[int, int] | None = None,
 ) -> list[tuple[int, int, int, int]]:
     """``n × n`` cells ``(x1, y1, x2, y2)`` (ints, row by row) covering a ``width ×
     height`` image; neighbouring cells overlap by ``overlap`` of the image's width
     (height), so every tile shorter than that lies whole inside at least one cell.
-    Every cell is at least 1 px on each side, however thin the image (a 1 px tall
-    strip gives cells 1 px tall).
+    ``shape``: ``(columns, rows)`` instead (:func:`grid_shape`); along an axis cut into
+    ``k > n`` cells they overlap by ``overlap`` of ``n / k`` of its length (as ``n``
+    cells of that length would). Every cell is at least 1 px on each side, however thin
+    the image (a 1 px tall strip gives cells 1 px tall).
 
     >>> grid_cells((1280, 960), 2)
     [(0, 0, 720, 540), (560, 0, 1280, 540), (0, 420, 720, 960), (560, 420, 1280, 960)]
     >>> grid_cells((4000, 1), 2)
     [(0, 0, 2250, 1), (1750, 0, 4000, 1), (0, 0, 2250, 1), (1750, 0, 4000, 1)]
+    >>> grid_cells((4000, 1000), 2, shape=(4, 2))[:4]
+    [(0, 0, 1125, 562), (875, 0, 2125, 562), (1875, 0, 3125, 562), (2875, 0, 4000, 562)]
     """
     width, height = image_wh
+    cols, rows = shape or (n, n)
 
-    def spans(side: int) -> list[tuple[int, int]]:
-        half = overlap * side / 2
+    def spans(side: int, count: int) -> list[tuple[int, int]]:
+        half = overlap * side * (n / count if count > n else 1.0) / 2
         out = []
-        for i in range(n):
-            start = min(int(max(0.0, i * side / n - half)), max(side - 1, 0))
-            end = int(min(float(side), (i + 1) * side / n + half))
+        for i in range(count):
+            start = min(int(max(0.0, i * side / count - half)), max(side - 1, 0))
+            end = int(min(float(side), (i + 1) * side / count + half))
             out.append((start, max(end, start + 1)))
         return out
 
-    return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
+    return [(x1, y1, x2, y2) for y1, y2 in spans(height, rows) for x1, x2 in spans(width, cols)]
 
 
 def touches_inner_edge(

@@ -115,3 +115,24 @@ def test_an_image_one_or_two_pixels_thin_reads_as_no_tiles_not_an_error(
     det = load_detector(folder).detect(np.full(shape, 128, np.uint8))
     assert det.image_size == (shape[1], shape[0])
     assert len(det) == 0
+
+
+def test_a_hand_on_a_long_strip_is_found_by_a_grid_cut_along_it(
+    scenes: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> None:
+    """Issue 5, any size: a rendered hand on the left of an 8:1 strip (a panorama) is
+    shrunk 10× at the detector's input, below what it can see; the grid pass cuts such a
+    strip into cells about 4:3 along it (:func:`vision.zoom.grid_shape`; an n × n grid's
+    cells are 8:1 too, and found none of them) and finds the tiles."""
+    image, boxes, ids = scenes[0]
+    y1, y2 = int(boxes[:, 1].min()) - 20, int(boxes[:, 3].max()) + 20
+    x1, x2 = int(boxes[:, 0].min()) - 20, int(boxes[:, 2].max()) + 20
+    band = image[max(y1, 0):y2, max(x1, 0):x2]
+    strip = np.full((band.shape[0], 8 * band.shape[0] + band.shape[1], 3), 90, np.uint8)
+    strip[:, : band.shape[1]] = band
+    shifted = boxes - np.array([max(x1, 0), max(y1, 0)] * 2, np.float32)
+    det = load_detector(default_model_dir()).detect(strip)
+    m = match(shifted, det.boxes, det.confidences, 0.5)
+    right = sum(1 for d, g in enumerate(m.tolist()) if g >= 0 and det.class_ids[d] == ids[g])
+    assert det.meta["zoom_pass"].startswith("grid")
+    assert right >= MIN_RIGHT * len(ids), (right, len(ids))
