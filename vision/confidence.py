@@ -122,12 +122,20 @@ def _signals(rec: Recognition, p: npt.NDArray[np.float64]) -> dict[str, float]:
         "log_reading": log_reading,
         "min_score": float(scores.min()) if scores is not None else 0.0,
         "weak_boxes": float((scores < WEAK_SCORE).sum()) if scores is not None else 0.0,
-        "hand_read": 1.0 if rec.score is not None or rec.waits is not None else 0.0,
-        "win": 1.0 if rec.score is not None else 0.0,
+        "hand_read": 1.0 if _won(rec) or rec.waits is not None else 0.0,
+        "win": 1.0 if _won(rec) else 0.0,
         "corrections": float(len(rec.correction.best.changes)),
         "mean_log_p": float(np.mean(np.log10(p))),
         "min_p": float(p.min()),
     }
+
+
+def _won(rec: Recognition) -> bool:
+    """Whether the tiles read make the win the photo shows: scored, or a winning shape
+    claimed as a win that the scorer refused for the win context alone (a 和绝张 the hand
+    contradicts) — how sure the reading is does not hang on the context it is scored in."""
+    return rec.score is not None or (
+        rec.hand is not None and rec.correction.claim_win and rec.correction.best.winning)
 
 
 def code_probabilities(

@@ -45,6 +45,19 @@ def test_signals_of_a_won_hand_read_as_shown() -> None:
     assert f["min_p"] == pytest.approx(float(p1.min()))
 
 
+def test_a_win_the_scorer_refuses_for_its_context_is_as_sure_a_reading() -> None:
+    """How sure the tiles are read does not hang on the win context: MCR 和绝张 on 8s with
+    another 8s in the hand cannot happen (the scorer refuses it), but the tiles still make
+    the winning shape the photo shows — the same signals, the same hand confidence."""
+    b = SceneBuilder().standing("123m456p789s8s").standing("EEE", apart=True).win("8s")
+    plain = recognize_detections(b.detections(), "mcr", calibration=CAL)
+    refused = recognize_detections(b.detections(), "mcr", {"last_of_kind": True},
+                                   calibration=CAL)
+    assert plain.score is not None and refused.score is None and refused.unscorable
+    assert hand_features(refused) == hand_features(plain)
+    assert refused.hand_confidence == plain.hand_confidence
+
+
 def test_signals_of_a_corrected_hand_and_of_an_empty_frame() -> None:
     b = SceneBuilder().standing("5555p").standing("5p").uncertain([("5p", 0.7), ("6p", 0.25)])
     b.standing("7p123sEEEN").win("N")
