@@ -115,6 +115,21 @@ def test_db_command_names_a_bad_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unsupported database URL" in capsys.readouterr().err
 
 
+def test_a_postgresql_url_without_its_driver_is_named_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The PostgreSQL driver is the ``postgres`` extra, which ``make serve`` does not
+    install: ``tilecam db`` (and ``serve``'s check of its URL) says how to get it, where
+    it printed an ImportError's traceback (and the service answered every table request
+    503 "try again")."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg: ImportError
+    assert main(["db", "upgrade", "--url", "postgresql://u@h/d"]) == 2
+    err = capsys.readouterr().err
+    assert "needs its driver" in err and ".[postgres]" in err and "Traceback" not in err
+
+
 def test_an_upgrade_from_empty_is_one_transaction(tmp_path: Path) -> None:
     """Every revision is applied in one transaction (one commit), on SQLite too.
 

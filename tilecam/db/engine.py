@@ -59,7 +59,19 @@ def parsed_url(url: str) -> URL:
         raise ValueError(f"the database URL does not parse ({exc}): use {URL_FORMS}") from None
     if not parsed.drivername.startswith(("sqlite", "postgresql", "postgres")):
         raise ValueError(f"unsupported database URL {parsed.drivername!r}: use {URL_FORMS}")
+    if parsed.drivername.startswith("postgres") and not _has_psycopg():
+        raise ValueError("a PostgreSQL database needs its driver, which this install lacks: "
+                         "pip install -e '.[postgres]' (psycopg), or use sqlite:///FILE")
     return parsed
+
+
+def _has_psycopg() -> bool:
+    """Whether the PostgreSQL driver (psycopg 3, the ``postgres`` extra) imports."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def make_engine(url: str) -> Engine:
