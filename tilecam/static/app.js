@@ -5,6 +5,7 @@
 const WINDS = ["E", "S", "W", "N"];
 const WIND_ZH = { E: "东", S: "南", W: "西", N: "北" };
 const MAX_SIDE = 1600; // photos are downscaled to this long side before upload (pixels)
+const FLOWER = /^[1-8]f$/;
 
 const state = {
   zh: {},            // tile code → Chinese name
@@ -13,11 +14,18 @@ const state = {
   seat_wind: "E",
   prevalent_wind: "E",
   flowers: 0,
+  flowersListed: 0,  // flowers the hand box listed when the stepper was last synced
   photo: null,       // {url, width, height}
-  tiles: [],         // recognized tiles: {code, box, role, confidence, topk, meld, changed, removed}
+  tiles: [],         // recognized tiles: {code, box, role, order, confidence, topk, changed, removed}
   melds: [],         // [{notation, claimed_from, claimed_index, added, tiles: [tile indices]}]
   winningTile: null, // the winning tile the recognizer chose when none was set apart
-  scoreSeq: 0,       // ignore answers of superseded requests
+  numbered: new Set(), // tiles the notes name by number ("tile 15"): the photo shows it
+  rec: null,         // the recognizer's answer now shown
+  detached: false,   // the hand box holds a reading the tiles do not (an alternative)
+  scoreSeq: 0,       // ignore answers of superseded score requests
+  photoSeq: 0,       // ignore answers of superseded uploads
+  upload: null,      // the AbortController of the upload in flight
+  uploadTimeoutMs: 60000, // a stalled upload is given up after this long
 };
 
 const $ = (id) => document.getElementById(id);
@@ -44,9 +52,25 @@ async function api(path, options = {}) {
   try {
     response = await fetch(path, options);
   } catch (err) {
+    if (options.signal && options.signal.aborted) throw err; // the caller knows why
     throw new Error(`cannot reach the server (${err.message})`);
   }
   return readAnswer(response); // http.js
+}
+
+/** An error said plainly: what the photo upload's HTTP status means, and when to try
+ * again (Retry-After). */
+function errorText(err, photo = false) {
+  let text = err.message;
+  if (photo && err.status === 413 && err.code === "not_json") {
+    text = "the photo is too large for the server (HTTP 413): choose a smaller one, "
+      + "or take it again at a lower resolution";
+  }
+  text = text.trim();
+  if (!/[.!?]$/.test(text)) text += ".";
+  if (err.retryAfter) text += ` Try again in ${err.retryAfter} s.`;
+  else if (err.code === "not_json" && err.status >= 500) text += " Try again in a moment.";
+  return text;
 }
 
 const postJSON = (path, data) => api(path, {
@@ -65,13 +89,13 @@ function tileSort(a, b) {
   return order(a) - order(b);
 }
 
-/** Codes in order → compact notation (["1m","2m","E"] → "12mE"). */
+/** Codes in order → compact notation (["1m","2m","E"] → "12mE", ["1f","3f"] → "13f"). */
 function formatTiles(codes) {
   let out = "";
   let digits = "";
   let suit = "";
   for (const c of codes) {
-    if (/^[1-9][mps]$/.test(c)) {
+    if (/^[1-9][mpsf]$/.test(c)) {
       if (suit && c[1] !== suit) { out += digits + suit; digits = ""; }
       suit = c[1];
       digits += c[0];
@@ -92,19 +116,57 @@ function formatMeld(kind, codes, claimedFrom, claimedIndex, added) {
   return `[${text},${added ? claimedFrom + 4 : claimedFrom}]`;
 }
 
+/** Whether the rule set chosen plays with flowers (GET /v1/rules: ``flowers: false``
+ * where it does not; MCR says nothing and plays them). */
+function flowersPlayed() {
+  const info = state.ruleSets[$("rules").value];
+  return !info || info.flowers !== false;
+}
+
+/** The photo's tiles grouped as the hand writes them (tile indices): each meld's tiles,
+ * the standing tiles in the layout's order (``order``: as the row reads, the winning tile
+ * set apart last; tiles without one after them, by index; a winning tile always last),
+ * and the flowers. */
+function handGroups() {
+  const inMeld = new Set();
+  const melds = state.melds.map((m) => {
+    m.tiles.forEach((i) => inMeld.add(i));
+    return m.tiles.filter((i) => !state.tiles[i].removed);
+  });
+  const standing = [];
+  const flowers = [];
+  state.tiles.forEach((t, i) => {
+    if (t.removed || inMeld.has(i) || t.role === "ignored") return;
+    if (FLOWER.test(t.code)) flowers.push(i);
+    else standing.push(i);
+  });
+  const rank = (i) => {
+    const t = state.tiles[i];
+    if (t.role === "winning") return [2, i];
+    return typeof t.order === "number" ? [0, t.order] : [1, i];
+  };
+  standing.sort((a, b) => {
+    const [ga, ka] = rank(a);
+    const [gb, kb] = rank(b);
+    return ga - gb || ka - kb;
+  });
+  flowers.sort((a, b) => state.tiles[a].code.localeCompare(state.tiles[b].code) || a - b);
+  return { melds, standing, flowers };
+}
+
 /** The hand in notation from the (corrected) tiles and the layout's melds.
  * Melds none of whose tiles changed keep the recognizer's notation (it knows the kind
- * of a kong shown all face down); changed ones are rebuilt from their tiles. */
+ * of a kong shown all face down); changed ones are rebuilt from their tiles. Standing
+ * tiles follow the layout's order, so the last one (the winning tile when none is set
+ * apart) stays the one at the row's right end, corrected or not. */
 function handFromTiles() {
-  const live = (i) => !state.tiles[i].removed;
+  const groups = handGroups();
   const parts = [];
-  const inMeld = new Set();
-  for (const m of state.melds) {
-    m.tiles.forEach((i) => inMeld.add(i));
-    const idx = m.tiles.filter(live);
-    if (!idx.length) continue;
+  state.melds.forEach((m, k) => {
+    const idx = groups.melds[k];
+    if (!idx.length) return;
     const touched = m.tiles.some((i) => state.tiles[i].changed || state.tiles[i].removed);
-    if (!touched && m.notation) { parts.push(m.notation); continue; }
+    if (!touched && m.notation) { parts.push(m.notation); return; }
     const codes = idx.map((i) => state.tiles[i].code);
     const face = codes.filter((c) => c !== "back");
     // a concealed kong shows backs: its kind is the face-up tiles' kind
@@ -113,24 +175,52 @@ function handFromTiles() {
       : (new Set(filled).size === 1 ? "pung" : "chow");
     parts.push(formatMeld(kind, filled, kind === "chow" ? 1 : m.claimed_from,
       kind === "chow" ? m.claimed_index : null, kind === "kong" && m.added));
-  }
-  const standing = [];
-  const flowers = [];
-  let winning = null;
-  state.tiles.forEach((t, i) => {
-    if (t.removed || inMeld.has(i) || t.role === "ignored" || t.code === "back") return;
-    if (/^[1-8]f$/.test(t.code)) flowers.push(t.code);
-    else if (t.role === "winning") winning = t.code;
-    else standing.push(t.code);
   });
-  if (winning === null && state.winningTile) {
-    // the winning tile was not set apart: the recognizer chose the best one
-    const k = standing.lastIndexOf(state.winningTile);
-    if (k >= 0) winning = standing.splice(k, 1)[0];
+  const standing = groups.standing.filter((i) => state.tiles[i].code !== "back");
+  const codes = standing.map((i) => state.tiles[i].code);
+  const ordered = standing.some((i) => typeof state.tiles[i].order === "number"
+    || state.tiles[i].role === "winning");
+  if (!ordered && state.winningTile) {
+    // an answer without ``order`` (an older server): the recognizer's winning tile last
+    const k = codes.lastIndexOf(state.winningTile);
+    if (k >= 0) codes.push(codes.splice(k, 1)[0]);
   }
-  let text = parts.join("") + formatTiles(standing);
-  if (winning !== null) text += winning;
-  return text + flowers.sort(tileSort).join("");
+  const flowers = flowersPlayed() ? groups.flowers.map((i) => state.tiles[i].code) : [];
+  // the last tile written on its own, as the service writes a hand: "…448p8p", won on 8p
+  return parts.join("") + formatTiles(codes.slice(0, -1)) + formatTiles(codes.slice(-1))
+    + formatTiles(flowers);
+}
+
+/** Tile codes of notation (``"[EEE,2]12mN"`` → melds [["E","E","E"]], rest ["1m","2m","N"]). */
+function tilesOfNotation(text) {
+  const expand = (s) => {
+    const out = [];
+    let digits = "";
+    for (const ch of s) {
+      if (/[0-9]/.test(ch)) digits += ch;
+      else if ("mpsf".includes(ch)) { for (const d of digits) out.push(d + ch); digits = ""; }
+      else if ("ESWNCFPX".includes(ch)) out.push(ch);
+    }
+    return out;
+  };
+  const melds = [];
+  const rest = text.replace(/\[([^\]]*)\]/g, (_, inner) => {
+    melds.push(expand(inner.replace(/,.*$/, "")));
+    return "";
+  });
+  return { melds, rest: expand(rest) };
+}
+
+/** Two hands the same as the scorer reads them: the same melds' tiles, the same standing
+ * tiles in the same order (the last is the winning tile), the same flowers. */
+function sameHand(a, b) {
+  const key = (text) => {
+    const { melds, rest } = tilesOfNotation(text);
+    return [melds.map((m) => [...m].sort().join(" ")).sort().join("|"),
+      rest.filter((c) => !FLOWER.test(c)).join(" "),
+      rest.filter((c) => FLOWER.test(c)).sort().join(" ")].join("#");
+  };
+  return key(a) === key(b);
 }
 
 /** Flowers written in the hand text (``1f``-``8f``), counted. */
@@ -142,9 +232,35 @@ function flowersInHand(text) {
 
 function syncFlowerStepper() {
   // flowers listed in the hand count themselves; the stepper is for flowers not shown
+  const played = flowersPlayed();
   const listed = flowersInHand($("hand").value);
-  $("flowers-minus").disabled = $("flowers-plus").disabled = listed > 0;
-  if (listed > 0) setFlowers(listed);
+  $("flowers-minus").disabled = $("flowers-plus").disabled = listed > 0 || !played;
+  if (!played) setFlowers(0);
+  else if (listed > 0) setFlowers(listed);
+  else if (state.flowersListed > 0) setFlowers(0); // the count was the old hand's flowers
+  state.flowersListed = played ? listed : 0;
+}
+
+function handNote(text) {
+  $("hand-note").textContent = text || "";
+  $("hand-note").hidden = !text;
+}
+
+/** Rules without flowers: the stepper is off, and flowers in the hand box (a photo read
+ * under other rules) are taken out of it, saying so. */
+function applyFlowerRule() {
+  const played = flowersPlayed();
+  const info = state.ruleSets[$("rules").value] || {};
+  const title = info.title || $("rules").value;
+  $("flowers-none").textContent = played ? "" : `${title} is played without flowers.`;
+  $("flowers-none").hidden = played;
+  const text = $("hand").value;
+  if (!played && flowersInHand(text) > 0) {
+    const dropped = [...text.matchAll(/([1-8]+)f/g)].map((m) => m[0]).join(" ");
+    $("hand").value = text.replace(/[1-8]+f/g, "");
+    handNote(`${title} is played without flowers: ${dropped} taken out of the hand.`);
+  }
+  syncFlowerStepper();
 }
 
 /* ------------------------------------------------------------------ context */
@@ -167,6 +283,12 @@ function context() {
   const settings = collectFields($("rule-settings"));
   if (Object.keys(settings).length) ctx.settings = settings;
   return ctx;
+}
+
+/** The win context as sent with a photo (flowers are read from the photo), for comparing. */
+function contextKey(ctx) {
+  const { flowers, ...rest } = ctx;
+  return JSON.stringify(rest);
 }
 
 function setFlowers(n) {
@@ -285,39 +407,61 @@ function renderScore(score) {
   head.hidden = false;
 }
 
+/** A wait's fan if won on it, marked when that is no legal win (below the minimum). */
+function waitCell(x) {
+  if (!x) return el("td", { class: "v" }, "–");
+  const legal = x.legal !== false;
+  return el("td", { class: `v${legal ? "" : " bad"}` }, String(x.total),
+    legal ? null : el("small", {}, "not legal"));
+}
+
 function renderWaits(w) {
   const box = $("waits");
   if (w.ready) {
-    box.replaceChildren(el("h2", {}, "Ready 听牌 — waits on"), el("div", { class: "hand-tiles" },
-      w.waits.map((x) => el("span", { class: "tile" }, x.tile,
-        el("small", {}, `${x.remaining} left`),
-        el("small", {}, x.discard ? `${x.discard.total} / ${x.self_drawn ? x.self_drawn.total : "–"}` : "")))));
+    const legal = (x) => x && x.legal !== false;
+    const anyLegal = w.waits.some((x) => legal(x.discard) || legal(x.self_drawn));
+    const anyNot = w.waits.some((x) => !legal(x.discard) || !legal(x.self_drawn));
+    box.replaceChildren(
+      el("h2", {}, "Ready 听牌 — waits on"),
+      el("p", { class: "hint" }, "The fan if the hand is won on each tile:"),
+      el("table", { class: "fans waits" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Tile"), el("th", {}, "Left"),
+          el("th", { class: "v" }, "On a discard"), el("th", { class: "v" }, "Self-drawn"))),
+        el("tbody", {}, w.waits.map((x) => el("tr", {},
+          el("td", {}, el("span", { class: "tile" }, x.tile, el("small", {}, state.zh[x.tile] || ""))),
+          el("td", {}, `${x.remaining} left`),
+          waitCell(x.discard), waitCell(x.self_drawn))))),
+      anyNot ? el("p", { class: `hint${anyLegal ? "" : " bad"}` },
+        (anyLegal ? "" : "None of these is a legal win. ")
+        + "“not legal”: that win scores below the rules' minimum, so it is not a legal win.")
+        : null,
+    );
   } else {
     box.replaceChildren(el("p", {}, `Not ready: ${w.shanten} tile change(s) from ready (向听).`));
   }
   box.hidden = false;
 }
 
-const ROLE_ORDER = { standing: 0, winning: 1, meld: 2, flower: 3 };
-
-/** The photo's tiles as text chips: standing, the winning tile, melds, flowers. */
+/** The photo's tiles as text chips in the hand's order: melds, standing tiles as the
+ * row reads (the winning tile last), flowers. */
 function renderHandTiles() {
   const box = $("hand-tiles");
-  const live = state.tiles
-    .map((t, i) => ({ t, i }))
-    .filter(({ t }) => !t.removed && t.role in ROLE_ORDER)
-    .sort((a, b) => ROLE_ORDER[a.t.role] - ROLE_ORDER[b.t.role] || a.i - b.i);
-  let last = null;
-  box.replaceChildren(...live.map(({ t, i }) => {
-    const gap = last !== null && t.role !== last;
-    last = t.role;
-    return el("button", {
-      type: "button",
-      class: `tile${t.role === "winning" ? " win" : ""}${gap ? " gap" : ""}`,
-      title: `${t.role}: tap to correct`,
-      onclick: () => openPicker(i),
-    }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || ""));
-  }));
+  const groups = handGroups();
+  const runs = [...groups.melds.filter((m) => m.length), groups.standing, groups.flowers];
+  const chips = [];
+  for (const run of runs) {
+    run.forEach((i, k) => {
+      const t = state.tiles[i];
+      chips.push(el("button", {
+        type: "button",
+        class: `tile${t.role === "winning" ? " win" : ""}${k === 0 && chips.length ? " gap" : ""}`,
+        title: `${t.role}: tap to correct`,
+        "aria-label": `${t.code === "back" ? "face-down tile" : t.code} (${t.role}): correct it`,
+        onclick: () => openPicker(i),
+      }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || "")));
+    });
+  }
+  box.replaceChildren(...chips);
 }
 
 /** Score the hand in the text box (or its waits when it is one tile short). */
@@ -334,7 +478,7 @@ async function rescore() {
   } catch (err) {
     if (seq !== state.scoreSeq) return;
     clearResult();
-    showError(err.message);
+    showError(err.code === "not_json" || err.retryAfter ? errorText(err) : err.message);
     if (err.code === "invalid_hand") {
       const { self_drawn, last_of_kind, kong, last_wall_tile, ...waitCtx } = body;
       try {
@@ -368,12 +512,32 @@ async function downscale(file) {
   }
 }
 
+function setBusy(on) {
+  $("busy").hidden = !on;
+  $("busy-text").textContent = "Reading the tiles…";
+  $("photo-card").setAttribute("aria-busy", String(on));
+}
+
+/** Read a photo. A newer photo supersedes one still being read (its upload is aborted and
+ * its answer, if any, ignored); busy shows until the latest upload ends. */
 async function onPhoto(file) {
   if (!file) return;
-  clearResult();
-  $("busy").hidden = false;
+  const seq = ++state.photoSeq;
+  if (state.upload) state.upload.abort("superseded");
+  const upload = new AbortController();
+  state.upload = upload;
+  const hadPhoto = state.rec !== null;
+  setBusy(true);
+  const limit = state.uploadTimeoutMs;
+  const timer = setTimeout(() => upload.abort("timeout"), limit);
+  const slow = setTimeout(() => {
+    if (seq === state.photoSeq) {
+      $("busy-text").textContent = "Still reading… the connection or the server is slow.";
+    }
+  }, Math.min(15000, limit / 2));
   try {
     const blob = await downscale(file);
+    if (upload.signal.aborted) throw new Error("aborted");
     const form = new FormData();
     form.append("image", blob, file.name || "photo.jpg");
     const ctx = context();
@@ -381,14 +545,31 @@ async function onPhoto(file) {
       if (k === "flowers") continue;
       form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
     }
-    const rec = await api("/v1/recognize", { method: "POST", body: form });
+    const rec = await api("/v1/recognize", { method: "POST", body: form, signal: upload.signal });
+    if (seq !== state.photoSeq) return; // a newer photo was chosen meanwhile
+    if (!rec || typeof rec !== "object") throw new Error("the server's answer is empty");
     if (state.photo) URL.revokeObjectURL(state.photo.url);
     state.photo = { url: URL.createObjectURL(blob) };
-    showRecognition(rec);
+    // a control changed while the photo was read: score with what the controls show now
+    showRecognition(rec, contextKey(context()) !== contextKey(ctx));
   } catch (err) {
-    showError(`Photo: ${err.message}`);
+    if (seq !== state.photoSeq) return;
+    const why = upload.signal.aborted ? upload.signal.reason : null;
+    if (why === "cancel") return;
+    const kept = hadPhoto ? " The previous photo and its reading are still shown." : "";
+    if (why === "timeout") {
+      showError(`Photo: no answer from the server in ${Math.round(limit / 1000)} s: `
+        + "the connection or the server may be down. Try again." + kept);
+    } else {
+      showError(`Photo: ${errorText(err, true)}${kept}`);
+    }
   } finally {
-    $("busy").hidden = true;
+    clearTimeout(timer);
+    clearTimeout(slow);
+    if (seq === state.photoSeq) {
+      setBusy(false);
+      state.upload = null;
+    }
     $("photo").value = "";
     $("photo-pick").value = "";
   }
@@ -406,25 +587,50 @@ function meldsOf(rec) {
   }));
 }
 
-function showRecognition(rec) {
-  const corrected = new Set((rec.corrections || []).map((c) => c.tile));
+/** Show the recognizer's answer. ``stale``: the win context changed while the photo
+ * was read, so the answer's score is for other controls: score the hand again. */
+function showRecognition(rec, stale = false) {
+  state.scoreSeq++; // a score answer still on its way is for the hand shown before
+  state.rec = rec;
+  state.detached = false;
+  // a "correction" that keeps the code (a box split over two tiles) changes nothing
+  const real = (rec.corrections || []).filter((c) => c.from !== c.to);
+  const corrected = new Set(real.map((c) => c.tile));
   state.tiles = (rec.tiles || []).map((t, i) => ({
     ...t, orig: t.code, changed: false, removed: false, corrected: corrected.has(i),
   }));
   state.melds = meldsOf(rec);
   state.winningTile = rec.winning_tile || null;
+  // the notes name tiles by their number in the answer ("tile 15", from 0): the photo
+  // shows that number on those tiles' boxes, so the two agree
+  state.numbered = new Set(real.map((c) => c.tile));
+  for (const n of rec.notes || []) {
+    for (const m of String(n).matchAll(/\btile (\d+)\b/g)) {
+      if (Number(m[1]) < state.tiles.length) state.numbered.add(Number(m[1]));
+    }
+  }
   const size = rec.image_size || null;
   const img = $("shot");
+  const notes = [];
   img.onload = () => {
     const w = size ? size[0] : img.naturalWidth;
     const h = size ? size[1] : img.naturalHeight;
     $("overlay").setAttribute("viewBox", `0 0 ${w} ${h}`);
+    $("stage").hidden = false;
+    $("tiles-hint").hidden = state.tiles.length === 0;
     drawBoxes();
   };
+  img.onerror = () => {
+    // e.g. a TIFF: the server read it, this browser cannot draw it
+    $("stage").hidden = true;
+    $("tiles-hint").hidden = true;
+    $("notes").prepend(el("li", { class: "bad" }, "This browser cannot show this photo "
+      + "(its format), so its tiles cannot be tapped on it. The reading below is the "
+      + "server's: correct a tile with the chips under the hand box, or type the hand."));
+  };
+  $("stage").hidden = true;
+  $("overlay").replaceChildren();
   img.src = state.photo.url;
-  $("stage").hidden = false;
-  $("tiles-hint").hidden = state.tiles.length === 0;
-  const notes = [];
   if (!state.tiles.length) {
     notes.push(el("li", {}, "No tiles found. Try more light, less glare, tiles filling the photo."));
   }
@@ -447,7 +653,7 @@ function showRecognition(rec) {
     notes.push(el("li", {}, `The model is ${pct}% sure of every tile: check the tiles `
       + "marked unsure and tap any that are wrong."));
   }
-  for (const c of rec.corrections || []) notes.push(el("li", {}, describeCorrection(c)));
+  for (const c of real) notes.push(el("li", {}, describeCorrection(c)));
   for (const n of rec.notes || []) notes.push(el("li", {}, n));
   if (rec.unscorable) notes.push(el("li", {}, `Cannot score: ${rec.unscorable}`));
   for (const a of rec.alternatives || []) {
@@ -456,31 +662,83 @@ function showRecognition(rec) {
     const rel = a.ratio > 0 ? 1 / a.ratio : 0;
     const likely = rel >= 1 ? `${rel.toFixed(1)}× as likely per the detector`
       : `${Math.round(rel * 100)}% as likely`;
-    notes.push(el("li", {}, `Also possible: ${a.hand}`
+    notes.push(el("li", { class: "alternative" }, `Also possible: ${a.hand}`
       + (a.score !== null && a.score !== undefined ? ` (${a.score} fan)` : "")
       + (a.hand === rec.hand ? " — the same hand, read another way"
         : a.same_score ? " — the same score: only which flower or season differs" : "")
       + (a.winning === false ? " (not a win)" : "") + ` — ${likely} `,
-    el("button", { type: "button", class: "ghost small", onclick: () => {
-      $("hand").value = a.hand; syncFlowerStepper(); rescore();
-    } }, "use")));
+    el("button", {
+      type: "button", class: "ghost small", "aria-label": `use the reading ${a.hand}`,
+      onclick: (e) => useAlternative(a, e.currentTarget),
+    }, "use")));
   }
   // which model read the photo (name@version): what a referee quotes about a reading
   if (rec.model) notes.push(el("li", { class: "model" }, `Read by model ${rec.model}.`));
   $("notes").replaceChildren(...notes);
+  handNote("");
   $("hand").value = rec.hand || handFromTiles();
   setFlowers(0);
-  syncFlowerStepper();
+  applyFlowerRule(); // rules without flowers chosen while the photo was read
   renderHandTiles();
-  if (rec.score) { clearResult(); renderScore(rec.score); }
-  else if (rec.waits) { clearResult(); if (rec.unscorable) showError(rec.unscorable); renderWaits(rec.waits); }
-  else rescore();
+  const asRead = !stale && $("hand").value === (rec.hand || "");
+  if (asRead && rec.score) { clearResult(); renderScore(rec.score); }
+  else if (asRead && rec.waits) {
+    clearResult(); if (rec.unscorable) showError(rec.unscorable); renderWaits(rec.waits);
+  } else rescore();
 }
 
 function describeCorrection(c) {
   const p = (x) => Number(x).toFixed(2);
-  return `Tile ${c.tile + 1} read as ${c.to} instead of ${c.from} (p ${p(c.p_to)} vs ${p(c.p_from)}): `
-    + "the first reading was not a possible hand.";
+  return `Tile #${c.tile} read as ${c.to} instead of ${c.from} `
+    + `(p ${p(c.p_to)} vs ${p(c.p_from)}): the first reading was not a possible hand.`;
+}
+
+/** "use" on a close alternative: its tile changes (``corrections``, from the detector's
+ * first reading, as the chosen reading's are) go onto the photo's tiles, so the boxes,
+ * the chips and any later tap-correction keep it. When the tiles cannot be made to give
+ * the alternative's hand, the hand box takes it and says that a tap starts again from
+ * the tiles as read. */
+function useAlternative(a, button) {
+  const rec = state.rec;
+  const base = state.tiles.map((t) => t.orig);
+  const candidates = [];
+  if (Array.isArray(a.corrections)) {
+    const undone = [...base];
+    for (const c of rec.corrections || []) if (c.tile < undone.length) undone[c.tile] = c.from;
+    const applied = [...base];
+    for (const c of a.corrections) {
+      if (c.tile < base.length) { undone[c.tile] = c.to; applied[c.tile] = c.to; }
+    }
+    candidates.push(undone, applied);
+  }
+  const saved = state.tiles.map((t) => ({ code: t.code, changed: t.changed, removed: t.removed }));
+  let fits = null;
+  for (const codes of candidates) {
+    state.tiles.forEach((t, i) => {
+      t.code = codes[i]; t.changed = codes[i] !== t.orig; t.removed = false;
+    });
+    if (sameHand(handFromTiles(), a.hand)) { fits = codes; break; }
+  }
+  for (const b of $("notes").querySelectorAll("li.alternative button")) {
+    b.disabled = false;
+    b.textContent = "use";
+  }
+  if (fits) {
+    state.detached = false;
+    handNote("Using the alternative reading: its tiles are marked on the photo; "
+      + "tap a tile to correct it further.");
+  } else {
+    state.tiles.forEach((t, i) => Object.assign(t, saved[i]));
+    state.detached = true;
+    handNote("The hand box holds the alternative reading; the photo still shows the first "
+      + "one. A tap-correction on the photo starts again from the tiles shown there.");
+  }
+  if (button) { button.disabled = true; button.textContent = "in use"; }
+  $("hand").value = a.hand;
+  drawBoxes();
+  renderHandTiles();
+  syncFlowerStepper();
+  rescore();
 }
 
 function drawBoxes() {
@@ -493,13 +751,17 @@ function drawBoxes() {
     const [x1, y1, x2, y2] = t.box;
     const cls = [t.role || "standing", t.changed || t.corrected ? "changed" : "",
       t.confidence !== undefined && t.confidence < 0.5 ? "unsure" : ""].join(" ");
+    const number = state.numbered.has(i) ? ` #${i}` : "";
     svg.append(el("rect", {
       x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 4, class: cls,
       "data-index": i, tabindex: 0, role: "button",
-      "aria-label": `tile ${i + 1}: ${t.code}`,
-      onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") openPicker(i); },
+      "aria-label": `${t.code === "back" ? "face-down tile" : t.code}${number} (${t.role}): correct it`,
+      onkeydown: (e) => {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openPicker(i); }
+      },
     }));
-    svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font }, t.code));
+    svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font },
+      t.code + number));
   });
 }
 
@@ -545,7 +807,9 @@ function openPicker(index) {
       afterEdit();
     }
   };
-  $("picker-title").textContent = `Tile ${index + 1}: ${tile.code} (${state.zh[tile.code] || ""})`;
+  const number = state.numbered.has(index) ? ` (#${index} on the photo)` : "";
+  $("picker-title").textContent =
+    `Which tile is this? Read as ${tile.code} ${state.zh[tile.code] || ""}${number}`;
   const alts = (tile.topk || []).map((a) => a.code).filter((c) => c !== tile.code).slice(0, 4);
   $("picker-top").replaceChildren(...alts.map((c) => tileButton(c, pick, tile.code)));
   $("picker-grid").replaceChildren(...state.classes.map((c) => tileButton(c, pick, tile.code)));
@@ -556,6 +820,15 @@ function openPicker(index) {
 
 function afterEdit() {
   drawBoxes();
+  if (state.detached) {
+    handNote("The correction started again from the tiles on the photo: the alternative "
+      + "reading put in the hand box is no longer used.");
+    state.detached = false;
+    for (const b of $("notes").querySelectorAll("li.alternative button")) {
+      b.disabled = false;
+      b.textContent = "use";
+    }
+  }
   $("hand").value = handFromTiles();
   syncFlowerStepper();
   renderHandTiles();
@@ -575,8 +848,13 @@ async function init() {
   });
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
-  $("hand").addEventListener("input", syncFlowerStepper);
-  $("rules").addEventListener("change", () => { fillVersions(); fillRuleFields(); rescore(); });
+  $("hand").addEventListener("input", () => { handNote(""); syncFlowerStepper(); });
+  $("rules").addEventListener("change", () => {
+    fillVersions(); fillRuleFields(); applyFlowerRule(); rescore();
+  });
+  $("busy-cancel").addEventListener("click", () => {
+    if (state.upload) state.upload.abort("cancel");
+  });
   for (const id of ["rule-context", "rule-settings"]) $(id).addEventListener("change", rescore);
   $("version").addEventListener("change", rescore);
   for (const id of ["self_drawn", "last_of_kind", "kong", "last_wall_tile"]) {
@@ -603,6 +881,7 @@ async function init() {
     }, r.title || r.name)));
     fillVersions();
     fillRuleFields();
+    applyFlowerRule();
   } catch (err) {
     showError(`Cannot load the rule sets: ${err.message}`);
   }
