@@ -134,8 +134,7 @@ def _won(rec: Recognition) -> bool:
     """Whether the tiles read make the win the photo shows: scored, or a winning shape
     claimed as a win that the scorer refused for the win context alone (a 和绝张 the hand
     contradicts) — how sure the reading is does not hang on the context it is scored in."""
-    return rec.score is not None or (
-        rec.hand is not None and rec.correction.claim_win and rec.correction.best.winning)
+    return rec.score is not None or rec.refused_win
 
 
 def code_probabilities(

@@ -140,6 +140,11 @@ class Recognition:
     ms: Mapping[str, float] = field(default_factory=dict)
     #: The model's hand-confidence calibration (manifest ``calibration``), if it has one.
     calibration: Mapping[str, Any] | None = None
+    #: The tiles read make the win the photo shows (a winning shape claimed as a win),
+    #: but the scorer refused it for the win context (``unscorable`` says why: a 和绝张
+    #: the hand contradicts, a 杠开 with no kong): how sure the reading is does not hang
+    #: on that (:mod:`vision.confidence`).
+    refused_win: bool = False
 
     @property
     def hand_text(self) -> str | None:
@@ -482,9 +487,7 @@ def recognize_detections(
     # kept: the kong's reading where it scores, or where it makes a winning shape of the
     # hand's size that the scorer refused for the win context (its reason is the one to
     # give, not the plain reading's tile count)
-    refused = (shown.score is None and shown.correction.best.winning
-               and shown.layout.tile_count == _hand_size(rules))
-    kept, other = ((shown, plain) if face_up and (shown.score is not None or refused)
+    kept, other = ((shown, plain) if face_up and (shown.score is not None or shown.refused_win)
                    else (plain, shown))
     return _with_both_times(kept, other)
 
@@ -594,6 +597,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     except scoring.HandError as exc:
         timings["score"] = 0.0
         return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
+    refused = False
     if count not in (size, size - 1) and win_flag is None:
         score, waits, winning_tile = None, None, None
         unscorable: str | None = (
@@ -601,7 +605,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
             f"{size - 1} tiles while waiting and {size} when won"
         )
     else:
-        score, waits, unscorable, winning_tile = _score_or_waits(
+        score, waits, unscorable, winning_tile, refused = _score_or_waits(
             hand, layout, rules, ctx, claim_win, result.best.winning, notes)
     chosen_key = rule_set.score_key(hand)
     alts = tuple(
@@ -611,7 +615,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     timings["score"] = (time.perf_counter() - t2) * 1000
     return Recognition(
         hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
-        alternatives=alts, notes=tuple(notes), ms=timings, **base,
+        alternatives=alts, notes=tuple(notes), ms=timings, refused_win=refused, **base,
     )
 
 
@@ -682,11 +686,12 @@ def _as_flower_instead(
 def _score_or_waits(
     hand: Hand, layout: Layout, rules: str, ctx: Mapping[str, Any], claim_win: bool,
     winning: bool, notes: list[str],
-) -> tuple[Score | None, Waits | None, str | None, str | None]:
-    """``(score, waits, unscorable, winning tile)`` of a hand of a won or waiting hand's
-    tile count: the score of a win (``claim_win`` and ``winning``); for a claimed win
-    that is none, why, with the waits of the hand without the tile set apart; else the
-    waits. Notes on the way are added to ``notes``."""
+) -> tuple[Score | None, Waits | None, str | None, str | None, bool]:
+    """``(score, waits, unscorable, winning tile, refused)`` of a hand of a won or waiting
+    hand's tile count: the score of a win (``claim_win`` and ``winning``), or why the
+    scorer refused that winning shape (``refused``: for the win context); for a claimed
+    win that is none, why, with the waits of the hand without the tile set apart; else
+    the waits. Notes on the way are added to ``notes``."""
     import scoring
 
     if claim_win and winning:
@@ -699,16 +704,16 @@ def _score_or_waits(
             face_up = face_up_kong_note(hand, layout, score, rules, ctx)
             if face_up:
                 notes.append(face_up)
-            return score, None, None, hand.standing[-1]
+            return score, None, None, hand.standing[-1], False
         except scoring.HandError as exc:
-            return None, None, str(exc), None
+            return None, None, str(exc), None, True
     if claim_win:
         if rules != "mcr" and hand.tile_count == _hand_size(rules):
             # a hand of the size of a win: a regional scorer's refusal says more than
             # "no win" (a wrong count is said so below, with the waits)
             reason = _refusal(hand, rules, ctx)
             if reason is not None:
-                return None, None, reason, None
+                return None, None, reason, None, True
         unscorable = "not a winning hand"
         waits = None
         if layout.winning is not None:
@@ -718,19 +723,19 @@ def _score_or_waits(
                 unscorable += "ready)" if waits.ready else f"{waits.shanten} from ready)"
             except scoring.HandError as exc:
                 notes.append(f"waits: {exc}")
-        return None, waits, unscorable, None
+        return None, waits, unscorable, None, False
     try:
-        return None, scoring.waits(hand, rules=rules, **_waits_kwargs(ctx)), None, None
+        return None, scoring.waits(hand, rules=rules, **_waits_kwargs(ctx)), None, None, False
     except scoring.HandError as exc:
-        return None, None, str(exc), None
+        return None, None, str(exc), None, False
 
 
 def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:
-    """Why the scorer of ``rules`` refuses ``hand`` as a win for another reason than its
-    shape (a 杠开 with no kong, a 天胡 with melds: the win context does not fit this
-    hand), or None: a regional rule set answers a hand that is no win as not legal or
-    :class:`scoring.NotAWinningHand`, and the correction's search asks it only whether
-    a reading wins (:func:`vision.correct.winning_shape_check`)."""
+    """Why the scorer of ``rules`` refuses ``hand``, a winning shape, as a win (a 杠开
+    with no kong, a 天胡 with melds: the win context does not fit this hand), or None
+    when it is no winning shape: the tiles without the last do not wait on it (a
+    regional scorer may check the context before the shape, and the correction's search
+    asks it only whether a reading wins, :func:`vision.correct.winning_shape_check`)."""
     import scoring
 
     try:
@@ -738,8 +743,14 @@ def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:
     except scoring.NotAWinningHand:
         return None
     except scoring.HandError as exc:
-        return str(exc)
-    return None
+        reason = str(exc)
+    else:
+        return None
+    try:
+        found = scoring.waits(_without_last(hand), rules=rules, **_waits_kwargs(ctx))
+    except scoring.HandError:
+        return None
+    return reason if hand.standing[-1] in {w.tile for w in found.waits} else None
 
 
 def recognize(

@@ -498,11 +498,12 @@ class RuleSet(ABC):
         return _resolve(self.name, "context field", self.context_fields(), given)
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
-        """Raise :class:`HandError` naming what is wrong with a win context whatever the
-        hand: a field the rules need missing, a tile code that is none, fields that
-        contradict each other (a reader of photos refuses such a request before it reads
-        the photo, instead of reporting every reading as no win). The checks that need
-        the hand stay in :meth:`score`. Default: none beyond :meth:`resolve_context`."""
+        """Raise :class:`HandError` naming what is wrong with a win context that every
+        answer needs, whatever the hand and whether it wins or waits: a field the rules
+        need missing, a tile code that is none (a reader of photos refuses such a request
+        before it reads the photo, instead of reporting every reading as no win). What a
+        win's fields say of each other and of the hand stays in :meth:`score`. Default:
+        none beyond :meth:`resolve_context`."""
         return None
 
     @abstractmethod

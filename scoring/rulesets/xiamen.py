@@ -190,9 +190,10 @@ class Xiamen(RuleSet):
         return _settle(win, unit, context, settings)[0]
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
-        """The gold (金: ``gold`` or ``indicator``, a suit or honour tile) and a win type
-        that fits the other fields (:func:`_win_of` reads no hand)."""
-        _win_of(context)
+        """The gold (金), which every answer needs (a score and the waits alike): ``gold``
+        or ``indicator`` given, a suit or honour tile, the two agreeing. Whether the win
+        type fits the other fields is :meth:`score`'s to check: the waits take none."""
+        _gold_of(context.extra)
 
     # ------------------------------------------------------------------ waits
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:

@@ -193,9 +193,11 @@ class Zhenjiang(RuleSet):
         return Score(self.name, None, per_payer, True, tuple(fans), settlement, details)
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
-        """The 百搭 (``indicator`` or ``wild``, a tile), the seats of ``wild_after_pung``
-        and a 天胡 that fits the other fields (:func:`_context_of`)."""
-        _context_of(context)
+        """The 百搭, which every answer needs (a score and the waits alike): ``indicator``
+        or ``wild`` given, a tile, the two agreeing. What a win's fields say of each other
+        (天胡, the seats of ``wild_after_pung``, which a score sheet names by seat wind) is
+        :meth:`score`'s to check: the waits take none of them."""
+        _wild_of(context.extra)
 
     def settle(
         self,

@@ -713,7 +713,8 @@ def test_xiamen_camera_frames_carry_the_gold(setup) -> None:
     for _ in range(3):
         last = post_frame(client, t, k, h, winner="S", self_drawn="true", flowers="2",
                           context='{"gold": "9s"}')
-    assert cam.contexts[-1] == {"gold": "9s"}
+    # the recognizer takes it as the sheet does: the dealer from the winner's seat (S: no)
+    assert cam.contexts[-1] == {"gold": "9s", "dealer": False}
     assert last["status"] == "recorded"
     assert last["recorded"]["points"] == {"Ann0": -20, "Bo0": 60, "Cai0": -20, "Dan0": -20}
     r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k), data={"context": "[1]"},

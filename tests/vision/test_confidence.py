@@ -56,6 +56,13 @@ def test_a_win_the_scorer_refuses_for_its_context_is_as_sure_a_reading() -> None
     assert plain.score is not None and refused.score is None and refused.unscorable
     assert hand_features(refused) == hand_features(plain)
     assert refused.hand_confidence == plain.hand_confidence
+    # a regional scorer refusing the context (杠开 with no kong among the melds) alike
+    won = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N")
+    zj = recognize_detections(won.detections(), "zhenjiang", ZJ, calibration=CAL)
+    zj_kong = recognize_detections(won.detections(), "zhenjiang",
+                                   {**ZJ, "kong": True, "self_drawn": True}, calibration=CAL)
+    assert zj.score is not None and zj_kong.score is None and zj_kong.refused_win
+    assert hand_features(zj_kong) == hand_features(zj)
 
 
 def test_signals_of_a_corrected_hand_and_of_an_empty_frame() -> None:

@@ -203,17 +203,16 @@ def test_a_face_up_kong_hand_with_a_context_it_cannot_take_gives_the_scorers_rea
 @pytest.mark.parametrize(("rules", "context", "says"), [
     ("zhenjiang", {}, "needs the 百搭"),
     ("zhenjiang", {"indicator": "xx"}, "not a tile code"),
-    ("zhenjiang", {"indicator": "3m", "tian_hu": True}, "pass dealer=true"),
     ("xiamen", {}, "needs the gold"),
     ("xiamen", {"gold": "1f"}, "gold"),
 ])
 def test_a_regional_context_no_hand_can_be_scored_with_is_refused_before_the_photo(
     rules: str, context: dict[str, Any], says: str
 ) -> None:
-    """RuleSet.check_context: a Zhenjiang 百搭 or a Xiamen gold not given or not a tile, a
-    天胡 without its dealer — the scorer refuses every hand so, so ``check_request`` (the
-    CLI's exit 2, the API's 400 invalid_context) refuses it before the detector runs,
-    instead of reporting the photo as "not a winning hand"."""
+    """RuleSet.check_context: a Zhenjiang 百搭 or a Xiamen gold not given or not a tile —
+    the scorer refuses every hand so, won or waiting, so ``check_request`` (the CLI's exit
+    2, the API's 400 invalid_context) refuses it before the detector runs, instead of
+    reporting the photo as "not a winning hand"."""
     from vision.recognize import check_request
 
     with pytest.raises(scoring.HandError, match=says):
@@ -224,10 +223,27 @@ def test_a_regional_context_no_hand_can_be_scored_with_is_refused_before_the_pho
 
 def test_a_regional_context_that_does_not_fit_the_hand_is_its_reason_not_no_win() -> None:
     """Zhenjiang 杠开 (kong=true, self-drawn) needs a kong among the melds: the hand read has
-    none, and the scorer's reason is reported (it was "not a winning hand")."""
-    r = recognize_detections(won_scene().detections(), "zhenjiang",
-                             {**ZJ, "kong": True, "self_drawn": True})
-    assert r.score is None and r.unscorable is not None and "杠开" in r.unscorable
+    none, and the scorer's reason is reported (it was "not a winning hand"); so is a 天胡
+    without its dealer. A hand that is no win at all stays "not a winning hand", with the
+    waits of its tiles without the one set apart, whatever the context."""
+    for ctx, says in (({"kong": True, "self_drawn": True}, "杠开"),
+                      ({"tian_hu": True}, "pass dealer=true")):
+        r = recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, **ctx})
+        assert r.score is None and r.unscorable is not None and says in r.unscorable
+        assert r.refused_win
+    ready = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("W")
+    r = recognize_detections(ready.detections(), "zhenjiang",
+                             {**ZJ, "kong": True, "self_drawn": True, "claim_win": True})
+    assert r.unscorable is not None and r.unscorable.startswith("not a winning hand")
+    assert r.waits is not None and not r.refused_win
+
+
+def test_a_ready_hand_is_read_whatever_a_wins_fields_say() -> None:
+    """The waits take none of a win's fields: a Zhenjiang 天胡 without its dealer, a
+    Xiamen 游金 with a discarder are the score's to refuse, not a waiting photo's."""
+    ready = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1)
+    r = recognize_detections(ready.detections(), "zhenjiang", {**ZJ, "tian_hu": True})
+    assert r.waits is not None and r.unscorable is None
 
 
 def test_a_flower_read_as_a_kind_is_mended_before_four_like_tiles_become_a_kong() -> None:

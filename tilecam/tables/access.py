@@ -231,6 +231,6 @@ def frame_reader(request: Request, table_id: RowId) -> FrameReader:
         if together > 1:  # say so with the reading the sheet keeps
             data["notes"] = [*data["notes"], f"tiles read together over {together} frames "
                              "of the same scene"]
-        return reading_from_recognition(data)
+        return reading_from_recognition(data, refused_win=result.refused_win)
 
     return read

@@ -50,14 +50,17 @@ class FrameReading:
 FrameReader = Callable[[np.ndarray, str, Mapping[str, Any]], FrameReading]
 
 
-def reading_from_recognition(data: Mapping[str, Any]) -> FrameReading:
+def reading_from_recognition(data: Mapping[str, Any], refused_win: bool = False) -> FrameReading:
     """Adapt ``vision.Recognition.to_dict()``: ``hand`` (notation), ``tiles`` (list), and
-    ``score`` present when the tiles form a complete winning hand."""
+    ``score`` present when the tiles form a complete winning hand — or ``refused_win``
+    (:attr:`vision.recognize.Recognition.refused_win`): a winning shape the recognizer's
+    scorer refused for the frame's context, which the sheet scores (or holds, saying why)
+    at the hand's place when it records it."""
     tiles = data.get("tiles") or []
     hand = data.get("hand")
     if isinstance(hand, dict):
         hand = hand.get("notation") or hand.get("text")
-    complete = bool(hand) and data.get("score") is not None
+    complete = bool(hand) and (data.get("score") is not None or refused_win)
     return FrameReading(hand if isinstance(hand, str) and hand else None, complete,
                         len(tiles), dict(data))
 

@@ -322,6 +322,36 @@ def _seats_from_winner(value: Any, winner: str) -> Any:
                     else w for w in words)
 
 
+def reading_context(report: HandReport, rules: str) -> dict[str, Any]:
+    """A camera frame's rule-specific context as the recognizer takes it (it knows no
+    seats): seat fields (:attr:`RuleSet.seat_context`) named by seat wind are named as
+    seen from the frame's winner, and ``dealer`` is filled from the winner's seat (E) where
+    the rules have it and the frame leaves it out — as :func:`_score` does for the sheet.
+    Without a winner, seat fields given by wind are left out (only the sheet's score,
+    which knows the winner then, reads them). The reading only says what the tiles show:
+    the sheet scores the hand it records at its place.
+
+    >>> reading_context(HandReport(winner="S", context={"wild_after_pung": "S, E",
+    ...     "indicator": "3m"}), "zhenjiang")
+    {'wild_after_pung': 'winner,left', 'indicator': '3m', 'dealer': False}
+    """
+    import scoring
+
+    rule_set = scoring.get_rule_set(rules)
+    extra = dict(report.context)
+    for name in rule_set.seat_context:
+        if name not in extra:
+            continue
+        if report.winner is not None:
+            extra[name] = _seats_from_winner(extra[name], report.winner)
+        elif any(w.strip() in WINDS for w in str(extra[name]).split(",")):
+            del extra[name]
+    if ("dealer" in rule_set.context_fields() and "dealer" not in extra
+            and report.winner is not None):
+        extra["dealer"] = report.winner == "E"
+    return extra
+
+
 def _score(report: HandReport, place: Place, rules: str, version: str | None,
            rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> Any:
     """``scoring.score`` of the hand for its winner's seat and the round's wind. Context

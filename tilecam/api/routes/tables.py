@@ -51,7 +51,7 @@ from tilecam.tables.access import (
     require_table,
 )
 from tilecam.tables.camera import FrameReader
-from tilecam.tables.scoring_bridge import HandReport, check_win_seats
+from tilecam.tables.scoring_bridge import HandReport, check_win_seats, reading_context
 
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
@@ -291,7 +291,7 @@ async def post_frame(
     def read() -> camera.FrameReading:
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
         try:
-            return reader(image, rules, report.context)
+            return reader(image, rules, reading_context(report, rules))
         except scoring.HandError as exc:  # a context the recognizer's scoring refuses
             raise ApiError(400, "invalid_context", str(exc)) from None
 
