@@ -9,10 +9,10 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
    100-megapixel photo or a PNG decompression bomb is refused without decoding
    (memory stays bounded by ``max_pixels`` × 3 bytes);
 4. a JPEG whose entropy-coded data has no end-of-image marker is refused as truncated
-   (libjpeg would silently fill the missing rows with grey), and so is one whose data
-   stops early or breaks off mid-scan however it ends: libjpeg decodes the rows it never
-   got as flat grey (128, 128, 128), which no camera's picture is along a whole edge
-   (:func:`grey_fill`);
+   (libjpeg would silently fill the missing rows with grey). One cut short that still
+   ends with the marker, or garbled mid-scan, decodes as libjpeg decodes it (its lost
+   lines flat grey): telling those lines from a picture's own flat grey edge refused
+   real pictures (a grey bar, a grey backdrop), so it is not tried;
 5. OpenCV decodes with ``IMREAD_COLOR``, which turns grey and alpha images into
    3-channel BGR and applies the JPEG EXIF orientation tag (the returned array is the
    image as a viewer shows it).
@@ -318,40 +318,11 @@ def _checked_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
     return fmt, width, height
 
 
-def grey_fill(img: npt.NDArray[np.uint8]) -> int:
-    """How many rows (or columns) at one edge of a BGR ``(H, W, 3)`` image are flat
-    (128, 128, 128) — what libjpeg gives the rows of a JPEG whose data stopped early or
-    broke off (EXIF orientation may have turned them to any edge) — when the image is
-    not that grey all over; 0 when no edge is. Cheap where no whole edge is that grey
-    (a real photo's).
-
-    >>> img = np.full((40, 30, 3), 128, np.uint8)
-    >>> img[:25] = 7
-    >>> grey_fill(img), grey_fill(img[:25]), grey_fill(np.full((4, 4, 3), 128, np.uint8))
-    (15, 0, 0)
-    """
-    best = 0
-    for lines in (img, img[::-1], img.transpose(1, 0, 2), img.transpose(1, 0, 2)[::-1]):
-        if not (lines[-1] == 128).all():
-            continue
-        flat = (lines == 128).all(axis=(1, 2))
-        if flat.all():
-            return 0  # grey all over: an image of grey, not one cut short
-        best = max(best, len(flat) - int(np.flatnonzero(~flat)[-1]) - 1)
-    return best if best else 0
-
-
 def _decode(data: bytes, fmt: str, flag: int) -> npt.NDArray[np.uint8]:
     decoded = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     if decoded is None or decoded.size == 0:
         raise ImageError(f"corrupt or truncated {fmt.upper()} image: it could not be decoded")
-    img: npt.NDArray[np.uint8] = np.asarray(decoded, np.uint8)
-    if fmt == "jpeg":
-        fill = grey_fill(img)
-        if fill >= max(2, min(img.shape[:2]) // 32):
-            raise ImageError(f"corrupt or truncated JPEG: its image data stops early (the "
-                             f"last {fill} pixel lines at one edge decode as flat grey)")
-    return img
+    return np.asarray(decoded, np.uint8)
 
 
 def load_image(

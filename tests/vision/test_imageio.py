@@ -153,26 +153,14 @@ def test_truncated_jpeg() -> None:
         load_image(data[:40])  # cut inside the header
 
 
-def test_a_jpeg_whose_data_stops_early_is_refused_however_it_ends() -> None:
-    """Issue 5, bad input: a JPEG cut short and given back its end-of-image marker, or
-    with bytes garbled mid-scan, decodes with its lost rows flat grey — refused as
-    corrupt, at full and reduced scale and when EXIF turns the grey edge to another
-    side; a picture that is grey all over is still an image."""
-    rng = np.random.default_rng(1)
-    data = _encode(".jpg", rng.integers(0, 255, (256, 256, 3), np.uint8),
-                   cv2.IMWRITE_JPEG_QUALITY, 90)
-    start = data.find(b"\xff\xda")
-    cut = data[: start + (len(data) - start) // 2] + b"\xff\xd9"
-    garbled = bytearray(data)
-    garbled[start + 400 : start + 440] = b"\xff\xd0" * 20  # restart markers where none belong
-    for bad in (cut, bytes(garbled), _with_exif_orientation(cut, 6)):
-        with pytest.raises(ImageError, match="stops early"):
-            load_image(bad)
-        with pytest.raises(ImageError, match="stops early"):
-            load_image_reduced(bad, min_long_side=64)
-    assert load_image(data).shape == (256, 256, 3)
-    flat = _encode(".jpg", np.full((64, 64, 3), 128, np.uint8))
-    assert load_image(flat).shape == (64, 64, 3)
+def test_a_picture_with_a_flat_grey_edge_is_an_image() -> None:
+    """A grey bar or backdrop of exactly (128, 128, 128) along an edge, which is also how
+    libjpeg decodes the lines of a JPEG cut short behind its end marker: the picture is
+    read, not refused as truncated (a check on that grey refused real pictures)."""
+    img = np.random.default_rng(1).integers(0, 255, (480, 640, 3), np.uint8)
+    img[-40:] = 128
+    img[:, :32] = 128
+    assert load_image(_encode(".jpg", img)).shape == (480, 640, 3)
 
 
 def test_truncated_png() -> None:
