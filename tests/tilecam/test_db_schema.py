@@ -128,6 +128,10 @@ def test_a_postgresql_url_without_its_driver_is_named_not_a_traceback(
     assert main(["db", "upgrade", "--url", "postgresql://u@h/d"]) == 2
     err = capsys.readouterr().err
     assert "needs its driver" in err and ".[postgres]" in err and "Traceback" not in err
+    # a URL naming another driver: that one is named (psycopg2 is not installed here)
+    monkeypatch.setitem(sys.modules, "psycopg2", None)
+    assert main(["db", "upgrade", "--url", "postgresql+psycopg2://u@h/d"]) == 2
+    assert "'psycopg2'" in capsys.readouterr().err
 
 
 def test_an_upgrade_from_empty_is_one_transaction(tmp_path: Path) -> None:

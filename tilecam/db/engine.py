@@ -59,19 +59,26 @@ def parsed_url(url: str) -> URL:
         raise ValueError(f"the database URL does not parse ({exc}): use {URL_FORMS}") from None
     if not parsed.drivername.startswith(("sqlite", "postgresql", "postgres")):
         raise ValueError(f"unsupported database URL {parsed.drivername!r}: use {URL_FORMS}")
-    if parsed.drivername.startswith("postgres") and not _has_psycopg():
-        raise ValueError("a PostgreSQL database needs its driver, which this install lacks: "
-                         "pip install -e '.[postgres]' (psycopg), or use sqlite:///FILE")
+    if parsed.drivername.startswith("postgres"):
+        _check_driver(parsed)
     return parsed
 
 
-def _has_psycopg() -> bool:
-    """Whether the PostgreSQL driver (psycopg 3, the ``postgres`` extra) imports."""
+def _check_driver(parsed: URL) -> None:
+    """ValueError naming the missing module when the driver of a PostgreSQL URL does not
+    import (a bare ``postgresql://`` takes psycopg 3, the ``postgres`` extra)."""
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
     try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        return False
-    return True
+        parsed.get_dialect().import_dbapi()
+    except ImportError as exc:
+        module = exc.name or str(exc)
+        raise ValueError(f"a PostgreSQL database needs its driver {module!r}, which this "
+                         "install lacks: pip install -e '.[postgres]' (psycopg) and a "
+                         "postgresql:// URL, or use sqlite:///FILE") from None
+    except Exception as exc:  # an unknown driver name: SQLAlchemy's NoSuchModuleError
+        raise ValueError(f"unsupported database driver {parsed.drivername!r} ({exc}): use "
+                         f"{URL_FORMS}") from None
 
 
 def make_engine(url: str) -> Engine:
