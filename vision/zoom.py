@@ -127,7 +127,8 @@ def grid_cells(
     (height), so every tile shorter than that lies whole inside at least one cell.
     ``shape``: ``(columns, rows)`` instead (:func:`grid_shape`); along an axis cut into
     ``k > n`` cells they overlap by ``overlap`` of ``n / k`` of its length (as ``n``
-    cells of that length would). Every cell is at least 1 px on each side, however thin
+    cells of that length would), and a cell that comes twice (rows of a strip a few
+    pixels thin) is given once. Every cell is at least 1 px on each side, however thin
     the image (a 1 px tall strip gives cells 1 px tall).
 
     >>> grid_cells((1280, 960), 2)
@@ -149,7 +150,8 @@ def grid_cells(
             out.append((start, max(end, start + 1)))
         return out
 
-    return [(x1, y1, x2, y2) for y1, y2 in spans(height, rows) for x1, x2 in spans(width, cols)]
+    cells = [(x1, y1, x2, y2) for y1, y2 in spans(height, rows) for x1, x2 in spans(width, cols)]
+    return cells if shape is None else list(dict.fromkeys(cells))  # a thin strip: once each
 
 
 def touches_inner_edge(

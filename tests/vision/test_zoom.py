@@ -61,3 +61,21 @@ def test_grid_cells_of_a_one_pixel_strip_are_not_empty() -> None:
             assert len(cells) == n * n
             for x1, y1, x2, y2 in cells:
                 assert 0 <= x1 < x2 <= size[0] and 0 <= y1 < y2 <= size[1]
+
+
+def test_a_strip_is_cut_along_its_length_into_distinct_cells_that_cover_it() -> None:
+    """grid_shape: frames up to 2:1 keep the n × n grid; a longer strip gets cells about
+    4:3 along it, at most 16, each given once (a 1 px strip's two rows are one), and
+    they still cover it."""
+    from vision.zoom import grid_shape
+
+    assert grid_shape((1920, 1080), 2) == (2, 2) and grid_shape((1000, 2000), 2) == (2, 2)
+    for size in ((8000, 1000), (1000, 8000), (4000, 1), (3000, 1000)):
+        shape = grid_shape(size, 2)
+        cells = grid_cells(size, 2, shape=shape)
+        assert 2 < len(cells) <= 16 and len(set(cells)) == len(cells)
+        assert min(c[0] for c in cells) == 0 and max(c[2] for c in cells) == size[0]
+        assert min(c[1] for c in cells) == 0 and max(c[3] for c in cells) == size[1]
+        if min(size) > 100:  # no cell much longer than the 16-cell cap makes it (8:1: 2.2)
+            assert all(max(x2 - x1, y2 - y1) <= 2.5 * min(x2 - x1, y2 - y1)
+                       for x1, y1, x2, y2 in cells)
