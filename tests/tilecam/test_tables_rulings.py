@@ -272,6 +272,27 @@ def test_a_void_offence_steps_the_later_ones_of_the_hand_down(sheet) -> None:
     assert offence(client, t, "Bo0")["points"] == 5  # the next one follows the count
 
 
+def test_a_void_rebooks_only_what_it_can_move(sheet, monkeypatch) -> None:
+    """Steps a sheet before rebooking left behind (migration 0007 adds no rebooking) are
+    not rebooked by an unrelated void, under a cause that is not theirs: a void moves
+    only the player's later offences of its kind in its hand."""
+    import tilecam.tables.sheet as sheet_module
+
+    client, _ = sheet
+    t, _k = new_table(client)
+    first, second, _ = (offence(client, t, "Bo0") for _ in range(3))
+    other = offence(client, t, "Ann0", kind="early_draw")
+    with monkeypatch.context() as m:  # the sheet as it was: a void rebooks nothing
+        m.setattr(sheet_module, "_rebook_offences", lambda *a, **k: [])
+        assert client.post(f"/v1/tables/{t}/penalties/{first['id']}/void", headers=admin(),
+                           json={"reason": "old sheet"}).status_code == 200
+    assert client.post(f"/v1/tables/{t}/penalties/{other['id']}/void", headers=admin(),
+                       json={"reason": "he had discarded"}).status_code == 200
+    stale = penalty_list(client, t)
+    assert [stale[p["id"]]["rebooked"] for p in (second,)] == [None]
+    assert stale[second["id"]]["points"] == 5  # left as the old sheet left it
+
+
 def test_a_false_claim_ruled_or_undone_books_the_offences_of_the_hand_again(sheet) -> None:
     """A false claim's record and the one after it are one hand (seed 003: 该盘继续比赛),
     so an offence booked at the next record before the ruling is the hand's second once it

@@ -14,7 +14,7 @@ step. Plain functions over loaded rows; no queries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from tilecam.db.models import Hand, Penalty
@@ -52,12 +52,15 @@ def earlier_offences(penalties: Sequence[Penalty], kind: str, player: int,
 
 
 def rebooked_steps(rule_set: RuleSet, penalties: Sequence[Penalty],
-                   hands: Sequence[Hand]) -> list[tuple[Penalty, int, int]]:
+                   hands: Sequence[Hand], moved: Callable[[Penalty], bool] | None = None
+                   ) -> list[tuple[Penalty, int, int]]:
     """The repeat offences (not void) whose points the sheet now books otherwise:
     ``(penalty, count, points)``, ``count`` its place among the player's offences of
     the kind in its hand, in the order they were booked (``Penalty.id``), counting only
     those not void, over the hand's records as ``hands`` (the table's records in sheet
-    order, revisions loaded) now chain them (:func:`tilecam.tables.places.hand_records`)."""
+    order, revisions loaded) now chain them (:func:`tilecam.tables.places.hand_records`).
+    ``moved``: only those it takes (the ones the event at hand can move; an offence left
+    at another step by a sheet before rebooking keeps it until an event of its hand)."""
     if not rule_set.repeat_offence_points:
         return []
     seen: dict[tuple[str, int, int], int] = {}
@@ -70,6 +73,6 @@ def rebooked_steps(rule_set: RuleSet, penalties: Sequence[Penalty],
         key = (pen.kind, pen.player, first)
         seen[key] = count = seen.get(key, 0) + 1
         points = offence_points(rule_set, count)
-        if points != pen.points:
+        if points != pen.points and (moved is None or moved(pen)):
             out.append((pen, count, points))
     return out

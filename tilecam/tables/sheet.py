@@ -387,7 +387,7 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
         _reseat(session, table, hands, before, number, author)
         if last.outcome == flow.FALSE_CLAIM and rev.outcome != flow.FALSE_CLAIM:
             _rebook_offences(table, hands, f"hand {number}'s false-claim ruling undone by "
-                             f"a correction (by {author})")
+                             f"a correction (by {author})", _in_hands_of(hands, number))
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -483,7 +483,8 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         session.flush()
         _reseat(session, table, hands, before, number, author)
         _rebook_offences(table, hands, f"hand {number} ruled a false claim (by {author}): "
-                         f"the hand played on after it is the same hand")
+                         f"the hand played on after it is the same hand",
+                         _in_hands_of(hands, number))
         return Recorded(hand, rev, True)
 
     return transaction(sf, work)
@@ -809,9 +810,15 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
         pen.voided_at = utcnow()
         pen.void_reason = f"{reason.strip()} (by {author})"
         session.flush()
-        if pen.kind in REPEAT_OFFENCES:  # the ones after it in the hand step down
-            _rebook_offences(table, hands, f"penalty {pen.id}, an earlier {pen.kind}, made "
-                             f"void (by {author}: {reason.strip()})")
+        if pen.kind in REPEAT_OFFENCES and pen.hand_number is not None:
+            # the player's later ones of the kind in that hand step down
+            first = hand_records(hands, pen.hand_number).start
+            _rebook_offences(
+                table, hands, f"penalty {pen.id}, an earlier {pen.kind}, made void (by "
+                f"{author}: {reason.strip()})",
+                lambda q: (q.kind, q.player) == (pen.kind, pen.player) and q.id > pen.id
+                and q.hand_number is not None
+                and hand_records(hands, q.hand_number).start == first)
         if bar:
             assert pen.hand_number is not None
             why = (f"the 停和 of {table.players[pen.player].name} from hand "
@@ -823,21 +830,32 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
     return transaction(sf, work)
 
 
-def _rebook_offences(table: GameTable, hands: Sequence[Hand], cause: str) -> list[Penalty]:
+def _rebook_offences(table: GameTable, hands: Sequence[Hand], cause: str,
+                     moved: Callable[[Penalty], bool]) -> list[Penalty]:
     """Book again the repeat offences whose step ``cause`` changed — an earlier one made
     void, a false claim ruled or undone, which changes which records are one hand
-    (:func:`tilecam.tables.offences.rebooked_steps`): their new points and deltas, and a
-    line in ``rebooked`` with the points from and to and why. ``hands``: the table's
-    records in sheet order with their revisions as they now are. Returns those changed."""
+    (:func:`tilecam.tables.offences.rebooked_steps`), of those ``moved`` takes (the ones
+    the event can move): their new points and deltas, and a line in ``rebooked`` with the
+    points from and to and why. ``hands``: the table's records in sheet order with their
+    revisions as they now are. Returns those changed."""
     import scoring
 
-    changed = rebooked_steps(scoring.get_rule_set(table.rules), table.penalties, hands)
+    changed = rebooked_steps(scoring.get_rule_set(table.rules), table.penalties, hands,
+                             moved)
     for pen, count, points in changed:
         line = (f"{pen.points} → {points} points (offence {count} of its kind by this "
                 f"player in the hand): {cause}")
         pen.rebooked = f"{pen.rebooked}\n{line}" if pen.rebooked else line
         pen.points, pen.deltas = points, penalty_deltas(pen.kind, pen.player, points)
     return [pen for pen, _, _ in changed]
+
+
+def _in_hands_of(hands: Sequence[Hand], number: int) -> Callable[[Penalty], bool]:
+    """Whether a penalty names a record of the hand (or hands) record ``number`` and the
+    one after it now belong to: what a false-claim ruling at ``number``, or its undoing,
+    joins or parts."""
+    records = {*hand_records(hands, number), *hand_records(hands, number + 1)}
+    return lambda q: q.hand_number in records
 
 
 def penalties_of(session: Session, table_id: int) -> list[Penalty]:
