@@ -4,8 +4,11 @@ answers come late or out of order, a tap-correction keeps the layout's order, a 
 alternative stays used, waits say what their numbers are, and the photo buttons can be
 reached by keyboard; plus the smaller points (timeouts, plain error messages, rules
 without flowers, a photo the browser cannot show, tile numbers, narrow phones).
+The second review's: flowers put back by rules that play them, an alternative usable
+again, tiles named by their place in the hand, and a photo refused for its win context
+kept and read again once that is set.
 
-The app runs with a stand-in detector that "finds" one of three laid-out hands, chosen by
+The app runs with a stand-in detector that "finds" one of four laid-out hands, chosen by
 the colour of the photo's background, so that two photos give two different readings.
 Slow or failing answers are made in the page: ``fetch`` is wrapped to hold a request back
 for a while, or to answer for the server.
@@ -43,6 +46,8 @@ __all__ = ["browser"]  # the fixture, shared with the phone page's tests
 HAND_A = "[EEE,2]123m456p789sNN"
 # scene B: another win, all standing, the winning E set apart
 HAND_B = "111m234p567s789sEE"
+# scene F: a win with flowers 1f 2f (MCR counts them; Zhenjiang plays without flowers)
+HAND_F = "123m456p789sEEENN12f"
 # scene C: 14 standing tiles, none set apart, listed by the detector out of row order;
 # read as laid out it is no win (7777p)
 ROW_C = "EEE7777666448p8p"
@@ -51,6 +56,11 @@ PERM_C = [12, 3, 7, 0, 13, 4, 9, 1, 11, 5, 2, 8, 6, 10]  # detector index → pl
 
 def scene_b() -> Detections:
     return SceneBuilder().standing("111m234p567s789sE").win("E").detections()
+
+
+def scene_f() -> Detections:
+    """Scene F: a win with two flowers beside it."""
+    return SceneBuilder().standing("123m456p789sEEEN").win("N").flowers("1f2f").detections()
 
 
 def scene_c() -> Detections:
@@ -66,6 +76,7 @@ BACKGROUNDS: dict[str, tuple[tuple[int, int, int], Callable[[], Detections]]] = 
     "green": ((40, 110, 40), scene),
     "dark": ((60, 60, 60), scene_b),
     "light": ((170, 170, 170), scene_c),
+    "red": ((40, 40, 160), scene_f),
 }
 
 
@@ -84,11 +95,13 @@ def background(image: np.ndarray) -> str:
     patch = image[:20, :20].reshape(-1, image.shape[2] if image.ndim == 3 else 1).mean(0)
     if len(patch) >= 3 and patch[1] - max(patch[0], patch[2]) > 30:
         return "green"
+    if len(patch) >= 3 and abs(float(patch[0]) - float(patch[2])) > 60:  # BGR or RGB
+        return "red"
     return "dark" if patch.mean() < 110 else "light"
 
 
 class PhotoSceneDetector:
-    """Finds scene A, B or C by the photo's background colour, scaled to the photo."""
+    """Finds scene A, B, C or F by the photo's background colour, scaled to the photo."""
 
     def __call__(self, image: np.ndarray) -> Detections:
         h, w = image.shape[:2]
@@ -120,6 +133,8 @@ const plan = arguments[0];
 if (!window.__realFetch) window.__realFetch = window.fetch;
 window.fetch = async function (path, opts = {}) {
   const p = String(path).split("?")[0];
+  window.__calls = window.__calls || {};
+  window.__calls[p] = (window.__calls[p] || 0) + 1;
   const list = plan[p];
   let step = 0;
   if (list) step = list.length > 1 ? list.shift() : list[0];
@@ -532,3 +547,152 @@ def test_narrow_phone_header_and_long_errors(server: str, browser: Any) -> None:
         assert width[0] <= width[1]
     finally:
         browser.set_window_size(size["width"], size["height"])
+
+
+# ------------------------------------------------------------- second review: F8-F10, F2
+
+
+def chips(driver: Any) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, "#hand-tiles button"))
+
+
+def choose_rules(driver: Any, name: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "rules")).select_by_value(name)
+
+
+def test_flowers_come_back_with_rules_that_play_them(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """F8: the photo's flowers, taken out of the hand box under Zhenjiang (no flowers), go
+    back in under MCR and are scored; meanwhile their chips say they are not played. A
+    hand the user typed is left as typed. A photo read under Zhenjiang (its flowers left
+    out by the recognizer) says, back under MCR, how to count them."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    load(browser, server)
+    upload(browser, photo(tmp_path, "red"))
+    wait_for(lambda: hand(browser) == norm(HAND_F), what="the photo's hand with flowers")
+    flower_chips = [c for c in chips(browser) if c.text.split("\n")[0] in ("1f", "2f")]
+    assert len(flower_chips) == 2
+    assert all("unplayed" not in str(c.get_attribute("class")) for c in flower_chips)
+    choose_rules(browser, "zhenjiang")
+    wait_for(lambda: hand(browser) == "123m456p789sEEENN", what="the flowers taken out")
+    assert "12f taken out" in text(browser, "hand-note")
+    for c in chips(browser):
+        if c.text.split("\n")[0] in ("1f", "2f"):
+            assert "unplayed" in str(c.get_attribute("class"))
+            assert "not played" in str(c.get_attribute("aria-label"))
+    choose_rules(browser, "mcr")
+    wait_for(lambda: hand(browser) == norm(HAND_F), what="the flowers put back")
+    assert "put back" in text(browser, "hand-note")
+    assert all("unplayed" not in str(c.get_attribute("class")) for c in chips(browser))
+    want = scoring.score(HAND_F).total
+    assert want != scoring.score("123m456p789sEEENN").total
+    wait_for(lambda: text(browser, "total") == str(want), what=f"total {want}")
+    # a typed hand is the user's: not rebuilt from the photo
+    type_hand(browser, "123m456p789sEEENN1f")
+    choose_rules(browser, "zhenjiang")
+    wait_for(lambda: hand(browser) == "123m456p789sEEENN", what="the typed flower taken out")
+    choose_rules(browser, "mcr")
+    time.sleep(0.5)
+    assert hand(browser) == "123m456p789sEEENN"
+    # a photo read under Zhenjiang has its flowers left out by the recognizer: back under
+    # MCR the page says how to count them
+    choose_rules(browser, "zhenjiang")
+    Select(browser.find_element(By.CSS_SELECTOR, '#rule-context [data-name="indicator"]')
+           ).select_by_value('"1m"')
+    upload(browser, photo(tmp_path, "red"))
+    wait_for(lambda: "without flowers" in text(browser, "notes"), what="the Zhenjiang reading")
+    assert hand(browser) == "123m456p789sEEENN"
+    choose_rules(browser, "mcr")
+    wait_for(lambda: "take the photo again" in text(browser, "hand-note"), what="the advice")
+    assert "1f 2f" in text(browser, "hand-note")
+
+
+def test_an_alternative_no_longer_in_the_hand_box_can_be_used_again(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """F9: "use", then the first reading typed back: the button is "use" again, and
+    works."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, server)
+    upload(browser, photo(tmp_path))
+    alt = "[EEE,2]123m456p786sNN"
+    button = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#notes li.alternative button"),
+                      what="an alternative reading")
+    button.click()
+    wait_for(lambda: hand(browser) == alt, what="the alternative hand")
+    assert button.text == "in use" and not button.is_enabled()
+    type_hand(browser, HAND_A)
+    wait_for(lambda: button.is_enabled() and button.text == "use", timeout=3,
+             what="the button enabled again")
+    button.click()
+    wait_for(lambda: hand(browser) == alt, what="the alternative hand again")
+    assert button.text == "in use" and not button.is_enabled()
+
+
+def test_the_photos_tiles_have_names_that_say_their_place(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """F10: every box on the photo (and every chip) has its own name: the tile and its
+    place in the hand."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, server)
+    upload(browser, photo(tmp_path))
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#overlay rect"), what="the boxes")
+    rects = browser.find_elements(By.CSS_SELECTOR, "#overlay rect")
+    labels = [str(r.get_attribute("aria-label")) for r in rects]
+    assert len(set(labels)) == len(labels), labels
+    assert {"E, meld 1 tile 1 of 3: correct it", "E, meld 1 tile 2 of 3: correct it",
+            "E, meld 1 tile 3 of 3: correct it"} <= set(labels)
+    assert "1m, standing tile 1 of 10: correct it" in labels
+    assert "N, standing tile 10 of 10: correct it" in labels
+    assert "N, winning tile: correct it" in labels
+    chip_labels = [str(c.get_attribute("aria-label")) for c in chips(browser)]
+    assert sorted(chip_labels) == sorted(labels)
+
+
+def test_a_photo_refused_for_its_win_context_is_read_again_once_it_is_set(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """F2: Zhenjiang needs the 百搭 (the indicator). Before the photo the page says so;
+    a photo sent without it is refused, kept, and sent again once the indicator is chosen
+    (once: a later change sends nothing); a newer photo replaces the kept one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    calls = "return (window.__calls || {})['/v1/recognize'] || 0"
+    load(browser, server, {"/v1/recognize": [0]})
+    choose_rules(browser, "zhenjiang")
+    needs = wait_for(lambda: text(browser, "photo-needs"), what="the photo's needs")
+    assert "indicator" in needs
+    indicator = browser.find_element(By.CSS_SELECTOR, '#rule-context [data-name="indicator"]')
+    field = indicator.find_element(By.XPATH, "./ancestor::label[1]")
+    assert "needed" in str(field.get_attribute("class"))
+    upload(browser, photo(tmp_path, "dark"))
+    err = wait_for(lambda: text(browser, "error"), what="the refusal")
+    assert "百搭" in err and "then the photo is read again" in err
+    assert hand(browser) == ""
+    # a newer photo replaces the kept one (refused as well)
+    upload(browser, photo(tmp_path), "photo-pick")
+    wait_for(lambda: browser.execute_script(calls) == 2 and text(browser, "error"),
+             what="the second refusal")
+    Select(indicator).select_by_value('"1m"')
+    wait_for(lambda: hand(browser), what="the kept photo read again")
+    assert "EEE" in hand(browser) and "NN" in hand(browser)  # photo A's, not photo B's
+    assert browser.execute_script(calls) == 3
+    assert not text(browser, "photo-needs")
+    assert "needed" not in str(field.get_attribute("class"))
+    toggle = browser.find_element(By.ID, "self_drawn")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", toggle)
+    toggle.click()
+    time.sleep(1)
+    assert browser.execute_script(calls) == 3

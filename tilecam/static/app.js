@@ -22,6 +22,11 @@ const state = {
   numbered: new Set(), // tiles the notes name by number ("tile 15"): the photo shows it
   rec: null,         // the recognizer's answer now shown
   detached: false,   // the hand box holds a reading the tiles do not (an alternative)
+  altHand: null,     // that alternative's hand (detached or not)
+  altButton: null,   // the "use" button of the alternative used last
+  photoHand: null,   // the hand box's text as the page last put it from the photo
+  keptPhoto: null,   // a photo refused for its win context: sent again when that changes
+  readWithFlowers: true, // the photo was read under rules that play flowers
   scoreSeq: 0,       // ignore answers of superseded score requests
   photoSeq: 0,       // ignore answers of superseded uploads
   upload: null,      // the AbortController of the upload in flight
@@ -263,6 +268,101 @@ function applyFlowerRule() {
   syncFlowerStepper();
 }
 
+/** The hand box's text is the page's reading of the photo (not a hand the user typed). */
+function holdsPhotoHand() {
+  return state.rec !== null && state.photoHand !== null && $("hand").value === state.photoHand;
+}
+
+function markPhotoHand() {
+  state.photoHand = $("hand").value;
+}
+
+/** The rule set changed. A hand box that still holds the photo's reading is rebuilt from
+ * the tiles, with the flowers the new rules play (put back when they play them); one the
+ * user typed is theirs (only flowers the rules do not play are taken out of it). */
+function onRulesChange() {
+  const ours = holdsPhotoHand();
+  const before = $("hand").value;
+  fillVersions();
+  fillRuleFields();
+  if (ours && flowersPlayed()) { // (without them, applyFlowerRule takes them out, saying so)
+    const rebuilt = state.detached ? state.altHand : handFromTiles();
+    if (!sameHand(rebuilt, before)) $("hand").value = rebuilt;
+  }
+  applyFlowerRule();
+  if (ours) {
+    markPhotoHand();
+    const info = state.ruleSets[$("rules").value] || {};
+    const title = info.title || $("rules").value;
+    const back = [...$("hand").value.matchAll(/([1-8]+)f/g)].map((m) => m[0]).join(" ");
+    // read under rules without flowers, the recognizer left them out of the hand
+    const left = state.tiles.filter((t) => !t.removed && t.role === "ignored"
+      && FLOWER.test(t.code)).map((t) => t.code);
+    if (back && flowersInHand(before) === 0) {
+      handNote(`${title} plays flowers: ${back} from the photo put back in the hand.`);
+    } else if (flowersPlayed() && !state.readWithFlowers && left.length) {
+      handNote(`The photo was read under rules without flowers, so the flowers beside it `
+        + `(${left.join(" ")}) are not in the hand: take the photo again to count them `
+        + "under these rules, or count them with the flower stepper.");
+    }
+  }
+  renderHandTiles();
+  drawBoxes();
+  syncAltButtons();
+  contextChanged();
+}
+
+/** A control of the win context changed: score again, and send again a photo refused
+ * for its win context (once: it is no longer kept). */
+function contextChanged() {
+  rescore();
+  if (state.keptPhoto) {
+    const file = state.keptPhoto;
+    state.keptPhoto = null;
+    onPhoto(file);
+  }
+}
+
+/** The rule set's context fields of which one must be chosen to read a photo (GET
+ * /v1/rules: a rule set with a wild tile, ``wild``, needs its tile fields — Zhenjiang's
+ * indicator or 百搭, Xiamen's gold or indicator); the indicator first. */
+function neededInputs() {
+  const info = state.ruleSets[$("rules").value] || {};
+  if (!info.wild) return [];
+  const names = Object.entries(info.context || {})
+    .filter(([n, spec]) => TILE_FIELDS.has(n) && spec.default === null)
+    .map(([n]) => n)
+    .sort((a, b) => (b === "indicator") - (a === "indicator"));
+  return names.map((n) => $("rule-context").querySelector(`[data-name="${n}"]`)).filter(Boolean);
+}
+
+/** What the photo needs chosen first, said ("the indicator or the wild"), or "" when
+ * nothing is missing. */
+function neededText() {
+  const inputs = neededInputs();
+  if (!inputs.length || inputs.some((i) => JSON.parse(i.value) !== null)) return "";
+  return inputs.map((i) => `the ${i.dataset.name.replace(/_/g, " ")}`).join(" or ");
+}
+
+/** Mark the fields a photo needs while none of them is chosen, and say so by the photo
+ * buttons. */
+function markNeeded() {
+  const missing = neededText();
+  const info = state.ruleSets[$("rules").value] || {};
+  const what = String(info.wild || "").split(":")[0].trim();
+  $("photo-needs").textContent = missing
+    ? `${info.title || $("rules").value} needs ${what ? `the ${what}` : "a tile chosen"} `
+      + `to read a photo: choose ${missing} under Win first.`
+    : "";
+  $("photo-needs").hidden = !missing;
+  for (const input of neededInputs()) {
+    const field = input.closest(".field");
+    if (field) field.classList.toggle("needed", Boolean(missing));
+    if (missing) input.setAttribute("aria-describedby", "photo-needs");
+    else input.removeAttribute("aria-describedby");
+  }
+}
+
 /* ------------------------------------------------------------------ context */
 function context() {
   const rules = $("rules").value || "mcr";
@@ -303,7 +403,7 @@ function buildWindButtons(id) {
     onclick: () => {
       state[id] = w;
       for (const b of box.children) b.setAttribute("aria-checked", String(b.dataset.wind === w));
-      rescore();
+      contextChanged();
     },
   }, `${w} ${WIND_ZH[w]}`)));
 }
@@ -361,6 +461,7 @@ function fillRuleFields() {
   const settings = Object.entries(info.settings || {}).filter(([n]) => n !== "version");
   $("rule-settings").replaceChildren(...settings.map(([n, spec]) => fieldInput(n, spec)));
   $("settings-box").hidden = settings.length === 0;
+  markNeeded();
 }
 
 function fillVersions() {
@@ -442,21 +543,61 @@ function renderWaits(w) {
   box.hidden = false;
 }
 
+/** Each photo tile's place in the hand, as said to a screen reader (index → "meld 1
+ * tile 2 of 3", "standing tile 5 of 11" in the layout's order, "winning tile", "flower 1
+ * of 2", with "not played" under rules without flowers, "not in the hand 1 of 2"). */
+function tilePlaces() {
+  const groups = handGroups();
+  const places = new Map();
+  let k = 0;
+  for (const idx of groups.melds) {
+    if (!idx.length) continue;
+    k += 1;
+    idx.forEach((i, j) => places.set(i, `meld ${k} tile ${j + 1} of ${idx.length}`));
+  }
+  const counted = (list, what) => list.forEach((i, j) => places.set(i,
+    list.length > 1 ? `${what} ${j + 1} of ${list.length}` : what));
+  counted(groups.standing.filter((i) => state.tiles[i].role !== "winning"), "standing tile");
+  counted(groups.standing.filter((i) => state.tiles[i].role === "winning"), "winning tile");
+  counted(groups.flowers, "flower");
+  if (!flowersPlayed()) {
+    const info = state.ruleSets[$("rules").value] || {};
+    for (const i of groups.flowers) {
+      places.set(i, `${places.get(i)}, not played by ${info.title || $("rules").value}`);
+    }
+  }
+  counted(state.tiles.map((t, i) => i).filter((i) => !places.has(i) && !state.tiles[i].removed),
+    "not in the hand");
+  return places;
+}
+
+/** A tile's accessible name: its code (and number on the photo), its place in the hand. */
+function tileName(i, places) {
+  const t = state.tiles[i];
+  const number = state.numbered.has(i) ? ` #${i}` : "";
+  const place = places.get(i) || t.role;
+  return `${t.code === "back" ? "face-down tile" : t.code}${number}, ${place}: correct it`;
+}
+
 /** The photo's tiles as text chips in the hand's order: melds, standing tiles as the
- * row reads (the winning tile last), flowers. */
+ * row reads (the winning tile last), flowers (marked when the rules do not play them). */
 function renderHandTiles() {
   const box = $("hand-tiles");
   const groups = handGroups();
+  const places = tilePlaces();
+  const unplayed = !flowersPlayed();
   const runs = [...groups.melds.filter((m) => m.length), groups.standing, groups.flowers];
   const chips = [];
   for (const run of runs) {
     run.forEach((i, k) => {
       const t = state.tiles[i];
+      const off = unplayed && run === groups.flowers;
       chips.push(el("button", {
         type: "button",
-        class: `tile${t.role === "winning" ? " win" : ""}${k === 0 && chips.length ? " gap" : ""}`,
-        title: `${t.role}: tap to correct`,
-        "aria-label": `${t.code === "back" ? "face-down tile" : t.code} (${t.role}): correct it`,
+        class: `tile${t.role === "winning" ? " win" : ""}${k === 0 && chips.length ? " gap" : ""}`
+          + (off ? " unplayed" : ""),
+        title: off ? "not played by these rules: tap to correct" : `${t.role}: tap to correct`,
+        "aria-label": tileName(i, places),
         onclick: () => openPicker(i),
       }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || "")));
     });
@@ -522,6 +663,7 @@ function setBusy(on) {
  * its answer, if any, ignored); busy shows until the latest upload ends. */
 async function onPhoto(file) {
   if (!file) return;
+  state.keptPhoto = null; // a newer photo replaces one kept after a refusal
   const seq = ++state.photoSeq;
   if (state.upload) state.upload.abort("superseded");
   const upload = new AbortController();
@@ -550,6 +692,7 @@ async function onPhoto(file) {
     if (!rec || typeof rec !== "object") throw new Error("the server's answer is empty");
     if (state.photo) URL.revokeObjectURL(state.photo.url);
     state.photo = { url: URL.createObjectURL(blob) };
+    state.readWithFlowers = (state.ruleSets[ctx.rules] || {}).flowers !== false;
     // a control changed while the photo was read: score with what the controls show now
     showRecognition(rec, contextKey(context()) !== contextKey(ctx));
   } catch (err) {
@@ -560,6 +703,18 @@ async function onPhoto(file) {
     if (why === "timeout") {
       showError(`Photo: no answer from the server in ${Math.round(limit / 1000)} s: `
         + "the connection or the server may be down. Try again." + kept);
+    } else if (err.code === "invalid_context") {
+      // e.g. Zhenjiang before its 百搭 is chosen: keep the photo, read it once that is set
+      state.keptPhoto = file;
+      const missing = neededText();
+      showError(`Photo: ${errorText(err, true)} `
+        + (missing ? `Choose ${missing} under Win, then the photo is read again.`
+          : "Change the win's details under Win, then the photo is read again.") + kept);
+      // to the field, unless the user is busy in another one meanwhile
+      const active = document.activeElement;
+      if (missing && (!active || active === document.body || active.type === "file")) {
+        neededInputs()[0].focus();
+      }
     } else {
       showError(`Photo: ${errorText(err, true)}${kept}`);
     }
@@ -593,6 +748,8 @@ function showRecognition(rec, stale = false) {
   state.scoreSeq++; // a score answer still on its way is for the hand shown before
   state.rec = rec;
   state.detached = false;
+  state.altHand = null;
+  state.altButton = null;
   // a "correction" that keeps the code (a box split over two tiles) changes nothing
   const real = (rec.corrections || []).filter((c) => c.from !== c.to);
   const corrected = new Set(real.map((c) => c.tile));
@@ -669,6 +826,7 @@ function showRecognition(rec, stale = false) {
       + (a.winning === false ? " (not a win)" : "") + ` — ${likely} `,
     el("button", {
       type: "button", class: "ghost small", "aria-label": `use the reading ${a.hand}`,
+      "data-hand": a.hand,
       onclick: (e) => useAlternative(a, e.currentTarget),
     }, "use")));
   }
@@ -679,6 +837,7 @@ function showRecognition(rec, stale = false) {
   $("hand").value = rec.hand || handFromTiles();
   setFlowers(0);
   applyFlowerRule(); // rules without flowers chosen while the photo was read
+  markPhotoHand();
   renderHandTiles();
   const asRead = !stale && $("hand").value === (rec.hand || "");
   if (asRead && rec.score) { clearResult(); renderScore(rec.score); }
@@ -719,10 +878,6 @@ function useAlternative(a, button) {
     });
     if (sameHand(handFromTiles(), a.hand)) { fits = codes; break; }
   }
-  for (const b of $("notes").querySelectorAll("li.alternative button")) {
-    b.disabled = false;
-    b.textContent = "use";
-  }
   if (fits) {
     state.detached = false;
     handNote("Using the alternative reading: its tiles are marked on the photo; "
@@ -733,12 +888,28 @@ function useAlternative(a, button) {
     handNote("The hand box holds the alternative reading; the photo still shows the first "
       + "one. A tap-correction on the photo starts again from the tiles shown there.");
   }
-  if (button) { button.disabled = true; button.textContent = "in use"; }
+  state.altHand = a.hand;
+  state.altButton = button || null;
   $("hand").value = a.hand;
+  applyFlowerRule(); // its flowers out under rules without them
+  markPhotoHand();
+  syncAltButtons();
   drawBoxes();
   renderHandTiles();
-  syncFlowerStepper();
   rescore();
+}
+
+/** The alternative used last says "in use" (and cannot be pressed) while the hand box
+ * holds its hand; any other, or that one once the hand box holds another hand, "use". */
+function syncAltButtons() {
+  const text = $("hand").value;
+  const played = flowersPlayed();
+  for (const b of $("notes").querySelectorAll("li.alternative button")) {
+    const alt = played ? b.dataset.hand : String(b.dataset.hand).replace(/[1-8]+f/g, "");
+    const inUse = b === state.altButton && sameHand(text, alt);
+    b.disabled = inUse;
+    b.textContent = inUse ? "in use" : "use";
+  }
 }
 
 function drawBoxes() {
@@ -746,6 +917,7 @@ function drawBoxes() {
   const vb = svg.viewBox.baseVal;
   const font = Math.max(14, Math.round((vb && vb.width ? vb.width : 1000) / 45));
   svg.replaceChildren();
+  const places = tilePlaces();
   state.tiles.forEach((t, i) => {
     if (t.removed) return;
     const [x1, y1, x2, y2] = t.box;
@@ -755,7 +927,7 @@ function drawBoxes() {
     svg.append(el("rect", {
       x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 4, class: cls,
       "data-index": i, tabindex: 0, role: "button",
-      "aria-label": `${t.code === "back" ? "face-down tile" : t.code}${number} (${t.role}): correct it`,
+      "aria-label": tileName(i, places),
       onkeydown: (e) => {
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openPicker(i); }
       },
@@ -824,12 +996,11 @@ function afterEdit() {
     handNote("The correction started again from the tiles on the photo: the alternative "
       + "reading put in the hand box is no longer used.");
     state.detached = false;
-    for (const b of $("notes").querySelectorAll("li.alternative button")) {
-      b.disabled = false;
-      b.textContent = "use";
-    }
+    state.altButton = null;
   }
   $("hand").value = handFromTiles();
+  markPhotoHand();
+  syncAltButtons();
   syncFlowerStepper();
   renderHandTiles();
   rescore();
@@ -848,17 +1019,18 @@ async function init() {
   });
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
-  $("hand").addEventListener("input", () => { handNote(""); syncFlowerStepper(); });
-  $("rules").addEventListener("change", () => {
-    fillVersions(); fillRuleFields(); applyFlowerRule(); rescore();
+  $("hand").addEventListener("input", () => {
+    handNote(""); syncFlowerStepper(); syncAltButtons();
   });
+  $("rules").addEventListener("change", onRulesChange);
   $("busy-cancel").addEventListener("click", () => {
     if (state.upload) state.upload.abort("cancel");
   });
-  for (const id of ["rule-context", "rule-settings"]) $(id).addEventListener("change", rescore);
-  $("version").addEventListener("change", rescore);
+  $("rule-context").addEventListener("change", () => { markNeeded(); contextChanged(); });
+  $("rule-settings").addEventListener("change", contextChanged);
+  $("version").addEventListener("change", contextChanged);
   for (const id of ["self_drawn", "last_of_kind", "kong", "last_wall_tile"]) {
-    $(id).addEventListener("change", rescore);
+    $(id).addEventListener("change", contextChanged);
   }
   $("flowers-minus").addEventListener("click", () => { setFlowers(state.flowers - 1); rescore(); });
   $("flowers-plus").addEventListener("click", () => { setFlowers(state.flowers + 1); rescore(); });
