@@ -987,7 +987,8 @@ class SheetRun:
 
     def void_penalty(self, table: TableState) -> None:
         ids = sorted(p for p in table.penalties if p not in table.bars)  # bars: :meth:`bar`
-        pid = self.rng.choice([*ids, (max(ids) if ids else 0) + 100])
+        # and an id no penalty has (past every id: one past the others' could be a bar's)
+        pid = self.rng.choice([*ids, max([*table.penalties, 0]) + 100])
         name = f"table {table.rules} void penalty {pid}"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/penalties/{pid}/void",
                              self.admin, {"reason": "appeal upheld"})
