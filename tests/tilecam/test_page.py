@@ -35,11 +35,13 @@ from vision.detections import Detections
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
+#: The skip every browser test module takes (the phone page's, the score sheet's).
+NEEDS_BROWSER = pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,
     reason="headless browser test needs Debian chromium and chromium-driver "
     "(apt-get install chromium chromium-driver; .ci/run installs them)",
 )
+pytestmark = NEEDS_BROWSER
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (dev extra) is missing")
 
 # A winning MCR hand laid out as at the table: 12 standing tiles, a pung of E claimed

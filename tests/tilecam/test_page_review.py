@@ -24,7 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from test_page import CHROMEDRIVER, CHROMIUM, browser, scene, serve, wait_for
+from test_page import NEEDS_BROWSER, browser, scene, serve, wait_for
 
 import scoring
 from tilecam.api.deps import get_detector
@@ -33,11 +33,7 @@ from tilecam.settings import Settings
 from vision.detections import Detections
 from vision.layout_scene import SceneBuilder
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="headless browser test needs Debian chromium and chromium-driver "
-    "(apt-get install chromium chromium-driver; .ci/run installs them)",
-)
+pytestmark = NEEDS_BROWSER
 pytest.importorskip("selenium.webdriver", reason="selenium (dev extra) is missing")
 
 __all__ = ["browser"]  # the fixture, shared with the phone page's tests

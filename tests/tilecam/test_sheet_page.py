@@ -16,16 +16,12 @@ from typing import Any
 
 import httpx
 import pytest
-from test_page import CHROMEDRIVER, CHROMIUM, browser, screenshot, serve, wait_for
+from test_page import NEEDS_BROWSER, browser, screenshot, serve, wait_for
 from test_tables_helpers import admin, bearer, database_url, make_app, new_event
 
 from tilecam.db.engine import dispose_engines
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="headless browser test needs Debian chromium and chromium-driver "
-    "(apt-get install chromium chromium-driver; .ci/run installs them)",
-)
+pytestmark = NEEDS_BROWSER
 pytest.importorskip("selenium.webdriver", reason="selenium (dev extra) is missing")
 
 __all__ = ["browser"]  # the fixture, shared with the phone page's tests
