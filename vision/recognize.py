@@ -746,11 +746,19 @@ def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:
         reason = str(exc)
     else:
         return None
+    # the shape with what says what the tiles are alone (a wild, a gold): the waits may
+    # refuse the rest of the context as the score did (a 三金倒 with a discarder)
+    rule_set = scoring.get_rule_set(rules)
+    own = set(rule_set.context_fields()) - set(rule_set.tile_context)
+    shape = {k: v for k, v in _waits_kwargs(ctx).items() if k not in own}
     try:
-        found = scoring.waits(_without_last(hand), rules=rules, **_waits_kwargs(ctx))
+        found = scoring.waits(_without_last(hand), rules=rules, **shape)
+        if hand.standing[-1] in {w.tile for w in found.waits}:
+            return reason
+        return reason if scoring.score(hand, rules=rules, self_drawn=True, **shape).legal \
+            else None  # a win of no plain shape, scored as such (a self-drawn one)
     except scoring.HandError:
         return None
-    return reason if hand.standing[-1] in {w.tile for w in found.waits} else None
 
 
 def recognize(

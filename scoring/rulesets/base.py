@@ -443,6 +443,11 @@ class RuleSet(ABC):
     #: A score sheet, which knows the seat winds, also takes ``E``/``S``/``W``/``N``
     #: there. Default: none.
     seat_context: ClassVar[tuple[str, ...]] = ()
+    #: Rule-specific context fields that say what the tiles are — a wild (百搭), a gold
+    #: (金) — and so all a hand's shape depends on: whether tiles form a win or what they
+    #: wait on is asked with these alone (a reader of photos tells a winning shape the
+    #: scorer refuses for the rest of the context from no win). Default: none.
+    tile_context: ClassVar[tuple[str, ...]] = ()
     #: What the rules do with a win declared that is none (a score sheet's note to the
     #: referee): the penalty, and what becomes of the hand.
     false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"

@@ -131,6 +131,7 @@ class Zhenjiang(RuleSet):
     setting_table = SETTINGS
     context_table = CONTEXT
     seat_context: ClassVar[tuple[str, ...]] = ("first_wild_discard", "wild_after_pung")
+    tile_context: ClassVar[tuple[str, ...]] = ("wild", "indicator")
     #: seed 001: 诈胡：罚6倍底钱，一将牌结束后结算，扶牌后牌局继续，诈胡者不得成牌
     false_claim: ClassVar[str] = (
         "诈胡 (penalty false_win); the hand goes on and the claimant may not win it (seed "

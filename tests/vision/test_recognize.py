@@ -227,7 +227,10 @@ def test_a_regional_context_that_does_not_fit_the_hand_is_its_reason_not_no_win(
     without its dealer. A hand that is no win at all stays "not a winning hand", with the
     waits of its tiles without the one set apart, whatever the context."""
     for ctx, says in (({"kong": True, "self_drawn": True}, "杠开"),
-                      ({"tian_hu": True}, "pass dealer=true")):
+                      ({"tian_hu": True}, "pass dealer=true"),
+                      # a field the waits refuse as the score does: the shape is asked
+                      # with what says what the tiles are alone (RuleSet.tile_context)
+                      ({"wild_after_pung": "winner,winner"}, "names the winner 2 time")):
         r = recognize_detections(won_scene().detections(), "zhenjiang", {**ZJ, **ctx})
         assert r.score is None and r.unscorable is not None and says in r.unscorable
         assert r.refused_win
