@@ -476,3 +476,20 @@ def test_shipped_label_fixes_match_the_exported_labels() -> None:
         kinds = Counter(CLASSES[int(c)] for c in fixed[:, 0] if CLASSES[int(c)] not in BONUS)
         assert max(bonus.values(), default=1) == 1, (copy, bonus)
         assert max(kinds.values(), default=4) <= 4, (copy, kinds)
+
+
+def test_a_folder_holding_another_dataset_is_not_written_into(tmp_path: Path) -> None:
+    """`dataset photos --out` naming a folder with images or labels no photos build wrote
+    (a synthetic set) is refused before anything is written; a photos build — its mark
+    made before the first image, so an interrupted one too — is taken up again."""
+    _write_roboflow_like(tmp_path / "hk")
+    other = tmp_path / "synth"
+    (other / "images" / "train").mkdir(parents=True)
+    (other / "images" / "train" / "s.jpg").write_bytes(b"not ours")
+    with pytest.raises(ValueError, match="no `tilecam dataset photos` run wrote"):
+        prepare_photos(tmp_path / "hk", other, val_fraction=0.0)
+    assert sorted(p.name for p in other.rglob("*")) == ["images", "s.jpg", "train"]
+    out = tmp_path / "out"
+    first = prepare_photos(tmp_path / "hk", out, val_fraction=0.0)
+    (out / "mirror.csv").unlink()  # as if interrupted before the end: the mark is there
+    assert prepare_photos(tmp_path / "hk", out, val_fraction=0.0) == first

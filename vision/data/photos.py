@@ -573,6 +573,7 @@ def prepare_photos(
     train_stems, val_stems = split_stems(groups, val_fraction, seed)
 
     cache_path = out / "mirror.csv"
+    _claim_folder(out)
     judge = _StemJudge(_read_decisions(cache_path), mirrored == "keep", scorer,
                        reference_model, reference_input, votes_per_group)
     for split in ("train", "val"):
@@ -612,6 +613,27 @@ def prepare_photos(
     _write_data_yaml(out)
     counts.update(stems=len(groups), train_stems=len(train_stems), val_stems=len(val_stems))
     return counts
+
+
+#: The file that marks a folder as :func:`prepare_photos`'s build (written before any
+#: image, so that an interrupted build is taken up again).
+BUILD_MARK = ".tilecam-photos"
+
+
+def _claim_folder(out: Path) -> None:
+    """Mark ``out`` as a photos build, or refuse (ValueError) a folder that holds images
+    or labels no photos build wrote (a synthetic set, another dataset): a run would mix
+    the photos into it and take copies out of its splits. An earlier build (its mark, or
+    the ``mirror.csv`` of a build from before the mark) is taken up again."""
+    ours = (out / BUILD_MARK).is_file() or (out / "mirror.csv").is_file() or (
+        out / "mirror-unjudged.csv").is_file()
+    held = [name for name in ("images", "labels") if (out / name).exists()]
+    if held and not ours:
+        raise ValueError(f"{out} holds {' and '.join(held)} that no `tilecam dataset photos` "
+                         "run wrote: give another --out (or empty that folder)")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / BUILD_MARK).write_text("tilecam dataset photos: the real-photo build\n",
+                                  encoding="utf-8")
 
 
 #: What :func:`prepare_photos` counts over the copies (besides the stems).
