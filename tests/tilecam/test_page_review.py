@@ -692,3 +692,24 @@ def test_a_photo_refused_for_its_win_context_is_read_again_once_it_is_set(
     toggle.click()
     time.sleep(1)
     assert browser.execute_script(calls) == 3
+
+
+def test_a_photo_refused_for_a_context_changed_while_it_was_read_is_read_again_at_once(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """The indicator chosen while a Zhenjiang photo sent without it is on its way: the
+    refusal answers a context the controls no longer show, so the photo is read again at
+    once with theirs (it was kept until the next change, which may never come)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    calls = "return (window.__calls || {})['/v1/recognize'] || 0"
+    load(browser, server, {"/v1/recognize": [1500, 0]})
+    choose_rules(browser, "zhenjiang")
+    indicator = browser.find_element(By.CSS_SELECTOR, '#rule-context [data-name="indicator"]')
+    upload(browser, photo(tmp_path, "dark"))
+    wait_for(lambda: browser.execute_script(calls) == 1, what="the photo sent")
+    Select(indicator).select_by_value('"1m"')  # while the first answer is on its way
+    wait_for(lambda: hand(browser), what="the photo read again with the indicator")
+    assert browser.execute_script(calls) == 2
+    assert hand(browser) and not text(browser, "error")

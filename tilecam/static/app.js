@@ -661,7 +661,7 @@ function setBusy(on) {
 
 /** Read a photo. A newer photo supersedes one still being read (its upload is aborted and
  * its answer, if any, ignored); busy shows until the latest upload ends. */
-async function onPhoto(file) {
+async function onPhoto(file, again = false) {
   if (!file) return;
   state.keptPhoto = null; // a newer photo replaces one kept after a refusal
   const seq = ++state.photoSeq;
@@ -677,12 +677,14 @@ async function onPhoto(file) {
       $("busy-text").textContent = "Still reading… the connection or the server is slow.";
     }
   }, Math.min(15000, limit / 2));
+  let sent = null; // the win context the photo goes with
   try {
     const blob = await downscale(file);
     if (upload.signal.aborted) throw new Error("aborted");
     const form = new FormData();
     form.append("image", blob, file.name || "photo.jpg");
     const ctx = context();
+    sent = ctx;
     for (const [k, v] of Object.entries(ctx)) {
       if (k === "flowers") continue;
       form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
@@ -703,6 +705,11 @@ async function onPhoto(file) {
     if (why === "timeout") {
       showError(`Photo: no answer from the server in ${Math.round(limit / 1000)} s: `
         + "the connection or the server may be down. Try again." + kept);
+    } else if (err.code === "invalid_context" && !again && !neededText() && sent
+               && contextKey(context()) !== contextKey(sent)) {
+      // refused for a context the controls no longer show (the indicator chosen while it
+      // was read): read it again at once with what they show now (once)
+      onPhoto(file, true);
     } else if (err.code === "invalid_context") {
       // e.g. Zhenjiang before its 百搭 is chosen: keep the photo, read it once that is set
       state.keptPhoto = file;
