@@ -338,17 +338,24 @@ def reading_context(report: HandReport, rules: str) -> dict[str, Any]:
     import scoring
 
     rule_set = scoring.get_rule_set(rules)
-    extra = dict(report.context)
+    if report.winner is not None:
+        return _winner_context(report.context, rule_set, report.winner)
+    return {name: value for name, value in report.context.items()
+            if name not in rule_set.seat_context
+            or not any(w.strip() in WINDS for w in str(value).split(","))}
+
+
+def _winner_context(context: Mapping[str, Any], rule_set: Any, winner: str) -> dict[str, Any]:
+    """``context`` as seen from ``winner``'s seat: its seat fields
+    (:attr:`RuleSet.seat_context`) named by seat wind named from the winner
+    (:func:`_seats_from_winner`), and ``dealer`` (the winner sits E) where the rules have
+    it and ``context`` leaves it out."""
+    extra = dict(context)
     for name in rule_set.seat_context:
-        if name not in extra:
-            continue
-        if report.winner is not None:
-            extra[name] = _seats_from_winner(extra[name], report.winner)
-        elif any(w.strip() in WINDS for w in str(extra[name]).split(",")):
-            del extra[name]
-    if ("dealer" in rule_set.context_fields() and "dealer" not in extra
-            and report.winner is not None):
-        extra["dealer"] = report.winner == "E"
+        if name in extra:
+            extra[name] = _seats_from_winner(extra[name], winner)
+    if "dealer" in rule_set.context_fields() and "dealer" not in extra:
+        extra["dealer"] = winner == "E"
     return extra
 
 
@@ -363,9 +370,8 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
     import scoring
 
     assert report.winner is not None
-    extra = dict(report.context)
-    known = {"dealer": report.winner == "E", "dealer_repeats": place.repeats,
-             "drawn_hands": place.draws}
+    extra = _winner_context(report.context, rule_set, report.winner)  # seats, dealer
+    known = {"dealer_repeats": place.repeats, "drawn_hands": place.draws}
     if place.stacks is not None:  # the payers' chips, seen from the winner
         seats = place.seat_winds()
         for name, seat_offset in (("left", 1), ("opposite", 2), ("right", 3)):
@@ -374,9 +380,6 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
     for name in PLACE_FIELDS:
         if name in rule_set.context_fields() and name not in extra and name in known:
             extra[name] = known[name]
-    for name in rule_set.seat_context:  # the sheet knows the winds: E/S/W/N taken there
-        if name in extra:
-            extra[name] = _seats_from_winner(extra[name], report.winner)
     discarder_offset = (
         offset(report.winner, report.discarder) if report.discarder is not None else None
     )
