@@ -299,19 +299,17 @@ def _seats(text: str, allowed: tuple[str, ...] = SEATS,
     return seats
 
 
-def _context_of(context: WinContext) -> tuple[int, bool, str, tuple[str, ...]]:
-    """What a win context says whatever the hand: ``(wild, tian_hu, first_wild_discard,
-    wild_after_pung seats)``; HandError for a 百搭 not given or not a tile, a seat that is
-    none, a 天胡 that contradicts the other fields."""
+def _win_of(hand: Hand, context: WinContext) -> _Win:
     extra = context.extra
     wild = _wild_of(extra)
     tian_hu = bool(extra["tian_hu"])
+    self_drawn = context.self_drawn
     first_wild = str(extra["first_wild_discard"])
     after_pung = _seats(str(extra["wild_after_pung"]))
     if tian_hu:
         if not extra["dealer"]:
             raise HandError("天胡 is the dealer's win on the deal: pass dealer=true")
-        if context.discarder is not None:
+        if context.discarder is not None or hand.melds:
             raise HandError("天胡 is won on the deal: no discarder and no melds")
         if context.kong:
             raise HandError("天胡 is won on the 14 tiles of the deal, not off a kong's "
@@ -319,16 +317,6 @@ def _context_of(context: WinContext) -> tuple[int, bool, str, tuple[str, ...]]:
         if first_wild or after_pung:
             raise HandError("天胡 is won before anyone discards: no 打首搭 "
                             "(first_wild_discard) or 碰后打搭 (wild_after_pung)")
-    return wild, tian_hu, first_wild, after_pung
-
-
-def _win_of(hand: Hand, context: WinContext) -> _Win:
-    wild, tian_hu, first_wild, after_pung = _context_of(context)
-    extra = context.extra
-    self_drawn = context.self_drawn
-    if tian_hu:
-        if hand.melds:
-            raise HandError("天胡 is won on the deal: no discarder and no melds")
         self_drawn = True
     claimed = sum(1 for m in hand.melds if m.kind == "pung" or (m.kind == "kong"
                                                                  and not m.concealed))
