@@ -82,6 +82,7 @@ class Detections:
             raise ValueError("rotations must be 0, 90, 180 or 270")
         if n and ((self.class_ids < 0) | (self.class_ids >= len(CLASSES))).any():
             raise ValueError("class_ids out of range")
+        _check_numbers(self.boxes, self.confidences, self.topk_probs)
 
     # ----------------------------------------------------------------- builders
     @classmethod
@@ -125,8 +126,10 @@ class Detections:
                 code, p = alts[min(j, len(alts) - 1)]
                 ids[i, j] = class_id(code)
                 probs[i, j] = p if j < len(alts) else 0.0
+        with np.errstate(over="ignore"):  # past float32: inf, refused as not finite
+            box_array = np.asarray(boxes, np.float32).reshape(n, 4)
         return cls(
-            boxes=np.asarray(boxes, np.float32).reshape(n, 4),
+            boxes=box_array,
             class_ids=np.array([class_id(c) for c in codes], np.int64),
             confidences=np.asarray(conf, np.float32),
             rotations=np.asarray(rot, np.int64),
@@ -219,3 +222,26 @@ class Detections:
                 }
             )
         return out
+
+
+def _check_numbers(boxes: npt.NDArray[np.float32], confidences: npt.NDArray[np.float32],
+                   topk_probs: npt.NDArray[np.float32]) -> None:
+    """ValueError naming the first tile whose box is not finite or has its corners
+    swapped (``x2 < x1`` or ``y2 < y1``), or whose confidence or alternatives'
+    probabilities are not finite: the layout measures rows by these numbers, and a
+    reading must stay valid JSON."""
+    if not len(boxes):
+        return
+    bad = ~np.isfinite(boxes).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"tile {i}: box {boxes[i].tolist()} is not finite")
+    swapped = (boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1])
+    if swapped.any():
+        i = int(np.flatnonzero(swapped)[0])
+        raise ValueError(f"tile {i}: box {boxes[i].tolist()} is not x1, y1, x2, y2 "
+                         "with x2 ≥ x1 and y2 ≥ y1")
+    for name, arr in (("confidence", confidences), ("alternatives' probabilities", topk_probs)):
+        bad = ~np.isfinite(arr.reshape(len(boxes), -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(f"tile {int(np.flatnonzero(bad)[0])}: {name} not finite")

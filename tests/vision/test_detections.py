@@ -65,3 +65,26 @@ def test_rotation_probs_are_optional_checked_and_kept_by_select() -> None:
     with pytest.raises(ValueError, match="rotation_probs"):
         Detections(d.boxes, d.class_ids, d.confidences, d.rotations, d.topk_ids, d.topk_probs,
                    rotation_probs=probs[:1])
+
+
+@pytest.mark.parametrize(("box", "why"), [
+    ((22, 14, 12, 0), "x2 ≥ x1"),             # corners swapped
+    ((12, 0, 22, float("nan")), "not finite"),
+    ((12, 0, 1e39, 14), "not finite"),         # past float32: inf
+])
+def test_a_box_not_finite_or_with_its_corners_swapped_is_refused_naming_the_tile(
+    box: tuple[float, float, float, float], why: str,
+) -> None:
+    """Issue 6, bad input: hand-made detections (automatic tables, Python callers) with a
+    box the layout cannot measure once crashed deep in it (``max() arg is an empty
+    sequence``) or put NaN into the reading's JSON; the container now refuses them."""
+    with pytest.raises(ValueError, match=f"tile 1: .*{why}"):
+        Detections.from_lists([(0, 0, 10, 14), box], ["5p", "E"])
+
+
+def test_a_confidence_not_finite_is_refused() -> None:
+    with pytest.raises(ValueError, match="tile 0: confidence not finite"):
+        Detections.from_lists([(0, 0, 10, 14)], ["5p"], [float("nan")])
+    with pytest.raises(ValueError, match="tile 0: alternatives"):
+        Detections.from_lists([(0, 0, 10, 14)], ["5p"], [0.9],
+                              topk=[[("5p", 0.9), ("6p", float("inf"))]])
