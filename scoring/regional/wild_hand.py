@@ -71,6 +71,38 @@ def check_tile_count(hand: Hand, sizes: tuple[int, ...], title: str) -> None:
         )
 
 
+def check_robbed_tile(hand: Hand, wild_kind: int, wild_name: str,
+                      melded_as: Mapping[int, int] | None = None) -> None:
+    """HandError when a win robbing a kong (抢杠: ``kong`` with a discarder, the last
+    standing tile the one robbed) cannot happen: the robbed tile is another player's
+    fourth copy, added to his claimed pung, so the winner holds no other copy of it
+    (standing or in a meld; physical tiles, as written), and it is no wild (``wild_kind``,
+    named ``wild_name``): a wild is never melded, so none is added to a pung.
+    ``melded_as``: the physical kind of a meld tile written as another (Xiamen: a meld tile
+    of the gold's kind is a 白板).
+
+    >>> from scoring.notation import parse_hand
+    >>> check_robbed_tile(parse_hand("123m456m789m234p567p9s5s"), 27, "金")
+    >>> check_robbed_tile(parse_hand("123m456m789m234p567p99s"), 27, "金")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: 抢杠 (robbing a kong) cannot happen: the winner holds another 9s ...
+    """
+    robbed = hand.standing[-1]
+    kind = T.index(robbed)
+    if kind == wild_kind:
+        raise HandError(f"抢杠 (robbing a kong) cannot happen on {robbed}: it is the "
+                        f"{wild_name}, which is never melded, so no one adds it to a pung")
+    as_of = melded_as or {}
+    held = sum(1 for t in hand.standing[:-1] if T.index(t) == kind) + sum(
+        1 for m in hand.melds for t in m.tiles
+        if as_of.get(T.index(t), T.index(t)) == kind)
+    if held:
+        raise HandError(f"抢杠 (robbing a kong) cannot happen: the winner holds another "
+                        f"{robbed} (the robbed tile is another player's fourth copy, added "
+                        "to his pung)")
+
+
 def meld_text(m: Meld) -> str:
     """Compact notation of a meld's faces: ``555p``, ``EEEE``."""
     return _compact([T.index(t) for t in m.tiles])

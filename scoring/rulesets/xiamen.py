@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld
 from scoring.regional.wild_hand import (
+    check_robbed_tile,
     check_tile_count,
     counts_and_wilds,
     kind_of,
@@ -105,6 +106,9 @@ class Xiamen(RuleSet):
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         win = _win_of(context)
         melds = _meld_faces(hand, win.gold)
+        if context.kong and context.discarder is not None and hand.standing:  # 抢杠
+            check_robbed_tile(hand, win.gold, "gold (金)",
+                              {} if win.gold == WHITE else {win.gold: WHITE})
         reason = _illegal_reason(hand, win, context, settings)
         if reason:
             return _illegal(reason, win, settings)

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from scoring import tiles as T
 from scoring.hand import Hand, HandError
 from scoring.regional.wild_hand import (
+    check_robbed_tile,
     check_tile_count,
     counts_and_wilds,
     kind_of,
@@ -154,6 +155,8 @@ class Zhenjiang(RuleSet):
         _check_hand(hand, context)
         check_tile_count(hand, (self.hand_size,), "Zhenjiang")
         win = _win_of(hand, context)
+        if context.kong and context.discarder is not None:  # 抢杠: a discard win here
+            check_robbed_tile(hand, win.wild, "百搭")
         transfers = event_transfers(settings, win.first_wild_discard, win.wild_after_pung)
         counts, wilds = counts_and_wilds(hand.standing, win.wild)
         winning = T.index(hand.standing[-1])

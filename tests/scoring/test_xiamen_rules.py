@@ -315,9 +315,25 @@ def test_json_form_reports_bonus_apart_from_chips() -> None:
 
 
 def test_robbing_a_kong_counts_as_self_drawn() -> None:
-    s = xm(PLAIN, kong=True, discarder=1)
+    """Seed 000, 抢杠自摸: a robbed kong is won as self-drawn, ×2 (底 8 + 金 1 each). The
+    winner holds no other 5s: the robbed one is the left player's fourth."""
+    s = xm("123m456m789m234p567p9s 5s", kong=True, discarder=1)
     assert s.details["win"] == "self_drawn"
-    assert amounts(s) == [(p, 16, 0) for p in ("left", "opposite", "right")]
+    assert amounts(s) == [(p, 18, 0) for p in ("left", "opposite", "right")]
+
+
+@pytest.mark.parametrize(("hand", "why"), [
+    (PLAIN, "holds another 5s"),                          # the pair's other 5s
+    ("[555s,2]123m456m789m234p67p9s5s", "holds another 5s"),  # his own pung of 5s
+    ("123m456m789m234p567p5s9s", "9s: it is the gold"),     # a gold is never melded
+    ("[999s,2]123m456m789m78s55sP", "holds another P"),     # gold 9s: [999s] is 白板 ×3
+])
+def test_robbing_a_kong_refuses_a_tile_no_one_could_add_to_a_pung(hand: str, why: str) -> None:
+    """RULES.md (抢杠和 on a tile the winner holds is a context that cannot happen), seed
+    000 (golds are never melded): the robbed tile is another player's fourth copy, so the
+    winner holds no other, and it is no gold. Before, each was paid as a 自摸."""
+    with pytest.raises(HandError, match=f"抢杠 .*{why}"):
+        xm(hand, kong=True, discarder=1)
 
 
 def test_description_states_claims_and_flowers() -> None:

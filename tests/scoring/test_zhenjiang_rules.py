@@ -227,3 +227,15 @@ def test_description_states_claims_and_flowers() -> None:
     info = scoring.get_rule_set("zhenjiang").describe()
     assert info["claims"] == ["pung", "kong"]
     assert info["flowers"] is False and info["tiles"] == 136
+
+
+def test_robbing_a_kong_is_a_discard_win_on_a_tile_no_other_copy_of_which_is_held() -> None:
+    """RULES.md: 抢杠和 on a tile the winner holds cannot happen (the robbed tile is
+    another player's fourth copy), nor on a 百搭 (never melded). The robbery itself is
+    paid as a discard win (docs/regional-rules.md)."""
+    s = zj("123m456m789m234pS 5s", indicator="E", kong=True, discarder=1)
+    assert s.legal and paid(s) == [("left", 1)]
+    with pytest.raises(HandError, match=r"抢杠 .*holds another 5s"):
+        zj("123m456m789m234p5s 5s", indicator="E", kong=True, discarder=1)
+    with pytest.raises(HandError, match=r"抢杠 .*S: it is the 百搭"):
+        zj("123m456m789m234p5s S", indicator="E", kong=True, discarder=1)
