@@ -86,7 +86,7 @@ from vision.layout_sideways import (
     sideways_odds,
     sideways_probability,
 )
-from vision.postprocess import edge_gaps
+from vision.postprocess import edge_gaps, iou_matrix
 
 if TYPE_CHECKING:
     from scoring.hand import Hand
@@ -415,6 +415,8 @@ class SideReading:
     rows: tuple[list[int], ...]
     sideways: dict[int, bool]
     side_odds: dict[int, float]
+    #: boxes found twice (:func:`boxes_twice`): in no row, left out of the hand
+    twice: tuple[int, ...] = ()
 
 
 def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
@@ -436,7 +438,10 @@ def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
     )
     margins = rotation_margins(dets)
     frame = canonical_frame(dets.boxes, dets.rotations, margins)
+    twice = boxes_twice(dets)
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
+    if twice:
+        rows_local = [r for r in ([k for k in row if k not in twice] for row in rows_local) if r]
     p_side = (
         None if dets.rotation_probs is None
         else sideways_probability(dets.rotation_probs, frame.frame_rotation, frame.tilt_deg)
@@ -447,7 +452,38 @@ def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
     for r in rows_local:
         side_local.update(_sideways_flags(frame, r, params, p_side, back, side_odds))
     return SideReading(dets, params, maybe_flower, margins, frame, tuple(rows_local),
-                       side_local, side_odds)
+                       side_local, side_odds, tuple(sorted(twice)))
+
+
+#: IoU over which two boxes are one tile found twice (:func:`boxes_twice`): the
+#: detector's own suppression keeps none over its ``iou`` (0.5), and tiles side by side
+#: or stacked overlap far less.
+TWICE_IOU = 0.7
+
+
+def boxes_twice(dets: Detections) -> set[int]:
+    """Boxes of ``dets`` that repeat a box of higher confidence (IoU over
+    :data:`TWICE_IOU`): one tile found twice, as hand-made detections (an automatic
+    table, a caller's boxes) may hold, never the detector's own output. Such a box read
+    as a tile beside its twin once made a pung a kong.
+
+    >>> d = Detections.from_lists([(0, 0, 10, 14), (1, 0, 11, 14), (12, 0, 22, 14)],
+    ...                           ["C", "C", "C"], [0.8, 0.9, 0.9])
+    >>> boxes_twice(d)
+    {0}
+    """
+    if len(dets) < 2:
+        return set()
+    over = iou_matrix(dets.boxes, dets.boxes) > TWICE_IOU
+    np.fill_diagonal(over, False)
+    if not over.any():
+        return set()
+    twice: set[int] = set()
+    for i in np.argsort(-dets.confidences, kind="stable").tolist():
+        if i not in twice:
+            twice.update(j for j in np.flatnonzero(over[i]).tolist() if j not in twice
+                         and (dets.confidences[j], -j) <= (dets.confidences[i], -i))
+    return twice
 
 
 def analyze(
@@ -476,21 +512,42 @@ def analyze(
             side_local[k] = not side_local[k]
     codes = dets.codes
     main_rows, base_of, second_boxes = _added_tile_rows(
-        list(sides.rows), codes, sides.frame, side_local)
+        list(sides.rows), dets, sides.frame, side_local)
     reader = _RowReader.of(codes, dets.boxes, params, sides, side_local, main_rows,
                            {b: k for k, b in base_of.items()})
     parses, side_note = _orient_rows(reader, dets, sides.margins)
-    return _hand_layout(parses, reader, second_boxes, side_note, sides.side_odds)
+    layout = _hand_layout(parses, reader, second_boxes, side_note, sides.side_odds)
+    if sides.twice:
+        layout = replace(layout, ignored=(*layout.ignored, *sides.twice), notes=(
+            *layout.notes, f"{len(sides.twice)} box(es) found twice at one place (over "
+            f"{TWICE_IOU:.0%} overlap with a surer box) ignored"))
+    return layout
+
+
+def _may_match(dets: Detections, top: int, base: int) -> bool:
+    """Whether tile ``top`` may be of ``base``'s kind (an added-kong tile is the pung's
+    fourth copy): their top-1 classes and the alternatives the detector gave any
+    probability share one."""
+    def kinds(i: int) -> set[int]:
+        alts = dets.topk_ids[i][dets.topk_probs[i] > 0]
+        return {int(dets.class_ids[i]), *alts.tolist()}
+
+    return bool(kinds(top) & kinds(base))
 
 
 def _added_tile_rows(
-    rows: list[list[int]], codes: Sequence[str], frame: Frame, sideways: dict[int, bool],
+    rows: list[list[int]], dets: Detections, frame: Frame, sideways: dict[int, bool],
 ) -> tuple[list[list[int]], dict[int, int], list[int]]:
     """``(main rows, base_of, second boxes)``: ``rows`` whose tiles all lie on sideways
-    tiles of bigger rows are added-kong tiles (``base_of``: such a tile → the sideways
-    tile under it) and are no rows of their own; a face-down box lying on the meld row of
-    such a tile, in its row, is a second box of it (an added tile is laid face up; no
-    tile is laid face down on a meld): left out. The other rows are the main rows."""
+    tiles of bigger rows, each lying sideways as a 加杠 tile does or one that may be of
+    the kind of the tile under it (:func:`_may_match`; an upright tile of another kind
+    lying just beyond a claimed tile — the hand's last tile laid in front of its melds,
+    the winning tile pushed forward — is a tile of the hand), are added-kong tiles
+    (``base_of``: such a tile → the sideways tile under it) and are no rows of their own;
+    a face-down box lying on the meld row of such a tile, in its row, is a second box of
+    it (an added tile is laid face up; no tile is laid face down on a meld): left out.
+    The other rows are the main rows."""
+    codes = dets.codes
     base_of: dict[int, int] = {}
     second_boxes: list[int] = []
     main_rows = []
@@ -509,7 +566,8 @@ def _added_tile_rows(
                         down_row[k] = j
                         break
                     continue
-                hit = [b for b in other if sideways[b] and stacked_on(frame, k, b)]
+                hit = [b for b in other if sideways[b] and stacked_on(frame, k, b)
+                       and (sideways[k] or _may_match(dets, k, b))]
                 if hit:
                     bases[k], base_row[k] = hit[0], j
                     break
@@ -628,8 +686,11 @@ def _orient_rows(
     params = reader.params
     # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
     # 90); then the whole picture is judged by how players lay a hand out (see
-    # across_votes).
-    sides_known = bool(np.isin(dets.rotations, (180, 270)).any())
+    # across_votes). A classifier's rotations say which side a tile faces even when no
+    # tile reads 180 or 270 (a hand seen from its owner's seat, its claimed tiles turned
+    # to 90).
+    sides_known = (dets.rotation_probs is not None
+                   or bool(np.isin(dets.rotations, (180, 270)).any()))
     parses: list[RowParse] = []
     firm: list[bool] = []  # the row's tiles agree as a hand left either way up rarely does
     for k, r in enumerate(reader.main_rows):
@@ -693,6 +754,7 @@ def _hand_layout(
     flowers: list[int] = []
     ignored: list[int] = []
     standing_runs: list[tuple[int, list[int]]] = []
+    start_gaps: dict[int, float] = {}
     rows: list[Row] = []
     for k in chosen:
         p = parses[k]
@@ -701,6 +763,9 @@ def _hand_layout(
         flowers.extend(p.flowers)
         ignored.extend(p.ignored)
         standing_runs.extend((len(rows) - 1, run) for run in p.runs)
+        start_gap = _gap_after_first(p)
+        if start_gap is not None:
+            start_gaps[len(rows) - 1] = start_gap
     if ignored:
         notes.append(f"{len(ignored)} face-down tile(s) outside a concealed kong ignored")
     left_out = [d for k in chosen for d in parses[k].loose]
@@ -729,7 +794,7 @@ def _hand_layout(
                 "kong; the picture does not say whether it was claimed: scored as "
                 "concealed (暗杠)"
             )
-    winning = winning_tile(standing_runs)
+    winning = winning_tile(standing_runs, start_gaps)
     if winning is None:
         winning = slightly_apart([parses[k] for k in chosen])
         if winning in in_kongs:
@@ -750,6 +815,15 @@ def _hand_layout(
         sideways=frozenset(k for k, s in reader.sideways.items() if s),
         side_margins=tuple(sorted((k, round(o, 3)) for k, o in side_odds.items())),
     )
+
+
+def _gap_after_first(p: RowParse) -> float | None:
+    """The gap (tile widths) after ``p``'s first standing tile when it is a run of its
+    own, to whatever tile comes next in the row; None otherwise."""
+    if not p.runs or len(p.runs[0]) != 1:
+        return None
+    pos = p.row.detections.index(p.runs[0][0])
+    return p.gaps[pos] if pos < len(p.gaps) and pos + 1 < len(p.row.detections) else None
 
 
 def _meld_and_tilt_notes(melds: list[MeldLayout], tilt_deg: float,

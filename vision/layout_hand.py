@@ -184,22 +184,48 @@ def slightly_apart(parses: list[RowParse]) -> int | None:
     return None
 
 
-def winning_tile(runs: list[tuple[int, list[int]]]) -> int | None:
-    """The tile set apart from the standing tiles: a run of one tile at the end (else at
-    the start) of the row holding the most standing tiles, or a lone tile in a row of its
-    own. None when no tile, or more than one, is set apart."""
+#: Gap (tile widths) after a lone tile at the start of the standing row for it to be the
+#: winning tile set apart there (:func:`winning_tile`): at the end any split (``group_gap``)
+#: will do, as the last standing tile is the default anyway; at the start a gap a hand
+#: leaves by chance (0.2–0.3) would move the winning tile to the other end. (0.5 lost a
+#: winning tile set 0.41 apart in a row read end to end: turned-choice scene 192.)
+START_APART_GAP = 0.35
+
+#: Standing tiles a row holds to be part of the standing row when a hand is laid in two
+#: rows (:func:`winning_tile` then looks at the near one, where the owner's last tiles are).
+WRAPPED_ROW_TILES = 4
+
+
+def winning_tile(runs: list[tuple[int, list[int]]],
+                 start_gaps: dict[int, float] | None = None) -> int | None:
+    """The tile set apart from the standing tiles: a run of one tile at the end (else,
+    after a gap of :data:`START_APART_GAP` or more — ``start_gaps``: row → the gap after
+    its first tile, in tile widths; unknown: any — at the start) of the standing row, or
+    a lone tile in a row of its own. ``runs``: ``(row, detections)`` in reading order,
+    rows far to near. The standing row is the nearest row holding
+    :data:`WRAPPED_ROW_TILES` standing tiles or more (a hand laid in two rows ends on the
+    near one), else the row holding the most. None when no tile, or more than one, is
+    set apart.
+
+    >>> winning_tile([(0, [0, 1, 2, 3, 4, 5]), (1, [6, 7, 8, 9, 10]), (1, [11])])
+    11
+    >>> winning_tile([(0, [0]), (0, [1, 2, 3, 4])], {0: 0.25}) is None
+    True
+    """
     if len(runs) < 2:
         return None
     per_row = Counter[int]()
     for row_no, run in runs:
         per_row[row_no] += len(run)
-    main_row = per_row.most_common(1)[0][0]
+    wrapped = [r for r, n in per_row.items() if n >= WRAPPED_ROW_TILES]
+    main_row = max(wrapped) if wrapped else per_row.most_common(1)[0][0]
     main_runs = [run for row_no, run in runs if row_no == main_row]
     singles_elsewhere = [run for row_no, run in runs if row_no != main_row and len(run) == 1]
     if len(main_runs) >= 2:
         if len(main_runs[-1]) == 1:
             return main_runs[-1][0]
-        if len(main_runs[0]) == 1 and len(main_runs[-1]) > 1 and len(main_runs) == 2:
+        if (len(main_runs[0]) == 1 and len(main_runs[-1]) > 1 and len(main_runs) == 2
+                and (start_gaps or {}).get(main_row, START_APART_GAP) >= START_APART_GAP):
             return main_runs[0][0]
         return None
     if len(singles_elsewhere) == 1 and len(runs) == 2:

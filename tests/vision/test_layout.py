@@ -714,3 +714,111 @@ def test_flowers_lying_by_another_players_tiles_are_not_the_hands() -> None:
         lay = analyze(d)
         assert sorted(d.codes[f] for f in lay.flowers) == ["4f", "6f"]
         assert not any("another player's" in n for n in lay.notes)
+
+
+def _classifier_read(d: Detections) -> Detections:
+    """``d`` as the crop classifier reads it: each tile's rotation sure (0.97)."""
+    from dataclasses import replace
+
+    p = np.full((len(d), 4), 0.01, np.float32)
+    p[np.arange(len(d)), d.rotations // 90] = 0.97
+    return replace(d, rotation_probs=p)
+
+
+@pytest.mark.parametrize("scene", ["winning tile at the left", "melds nearer the camera"])
+def test_a_classifier_reading_every_tile_upright_keeps_the_hand_on_the_owners_side(
+    scene: str,
+) -> None:
+    """Issue 6 (claim sources as RULES.md notation): a photo from the owner's seat, the
+    claimed tile turned to 90° — no tile at 180 or 270. With the classifier's rotations
+    that says which side each tile faces; a layout cue (a tile apart at the left, a meld
+    row nearer the camera) once mirrored the whole hand, ``[CCC,3]`` for ``[CCC,1]``."""
+    b = SceneBuilder(sideways_rotation=90)
+    if scene == "winning tile at the left":
+        b.standing("N").standing("123m456p789sN", apart=True).meld("CCC", sideways=0)
+    else:
+        b.standing("123m456p789sNN").row().meld("CCC", sideways=0).row()
+    d = _classifier_read(b.detections())
+    assert set(d.rotations.tolist()) == {0, 90}
+    lay = analyze(d)
+    assert not any(r.upside_down for r in lay.rows)
+    assert [format_meld(m) for m in lay.hand(d.codes).melds] == ["[CCC,1]"]
+
+
+@pytest.mark.parametrize("gap", [1.0, 1.15, 1.3])
+def test_an_upright_tile_of_another_kind_in_front_of_a_claimed_tile_is_the_hands(
+    gap: float,
+) -> None:
+    """Issue 6 (added kong = the pung's fourth copy on its claimed tile, seed 003): the
+    hand's last standing tile laid by its row of melds, against a pung's sideways tile
+    (``gap``: rows that far apart, in tile heights), once became an "added kong" tile
+    and the hand was refused ("kong NCCC is not 4 tiles of one kind"). An upright tile
+    no reading makes the pung's kind is the hand's; a tile lying sideways there stays in
+    the 加杠 place (the chow test above)."""
+    h = 1.0
+    boxes, codes, rots = [], [], []
+    x = 0.0
+    for tile, side in (("C", True), ("C", False), ("C", False), ("W", False), ("W", True),
+                       ("W", False), ("2s", True), ("3s", False), ("4s", False),
+                       ("5p", False), ("6p", False), ("7p", True)):
+        w = 1.0 if side else 0.75
+        y0 = gap * 54 + (54 - 40) if side else gap * 54
+        boxes.append((x * 40, y0, (x + w) * 40, y0 + (40 if side else 54)))
+        codes.append(tile)
+        rots.append(90 if side else 0)
+        x += w + (0.3 if len(codes) % 3 == 0 else 0.0)
+    boxes.append((0.0, 0.0, 30.0, 54.0 * h))  # the lone standing N, against [CCC]
+    codes.append("N")
+    rots.append(0)
+    d = _classifier_read(Detections.from_lists(boxes, codes, rotations=rots))
+    lay = analyze(d)
+    assert not any(m.added for m in lay.melds)
+    hand = lay.hand(d.codes)
+    assert format_meld(hand.melds[0]) == "[CCC,1]"
+    assert "N" in hand.standing
+
+
+@pytest.mark.parametrize("which", ["sideways C", "upright C"])
+def test_a_tile_found_twice_at_one_place_is_one_tile(which: str) -> None:
+    """Issue 6 (a pung is three tiles; 加杠 a fourth laid on or beside the claimed one):
+    hand-made detections holding one tile's box twice (an automatic table's, a caller's)
+    read the twin beside it and made ``[CCC,1]`` a kong ``[CCCC,5]``. A box over 70 %
+    overlapping a surer one is that tile found twice, left out with a note."""
+    b = SceneBuilder().standing("123m99sEEE56p").meld("CCC", sideways=0).win("7p")
+    d = b.detections()
+    k = [i for i, c in enumerate(d.codes) if c == "C"][0 if which == "sideways C" else 1]
+    x0, y0, x1, y1 = (float(v) for v in d.boxes[k])
+    shift = 0.05 * (x1 - x0)
+    dd = Detections.from_lists([*d.boxes.tolist(), [x0 + shift, y0, x1 + shift, y1]],
+                               [*d.codes, "C"], [1.0] * len(d) + [0.9],
+                               [*d.rotations.tolist(), int(d.rotations[k])])
+    lay = analyze(dd)
+    assert canon(lay.hand(dd.codes)) == canon(parse_hand("[CCC,1]123m99sEEE56p7p"))
+    assert len(dd) - 1 in lay.ignored
+    assert any("found twice" in n for n in lay.notes)
+
+
+@pytest.mark.parametrize(("gap", "winning"), [(0.25, None), (0.3, None), (0.8, "1m")])
+def test_a_lone_first_tile_is_the_winning_tile_only_when_clearly_apart(
+    gap: float, winning: str | None,
+) -> None:
+    """Issue 6 (the winning tile set apart; else the last standing tile): a gap a hand
+    leaves by chance after its first tile (0.25 tile widths) once made that tile the
+    winning tile, moving it from the row's end (MCR 16 fan instead of 17). At the start
+    a tile is set apart only by 0.35 tile widths or more (START_APART_GAP)."""
+    d = (SceneBuilder(gap=gap).standing("1m").standing("23m456p789sNN", apart=True)
+         .meld("CCC", sideways=2).row().detections())
+    lay = analyze(d)
+    assert (None if lay.winning is None else d.codes[lay.winning]) == winning
+
+
+@pytest.mark.parametrize("gap", [0.8, 0.3])
+def test_a_hand_laid_in_two_rows_ends_with_the_tile_apart_on_the_near_row(gap: float) -> None:
+    """Issue 6 (a hand in two rows reads far to near, its last standing tile at the right
+    end of the near row): with the shorter row nearer, its tile set apart was not seen,
+    and a small gap after the far row's first tile made 1m the winning tile."""
+    d = (SceneBuilder(gap=gap).standing("1m").standing("23m456p", apart=True).row()
+         .standing("789sN").meld("CCC", sideways=2).win("N").row().detections())
+    lay = analyze(d)
+    assert lay.winning is not None and d.codes[lay.winning] == "N"
+    assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,3]123m456p789sNN"))
