@@ -190,6 +190,8 @@ def chunk_cost(
         if len(faces) > 1:
             cost += params.cost_bad_codes
         if backs not in ([0, 3], [0, 1, 2, 3]):
+            if any(gaps_before):  # a kong's four tiles lie together: not a tile apart
+                return None
             cost += 1.0
         cost += 1.0 * len(side)
         return cost, MeldLayout(dets, None, None, False, True)

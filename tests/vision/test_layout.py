@@ -822,3 +822,17 @@ def test_a_hand_laid_in_two_rows_ends_with_the_tile_apart_on_the_near_row(gap: f
     lay = analyze(d)
     assert lay.winning is not None and d.codes[lay.winning] == "N"
     assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,3]123m456p789sNN"))
+
+
+def test_three_face_down_tiles_take_no_tile_across_a_gap_into_a_kong() -> None:
+    """Issue 6 (a concealed kong: four tiles together, seed 003 暗杠 face down): when the
+    detector misses one tile of an all-face-down kong, the three backs once took the
+    winning tile set apart beside them into a "concealed kong", and the winning tile
+    became a kong of E. A kong's tiles lie together: a tile across a gap joins none."""
+    b = SceneBuilder().standing("123m456p789sN").concealed_kong("W", all_down=True)
+    full = b.win("E").row().detections()
+    d = full.select([k for k in range(len(full)) if k != len(full) - 2])  # a back missed
+    assert d.codes.count("back") == 3
+    lay = analyze(d)
+    assert not lay.melds
+    assert lay.winning is not None and d.codes[lay.winning] == "E"
