@@ -169,6 +169,34 @@ def test_a_camera_frame_with_seats_that_contradict_is_refused_at_once(setup) -> 
 
 
 @needs_mcr
+@pytest.mark.parametrize(("context", "why"), [
+    ('{"x":' + "[" * 260 + "]" * 260 + "}", "context.x.0 is a list"),
+    ('{"a":' + "[" * 990 + "]" * 990 + "}", "nests lists or objects too deeply"),
+    ('{"gold": {"kind": "5m"}}', "context.gold is a JSON object"),
+])
+def test_a_camera_frame_whose_context_nests_values_is_refused_and_nothing_recorded(
+        setup, context: str, why: str) -> None:
+    """No 500, never lost data: a frame's context nested 260 deep was recorded with its
+    hand and answered 500, and that hand's history could never be read again (its
+    revisions are kept for ever); 990 deep, json.loads' RecursionError gave a 500. A
+    context field holds a plain value or a list of them: 400 naming it, nothing kept."""
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a = cam.show(120, PLAIN_HAND)
+    for _ in range(3):
+        r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                        files={"image": ("f.jpg", frame(a), "image/jpeg")},
+                        data={"winner": "E", "self_drawn": "true", "context": context})
+        assert r.status_code == 400, r.text
+        assert why in r.json()["error"]["message"]
+    assert client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"] == []
+    body = {"hand": PLAIN_HAND, "winner": "E", "self_drawn": True,
+            "context": {"x": [["deep"]]}}
+    r = client.post(f"/v1/tables/{t}/hands", json=body, headers=bearer(k))
+    assert r.status_code == 422 and "context.x.0 is a list" in r.text
+
+
+@needs_mcr
 def test_a_camera_still_showing_its_hand_is_told_that_hand_s_number(setup) -> None:
     """``already_recorded`` names the hand the camera recorded, not the sheet's last: a
     draw the referee posts after it (hand 2) does not become the camera's hand."""

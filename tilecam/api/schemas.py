@@ -47,6 +47,31 @@ def nul_at(value: Any, path: str = "") -> str | None:
     return None
 
 
+def context_shape_problem(context: dict[str, Any]) -> str | None:
+    """Why a hand's win ``context`` (a JSON object) cannot be one, naming the field: each
+    field's value is a plain value (text, number, true/false, null) or a list of them
+    (``hidden_kongs``) — nothing nested deeper, which no rule set reads and which every
+    read of the sheet would have to return (nested a few hundred levels, it could not be
+    returned at all). None when it is fine. Looks without recursion.
+
+    >>> context_shape_problem({"gold": "5m", "hidden_kongs": ["E"]}) is None
+    True
+    >>> context_shape_problem({"gold": {"kind": ["5m"]}})
+    'context.gold is a JSON object: a context field holds a plain value or a list of them'
+    >>> context_shape_problem({"hidden_kongs": [["E"]]})
+    'context.hidden_kongs.0 is a list: a context field holds a plain value or a list of them'
+    """
+    rule = "a context field holds a plain value or a list of them"
+    for key, value in context.items():
+        if isinstance(value, dict):
+            return f"context.{key} is a JSON object: {rule}"
+        for index, item in enumerate(value) if isinstance(value, list) else ():
+            if isinstance(item, dict | list):
+                kind = "a JSON object" if isinstance(item, dict) else "a list"
+                return f"context.{key}.{index} is {kind}: {rule}"
+    return None
+
+
 def nul_problem(value: Any) -> str | None:
     """Why ``value`` (a JSON value) cannot be stored in a score sheet — a string in it
     holds U+0000, which PostgreSQL cannot store — naming where; None when it can.

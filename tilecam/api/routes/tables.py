@@ -36,7 +36,7 @@ import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
-from tilecam.api.schemas import StoredIn, nul_problem
+from tilecam.api.schemas import StoredIn, context_shape_problem, nul_problem
 from tilecam.api.upload import IMAGE_REQUEST_BODY
 from tilecam.db.models import GameTable
 from tilecam.tables import camera, places, sheet, standings, views
@@ -91,6 +91,8 @@ class HandIn(StoredIn):
     @field_validator("context")
     @classmethod
     def _context_size(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if (problem := context_shape_problem(value)) is not None:
+            raise ValueError(problem)
         size = len(json.dumps(value, ensure_ascii=False))
         if size > MOST_CONTEXT_CHARS:
             raise ValueError(f"context is {size:,} characters of JSON; at most "
@@ -252,9 +254,14 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         except ValueError as exc:
             raise ApiError(400, "invalid_request",
                            f"field context is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ApiError(400, "invalid_request",
+                           "field context nests lists or objects too deeply") from None
         if not isinstance(context, dict):
             raise ApiError(400, "invalid_request",
                            'field context must be a JSON object, e.g. {"gold": "5m"}')
+        if (problem := context_shape_problem(context)) is not None:
+            raise ApiError(400, "invalid_request", f"field {problem}")
         _refuse_nul(context, "field context: ")
     return HandReport(winner=seats["winner"], discarder=seats["discarder"], context=context,
                       self_drawn=_flag(fields, "self_drawn"),
