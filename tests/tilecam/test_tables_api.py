@@ -923,3 +923,38 @@ def test_a_frame_to_a_table_path_that_is_no_table_number_is_a_422(
                         files={"image": ("f.jpg", frame(90), "image/jpeg")})
         assert r.status_code == 422, r.text
         assert r.json()["error"]["message"].startswith("path.table_id: ")
+
+
+@needs_mcr
+def test_a_write_whose_answer_cannot_be_read_back_says_it_was_recorded(
+        setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never lost data, nor doubled: a hand or penalty committed, then the database failing
+    to read it back for the answer (a lock held past the busy timeout), was answered 503
+    "nothing was recorded … try again" — and the re-send the message asked for recorded
+    it twice. The answer is now 201 with the ids of what was recorded and ``view_error``."""
+    from sqlalchemy.exc import OperationalError
+
+    from tilecam.api.routes import tables as routes
+
+    client, _, _ = setup
+    _, [(t, k), _] = new_event(client)
+
+    def locked(*_: Any, **__: Any) -> None:
+        raise OperationalError("SELECT …", {}, Exception("database is locked"))
+
+    with monkeypatch.context() as m:
+        m.setattr(routes, "_hand_view", locked)
+        m.setattr(routes.views, "penalty_view", locked)
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"hand": PLAIN_HAND, "winner": "E", "self_drawn": True})
+        assert r.status_code == 201, r.text
+        assert r.json()["recorded"] is True and r.json()["number"] == 1
+        assert "database is locked" in r.json()["view_error"]
+        assert f"GET /v1/tables/{t}/hands/1" in r.json()["view_error"]
+        p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": 1, "kind": "deduction", "points": 10, "hand": 1})
+        assert p.status_code == 201 and p.json()["recorded"] is True, p.text
+    hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+    assert len(hands) == 1
+    pens = client.get(f"/v1/tables/{t}/penalties", headers=bearer(k)).json()["penalties"]
+    assert [q["id"] for q in pens] == [p.json()["id"]]

@@ -25,20 +25,23 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import logging
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ConfigDict, Field, field_validator
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
 from tilecam.api.deps import require_json
-from tilecam.api.errors import ApiError
+from tilecam.api.errors import ApiError, first_line
 from tilecam.api.routes.events import domain_error
 from tilecam.api.schemas import StoredIn, context_shape_problem, nul_problem
 from tilecam.api.upload import IMAGE_REQUEST_BODY
-from tilecam.db.models import GameTable
+from tilecam.db.models import GameTable, Penalty
 from tilecam.tables import camera, places, sheet, standings, views
 from tilecam.tables.access import (
     Caller,
@@ -53,6 +56,7 @@ from tilecam.tables.access import (
 from tilecam.tables.camera import FrameReader
 from tilecam.tables.scoring_bridge import HandReport, check_win_seats, reading_context
 
+log = logging.getLogger("tilecam.api")
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
 DB = Annotated[sessionmaker[Session], Depends(database)]
@@ -170,9 +174,31 @@ def _table_or_404(session: Session, table_id: int) -> GameTable:
 
 def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded,
                    history: bool = False) -> dict[str, Any]:
-    with sf() as session:
-        table = _table_or_404(session, table_id)
-        return _hand_view(session, table, rec.hand.number, history)
+    """The answer to a write of hand ``rec`` (committed): the hand at its place, read
+    back; when that read fails, :func:`_committed_anyway`."""
+    def view() -> dict[str, Any]:
+        with sf() as session:
+            table = _table_or_404(session, table_id)
+            return _hand_view(session, table, rec.hand.number, history)
+
+    return _after_commit(view, {"table_id": table_id, "number": rec.hand.number},
+                         f"/v1/tables/{table_id}/hands/{rec.hand.number}")
+
+
+def _after_commit(view: Callable[[], dict[str, Any]], ids: dict[str, Any],
+                  where: str) -> dict[str, Any]:
+    """``view()``, the answer to a write already committed; when the database fails to
+    read it back (a lock held past the busy timeout, a pool exhausted, a connection
+    lost), the write still stands: the ids of what was recorded, ``recorded: true`` and
+    ``view_error`` saying where to read it — never the 503 that says nothing was
+    recorded, which a client would answer by sending the write again."""
+    try:
+        return view()
+    except SQLAlchemyError as exc:
+        log.warning("recorded, but reading it back failed (%s): %s", where, exc)
+        return {**ids, "recorded": True,
+                "view_error": f"recorded; reading it back failed ({first_line(exc)}): "
+                              f"GET {where} shows it"}
 
 
 def _hand_view(session: Session, table: GameTable, number: int, history: bool) -> dict[str, Any]:
@@ -422,8 +448,17 @@ def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                                 body.reason, caller.author, body.money, to)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    with sf() as session:
-        return views.penalty_view(pen, _table_or_404(session, table_id))
+    return _penalty_answer(sf, table_id, pen)
+
+
+def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty) -> dict[str, Any]:
+    """The answer to a committed penalty write (see :func:`_after_commit`)."""
+    def view() -> dict[str, Any]:
+        with sf() as session:
+            return views.penalty_view(pen, _table_or_404(session, table_id))
+
+    return _after_commit(view, {"id": pen.id, "table_id": table_id},
+                         f"/v1/tables/{table_id}/penalties")
 
 
 @router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)])
@@ -434,8 +469,7 @@ def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
         pen = sheet.void_penalty(sf, table_id, penalty_id, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    with sf() as session:
-        return views.penalty_view(pen, _table_or_404(session, table_id))
+    return _penalty_answer(sf, table_id, pen)
 
 
 @router.get("/{table_id}/penalties")
