@@ -210,3 +210,18 @@ def test_score_json_is_the_same_as_the_cli(
     cli = json.loads(capsys.readouterr().out)
     api = client.post("/v1/score", json={"hand": BIG_FOUR, "self_drawn": True, "seat_wind": "S"})
     assert api.json() == cli
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    (b'{"hand": ' + b"[" * 1500 + b"]" * 1500 + b"}", "nests lists or objects too deeply"),
+    (b'{"hand": "11223344556677m", "flowers": ' + b"9" * 5000 + b"}", "number too long"),
+    (b'{"hand": "11223344556677m\xff"}', "not UTF-8 text"),
+])
+def test_a_body_the_json_parser_gives_up_on_says_why(
+        client: TestClient, body: bytes, why: str) -> None:
+    """Every bad input gets a clear error naming what is wrong: JSON nested too deep, a
+    number of thousands of digits and bytes that are not UTF-8 were all answered "There
+    was an error parsing the body"."""
+    r = client.post("/v1/score", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert why in r.json()["error"]["message"]

@@ -26,7 +26,10 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tilecam.db.engine import PERMANENT_FAULTS
 
 log = logging.getLogger("tilecam.api")
 
@@ -118,6 +121,29 @@ async def _api_error_handler(request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, exc.code, exc.message, exc.headers)
 
 
+#: FastAPI's message for a body its JSON parser gave up on with an error other than a
+#: syntax error (the cause is chained to it).
+BODY_PARSE_DETAIL = "There was an error parsing the body"
+
+
+def body_parse_problem(cause: BaseException) -> str:
+    """What was wrong with a request body FastAPI could not parse, from its ``cause``.
+
+    >>> body_parse_problem(RecursionError("maximum recursion depth exceeded"))
+    'the JSON body nests lists or objects too deeply'
+    >>> bad = UnicodeDecodeError("utf-8", bytes([255]), 0, 1, "invalid start byte")
+    >>> body_parse_problem(bad)  # doctest: +ELLIPSIS
+    "the body is not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 0: ..."
+    """
+    if isinstance(cause, RecursionError):
+        return "the JSON body nests lists or objects too deeply"
+    if isinstance(cause, UnicodeDecodeError):
+        return f"the body is not UTF-8 text: {cause}"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return f"the JSON body holds a number too long to read: {str(cause).splitlines()[0]}"
+    return f"the body could not be read as JSON: {type(cause).__name__}: {cause}"
+
+
 async def _http_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
@@ -128,6 +154,8 @@ async def _http_error_handler(request: Request, exc: Exception) -> JSONResponse:
         message = f"method {request.method} is not allowed on {request.url.path}"
     elif status == 413:
         message = "request body too large"
+    elif status == 400 and exc.__cause__ is not None and exc.detail == BODY_PARSE_DETAIL:
+        message = body_parse_problem(exc.__cause__)
     elif isinstance(exc.detail, str) and exc.detail:
         message = exc.detail
     else:
@@ -149,15 +177,43 @@ def first_line(exc: BaseException) -> str:
     return reason[0].strip() if reason else type(exc).__name__
 
 
+def unavailable(what: str, reason: str) -> tuple[str, dict[str, str]]:
+    """The message and headers of a 503 ``database_unavailable``: ``what`` happened, for
+    ``reason`` (the driver's); "try again" with ``Retry-After`` only when trying again
+    may help (see :data:`PERMANENT_FAULTS`).
+
+    >>> unavailable("the database did not answer", "database is locked")[1]
+    {'Retry-After': '5'}
+    >>> unavailable("the database cannot be opened", "file is not a database")[1]
+    {}
+    """
+    if any(fault in reason for fault in PERMANENT_FAULTS):
+        return (f"{what}: {reason} (nothing was recorded by this request; the server's "
+                "operator must repair or replace the database, or give another: trying "
+                "again will not help)"), {}
+    return (f"{what}: {reason} (nothing was recorded by this request; try again)",
+            {"Retry-After": "5"})
+
+
 async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """The database failed under a request that had opened it before (a server gone, a
-    connection that timed out, a lock held too long): 503, not a tilecam bug."""
+    connection that timed out, a lock held too long, a file it may not write): 503, not
+    a tilecam bug."""
     assert isinstance(exc, OperationalError)
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
+    return error_response(503, "database_unavailable",
+                          *unavailable("the database did not answer", first_line(exc)))
+
+
+async def _pool_timeout_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Every database connection of the server stayed busy past the pool's timeout
+    (overload): 503 ``busy``, nothing recorded."""
+    assert isinstance(exc, PoolTimeout)
+    log.warning("no database connection free on %s %s", request.method, request.url.path)
     return error_response(
-        503, "database_unavailable",
-        f"the database did not answer: {first_line(exc)} "
-        "(nothing was recorded by this request; try again)",
+        503, "busy",
+        "the server is busy: every database connection stayed in use (nothing was "
+        "recorded by this request; try again)",
         {"Retry-After": "5"},
     )
 
@@ -190,5 +246,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error_handler)
     app.add_exception_handler(RequestValidationError, _validation_error_handler)
     app.add_exception_handler(OperationalError, _database_error_handler)
+    app.add_exception_handler(PoolTimeout, _pool_timeout_handler)
     app.add_exception_handler(DataError, _data_error_handler)
     app.add_exception_handler(Exception, _unexpected_error_handler)

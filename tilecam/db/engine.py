@@ -98,6 +98,10 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(
             parsed,
             connect_args={"check_same_thread": False, "timeout": 30},
+            # as many connections as the server's worker threads (AnyIO's 40): a file
+            # costs nothing to open, and a request waiting for a connection rather than
+            # for the database only waits longer
+            pool_size=5, max_overflow=POOL_OVERFLOW,
         )
         _configure_sqlite(engine)
         return engine
@@ -108,6 +112,9 @@ def make_engine(url: str) -> Engine:
         )
     return create_engine(parsed, pool_pre_ping=True, connect_args=postgres_connect_args(url))
 
+
+#: Connections a SQLite engine opens beyond its 5 kept ones (see :func:`make_engine`).
+POOL_OVERFLOW = 40
 
 #: Seconds a PostgreSQL connection may take to open before the request that needs it is
 #: answered ``database_unavailable`` (a server that does not answer would otherwise hold
@@ -128,6 +135,20 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
         "connect_timeout": CONNECT_TIMEOUT_S}
 
 
+#: Database reasons no retry mends (a file the server may not write, one that is no
+#: database or is damaged, a schema from a newer tilecam, a path that cannot be a file):
+#: a transaction is not tried again, and the API answers without "try again" and
+#: ``Retry-After`` (:func:`tilecam.api.errors.unavailable`) — an operator must act.
+PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
+                    "Can't locate revision", "Not a directory", "unable to open database",
+                    "Permission denied")
+
+#: Connection execution option that marks a transaction that writes
+#: (:func:`tilecam.tables.sheet.transaction`, the migrations): on SQLite it begins with
+#: ``BEGIN IMMEDIATE``, every other with a deferred ``BEGIN``.
+WRITE = "tilecam_write"
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -142,7 +163,11 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A write takes the database's one write lock when it begins, so writers queue
+        # for it (busy_timeout) rather than fail on upgrading a read; a read begins
+        # deferred and, in WAL, reads its snapshot beside a writer without waiting.
+        write = conn.get_execution_options().get(WRITE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
 def get_engine(url: str) -> Engine:

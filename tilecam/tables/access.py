@@ -24,7 +24,7 @@ import numpy as np
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from tilecam.api.errors import ApiError, first_line
+from tilecam.api.errors import ApiError, first_line, unavailable
 from tilecam.db import GameTable, get_engine, session_factory, upgrade
 from tilecam.settings import Settings
 from tilecam.tables import sheet
@@ -62,10 +62,10 @@ def database(request: Request) -> sessionmaker[Session]:
                 engine = get_engine(url)
                 upgrade(engine)
             except Exception as exc:
-                raise ApiError(503, "database_unavailable",
-                               f"the database cannot be opened: {first_line(exc)} (nothing "
-                               "was recorded by this request; try again)",
-                               headers={"Retry-After": "5"}) from None
+                message, headers = unavailable("the database cannot be opened",
+                                               first_line(exc))
+                raise ApiError(503, "database_unavailable", message,
+                               headers=headers) from None
             sf = state.table_db = session_factory(engine)
     return sf
 

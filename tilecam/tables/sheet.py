@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
+from tilecam.db.engine import PERMANENT_FAULTS, WRITE
 from tilecam.db.models import (
     CameraState,
     Event,
@@ -67,16 +68,22 @@ class NotFound(LookupError):
 
 def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempts: int = 5) -> T:
     """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database.
-    A database that cannot be reached at all (no statement ran) is not tried again: the
-    error goes up at once (answered 503 ``database_unavailable``)."""
+    A database that cannot be reached at all (no statement ran), or that fails for a
+    reason no retry mends (a read-only file, :data:`tilecam.db.engine.PERMANENT_FAULTS`),
+    is not tried again: the error goes up at once (answered 503 ``database_unavailable``).
+    On SQLite the transaction begins ``IMMEDIATE`` (:data:`tilecam.db.engine.WRITE`):
+    writers queue for the write lock; reads elsewhere begin deferred."""
     for attempt in range(1, attempts + 1):
         with sf() as session:
             try:
                 with session.begin():
+                    session.connection(execution_options={WRITE: True})  # SQLite: IMMEDIATE
                     return work(session)
             except (IntegrityError, OperationalError) as exc:
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
-                if attempt == attempts or unreachable:
+                lasting = isinstance(exc, OperationalError) and any(
+                    fault in str(exc.orig) for fault in PERMANENT_FAULTS)
+                if attempt == attempts or unreachable or lasting:
                     raise
                 log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
                 time.sleep(0.01 * attempt)

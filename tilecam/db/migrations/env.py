@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from alembic import context
 
+from tilecam.db.engine import WRITE
 from tilecam.db.models import Base
 
 #: PostgreSQL advisory lock id held while migrating.
@@ -19,6 +20,7 @@ if engine is None:  # pragma: no cover - only reachable through the bare alembic
     raise RuntimeError("run migrations through `tilecam db upgrade` (tilecam.db.migrate)")
 
 with engine.connect() as connection:
+    connection.execution_options(**{WRITE: True})  # SQLite: BEGIN IMMEDIATE (below)
     context.configure(
         connection=connection,
         target_metadata=Base.metadata,

@@ -1,0 +1,78 @@
+"""The score sheet on SQLite (the default) while its write lock is held elsewhere or its
+file cannot serve: reads go on beside a writer, and what cannot be mended by trying
+again does not ask for it (concurrency review of the sixty-eighth session)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from test_tables_helpers import admin, bearer, client_for, make_app, new_table
+
+from tilecam.db.engine import sqlite_file
+
+WIN = "123m456m789m123p55p"
+
+
+def test_the_sheet_is_read_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:
+    """WAL lets a read run beside a writer; every read once began ``BEGIN IMMEDIATE``,
+    waited for the write lock (a long re-score in another worker, a backup) and, past
+    the 30 s busy timeout, answered 503. Writes still take the lock when they begin."""
+    url = f"sqlite:///{tmp_path / 'tilecam.db'}"
+    app, _ = make_app(url, tmp_path / "data")
+    for client in client_for(app):
+        t, k = new_table(client)
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"hand": WIN, "winner": "E", "self_drawn": True})
+        assert r.status_code == 201, r.text
+        file = sqlite_file(url)
+        assert file is not None
+        holder = sqlite3.connect(file, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            started = time.perf_counter()
+            for path in ("/sheet", "/standings", "/hands", "/hands/1", ""):
+                got = client.get(f"/v1/tables/{t}{path}", headers=bearer(k))
+                assert got.status_code == 200, (path, got.text)
+            assert time.perf_counter() - started < 5
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+
+
+def test_a_file_that_is_no_database_does_not_ask_to_try_again(tmp_path: Path) -> None:
+    """A permanent fault (a file that is no database, a read-only one, a newer schema) is
+    still a 503 naming it, but without "try again" and ``Retry-After``: waiting cannot
+    mend it, an operator must."""
+    db = tmp_path / "tilecam.db"
+    db.write_bytes(b"this is not a database file, just text" * 100)
+    app, _ = make_app(f"sqlite:///{db}", tmp_path / "data")
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "open", "rules": "mcr"}, headers=admin())
+        assert r.status_code == 503, r.text
+        message = r.json()["error"]["message"]
+        assert "file is not a database" in message and "try again" not in message
+        assert "operator" in message and "Retry-After" not in r.headers
+
+
+def test_no_free_database_connection_is_a_503_busy_not_a_500(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Overload: every pooled connection in use past the pool's timeout raised
+    SQLAlchemy's TimeoutError, which was answered 500 "this is a tilecam bug"."""
+    from tilecam.tables import sheet
+
+    app, _ = make_app(f"sqlite:///{tmp_path / 'tilecam.db'}", tmp_path / "data")
+
+    def exhausted(*_: object, **__: object) -> None:
+        raise PoolTimeout("QueuePool limit of size 5 overflow 40 reached")
+
+    for client in client_for(app):
+        t, k = new_table(client)
+        monkeypatch.setattr(sheet, "record_hand", exhausted)
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"hand": WIN, "winner": "E", "self_drawn": True})
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["code"] == "busy" and r.headers["Retry-After"] == "5"
