@@ -189,6 +189,32 @@ def test_a_kong_shown_face_up_is_scored_as_concealed_with_the_claimed_score_note
     assert meld["face_up"] and meld["concealed"]
 
 
+def test_a_hand_over_its_size_without_four_alike_is_read_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Speed (recognize ≤ 60 ms): the reading with kongs laid as four face-up tiles is a
+    second pass over the whole hand, worth it only when four tiles read as one kind. A
+    15-tile hand with none was read twice (62–77 ms for unsure tiles, twice the one
+    pass); with four F it still is, and the kong is found (the test above)."""
+    needs_mcr()
+    import vision.recognize as rec
+
+    calls: list[bool] = []
+    once = rec._recognize_once
+
+    def counted(dets: Detections, params: Any, given: Any) -> Recognition:
+        calls.append(params.face_up_kongs)
+        return once(dets, params, given)
+
+    monkeypatch.setattr(rec, "_recognize_once", counted)
+    b = SceneBuilder().standing("FFF").standing("999s555m123p8sN", apart=True).win("8s")
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is None and calls == [False]
+    calls.clear()
+    b = SceneBuilder().standing("FFFF").standing("999s555m123p8s", apart=True).win("8s")
+    assert recognize_detections(b.detections(), "mcr").score is not None
+    assert calls == [False, True]
+
+
 def test_a_face_up_kong_hand_with_a_context_it_cannot_take_gives_the_scorers_reason() -> None:
     """和绝张 (last of its kind) cannot be claimed on 8s while the hand holds another 8s: the
     kong's reading of the hand is a winning shape the scorer refuses for the context, and
