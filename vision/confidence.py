@@ -56,6 +56,7 @@ flowers) use the same coefficients.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -210,11 +211,33 @@ def logistic(
     return e / (1.0 + e)
 
 
+def more_copies_than_exist(rec: Recognition, alike: Sequence[Sequence[str]] = ()) -> bool:
+    """Whether ``rec``'s final hand tiles (every role but ignored; face-down tiles aside)
+    hold more copies of a code than a set has — five of a kind, a flower twice — the
+    codes of each ``alike`` group taken as one code with as many copies as its members.
+    No such multiset is right, however sure its tiles: a reading the correction could
+    not mend (``unscorable`` "5 copies of 5p") once came at 0.97."""
+    from vision.classes import BACK, BONUS
+    from vision.layout import IGNORED
+
+    def copies(code: str) -> int:
+        return 1 if code in BONUS else 4
+
+    group_of = {c: g[0] for g in alike for c in g}
+    size = {g[0]: sum(copies(c) for c in g) for g in alike}
+    counts = Counter(group_of.get(c, c) for c, role in zip(rec.codes, rec.roles, strict=True)
+                     if role != IGNORED and c != BACK)
+    return any(n > size.get(c, copies(c)) for c, n in counts.items())
+
+
 def hand_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> float | None:
     """The calibrated probability that ``rec``'s tile multiset is exactly right, or None
-    without a calibration."""
+    without a calibration; 0 for a multiset no set of tiles holds
+    (:func:`more_copies_than_exist`)."""
     if calibration is None:
         return None
+    if more_copies_than_exist(rec):
+        return 0.0
     return logistic(
         hand_features(rec),
         calibration["features"],
@@ -239,4 +262,6 @@ def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) ->
         return None
     if not len(rec.detections):
         return hand_confidence(rec, calibration)
+    if more_copies_than_exist(rec, alike):
+        return 0.0
     return logistic(score_features(rec, alike), fit["features"], fit["coef"], fit["intercept"])

@@ -217,3 +217,20 @@ def test_a_malformed_score_fit_is_named() -> None:
     ok = check_calibration({**CAL, "score": {"features": ["by_place"], "coef": [1],
                                              "intercept": 0}})
     assert ok["score"]["coef"] == [1.0]
+
+
+def test_a_reading_holding_five_of_a_kind_is_no_hand_that_can_be_right() -> None:
+    """Issue 6 (honest about uncertainty): five sure 5p that the correction cannot mend
+    (no alternatives) came at a hand confidence of 0.97 — above the same tiles read as a
+    legal hand (0.90), so the page's check below 0.7 never showed. No multiset with five
+    of a kind, or a flower twice, is right: both confidences are 0."""
+    b = SceneBuilder().standing("55555p123sEEENN").win("N")
+    rec = recognize_detections(b.detections(), "mcr", calibration=SCORE_CAL)
+    assert rec.unscorable is not None and "5 copies of 5p" in rec.unscorable
+    assert rec.hand_confidence == 0.0 and rec.score_confidence == 0.0
+    legal = SceneBuilder().standing("55556p123sEEENN").win("N")
+    other = recognize_detections(legal.detections(), "mcr", calibration=SCORE_CAL)
+    assert other.hand_confidence is not None and other.hand_confidence > 0
+    twice = SceneBuilder().standing("123m456p789s11sEE").win("E").row().flowers("1f1f")
+    rec2 = recognize_detections(twice.detections(), "mcr", calibration=SCORE_CAL)
+    assert rec2.hand_confidence == 0.0
