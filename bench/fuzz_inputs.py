@@ -352,8 +352,11 @@ def random_detections(rng: random.Random) -> Iterator[tuple[Any, str, dict[str, 
             code = rng.choice(codes) if rng.random() < 0.5 else rng.choice(codes[:34])
             p = rng.random()
             alternatives = {code: p}
+            left = 1 - p  # a tile's alternatives share what its top-1 leaves (sum ≤ 1)
             for _ in range(rng.randint(0, 4)):
-                alternatives.setdefault(rng.choice(codes), rng.random() * (1 - p))
+                q = rng.random() * left
+                if alternatives.setdefault(rng.choice(codes), q) == q:
+                    left -= q
             tops.append(code)
             conf.append(p)
             rot.append(r)

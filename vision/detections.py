@@ -224,11 +224,16 @@ class Detections:
         return out
 
 
+#: How far past 1 a tile's alternatives' probabilities may add up (float rounding).
+PROB_SUM_SLACK = 1e-3
+
+
 def _check_numbers(boxes: npt.NDArray[np.float32], confidences: npt.NDArray[np.float32],
                    topk_probs: npt.NDArray[np.float32]) -> None:
     """ValueError naming the first tile whose box is not finite or has its corners
     swapped (``x2 < x1`` or ``y2 < y1``), or whose confidence or alternatives'
-    probabilities are not finite: the layout measures rows by these numbers, and a
+    probabilities are not finite or not within 0..1, or add up past 1: the layout
+    measures rows by these numbers, the correction weighs readings by them, and a
     reading must stay valid JSON."""
     if not len(boxes):
         return
@@ -242,6 +247,16 @@ def _check_numbers(boxes: npt.NDArray[np.float32], confidences: npt.NDArray[np.f
         raise ValueError(f"tile {i}: box {boxes[i].tolist()} is not x1, y1, x2, y2 "
                          "with x2 ≥ x1 and y2 ≥ y1")
     for name, arr in (("confidence", confidences), ("alternatives' probabilities", topk_probs)):
-        bad = ~np.isfinite(arr.reshape(len(boxes), -1)).all(axis=1)
+        rows = arr.reshape(len(boxes), -1)
+        bad = ~np.isfinite(rows).all(axis=1)
         if bad.any():
             raise ValueError(f"tile {int(np.flatnonzero(bad)[0])}: {name} not finite")
+        bad = ((rows < 0) | (rows > 1)).any(axis=1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"tile {i}: {name} {rows[i].tolist()} not within 0..1")
+    over = topk_probs.reshape(len(boxes), -1).sum(axis=1) > 1.0 + PROB_SUM_SLACK
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise ValueError(f"tile {i}: its alternatives' probabilities "
+                         f"{topk_probs[i].tolist()} add up to more than 1")

@@ -88,3 +88,16 @@ def test_a_confidence_not_finite_is_refused() -> None:
     with pytest.raises(ValueError, match="tile 0: alternatives"):
         Detections.from_lists([(0, 0, 10, 14)], ["5p"], [0.9],
                               topk=[[("5p", 0.9), ("6p", float("inf"))]])
+
+
+@pytest.mark.parametrize(("conf", "topk", "why"), [
+    (1.5, [("5p", 1.5)], "confidence \\[1.5\\] not within 0..1"),
+    (0.5, [("5p", 0.5), ("6p", -0.1)], "alternatives' probabilities .* not within 0..1"),
+    (0.9, [("5p", 0.9), ("6p", 0.9)], ".* add up to more than 1"),
+])
+def test_probabilities_outside_0_to_1_are_refused(
+        conf: float, topk: list[tuple[str, float]], why: str) -> None:
+    """Issue 6 (the correction weighs readings by their probabilities): hand-made ones
+    of 1.5 were echoed back as a correction "ratio 15", a negative one was ignored."""
+    with pytest.raises(ValueError, match=f"tile 0: {why}"):
+        Detections.from_lists([(0, 0, 10, 14)], ["5p"], [conf], topk=[topk])
