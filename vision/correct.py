@@ -709,8 +709,10 @@ def _alternatives(found: list[Reading], chosen: Reading,
                   params: CorrectParams) -> tuple[Reading, ...]:
     """Possible readings within ``close_ratio`` of the ``chosen`` one either way (a win
     taken over a slightly more probable non-winning reading shows that one too), best
-    first, at most ``max_alternatives``, leaving out corrections that add needless
-    changes to another one."""
+    first, at most ``max_alternatives``, leaving out non-winning corrections that add
+    needless changes to another one. A winning reading is a hand of its own, also when
+    it adds a change to another that wins (123s or 234s on an unsure 1s/4s): both are
+    shown (before the sixty-eighth session the second was dropped)."""
     close = math.log(params.close_ratio)
     change_sets = [{(c.tile, c.after) for c in r.changes} for r in found]
     pool = [
@@ -718,6 +720,6 @@ def _alternatives(found: list[Reading], chosen: Reading,
         for r, cs in zip(found, change_sets, strict=True)
         if r is not chosen
         and abs(r.cost - chosen.cost) <= close
-        and not any(other and other < cs for other in change_sets)
+        and (r.winning or not any(other and other < cs for other in change_sets))
     ]
     return tuple(sorted(pool, key=lambda r: r.cost))[: params.max_alternatives]

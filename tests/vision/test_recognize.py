@@ -750,3 +750,18 @@ def test_unknown_rules_or_a_context_that_is_not_a_mapping_fail_before_detection(
     with pytest.raises(TypeError, match="context must be a mapping of win-context fields"):
         recognize(frame, context=5, detector=detector)  # type: ignore[arg-type]
     assert calls == []
+
+
+def test_a_second_winning_hand_close_to_the_chosen_one_is_an_alternative() -> None:
+    """Issue 6 (two readings close: return both with their scores): 9p must be 6p for a
+    win, and then an unsure 1s/4s (0.5/0.45) wins either way, 123s or 234s. The 234s
+    hand, 1.11× less probable, was dropped for adding a change to the chosen one."""
+    needs_mcr()
+    b = (SceneBuilder().standing("123m").standing("9p").uncertain([("9p", 0.55), ("6p", 0.43)])
+         .standing("57p").standing("1s").uncertain([("1s", 0.5), ("4s", 0.45)])
+         .standing("23sEEEC").win("C"))
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is not None and r.hand_text == "123m657p123sEEECC"
+    wins = [a for a in r.to_dict()["alternatives"] if a["winning"]]
+    assert [a["hand"] for a in wins] == ["123m657p423sEEECC"]
+    assert wins[0]["score"] is not None and wins[0]["ratio"] < 4
