@@ -411,7 +411,7 @@ def _alternative(
         entry["hand"] = scoring.format_hand(hand)
         entry["same_score"] = (chosen_key is not None
                                and scoring.get_rule_set(rules).score_key(hand) == chosen_key)
-        if reading.winning and layout.winning is not None:
+        if reading.winning:  # on the last standing tile when none is set apart, as chosen
             entry["score"] = scoring.score(hand, rules=rules, **ctx).total
     except scoring.HandError as exc:
         entry["unscorable"] = str(exc)

@@ -765,3 +765,16 @@ def test_a_second_winning_hand_close_to_the_chosen_one_is_an_alternative() -> No
     wins = [a for a in r.to_dict()["alternatives"] if a["winning"]]
     assert [a["hand"] for a in wins] == ["123m657p423sEEECC"]
     assert wins[0]["score"] is not None and wins[0]["ratio"] < 4
+
+
+def test_a_winning_alternative_is_scored_when_no_tile_is_set_apart() -> None:
+    """Issue 6 (close readings with their scores): with the winning tile not set apart
+    the chosen hand is scored on its last standing tile, but a winning alternative came
+    back with ``score: null``."""
+    needs_mcr()
+    b = (SceneBuilder().standing("123m456p789p34sEE").standing("2s")
+         .uncertain([("2s", 0.5), ("5s", 0.45)]).row())
+    r = recognize_detections(b.detections(), "mcr")
+    assert r.score is not None
+    wins = [a for a in r.to_dict()["alternatives"] if a["winning"]]
+    assert wins and all(a["score"] is not None for a in wins)
