@@ -236,22 +236,32 @@ def winning_shape_check(
 ) -> Callable[[Hand], bool]:
     """A predicate ``hand -> bool``: does the hand have a winning shape under ``rules``?
     MCR uses :func:`mcr_winning_shape`; other rule sets are asked through
-    ``scoring.score`` with ``score_kwargs``: a hand it refuses, or scores as not legal
-    (regional rule sets answer an incomplete hand with ``legal=False``), is not a win."""
+    ``scoring.score``: a hand it refuses, or scores as not legal (regional rule sets
+    answer an incomplete hand with ``legal=False``), is not a win — with ``score_kwargs``,
+    or else as a self-drawn win with only the fields that say what the tiles are
+    (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭). A shape the
+    context alone forbids (a Xiamen gold held on a discard win) is still a winning shape:
+    the score says why it is not legal, and the search does not re-read the gold as some
+    other tile to make a legal discard win (sixty-eighth session)."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
 
     kwargs = dict(score_kwargs or {})
+    own = scoring.get_rule_set(rules).tile_context
+    shape = {k: v for k, v in kwargs.items() if k in own}
     cache: dict[str, bool] = {}
+
+    def legal(hand: Hand, given: Mapping[str, Any]) -> bool:
+        try:
+            return bool(scoring.score(hand, rules=rules, **given).legal)
+        except scoring.HandError:
+            return False
 
     def check(hand: Hand) -> bool:
         key = scoring.format_hand(hand)
         if key not in cache:
-            try:
-                cache[key] = bool(scoring.score(hand, rules=rules, **kwargs).legal)
-            except scoring.HandError:
-                cache[key] = False
+            cache[key] = legal(hand, kwargs) or legal(hand, {**shape, "self_drawn": True})
         return cache[key]
 
     return check

@@ -778,3 +778,21 @@ def test_a_winning_alternative_is_scored_when_no_tile_is_set_apart() -> None:
     assert r.score is not None
     wins = [a for a in r.to_dict()["alternatives"] if a["winning"]]
     assert wins and all(a["score"] is not None for a in wins)
+
+
+@pytest.mark.parametrize("p_gold", [0.6, 0.97])
+def test_a_gold_held_on_a_discard_win_is_kept_and_the_score_says_why_it_is_not_legal(
+        p_gold: float) -> None:
+    """Issue 6 (never override evidence to force a win) and seed 000 (holding a gold, a
+    player wins only by self-draw): the correction asked "is it a win?" with the whole
+    context, so the held gold 9s (0.6, 7p 0.35) was re-read as 7p to make a legal discard
+    win, and a sure one gave "not a winning hand" with waits holding the very tile it won
+    on. The winning shape is now judged with the gold alone; the score says why."""
+    b = (SceneBuilder().standing("123m456m789m234p56p").standing("9s")
+         .uncertain([("9s", p_gold), ("7p", round(0.99 - p_gold, 2))]).standing("5s").win("5s"))
+    r = recognize_detections(b.detections(), "xiamen", {"gold": "9s", "discarder": 1})
+    assert not r.to_dict()["corrections"]
+    assert r.score is not None and not r.score.legal
+    assert "forbids winning on a discard" in r.score.details["reason"]
+    drawn = recognize_detections(b.detections(), "xiamen", {"gold": "9s", "self_drawn": True})
+    assert drawn.score is not None and drawn.score.legal and drawn.hand_text == r.hand_text
