@@ -234,3 +234,29 @@ def test_a_reading_holding_five_of_a_kind_is_no_hand_that_can_be_right() -> None
     twice = SceneBuilder().standing("123m456p789s11sEE").win("E").row().flowers("1f1f")
     rec2 = recognize_detections(twice.detections(), "mcr", calibration=SCORE_CAL)
     assert rec2.hand_confidence == 0.0
+
+
+def test_weak_boxes_count_up_to_three_so_a_hand_of_weak_boxes_is_not_sure() -> None:
+    """Issue 6 (honest about uncertainty): the shipped fit weighs each weak box (score
+    under 0.4) by +1.6 — kept flowers, right on its photos, which hold a few at most —
+    so 14 weak boxes of coin-flip tiles came at a hand confidence of 0.79, and every box
+    weak at 1.00. The signal counts up to three."""
+    import json
+    from dataclasses import replace
+
+    from vision.confidence import WEAK_BOXES_MOST
+    from vision.manifest import MANIFEST, default_model_dir
+
+    b = SceneBuilder()
+    for code in ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1s", "2s", "3s", "E"]:
+        b.standing(code).uncertain([(code, 0.34), ("W", 0.33), ("N", 0.33)])
+    d = b.win("E").uncertain([("E", 0.34), ("W", 0.33), ("N", 0.33)]).detections()
+    weak = replace(d, confidences=np.full(len(d), 0.3, np.float32))
+    rec = recognize_detections(weak, "mcr")
+    assert hand_features(rec)["weak_boxes"] == WEAK_BOXES_MOST == 3
+    manifest = default_model_dir() / MANIFEST
+    if not manifest.is_file():
+        pytest.skip(f"no shipped model: {manifest}")
+    shipped = json.loads(manifest.read_text())["calibration"]
+    sure = recognize_detections(weak, "mcr", calibration=shipped)
+    assert sure.hand_confidence is not None and sure.hand_confidence < 0.05
