@@ -101,6 +101,25 @@ def test_the_referee_mints_a_new_viewing_key_and_the_old_one_stops(sheet) -> Non
     assert client.post("/v1/tables/99999/view-key", headers=admin()).status_code == 404
 
 
+def test_the_referee_mints_a_new_table_key_and_the_old_one_stops(sheet) -> None:
+    """A table's key is shown once, at its creation: one that leaked, or whose creation
+    answer was lost, could not be replaced (concurrency review of the sixty-eighth
+    session). The referee mints a new one; the old one stops at once."""
+    client, _ = sheet
+    (t, k, v), _ = _event_with_view_keys(client)
+    assert client.post(f"/v1/tables/{t}/key", headers=bearer(k)).status_code == 403
+    assert client.post(f"/v1/tables/{t}/key", headers=bearer(v)).status_code == 403
+    r = client.post(f"/v1/tables/{t}/key", headers=admin())
+    assert r.status_code == 201, r.text
+    fresh = r.json()["api_key"]
+    assert fresh != k and fresh.startswith("tc_")
+    draw = {"outcome": "draw"}
+    assert client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json=draw).status_code == 401
+    assert client.post(f"/v1/tables/{t}/hands", headers=bearer(fresh), json=draw).status_code == 201
+    assert client.get(f"/v1/tables/{t}/sheet", headers=bearer(v)).status_code == 200
+    assert client.post("/v1/tables/99999/key", headers=admin()).status_code == 404
+
+
 def test_the_whole_sheet_comes_gzipped_to_a_client_that_takes_it(sheet) -> None:
     """Phones read the sheet every few seconds: it comes compressed where the client
     says it takes gzip, and plain where it does not (the client decodes it)."""

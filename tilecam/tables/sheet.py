@@ -187,6 +187,16 @@ def mint_view_key(session: Session, table: GameTable) -> str:
     return key
 
 
+def mint_table_key(session: Session, table: GameTable) -> str:
+    """A new key for ``table`` (its camera or automatic table records hands with it),
+    replacing the one before, which stops working at once; only its hash is stored, so
+    this is the one time it can be shown."""
+    key = new_key()
+    table.key_hash = hash_key(key)
+    session.flush()
+    return key
+
+
 def table_for_view_key(session: Session, key: str) -> GameTable | None:
     """The table whose viewing key hashes to ``hash_key(key)``, if any."""
     return session.scalar(select(GameTable).where(GameTable.view_key_hash == hash_key(key)))

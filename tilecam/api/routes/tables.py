@@ -560,6 +560,20 @@ def mint_view_key(table_id: RowId, sf: DB,
     return sheet.transaction(sf, work)
 
 
+@router.post("/{table_id}/key", status_code=201)
+def mint_table_key(table_id: RowId, sf: DB,
+                   _: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: a new key for the table's camera or automatic table, replacing the one
+    before (which stops working at once) — for a key that leaked, or whose table's
+    creation answer was lost; shown only now."""
+
+    def work(session: Session) -> dict[str, Any]:
+        table = _table_or_404(session, table_id)
+        return {"table_id": table_id, "api_key": sheet.mint_table_key(session, table)}
+
+    return sheet.transaction(sf, work)
+
+
 @router.get("/{table_id}/sheet.csv", response_class=Response)
 def sheet_csv(table_id: RowId, sf: DB, _: Reader) -> Response:
     """The score sheet as CSV: a row per hand, per penalty, and the totals."""
