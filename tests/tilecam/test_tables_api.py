@@ -958,3 +958,27 @@ def test_a_write_whose_answer_cannot_be_read_back_says_it_was_recorded(
     assert len(hands) == 1
     pens = client.get(f"/v1/tables/{t}/penalties", headers=bearer(k)).json()["penalties"]
     assert [q["id"] for q in pens] == [p.json()["id"]]
+
+
+@needs_mcr
+def test_a_frame_field_given_twice_or_both_in_form_and_query_is_refused(setup) -> None:
+    """Every bad input gets a clear error: a camera frame's ``winner`` sent twice kept the
+    last silently, and a query field overrode the form's (E in the form, S in the query
+    was recorded as S). Given twice, or in both with other values: 400 naming it."""
+    client, cam, _ = setup
+    _, [(t, k), _] = new_event(client)
+    a = cam.show(120, PLAIN_HAND)
+    image = {"image": ("f.jpg", frame(a), "image/jpeg")}
+    url = f"/v1/tables/{t}/frames"
+    r = client.post(url, headers=bearer(k), files=image,
+                    data={"winner": ["E", "S"], "self_drawn": "true"})
+    assert r.status_code == 400 and "winner is given twice" in r.text, r.text
+    r = client.post(url + "?winner=S", headers=bearer(k), files=image,
+                    data={"winner": "E", "self_drawn": "true"})
+    assert r.status_code == 400 and "in the form ('E') and in the query ('S')" in r.text
+    r = client.post(url + "?winner=S&winner=E", headers=bearer(k), files=image,
+                    data={"self_drawn": "true"})
+    assert r.status_code == 400 and "winner is given twice" in r.text
+    r = client.post(url + "?winner=E", headers=bearer(k), files=image,
+                    data={"winner": "E", "self_drawn": "true"})
+    assert r.status_code == 200, r.text

@@ -149,6 +149,24 @@ async def read_upload(request: Request, max_bytes: int, timeout_s: float) -> Upl
         ) from None
 
 
+def request_fields(request: Request, upload: Upload) -> dict[str, str]:
+    """The fields sent with a photo: the form's and the query string's, one value each —
+    a field given twice in the query, or in both with other values, is a 400 naming it
+    (the camera's ``winner`` E in the form and S in the query was read as S)."""
+    fields = dict(upload.fields)
+    for key in dict.fromkeys(request.query_params.keys()):
+        values = request.query_params.getlist(key)
+        if len(values) > 1:
+            raise ApiError(400, "invalid_request",
+                           f"field {key} is given twice: give each field once")
+        if key in fields and fields[key] != values[0]:
+            raise ApiError(400, "invalid_request",
+                           f"field {key} is given in the form ({fields[key]!r}) and in the "
+                           f"query ({values[0]!r}): give it once")
+        fields[key] = values[0]
+    return fields
+
+
 async def _read_upload(request: Request, max_bytes: int) -> Upload:
     content_type = request.headers.get("content-type", "")
     media = _media_type(content_type)
@@ -161,6 +179,10 @@ async def _read_upload(request: Request, max_bytes: int) -> Upload:
                 if key == "image":
                     upload = value
                 continue
+            if key in fields:
+                await form.close()
+                raise ApiError(400, "invalid_request",
+                               f"field {key} is given twice: give each field once")
             fields[key] = value
         if upload is None:
             await form.close()

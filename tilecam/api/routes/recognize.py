@@ -31,7 +31,7 @@ import scoring
 from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
 from tilecam.api.errors import ApiError, describe_validation_errors
 from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, RecognizeOptions
-from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload
+from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload, request_fields
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
@@ -137,7 +137,7 @@ async def recognize(
     """Read the hand in a photo and score it (or give its waits, or say why it cannot)."""
     async with limiter.admit():
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
-        opts = parse_options({**dict(request.query_params), **upload.fields})
+        opts = parse_options(request_fields(request, upload))
         context = recognition_context(opts)
         check_context(opts.rules, context)
         result = await limiter.run(

@@ -40,7 +40,7 @@ from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError, first_line
 from tilecam.api.routes.events import domain_error
 from tilecam.api.schemas import StoredIn, context_shape_problem, nul_problem
-from tilecam.api.upload import IMAGE_REQUEST_BODY
+from tilecam.api.upload import IMAGE_REQUEST_BODY, request_fields
 from tilecam.db.models import GameTable, Penalty
 from tilecam.tables import camera, places, sheet, standings, views
 from tilecam.tables.access import (
@@ -308,7 +308,7 @@ async def post_frame(
 
     settings = app_settings(request)
     upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
-    report = _frame_report(dict(upload.fields) | dict(request.query_params))
+    report = _frame_report(request_fields(request, upload))
     try:
         check_win_seats(report)
     except ValueError as exc:
