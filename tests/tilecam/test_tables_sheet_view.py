@@ -145,3 +145,27 @@ def test_an_admin_key_that_looks_like_a_viewing_key_still_reads(tmp_path) -> Non
         t = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(odd), json={
             "name": "T", "players": ["A", "B", "C", "D"]}).json()["id"]
         assert client.get(f"/v1/tables/{t}/sheet", headers=admin(odd)).status_code == 200
+
+
+def test_player_names_are_compared_as_they_read(sheet) -> None:
+    """Names that read alike are one name (Unicode NFC: "Zoé" typed as é or as e and an
+    accent), and a zero-width space is no name — both were accepted as distinct players
+    (concurrency review of the sixty-eighth session); a penalty finds the player typed
+    either way."""
+    client, _ = sheet
+    r = client.post("/v1/events", json={"name": "Names", "rules": "mcr"}, headers=admin())
+    event = r.json()["id"]
+    url = f"/v1/events/{event}/tables"
+    twins = ["Zo\u00e9", "Zoe\u0301", "Bo", "Cai"]
+    r = client.post(url, json={"name": "T1", "players": twins}, headers=admin())
+    assert r.status_code == 400 and "must differ" in r.text, r.text
+    blank = ["Ann", "\u200b", "Bo", "Cai"]
+    r = client.post(url, json={"name": "T1", "players": blank}, headers=admin())
+    assert r.status_code == 400 and "player name 2 of 4 is empty" in r.text, r.text
+    r = client.post(url, json={"name": "T1", "players": ["Zo\u00e9", "Ann", "Bo", "Cai"]},
+                    headers=admin())
+    assert r.status_code == 201, r.text
+    t = r.json()["id"]
+    p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Zoe\u0301", "kind": "warning"})
+    assert p.status_code == 201 and p.json()["player"] == "Zo\u00e9", p.text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -117,6 +118,26 @@ def create_event(session: Session, name: str, rules: str, version: str | None) -
     return event
 
 
+def tidy_name(text: str) -> str:
+    """A name as the sheet keeps and compares it: Unicode NFC (``é`` typed as one
+    character or as ``e`` and an accent is one name), outer spaces off.
+
+    >>> tidy_name(" Zoe\u0301 ") == "Zo\u00e9"
+    True
+    """
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` shows anything: some character besides spaces and invisible
+    format characters (a zero-width space is no name).
+
+    >>> visible("\u200b "), visible("Ann")
+    (False, True)
+    """
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+
+
 def create_table(
     session: Session,
     event: Event,
@@ -131,12 +152,14 @@ def create_table(
     Returns the table and its API key; only the key's hash is stored, so this is
     the one time the key can be shown.
     """
-    if not name.strip():
+    if not visible(name):
         raise ValueError("a table needs a name")
     if len(players) != 4:
         raise ValueError(f"a table needs four player names (East, South, West, North), "
                          f"not {len(players)}")
-    if blank := [i + 1 for i, p in enumerate(players) if not p.strip()]:
+    name = tidy_name(name)
+    players = [tidy_name(p) for p in players]
+    if blank := [i + 1 for i, p in enumerate(players) if not visible(p)]:
         raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
     if len({p.strip() for p in players}) != 4:
         raise ValueError("the four player names must differ")

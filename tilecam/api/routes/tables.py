@@ -425,7 +425,7 @@ def _player_position(table: GameTable, player: int | str) -> int:
             raise ApiError(400, "invalid_request", f"player position {player} is not 0-3")
         return player
     for p in table.players:
-        if p.name == player.strip():
+        if p.name == sheet.tidy_name(player):
             return p.position
     names = ", ".join(p.name for p in table.players)
     raise ApiError(400, "invalid_request", f"no player {player!r} at this table ({names})")
