@@ -554,6 +554,28 @@ def test_a_closeup_shows_tiles_of_one_set() -> None:
         assert all(n <= (1 if c.endswith("f") else 4) for c, n in counts.items()), (i, counts)
 
 
+def test_overwrite_replaces_only_a_set_the_generator_wrote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 5, never lost data: ``--overwrite`` removed the ``images/`` and ``labels/``
+    of any folder — a user's photos and their labels too. It replaces only a set this
+    command wrote (its manifest, or the marker it writes before its first image)."""
+    from tilecam.cli import main
+
+    art = _any_art()
+    out = tmp_path / "photos"
+    (out / "images").mkdir(parents=True)
+    (out / "labels").mkdir()
+    (out / "images" / "IMG_0001.jpg").write_bytes(b"a photo")
+    (out / "labels" / "IMG_0001.txt").write_text("0 .5 .5 .1 .1\n")
+    base = ["dataset", "synth", "--out", str(out), "--art", art.name, "--imgsz", "128",
+            "--quiet", "--count", "1"]
+    assert main([*base, "--overwrite"]) == 2
+    assert "that no synth run wrote" in capsys.readouterr().err
+    assert (out / "images" / "IMG_0001.jpg").read_bytes() == b"a photo"
+    assert (out / "labels" / "IMG_0001.txt").is_file()
+
+
 def test_cli_will_not_mix_a_new_set_into_an_old_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -572,9 +594,12 @@ def test_cli_will_not_mix_a_new_set_into_an_old_one(
     err = capsys.readouterr().err
     assert f"{out} already holds a set (3 images; " in err and "--overwrite" in err
     assert len(list((out / "images").glob("*.jpg"))) == 3  # untouched
-    assert main([*base, "--count", "1", "--seed", "2", "--art", "no-such-set",
-                 "--overwrite"]) == 2  # a bad option removes nothing
-    assert len(list((out / "images").glob("*.jpg"))) == 3
+    for bad in (["--art", "no-such-set"], ["--imgsz", "10"], ["--imgsz", "5000", "300"],
+                ["--seed", "-1"]):
+        assert main([*base, "--count", "1", "--seed", "2", *bad,
+                     "--overwrite"]) == 2, bad  # a bad option removes nothing
+        assert len(list((out / "images").glob("*.jpg"))) == 3, bad
+    assert "--seed must be 0 or more, got -1" in capsys.readouterr().err
     assert main([*base, "--count", "1", "--seed", "2", "--overwrite"]) == 0
     for sub in ("images", "labels", "truth"):
         assert len(list((out / sub).iterdir())) == 1

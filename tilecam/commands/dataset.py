@@ -117,20 +117,40 @@ def _imgsz(values: list[int]) -> tuple[int, int]:
 SYNTH_OUTPUTS = ("images", "labels", "truth", "data.yaml", "manifest.json")
 
 
+def _synth_set(out: Path, marker: str) -> bool:
+    """Whether ``out`` holds a set ``tilecam dataset synth`` wrote: its marker (written
+    before the first image, so an interrupted run's too) or its manifest."""
+    if (out / marker).is_file():
+        return True
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("generator") == "tilecam dataset synth"
+
+
 def _make_room(out: Path, overwrite: bool) -> None:
     """Refuse to write into a folder that holds a set already (its files would mix with
     the new ones: 3 old images and 1 new under a manifest of 1), unless ``overwrite``,
     which removes the old set's outputs (:data:`SYNTH_OUTPUTS`) and nothing else."""
     import shutil
 
+    from vision.synth.writer import MARKER
+
     found = [name for name in SYNTH_OUTPUTS if (out / name).exists()]
     if not found:
         return
+    held = len(list((out / "images").glob("*"))) if (out / "images").is_dir() else 0
+    if not _synth_set(out, MARKER):
+        raise ValueError(f"{out} holds {', '.join(found)} that no synth run wrote ({held} "
+                         "images; no manifest.json of tilecam dataset synth): --overwrite "
+                         "replaces only a synthetic set; give another --out")
     if not overwrite:
-        held = len(list((out / "images").glob("*"))) if (out / "images").is_dir() else 0
         raise ValueError(f"{out} already holds a set ({held} images; {', '.join(found)}): "
                          "give --overwrite to replace it, or another --out")
-    for name in found:
+    for name in (*found, MARKER):
+        if not (out / name).exists():
+            continue
         path = out / name
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
@@ -172,6 +192,10 @@ def run_synth(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     width, height = _imgsz(args.imgsz)
+    if not (32 <= width <= 4096 and 32 <= height <= 4096):  # before a set is removed
+        raise ValueError(f"--imgsz must be 32..4096 pixels, got {width}x{height}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be 0 or more, got {args.seed}")
 
     from vision.synth.writer import Progress, SynthConfig, generate
 

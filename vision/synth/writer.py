@@ -174,6 +174,11 @@ def code_version() -> str | None:
     return head + ("+dirty" if dirty else "")
 
 
+#: The file a synth run writes in its ``--out`` folder before its first image: what
+#: ``--overwrite`` may replace is a set this command wrote (an interrupted run's too).
+MARKER = ".tilecam-synth"
+
+
 def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Write ``cfg.count`` images to ``cfg.out``; returns the manifest (also written).
 
@@ -186,7 +191,11 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
         raise ValueError(f"--imgsz must be 32..4096 pixels, got {cfg.width}x{cfg.height}")
     if not cfg.art:
         raise ValueError("no art set selected")
+    if cfg.seed < 0:
+        raise ValueError(f"--seed must be 0 or more, got {cfg.seed}")
     arts = [load_art(n) for n in cfg.art]  # fails early with a clear message
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    (cfg.out / MARKER).write_text("written by tilecam dataset synth\n")  # before any image
     for sub in ("images", "labels", "truth"):
         (cfg.out / sub).mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
