@@ -270,10 +270,15 @@ def render_scene(art: ArtSet, rng: np.random.Generator, opts: SceneOptions | Non
 
 def _tile_records(placed: list[Placed], proj: list[F64], view: _View,
                   dims: tuple[float, float, float]) -> list[dict[str, Any]]:
-    """Ground truth per tile: pixel box (hull of the projected body), rotation, role."""
+    """Ground truth per tile: pixel box (hull of the projected body), rotation, role.
+
+    Boxes are in pixel-edge coordinates, as YOLO labels and the detector's boxes are
+    (pixel ``i`` covers ``[i, i + 1)``): the projection puts pixel centres at integers, as
+    OpenCV paints, so the hull moves by half a pixel (sixty-eighth session: labels sat
+    0.5 px up and left of the painted tiles)."""
     tiles = []
     for i, p in enumerate(placed):
-        px = apply_affine(view.affine, proj[i])
+        px = apply_affine(view.affine, proj[i]) + 0.5
         x1, y1 = px.min(0)
         x2, y2 = px.max(0)
         rotation = _rotation(view.camera, view.affine, p.box, *dims)
