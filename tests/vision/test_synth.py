@@ -626,3 +626,26 @@ def test_boxes_sit_on_their_painted_pixels_not_half_a_pixel_off(
     assert len(dx) > 20
     assert abs(float(np.mean(dx))) < 0.25 and abs(float(np.mean(dy))) < 0.25, (
         np.mean(dx), np.mean(dy))
+
+
+def test_a_known_set_not_installed_is_named_so_and_default_says_what_it_leaves_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 5 (seeded, reproducible sets): without the shared CC0 faces, ``--art fluffy``
+    was "unknown", and ``--art default`` left fluffy out silently, so the same command
+    made other images than where it is installed."""
+    from tilecam.cli import main
+    from vision.synth.art import available_sets
+
+    monkeypatch.setenv("TILECAM_SHARED", str(tmp_path / "nowhere"))
+    if "fluffy" in available_sets():
+        pytest.skip("fluffy is found without TILECAM_SHARED")
+    if not available_sets():
+        pytest.skip("no tile art installed at all")
+    out = tmp_path / "s"
+    assert main(["dataset", "synth", "--out", str(out), "--count", "1", "--art", "fluffy",
+                 "--quiet"]) == 2
+    assert "art set 'fluffy' is not installed here" in capsys.readouterr().err
+    assert main(["dataset", "synth", "--out", str(out), "--count", "1", "--imgsz", "128",
+                 "--quiet"]) == 0
+    assert "the default art leaves out fluffy (not installed" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,8 @@ def run_synth(args: argparse.Namespace) -> int:
         available_sets,
         check_art_names,
         default_sets,
+        missing_art_hint,
+        missing_default_sets,
         resolve_art_names,
     )
 
@@ -206,6 +209,11 @@ def run_synth(args: argparse.Namespace) -> int:
         near_miss=args.near_miss, waiting=args.waiting, workers=args.workers,
     )
     check_art_names(cfg.art)
+    if args.art in (None, "default") and (missing := missing_default_sets()):
+        print("tilecam dataset synth: note: the default art leaves out "
+              + ", ".join(f"{n} (not installed: {missing_art_hint(n)})" for n in missing)
+              + "; the same command gives other images where they are installed",
+              file=sys.stderr)
     _make_room(args.out, args.overwrite)  # every option checked: only now is a set removed
     bar = None if args.quiet else Progress(cfg.count)
     manifest = generate(cfg, bar.update if bar else None)

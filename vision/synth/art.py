@@ -694,7 +694,27 @@ def load_art(name: str) -> ArtSet:
 
 def _unknown_art(name: str) -> ArtError:
     known = ", ".join(available_sets()) or "none installed"
+    if name in REALISTIC_SETS:  # a set tilecam knows, not installed on this machine
+        return ArtError(f"art set {name!r} is not installed here ({missing_art_hint(name)}); "
+                        f"available: {known}")
     return ArtError(f"unknown art set {name!r}; available: {known}")
+
+
+def missing_art_hint(name: str) -> str:
+    """Where art set ``name`` (of :data:`REALISTIC_SETS`) comes from."""
+    if name == "fluffy":
+        return (f"the CC0 fluffystuff faces under {shared_dir() / 'tileart'}; set "
+                "TILECAM_SHARED to the folder holding tileart/")
+    package = {"kmahjongg": "kdegames-mahjongg-data-kf5", "gnome": "gnome-mahjongg",
+               "xmahjongg": "xmahjongg"}[name.split("-")[0]]
+    return f"apt-get install {package}"
+
+
+def missing_default_sets() -> list[str]:
+    """The realistic sets (:data:`REALISTIC_SETS`) not installed here: ``default`` leaves
+    them out, so a set made here differs from one made where they are."""
+    have = set(available_sets())
+    return [n for n in REALISTIC_SETS if n not in have]
 
 
 def check_art_names(names: Sequence[str]) -> None:
