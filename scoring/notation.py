@@ -167,6 +167,20 @@ def format_meld(meld: Meld) -> str:
     return f"[{body},{meld.claimed_from + (4 if meld.added else 0)}]"
 
 
+def canonical_hand(hand: Hand) -> str:
+    """``hand``'s notation in one order whatever the order its tiles were given in: melds
+    by their notation, the standing tiles before the winning (last) one sorted — two
+    readings of one hand read the same.
+
+    >>> canonical_hand(parse_hand("[EEE,1]423m1m")) == canonical_hand(parse_hand("[EEE,1]234m1m"))
+    True
+    """
+    melds = "".join(sorted(format_meld(m) for m in hand.melds))
+    standing = [*sorted(hand.standing[:-1], key=T.sort_key), *hand.standing[-1:]]
+    body = format_tiles(standing[:-1]) + format_tiles(standing[-1:])
+    return melds + body + format_tiles(sorted(hand.flowers, key=T.sort_key))
+
+
 def format_hand(hand: Hand, winning_tile: bool = True) -> str:
     """Bracket notation of ``hand``; the winning (last) tile is written as its own group
     unless ``winning_tile`` is False (a hand still waiting).

@@ -71,13 +71,14 @@ def check_tile_count(hand: Hand, sizes: tuple[int, ...], title: str) -> None:
         )
 
 
-def check_robbed_tile(hand: Hand, wild_kind: int, wild_name: str,
+def check_robbed_tile(hand: Hand, wild_kind: int | None, wild_name: str,
                       melded_as: Mapping[int, int] | None = None) -> None:
     """HandError when a win robbing a kong (抢杠: ``kong`` with a discarder, the last
     standing tile the one robbed) cannot happen: the robbed tile is another player's
     fourth copy, added to his claimed pung, so the winner holds no other copy of it
-    (standing or in a meld; physical tiles, as written), and it is no wild (``wild_kind``,
-    named ``wild_name``): a wild is never melded, so none is added to a pung.
+    (standing or in a meld; physical tiles, as written), and, where wilds are never
+    melded (Xiamen's golds; ``wild_kind``, named ``wild_name``; None where a wild melded
+    is its own face, as Zhenjiang's 百搭), it is no wild: none is added to a pung.
     ``melded_as``: the physical kind of a meld tile written as another (Xiamen: a meld tile
     of the gold's kind is a 白板).
 
@@ -90,7 +91,7 @@ def check_robbed_tile(hand: Hand, wild_kind: int, wild_name: str,
     """
     robbed = hand.standing[-1]
     kind = T.index(robbed)
-    if kind == wild_kind:
+    if wild_kind is not None and kind == wild_kind:
         raise HandError(f"抢杠 (robbing a kong) cannot happen on {robbed}: it is the "
                         f"{wild_name}, which is never melded, so no one adds it to a pung")
     as_of = melded_as or {}

@@ -472,15 +472,16 @@ class RuleSet(ABC):
         return self.setting_table
 
     def score_key(self, hand: Hand) -> str:
-        """What of ``hand`` the score depends on, as text: its notation with each bonus
-        tile named by the first code of its :attr:`score_alike` group (so two hands with
-        one key score the same under one win context). A rule set with no alike codes
-        keys a hand by its notation."""
-        from scoring.notation import format_hand
+        """What of ``hand`` the score depends on, as text: its notation in one order
+        (:func:`scoring.notation.canonical_hand`: the same tiles given in another order
+        key alike) with each bonus tile named by the first code of its
+        :attr:`score_alike` group (so two hands with one key score the same under one win
+        context). A rule set with no alike codes keys a hand by that notation."""
+        from scoring.notation import canonical_hand
 
         if not self.score_alike or not hand.flowers:
-            return format_hand(hand)
-        bare = format_hand(Hand(hand.melds, hand.standing, ()))
+            return canonical_hand(hand)
+        bare = canonical_hand(Hand(hand.melds, hand.standing, ()))
         return f"{bare} {''.join(sorted(self.score_code(f) for f in hand.flowers))}"
 
     def score_code(self, code: str) -> str:

@@ -156,7 +156,7 @@ class Zhenjiang(RuleSet):
         check_tile_count(hand, (self.hand_size,), "Zhenjiang")
         win = _win_of(hand, context)
         if context.kong and context.discarder is not None:  # 抢杠: a discard win here
-            check_robbed_tile(hand, win.wild, "百搭")
+            check_robbed_tile(hand, None, "百搭")  # a 百搭 melded is its own face
         transfers = event_transfers(settings, win.first_wild_discard, win.wild_after_pung)
         counts, wilds = counts_and_wilds(hand.standing, win.wild)
         winning = T.index(hand.standing[-1])

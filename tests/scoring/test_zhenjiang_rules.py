@@ -231,11 +231,12 @@ def test_description_states_claims_and_flowers() -> None:
 
 def test_robbing_a_kong_is_a_discard_win_on_a_tile_no_other_copy_of_which_is_held() -> None:
     """RULES.md: 抢杠和 on a tile the winner holds cannot happen (the robbed tile is
-    another player's fourth copy), nor on a 百搭 (never melded). The robbery itself is
-    paid as a discard win (docs/regional-rules.md)."""
+    another player's fourth copy). A 百搭 in a meld is its own face, so one added to a
+    pung of its kind may be robbed, as its face. The robbery itself is paid as a discard
+    win (docs/regional-rules.md)."""
     s = zj("123m456m789m234pS 5s", indicator="E", kong=True, discarder=1)
     assert s.legal and paid(s) == [("left", 1)]
     with pytest.raises(HandError, match=r"抢杠 .*holds another 5s"):
         zj("123m456m789m234p5s 5s", indicator="E", kong=True, discarder=1)
-    with pytest.raises(HandError, match=r"抢杠 .*S: it is the 百搭"):
-        zj("123m456m789m234p5s S", indicator="E", kong=True, discarder=1)
+    robbed_wild = zj("123m456m789m11p46s 5s", indicator="4s", kong=True, discarder=1)
+    assert robbed_wild.legal  # the 百搭 5s robbed as its own face: 456s
