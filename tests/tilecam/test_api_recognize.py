@@ -260,3 +260,15 @@ def test_requests_at_once_read_the_photo_as_one_alone(monkeypatch: pytest.Monkey
     for body in together:
         for a, b in zip(alone["tiles"], body["tiles"], strict=True):  # type: ignore[call-overload]
             assert a["box"] == pytest.approx(b["box"], abs=0.5)
+
+
+def test_settings_nested_too_deep_are_a_422_not_a_500() -> None:
+    """Every bad input gets a clear error: a photo's ``settings`` field nested about 990
+    deep escaped as a RecursionError (500 "this is a tilecam bug")."""
+    from tilecam.api.errors import ApiError
+    from tilecam.api.routes.recognize import parse_options
+
+    deep = "[" * 2000 + "]" * 2000
+    for key in ("settings", "rule_context"):
+        with pytest.raises(ApiError, match=f"{key} nests lists or objects too deeply"):
+            parse_options({key: '{"a": ' + deep + "}"})

@@ -169,3 +169,25 @@ def test_player_names_are_compared_as_they_read(sheet) -> None:
     p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                     json={"player": "Zoe\u0301", "kind": "warning"})
     assert p.status_code == 201 and p.json()["player"] == "Zo\u00e9", p.text
+
+
+def test_a_name_kept_before_names_were_tidied_is_found_typed_either_way(sheet) -> None:
+    """Sheets written before names were kept NFC hold them as typed ("Zoe" and an
+    accent): a penalty finds that player whichever way the name is typed."""
+    from sqlalchemy import update
+
+    from tilecam.db.models import Player
+
+    client, _ = sheet
+    r = client.post("/v1/events", json={"name": "Old", "rules": "mcr"}, headers=admin())
+    r = client.post(f"/v1/events/{r.json()['id']}/tables", headers=admin(),
+                    json={"name": "T1", "players": ["Zoe", "Ann", "Bo", "Cai"]})
+    t = r.json()["id"]
+    sf = client.app.state.table_db  # type: ignore[attr-defined]
+    with sf() as session, session.begin():
+        session.execute(update(Player).where(Player.table_id == t, Player.position == 0)
+                        .values(name="Zoe\u0301"))
+    for typed in ("Zoe\u0301", "Zo\u00e9"):
+        p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={"player": typed, "kind": "warning"})
+        assert p.status_code == 201, p.text

@@ -76,3 +76,26 @@ def test_no_free_database_connection_is_a_503_busy_not_a_500(
                         json={"hand": WIN, "winner": "E", "self_drawn": True})
         assert r.status_code == 503, r.text
         assert r.json()["error"]["code"] == "busy" and r.headers["Retry-After"] == "5"
+
+
+def test_an_in_memory_sqlite_url_still_opens() -> None:
+    """``sqlite://`` (in memory: tests, a try-out) takes SQLAlchemy's own pool; the pool
+    size given to a file's engine made it a TypeError (``max_overflow``)."""
+    from tilecam.db.engine import make_engine
+    from tilecam.db.migrate import current_revision, head_revision, upgrade
+
+    engine = make_engine("sqlite://")
+    upgrade(engine)
+    assert current_revision(engine) == head_revision()
+    engine.dispose()
+
+
+def test_unable_to_open_is_not_taken_for_a_fault_no_retry_mends() -> None:
+    """SQLite says "unable to open database file" also when the server runs out of file
+    handles — an overload that passes: it keeps "try again" and ``Retry-After``."""
+    from tilecam.api.errors import unavailable
+
+    message, headers = unavailable("the database cannot be opened",
+                                   "unable to open database file")
+    assert "try again" in message and headers == {"Retry-After": "5"}
+    assert unavailable("x", "attempt to write a readonly database")[1] == {}

@@ -95,13 +95,14 @@ def make_engine(url: str) -> Engine:
         file = sqlite_file(url)
         if file is not None:
             file.parent.mkdir(parents=True, exist_ok=True)
+        # a file: as many connections as the server's worker threads (AnyIO's 40) — a
+        # file costs nothing to open, and a request waiting for a connection rather
+        # than for the database only waits longer; in memory: SQLAlchemy's own pool
+        pool = {"pool_size": 5, "max_overflow": POOL_OVERFLOW} if file is not None else {}
         engine = create_engine(
             parsed,
             connect_args={"check_same_thread": False, "timeout": 30},
-            # as many connections as the server's worker threads (AnyIO's 40): a file
-            # costs nothing to open, and a request waiting for a connection rather than
-            # for the database only waits longer
-            pool_size=5, max_overflow=POOL_OVERFLOW,
+            **pool,
         )
         _configure_sqlite(engine)
         return engine
@@ -140,8 +141,9 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
 #: a transaction is not tried again, and the API answers without "try again" and
 #: ``Retry-After`` (:func:`tilecam.api.errors.unavailable`) — an operator must act.
 PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
-                    "Can't locate revision", "Not a directory", "unable to open database",
-                    "Permission denied")
+                    "Can't locate revision", "Not a directory", "Permission denied")
+# ("unable to open database file" is also what SQLite says when the server runs out of
+# file handles, an overload that passes: not listed)
 
 #: Connection execution option that marks a transaction that writes
 #: (:func:`tilecam.tables.sheet.transaction`, the migrations): on SQLite it begins with

@@ -109,10 +109,10 @@ def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> No
 
 def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:
     """A new event (rules checked against the scorer's registry)."""
-    if not name.strip():
+    if not visible(name):
         raise ValueError("an event needs a name")
     check_rules(rules, version, {})
-    event = Event(name=name.strip(), rules=rules, version=version)
+    event = Event(name=tidy_name(name), rules=rules, version=version)
     session.add(event)
     session.flush()
     return event
@@ -120,12 +120,14 @@ def create_event(session: Session, name: str, rules: str, version: str | None) -
 
 def tidy_name(text: str) -> str:
     """A name as the sheet keeps and compares it: Unicode NFC (``é`` typed as one
-    character or as ``e`` and an accent is one name), outer spaces off.
+    character or as ``e`` and an accent is one name), invisible format characters (a
+    zero-width space) and outer spaces off.
 
-    >>> tidy_name(" Zoe\u0301 ") == "Zo\u00e9"
+    >>> tidy_name(" Zoe\u0301\u200b ") == "Zo\u00e9"
     True
     """
-    return unicodedata.normalize("NFC", text).strip()
+    text = unicodedata.normalize("NFC", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
 
 
 def visible(text: str) -> bool:

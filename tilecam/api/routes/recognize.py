@@ -52,6 +52,9 @@ def parse_options(fields: Mapping[str, str]) -> RecognizeOptions:
                 value = json.loads(data[key]) if data[key].strip() else {}
             except json.JSONDecodeError as exc:
                 raise ApiError(422, "invalid_request", f"{key} is not valid JSON: {exc}") from None
+            except RecursionError:
+                raise ApiError(422, "invalid_request",
+                               f"{key} nests lists or objects too deeply") from None
             if not isinstance(value, dict):
                 raise ApiError(422, "invalid_request", f"{key} must be a JSON object")
             data[key] = value

@@ -32,7 +32,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ConfigDict, Field, field_validator
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
@@ -194,8 +195,9 @@ def _after_commit(view: Callable[[], dict[str, Any]], ids: dict[str, Any],
     recorded, which a client would answer by sending the write again."""
     try:
         return view()
-    except SQLAlchemyError as exc:
-        log.warning("recorded, but reading it back failed (%s): %s", where, exc)
+    except (DBAPIError, PoolTimeout) as exc:  # the database's failure, not a view's bug
+        log.warning("recorded, but reading it back failed (%s): %s", where, exc,
+                    exc_info=exc)
         return {**ids, "recorded": True,
                 "view_error": f"recorded; reading it back failed ({first_line(exc)}): "
                               f"GET {where} shows it"}
@@ -425,7 +427,7 @@ def _player_position(table: GameTable, player: int | str) -> int:
             raise ApiError(400, "invalid_request", f"player position {player} is not 0-3")
         return player
     for p in table.players:
-        if p.name == sheet.tidy_name(player):
+        if sheet.tidy_name(p.name) == sheet.tidy_name(player):  # names kept before NFC too
             return p.position
     names = ", ".join(p.name for p in table.players)
     raise ApiError(400, "invalid_request", f"no player {player!r} at this table ({names})")
