@@ -244,6 +244,9 @@ def eval_synth(
         if box_noise:  # box corners moved by this share of the tile's short side
             short = np.minimum(d.boxes[:, 2] - d.boxes[:, 0], d.boxes[:, 3] - d.boxes[:, 1])
             moved = d.boxes + rng.normal(0, box_noise, (len(d), 4)) * short[:, None]
+            # corners moved past each other stay x1 <= x2, y1 <= y2 (a box, not a refusal)
+            moved = np.concatenate([np.minimum(moved[:, :2], moved[:, 2:]),
+                                    np.maximum(moved[:, :2], moved[:, 2:])], axis=1)
             d = Detections(moved.astype(np.float32), d.class_ids, d.confidences, d.rotations,
                            d.topk_ids, d.topk_probs, d.image_size)
         rec_gt = tally.from_truth_boxes(f.name, truth, d, hand)

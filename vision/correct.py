@@ -237,12 +237,13 @@ def winning_shape_check(
     """A predicate ``hand -> bool``: does the hand have a winning shape under ``rules``?
     MCR uses :func:`mcr_winning_shape`; other rule sets are asked through
     ``scoring.score``: a hand it refuses, or scores as not legal (regional rule sets
-    answer an incomplete hand with ``legal=False``), is not a win — with ``score_kwargs``,
-    or else as a self-drawn win with only the fields that say what the tiles are
-    (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭). A shape the
-    context alone forbids (a Xiamen gold held on a discard win) is still a winning shape:
-    the score says why it is not legal, and the search does not re-read the gold as some
-    other tile to make a legal discard win (sixty-eighth session)."""
+    answer an incomplete hand with ``legal=False``), is not a win — asked as a self-drawn
+    win with only the fields that say what the tiles are
+    (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭), and, when
+    ``score_kwargs`` names a win type (``win``), with them too. A shape the context alone
+    forbids (a Xiamen gold held on a discard win) is still a winning shape: the score says
+    why it is not legal, and the search does not re-read the gold as some other tile to
+    make a legal discard win (sixty-eighth session). One score per reading, as before."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
@@ -258,10 +259,15 @@ def winning_shape_check(
         except scoring.HandError:
             return False
 
+    drawn = {**shape, "self_drawn": True}
+    # a win type (Xiamen 三金倒: three golds win whatever else is held) makes a hand a
+    # win that no shape is: asked with the whole context, after the shape
+    typed = "win" in kwargs and kwargs != drawn
+
     def check(hand: Hand) -> bool:
         key = scoring.format_hand(hand)
         if key not in cache:
-            cache[key] = legal(hand, kwargs) or legal(hand, {**shape, "self_drawn": True})
+            cache[key] = legal(hand, drawn) or (typed and legal(hand, kwargs))
         return cache[key]
 
     return check

@@ -83,6 +83,13 @@ class Detections:
         if n and ((self.class_ids < 0) | (self.class_ids >= len(CLASSES))).any():
             raise ValueError("class_ids out of range")
         _check_numbers(self.boxes, self.confidences, self.topk_probs)
+        if self.rotation_probs is not None and n:
+            rp = self.rotation_probs
+            bad = ~(np.isfinite(rp) & (rp >= 0) & (rp <= 1)).all(axis=1)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"tile {i}: rotation probabilities {rp[i].tolist()} not "
+                                 "within 0..1")
 
     # ----------------------------------------------------------------- builders
     @classmethod

@@ -152,6 +152,17 @@ def across_votes(parses: list[RowParse]) -> int:
     return votes
 
 
+#: Gap (tile widths) after a lone tile at the start of the standing row for it to be the
+#: winning tile set apart there (:func:`winning_tile`): at the end any split (``group_gap``)
+#: will do, as the last standing tile is the default anyway; at the start a gap a hand
+#: leaves by chance (0.2–0.3) would move the winning tile to the other end. (0.5 lost a
+#: winning tile set 0.41 apart in a row read end to end: turned-choice scene 192.)
+START_APART_GAP = 0.35
+
+#: Standing tiles a row holds to be part of the standing row when a hand is laid in two
+#: rows (:func:`winning_tile` then looks at the near one, where the owner's last tiles are).
+WRAPPED_ROW_TILES = 4
+
 #: How many median absolute deviations beyond the row's usual gap the gap before a
 #: slightly-apart winning tile must be (:func:`slightly_apart`): 3 until the thirty-fourth
 #: session; 2.5 reads one more choice2 and turned-choice scene each and the same 1,000
@@ -160,14 +171,17 @@ SLIGHTLY_APART_MAD = 2.5
 
 
 def slightly_apart(parses: list[RowParse]) -> int | None:
-    """The last standing tile of the standing row when the gap before it, though under
+    """The last standing tile of the standing row (``parses`` far to near; the row as
+    :func:`winning_tile` takes it) when the gap before it, though under
     the row's split threshold, stands out: above 0.1 tile widths, the widest in its run,
     and beyond the row's usual gap by :data:`SLIGHTLY_APART_MAD` times the gaps' spread
     (median absolute deviation). None otherwise."""
     with_standing = [p for p in parses if p.runs]
     if not with_standing:
         return None
-    p = max(with_standing, key=lambda q: q.standing_count)
+    # the standing row as winning_tile takes it: the nearest holding a part of it
+    wrapped = [q for q in with_standing if q.standing_count >= WRAPPED_ROW_TILES]
+    p = wrapped[-1] if wrapped else max(with_standing, key=lambda q: q.standing_count)
     run = p.runs[-1]
     if len(run) < 3 or not p.gaps:
         return None
@@ -184,16 +198,6 @@ def slightly_apart(parses: list[RowParse]) -> int | None:
     return None
 
 
-#: Gap (tile widths) after a lone tile at the start of the standing row for it to be the
-#: winning tile set apart there (:func:`winning_tile`): at the end any split (``group_gap``)
-#: will do, as the last standing tile is the default anyway; at the start a gap a hand
-#: leaves by chance (0.2–0.3) would move the winning tile to the other end. (0.5 lost a
-#: winning tile set 0.41 apart in a row read end to end: turned-choice scene 192.)
-START_APART_GAP = 0.35
-
-#: Standing tiles a row holds to be part of the standing row when a hand is laid in two
-#: rows (:func:`winning_tile` then looks at the near one, where the owner's last tiles are).
-WRAPPED_ROW_TILES = 4
 
 
 def winning_tile(runs: list[tuple[int, list[int]]],

@@ -418,6 +418,26 @@ def _alternative(
     return entry
 
 
+def _distinct_hands(chosen: Hand | None, alts: tuple[dict[str, Any], ...]
+                    ) -> tuple[dict[str, Any], ...]:
+    """``alts`` without those that read the chosen hand, or an earlier one, again with
+    its tiles in another order (two unsure tiles read each as the other: 1s↔4s), which
+    the page would show as another hand."""
+    from scoring import parse_hand
+    from scoring.notation import canonical_hand
+
+    seen = {canonical_hand(chosen)} if chosen is not None else set()
+    out = []
+    for alt in alts:
+        if alt["hand"] is not None:
+            key = canonical_hand(parse_hand(alt["hand"]))
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(alt)
+    return tuple(out)
+
+
 def check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     """A rule set that exists (:class:`scoring.HandError` naming the known ones) and a
     context that is a mapping (TypeError), checked before any work.
@@ -618,10 +638,10 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         score, waits, unscorable, winning_tile, refused = _score_or_waits(
             hand, layout, rules, ctx, claim_win, result.best.winning, notes)
     chosen_key = rule_set.score_key(hand)
-    alts = tuple(
+    alts = _distinct_hands(hand, tuple(
         _alternative(r, layout, rules, ctx, hidden, result.best.cost, chosen_key)
         for r in result.alternatives
-    )
+    ))
     timings["score"] = (time.perf_counter() - t2) * 1000
     return Recognition(
         hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
