@@ -101,3 +101,11 @@ def test_probabilities_outside_0_to_1_are_refused(
     of 1.5 were echoed back as a correction "ratio 15", a negative one was ignored."""
     with pytest.raises(ValueError, match=f"tile 0: {why}"):
         Detections.from_lists([(0, 0, 10, 14)], ["5p"], [conf], topk=[topk])
+
+
+def test_rotation_probabilities_outside_0_to_1_are_refused() -> None:
+    """The layout judges sideways tiles and which side a hand faces by them."""
+    d = Detections.from_lists([(0, 0, 10, 14)], ["5p"])
+    with pytest.raises(ValueError, match="tile 0: rotation probabilities"):
+        Detections(d.boxes, d.class_ids, d.confidences, d.rotations, d.topk_ids,
+                   d.topk_probs, rotation_probs=np.array([[np.nan, 0, 0, 0]], np.float32))
