@@ -194,10 +194,9 @@ def generate(cfg: SynthConfig, progress: Callable[[int], None] | None = None) ->
     if cfg.seed < 0:
         raise ValueError(f"--seed must be 0 or more, got {cfg.seed}")
     arts = [load_art(n) for n in cfg.art]  # fails early with a clear message
-    cfg.out.mkdir(parents=True, exist_ok=True)
-    (cfg.out / MARKER).write_text("written by tilecam dataset synth\n")  # before any image
     for sub in ("images", "labels", "truth"):
         (cfg.out / sub).mkdir(parents=True, exist_ok=True)
+    (cfg.out / MARKER).write_text("written by tilecam dataset synth\n")  # before any image
     t0 = time.monotonic()
     if progress:
         progress(0)  # the work starts: a progress bar's clock starts here, not at art loading
