@@ -240,17 +240,19 @@ def winning_shape_check(
     answer an incomplete hand with ``legal=False``), is not a win — asked as a self-drawn
     win with only the fields that say what the tiles are
     (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭), and, when
-    ``score_kwargs`` names a win type (``win``), with them too. A shape the context alone
-    forbids (a Xiamen gold held on a discard win) is still a winning shape: the score says
-    why it is not legal, and the search does not re-read the gold as some other tile to
-    make a legal discard win (sixty-eighth session). One score per reading, as before."""
+    ``score_kwargs`` names a win that needs no shape
+    (:attr:`~scoring.rulesets.base.RuleSet.shape_free_wins`: 三金倒, 三游), with them
+    too. A shape the context alone forbids (a Xiamen gold held on a discard win) is
+    still a winning shape: the score says why it is not legal, and the search does not
+    re-read the gold as some other tile to make a legal discard win (sixty-eighth
+    session). One score per reading, as before."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
 
     kwargs = dict(score_kwargs or {})
-    own = scoring.get_rule_set(rules).tile_context
-    shape = {k: v for k, v in kwargs.items() if k in own}
+    rule_set = scoring.get_rule_set(rules)
+    shape = {k: v for k, v in kwargs.items() if k in rule_set.tile_context}
     cache: dict[str, bool] = {}
 
     def legal(hand: Hand, given: Mapping[str, Any]) -> bool:
@@ -260,9 +262,9 @@ def winning_shape_check(
             return False
 
     drawn = {**shape, "self_drawn": True}
-    # a win type (Xiamen 三金倒: three golds win whatever else is held) makes a hand a
-    # win that no shape is: asked with the whole context, after the shape
-    typed = "win" in kwargs and kwargs != drawn
+    # a win type that makes a hand a win no shape is (Xiamen 三金倒: three golds win
+    # whatever else is held): asked with the whole context, after the shape
+    typed = str(kwargs.get("win")) in rule_set.shape_free_wins
 
     def check(hand: Hand) -> bool:
         key = scoring.format_hand(hand)

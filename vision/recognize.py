@@ -420,13 +420,15 @@ def _alternative(
 
 def _distinct_hands(chosen: Hand | None, alts: tuple[dict[str, Any], ...]
                     ) -> tuple[dict[str, Any], ...]:
-    """``alts`` without those that read the chosen hand, or an earlier one, again with
-    its tiles in another order (two unsure tiles read each as the other: 1s↔4s), which
-    the page would show as another hand."""
-    from scoring import parse_hand
+    """``alts`` with a reading of the chosen hand in another order (two unsure tiles
+    read each as the other: 1s↔4s) written as the chosen hand — "the same hand, read
+    another way", as a reading of its very text is — and without a second reading of a
+    hand already listed; the page once showed such a reading as another hand."""
+    from scoring import format_hand, parse_hand
     from scoring.notation import canonical_hand
 
-    seen = {canonical_hand(chosen)} if chosen is not None else set()
+    chosen_key = canonical_hand(chosen) if chosen is not None else None
+    seen: set[str] = set()
     out = []
     for alt in alts:
         if alt["hand"] is not None:
@@ -434,6 +436,8 @@ def _distinct_hands(chosen: Hand | None, alts: tuple[dict[str, Any], ...]
             if key in seen:
                 continue
             seen.add(key)
+            if key == chosen_key and chosen is not None:
+                alt = {**alt, "hand": format_hand(chosen)}
         out.append(alt)
     return tuple(out)
 

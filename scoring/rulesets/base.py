@@ -448,6 +448,11 @@ class RuleSet(ABC):
     #: wait on is asked with these alone (a reader of photos tells a winning shape the
     #: scorer refuses for the rest of the context from no win). Default: none.
     tile_context: ClassVar[tuple[str, ...]] = ()
+    #: Values of the context's ``win`` that make tiles a win which are no plain winning
+    #: shape (Xiamen 三金倒: three golds win whatever else is held; 三游: a lone gold
+    #: beside five sets): a reader's shape check asks those with the whole context too.
+    #: Default: none.
+    shape_free_wins: ClassVar[frozenset[str]] = frozenset()
     #: What the rules do with a win declared that is none (a score sheet's note to the
     #: referee): the penalty, and what becomes of the hand.
     false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"

@@ -86,6 +86,8 @@ class Xiamen(RuleSet):
     score_alike = (SEASONS, FLOWER_SET)
     money_apart: ClassVar[bool] = True
     tile_context: ClassVar[tuple[str, ...]] = ("gold", "indicator")
+    shape_free_wins: ClassVar[frozenset[str]] = frozenset(
+        name for name, kind in WIN_TYPES.items() if kind in ("three_golds", "san_you"))
     #: seed 000: the dealer deals again after winning (连庄) and after a drawn hand (臭庄);
     #: a session lasts a set time (3 hours), not a number of rounds
     deal: ClassVar[Deal] = Deal(stays_on_dealer_win=True, stays_on_draw=True, rounds=None)

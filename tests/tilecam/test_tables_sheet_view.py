@@ -191,3 +191,34 @@ def test_a_name_kept_before_names_were_tidied_is_found_typed_either_way(sheet) -
         p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                         json={"player": typed, "kind": "warning"})
         assert p.status_code == 201, p.text
+
+
+def test_joiners_that_shape_a_name_are_kept_and_a_kept_name_is_found_as_it_is(
+        sheet) -> None:
+    """Names keep the characters that make them (an emoji's ZWJ and tag characters — two
+    flags are two names —, a Persian ZWNJ); only those that show and mean nothing go. On
+    a sheet from before, holding "Ann" and "Ann" + a zero-width space, a penalty for
+    "Ann" finds "Ann" — an exact name first."""
+    from sqlalchemy import update
+
+    from tilecam.db.models import Player
+
+    client, _ = sheet
+    r = client.post("/v1/events", json={"name": "Joiners", "rules": "mcr"}, headers=admin())
+    url = f"/v1/events/{r.json()['id']}/tables"
+    england = "Sam \U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    scotland = "Sam \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    persian = "\u0646\u06cc\u06a9\u200c\u067e\u0648\u0631"
+    players = [england, scotland, persian, "Ann"]
+    r = client.post(url, json={"name": "T1", "players": players}, headers=admin())
+    assert r.status_code == 201, r.text
+    t = r.json()["id"]
+    got = client.get(f"/v1/tables/{t}", headers=admin()).json()
+    assert [p["name"] for p in got["players"]] == players
+    sf = client.app.state.table_db  # type: ignore[attr-defined]
+    with sf() as session, session.begin():
+        session.execute(update(Player).where(Player.table_id == t, Player.position == 0)
+                        .values(name="Ann\u200b"))
+    p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                    json={"player": "Ann", "kind": "warning"})
+    assert p.status_code == 201 and p.json()["player"] == "Ann", p.text

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -99,3 +100,55 @@ def test_unable_to_open_is_not_taken_for_a_fault_no_retry_mends() -> None:
                                    "unable to open database file")
     assert "try again" in message and headers == {"Retry-After": "5"}
     assert unavailable("x", "attempt to write a readonly database")[1] == {}
+
+
+def _answer_lost_once(commit: Any, driver: Any) -> Any:
+    """A dialect's ``do_commit`` that commits, then, the first time, loses the answer."""
+    lost = [True]
+
+    def answer_lost(dbapi_conn: object) -> None:
+        commit(dbapi_conn)
+        if lost:
+            lost.pop()
+            raise driver.OperationalError("disk I/O error")
+
+    return answer_lost
+
+
+def test_a_commit_whose_answer_is_lost_says_it_may_have_been_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit that reached the database but whose answer was lost was a 503 "nothing
+    was recorded … try again" — and the hand was recorded: a re-send would record it
+    twice. The answer now says to look first, and the commit is not tried again."""
+    import sqlite3 as driver
+
+    from tilecam.db.engine import get_engine
+
+    url = f"sqlite:///{tmp_path / 'tilecam.db'}"
+    app, _ = make_app(url, tmp_path / "data")
+    for client in client_for(app):
+        t, k = new_table(client)
+        engine = get_engine(url)
+        monkeypatch.setattr(engine.dialect, "do_commit",
+                            _answer_lost_once(engine.dialect.do_commit, driver))
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
+                        json={"hand": WIN, "winner": "E", "self_drawn": True})
+        assert r.status_code == 503, r.text
+        message = r.json()["error"]["message"]
+        assert "may have been recorded: look before sending it again" in message
+        assert "nothing was recorded" not in message
+        hands = client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+        assert len(hands) == 1
+
+
+def test_a_database_path_that_is_a_folder_is_a_fault_no_retry_mends(tmp_path: Path) -> None:
+    """"unable to open database file" is lasting where the file cannot be (the path is a
+    folder), and passing where it can (out of file handles: the test above)."""
+    folder = tmp_path / "is-a-folder.db"
+    folder.mkdir()
+    app, _ = make_app(f"sqlite:///{folder}", tmp_path / "data")
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "open", "rules": "mcr"}, headers=admin())
+        assert r.status_code == 503, r.text
+        assert "operator" in r.json()["error"]["message"]
+        assert "Retry-After" not in r.headers

@@ -29,7 +29,7 @@ from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tilecam.db.engine import PERMANENT_FAULTS
+from tilecam.db.engine import lasting_fault
 
 log = logging.getLogger("tilecam.api")
 
@@ -177,17 +177,17 @@ def first_line(exc: BaseException) -> str:
     return reason[0].strip() if reason else type(exc).__name__
 
 
-def unavailable(what: str, reason: str) -> tuple[str, dict[str, str]]:
+def unavailable(what: str, reason: str, url: str | None = None) -> tuple[str, dict[str, str]]:
     """The message and headers of a 503 ``database_unavailable``: ``what`` happened, for
     ``reason`` (the driver's); "try again" with ``Retry-After`` only when trying again
-    may help (see :data:`PERMANENT_FAULTS`).
+    may help (:func:`tilecam.db.engine.lasting_fault`; ``url``: the database's).
 
     >>> unavailable("the database did not answer", "database is locked")[1]
     {'Retry-After': '5'}
     >>> unavailable("the database cannot be opened", "file is not a database")[1]
     {}
     """
-    if any(fault in reason for fault in PERMANENT_FAULTS):
+    if lasting_fault(reason, url):
         return (f"{what}: {reason} (nothing was recorded by this request; the server's "
                 "operator must repair or replace the database, or give another: trying "
                 "again will not help)"), {}
@@ -201,8 +201,13 @@ async def _database_error_handler(request: Request, exc: Exception) -> JSONRespo
     a tilecam bug."""
     assert isinstance(exc, OperationalError)
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
-    return error_response(503, "database_unavailable",
-                          *unavailable("the database did not answer", first_line(exc)))
+    settings = getattr(request.app.state, "settings", None)
+    url = getattr(settings, "sqlalchemy_url", None)
+    message, headers = unavailable("the database did not answer", first_line(exc), url)
+    if getattr(exc, "tilecam_at_commit", False):  # sheet.transaction: the commit failed
+        message = (f"the database did not answer the commit: {first_line(exc)} (this "
+                   "request may have been recorded: look before sending it again)")
+    return error_response(503, "database_unavailable", message, headers)
 
 
 async def _pool_timeout_handler(request: Request, exc: Exception) -> JSONResponse:

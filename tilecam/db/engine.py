@@ -8,6 +8,7 @@ processes writing at once queue for the lock instead of failing half-way.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,19 @@ def sqlite_file(url: str) -> Path | None:
 
     >>> sqlite_file("sqlite:////srv/t.db"), sqlite_file("sqlite://")
     (PosixPath('/srv/t.db'), None)
+    >>> sqlite_file("sqlite:///file:x?mode=memory&uri=true"), sqlite_file(
+    ...     "sqlite:///file:/srv/t.db?uri=true")
+    (None, PosixPath('/srv/t.db'))
     """
     parsed = make_url(url)
     if not parsed.drivername.startswith("sqlite"):
         return None
     if not parsed.database or parsed.database == ":memory:":
         return None
+    if parsed.query.get("uri") == "true":  # an SQLite URI filename: file:PATH?mode=…
+        if parsed.query.get("mode") == "memory":
+            return None
+        return Path(parsed.database.removeprefix("file:"))
     return Path(parsed.database)
 
 
@@ -143,7 +151,27 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
 PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
                     "Can't locate revision", "Not a directory", "Permission denied")
 # ("unable to open database file" is also what SQLite says when the server runs out of
-# file handles, an overload that passes: not listed)
+# file handles, an overload that passes: lasting only where the file cannot be, see
+# lasting_fault)
+
+
+def lasting_fault(reason: str, url: str | None = None) -> bool:
+    """Whether the database's ``reason`` for failing is one no retry mends
+    (:data:`PERMANENT_FAULTS`), or "unable to open database file" where SQLite's file
+    (``url``) cannot be: a folder, or missing in a folder the server may not write.
+
+    >>> lasting_fault("attempt to write a readonly database"), lasting_fault("locked")
+    (True, False)
+    >>> lasting_fault("unable to open database file", "sqlite:////")
+    True
+    """
+    if any(fault in reason for fault in PERMANENT_FAULTS):
+        return True
+    file = sqlite_file(url) if url and "unable to open database" in reason else None
+    if file is None:
+        return False
+    return file.is_dir() or (not file.exists() and file.parent.is_dir()
+                             and not os.access(file.parent, os.W_OK))
 
 #: Connection execution option that marks a transaction that writes
 #: (:func:`tilecam.tables.sheet.transaction`, the migrations): on SQLite it begins with

@@ -63,7 +63,7 @@ def database(request: Request) -> sessionmaker[Session]:
                 upgrade(engine)
             except Exception as exc:
                 message, headers = unavailable("the database cannot be opened",
-                                               first_line(exc))
+                                               first_line(exc), url)
                 raise ApiError(503, "database_unavailable", message,
                                headers=headers) from None
             sf = state.table_db = session_factory(engine)

@@ -73,14 +73,22 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
     reason no retry mends (a read-only file, :data:`tilecam.db.engine.PERMANENT_FAULTS`),
     is not tried again: the error goes up at once (answered 503 ``database_unavailable``).
     On SQLite the transaction begins ``IMMEDIATE`` (:data:`tilecam.db.engine.WRITE`):
-    writers queue for the write lock; reads elsewhere begin deferred."""
+    writers queue for the write lock; reads elsewhere begin deferred. A failure of the
+    commit itself is not tried again (it may have been recorded) and is marked
+    ``tilecam_at_commit``, so the answer says to look before sending it again."""
     for attempt in range(1, attempts + 1):
         with sf() as session:
+            committing = False
             try:
                 with session.begin():
                     session.connection(execution_options={WRITE: True})  # SQLite: IMMEDIATE
-                    return work(session)
+                    done = work(session)
+                    committing = True  # leaving the block commits
+                return done
             except (IntegrityError, OperationalError) as exc:
+                if committing:  # the commit's own failure: it may have been recorded
+                    setattr(exc, "tilecam_at_commit", True)  # noqa: B010
+                    raise
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
                 lasting = isinstance(exc, OperationalError) and any(
                     fault in str(exc.orig) for fault in PERMANENT_FAULTS)
@@ -118,26 +126,39 @@ def create_event(session: Session, name: str, rules: str, version: str | None) -
     return event
 
 
-def tidy_name(text: str) -> str:
-    """A name as the sheet keeps and compares it: Unicode NFC (``é`` typed as one
-    character or as ``e`` and an accent is one name), invisible format characters (a
-    zero-width space) and outer spaces off.
+#: Characters that show nothing and mean nothing in a name (a zero-width space, a word
+#: joiner, a byte-order mark, a soft hyphen, bidi marks and controls): left out of a name
+#: when it is kept and compared. Joiners that shape a script or an emoji (ZWJ, ZWNJ) and
+#: emoji tag characters are kept.
+_NOTHING = frozenset("\u200b\u2060\ufeff\u00ad\u180e\u200e\u200f\u202a\u202b\u202c"
+                     "\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Letters and symbols that render blank (Hangul fillers, the braille blank).
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
-    >>> tidy_name(" Zoe\u0301\u200b ") == "Zo\u00e9"
+
+def tidy_name(text: str) -> str:
+    """A name as the sheet keeps and compares it: characters that show and mean nothing
+    out (:data:`_NOTHING`), then Unicode NFC (``é`` typed as one character or as ``e``
+    and an accent is one name), outer spaces off.
+
+    >>> tidy_name(" Zoe\u200b\u0301 ") == "Zo\u00e9"
+    True
+    >>> tidy_name("Coder \U0001f469\u200d\U0001f4bb") == "Coder \U0001f469\u200d\U0001f4bb"
     True
     """
-    text = unicodedata.normalize("NFC", text)
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
+    kept = "".join(ch for ch in text if ch not in _NOTHING)
+    return unicodedata.normalize("NFC", kept).strip()
 
 
 def visible(text: str) -> bool:
-    """Whether ``text`` shows anything: some character besides spaces and invisible
-    format characters (a zero-width space is no name).
+    """Whether ``text`` shows anything: some character besides spaces, invisible format
+    characters and letters that render blank (a zero-width space is no name).
 
-    >>> visible("\u200b "), visible("Ann")
-    (False, True)
+    >>> visible("\u200b "), visible("\u3164"), visible("Ann")
+    (False, False, True)
     """
-    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in text)
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" and ch not in _BLANK
+               for ch in text)
 
 
 def create_table(

@@ -694,8 +694,12 @@ def load_art(name: str) -> ArtSet:
 
 def _unknown_art(name: str) -> ArtError:
     known = ", ".join(available_sets()) or "none installed"
-    if name in REALISTIC_SETS or name.split("-")[0] in ("kmahjongg", "gnome", "xmahjongg"):
-        # a set of a source tilecam reads, not installed on this machine
+    source = name.split("-")[0]
+    source_missing = source in ("kmahjongg", "gnome", "xmahjongg") and not any(
+        n.startswith(f"{source}-") for n in available_sets())
+    if name in REALISTIC_SETS or source_missing:
+        # a set of a source tilecam reads, not installed on this machine (a set of an
+        # installed source that is not there is a name mistyped: "unknown")
         return ArtError(f"art set {name!r} is not installed here ({missing_art_hint(name)}); "
                         f"available: {known}")
     return ArtError(f"unknown art set {name!r}; available: {known}")

@@ -426,10 +426,16 @@ def _player_position(table: GameTable, player: int | str) -> int:
         if not 0 <= player <= 3:
             raise ApiError(400, "invalid_request", f"player position {player} is not 0-3")
         return player
-    for p in table.players:
-        if sheet.tidy_name(p.name) == sheet.tidy_name(player):  # names kept before NFC too
+    for p in table.players:  # as kept, then as tidied (names kept before NFC too)
+        if p.name == player:
             return p.position
+    alike = [p for p in table.players if sheet.tidy_name(p.name) == sheet.tidy_name(player)]
+    if len(alike) == 1:
+        return alike[0].position
     names = ", ".join(p.name for p in table.players)
+    if alike:
+        raise ApiError(400, "invalid_request", f"{len(alike)} players at this table read "
+                       f"{player.strip()!r} ({names}): give the player's position 0-3")
     raise ApiError(400, "invalid_request", f"no player {player!r} at this table ({names})")
 
 
