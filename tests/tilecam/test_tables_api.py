@@ -150,6 +150,18 @@ def test_cleared_table_lets_the_camera_record_the_next_hand(setup) -> None:
                                                           (2, norm(WIND_HAND))]
 
 
+def _frames_refused(client: TestClient, t: int, k: str, level: int, fields: dict[str, str],
+                    why: str) -> None:
+    """Three frames of the scene at ``level``, a self-drawn win by E with ``fields``: each
+    refused 400 with ``why`` in its message."""
+    for _ in range(3):
+        r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
+                        files={"image": ("f.jpg", frame(level), "image/jpeg")},
+                        data={"winner": "E", "self_drawn": "true", **fields})
+        assert r.status_code == 400, r.text
+        assert why in r.json()["error"]["message"]
+
+
 @needs_mcr
 def test_a_camera_frame_with_seats_that_contradict_is_refused_at_once(setup) -> None:
     """A self-draw with a discarder can never be recorded: the camera hears so on its
@@ -158,12 +170,7 @@ def test_a_camera_frame_with_seats_that_contradict_is_refused_at_once(setup) -> 
     client, cam, _ = setup
     _, [(t, k), _] = new_event(client)
     a = cam.show(120, PLAIN_HAND)
-    for _ in range(3):
-        r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
-                        files={"image": ("f.jpg", frame(a), "image/jpeg")},
-                        data={"winner": "E", "self_drawn": "true", "discarder": "S"})
-        assert r.status_code == 400, r.text
-        assert "self-drawn win has no discarder" in r.json()["error"]["message"]
+    _frames_refused(client, t, k, a, {"discarder": "S"}, "self-drawn win has no discarder")
     got = [post_frame(client, t, k, a, winner="E", self_drawn="1")["status"] for _ in range(3)]
     assert got == ["waiting", "waiting", "recorded"]
 
@@ -183,12 +190,7 @@ def test_a_camera_frame_whose_context_nests_values_is_refused_and_nothing_record
     client, cam, _ = setup
     _, [(t, k), _] = new_event(client)
     a = cam.show(120, PLAIN_HAND)
-    for _ in range(3):
-        r = client.post(f"/v1/tables/{t}/frames", headers=bearer(k),
-                        files={"image": ("f.jpg", frame(a), "image/jpeg")},
-                        data={"winner": "E", "self_drawn": "true", "context": context})
-        assert r.status_code == 400, r.text
-        assert why in r.json()["error"]["message"]
+    _frames_refused(client, t, k, a, {"context": context}, why)
     assert client.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"] == []
     body = {"hand": PLAIN_HAND, "winner": "E", "self_drawn": True,
             "context": {"x": [["deep"]]}}
