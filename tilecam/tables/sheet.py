@@ -83,10 +83,12 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
                 with session.begin():
                     session.connection(execution_options={WRITE: True})  # SQLite: IMMEDIATE
                     done = work(session)
+                    session.flush()  # a constraint's race shows here, and is tried again
                     committing = True  # leaving the block commits
                 return done
             except (IntegrityError, OperationalError) as exc:
-                if committing:  # the commit's own failure: it may have been recorded
+                if committing and isinstance(exc, OperationalError):  # the commit's own
+                    # failure: it may have been recorded
                     setattr(exc, "tilecam_at_commit", True)  # noqa: B010
                     raise
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
