@@ -149,7 +149,10 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
 #: a transaction is not tried again, and the API answers without "try again" and
 #: ``Retry-After`` (:func:`tilecam.api.errors.unavailable`) — an operator must act.
 PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
-                    "Can't locate revision", "Not a directory", "Permission denied")
+                    "Can't locate revision", "Not a directory", "Permission denied",
+                    # PostgreSQL: a database or role the URL names that is not there, a
+                    # password refused
+                    "does not exist", "password authentication failed")
 # ("unable to open database file" is also what SQLite says when the server runs out of
 # file handles, an overload that passes: lasting only where the file cannot be, see
 # lasting_fault)
@@ -163,6 +166,8 @@ def lasting_fault(reason: str, url: str | None = None) -> bool:
     >>> lasting_fault("attempt to write a readonly database"), lasting_fault("locked")
     (True, False)
     >>> lasting_fault("unable to open database file", "sqlite:////")
+    True
+    >>> lasting_fault('connection failed: FATAL:  database "tc" does not exist')
     True
     """
     if any(fault in reason for fault in PERMANENT_FAULTS):
