@@ -222,3 +222,29 @@ def test_joiners_that_shape_a_name_are_kept_and_a_kept_name_is_found_as_it_is(
     p = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                     json={"player": "Ann", "kind": "warning"})
     assert p.status_code == 201 and p.json()["player"] == "Ann", p.text
+
+
+def test_a_penalty_sent_again_under_its_request_id_is_booked_once(sheet) -> None:
+    """Never doubled: a referee's phone that did not hear the answer sends the penalty
+    again. Without a name for the request it was booked twice — a repeat offence a step
+    higher (0, then 5) — (concurrency review F4); with ``request_id`` the second finds
+    the first (200, ``created`` false), and the same name for another penalty is a 409."""
+    client, _ = sheet
+    _, [(t, k), _] = new_event(client)
+    draw = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={"outcome": "draw"})
+    assert draw.status_code == 201, draw.text
+    body = {"player": 1, "kind": "empty_claim", "hand": 2, "request_id": "ref-7-0001"}
+    first = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json=body)
+    assert first.status_code == 201 and first.json()["created"] is True, first.text
+    again = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json=body)
+    assert again.status_code == 200, again.text
+    assert again.json()["id"] == first.json()["id"] and again.json()["created"] is False
+    assert again.json()["points"] == 0 and again.json()["request_id"] == "ref-7-0001"
+    other = client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                        json={**body, "player": 2})
+    assert other.status_code == 409 and "ref-7-0001" in other.text, other.text
+    pens = client.get(f"/v1/tables/{t}/penalties", headers=admin()).json()["penalties"]
+    assert len(pens) == 1
+    plain = {"player": 1, "kind": "empty_claim", "hand": 2}
+    step = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json=plain)
+    assert step.status_code == 201 and step.json()["points"] == 5, step.text

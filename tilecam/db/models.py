@@ -22,6 +22,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -228,6 +229,8 @@ class Penalty(Base):
     or a disqualification (停赛); ``deltas`` by position."""
 
     __tablename__ = "penalties"
+    __table_args__ = (Index("ix_penalties_table_request", "table_id", "request_id",
+                            unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[int] = mapped_column(
@@ -256,6 +259,9 @@ class Penalty(Base):
     #: claim ruled or undone): a line per change, points from and to and why
     #: (migration 0007); None while it keeps the step it was booked at.
     rebooked: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The client's name for the request that booked it (migration 0008): sent again, it
+    #: finds this penalty instead of booking another. Unique per table; None: not given.
+    request_id: Mapped[str | None] = mapped_column(String(100), nullable=True)
 
     table: Mapped[GameTable] = relationship(back_populates="penalties")
 

@@ -672,7 +672,8 @@ def hands_of(session: Session, table_id: int) -> list[Hand]:
 
 def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str,
                 points: int | None, hand_number: int | None, reason: str | None,
-                author: str, money: bool | None = None, to: int | None = None) -> Penalty:
+                author: str, money: bool | None = None, to: int | None = None,
+                request_id: str | None = None) -> tuple[Penalty, bool]:
     """Record a penalty. MCR defaults: 错和 10 and 诈和 20 to each other player; a
     ``payment`` (包赔) goes from ``player`` to player ``to`` alone, its points given; a
     ``deduction`` takes one of the rule set's fixed amounts where it has them (MCR:
@@ -687,13 +688,29 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     ``money``: the penalty is money paid apart from the points (counted in the
     standings' ``money``, not the ranked total); None: as the rule set pays it (Xiamen
     诈胡 in money, :func:`default_penalty`), points otherwise.
+
+    ``request_id``: the client's name for this request. Sent again, it finds the penalty
+    it booked (:attr:`Penalty.request_id`) instead of booking another — for the same
+    player, kind and hand; other content under the same name is a :class:`Conflict`.
+    Returns the penalty and whether this call booked it.
     """
 
-    def work(session: Session) -> Penalty:
+    def work(session: Session) -> tuple[Penalty, bool]:
         table = get_table(session, table_id)
         # one writer at a time: a bar scores recorded hands again, an offence's step and a
         # second disqualification follow from the penalties booked before
         lock_sheet(session, table_id)
+        if request_id is not None:
+            booked = next((p for p in table.penalties if p.request_id == request_id), None)
+            if booked is not None:
+                if (booked.player, booked.kind, booked.hand_number) != (player, kind,
+                                                                        hand_number):
+                    raise Conflict(
+                        f"request_id {request_id!r} booked penalty {booked.id} already (a "
+                        f"{booked.kind} of {table.players[booked.player].name}, hand "
+                        f"{booked.hand_number}): give another request_id for another "
+                        "penalty")
+                return booked, False
         if kind in NO_POINTS or kind in REPEAT_OFFENCES:
             pts, in_money = _no_points(table, kind, points, money, hand_number)
         else:
@@ -722,7 +739,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         _not_twice(table, kind, player, hands, hand_number, before)
         pen = Penalty(table_id=table_id, player=player, hand_number=hand_number, kind=kind,
                       points=pts, deltas=deltas, money=in_money, reason=reason,
-                      author=author)
+                      author=author, request_id=request_id)
         table.penalties.append(pen)
         session.flush()
         if kind == "bar" and hand_number is not None:
@@ -731,7 +748,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                    + (f": {reason.strip()}" if reason and reason.strip() else "") + ")")
             _reseat(session, table, hands, before, hand_number, author, since=hand_number,
                     cause=why)
-        return pen
+        return pen, True
 
     return transaction(sf, work)
 

@@ -157,4 +157,5 @@ def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
         "void_reason": pen.void_reason,
         # a repeat offence's step changed since it was booked: from, to and why
         "rebooked": pen.rebooked,
+        "request_id": pen.request_id,  # the client's name for the request that booked it
     }

@@ -164,6 +164,10 @@ class PenaltyIn(StoredIn):
                                "points or chips (counted in the standings' money, not the "
                                "ranked total); default: as the rules pay it (Xiamen 诈胡: "
                                "false_win_money 50 in money)")
+    request_id: str | None = Field(None, min_length=1, max_length=100, description="the "
+                                   "client's name for this request, unique per table: sent "
+                                   "again it finds the penalty booked (200) instead of "
+                                   "booking another")
 
 
 def _table_or_404(session: Session, table_id: int) -> GameTable:
@@ -441,7 +445,8 @@ def _player_position(table: GameTable, player: int | str) -> int:
 
 @router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
 def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
-                caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+                caller: Annotated[Caller, Depends(require_admin)],
+                response: Response) -> dict[str, Any]:
     """Referee: a penalty (错和 10 / 诈和 20 to each other player in MCR, a deduction — MCR
     5, 10, 20, 30, 40, 50 or 60 — or a payment from one player to another), a 停和
     (``bar``: a win of that player's in that hand is held pending), a warning, a
@@ -452,11 +457,13 @@ def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
         pos = _player_position(table, body.player)
         to = None if body.to is None else _player_position(table, body.to)
     try:
-        pen = sheet.add_penalty(sf, table_id, pos, body.kind, body.points, body.hand,
-                                body.reason, caller.author, body.money, to)
+        pen, created = sheet.add_penalty(sf, table_id, pos, body.kind, body.points,
+                                         body.hand, body.reason, caller.author, body.money,
+                                         to, body.request_id)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _penalty_answer(sf, table_id, pen)
+    response.status_code = 201 if created else 200
+    return {**_penalty_answer(sf, table_id, pen), "created": created}
 
 
 def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty) -> dict[str, Any]:
