@@ -231,6 +231,20 @@ def mcr_winning_shape(hand: Hand) -> bool:
     return False
 
 
+def claims_chows(rules: str) -> bool:
+    """Whether the rules of ``rules`` claim chows (their ``game``'s ``claims``; MCR and
+    Xiamen do, Zhenjiang does not): under those that do not, a shown meld of three in a
+    row is no set, and the correction mends a meld into a pung or kong only.
+
+    >>> claims_chows("mcr"), claims_chows("zhenjiang")
+    (True, False)
+    """
+    import scoring
+
+    claims = scoring.get_rule_set(rules).game.get("claims")
+    return claims is None or "chow" in claims
+
+
 def winning_shape_check(
     rules: str, score_kwargs: Mapping[str, Any] | None = None
 ) -> Callable[[Hand], bool]:
@@ -284,21 +298,24 @@ class _Slot:
     deltas: tuple[float, ...]  # cost over the slot's top-1, ascending
 
 
-def meld_fillers(mates: Sequence[str]) -> tuple[str, ...]:
+def meld_fillers(mates: Sequence[str], chows: bool = True) -> tuple[str, ...]:
     """The kinds that make a set of a shown meld with ``mates``, the other tiles of the
     meld as read: their kind when they are all one kind (a pung or kong), else for two
-    tiles of one suit one or two apart, the tiles that make a chow.
+    tiles of one suit one or two apart, the tiles that make a chow (``chows``: where the
+    rules claim chows at all; Zhenjiang does not).
 
     >>> meld_fillers(["S", "S"]), meld_fillers(["4m", "5m"]), meld_fillers(["1p", "3p"])
     (('S',), ('3m', '6m'), ('2p',))
     >>> meld_fillers(["9s", "8s"]), meld_fillers(["E", "S"]), meld_fillers(["2m", "2p"])
     (('7s',), (), ())
+    >>> meld_fillers(["4m", "5m"], chows=False)
+    ()
     """
     if not mates or any(t not in _KIND_INDEX for t in mates):
         return ()
     if len(set(mates)) == 1:
         return (mates[0],)
-    if len(mates) != 2:
+    if len(mates) != 2 or not chows:
         return ()
     a, b = sorted(_KIND_INDEX[t] for t in mates)
     if b >= 27 or a // 9 != b // 9:
@@ -308,7 +325,8 @@ def meld_fillers(mates: Sequence[str]) -> tuple[str, ...]:
     return tuple(KINDS[suit * 9 + r] for r in ranks if 0 <= r <= 8)
 
 
-def _meld_fills(dets: Detections, layout: Layout) -> dict[int, tuple[str, ...]]:
+def _meld_fills(dets: Detections, layout: Layout, chows: bool = True
+                ) -> dict[int, tuple[str, ...]]:
     """Per tile of a shown meld that is not a set as read (top-1 codes): the kinds that
     would make it one with its mates (:func:`meld_fillers`), to be tried at
     :data:`MELD_FILL_P` when the tile's own readings do not hold them; none for a tile
@@ -320,25 +338,25 @@ def _meld_fills(dets: Detections, layout: Layout) -> dict[int, tuple[str, ...]]:
     out: dict[int, tuple[str, ...]] = {}
     for m in layout.melds:
         codes = [top[i] for i in m.detections]
-        if m.concealed or BACK in codes or _meld_ok(codes, False):
+        if m.concealed or BACK in codes or _meld_ok(codes, False, chows):
             continue
         for k, i in enumerate(m.detections):
             if float(dets.topk_probs[i, 0]) >= MELD_FILL_BELOW:
                 continue
-            fills = meld_fillers(codes[:k] + codes[k + 1:])
+            fills = meld_fillers(codes[:k] + codes[k + 1:], chows)
             if fills:
                 out[i] = fills
     return out
 
 
-def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
+def _slots(dets: Detections, layout: Layout, chows: bool = True) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
     tiles for flowers, and for a tile of a shown meld that is not a set as read, the
     kinds that would make it one (:func:`_meld_fills`); face-down tiles are fixed."""
     hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
-    fills = _meld_fills(dets, layout)
+    fills = _meld_fills(dets, layout, chows)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
@@ -375,21 +393,22 @@ def _slots(dets: Detections, layout: Layout) -> list[_Slot]:
     return out
 
 
-def _meld_ok(tiles: Sequence[str], concealed: bool) -> bool:
-    """Codes of one laid-out meld make a set (fast check, no objects)."""
+def _meld_ok(tiles: Sequence[str], concealed: bool, chows: bool = True) -> bool:
+    """Codes of one laid-out meld make a set (fast check, no objects); a chow only where
+    the rules claim chows (``chows``)."""
     if concealed:
         return len({t for t in tiles if t != BACK}) <= 1
     if BACK in tiles:
         return False
     if len(set(tiles)) == 1:
         return True
-    if len(tiles) != 3 or any(t not in _KIND_INDEX for t in tiles):
+    if not chows or len(tiles) != 3 or any(t not in _KIND_INDEX for t in tiles):
         return False
     idx = sorted(_KIND_INDEX[t] for t in tiles)
     return idx[0] < 27 and idx[0] % 9 <= 6 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
 
 
-def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
+def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True) -> list[str]:
     """What makes a reading physically impossible (empty when it is possible; the search
     asks only whether, :class:`_Possible`)."""
     from scoring.hand import HandError
@@ -403,7 +422,7 @@ def _physical_problems(codes: Sequence[str], layout: Layout) -> list[str]:
                  if codes[i] not in _BONUS]
     for m in layout.melds:
         tiles = [codes[i] for i in m.detections]
-        if _meld_ok(tiles, m.concealed):
+        if _meld_ok(tiles, m.concealed, chows):
             continue
         try:
             m.meld(codes, hidden_kind="E")
@@ -441,7 +460,8 @@ class _Possible:
     problem — with the layout's index lists worked out once for a whole search (the
     search asks this of hundreds of readings)."""
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, chows: bool = True) -> None:
+        self.chows = chows
         self.in_hand = layout.hand_detections
         self.concealed = _concealed(layout)
         self.flowers = layout.flowers
@@ -456,11 +476,11 @@ class _Possible:
             if c not in _BONUS or c in seen:
                 return False
             seen.add(c)
-        return all(_meld_ok([codes[i] for i in dets], concealed)
+        return all(_meld_ok([codes[i] for i in dets], concealed, self.chows)
                    for dets, concealed in self.melds)
 
 
-def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
+def _involved(codes: Sequence[str], layout: Layout, chows: bool = True) -> set[int]:
     """Detections that take part in a physical impossibility of ``codes``: every hand
     tile of a kind held more than 4 times, every copy of a flower shown twice, every tile
     of a meld that is not a set."""
@@ -471,7 +491,7 @@ def _involved(codes: Sequence[str], layout: Layout) -> set[int]:
     fl = Counter(codes[i] for i in layout.flowers)
     out.update(i for i in layout.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
     for m in layout.melds:
-        if not _meld_ok([codes[i] for i in m.detections], m.concealed):
+        if not _meld_ok([codes[i] for i in m.detections], m.concealed, chows):
             out.update(m.detections)
     return out
 
@@ -508,15 +528,16 @@ def correct(
     params = params or CorrectParams()
     if claim_win is None:
         claim_win = layout.tile_count == hand_size
-    slots = _slots(dets, layout)
+    chows = claims_chows(rules)
+    slots = _slots(dets, layout, chows)
     base_codes = list(dets.codes)
-    top_problems = _physical_problems(base_codes, layout)
+    top_problems = _physical_problems(base_codes, layout, chows)
     if top_problems and not claim_win:
         # only tiles involved in an impossibility can fix it: search over those alone
-        involved = _involved(base_codes, layout)
+        involved = _involved(base_codes, layout, chows)
         slots = [sl for sl in slots if sl.det in involved]
     readings = _Readings(slots, base_codes, layout, hidden_kinds,
-                         is_winning or winning_shape_check(rules))
+                         is_winning or winning_shape_check(rules), chows)
     start = tuple(0 for _ in slots)
     problems = top_problems
     if claim_win and not problems and not readings.winning(readings.build(start)):
@@ -550,6 +571,8 @@ class _Readings:
     hidden_kinds: Sequence[str]
     #: the rules' winning-shape predicate
     check: Callable[[Hand], bool]
+    #: the rules claim chows (a shown meld may be one)
+    chows: bool = True
 
     def build(self, idx: tuple[int, ...]) -> tuple[str, ...]:
         """Every detection's code under the reading ``idx``."""
@@ -630,7 +653,7 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
     close = math.log(params.close_ratio)
     # how far past the most probable possible reading a better choice may still lie
     margin = max(close, math.log(params.max_win_ratio) if claim_win else 0.0, ready_margin)
-    possible = _Possible(readings.layout)
+    possible = _Possible(readings.layout, readings.chows)
     heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, tuple(0 for _ in slots), -1)]
     found = _Found()
     ready_checks = 0

@@ -354,3 +354,18 @@ def test_the_search_legality_check_agrees_with_the_listed_problems() -> None:
         assert ok == (not _physical_problems(codes, layout)), codes
         seen[ok] += 1
     assert seen[True] > 50 and seen[False] > 50
+
+
+def test_under_rules_without_chows_a_meld_is_mended_into_a_pung_only() -> None:
+    """Issue 6 (a meld that is not a set is corrected to the most probable legal
+    reading) and seed 001 (Zhenjiang claims no chow): a claimed 4m5m + 7m (0.6; 6m 0.3)
+    was mended into the chow 456m, which the scorer then refused. Under Zhenjiang the
+    meld stays as read (no legal reading within reach); under MCR it is the chow."""
+    from vision.recognize import recognize_detections
+
+    b = (SceneBuilder().standing("111p789m123pE").meld("457m", sideways=0)
+         .uncertain([("7m", 0.6), ("6m", 0.3), ("5m", 0.05)]).win("E"))
+    zj = recognize_detections(b.detections(), "zhenjiang", {"indicator": "C"})
+    assert not zj.to_dict()["corrections"]
+    mcr = recognize_detections(b.detections(), "mcr")
+    assert [(c["from"], c["to"]) for c in mcr.to_dict()["corrections"]] == [("7m", "6m")]
