@@ -248,3 +248,10 @@ def test_a_penalty_sent_again_under_its_request_id_is_booked_once(sheet) -> None
     plain = {"player": 1, "kind": "empty_claim", "hand": 2}
     step = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json=plain)
     assert step.status_code == 201 and step.json()["points"] == 5, step.text
+    pay = {"player": 0, "kind": "payment", "to": 2, "points": 8, "hand": 1,
+           "request_id": "ref-7-0002"}
+    assert client.post(f"/v1/tables/{t}/penalties", headers=admin(),
+                       json=pay).status_code == 201
+    for changed in ({"points": 30}, {"to": 3}, {"reason": "another"}):
+        r = client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={**pay, **changed})
+        assert r.status_code == 409, (changed, r.text)

@@ -9,6 +9,7 @@ processes writing at once queue for the lock instead of failing half-way.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -150,9 +151,11 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
 #: ``Retry-After`` (:func:`tilecam.api.errors.unavailable`) — an operator must act.
 PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
                     "Can't locate revision", "Not a directory", "Permission denied",
-                    # PostgreSQL: a database or role the URL names that is not there, a
-                    # password refused
-                    "does not exist", "password authentication failed")
+                    # PostgreSQL: a password refused
+                    "password authentication failed")
+#: PostgreSQL's refusal, at connection, of a database or role the URL names that is not
+#: there (not a relation or prepared statement that does not exist, which may pass).
+_NO_SUCH_DATABASE = re.compile(r'FATAL: +(database|role) ".*" does not exist')
 # ("unable to open database file" is also what SQLite says when the server runs out of
 # file handles, an overload that passes: lasting only where the file cannot be, see
 # lasting_fault)
@@ -169,8 +172,10 @@ def lasting_fault(reason: str, url: str | None = None) -> bool:
     True
     >>> lasting_fault('connection failed: FATAL:  database "tc" does not exist')
     True
+    >>> lasting_fault('prepared statement "p1" does not exist')
+    False
     """
-    if any(fault in reason for fault in PERMANENT_FAULTS):
+    if any(fault in reason for fault in PERMANENT_FAULTS) or _NO_SUCH_DATABASE.search(reason):
         return True
     file = sqlite_file(url) if url and "unable to open database" in reason else None
     if file is None:

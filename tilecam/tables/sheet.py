@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
-from tilecam.db.engine import PERMANENT_FAULTS, WRITE
+from tilecam.db.engine import WRITE, lasting_fault
 from tilecam.db.models import (
     CameraState,
     Event,
@@ -70,7 +70,7 @@ class NotFound(LookupError):
 def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempts: int = 5) -> T:
     """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database.
     A database that cannot be reached at all (no statement ran), or that fails for a
-    reason no retry mends (a read-only file, :data:`tilecam.db.engine.PERMANENT_FAULTS`),
+    reason no retry mends (a read-only file, :func:`tilecam.db.engine.lasting_fault`),
     is not tried again: the error goes up at once (answered 503 ``database_unavailable``).
     On SQLite the transaction begins ``IMMEDIATE`` (:data:`tilecam.db.engine.WRITE`):
     writers queue for the write lock; reads elsewhere begin deferred. A failure of the
@@ -92,8 +92,8 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
                     setattr(exc, "tilecam_at_commit", True)  # noqa: B010
                     raise
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
-                lasting = isinstance(exc, OperationalError) and any(
-                    fault in str(exc.orig) for fault in PERMANENT_FAULTS)
+                lasting = isinstance(exc, OperationalError) and lasting_fault(
+                    (str(exc.orig).strip().splitlines() or [""])[0])
                 if attempt == attempts or unreachable or lasting:
                     raise
                 log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
@@ -690,8 +690,10 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
     诈胡 in money, :func:`default_penalty`), points otherwise.
 
     ``request_id``: the client's name for this request. Sent again, it finds the penalty
-    it booked (:attr:`Penalty.request_id`) instead of booking another — for the same
-    player, kind and hand; other content under the same name is a :class:`Conflict`.
+    it booked (:attr:`Penalty.request_id`; also when it has been made void since)
+    instead of booking another — for the same content (player, kind, hand, reason and
+    the points, receiver and money given); other content under the same name is a
+    :class:`Conflict`.
     Returns the penalty and whether this call booked it.
     """
 
@@ -703,8 +705,12 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         if request_id is not None:
             booked = next((p for p in table.penalties if p.request_id == request_id), None)
             if booked is not None:
-                if (booked.player, booked.kind, booked.hand_number) != (player, kind,
-                                                                        hand_number):
+                paid = next((i for i, v in enumerate(booked.deltas) if int(v) > 0), None)
+                if ((booked.player, booked.kind, booked.hand_number, booked.reason)
+                        != (player, kind, hand_number, reason)
+                        or (points is not None and points != booked.points)
+                        or (to is not None and booked.kind == "payment" and to != paid)
+                        or (money is not None and money != bool(booked.money))):
                     raise Conflict(
                         f"request_id {request_id!r} booked penalty {booked.id} already (a "
                         f"{booked.kind} of {table.players[booked.player].name}, hand "
