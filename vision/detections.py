@@ -82,14 +82,7 @@ class Detections:
             raise ValueError("rotations must be 0, 90, 180 or 270")
         if n and ((self.class_ids < 0) | (self.class_ids >= len(CLASSES))).any():
             raise ValueError("class_ids out of range")
-        _check_numbers(self.boxes, self.confidences, self.topk_probs)
-        if self.rotation_probs is not None and n:
-            rp = self.rotation_probs
-            bad = ~(np.isfinite(rp) & (rp >= 0) & (rp <= 1)).all(axis=1)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"tile {i}: rotation probabilities {rp[i].tolist()} not "
-                                 "within 0..1")
+        _check_numbers(self.boxes, self.confidences, self.topk_probs, self.rotation_probs)
 
     # ----------------------------------------------------------------- builders
     @classmethod
@@ -236,12 +229,13 @@ PROB_SUM_SLACK = 1e-3
 
 
 def _check_numbers(boxes: npt.NDArray[np.float32], confidences: npt.NDArray[np.float32],
-                   topk_probs: npt.NDArray[np.float32]) -> None:
+                   topk_probs: npt.NDArray[np.float32],
+                   rotation_probs: npt.NDArray[np.float32] | None) -> None:
     """ValueError naming the first tile whose box is not finite or has its corners
-    swapped (``x2 < x1`` or ``y2 < y1``), or whose confidence or alternatives'
-    probabilities are not finite or not within 0..1, or add up past 1: the layout
-    measures rows by these numbers, the correction weighs readings by them, and a
-    reading must stay valid JSON."""
+    swapped (``x2 < x1`` or ``y2 < y1``), or whose confidence, alternatives' or rotation
+    probabilities are not finite or not within 0..1, or whose alternatives add up past
+    1: the layout measures rows and judges sides by these numbers, the correction weighs
+    readings by them, and a reading must stay valid JSON."""
     if not len(boxes):
         return
     bad = ~np.isfinite(boxes).all(axis=1)
@@ -253,7 +247,10 @@ def _check_numbers(boxes: npt.NDArray[np.float32], confidences: npt.NDArray[np.f
         i = int(np.flatnonzero(swapped)[0])
         raise ValueError(f"tile {i}: box {boxes[i].tolist()} is not x1, y1, x2, y2 "
                          "with x2 ≥ x1 and y2 ≥ y1")
-    for name, arr in (("confidence", confidences), ("alternatives' probabilities", topk_probs)):
+    named = [("confidence", confidences), ("alternatives' probabilities", topk_probs)]
+    if rotation_probs is not None:
+        named.append(("rotation probabilities", rotation_probs))
+    for name, arr in named:
         rows = arr.reshape(len(boxes), -1)
         bad = ~np.isfinite(rows).all(axis=1)
         if bad.any():

@@ -479,10 +479,9 @@ def boxes_twice(dets: Detections) -> set[int]:
     if not over.any():
         return set()
     twice: set[int] = set()
-    for i in np.argsort(-dets.confidences, kind="stable").tolist():
-        if i not in twice:
-            twice.update(j for j in np.flatnonzero(over[i]).tolist() if j not in twice
-                         and (dets.confidences[j], -j) <= (dets.confidences[i], -i))
+    for i in np.argsort(-dets.confidences, kind="stable").tolist():  # surest first
+        if i not in twice:  # a box no surer one took: its twins are twice
+            twice.update(np.flatnonzero(over[i]).tolist())
     return twice
 
 
