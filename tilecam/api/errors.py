@@ -29,7 +29,7 @@ from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tilecam.db.engine import lasting_fault
+from tilecam.db.engine import first_line, lasting_fault
 
 log = logging.getLogger("tilecam.api")
 
@@ -166,15 +166,6 @@ async def _http_error_handler(request: Request, exc: Exception) -> JSONResponse:
 async def _validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
-
-
-def first_line(exc: BaseException) -> str:
-    """The database driver's reason for ``exc`` (a SQLAlchemy error's ``orig``, else the
-    exception itself), its first line (SQLAlchemy adds the SQL, the parameters and a link
-    to its docs), or the exception's type when it gave none."""
-    orig = getattr(exc, "orig", None)
-    reason = str(orig if orig is not None else exc).strip().splitlines()
-    return reason[0].strip() if reason else type(exc).__name__
 
 
 def unavailable(what: str, reason: str, url: str | None = None) -> tuple[str, dict[str, str]]:

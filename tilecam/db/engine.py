@@ -161,6 +161,15 @@ _NO_SUCH_DATABASE = re.compile(r'FATAL: +(database|role) ".*" does not exist')
 # lasting_fault)
 
 
+def first_line(exc: BaseException) -> str:
+    """The database driver's reason for ``exc`` (a SQLAlchemy error's ``orig``, else the
+    exception itself), its first line (SQLAlchemy adds the SQL, the parameters and a link
+    to its docs), or the exception's type when it gave none."""
+    orig = getattr(exc, "orig", None)
+    reason = str(orig if orig is not None else exc).strip().splitlines()
+    return reason[0].strip() if reason else type(exc).__name__
+
+
 def lasting_fault(reason: str, url: str | None = None) -> bool:
     """Whether the database's ``reason`` for failing is one no retry mends
     (:data:`PERMANENT_FAULTS`), or "unable to open database file" where SQLite's file

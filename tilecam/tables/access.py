@@ -24,8 +24,9 @@ import numpy as np
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from tilecam.api.errors import ApiError, first_line, unavailable
+from tilecam.api.errors import ApiError, unavailable
 from tilecam.db import GameTable, get_engine, session_factory, upgrade
+from tilecam.db.engine import first_line
 from tilecam.settings import Settings
 from tilecam.tables import sheet
 from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recognition

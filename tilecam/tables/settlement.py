@@ -188,6 +188,18 @@ def revision_money(rev: HandRevision, number: int) -> list[int]:
     return money_deltas(rev.score, rev.winner, rev.discarder, revision_seats(rev, number))
 
 
+def payment_receiver(kind: str, deltas: Sequence[int]) -> int | None:
+    """The position of the one player a ``payment`` (包赔) pays, from its ``deltas``
+    (:func:`penalty_deltas`); None for other kinds.
+
+    >>> payment_receiver("payment", [0, 150, 0, -150]), payment_receiver("deduction", [-5, 0, 0, 0])
+    (1, None)
+    """
+    if kind != "payment":
+        return None
+    return next((i for i, v in enumerate(deltas) if int(v) > 0), None)
+
+
 def penalty_deltas(kind: str, offender: int, points_each: int,
                    to: int | None = None) -> list[int]:
     """Points by player position for a penalty on player ``offender``.

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
-from tilecam.db.engine import WRITE, lasting_fault
+from tilecam.db.engine import WRITE, first_line, lasting_fault
 from tilecam.db.models import (
     CameraState,
     Event,
@@ -51,6 +51,7 @@ from tilecam.tables.settlement import (
     NO_POINTS,
     REPEAT_OFFENCES,
     money_apart,
+    payment_receiver,
     penalty_deltas,
 )
 
@@ -92,8 +93,7 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
                     setattr(exc, "tilecam_at_commit", True)  # noqa: B010
                     raise
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
-                lasting = isinstance(exc, OperationalError) and lasting_fault(
-                    (str(exc.orig).strip().splitlines() or [""])[0])
+                lasting = isinstance(exc, OperationalError) and lasting_fault(first_line(exc))
                 if attempt == attempts or unreachable or lasting:
                     raise
                 log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
@@ -705,7 +705,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
         if request_id is not None:
             booked = next((p for p in table.penalties if p.request_id == request_id), None)
             if booked is not None:
-                paid = next((i for i, v in enumerate(booked.deltas) if int(v) > 0), None)
+                paid = payment_receiver(booked.kind, booked.deltas)
                 if ((booked.player, booked.kind, booked.hand_number, booked.reason)
                         != (player, kind, hand_number, reason)
                         or (points is not None and points != booked.points)

@@ -7,7 +7,12 @@ from typing import Any
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import flow
-from tilecam.tables.settlement import money_apart, revision_money, revision_seats
+from tilecam.tables.settlement import (
+    money_apart,
+    payment_receiver,
+    revision_money,
+    revision_seats,
+)
 
 
 def _iso(value: Any) -> str | None:
@@ -146,8 +151,7 @@ def penalty_view(pen: Penalty, table: GameTable) -> dict[str, Any]:
         "points": pen.points,
         "deltas": {names[i]: int(v) for i, v in enumerate(pen.deltas)},
         # a payment's receiver: the one player its deltas pay
-        "to": (next((names[i] for i, v in enumerate(pen.deltas) if int(v) > 0), None)
-               if pen.kind == "payment" else None),
+        "to": None if (paid := payment_receiver(pen.kind, pen.deltas)) is None else names[paid],
         "money": bool(pen.money),  # the deltas are money apart from the points
         "reason": pen.reason,
         "author": pen.author,

@@ -38,10 +38,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
 from tilecam.api.deps import require_json
-from tilecam.api.errors import ApiError, first_line
+from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
 from tilecam.api.schemas import StoredIn, context_shape_problem, nul_problem
 from tilecam.api.upload import IMAGE_REQUEST_BODY, request_fields
+from tilecam.db.engine import first_line
 from tilecam.db.models import GameTable, Penalty
 from tilecam.tables import camera, places, sheet, standings, views
 from tilecam.tables.access import (
@@ -180,7 +181,7 @@ def _table_or_404(session: Session, table_id: int) -> GameTable:
 def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded,
                    history: bool = False) -> dict[str, Any]:
     """The answer to a write of hand ``rec`` (committed): the hand at its place, read
-    back; when that read fails, :func:`_committed_anyway`."""
+    back; when that read fails, what :func:`_after_commit` answers."""
     def view() -> dict[str, Any]:
         with sf() as session:
             table = _table_or_404(session, table_id)
