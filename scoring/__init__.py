@@ -13,6 +13,8 @@ from scoring.hand import Hand, HandError, Meld, NotAWinningHand
 from scoring.notation import format_hand, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
 from scoring.rulesets.base import (
+    Discard,
+    Discards,
     Payment,
     RuleSet,
     Score,
@@ -25,6 +27,8 @@ from scoring.rulesets.base import (
 )
 
 __all__ = [
+    "Discard",
+    "Discards",
     "Hand",
     "HandError",
     "Meld",
@@ -38,6 +42,8 @@ __all__ = [
     "WaitTile",
     "Waits",
     "WinContext",
+    "check_context",
+    "discards",
     "format_hand",
     "get_rule_set",
     "parse_hand",
@@ -65,6 +71,36 @@ def _prepare(
     extra = rule_set.resolve_context(rule_context)
     context = WinContext(**context_kwargs, extra=extra)
     return rule_set, hand, context, resolved
+
+
+def check_context(
+    rules: str = "mcr",
+    *,
+    version: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    **fields: Any,
+) -> None:
+    """Check a win context on its own, before any hand: the rule set, its ``version`` and
+    ``settings``, the generic fields of :class:`WinContext` (``self_drawn``, winds,
+    ``discarder`` …) and the rule set's own fields with what it needs whatever the hand
+    (the Xiamen gold, the Zhenjiang 百搭). :class:`HandError` naming what is wrong; what
+    the fields say of the hand (a 杠开 with no kong) is :func:`score`'s to check.
+
+    >>> check_context("mcr", self_drawn=True, seat_wind="S")
+    >>> check_context("xiamen", gold="9z")
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: the gold '9z' is not a tile code
+    """
+    import dataclasses
+
+    rule_set = get_rule_set(rules)
+    resolved = resolved_settings(rule_set, version, settings)
+    given = dict(fields)
+    generic = {f.name: given.pop(f.name) for f in dataclasses.fields(WinContext)
+               if f.name != "extra" and f.name in given}
+    context = WinContext(**generic, extra=rule_set.resolve_context(given))
+    rule_set.check_context(context, resolved)
 
 
 def resolved_settings(
@@ -153,3 +189,57 @@ def waits(
         rule_context,
     )
     return rule_set.waits(parsed, context, resolved)
+
+
+def discards(
+    hand: str | Hand,
+    *,
+    rules: str = "mcr",
+    version: str | None = None,
+    seat_wind: str = "E",
+    prevalent_wind: str = "E",
+    flowers: int = 0,
+    settings: Mapping[str, Any] | None = None,
+    **rule_context: Any,
+) -> Discards:
+    """What to discard from a hand of a win's size (14 tiles in MCR, kongs counted as 3)
+    that is no win — a hand that drew and must let a tile go (何切): each distinct standing
+    tile with the :func:`waits` of the rest, best first (:class:`Discards`). A hand of
+    another size is a :class:`HandError` naming the size needed.
+
+    >>> d = discards("[EEE,2]123m456p789sN1s")
+    >>> [(x.tile, x.waits.shanten, [w.tile for w in x.waits.waits]) for x in d.ready_after]
+    [('1s', 0, ['N']), ('N', 0, ['1s'])]
+    >>> [w.remaining for w in d.ready_after[0].waits.waits]  # N: 4 less the one held
+    [3]
+    """
+    import dataclasses
+
+    from scoring import tiles as T
+    from scoring.rulesets.base import discard_order
+
+    rule_set, parsed, context, resolved = _prepare(
+        hand,
+        rules,
+        version,
+        settings,
+        dict(seat_wind=seat_wind, prevalent_wind=prevalent_wind, flowers=flowers),
+        rule_context,
+    )
+    if parsed.tile_count != rule_set.hand_size:
+        raise HandError(
+            f"wrong number of tiles to discard from: {parsed.tile_count} (a {rule_set.title} "
+            f"hand that drew holds {rule_set.hand_size}, each kong counted as 3)"
+        )
+    out = []
+    for tile in dict.fromkeys(parsed.standing):
+        kept = list(parsed.standing)
+        kept.remove(tile)
+        w = rule_set.waits(Hand(parsed.melds, tuple(kept), parsed.flowers), context, resolved)
+        # the discarded copy lies dead in the discards: one fewer of its kind to wait on
+        w = dataclasses.replace(w, waits=tuple(
+            dataclasses.replace(t, remaining=max(0, t.remaining - 1))
+            if T.index(t.tile) == T.index(tile) else t for t in w.waits))
+        out.append(Discard(tile, w))
+    return Discards(rule_set.name, resolved.get("version"), str(parsed),
+                    tuple(sorted(out, key=discard_order)))

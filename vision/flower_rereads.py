@@ -302,3 +302,62 @@ def reread_flower_runs(
             "reading lies with the flowers or at a row's end", show_p=True)
         return Rewrite(trial, t_lay, notes, result, changes)
     return None
+
+
+#: Least probability a kind needs among the alternatives of a tile read as a flower inside
+#: the hand's row, under rules without flowers, to be read instead
+#: (:func:`reread_row_flowers_as_kinds`).
+ROW_FLOWER_KIND_P = 0.05
+
+
+def flowers_inside_rows(layout: Layout) -> list[int]:
+    """The tiles ``layout`` lays among its flowers that lie *inside* a row of the hand:
+    with a tile of the hand (standing, melded or winning) on both sides of it in the row's
+    reading order (detection indices, in row order). A flower of the set lies apart from
+    the hand, at a row's end or in a row of its own — not between two of its tiles."""
+    hand = set(layout.hand_detections)
+    flowers = set(layout.flowers)
+    out = []
+    for row in layout.rows:
+        placed = [k for k, d in enumerate(row.detections) if d in hand]
+        if len(placed) < 2:
+            continue
+        out += [d for k, d in enumerate(row.detections)
+                if d in flowers and placed[0] < k < placed[-1]]
+    return out
+
+
+def reread_row_flowers_as_kinds(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """Under rules played without flowers (Zhenjiang's 136 tiles): a tile read as a flower
+    inside a row of the hand (:func:`flowers_inside_rows`) is a tile of the hand misread,
+    so its likeliest kind among its alternatives (at :data:`ROW_FLOWER_KIND_P` or more) is
+    read instead — all such tiles together, kept only if the layout then lays each in the
+    hand and the hand gains exactly those tiles. Before, such a tile was left out with the
+    flowers the rules do not play, and the hand came out a tile short. Call it only for
+    such rules: under MCR a flower may lie anywhere. Returns the detections, their
+    layout, a note and a :class:`Correction` per re-read tile (unchanged and empty when
+    none is kept)."""
+    picks: list[tuple[int, int]] = []
+    for i in flowers_inside_rows(layout):
+        kinds = [j for j in range(1, dets.topk_ids.shape[1])
+                 if int(dets.topk_ids[i, j]) not in BONUS_IDS
+                 and CLASSES[int(dets.topk_ids[i, j])] != BACK
+                 and dets.topk_probs[i, j] >= ROW_FLOWER_KIND_P]
+        if kinds:  # top-k is ordered: the first kind is the likeliest
+            picks.append((i, kinds[0]))
+    if not picks:
+        return dets, layout, (), ()
+    trial = promote(dets, picks)
+    t_lay = analyze(trial, params)
+    tiles = {i for i, _ in picks}
+    in_hand = set(t_lay.hand_detections)
+    if (not tiles <= in_hand or in_hand != set(layout.hand_detections) | tiles
+            or t_lay.tile_count != layout.tile_count + len(tiles)):
+        return dets, layout, (), ()
+    changes, notes = rereads(
+        dets, trial, [(float(dets.topk_probs[i, j]), i) for i, j in picks],
+        "read as a flower inside the hand's row, under rules played without flowers",
+        as_flower=False)
+    return trial, t_lay, notes, changes

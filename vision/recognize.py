@@ -36,7 +36,10 @@ final (corrected) codes, one entry per detection in detector order;
 ``role`` is standing / meld / flower / winning / ignored. Exactly one of ``score`` (a
 win), ``waits`` (a hand one tile short of a win, or a hand shown as a win that is not
 one: then ``unscorable`` says so too) or ``unscorable`` (why it cannot be scored) is
-present; ``waits`` and ``unscorable`` may come together.
+present; ``waits`` and ``unscorable`` may come together. A hand of a win's size that is
+no win (it drew and must discard; no tile set apart) has ``unscorable`` saying so and
+``discards``: each discard with the waits of what is kept, best first
+(:func:`scoring.discards`).
 
 ``context`` holds the win context of :func:`scoring.score` (``self_drawn``,
 ``last_of_kind``, ``kong``, ``last_wall_tile``, ``seat_wind``, ``prevalent_wind``,
@@ -88,6 +91,7 @@ from vision.flower_rereads import (
     reread_doubtful_apart_flowers,
     reread_extra_as_flower,
     reread_flower_runs,
+    reread_row_flowers_as_kinds,
     reread_set_apart_flowers,
 )
 from vision.layout import Layout, LayoutParams, analyze
@@ -112,7 +116,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from scoring import Hand, Meld, Score, Waits
+    from scoring import Discards, Hand, Meld, Score, Waits
 
 #: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
@@ -135,6 +139,9 @@ class Recognition:
     score: Score | None = None
     waits: Waits | None = None
     unscorable: str | None = None
+    #: For a hand of a win's size read as no win (it drew and must discard): each
+    #: discard with the waits of what is kept, best first (:func:`scoring.discards`).
+    discards: Discards | None = None
     winning_tile: str | None = None
     alternatives: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
@@ -268,6 +275,8 @@ class Recognition:
             out["waits"] = self.waits.to_dict()
         if self.unscorable is not None:
             out["unscorable"] = self.unscorable
+        if self.discards is not None:
+            out["discards"] = self.discards.to_dict()
         out["notes"] = list(self.notes)
         out["ms"] = {k: round(v, 2) for k, v in self.ms.items()}
         model = self.detections.meta.get("model")
@@ -452,26 +461,17 @@ def check_request(rules: str, context: Mapping[str, Any] | None) -> None:
     ...
     TypeError: context must be a mapping of win-context fields, e.g. {'self_drawn': True}, not list
     """
-    import dataclasses
-
     import scoring
-    from scoring.rulesets.base import WinContext
 
-    rule_set = scoring.get_rule_set(rules)
+    scoring.get_rule_set(rules)  # an unknown rule set is named before the context
     if context is not None and not isinstance(context, Mapping):
         raise TypeError("context must be a mapping of win-context fields, e.g. "
                         f"{{'self_drawn': True}}, not {type(context).__name__}")
     # the win context as the scorer will take it: a self-draw with a discarder, a bad
     # seat, an unknown rule-set field, setting or version is refused now, not reported
-    # as "unscorable"
-    ctx = _split_context(context)[0]
-    settings = scoring.resolved_settings(rule_set, ctx.pop("version", None),
-                                         ctx.pop("settings", None) or None)
-    generic = {f.name: ctx.pop(f.name) for f in dataclasses.fields(WinContext)
-               if f.name != "extra" and f.name in ctx}
-    # and what the rules need whatever the hand (a Zhenjiang 百搭, a Xiamen gold, a 天胡
-    # with its dealer): without it every reading would be reported as no win
-    rule_set.check_context(WinContext(**generic, extra=rule_set.resolve_context(ctx)), settings)
+    # as "unscorable"; and what the rules need whatever the hand (a Zhenjiang 百搭, a
+    # Xiamen gold, a 天胡 with its dealer): without it every reading would be no win
+    scoring.check_context(rules, **_split_context(context)[0])
 
 
 def recognize_detections(
@@ -577,6 +577,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     dets, layout, apart_notes, apart_changes = reread_set_apart_flowers(dets, layout, params)
     dets, layout, doubt_notes, doubt_changes = reread_doubtful_apart_flowers(dets, layout, params)
     apart_notes, apart_changes = (*apart_notes, *doubt_notes), (*apart_changes, *doubt_changes)
+    if not rule_set.game.get("flowers", True):  # a "flower" inside the row is a misread kind
+        dets, layout, row_notes, row_changes = reread_row_flowers_as_kinds(dets, layout, params)
+        apart_notes, apart_changes = (*apart_notes, *row_notes), (*apart_changes, *row_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     layout = without_flowers(layout, dets, rule_set)
     check = winning_shape_check(rules, ctx)
@@ -632,6 +635,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         timings["score"] = 0.0
         return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
     refused = False
+    drew = None
     if count not in (size, size - 1) and win_flag is None:
         score, waits, winning_tile = None, None, None
         unscorable: str | None = (
@@ -641,6 +645,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     else:
         score, waits, unscorable, winning_tile, refused = _score_or_waits(
             hand, layout, rules, ctx, claim_win, result.best.winning, notes)
+        if score is None and waits is None and not refused and hand.tile_count == size:
+            drew, why = _discards(hand, rules, ctx, notes, claim_win)
+            unscorable = why if drew is not None else unscorable
     chosen_key = rule_set.score_key(hand)
     alts = _distinct_hands(hand, tuple(
         _alternative(r, layout, rules, ctx, hidden, result.best.cost, chosen_key)
@@ -649,7 +656,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     timings["score"] = (time.perf_counter() - t2) * 1000
     return Recognition(
         hand=hand, score=score, waits=waits, unscorable=unscorable, winning_tile=winning_tile,
-        alternatives=alts, notes=tuple(notes), ms=timings, refused_win=refused, **base,
+        alternatives=alts, notes=tuple(notes), ms=timings, refused_win=refused,
+        discards=drew, **base,
     )
 
 
@@ -762,6 +770,29 @@ def _score_or_waits(
         return None, scoring.waits(hand, rules=rules, **_waits_kwargs(ctx)), None, None, False
     except scoring.HandError as exc:
         return None, None, str(exc), None, False
+
+
+def _discards(hand: Hand, rules: str, ctx: Mapping[str, Any], notes: list[str],
+              claim_win: bool) -> tuple[Discards | None, str]:
+    """``(discards, why)`` of a hand of a win's size that is no win (:func:`scoring.discards`)
+    and the ``unscorable`` that says so — "not a winning hand" when the photo was taken
+    for a win, "shown as no win" when the caller said so (``claim_win`` false, whatever
+    the shape); ``(None, "")`` with a note when the scorer refuses the hand's waits."""
+    import scoring
+
+    try:
+        drew = scoring.discards(hand, rules=rules, **_waits_kwargs(ctx))
+    except scoring.HandError as exc:
+        notes.append(f"discards: {exc}")
+        return None, ""
+    ready = drew.ready_after
+    if ready:
+        what = ("ready after discarding " + " or ".join(d.tile for d in ready[:3])
+                + (" …" if len(ready) > 3 else ""))
+    else:
+        what = f"{drew.shanten} from ready after the best discard"
+    head = "not a winning hand" if claim_win else "shown as no win"
+    return drew, f"{head}: {hand.tile_count} tiles, as a hand that drew ({what})"
 
 
 def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:

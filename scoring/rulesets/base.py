@@ -369,6 +369,64 @@ class Waits:
         }
 
 
+@dataclass(frozen=True)
+class Discard:
+    """One discard of a hand of a win's size that is no win (it drew and must discard):
+    the tile let go and the :class:`Waits` of what is kept. A wait's ``remaining`` does
+    not count the discarded copy (it lies in the discards, dead)."""
+
+    tile: str
+    waits: Waits
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"tile", "ready", "shanten", "waits"}``."""
+        w = self.waits.to_dict()
+        return {"tile": self.tile, "ready": w["ready"], "shanten": w["shanten"],
+                "waits": w["waits"]}
+
+
+@dataclass(frozen=True)
+class Discards:
+    """What to discard from a hand of a win's size that is no win (何切): every distinct
+    standing tile as a :class:`Discard`, best first — fewest tiles from ready (shanten),
+    then the most wait tiles left, then the highest best score on them. ``shanten`` is
+    the best option's (0: a discard leaves the hand ready)."""
+
+    rules: str
+    version: str | None
+    hand: str
+    discards: tuple[Discard, ...]
+
+    @property
+    def shanten(self) -> int:
+        return min(d.waits.shanten for d in self.discards) if self.discards else -1
+
+    @property
+    def ready_after(self) -> tuple[Discard, ...]:
+        """The discards that leave the hand ready, best first."""
+        return tuple(d for d in self.discards if d.waits.ready)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"rules", "version", "hand", "shanten", "discards": [...]}``."""
+        return {
+            "rules": self.rules,
+            "version": self.version,
+            "hand": self.hand,
+            "shanten": self.shanten,
+            "discards": [d.to_dict() for d in self.discards],
+        }
+
+
+def discard_order(d: Discard) -> tuple[int, int, int, int]:
+    """Sort key of :class:`Discards`: fewest from ready, most wait tiles left, highest
+    best score on a wait, then the tile's kind order."""
+    w = d.waits
+    left = sum(t.remaining for t in w.waits)
+    best = max((s.total for t in w.waits for s in (t.discard, t.self_drawn) if s is not None),
+               default=0)
+    return (w.shanten, -left, -best, T.index(d.tile))
+
+
 def trial_waits(
     rules: RuleSet,
     hand: Hand,

@@ -111,9 +111,6 @@ def test_rules_lists_every_rule_set_with_versions_and_tiles(client: TestClient) 
         ({"hand": "123m456x"}, "x"),
         ({"hand": "11111m"}, "copies"),
         ({"hand": "[123m,2]456m789m11p55s"}, ""),  # 13 tiles: not a winning hand
-        ({"hand": BIG_FOUR, "rules": "poker"}, "poker"),
-        ({"hand": BIG_FOUR, "version": "1850"}, "1850"),
-        ({"hand": BIG_FOUR, "settings": {"nope": 1}}, "nope"),
         ({"standing": ["1m", "2m", "zz"]}, "zz"),
         ({"standing": ["1m"], "melds": [{"kind": "chow", "tiles": ["1m", "2m", "4m"]}]}, "chow"),
     ],
@@ -123,6 +120,29 @@ def test_malformed_hands_are_400_naming_the_problem(
 ) -> None:
     err = error_of(client.post("/v1/score", json=body), 400)
     assert err["code"] == "invalid_hand"
+    assert word in err["message"], err
+
+
+@pytest.mark.parametrize("path", ["/v1/score", "/v1/waits"])
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        ({"rules": "poker"}, "poker"),
+        ({"version": "1850"}, "1850"),
+        ({"settings": {"nope": 1}}, "nope"),
+        ({"rules": "xiamen"}, "gold"),  # the gold (金) every Xiamen answer needs
+        ({"rules": "zhenjiang"}, "百搭"),
+        ({"rule_context": {"gold": "5m"}}, "gold"),  # MCR has no such field
+    ],
+)
+def test_a_win_context_that_cannot_be_is_invalid_context_even_with_a_bad_hand(
+    client: TestClient, path: str, body: dict[str, Any], word: str
+) -> None:
+    """The rule set, version, settings and win context are checked before the hand and
+    answered 400 invalid_context, as /v1/recognize answers them (they were invalid_hand);
+    the hand here has an unknown tile too."""
+    err = error_of(client.post(path, json={"hand": "123m456x", **body}), 400)
+    assert err["code"] == "invalid_context", err
     assert word in err["message"], err
 
 

@@ -984,3 +984,25 @@ def test_a_frame_field_given_twice_or_both_in_form_and_query_is_refused(setup) -
     r = client.post(url + "?winner=E", headers=bearer(k), files=image,
                     data={"winner": "E", "self_drawn": "true"})
     assert r.status_code == 200, r.text
+
+
+def test_rules_an_event_or_table_cannot_have_are_invalid_context(setup) -> None:
+    """An unknown rule set, a version the rules lack, an unknown setting: 400
+    invalid_context naming it, as /v1/score and /v1/recognize answer them (an unknown rule
+    set was invalid_hand, a version of versionless rules invalid_request)."""
+    client, _, _ = setup
+    for body, words in [
+        ({"name": "x", "rules": "poker"}, "poker"),
+        ({"name": "x", "rules": "xiamen", "version": "98-strict"}, "no versions"),
+        ({"name": "x", "rules": "mcr", "version": "1850"}, "1850"),
+    ]:
+        r = client.post("/v1/events", headers=admin(), json=body)
+        assert r.status_code == 400, (body, r.text)
+        assert r.json()["error"]["code"] == "invalid_context", (body, r.text)
+        assert words in r.json()["error"]["message"], (body, r.text)
+    eid = client.post("/v1/events", headers=admin(), json={"name": "y"}).json()["id"]
+    r = client.post(f"/v1/events/{eid}/tables", headers=admin(),
+                    json={"name": "T", "players": ["a", "b", "c", "d"],
+                          "settings": {"nope": 1}})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_context", r.text
+    assert "nope" in r.json()["error"]["message"]

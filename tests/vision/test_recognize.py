@@ -74,6 +74,31 @@ def test_flowers_are_left_out_under_rules_that_play_without_them() -> None:
     assert mcr.hand_text is not None and mcr.hand_text.endswith("7f")
 
 
+def test_a_flower_read_inside_the_hand_row_is_its_likeliest_kind_under_rules_without_flowers(
+) -> None:
+    """Zhenjiang plays 136 tiles, no flowers (seed 001): a tile read as a flower between
+    two tiles of the hand's row is a hand tile misread, read as its likeliest kind (8s
+    here) with a correction saying so; it was left out with the flowers and the hand came
+    out a tile short. Without a kind among its alternatives it is left out as before, and
+    under MCR, which plays flowers, the reading is unchanged."""
+    def scene(alternative: str | None) -> SceneBuilder:
+        b = SceneBuilder().standing("123m456p7s").standing("1f")
+        b.uncertain([("1f", 0.6), (alternative, 0.35)] if alternative else [("1f", 1.0)])
+        return b.standing("9sNN").meld("EEE", sideways=1)
+
+    r = recognize_detections(scene("8s").detections(), "zhenjiang", ZJ)
+    assert r.score is not None and r.hand_text == "[EEE,2]123m456p789sNN"
+    [c] = r.to_dict()["corrections"]
+    assert (c["from"], c["to"]) == ("1f", "8s")
+    assert any("inside the hand's row" in n for n in r.notes)
+    bare = recognize_detections(scene(None).detections(), "zhenjiang", ZJ)
+    assert bare.hand_text == "[EEE,2]123m456p79sNN" and bare.score is None
+    assert any("plays without flowers" in n and "1f" in n for n in bare.notes)
+    needs_mcr()
+    mcr = recognize_detections(scene("8s").detections(), "mcr", {})
+    assert mcr.hand_text == "[EEE,2]123m456p79sNN1f" and not mcr.to_dict()["corrections"]
+
+
 def test_the_json_names_the_model_that_read_the_photo() -> None:
     """A reading says which model made it (the detector's meta["model"], name@version),
     so a hand recorded from a camera frame keeps it; tile boxes given without one (an
@@ -150,13 +175,15 @@ def test_bad_win_flag_is_a_clear_error() -> None:
 
 
 def test_a_string_win_is_the_rule_sets_win_type() -> None:
-    """Xiamen's ``win`` context field (游金 ...) passes through; a bool ``win`` claims a win."""
+    """Xiamen's ``win`` context field (游金 ...) passes through; a bool ``win`` claims a win
+    (false: no win, so a hand of 17 gets its discards)."""
     b = SceneBuilder().standing("123m456p789s111sEEEN").win("N")
     ctx = {"self_drawn": True, "win": "plain", "gold": "C"}
     r = recognize_detections(b.detections(), "xiamen", ctx)
     assert r.score is not None
     r = recognize_detections(b.detections(), "xiamen", {"win": False, "gold": "C"})
-    assert r.score is None and r.unscorable and "16 tiles" in r.unscorable
+    assert r.score is None and r.unscorable and "shown as no win: 17 tiles" in r.unscorable
+    assert r.discards is not None and r.discards.rules == "xiamen"
 
 
 def test_mcr_win_scored_with_claim_sources() -> None:
@@ -294,6 +321,29 @@ def test_mcr_non_winning_hand_reported_with_waits() -> None:
     assert out["unscorable"].startswith("not a winning hand")
     assert "waits" in out and out["waits"]["ready"]
     assert [w["tile"] for w in out["waits"]["waits"]] == ["6p"]
+
+
+def test_a_hand_of_a_wins_size_that_is_no_win_gets_its_discards() -> None:
+    """A 14-tile MCR hand that drew (no tile set apart) and is no win: each discard that
+    leaves it ready, with its waits, best first; ``unscorable`` says so. Before, a hand
+    shown as no win (``win: false``) on 14 tiles got only "wrong number of tiles for a
+    wait", and a claimed win that was none no waits at all. A winning shape told it is
+    no win is "shown as no win", not "not a winning hand"."""
+    needs_mcr()
+    drew = SceneBuilder().standing("123m456p789sN1s").meld("EEE", sideways=1)
+    for ctx in ({}, {"win": False}):
+        out = recognize_detections(drew.detections(), "mcr", ctx).to_dict()
+        assert "score" not in out and "waits" not in out
+        assert out["unscorable"].startswith(
+            "shown as no win" if ctx else "not a winning hand"), out["unscorable"]
+        assert "discarding 1s or N" in out["unscorable"]
+        ready = [(d["tile"], [w["tile"] for w in d["waits"]])
+                 for d in out["discards"]["discards"] if d["ready"]]
+        assert sorted(ready) == [("1s", ["N"]), ("N", ["1s"])]
+    won = SceneBuilder().standing("123m456p789sNN").meld("EEE", sideways=1)
+    out = recognize_detections(won.detections(), "mcr", {"win": False}).to_dict()
+    assert out["unscorable"].startswith("shown as no win") and out["discards"]["shanten"] == 0
+    assert "discards" not in recognize_detections(won.detections(), "mcr").to_dict()
 
 
 def test_mcr_winning_tile_not_set_apart_is_the_last_standing_tile() -> None:

@@ -1,9 +1,12 @@
 """From an API hand request to the scorer's call: the :class:`scoring.Hand` and the
 keyword arguments of :func:`scoring.score` / :func:`scoring.waits`.
 
-Every problem with the hand or its context becomes a 400 ``invalid_hand``
-:class:`~tilecam.api.errors.ApiError` whose message is the scorer's own
-(it names the tile code, the position, the impossible context).
+A problem with the win context on its own — an unknown rule set, version or setting, a
+rule-specific field that is none, a self-draw with a discarder, a Xiamen gold not given —
+is a 400 ``invalid_context`` (as on ``/v1/recognize``), checked before the hand; every
+problem with the hand, or with what the context says of it (a 杠开 with no kong), is a
+400 ``invalid_hand``. Both :class:`~tilecam.api.errors.ApiError` messages are the
+scorer's own (they name the tile code, the position, the impossible context).
 
 >>> from tilecam.api.schemas import ScoreRequest
 >>> hand, kw = hand_and_context(ScoreRequest(standing=["1m", "1m"], winning_tile="1m",
@@ -83,8 +86,12 @@ def context_kwargs(ctx: WinContext, *, win: bool = True) -> dict[str, Any]:
 
 
 def hand_and_context(req: HandRequest, *, win: bool = True) -> tuple[scoring.Hand, dict[str, Any]]:
-    """``(hand, kwargs)`` ready for ``scoring.score(hand, **kwargs)`` (or ``waits``)."""
-    hand = build_hand(req)
+    """``(hand, kwargs)`` ready for ``scoring.score(hand, **kwargs)`` (or ``waits``); the
+    context checked first (400 ``invalid_context``), then the hand (400 ``invalid_hand``)."""
     kw = context_kwargs(req, win=win)
     kw["flowers"] = req.flowers if isinstance(req.flowers, int) else 0
-    return hand, kw
+    try:
+        scoring.check_context(**kw)
+    except scoring.HandError as exc:
+        raise ApiError(400, "invalid_context", str(exc)) from None
+    return build_hand(req), kw

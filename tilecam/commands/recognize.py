@@ -31,7 +31,8 @@ def register(sub: Any) -> None:
     win.add_argument("--win", dest="win", action="store_true", default=None,
                      help="the hand is shown as a win (default: decided by its tile count)")
     win.add_argument("--no-win", dest="win", action="store_false",
-                     help="the hand is not a win: show its waits")
+                     help="the hand is not a win: show its waits (a hand of a win's size: "
+                     "each discard that leaves it ready, with its waits)")
     p.add_argument("--model-dir", "--model", dest="model", default=None,
                    help="model folder (default: the shipped model; --model is the old name)")
     p.add_argument("--annotate", metavar="OUT.jpg", default=None,
@@ -137,6 +138,10 @@ def describe(result: dict[str, Any]) -> str:
             lines.append(f"not ready: {w['shanten']} tile(s) from ready")
     if "unscorable" in result:
         lines.append(f"not scored: {result['unscorable']}")
+    for d in result.get("discards", {}).get("discards", []):
+        if d["ready"]:
+            lines.append(f"  discard {d['tile']}: waits on "
+                         + " ".join(t["tile"] for t in d["waits"]))
     lines.extend(f"note: {n}" for n in result["notes"])
     return "\n".join(lines)
 

@@ -4,6 +4,7 @@ Example::
 
     tilecam waits 1112345678999m       # nine gates: waits on every 1m-9m
     tilecam waits 123m456p789s1122z --json
+    tilecam waits 1112345678999m1p     # a hand that drew (14 tiles): what to discard
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from typing import Any
 
 import scoring
-from scoring import Waits
+from scoring import Discards, Waits
 from tilecam.commands.score import add_rules_arguments, parse_pairs
 
 
@@ -23,9 +24,12 @@ def register(sub: Any) -> None:
         help="tiles a hand one short of a win waits on, or how far from ready it is",
         description="Wait analysis: for a ready hand (13 tiles in MCR, kongs counted as 3) "
         "every tile that completes it (kinds whose four copies you hold included: the formal "
-        "wait) with the best score on a discard and self-drawn; otherwise the shanten.",
+        "wait) with the best score on a discard and self-drawn; otherwise the shanten. "
+        "A hand of a win's size that is no win (14 tiles in MCR: it drew and must discard) "
+        "gets each discard with the waits of what is kept, best first.",
     )
-    p.add_argument("hand", help="hand notation without the winning tile")
+    p.add_argument("hand", help="hand notation without the winning tile (or a hand that "
+                   "drew, to see what to discard)")
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -49,9 +53,46 @@ def format_waits(w: Waits) -> str:
     return "\n".join(lines)
 
 
+def _scores(t: Any) -> str:
+    parts = []
+    for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
+        if s is not None:
+            parts.append(f"{label} {s.total}" + ("" if s.legal else " (below minimum)"))
+    return ", ".join(parts) or "-"
+
+
+def format_discards(d: Discards) -> str:
+    """Human-readable discard analysis (何切) of a hand that drew."""
+    ready = d.ready_after
+    if not ready:
+        best = [x.tile for x in d.discards if x.waits.shanten == d.shanten]
+        return (f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
+                f"from ready (shanten {d.shanten}): discard {' or '.join(best)}")
+    lines = [f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"]
+    for x in ready:
+        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t)})" for t in x.waits.waits)
+        lines.append(f"  discard {x.tile:<3} waits on {waits}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
+    hand = scoring.parse_hand(args.hand)
+    if hand.tile_count == scoring.get_rule_set(args.rules).hand_size:
+        drew = scoring.discards(
+            hand,
+            rules=args.rules,
+            version=args.rules_version,
+            seat_wind=args.seat,
+            prevalent_wind=args.prevalent,
+            flowers=args.flowers,
+            settings=parse_pairs(args.settings, "--set"),
+            **parse_pairs(args.rule_context, "--context"),
+        )
+        print(json.dumps(drew.to_dict(), ensure_ascii=False) if args.json
+              else format_discards(drew))
+        return 0
     result = scoring.waits(
-        args.hand,
+        hand,
         rules=args.rules,
         version=args.rules_version,
         seat_wind=args.seat,

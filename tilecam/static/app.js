@@ -516,7 +516,36 @@ function waitCell(x) {
     legal ? null : el("small", {}, "not legal"));
 }
 
+/** A hand that drew (a win's size, no win): each discard that leaves it ready with its
+ * waits, best first (何切); or how far the best discards leave it from ready. */
+function renderDiscards(d) {
+  const box = $("waits");
+  const ready = d.discards.filter((x) => x.ready);
+  const best = (x) => Math.max(0, ...x.waits.flatMap((t) => [t.discard, t.self_drawn])
+    .filter((s) => s && s.legal !== false).map((s) => s.total));
+  if (ready.length) {
+    box.replaceChildren(
+      el("h2", {}, "A tile drawn — discard to be ready 何切"),
+      el("p", { class: "hint" }, "Each discard that leaves the hand ready, best first: "
+        + "what it then waits on (copies left) and the best legal fan on those."),
+      el("table", { class: "fans waits" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Discard"), el("th", {}, "Waits on"),
+          el("th", { class: "v" }, "Best"))),
+        el("tbody", {}, ready.map((x) => el("tr", {},
+          el("td", {}, el("span", { class: "tile" }, x.tile, el("small", {}, state.zh[x.tile] || ""))),
+          el("td", {}, x.waits.map((t) => `${t.tile} (${t.remaining} left)`).join(", ")),
+          el("td", { class: "v" }, best(x) ? String(best(x)) : "–"))))),
+    );
+  } else {
+    const tiles = d.discards.filter((x) => x.shanten === d.shanten).map((x) => x.tile);
+    box.replaceChildren(el("p", {}, `No discard leaves it ready: the best (${tiles.join(", ")}) `
+      + `leave it ${d.shanten} tile change(s) from ready (向听).`));
+  }
+  box.hidden = false;
+}
+
 function renderWaits(w) {
+  if (Array.isArray(w.discards)) { renderDiscards(w); return; }
   const box = $("waits");
   if (w.ready) {
     const legal = (x) => x && x.legal !== false;

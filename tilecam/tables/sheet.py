@@ -68,6 +68,11 @@ class NotFound(LookupError):
     """No such event, table, hand or penalty (answered 404)."""
 
 
+class RulesError(ValueError):
+    """An unknown rule set, or a version or setting it does not have (answered 400
+    ``invalid_context``, as ``/v1/score`` and ``/v1/recognize`` answer them)."""
+
+
 def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempts: int = 5) -> T:
     """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database.
     A database that cannot be reached at all (no statement ran), or that fails for a
@@ -105,16 +110,14 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
 
 
 def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> None:
-    """ValueError unless ``rules``/``version``/``settings`` name a rule set the scorer has."""
+    """:class:`RulesError` unless ``rules``/``version``/``settings`` name a rule set the
+    scorer has, with a version and settings it has."""
     import scoring
 
-    rule_set = scoring.get_rule_set(rules)
-    given = dict(settings)
-    if version is not None:
-        if "version" not in rule_set.settings():
-            raise ValueError(f"rules {rules!r} have no versions")
-        given["version"] = version
-    rule_set.resolve_settings(given)
+    try:
+        scoring.resolved_settings(scoring.get_rule_set(rules), version, settings)
+    except scoring.HandError as exc:
+        raise RulesError(str(exc)) from None
 
 
 def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:

@@ -58,6 +58,8 @@ def domain_error(exc: Exception) -> ApiError:
         return ApiError(404, "not_found", str(exc))
     if isinstance(exc, sheet.Conflict):
         return ApiError(409, "conflict", str(exc))
+    if isinstance(exc, sheet.RulesError):
+        return ApiError(400, "invalid_context", str(exc))
     from scoring import HandError
 
     if isinstance(exc, HandError):

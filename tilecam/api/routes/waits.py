@@ -1,5 +1,6 @@
 """``POST /v1/waits``: the tiles a hand one short of a win waits on, with the best score
-on each, or how far it is from ready (shanten)."""
+on each, or how far it is from ready (shanten); for a hand of a win's size (it drew and
+must discard), each discard with the waits of what is kept."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ router = APIRouter(prefix="/v1", tags=["scoring"], dependencies=[Depends(require
 
 _WAITS_DOC: dict[int | str, dict[str, Any]] = {
     200: {"description": 'Waits.to_dict(): {"rules", "version", "hand", "ready", "shanten", '
-          '"waits": [{"tile", "remaining", "discard", "self_drawn"}]}'},
+          '"waits": [{"tile", "remaining", "discard", "self_drawn"}]}; for a hand of a win\'s '
+          'size, Discards.to_dict(): {"rules", "version", "hand", "shanten", "discards": '
+          '[{"tile", "ready", "shanten", "waits": [...]}]} (best first)'},
 }  # fmt: skip
 
 
@@ -29,10 +32,14 @@ async def waits(req: WaitsRequest) -> JSONResponse:
     """Wait analysis of a hand one tile short of a win (13 tiles in MCR, 16 in Xiamen).
 
     Win flags (self_drawn …) do not apply; each wait is scored both on a discard and
-    self-drawn. A hand that is not ready answers with ``ready: false`` and its shanten.
+    self-drawn. A hand that is not ready answers with ``ready: false`` and its shanten. A
+    hand of a win's size (14 tiles in MCR) that drew and must discard answers every
+    discard with the waits of the tiles kept, best first (何切).
     """
     hand, kwargs = hand_and_context(req, win=False)
     try:
+        if hand.tile_count == scoring.get_rule_set(kwargs["rules"]).hand_size:
+            return JSONResponse(scoring.discards(hand, **kwargs).to_dict())
         result = scoring.waits(hand, **kwargs)
     except scoring.HandError as exc:
         raise invalid_hand(exc) from None
