@@ -511,6 +511,12 @@ class RuleSet(ABC):
     #: beside five sets): a reader's shape check asks those with the whole context too.
     #: Default: none.
     shape_free_wins: ClassVar[frozenset[str]] = frozenset()
+    #: The general win-context fields (:class:`WinContext`) these rules read; the others
+    #: change nothing under them, and a client may leave them out of its form (GET
+    #: /v1/rules lists them as ``win_fields``). Default: all of them (MCR reads all).
+    win_fields: ClassVar[tuple[str, ...]] = (
+        "self_drawn", "last_of_kind", "kong", "last_wall_tile", "seat_wind", "prevalent_wind",
+        "flowers", "discarder")
     #: What the rules do with a win declared that is none (a score sheet's note to the
     #: referee): the penalty, and what becomes of the hand.
     false_claim: ClassVar[str] = "a penalty for the false claim, or a correction"
@@ -616,6 +622,7 @@ class RuleSet(ABC):
             "money_apart": self.money_apart,
             "deal": self.deal.to_dict(),
             "seat_context": list(self.seat_context),
+            "win_fields": list(self.win_fields),
             # what a score sheet's referee may book under these rules
             "penalties": {
                 "false_claim_kinds": dict(self.false_claim_kinds),

@@ -86,6 +86,9 @@ class Xiamen(RuleSet):
     score_alike = (SEASONS, FLOWER_SET)
     money_apart: ClassVar[bool] = True
     tile_context: ClassVar[tuple[str, ...]] = ("gold", "indicator")
+    #: self-drawn or on a discard, 抢杠 (kong), the flowers' 水; no winds, 海底 or 和绝张
+    #: in seed 000 (the dealer is the context field ``dealer``)
+    win_fields: ClassVar[tuple[str, ...]] = ("self_drawn", "kong", "flowers", "discarder")
     shape_free_wins: ClassVar[frozenset[str]] = frozenset(
         name for name, kind in WIN_TYPES.items() if kind in ("three_golds", "san_you"))
     #: seed 000: the dealer deals again after winning (连庄) and after a drawn hand (臭庄);

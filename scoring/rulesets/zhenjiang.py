@@ -133,6 +133,9 @@ class Zhenjiang(RuleSet):
     context_table = CONTEXT
     seat_context: ClassVar[tuple[str, ...]] = ("first_wild_discard", "wild_after_pung")
     tile_context: ClassVar[tuple[str, ...]] = ("wild", "indicator")
+    #: a 杠开 or 抢杠 (kong) won self-drawn or on a discard; no flowers, no winds, no
+    #: 海底 or 和绝张 in seed 001
+    win_fields: ClassVar[tuple[str, ...]] = ("self_drawn", "kong", "discarder")
     #: seed 001: 诈胡：罚6倍底钱，一将牌结束后结算，扶牌后牌局继续，诈胡者不得成牌
     false_claim: ClassVar[str] = (
         "诈胡 (penalty false_win); the hand goes on and the claimant may not win it (seed "

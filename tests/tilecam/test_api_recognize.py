@@ -272,3 +272,16 @@ def test_settings_nested_too_deep_are_a_422_not_a_500() -> None:
     for key in ("settings", "rule_context"):
         with pytest.raises(ApiError, match=f"{key} nests lists or objects too deeply"):
             parse_options({key: '{"a": ' + deep + "}"})
+
+
+def test_a_rule_sets_win_type_in_rule_context_reads_the_photo(client: TestClient) -> None:
+    """Xiamen's win type (``win`` in rule_context, e.g. 游金 you_jin) is not the field
+    ``win`` (whether the photo shows a win): the phone page sends it there, and every
+    photo was refused 400 while a win type was chosen. A ``win`` in rule_context that is
+    no name is still refused, saying which is which."""
+    ctx = json.dumps({"gold": "5m", "win": "you_jin"})
+    r = post(client, {"rules": "xiamen", "rule_context": ctx, "win": "false"})
+    assert r.status_code == 200, r.text
+    assert r.json()["hand"] == HAND and "score" not in r.json()
+    r = post(client, {"rules": "xiamen", "rule_context": json.dumps({"gold": "5m", "win": True})})
+    assert r.status_code == 400 and "win type by name" in r.json()["error"]["message"], r.text

@@ -412,6 +412,10 @@ def test_rules_without_flowers_turn_the_stepper_off_and_drop_the_flowers(
     assert browser.find_element(By.ID, "flowers-plus").get_attribute("disabled") is not None
     assert "without flowers" in text(browser, "flowers-none")
     Select(browser.find_element(By.ID, "rules")).select_by_value("mcr")
+    # the flower the page took out is put back (third review), and counts itself
+    wait_for(lambda: hand(browser) == "[EEE,2]123m456p789sNN1f", what="the flower put back")
+    assert browser.find_element(By.ID, "flowers-plus").get_attribute("disabled") is not None
+    type_hand(browser, "[EEE,2]123m456p789sNN")
     assert browser.find_element(By.ID, "flowers-plus").get_attribute("disabled") is None
 
 
@@ -513,8 +517,8 @@ def test_corrections_name_the_tile_the_photo_numbers_and_skip_no_change(
     notes = wait_for(lambda: "Tile #8" in text(browser, "notes") and text(browser, "notes"),
                      what="the correction note")
     assert "instead of 1m" not in notes
-    labels = [t.get_attribute("textContent")
-              for t in browser.find_elements(By.CSS_SELECTOR, "#overlay text")]
+    labels = {int(str(t.get_attribute("data-index"))): t.get_attribute("textContent")
+              for t in browser.find_elements(By.CSS_SELECTOR, "#overlay text")}
     assert labels[8] == "9s #8" and labels[0] == "1m"
     first = browser.find_element(By.CSS_SELECTOR, '#overlay rect[data-index="0"]')
     assert "changed" not in str(first.get_attribute("class"))
@@ -591,13 +595,22 @@ def test_flowers_come_back_with_rules_that_play_them(
     want = scoring.score(HAND_F).total
     assert want != scoring.score("123m456p789sEEENN").total
     wait_for(lambda: text(browser, "total") == str(want), what=f"total {want}")
-    # a typed hand is the user's: not rebuilt from the photo
+    # a typed hand is the user's: not rebuilt from the photo, but the flowers the page took
+    # out of it are put back (third review: they were lost, with a stale note)
     type_hand(browser, "123m456p789sEEENN1f")
     choose_rules(browser, "zhenjiang")
     wait_for(lambda: hand(browser) == "123m456p789sEEENN", what="the typed flower taken out")
     choose_rules(browser, "mcr")
+    wait_for(lambda: hand(browser) == "123m456p789sEEENN1f", what="the typed flower put back")
+    assert "1f put back" in text(browser, "hand-note")
+    # edited under Zhenjiang, the hand is the user's new one: nothing is put back
+    choose_rules(browser, "zhenjiang")
+    wait_for(lambda: hand(browser) == "123m456p789sEEENN", what="the typed flower taken out")
+    type_hand(browser, "123m456p789sEEENN")
+    choose_rules(browser, "mcr")
     time.sleep(0.5)
     assert hand(browser) == "123m456p789sEEENN"
+    assert "without flowers" not in text(browser, "hand-note")  # said of Zhenjiang
     # a photo read under Zhenjiang has its flowers left out by the recognizer: back under
     # MCR the page says how to count them
     choose_rules(browser, "zhenjiang")

@@ -147,7 +147,13 @@ class WinContext(BaseModel):
 
 
 class HandRequest(WinContext):
-    """A hand as notation (``hand``) or as structured tiles (``standing``, ``melds``)."""
+    """A hand as notation (``hand``) or as structured tiles (``standing``, ``melds``).
+
+    Strict: JSON says what type a value is, so ``"self_drawn": "yes"`` or ``"discarder":
+    "2"`` is a 422 naming the field, not read as true or 2 (the form fields of
+    ``/v1/recognize``, all strings, are :class:`RecognizeOptions`, read laxly)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     hand: str | None = Field(
         None,

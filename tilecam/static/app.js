@@ -26,6 +26,10 @@ const state = {
   altButton: null,   // the "use" button of the alternative used last
   photoHand: null,   // the hand box's text as the page last put it from the photo
   keptPhoto: null,   // a photo refused for its win context: sent again when that changes
+  shownRules: null,  // the rule set whose fields the page shows
+  chosen: {},        // rule set → {version, fields, flowers} the user chose, kept for the session
+  takenFlowers: null, // {hand, flowers}: flowers taken out of a typed hand by rules without them
+  noteAbout: "",     // what the note under the hand box is about ("no-flowers" or "")
   readWithFlowers: true, // the photo was read under rules that play flowers
   scoreSeq: 0,       // ignore answers of superseded score requests
   photoSeq: 0,       // ignore answers of superseded uploads
@@ -130,8 +134,8 @@ function flowersPlayed() {
 
 /** The photo's tiles grouped as the hand writes them (tile indices): each meld's tiles,
  * the standing tiles in the layout's order (``order``: as the row reads, the winning tile
- * set apart last; tiles without one after them, by index; a winning tile always last),
- * and the flowers. */
+ * set apart last; tiles without one just before the row's last tile, by index; a winning
+ * tile always last), and the flowers. */
 function handGroups() {
   const inMeld = new Set();
   const melds = state.melds.map((m) => {
@@ -145,15 +149,21 @@ function handGroups() {
     if (FLOWER.test(t.code)) flowers.push(i);
     else standing.push(i);
   });
+  // a tile without ``order`` (read as a flower or left out, then corrected to a kind)
+  // goes before the row's last tile: that one is the winning tile when none is set
+  // apart, and a correction elsewhere must not make another tile the winning one
+  const orders = standing.map((i) => state.tiles[i].order).filter((o) => typeof o === "number");
+  const last = orders.length ? Math.max(...orders) : null;
   const rank = (i) => {
     const t = state.tiles[i];
-    if (t.role === "winning") return [2, i];
-    return typeof t.order === "number" ? [0, t.order] : [1, i];
+    if (t.role === "winning") return [2, 0, i];
+    if (typeof t.order === "number") return [0, t.order, i];
+    return last === null ? [1, 0, i] : [0, last - 0.5, i];
   };
   standing.sort((a, b) => {
-    const [ga, ka] = rank(a);
-    const [gb, kb] = rank(b);
-    return ga - gb || ka - kb;
+    const [ga, ka, ia] = rank(a);
+    const [gb, kb, ib] = rank(b);
+    return ga - gb || ka - kb || ia - ib;
   });
   flowers.sort((a, b) => state.tiles[a].code.localeCompare(state.tiles[b].code) || a - b);
   return { melds, standing, flowers };
@@ -246,9 +256,10 @@ function syncFlowerStepper() {
   state.flowersListed = played ? listed : 0;
 }
 
-function handNote(text) {
+function handNote(text, about = "") {
   $("hand-note").textContent = text || "";
   $("hand-note").hidden = !text;
+  state.noteAbout = text ? about : "";
 }
 
 /** Rules without flowers: the stepper is off, and flowers in the hand box (a photo read
@@ -260,12 +271,49 @@ function applyFlowerRule() {
   $("flowers-none").textContent = played ? "" : `${title} is played without flowers.`;
   $("flowers-none").hidden = played;
   const text = $("hand").value;
+  if (played && state.noteAbout === "no-flowers") handNote(""); // said of the rules before
   if (!played && flowersInHand(text) > 0) {
     const dropped = [...text.matchAll(/([1-8]+)f/g)].map((m) => m[0]).join(" ");
     $("hand").value = text.replace(/[1-8]+f/g, "");
-    handNote(`${title} is played without flowers: ${dropped} taken out of the hand.`);
+    // kept, to be put back if rules that play them are chosen before the hand is edited
+    state.takenFlowers = { hand: $("hand").value, flowers: dropped.replace(/ /g, "") };
+    handNote(`${title} is played without flowers: ${dropped} taken out of the hand.`,
+      "no-flowers");
   }
   syncFlowerStepper();
+}
+
+/** The controls of rule set ``rules`` as the user left them (version, settings, rule
+ * fields, the flower count), kept for when it is chosen again this session. */
+function saveChoices(rules) {
+  if (!rules) return;
+  const fields = {};
+  for (const box of ["rule-context", "rule-settings"]) {
+    for (const input of $(box).querySelectorAll("[data-name]")) {
+      fields[`${box}/${input.dataset.name}`] = input.type === "checkbox" ? input.checked
+        : input.value;
+    }
+  }
+  state.chosen[rules] = { version: $("version").value, fields, flowers: state.flowers };
+}
+
+/** Put back what :func:`saveChoices` kept of the rule set now shown (fields only: the
+ * flower count is put back by onRulesChange, after the flower rule is applied). */
+function restoreChoices(rules) {
+  const kept = state.chosen[rules];
+  if (!kept) return;
+  if ([...$("version").options].some((o) => o.value === kept.version)) {
+    $("version").value = kept.version;
+  }
+  for (const box of ["rule-context", "rule-settings"]) {
+    for (const input of $(box).querySelectorAll("[data-name]")) {
+      const value = kept.fields[`${box}/${input.dataset.name}`];
+      if (value === undefined) continue;
+      if (input.type === "checkbox") input.checked = value;
+      else input.value = value;
+    }
+  }
+  markNeeded();
 }
 
 /** The hand box's text is the page's reading of the photo (not a hand the user typed). */
@@ -283,13 +331,29 @@ function markPhotoHand() {
 function onRulesChange() {
   const ours = holdsPhotoHand();
   const before = $("hand").value;
+  saveChoices(state.shownRules);
   fillVersions();
   fillRuleFields();
+  restoreChoices($("rules").value);
   if (ours && flowersPlayed()) { // (without them, applyFlowerRule takes them out, saying so)
     const rebuilt = state.detached ? state.altHand : handFromTiles();
     if (!sameHand(rebuilt, before)) $("hand").value = rebuilt;
   }
   applyFlowerRule();
+  const taken = state.takenFlowers;
+  if (!ours && taken && flowersPlayed() && $("hand").value === taken.hand) {
+    // a typed hand whose flowers rules without them took out, not edited since: back in
+    const info = state.ruleSets[$("rules").value] || {};
+    $("hand").value = taken.hand + taken.flowers;
+    state.takenFlowers = null;
+    syncFlowerStepper();
+    handNote(`${info.title || $("rules").value} plays flowers: ${taken.flowers} put back in `
+      + "the hand.");
+  }
+  const kept = state.chosen[$("rules").value];
+  if (kept && kept.flowers && flowersPlayed() && flowersInHand($("hand").value) === 0) {
+    setFlowers(kept.flowers); // the stepper's count for flowers not shown, as it was left
+  }
   if (ours) {
     markPhotoHand();
     const info = state.ruleSets[$("rules").value] || {};
@@ -316,7 +380,9 @@ function onRulesChange() {
  * for its win context (once: it is no longer kept). */
 function contextChanged() {
   rescore();
-  if (state.keptPhoto) {
+  // sent again only once what it needs is chosen (Zhenjiang's indicator…): a change of
+  // another control would be refused the same way
+  if (state.keptPhoto && !neededText()) {
     const file = state.keptPhoto;
     state.keptPhoto = null;
     onPhoto(file);
@@ -364,18 +430,35 @@ function markNeeded() {
 }
 
 /* ------------------------------------------------------------------ context */
+const WIN_TOGGLES = ["self_drawn", "last_of_kind", "kong", "last_wall_tile"];
+const WIN_WINDS = ["seat_wind", "prevalent_wind"];
+
+/** The control of a general win-context field (a toggle's label, a wind's row). */
+function winControl(id) {
+  return $(id).closest(WIN_WINDS.includes(id) ? ".field" : "label");
+}
+
+/** Show only the general win-context controls the rule set reads (GET /v1/rules
+ * ``win_fields``: Xiamen and Zhenjiang read no winds, 海底 or 和绝张); the others would
+ * change nothing. */
+function applyWinFields() {
+  const info = state.ruleSets[$("rules").value] || {};
+  const fields = info.win_fields || [...WIN_TOGGLES, ...WIN_WINDS];
+  for (const id of [...WIN_TOGGLES, ...WIN_WINDS]) winControl(id).hidden = !fields.includes(id);
+}
+
 function context() {
   const rules = $("rules").value || "mcr";
+  const on = (id) => !winControl(id).hidden && $(id).checked;
   const ctx = {
     rules,
-    self_drawn: $("self_drawn").checked,
-    last_of_kind: $("last_of_kind").checked,
-    kong: $("kong").checked,
-    last_wall_tile: $("last_wall_tile").checked,
-    seat_wind: state.seat_wind,
-    prevalent_wind: state.prevalent_wind,
+    self_drawn: on("self_drawn"),
+    last_of_kind: on("last_of_kind"),
+    kong: on("kong"),
+    last_wall_tile: on("last_wall_tile"),
     flowers: flowersInHand($("hand").value) > 0 ? 0 : state.flowers,
   };
+  for (const id of WIN_WINDS) if (!winControl(id).hidden) ctx[id] = state[id];
   const version = $("version").value;
   if (version && !$("version-field").hidden) ctx.version = version;
   const ruleContext = collectFields($("rule-context"));
@@ -439,6 +522,16 @@ function fieldInput(name, spec) {
     el("small", { class: "hint" }, spec.description));
 }
 
+/** A sentence naming the rule fields whose number the browser could not read (``1e400``:
+ * it sends "" for it, which would be taken as the default), or "". */
+function unreadableFields() {
+  const bad = [...document.querySelectorAll("#rule-context [data-name], #rule-settings [data-name]")]
+    .filter((input) => input.validity && input.validity.badInput)
+    .map((input) => input.dataset.name.replace(/_/g, " "));
+  return bad.length ? `${bad.join(", ")}: not a number that can be sent; enter a plain `
+    + "number (or clear it for the default)." : "";
+}
+
 /** {name: value} of the inputs in ``box`` whose value differs from the default. */
 function collectFields(box) {
   const out = {};
@@ -455,12 +548,14 @@ function collectFields(box) {
 }
 
 function fillRuleFields() {
+  state.shownRules = $("rules").value;
   const info = state.ruleSets[$("rules").value] || {};
   const ctx = Object.entries(info.context || {});
   $("rule-context").replaceChildren(...ctx.map(([n, spec]) => fieldInput(n, spec)));
   const settings = Object.entries(info.settings || {}).filter(([n]) => n !== "version");
   $("rule-settings").replaceChildren(...settings.map(([n, spec]) => fieldInput(n, spec)));
   $("settings-box").hidden = settings.length === 0;
+  applyWinFields();
   markNeeded();
 }
 
@@ -533,7 +628,7 @@ function renderDiscards(d) {
           el("th", { class: "v" }, "Best"))),
         el("tbody", {}, ready.map((x) => el("tr", {},
           el("td", {}, el("span", { class: "tile" }, x.tile, el("small", {}, state.zh[x.tile] || ""))),
-          el("td", {}, x.waits.map((t) => `${t.tile} (${t.remaining} left)`).join(", ")),
+          el("td", { class: "wrap" }, x.waits.map((t) => `${t.tile} (${t.remaining} left)`).join(", ")),
           el("td", { class: "v" }, best(x) ? String(best(x)) : "–"))))),
     );
   } else {
@@ -561,10 +656,11 @@ function renderWaits(w) {
           el("td", {}, el("span", { class: "tile" }, x.tile, el("small", {}, state.zh[x.tile] || ""))),
           el("td", {}, `${x.remaining} left`),
           waitCell(x.discard), waitCell(x.self_drawn))))),
-      anyNot ? el("p", { class: `hint${anyLegal ? "" : " bad"}` },
+      // (replaceChildren writes a null as the text "null": leave the note out instead)
+      ...(anyNot ? [el("p", { class: `hint${anyLegal ? "" : " bad"}` },
         (anyLegal ? "" : "None of these is a legal win. ")
-        + "“not legal”: that win scores below the rules' minimum, so it is not a legal win.")
-        : null,
+        + "“not legal”: that win scores below the rules' minimum, so it is not a legal win.")]
+        : []),
     );
   } else {
     box.replaceChildren(el("p", {}, `Not ready: ${w.shanten} tile change(s) from ready (向听).`));
@@ -639,6 +735,8 @@ async function rescore() {
   const hand = $("hand").value.trim();
   const seq = ++state.scoreSeq;
   if (!hand) { clearResult(); return; }
+  const unreadable = unreadableFields();
+  if (unreadable) { clearResult(); showError(unreadable); return; }
   const body = { hand, ...context() };
   try {
     const score = await postJSON("/v1/score", body);
@@ -708,6 +806,8 @@ async function onPhoto(file, again = false) {
   }, Math.min(15000, limit / 2));
   let sent = null; // the win context the photo goes with
   try {
+    const unreadable = unreadableFields();
+    if (unreadable) throw Object.assign(new Error(unreadable), { code: "unreadable_field" });
     const blob = await downscale(file);
     if (upload.signal.aborted) throw new Error("aborted");
     const form = new FormData();
@@ -954,7 +1054,13 @@ function drawBoxes() {
   const font = Math.max(14, Math.round((vb && vb.width ? vb.width : 1000) / 45));
   svg.replaceChildren();
   const places = tilePlaces();
-  state.tiles.forEach((t, i) => {
+  // drawn (so reached by Tab) in the hand's order: melds, standing row, flowers, the rest
+  const groups = handGroups();
+  const first = [...groups.melds.flat(), ...groups.standing, ...groups.flowers];
+  const seen = new Set(first);
+  const order = [...first, ...state.tiles.map((_, i) => i).filter((i) => !seen.has(i))];
+  order.forEach((i) => {
+    const t = state.tiles[i];
     if (t.removed) return;
     const [x1, y1, x2, y2] = t.box;
     const cls = [t.role || "standing", t.changed || t.corrected ? "changed" : "",
@@ -968,7 +1074,7 @@ function drawBoxes() {
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openPicker(i); }
       },
     }));
-    svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font },
+    svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font, "data-index": i },
       t.code + number));
   });
 }
@@ -1028,11 +1134,17 @@ function openPicker(index) {
 
 function afterEdit() {
   drawBoxes();
+  const typed = !state.detached && !holdsPhotoHand() && $("hand").value.trim()
+    ? $("hand").value.trim() : "";
   if (state.detached) {
     handNote("The correction started again from the tiles on the photo: the alternative "
       + "reading put in the hand box is no longer used.");
     state.detached = false;
     state.altButton = null;
+  } else if (typed) {
+    // a tap corrects the photo's tiles: say so, and keep what the user had typed
+    handNote(`The hand box held a hand you typed (${typed}): it now holds the photo's `
+      + "tiles with this correction.");
   }
   $("hand").value = handFromTiles();
   markPhotoHand();
@@ -1056,6 +1168,9 @@ async function init() {
   $("score-btn").addEventListener("click", rescore);
   $("hand").addEventListener("keydown", (e) => { if (e.key === "Enter") rescore(); });
   $("hand").addEventListener("input", () => {
+    // the user's own hand now: a photo kept after a refusal is not read over it later
+    state.keptPhoto = null;
+    state.takenFlowers = null;
     handNote(""); syncFlowerStepper(); syncAltButtons();
   });
   $("rules").addEventListener("change", onRulesChange);

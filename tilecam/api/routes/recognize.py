@@ -77,21 +77,30 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
         "seat_wind": opts.seat_wind,
         "prevalent_wind": opts.prevalent_wind,
     }
-    for key in ("discarder", "version", "settings", "win"):
+    for key in ("discarder", "version", "settings"):
         value = getattr(opts, key)
         if value is not None:
             ctx[key] = value
+    if opts.win is not None:  # whether the photo shows a win (vision.recognize's claim_win)
+        ctx["claim_win"] = opts.win
     if opts.hidden_kongs:
         ctx["hidden_kongs"] = opts.hidden_kongs
-    reserved = set(ctx) | {"rules", "flowers", "win", "hidden_kongs"}
+    reserved = set(ctx) | {"rules", "flowers", "hidden_kongs", "claim_win"}
     clash = sorted(set(opts.rule_context) & reserved)
     if clash:
         raise ApiError(
             400,
             "invalid_context",
-            f"rule_context may not set {', '.join(clash)} here: give them as fields "
-            "(in /v1/recognize 'win' says whether the photo shows a win; a rule set's own "
-            "'win' type can be scored with /v1/score)",
+            f"rule_context may not set {', '.join(clash)} here: give them as fields",
+        )
+    # a rule set's own win type (Xiamen 游金 …) is a name: in rule_context it is that, while
+    # the field 'win' says whether the photo shows a win at all
+    if "win" in opts.rule_context and not isinstance(opts.rule_context["win"], str):
+        raise ApiError(
+            400,
+            "invalid_context",
+            "rule_context 'win' is a rule set's win type by name (e.g. Xiamen's you_jin); "
+            "whether the photo shows a win is the field 'win' (true/false)",
         )
     ctx.update(opts.rule_context)
     return ctx
