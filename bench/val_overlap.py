@@ -135,7 +135,8 @@ def measure(data: Path, model_dir: str | None) -> dict[str, Any]:
     overlaps = closest(tiles_by_photo(val), tiles_by_photo(train))
     setup = evaluation_detector(model_dir)  # as `tilecam eval` runs it
     report = evaluate(val, setup.detector.detect, conf=setup.conf, score=detection_scores,
-                      thresholds=setup.thresholds)
+                      thresholds=setup.thresholds, operating=setup.operating.detect
+                      if setup.operating is not None else None)
     return {
         "dataset": str(data),
         "model": setup.detector.name,

@@ -694,6 +694,7 @@ def evaluate(
     progress: Callable[[int], None] | None = None,
     score: Callable[[Detections], npt.NDArray[np.float32]] | None = None,
     thresholds: Callable[[Detections], npt.NDArray[np.float32]] | None = None,
+    operating: Callable[[Path], Detections] | None = None,
 ) -> EvalReport:
     """Run ``detect`` on every sample and score it (see the module doc for definitions).
 
@@ -702,7 +703,10 @@ def evaluate(
     reproduces the detector's own threshold); ``detect`` may return lower-scored rows,
     which only mAP50 uses (ranked by confidence). ``thresholds(det)``, when given, is
     the score each row needs instead of ``conf`` (``(n,)``; e.g. a lower one for boxes
-    read as flowers, :func:`vision.detect.keep_thresholds`). ``ValueError`` from
+    read as flowers, :func:`vision.detect.keep_thresholds`). ``operating``, when given,
+    is the detector as shipped (:attr:`vision.detect.EvaluationDetector.operating`): its
+    answer, every row of it, is what P/R/F1, images-right, the confusions and the times
+    score, while ``detect``'s rows rank mAP50 only. ``ValueError`` from
     ``detect`` (e.g. an unreadable image) is recorded for that image, whose tiles then
     count as missed.
 
@@ -733,6 +737,7 @@ def evaluate(
         np.add.at(support, gt_ids, 1)
         try:
             det = detect(sample.image)
+            shipped = operating(sample.image) if operating is not None else None
         except ModelError:
             raise  # the model, not the image: one error, not every image unreadable
         except ValueError as exc:
@@ -743,8 +748,9 @@ def evaluate(
             if progress is not None:
                 progress(k + 1)
             continue
-        if isinstance(det.meta.get("ms"), dict) and "total" in det.meta["ms"]:
-            times.append(float(det.meta["ms"]["total"]))
+        timed = shipped if shipped is not None else det
+        if isinstance(timed.meta.get("ms"), dict) and "total" in timed.meta["ms"]:
+            times.append(float(timed.meta["ms"]["total"]))
         if det.image_size is not None:
             width, height = det.image_size
         else:  # the detector did not say: read the size from the file header
@@ -759,9 +765,12 @@ def evaluate(
                 zip(det.confidences[dm].tolist(), (m >= 0).tolist(), strict=True)
             )
         # operating point: class-agnostic matching, then compare codes
-        need = thresholds(det) if thresholds is not None else conf
-        keep = (score(det) if score is not None else det.confidences) >= need
-        boxes, ids, scores = det.boxes[keep], det.class_ids[keep], det.confidences[keep]
+        if shipped is not None:  # the detector's own answer: every row is a tile it keeps
+            boxes, ids, scores = shipped.boxes, shipped.class_ids, shipped.confidences
+        else:
+            need = thresholds(det) if thresholds is not None else conf
+            keep = (score(det) if score is not None else det.confidences) >= need
+            boxes, ids, scores = det.boxes[keep], det.class_ids[keep], det.confidences[keep]
         m = match(gt_boxes, boxes, scores, iou)
         res = ImageResult(str(sample.image), len(gt_ids), 0, 0, 0)
         matched_gt = np.zeros(len(gt_ids), bool)

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         score=detection_scores,
         thresholds=setup.thresholds,
+        operating=setup.operating.detect if setup.operating is not None else None,
     )
     if args.json:
         out = report.to_dict()
