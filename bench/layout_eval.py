@@ -197,9 +197,13 @@ def eval_misreads(folder: Path, rate: float, seed: int, limit: int | None) -> di
         d = misread(truth_detections(truth), rate, rng)
         n += 1
         lay = analyze(d)
-        before += expected in [canon(h) for h in layout_hand(lay, d.codes, ())]
+        # the winning tile found, as the other figures ask (the last standing tile may
+        # match it by chance)
+        before += lay.winning is not None and expected in [
+            canon(h) for h in layout_hand(lay, d.codes, ())]
         rec = recognize_detections(d, "mcr", {"claim_win": True})
-        after += rec.hand is not None and canon(rec.hand) == expected
+        after += (rec.hand is not None and rec.layout.winning is not None
+                  and canon(rec.hand) == expected)
     return {"scenes": n, "misread_rate": rate, "exact_top1": before / max(n, 1),
             "exact_corrected": after / max(n, 1)}
 
@@ -680,6 +684,9 @@ def end_to_end_reason(read: Hand | None, truth: Hand) -> str:
     >>> end_to_end_reason(parse_hand("[EEE,1]123m456p78999s 2f 5f"),
     ...                   parse_hand("[EEE,1]123m456p78999s 1f 5f"))
     'only bonus tiles misread (same count)'
+    >>> end_to_end_reason(parse_hand("EEE123m456p78999s 2f"),
+    ...                   parse_hand("[EEE,1]123m456p78999s 1f"))
+    'bonus tiles misread, other structure'
     """
     if read is None:
         return "no hand read"
@@ -688,7 +695,10 @@ def end_to_end_reason(read: Hand | None, truth: Hand) -> str:
     wrong = max(sum(missing.values()), sum(extra.values()))
     if (wrong and all(c in BONUS for c in missing + extra)
             and sum(missing.values()) == sum(extra.values())):
-        return "only bonus tiles misread (same count)"
+        # scored the same only when the rest is the same hand: melds, standing, winning tile
+        same = canon(Hand(read.melds, read.standing)) == canon(Hand(truth.melds, truth.standing))
+        return ("only bonus tiles misread (same count)" if same
+                else "bonus tiles misread, other structure")
     if wrong:
         return "hand tiles misread: " + {1: "1 tile", 2: "2 tiles"}.get(wrong, "3 or more tiles")
     return "right tiles, other structure"
