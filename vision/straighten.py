@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import cv2
 import numpy as np
@@ -32,12 +33,16 @@ F32 = npt.NDArray[np.float32]
 
 
 def straight_region(
-    image: npt.NDArray[np.uint8], boxes: npt.ArrayLike, tilt_deg: float, margin: float = 2.0
+    image: npt.NDArray[np.uint8], boxes: npt.ArrayLike, tilt_deg: float, margin: float = 2.0,
+    max_pixels: int | None = None,
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.float64]]:
     """The photo turned by ``tilt_deg`` (counter-clockwise, as the layout measures the
     rows' tilt) and cut to the tiles of ``boxes`` ``(n, 4)`` plus ``margin`` tile lengths
     on every side; the corners the turn exposes are grey (114, as the detector's
-    letterbox). Returns the region ``(h, w, 3)`` and ``A`` ``(2, 3)``."""
+    letterbox). The region is shrunk to at most ``max_pixels`` pixels (default: the
+    photo's own count — a turned photo with no tiles to cut to is larger than the photo,
+    which a photo at the size limit would then exceed). Returns the region ``(h, w, 3)``
+    and ``A`` ``(2, 3)``, photo pixels → region pixels."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     h, w = image.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), float(tilt_deg), 1.0)
@@ -56,8 +61,14 @@ def straight_region(
         y2 = int(min(float(nh), pts[:, 1].max() + pad))
     a = np.asarray(m, np.float64).copy()
     a[:, 2] -= (x1, y1)
-    region = cv2.warpAffine(image, a, (max(1, x2 - x1), max(1, y2 - y1)),
-                            flags=cv2.INTER_LINEAR, borderValue=(114, 114, 114))
+    rw, rh = max(1, x2 - x1), max(1, y2 - y1)
+    limit = h * w if max_pixels is None else max_pixels
+    if rw * rh > limit:  # shrink the turned region to the limit (the map shrinks with it)
+        shrink = math.sqrt(limit / (rw * rh))
+        a *= shrink
+        rw, rh = max(1, math.floor(rw * shrink)), max(1, math.floor(rh * shrink))
+    region = cv2.warpAffine(image, a, (rw, rh), flags=cv2.INTER_LINEAR,
+                            borderValue=(114, 114, 114))
     return np.asarray(region, np.uint8), a
 
 
