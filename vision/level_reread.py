@@ -9,6 +9,10 @@ readings (:func:`reason`) and which level readings replace them (:func:`take`).
 - ``"no win"``: a reading that is no win, of rows :data:`STRAIGHTEN_DEG` or more off
   the edges — unless the context says the hand is no win (then no reading can win);
   the level reading is taken when it wins.
+- ``"no answer"``: with the context saying the hand is no win, a reading that gives
+  neither waits nor discards (tiles that make no hand, or a count no hand has), of rows
+  :data:`STRAIGHTEN_DEG` or more off the edges; the level reading is taken when it gives
+  one (the tiles are read alike whatever the claim: only the answer follows it).
 - ``"unclear"``: a win with a claimed meld whose claim source is unclear, from
   :data:`STRAIGHTEN_UNCLEAR_DEG`; taken when the level reading wins with every claim
   clear.
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from vision.recognize import Recognition
 
-Reason = Literal["no win", "unclear", "doubtful"]
+Reason = Literal["no win", "no answer", "unclear", "doubtful"]
 
 #: A photo whose rows lie this many degrees or more off its edges, and whose reading is
 #: no win, is read again from the photo turned level (:mod:`vision.straighten`); that
@@ -66,8 +70,10 @@ def reason(rec: Recognition, boxes: int, hand_size: int, may_win: bool) -> Reaso
     if boxes < max(3, hand_size - STRAIGHTEN_TILES_SHORT):
         return None
     tilt = abs(rec.layout.tilt_deg)
+    if not may_win:
+        return "no answer" if not answered(rec) and 0 < STRAIGHTEN_DEG <= tilt else None
     if rec.score is None:
-        return "no win" if may_win and 0 < STRAIGHTEN_DEG <= tilt else None
+        return "no win" if 0 < STRAIGHTEN_DEG <= tilt else None
     if 0 < STRAIGHTEN_UNCLEAR_DEG <= tilt and unclear(rec):
         return "unclear"
     if 0 < STRAIGHTEN_WIN_DEG <= tilt and confidence(rec) < STRAIGHTEN_WIN_BELOW:
@@ -77,6 +83,8 @@ def reason(rec: Recognition, boxes: int, hand_size: int, may_win: bool) -> Reaso
 
 def take(why: Reason, rec: Recognition, level: Recognition) -> bool:
     """Whether the level reading ``level`` replaces ``rec``, read again for ``why``."""
+    if why == "no answer":
+        return answered(level)
     if level.score is None:
         return False
     if why == "no win":
@@ -85,6 +93,12 @@ def take(why: Reason, rec: Recognition, level: Recognition) -> bool:
         return not unclear(level)
     return (not unclear(level) and confidence(level) > confidence(rec)
             and flower_count(level) >= flower_count(rec))
+
+
+def answered(rec: Recognition) -> bool:
+    """Whether a reading of a hand said to be no win gives an answer: its waits, or the
+    discards of a hand that drew."""
+    return rec.waits is not None or rec.discards is not None
 
 
 def confidence(rec: Recognition) -> float:

@@ -583,9 +583,14 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     layout = without_flowers(layout, dets, rule_set)
     check = winning_shape_check(rules, ctx)
-    rewrite = None if win_flag is False else _rewrite(
+    # told it is no win, a hand over a won hand's count is no hand at all: the rules that
+    # read tiles out of it (a flower read as a kind, a box found twice) are tried as for a
+    # win, and the win they make is a hand that drew; the rules that add a tile to make a
+    # win are not (a waiting hand is a tile short of one)
+    rewrite = None if win_flag is False and layout.tile_count <= size else _rewrite(
         dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
-            dets, layout, rules, size, check, hidden)), given.flip_sideways)
+            dets, layout, rules, size, check, hidden)), given.flip_sideways,
+        adding=win_flag is not False)
     if rewrite is not None:
         dets, layout = rewrite.dets, rewrite.layout
     t1 = time.perf_counter()
@@ -675,13 +680,14 @@ def without_flowers(layout: Layout, dets: Detections, rule_set: Any) -> Layout:
 
 
 def _rewrite(dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
-             flip_sideways: bool) -> Rewrite | None:
+             flip_sideways: bool, adding: bool = True) -> Rewrite | None:
     """The first of the rules' re-readings that makes the hand laid out a win held to
-    ``test`` (each a module's rule, tried in this fixed order), or None."""
+    ``test`` (each a module's rule, tried in this fixed order), or None; ``adding``
+    False leaves out the rules that add a tile (a stacked box split, a weak box taken)."""
     return (
-        split_stacked_box(dets, layout, params, test)
-        or take_weak_added_tile(dets, layout, params, test)
-        or complete_from_weak(dets, layout, params, test)
+        (adding and split_stacked_box(dets, layout, params, test))
+        or (adding and take_weak_added_tile(dets, layout, params, test))
+        or (adding and complete_from_weak(dets, layout, params, test))
         or reread_extra_as_flower(dets, layout, params, test)
         or drop_straddling_box(dets, layout, params, test)
         or reread_back_or_white(dets, layout, params, test)
@@ -843,19 +849,21 @@ def recognize(
 
     A reading that is no win, of rows lying well off the photo's edges, is tried again on
     the photo turned level (:mod:`vision.straighten`, a second detection) and replaced
-    when that reading wins — unless ``context`` says the hand is no win
-    (``win``/``claim_win`` false), when no reading can win; so are some doubtful wins of
+    when that reading wins — or, when ``context`` says the hand is no win
+    (``win``/``claim_win`` false), a reading that gives neither waits nor discards, replaced
+    when the level reading gives them; so are some doubtful wins of
     rows tilted further (:mod:`vision.level_reread` says which, and when the level reading
     replaces them). A reading that still does not win is read once more with the layout's
     unsure sideways judgements open to change (:func:`flip_unclear_sideways`), and
     replaced when that wins."""
     from vision.detect import detect, load_detector
-    from vision.imageio import load_image
+    from vision.imageio import MAX_DECODABLE_PIXELS, load_image
 
     check_request(rules, context)  # before the detector's time is spent
     name = str(image) if isinstance(image, str) else None
     t0 = time.perf_counter()
-    pixels = load_image(image)
+    # an array is decoded already (the service under its own TILECAM_MAX_PIXELS)
+    pixels = load_image(image, max_array_pixels=MAX_DECODABLE_PIXELS)
     t1 = time.perf_counter()
     run = detector if detector is not None else detect
     dets = below_threshold_as_weak(run(pixels) if detections is None else detections)

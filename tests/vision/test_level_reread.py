@@ -12,11 +12,13 @@ from vision import level_reread as lr
 
 
 def reading(*, win: bool = True, tilt: float = 0.0, unclear: bool = False,
-            confidence: float | None = 0.9, flowers: int = 0) -> Any:
-    """A stand-in for a Recognition: what the policy reads of one."""
+            confidence: float | None = 0.9, flowers: int = 0, answer: bool = True) -> Any:
+    """A stand-in for a Recognition: what the policy reads of one (``answer``: a reading
+    that is no win gives its waits)."""
     melds = [SimpleNamespace(claim_unclear=unclear)]
     hand = SimpleNamespace(flowers=("1f",) * flowers)
     return SimpleNamespace(score=object() if win else None, hand=hand,
+                           waits=object() if answer and not win else None, discards=None,
                            layout=SimpleNamespace(tilt_deg=tilt, melds=melds),
                            hand_confidence=confidence, reading_confidence=0.99)
 
@@ -24,7 +26,11 @@ def reading(*, win: bool = True, tilt: float = 0.0, unclear: bool = False,
 @pytest.mark.parametrize(("rec", "may_win", "expected"), [
     (reading(win=False, tilt=-6.0), True, "no win"),       # 5° or more, no win
     (reading(win=False, tilt=4.0), True, None),            # rows nearly level
-    (reading(win=False, tilt=30.0), False, None),          # told it is no win
+    (reading(win=False, tilt=30.0), False, None),          # told it is no win: its waits
+    # told it is no win, and the tilted tiles give no answer (no hand, a count no hand
+    # has): read level, taken when that gives waits or discards (CLI review 7)
+    (reading(win=False, tilt=30.0, answer=False), False, "no answer"),
+    (reading(win=False, tilt=4.0, answer=False), False, None),
     (reading(tilt=25.0, unclear=True), True, "unclear"),   # a claim source unclear, 20°+
     (reading(tilt=15.0, unclear=True), True, None),
     (reading(tilt=25.0, confidence=0.3), True, "doubtful"),  # under 0.4, 20°+
@@ -52,3 +58,7 @@ def test_which_level_readings_replace_the_first() -> None:
     assert not lr.take("doubtful", first, reading(confidence=0.2, flowers=2))  # less sure
     assert not lr.take("doubtful", first, reading(confidence=0.6, flowers=1))  # lost a flower
     assert not lr.take("doubtful", first, reading(confidence=0.6, flowers=2, unclear=True))
+    # told no win: the level reading is taken when it gives an answer (waits, discards)
+    assert lr.take("no answer", reading(win=False, answer=False), reading(win=False))
+    assert not lr.take("no answer", reading(win=False, answer=False),
+                       reading(win=False, answer=False))

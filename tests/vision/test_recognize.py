@@ -346,6 +346,21 @@ def test_a_hand_of_a_wins_size_that_is_no_win_gets_its_discards() -> None:
     assert "discards" not in recognize_detections(won.detections(), "mcr").to_dict()
 
 
+def test_the_tiles_are_read_alike_whatever_the_claim() -> None:
+    """A flower read as a kind (5p, 0.6; 1f, 0.35) makes the hand a tile over: re-read as
+    the flower whether or not a win is claimed — told it is no win, the hand of 14 that
+    drew gets its discards (CLI review 7: ``--no-win`` skipped the re-reading and left a
+    15-tile hand, "wrong number of tiles for a wait")."""
+    needs_mcr()
+    b = SceneBuilder().standing("123m456p789sEEEN").standing("5p")
+    b.uncertain([("5p", 0.6), ("1f", 0.35)]).win("N")
+    for ctx in ({}, {"win": False}):
+        r = recognize_detections(b.detections(), "mcr", ctx)
+        assert r.hand_text == "123m456p789sEEENN1f", ctx
+    assert r.discards is not None and r.unscorable is not None
+    assert r.unscorable.startswith("shown as no win: 14 tiles")
+
+
 def test_mcr_winning_tile_not_set_apart_is_the_last_standing_tile() -> None:
     needs_mcr()
     b = SceneBuilder().standing("123m456p789s11sEEE")
