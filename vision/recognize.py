@@ -503,6 +503,8 @@ def recognize_detections(
     if not params.face_up_kongs:
         return _recognize_once(dets, params, given)
     plain = _recognize_once(dets, replace(params, face_up_kongs=False), given)
+    if plain.discards is not None and _four_alike(dets):
+        return _kong_laid_flat_note(plain, context)
     if (plain.score is not None or plain.layout.tile_count <= _hand_size(rules)
             or not _four_alike(dets)):
         return plain
@@ -516,6 +518,40 @@ def recognize_detections(
     kept, other = ((shown, plain) if face_up and (shown.score is not None or shown.refused_win)
                    else (plain, shown))
     return _with_both_times(kept, other)
+
+
+def _kong_laid_flat_note(plain: Recognition,
+                         context: Mapping[str, Any] | None) -> Recognition:
+    """``plain``, a hand of a win's size that is no win (its discards), with a note when
+    four touching standing tiles alike read as a kong (counted 3) make it a ready hand
+    under the win ``context`` —
+    a waiting hand with a kong laid as four face-up tiles shows a win's count, and the
+    picture does not say which it is; the discards stay the answer (a hand that drew
+    holds four alike as often)."""
+    import scoring
+    from scoring.hand import Meld
+
+    hand = plain.hand
+    if hand is None:
+        return plain
+    notes = []
+    row = list(hand.standing)
+    for k in range(len(row) - 3):
+        kind = row[k]
+        if kind in BONUS or row[k:k + 4] != [kind] * 4 or (k and row[k - 1] == kind):
+            continue
+        kong = scoring.Hand((*hand.melds, Meld("kong", (kind,) * 4)),
+                            tuple(row[:k] + row[k + 4:]), hand.flowers)
+        try:
+            waits = scoring.waits(kong, rules=plain.rules, **_waits_kwargs(
+                _split_context(context)[0]))
+        except scoring.HandError:
+            continue
+        if waits.ready:
+            notes.append(f"four {kind} lie face up side by side: read as a kong (counted 3), "
+                         f"the hand is ready ({scoring.format_hand(kong)}), waiting on "
+                         + " ".join(w.tile for w in waits.waits))
+    return replace(plain, notes=(*plain.notes, *notes)) if notes else plain
 
 
 def _four_alike(dets: Detections) -> bool:

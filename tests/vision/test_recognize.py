@@ -361,6 +361,21 @@ def test_the_tiles_are_read_alike_whatever_the_claim() -> None:
     assert r.unscorable.startswith("shown as no win: 14 tiles")
 
 
+def test_a_waiting_hand_with_a_kong_laid_flat_says_so_beside_its_discards() -> None:
+    """Four 5p side by side in a hand of 14 that is no win: a hand that drew (its
+    discards: 5p leaves it ready), or a waiting hand whose kong lies as four face-up
+    tiles — the picture does not say; a note gives the kong's reading and its waits (it
+    was only "not a winning hand"). Under Zhenjiang the note takes the rules' context."""
+    needs_mcr()
+    b = SceneBuilder().standing("5555p123mEE78s").meld("WWW", sideways=1)
+    r = recognize_detections(b.detections(), "mcr", {})
+    assert r.discards is not None and [d.tile for d in r.discards.ready_after] == ["5p"]
+    [note] = [n for n in r.notes if "read as a kong" in n]
+    assert "[5555p]" in note and note.endswith("waiting on 6s 9s")
+    r = recognize_detections(b.detections(), "zhenjiang", ZJ)
+    assert any("read as a kong" in n for n in r.notes)
+
+
 def test_mcr_winning_tile_not_set_apart_is_the_last_standing_tile() -> None:
     needs_mcr()
     b = SceneBuilder().standing("123m456p789s11sEEE")
