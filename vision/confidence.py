@@ -257,8 +257,9 @@ def hand_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> 
 
 def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) -> float | None:
     """The calibrated probability that ``rec``'s tile multiset is right up to the codes
-    its rule set scores alike (see module doc): the hand confidence for a rule set with
-    none; None without a calibration, or without a ``score`` fit when it is needed. A
+    its rule set scores alike (see module doc), never under the hand confidence (the
+    event it holds): the hand confidence for a rule set with none; None without a
+    calibration, or without a ``score`` fit when it is needed. A
     reading with no tiles lies outside the score fit (its floor probability, weighed
     negatively there, gave 0.9995 for a blank photo): it takes the hand confidence."""
     from scoring.rulesets import get_rule_set
@@ -273,4 +274,8 @@ def score_confidence(rec: Recognition, calibration: Mapping[str, Any] | None) ->
         return hand_confidence(rec, calibration)
     if more_copies_than_exist(rec, alike):
         return 0.0
-    return logistic(score_features(rec, alike), fit["features"], fit["coef"], fit["intercept"])
+    fitted = logistic(score_features(rec, alike), fit["features"], fit["coef"], fit["intercept"])
+    # a multiset right is right up to the alike codes too: never less sure than the hand
+    # (two fits apart could say so: a score confidence under the hand confidence)
+    hand = hand_confidence(rec, calibration)
+    return fitted if hand is None else max(fitted, hand)

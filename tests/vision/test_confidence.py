@@ -209,6 +209,15 @@ def test_without_alike_codes_the_score_confidence_is_the_hand_confidence() -> No
     assert mcr.to_dict()["score_confidence"] is None
 
 
+def test_the_score_confidence_is_never_under_the_hand_confidence() -> None:
+    """A multiset right is right up to the codes scored alike: a score fit that says less
+    than the hand fit (two fits apart can) gives the hand confidence instead."""
+    low = {**CAL, "score": {**CAL, "intercept": -12.0}}
+    rec = recognize_detections(_won_with_unsure_season().detections(), "mcr", calibration=low)
+    assert rec.hand_confidence is not None and rec.hand_confidence > 0.01
+    assert rec.score_confidence == rec.hand_confidence
+
+
 def test_a_malformed_score_fit_is_named() -> None:
     with pytest.raises(CalibrationError, match=r"calibration\.score: unknown features"):
         check_calibration({**CAL, "score": {"features": ["luck"], "coef": [1], "intercept": 0}})
