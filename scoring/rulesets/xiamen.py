@@ -2,14 +2,16 @@
 
 Hand size: every player wins with five sets and a pair, 17 tiles counting each kong as 3
 (the dealer's 17 at the deal are the same count; a non-dealer has 17 after drawing the
-winning tile). 三金倒 may also be declared holding 16 (a non-dealer at the opening).
+winning tile). 三金倒 at the opening is declared on the dealt tiles (the dealer's 17, a
+non-dealer's 16, nothing melded); 三游 may be written as its 16 tiles (the lone gold).
 
 The gold: ``gold=`` (or ``indicator=``, the tile turned up: its kind is the gold). Copies
 of the gold kind in the standing tiles are wild for any kind, their own included. 白板
 (``P``) stands for the gold's face (not wild); golds are never melded, so a meld tile of
 the gold's kind (or a ``P`` in a meld) is a 白板 standing in.
 
-Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸).
+Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸);
+``kong=True`` with ``self_drawn`` is 杠上开花, off a kong among the melds.
 
 Money: ``unit = 底 + 水``, each of the three others pays ``unit × multiplier`` chips, plus
 bonus money reported apart (see :mod:`scoring.rulesets.xiamen_money`). ``Score.total`` is
@@ -111,7 +113,8 @@ class Xiamen(RuleSet):
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         win = _win_of(context)
         melds = _meld_faces(hand, win.gold)
-        if context.kong and context.discarder is not None and hand.standing:  # 抢杠
+        _check_deal(hand, win, context)
+        if context.kong and not context.self_drawn:  # 抢杠, the discarder's seat known or not
             check_robbed_tile(hand, win.gold, "gold (金)",
                               {} if win.gold == WHITE else {win.gold: WHITE})
         reason = _illegal_reason(hand, win, context, settings)
@@ -318,17 +321,50 @@ def _physical_counts(hand: Hand, gold: int) -> list[int]:
     return held
 
 
+#: Tiles a win is declared on (RULES.md: the dealer is dealt 17, the others 16): 三游 is
+#: won by discarding the third gold with no tile drawn after it (seed 000): 16, one gold
+#: left alone (17: the gold's partner written as the last tile, as before the sixty-fourth
+#: session); 三金倒 at the opening on the dealt tiles; a later one on the draw of the third
+#: gold (a gold is never claimed); every other win on 17.
+_SIZES: dict[tuple[str, bool | None], tuple[tuple[int, ...], str]] = {
+    ("san_you", None): ((16, 17), "Xiamen"),
+    ("three_golds_opening", True): ((17,), "Xiamen 三金倒 at the opening, on the dealer's "
+                                           "17 dealt tiles"),
+    ("three_golds_opening", False): ((16,), "Xiamen 三金倒 at the opening, on a non-dealer's "
+                                            "16 dealt tiles"),
+    ("three_golds_later", None): ((17,), "Xiamen 三金倒 after the opening, on the draw of "
+                                         "the third gold"),
+}
+"""(win type, dealer or None for either) → tile counts allowed, and the check's title."""
+
+#: Wins on the tiles of the deal (seed 000: 天和：庄家起手就和牌; 起手三个金时三金倒): nothing
+#: claimed, no kong declared, no replacement tile drawn.
+_ON_THE_DEAL = {"tian_he": "天和 (tian_he)", "three_golds_opening": "三金倒 at the opening"}
+
+
+def _check_deal(hand: Hand, win: _Win, context: WinContext) -> None:
+    """HandError for a hand or context that cannot happen: the tile count for the win
+    type, a win on the deal with melds or off a kong, 杠上开花 with no kong."""
+    sizes, title = (_SIZES.get((win.kind, win.dealer)) or _SIZES.get((win.kind, None))
+                    or ((17,), "Xiamen"))
+    check_tile_count(hand, sizes, title)
+    if not hand.standing:
+        raise HandError("Xiamen: the hand has no standing tiles (the last is the winning tile)")
+    name = _ON_THE_DEAL.get(win.kind)
+    if name and hand.melds:
+        raise HandError(f"{name} is won on the tiles of the deal: no melds "
+                        f"({' '.join(meld_text(m) for m in hand.melds)})")
+    if name and context.kong:
+        raise HandError(f"{name} is won on the tiles of the deal, not off a kong: "
+                        "drop kong=true")
+    if context.kong and context.self_drawn and not any(m.kind == "kong" for m in hand.melds):
+        raise HandError("杠上开花 (kong=true, self-drawn) needs a kong among the melds")
+
+
 def _illegal_reason(
     hand: Hand, win: _Win, context: WinContext, settings: Mapping[str, Any]
 ) -> str:
     """Why this cannot be a Xiamen win ('' when the shape check may go ahead)."""
-    # 三金倒 wins whatever else is held; 三游 is won by discarding the third gold, with no
-    # tile drawn after it (seed 000): 16 tiles, one gold left alone (17: the gold's partner
-    # written as the last tile, as before the sixty-fourth session)
-    sizes = (16, 17) if win.kind.startswith("three_golds") or win.kind == "san_you" else (17,)
-    check_tile_count(hand, sizes, "Xiamen")
-    if not hand.standing:
-        raise HandError("Xiamen: the hand has no standing tiles (the last is the winning tile)")
     wall = int(context.extra.get("wall_left", -1))
     # 16 kept back (seed: 当牌墙里剩下16张牌时如果没有人和牌，即臭庄): the tile that leaves
     # 16 is the last one drawn, and may still win; fewer left is past the draw
@@ -363,7 +399,7 @@ def _readings(hand: Hand, win: _Win) -> list[Decomposition]:
         return decompositions(counts, wilds, free_face=win.gold)
     if win.kind == "san_you" and hand.tile_count == 16:  # a lone gold: five sets beside it
         rest = list(counts)
-        lone = WildSet("pair", (win.gold, win.gold), (win.gold, win.gold))
+        lone = WildSet("pair", (win.gold,), (win.gold,))  # half a pair: one gold
         sets = decompositions(rest, wilds - 1, free_face=win.gold, pair=False)
         return [(lone, *r) for r in sets] if wilds >= 1 else []
     # 游金: the pair is a gold and the drawn tile (any tile, a gold included).
@@ -453,9 +489,13 @@ def _settle(
             stacks[seat] = have
     paid, kill = payments(settings, unit=unit, win=win.kind, payers=payers, stacks=stacks)
     zh, _en = WIN_NAMES[win.kind]
-    if kill and win.kind == "san_you" and settings["san_you_kills_three"]:
-        note = (f"{zh}: 杀三 by itself — each payer pays all the chips he has"
-                + (f" + {paid[0].bonus} bonus outside the chips" if paid[0].bonus else ""))
+    if win.kind == "san_you" and settings["san_you_kills_three"] and len(payers) == 3:
+        note = (f"{zh}: " + ("杀三 by itself — " if kill else "")
+                + "each payer pays all the chips he has"
+                + ("" if settings["cap_at_stack"] else
+                   f", or (底 + 水) {unit} × {multiplier(settings, win.kind)} if more")
+                + (f" + {paid[0].bonus} bonus outside the chips" if paid[0].bonus else "")
+                + ("" if kill else " (no 杀三: a payer had no chips to lose)"))
         return Settlement("chips", tuple(paid), note), kill, paid[0].bonus
     note = (
         f"{zh}: each payer pays (底 + 水) {unit} × {multiplier(settings, win.kind)} chips"

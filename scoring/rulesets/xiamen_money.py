@@ -156,11 +156,12 @@ def payments(
     stacks: Mapping[str, int] | None = None,
 ) -> tuple[list[ChipPayment], bool]:
     """Each payer's chips (``unit × multiplier``, capped at their stack when
-    ``cap_at_stack``) and bonus. 杀三 (every one of three payers emptied) adds
-    ``bonus_kill_three`` to each bonus. A 三游 with ``san_you_kills_three`` is 杀三
-    whatever it is worth (seed 000: "无需再计算水数自然杀三"): each payer pays all the
-    chips they have. ``stacks``: chips each payer has (default ``chip_stack``). Returns
-    the payments and whether the win is 杀三.
+    ``cap_at_stack``) and bonus. 杀三 (every one of three payers, each holding chips,
+    emptied) adds ``bonus_kill_three`` to each bonus. A 三游 with ``san_you_kills_three``
+    is 杀三 whatever it is worth (seed 000: "无需再计算水数自然杀三"): each payer pays all
+    the chips they have (uncapped: the more of those and ``unit × multiplier``); a payer
+    with none is not emptied by it, so no 杀三. ``stacks``: chips each payer has (default
+    ``chip_stack``). Returns the payments and whether the win is 杀三.
 
     >>> s = {k: v.default for k, v in SETTINGS.items()}
     >>> big = {"left": 150, "opposite": 200, "right": 120}
@@ -173,15 +174,18 @@ def payments(
     extra = bonus(settings, win)
     full = int(settings["chip_stack"])
     left = {p: (stacks or {}).get(p, full) for p in payers}
+    cap = bool(settings["cap_at_stack"])
     always = win == "san_you" and bool(settings["san_you_kills_three"]) and len(payers) == 3
-    kill_three = always or (len(payers) == 3 and all(owed >= left[p] for p in payers))
+    # 杀三 empties three players: each had chips to lose (同时清空了其他玩家的100筹码)
+    kill_three = (len(payers) == 3 and all(left[p] > 0 for p in payers)
+                  and (always or all(owed >= left[p] for p in payers)))
     if kill_three:
         extra += int(settings["bonus_kill_three"])
     out = []
     for p in payers:
-        chips = min(owed, left[p]) if settings["cap_at_stack"] else owed
-        if always:
-            chips = left[p]
+        chips = min(owed, left[p]) if cap else owed
+        if always:  # all his chips; uncapped, never less than the win is worth
+            chips = left[p] if cap else max(owed, left[p])
         out.append(ChipPayment(p, chips, extra))
     return out, kill_three
 

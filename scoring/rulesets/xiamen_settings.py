@@ -120,10 +120,15 @@ CONTEXT: dict[str, Setting] = dict(
            "self_drawn 自摸, you_jin 游金, "
            "shuang_you 双游, san_you 三游, three_golds 三金倒, tian_ting 天听, tian_he 天和",
            tuple(WIN_TYPES)),
-        _s("opening", False, "三金倒 declared at the opening (起手), before any discard"),
-        _s("dealer_repeats", 0, "consecutive dealerships (连庄) of the winning dealer before this"),
+        _s("opening", False,
+           "三金倒 declared at the opening (起手), before any discard: on the dealt tiles, "
+           "17 for the dealer, 16 for the others, nothing melded"),
+        _s("dealer_repeats", 0,
+           "consecutive dealerships (连庄) of this hand's dealer before it: they double the "
+           "dealer's 底 when the dealer wins; a non-dealer's 底 stays base_nondealer"),
         _s("drawn_hands", 0,
-           "drawn hands (臭庄) of the dealer's streak before this one (each doubles the 底)"),
+           "drawn hands (臭庄) of the dealer's streak before this one (each doubles the "
+           "dealer's 底; a non-dealer's 底 stays base_nondealer)"),
         _s("wall_left", -1,
            "wall tiles left at the win, after the winning tile was drawn (-1: unknown); "
            "fewer than drawn_hand_tiles is past the draw (臭庄)"),

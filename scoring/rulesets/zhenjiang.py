@@ -158,15 +158,18 @@ class Zhenjiang(RuleSet):
         _check_hand(hand, context)
         check_tile_count(hand, (self.hand_size,), "Zhenjiang")
         win = _win_of(hand, context)
-        if context.kong and context.discarder is not None:  # 抢杠: a discard win here
+        robbed = context.kong and not win.self_drawn  # 抢杠: a discard win here
+        if robbed:  # the discarder's seat known or not
             check_robbed_tile(hand, None, "百搭")  # a 百搭 melded is its own face
         transfers = event_transfers(settings, win.first_wild_discard, win.wild_after_pung)
         counts, wilds = counts_and_wilds(hand.standing, win.wild)
         winning = T.index(hand.standing[-1])
-        deal_in = not win.self_drawn and winning == win.wild
-        if deal_in:  # the discarded 百搭 is its own face, not wild
+        own_face = not win.self_drawn and winning == win.wild
+        if own_face:  # the discarded (or robbed) 百搭 is its own face, not wild
             counts[winning] += 1
             wilds -= 1
+        # 打搭放冲 (打: discarding) a 百搭; one robbed from a kong was added, not discarded
+        deal_in = own_face and not robbed
         readings = decompositions(counts, wilds, free_face=win.wild)
         if not readings:
             return _false_win(hand, win, settings, transfers)
@@ -324,12 +327,14 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
             raise HandError("天胡 is won before anyone discards: no 打首搭 "
                             "(first_wild_discard) or 碰后打搭 (wild_after_pung)")
         self_drawn = True
-    claimed = sum(1 for m in hand.melds if m.kind == "pung" or (m.kind == "kong"
-                                                                 and not m.concealed))
+    # 碰牌后打搭: a claimed pung, or one a kong was added to later (a kong claimed
+    # straight from a discard, 大明杠, is followed by a replacement draw, not a pung)
+    claimed = sum(1 for m in hand.melds if m.kind == "pung" or m.added)
     if after_pung.count("winner") > claimed:
         raise HandError(
             f"wild_after_pung names the winner {after_pung.count('winner')} time(s), but the "
-            f"hand shows {claimed} claimed pung(s) or kong(s): each 碰后打搭 follows a pung")
+            f"hand shows {claimed} claimed pung(s) (a kong added to one included): each "
+            "碰后打搭 follows a pung")
     kong_win = ""
     if context.kong and self_drawn and not tian_hu:
         kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}

@@ -324,7 +324,7 @@ def test_robbing_a_kong_counts_as_self_drawn() -> None:
 
 @pytest.mark.parametrize(("hand", "why"), [
     (PLAIN, "holds another 5s"),                          # the pair's other 5s
-    ("[555s,2]123m456m789m234p67p9s5s", "holds another 5s"),  # his own pung of 5s
+    ("[555s,2]123m456m789m567p9s5s", "holds another 5s"),  # his own pung of 5s
     ("123m456m789m234p567p5s9s", "9s: it is the gold"),     # a gold is never melded
     ("[999s,2]123m456m789m78s55sP", "holds another P"),     # gold 9s: [999s] is 白板 ×3
 ])

@@ -152,8 +152,8 @@ def test_wild_after_pung_by_the_winner_needs_a_claimed_pung() -> None:
     with pytest.raises(HandError, match="2 time"):
         zj("[111p,1]456m789m123pEE", indicator="8s", self_drawn=True,
            wild_after_pung="winner,winner")
-    ok = zj("[111p,1][2222s,2]456m789mEE", indicator="8s", self_drawn=True,
-            wild_after_pung="winner,winner")
+    ok = zj("[111p,1][2222s,6]456m789mEE", indicator="8s", self_drawn=True,
+            wild_after_pung="winner,winner")  # a pung, and a pung a kong was added to
     assert ok.details["net"]["winner"] == 3 + 12
 
 
