@@ -620,8 +620,12 @@ def test_flowers_come_back_with_rules_that_play_them(
     wait_for(lambda: "without flowers" in text(browser, "notes"), what="the Zhenjiang reading")
     assert hand(browser) == "123m456p789sEEENN"
     choose_rules(browser, "mcr")
-    wait_for(lambda: "take the photo again" in text(browser, "hand-note"), what="the advice")
+    wait_for(lambda: "read it again" in text(browser, "hand-note"), what="the advice")
     assert "1f 2f" in text(browser, "hand-note")
+    # and a button reads the same photo again under these rules (it was "take the photo
+    # again": the page kept the photo all along)
+    browser.find_element(By.CSS_SELECTOR, "#hand-note button").click()
+    wait_for(lambda: hand(browser) == norm(HAND_F), what="the photo read again with flowers")
 
 
 def test_an_alternative_no_longer_in_the_hand_box_can_be_used_again(

@@ -256,8 +256,10 @@ function syncFlowerStepper() {
   state.flowersListed = played ? listed : 0;
 }
 
-function handNote(text, about = "") {
-  $("hand-note").textContent = text || "";
+function handNote(text, about = "", action = null) {
+  // ``action``: {label, run} — a button after the text (e.g. read the photo again)
+  $("hand-note").replaceChildren(text || "", ...(action ? [" ", el("button", {
+    type: "button", class: "ghost small", onclick: action.run }, action.label)] : []));
   $("hand-note").hidden = !text;
   state.noteAbout = text ? about : "";
 }
@@ -365,9 +367,13 @@ function onRulesChange() {
     if (back && flowersInHand(before) === 0) {
       handNote(`${title} plays flowers: ${back} from the photo put back in the hand.`);
     } else if (flowersPlayed() && !state.readWithFlowers && left.length) {
+      const photo = state.photo;
       handNote(`The photo was read under rules without flowers, so the flowers beside it `
-        + `(${left.join(" ")}) are not in the hand: take the photo again to count them `
-        + "under these rules, or count them with the flower stepper.");
+        + `(${left.join(" ")}) are not in the hand: read it again to count them under `
+        + "these rules, or count them with the flower stepper.", "",
+      photo && photo.blob ? { label: `Read the photo again under ${title}`,
+        run: () => onPhoto(new File([photo.blob], photo.name, { type: photo.blob.type })) }
+        : null);
     }
   }
   renderHandTiles();
@@ -822,7 +828,7 @@ async function onPhoto(file, again = false) {
     if (seq !== state.photoSeq) return; // a newer photo was chosen meanwhile
     if (!rec || typeof rec !== "object") throw new Error("the server's answer is empty");
     if (state.photo) URL.revokeObjectURL(state.photo.url);
-    state.photo = { url: URL.createObjectURL(blob) };
+    state.photo = { url: URL.createObjectURL(blob), blob, name: file.name || "photo.jpg" };
     state.readWithFlowers = (state.ruleSets[ctx.rules] || {}).flowers !== false;
     // a control changed while the photo was read: score with what the controls show now
     showRecognition(rec, contextKey(context()) !== contextKey(ctx));
