@@ -159,6 +159,31 @@ def _make_room(out: Path, overwrite: bool) -> None:
             path.unlink()
 
 
+def check_art_spec(spec: str | None) -> None:
+    """ValueError for an ``--art`` that says nothing (``--art ''``, which would mean
+    ``default``) or removes a set that is not selected before it (a typo such as
+    ``--art=default,-fluffyy`` would remove nothing and keep ``fluffy``)."""
+    from vision.synth.art import ArtError, resolve_art_names
+
+    if spec is None:
+        return
+    items = [s.strip() for s in spec.split(",")]
+    if not any(items):
+        raise ValueError("--art is empty: give art set names, 'default', 'all' or 'heldout'")
+    for i, item in enumerate(items):
+        if not item.startswith("-"):
+            continue
+        before_spec = ",".join(x for x in items[:i] if x)
+        try:
+            before = resolve_art_names(before_spec) if before_spec else []
+        except ArtError:
+            before = []
+        if item[1:] not in before:
+            chosen = ", ".join(before) or "none"
+            raise ValueError(f"--art: {item} removes nothing: {item[1:]!r} is not among the "
+                             f"sets selected before it ({chosen})")
+
+
 def run_synth(args: argparse.Namespace) -> int:
     from vision.synth.art import (
         HELD_OUT,
@@ -199,6 +224,8 @@ def run_synth(args: argparse.Namespace) -> int:
         raise ValueError(f"--imgsz must be 32..4096 pixels, got {width}x{height}")
     if args.seed < 0:
         raise ValueError(f"--seed must be 0 or more, got {args.seed}")
+
+    check_art_spec(args.art)
 
     from vision.synth.writer import Progress, SynthConfig, generate
 

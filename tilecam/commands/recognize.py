@@ -6,7 +6,20 @@ import argparse
 import json
 from typing import Any
 
-from tilecam.commands.score import add_rules_arguments, add_win_flags, parse_pairs
+from tilecam.commands.score import (
+    NAMED_OPTIONS,
+    add_rules_arguments,
+    add_win_flags,
+    rule_context,
+    settings_of,
+)
+
+#: The keys a ``--context`` pair may not set, and the option that sets each.
+RECOGNIZE_OPTIONS = {**NAMED_OPTIONS, "hand": "the photo (IMAGE)",
+                     "claim_win": "--win or --no-win", "hidden_kongs": "--hidden-kong"}
+
+FLOWERS_HELP = ("flowers of a photo that shows none (0-8): the flowers a photo shows are "
+                "read from it and counted, and a count that differs from them is refused")
 
 CLAIM_WORDS = {1: "from the left (上家)", 2: "from opposite (对家)", 3: "from the right (下家)"}
 
@@ -25,8 +38,12 @@ def register(sub: Any) -> None:
     p.add_argument("image", help="photo file (JPEG, PNG, WebP, BMP, TIFF)")
     add_win_flags(p)  # --self-drawn --last-of-kind --kong --last-wall-tile --discarder
     add_rules_arguments(p)  # --rules --version --set --context --seat --prevalent --flowers --json
+    for action in p._actions:
+        if action.dest == "flowers":
+            action.help = FLOWERS_HELP
     p.add_argument("--hidden-kong", action="append", default=[], metavar="KIND",
-                   help="kind of a concealed kong shown all face down, in layout order")
+                   help="kind of a concealed kong shown all face down, in layout order (a "
+                   "note says when the photo shows fewer such kongs than kinds given)")
     win = p.add_mutually_exclusive_group()
     win.add_argument("--win", dest="win", action="store_true", default=None,
                      help="the hand is shown as a win (default: decided by its tile count)")
@@ -61,14 +78,10 @@ def build_context(args: argparse.Namespace) -> dict[str, Any]:
         ctx["flowers"] = args.flowers
     if args.rules_version:
         ctx["version"] = args.rules_version
-    settings = parse_pairs(args.settings, "--set")
+    settings = settings_of(args)
     if settings:
         ctx["settings"] = settings
-    rule_context = parse_pairs(args.rule_context, "--context")
-    clash = sorted(set(rule_context) & (set(ctx) | {"claim_win", "hidden_kongs"}))
-    if clash:
-        raise ValueError(f"--context may not set {', '.join(clash)}; use its own option")
-    ctx.update(rule_context)
+    ctx.update(rule_context(args, RECOGNIZE_OPTIONS))
     if args.hidden_kong:
         ctx["hidden_kongs"] = list(args.hidden_kong)
     if args.win is not None:
@@ -130,6 +143,12 @@ def describe(result: dict[str, Any]) -> str:
             lines.append(f"  {f['zh']} {f['en']}{count}: {f['value'] * f['count']}")
         legal = "" if s["legal"] else " (below the minimum to win)"
         lines.append(f"total: {s['total']}{legal}")
+        st = s.get("settlement") or {}
+        if st.get("payments"):  # as tilecam score prints it
+            paid = ", ".join(f"{p['payer']} {p['amount']}" for p in st["payments"])
+            lines.append(f"settlement ({st['unit']}): winner +{st['winner']}; pays: {paid}")
+        if st.get("note"):
+            lines.append(f"  {st['note']}")
     if "waits" in result:
         w = result["waits"]
         if w["ready"]:
@@ -146,32 +165,91 @@ def describe(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def check_flowers(rules: str, flowers: int) -> None:
+    """A ``--flowers`` count the rules cannot take whatever the photo: refused before it
+    is read (Zhenjiang plays without flowers)."""
+    import scoring
+
+    rule_set = scoring.get_rule_set(rules)
+    if flowers and not rule_set.game.get("flowers", True):
+        raise scoring.HandError(f"{rule_set.title} plays without flowers: --flowers "
+                                f"{flowers} cannot be (leave it out)")
+
+
+def shown_flowers(rec: Any) -> list[str]:
+    """The flowers of a reading: those of its hand, else those its layout set apart."""
+    if rec.hand is not None:
+        return list(rec.hand.flowers)
+    return [rec.codes[i] for i in rec.layout.flowers]
+
+
+def all_down_kongs(rec: Any) -> int:
+    """Concealed kongs shown all face down in a reading (what ``--hidden-kong`` names)."""
+    from vision.classes import BACK
+
+    return sum(1 for m in rec.layout.melds
+               if m.concealed and all(rec.codes[i] == BACK for i in m.detections))
+
+
+def read_photo(pixels: Any, args: argparse.Namespace, context: dict[str, Any],
+               detector: Any) -> Any:
+    """The recognition of ``pixels``. A ``--flowers`` count is the flowers of a photo that
+    shows none: the photo is read without it first (the detector run once), and read
+    with it only when it shows no flower; a photo that shows another number of flowers
+    is refused (ValueError), as the scorer would refuse every reading of it."""
+    from vision.recognize import recognize
+
+    flowers = context.pop("flowers", 0)
+    if not flowers:
+        return recognize(pixels, rules=args.rules, context=context, detector=detector)
+    from vision.detect import detect
+
+    dets = detector(pixels) if detector is not None else detect(pixels)
+    rec = recognize(pixels, rules=args.rules, context=context, detector=detector,
+                    detections=dets)
+    shown = shown_flowers(rec)
+    if shown and len(shown) != flowers:
+        raise ValueError(f"--flowers {flowers}: the photo shows {len(shown)} flower(s) "
+                         f"({' '.join(shown)}), which are read from it and counted: leave "
+                         "--flowers out (it is for a photo that shows no flower)")
+    if shown:
+        return rec
+    return recognize(pixels, rules=args.rules, context={**context, "flowers": flowers},
+                     detector=detector, detections=dets)
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
-    from pathlib import Path
 
+    from tilecam.commands._model import check_model_dir
     from vision.annotate import same_files, target_problem
     from vision.imageio import load_image
-    from vision.recognize import check_request, recognize
+    from vision.recognize import check_request
 
     context = build_context(args)
     check_request(args.rules, context)  # a bad rule set, setting or field: before the photo
+    check_flowers(args.rules, args.flowers)
+    check_model_dir(args.model, "--model-dir")
     if args.annotate:  # before the work, not after it
         if (problem := target_problem(args.annotate)) is not None:
             raise ValueError(f"--annotate: {problem}")
         if same_files([args.annotate], [args.image]):
             raise ValueError(f"--annotate: {args.annotate} is the photo read: writing it "
                              "would replace the photo; give another name")
-    path = Path(args.image)
-    pixels = load_image(str(path))  # a missing or bad file fails before a model loads
+    pixels = load_image(args.image)  # a missing or bad file fails before a model loads
     detector = None
     if args.model:
         from vision.detect import load_detector
 
         detector = load_detector(args.model)
-    rec = recognize(pixels, rules=args.rules, context=context, detector=detector)
+    rec = read_photo(pixels, args, context, detector)
     out = rec.to_dict()
-    out["image"] = str(path)
+    out["image"] = args.image  # as given, as detect echoes it
+    if args.hidden_kong and len(args.hidden_kong) > (down := all_down_kongs(rec)):
+        unused = " ".join(args.hidden_kong[down:])
+        out["notes"].append(
+            f"{len(args.hidden_kong)} --hidden-kong kind(s) given but the reading has {down} "
+            f"kong(s) shown all face down: {unused} not used")
     problem = None
     if args.annotate:
         from vision.annotate import save_image

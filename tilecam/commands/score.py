@@ -5,6 +5,7 @@ Examples::
     tilecam score "[EEE,2][SSSS,1]WWWNN55pN" --self-drawn
     tilecam score 555666777p5556s7s --self-drawn --json
     tilecam score --batch hands.txt --json      # one "HAND [flags]" per line
+    tilecam score --batch hands.txt --rules xiamen --context gold=5p   # every line's defaults
     tilecam score HAND --rules xiamen --set base_dealer=16 --context gold=5p
 """
 
@@ -29,6 +30,58 @@ def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
             raise HandError(f"{what} {item!r} is not KEY=VALUE")
         out[key.strip()] = value.strip()
     return out
+
+
+#: The named options of ``score`` (and ``recognize``): a ``--context`` key may not set
+#: what one of them sets (a second value of a keyword argument, before a TypeError).
+NAMED_OPTIONS = {
+    "hand": "the HAND argument",
+    "rules": "--rules",
+    "version": "--version",
+    "settings": "--set",
+    "seat_wind": "--seat",
+    "prevalent_wind": "--prevalent",
+    "flowers": "--flowers",
+    "self_drawn": "--self-drawn",
+    "last_of_kind": "--last-of-kind",
+    "kong": "--kong",
+    "last_wall_tile": "--last-wall-tile",
+    "discarder": "--discarder",
+}
+
+#: Those that ``waits`` has (a win's flags are no context field of a wait).
+WAITS_OPTIONS = {k: NAMED_OPTIONS[k] for k in ("hand", "rules", "version", "settings",
+                                               "seat_wind", "prevalent_wind", "flowers")}
+
+
+def rule_context(args: argparse.Namespace,
+                 named: dict[str, str] | None = None) -> dict[str, str]:
+    """The ``--context`` pairs; HandError naming the option to use for a key that a named
+    option sets (``--context self_drawn=1``: use --self-drawn).
+
+    >>> rule_context(argparse.Namespace(rule_context=["indicator=1m"]))
+    {'indicator': '1m'}
+    >>> rule_context(argparse.Namespace(rule_context=["seat_wind=S"]))
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: --context may not set seat_wind; use --seat
+    """
+    pairs = parse_pairs(args.rule_context, "--context")
+    named = NAMED_OPTIONS if named is None else named
+    for key in pairs:
+        if key in named:
+            raise HandError(f"--context may not set {key}; use {named[key]}")
+    return pairs
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, str]:
+    """The ``--set`` pairs; HandError when ``--set version=`` and ``--version`` are both
+    given (one would silently win over the other)."""
+    settings = parse_pairs(args.settings, "--set")
+    if "version" in settings and args.rules_version is not None:
+        raise HandError(f"--version {args.rules_version} and --set version="
+                        f"{settings['version']} both give the rule version: give one")
+    return settings
 
 
 def add_rules_arguments(p: argparse.ArgumentParser) -> None:
@@ -101,8 +154,12 @@ def register(sub: Any) -> None:
     p.add_argument("hand", nargs="?", help="hand notation, e.g. 555666777p5556s7s")
     p.add_argument(
         "--batch", metavar="FILE",
-        help="score one 'HAND [flags]' per line of FILE ('-' for stdin); a bad line prints "
-        "an error object and the batch goes on (the exit code is then 2, as detect's)",
+        help="score one 'HAND [flags]' per line of FILE ('-' for stdin); the options given "
+        "with --batch hold for every line and a line's own flags go on top (its --rules, "
+        "--version, --seat… replace them, its --set and --context pairs are added; a flag "
+        "such as --self-drawn given with --batch cannot be taken back by a line; --json is "
+        "the whole batch's); a bad line prints an error object and the batch goes on (the "
+        "exit code is then 2, as detect's)",
     )  # fmt: skip
     add_win_flags(p)
     add_rules_arguments(p)
@@ -123,8 +180,8 @@ def score_args(args: argparse.Namespace) -> Score:
         prevalent_wind=args.prevalent,
         flowers=args.flowers,
         discarder=args.discarder,
-        settings=parse_pairs(args.settings, "--set"),
-        **parse_pairs(args.rule_context, "--context"),
+        settings=settings_of(args),
+        **rule_context(args),
     )
 
 
@@ -146,10 +203,16 @@ def format_score(hand: str, s: Score) -> str:
     return "\n".join(lines)
 
 
-def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
+def _run_batch(path: str, as_json: bool, out: TextIO,
+               defaults: argparse.Namespace | None = None) -> int:
+    """Score each line of ``path``; ``defaults``: the command line's options, which every
+    line starts from (its own flags on top)."""
+    parser = _hand_parser()
+    if defaults is not None:
+        dests = {a.dest for a in parser._actions} - {"hand", "help"}
+        parser.set_defaults(**{d: getattr(defaults, d) for d in dests if hasattr(defaults, d)})
     # read as bytes and decoded line by line: a line that is not UTF-8 is one bad line
     stream: BinaryIO = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
-    parser = _hand_parser()
     failed = 0
     try:
         for number, raw in enumerate(stream, 1):
@@ -158,6 +221,9 @@ def _run_batch(path: str, as_json: bool, out: TextIO) -> int:
                 if not text or text.startswith("#"):
                     continue
                 args = parser.parse_args(shlex.split(text))
+                if args.json and not as_json:  # the output is the whole batch's
+                    raise HandError("--json on a line: give it with --batch (it is the whole "
+                                    "batch's output)")
                 result = score_args(args)
             except (ValueError, argparse.ArgumentError) as exc:  # HandError is a ValueError
                 why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc
@@ -180,7 +246,9 @@ def run(args: argparse.Namespace) -> int:
     if args.batch:
         if args.hand:
             raise HandError("give either a HAND or --batch FILE, not both")
-        return _run_batch(args.batch, args.json, sys.stdout)
+        rule_context(args)  # the command line's own mistakes: once, before any line
+        settings_of(args)
+        return _run_batch(args.batch, args.json, sys.stdout, defaults=args)
     if not args.hand:
         raise HandError("no hand given (tilecam score HAND, or --batch FILE)")
     result = score_args(args)

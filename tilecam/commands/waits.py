@@ -15,7 +15,7 @@ from typing import Any
 
 import scoring
 from scoring import Discards, Waits
-from tilecam.commands.score import add_rules_arguments, parse_pairs
+from tilecam.commands.score import WAITS_OPTIONS, add_rules_arguments, rule_context, settings_of
 
 
 def register(sub: Any) -> None:
@@ -26,7 +26,8 @@ def register(sub: Any) -> None:
         "every tile that completes it (kinds whose four copies you hold included: the formal "
         "wait) with the best score on a discard and self-drawn; otherwise the shanten. "
         "A hand of a win's size that is no win (14 tiles in MCR: it drew and must discard) "
-        "gets each discard with the waits of what is kept, best first.",
+        "gets each discard with the waits of what is kept, best first (and, when it is a "
+        "win already, says so first: score it with tilecam score).",
     )
     p.add_argument("hand", help="hand notation without the winning tile (or a hand that "
                    "drew, to see what to discard)")
@@ -75,32 +76,50 @@ def format_discards(d: Discards) -> str:
     return "\n".join(lines)
 
 
+def win_score(hand: scoring.Hand, kwargs: dict[str, Any]) -> scoring.Score | None:
+    """``hand`` (a hand of a win's size) scored as a win on a discard, or self-drawn when
+    that is the only way it wins; None when it is no win."""
+    for self_drawn in (False, True):
+        try:
+            return scoring.score(hand, self_drawn=self_drawn, **kwargs)
+        except scoring.HandError:
+            continue
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     hand = scoring.parse_hand(args.hand)
-    if hand.tile_count == scoring.get_rule_set(args.rules).hand_size:
-        drew = scoring.discards(
-            hand,
-            rules=args.rules,
-            version=args.rules_version,
-            seat_wind=args.seat,
-            prevalent_wind=args.prevalent,
-            flowers=args.flowers,
-            settings=parse_pairs(args.settings, "--set"),
-            **parse_pairs(args.rule_context, "--context"),
-        )
-        print(json.dumps(drew.to_dict(), ensure_ascii=False) if args.json
-              else format_discards(drew))
-        return 0
-    result = scoring.waits(
-        hand,
+    rule_set = scoring.get_rule_set(args.rules)
+    kwargs: dict[str, Any] = dict(
         rules=args.rules,
         version=args.rules_version,
         seat_wind=args.seat,
         prevalent_wind=args.prevalent,
         flowers=args.flowers,
-        settings=parse_pairs(args.settings, "--set"),
-        **parse_pairs(args.rule_context, "--context"),
+        settings=settings_of(args),
+        **rule_context(args, WAITS_OPTIONS),
     )
+    size = rule_set.hand_size
+    if hand.tile_count not in (size - 1, size):
+        raise scoring.HandError(
+            f"wrong number of tiles: {hand.tile_count} (a {rule_set.title} hand one tile "
+            f"short of a win holds {size - 1}, to see its waits; a hand that drew holds "
+            f"{size}, to see what to discard; each kong counted as 3)")
+    if hand.tile_count == size:
+        drew = scoring.discards(hand, **kwargs)
+        win = win_score(hand, kwargs)
+        if args.json:
+            out = drew.to_dict()
+            out["win"] = win is not None  # a win already: tilecam score scores it
+            print(json.dumps(out, ensure_ascii=False))
+        else:
+            if win is not None:
+                below = "" if win.legal else ", below the minimum to win"
+                print(f"{args.hand}: this hand is a win (total {win.total} on its last tile"
+                      f"{below}): score it with tilecam score; what to discard instead:")
+            print(format_discards(drew))
+        return 0
+    result = scoring.waits(hand, **kwargs)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:

@@ -167,9 +167,27 @@ def _try_open(source: str) -> Any:
         return None
 
 
+def unanswered_text(exc: BaseException) -> str:
+    """Why a server did not answer, in words (a URLError's reason, not its repr).
+
+    >>> unanswered_text(urllib.error.URLError(ConnectionRefusedError(111, "Connection refused")))
+    'connection refused'
+    """
+    reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, OSError) and reason.strerror:
+        text = reason.strerror
+    else:
+        text = str(reason) or type(reason).__name__
+    return text[:1].lower() + text[1:]
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.every < 0:
-        raise ValueError(f"--every must be 0 or more seconds, not {args.every}")
+    import math
+
+    if not math.isfinite(args.every) or args.every < 0:
+        raise ValueError(f"--every must be a number of seconds, 0 or more, not {args.every}")
+    if not 1 <= args.quality <= 100:  # before the source is opened
+        raise ValueError(f"--quality must be 1-100, not {args.quality}")
     if not args.key:
         raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
     if args.retries < 0:
@@ -180,7 +198,11 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{name} must be {least} or more, not {value}")
     from urllib.parse import urlsplit
 
-    server = urlsplit(args.server)
+    try:
+        server = urlsplit(args.server)
+        server.port  # noqa: B018  (a port that is no number raises here)
+    except ValueError as exc:
+        raise ValueError(f"--server {args.server!r}: {exc}") from None
     if server.scheme not in ("http", "https") or not server.netloc:
         raise ValueError(f"--server {args.server!r}: give the server's URL with http:// or "
                          "https://, e.g. http://127.0.0.1:8000")
@@ -195,11 +217,12 @@ def run(args: argparse.Namespace) -> int:
                     status, data, retry = post_frame(args.server, args.table, args.key, jpeg)
                 except (urllib.error.URLError, OSError) as exc:
                     unanswered += 1
+                    why = unanswered_text(exc)
                     if unanswered > args.retries:
-                        raise ValueError(f"cannot reach the server {args.server}: {exc} "
+                        raise ValueError(f"cannot reach the server {args.server}: {why} "
                                          f"({args.retries} retries, {RETRY_WAIT_S:g} s "
                                          "apart)") from None
-                    print(json.dumps({"frame": posted + 1, "unanswered": str(exc),
+                    print(json.dumps({"frame": posted + 1, "unanswered": why,
                                       "retry": unanswered, "of": args.retries}),
                           file=sys.stderr, flush=True)
                     time.sleep(RETRY_WAIT_S)
