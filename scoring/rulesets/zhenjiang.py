@@ -206,8 +206,12 @@ class Zhenjiang(RuleSet):
         """The 百搭, which every answer needs (a score and the waits alike): ``indicator``
         or ``wild`` given, a tile, the two agreeing. What a win's fields say of each other
         (天胡, the seats of ``wild_after_pung``, which a score sheet names by seat wind) is
-        :meth:`score`'s to check: the waits take none of them."""
+        :meth:`score`'s to check: the waits take none of them. A flower count is refused
+        too: the rules play 136 tiles, none of them a flower."""
         _wild_of(context.extra)
+        if context.flowers:
+            raise HandError(f"Zhenjiang plays 136 tiles without flowers: flowers="
+                            f"{context.flowers} cannot be (leave it out)")
 
     def settle(
         self,

@@ -184,3 +184,11 @@ def test_dealer_streak_does_not_change_a_non_dealers_base() -> None:
     s = xm("123m456m789m234p567p5s5s", gold="9s", self_drawn=True, dealer_repeats=5,
            drawn_hands=2)
     assert s.fans[0].points == 8 and s.total == 16
+
+
+def test_zhenjiang_refuses_a_flower_count_with_the_context_before_any_hand() -> None:
+    """Seed 001: 没有花牌 (136 tiles, no flowers): a flower count is a context no hand can
+    take, refused by check_context (so /v1/recognize refuses it before the photo)."""
+    with pytest.raises(scoring.HandError, match="without flowers"):
+        scoring.check_context("zhenjiang", indicator="C", flowers=2)
+    scoring.check_context("zhenjiang", indicator="C")

@@ -375,3 +375,21 @@ def test_waits_names_both_sizes_it_takes(capsys: pytest.CaptureFixture[str]) -> 
     """Before (Xiamen, 14 tiles): only the 16 of a waiting hand, not the 17 that drew."""
     assert main(["waits", "1112345678999m1p", "--rules", "xiamen", "--context", "gold=5p"]) == 2
     one_error(capsys, "16", "17")
+
+
+def test_score_text_shows_the_money_each_rule_set_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regional review F3: the text output showed only the chips paid to the winner —
+    not Zhenjiang's 打首搭 transfers and each seat's net (winner +21 here, it said +3),
+    not Xiamen's bonus apart from the chips, and a false claim's 50 to each other player
+    read "pays 0"."""
+    assert main(["score", "--rules", "zhenjiang", "--context", "indicator=C", "--self-drawn",
+                 "--context", "first_wild_discard=winner", "[EEE,2]123m456p789sNN"]) == 0
+    out = capsys.readouterr().out
+    assert "transfers: left → winner 6 (打首搭)" in out
+    assert "net: winner +21, left -7, opposite -7, right -7" in out
+    assert main(["score", "--rules", "xiamen", "--context", "gold=9s", "--self-drawn",
+                 "--context", "win=you_jin", "123m456m789p111s234s9s5m"]) == 0
+    assert "left 40 (+ 50 bonus apart)" in capsys.readouterr().out
+    assert main(["score", "--rules", "xiamen", "--context", "gold=5m", "--discarder", "2",
+                 "123m456m789p11s234s5m5m5m"]) == 0
+    assert "left 0 (receives 50 apart)" in capsys.readouterr().out

@@ -12,6 +12,7 @@ from tilecam.commands.score import (
     add_win_flags,
     rule_context,
     settings_of,
+    settlement_lines,
 )
 
 #: The keys a ``--context`` pair may not set, and the option that sets each.
@@ -144,11 +145,13 @@ def describe(result: dict[str, Any]) -> str:
         legal = "" if s["legal"] else " (below the minimum to win)"
         lines.append(f"total: {s['total']}{legal}")
         st = s.get("settlement") or {}
-        if st.get("payments"):  # as tilecam score prints it
-            paid = ", ".join(f"{p['payer']} {p['amount']}" for p in st["payments"])
-            lines.append(f"settlement ({st['unit']}): winner +{st['winner']}; pays: {paid}")
-        if st.get("note"):
-            lines.append(f"  {st['note']}")
+        if st:  # as tilecam score prints it
+            from types import SimpleNamespace
+
+            lines.extend(settlement_lines(SimpleNamespace(
+                unit=st.get("unit"), winner_receives=int(st.get("winner") or 0),
+                payments=[SimpleNamespace(**p) for p in st.get("payments") or []],
+                note=st.get("note")), s.get("details")))
     if "waits" in result:
         w = result["waits"]
         if w["ready"]:

@@ -194,13 +194,39 @@ def format_score(hand: str, s: Score) -> str:
         sets = "; ".join(" ".join(occ) for occ in f.sets)
         lines.append(f"  {f.zh}\t{f.en:<{width}} {f.value:>3}{count:<4} {sets}")
     lines.append(f"total {s.total}" + ("" if s.legal else "  (NOT a legal win)"))
-    st = s.settlement
+    lines.extend(settlement_lines(s.settlement, s.details))
+    return "\n".join(lines)
+
+
+def _paid(payer: str, amount: int, bonus: int) -> str:
+    """One payer's part: chips (or points), and money apart from them (Xiamen's bonus:
+    paid to the winner, or — negative — received, e.g. from a false claimant)."""
+    if bonus > 0:
+        return f"{payer} {amount} (+ {bonus} bonus apart)"
+    if bonus < 0:
+        return f"{payer} {amount} (receives {-bonus} apart)"
+    return f"{payer} {amount}"
+
+
+def settlement_lines(st: Any, details: Any) -> list[str]:
+    """The settlement as text: who pays the winner what (with money apart from it), the
+    rules' own transfers (Zhenjiang 打首搭 / 碰后打搭) and each seat's net when the rules
+    report them, and the note."""
+    lines = []
     if st.payments:
-        paid = ", ".join(f"{p.payer} {p.amount}" for p in st.payments)
-        lines.append(f"settlement ({st.unit}): winner +{st.winner_receives}; pays: {paid}")
+        paid = ", ".join(_paid(p.payer, p.amount, int(getattr(p, "bonus", 0) or 0))
+                         for p in st.payments)
+        lines.append(f"settlement ({st.unit}): winner {st.winner_receives:+d}; pays: {paid}")
+    events = (details or {}).get("events") or []
+    if events:
+        lines.append("  transfers: " + "; ".join(
+            f"{e['from']} → {e['to']} {e['amount']} ({e['reason']})" for e in events))
+    net = (details or {}).get("net")
+    if net:
+        lines.append("  net: " + ", ".join(f"{seat} {amount:+d}" for seat, amount in net.items()))
     if st.note:
         lines.append(f"  {st.note}")
-    return "\n".join(lines)
+    return lines
 
 
 def _run_batch(path: str, as_json: bool, out: TextIO,
