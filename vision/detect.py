@@ -41,7 +41,7 @@ from vision.confidence import CalibrationError, check_calibration
 from vision.denoise import smooth_if_grainy
 from vision.detections import ROTATIONS, Detections
 from vision.exposure import brighten_if_dark
-from vision.imageio import ImageSource, load_image_reduced
+from vision.imageio import MAX_DECODABLE_PIXELS, ImageSource, load_image_reduced
 from vision.manifest import (
     MANIFEST,
     ClassifierSpec,
@@ -464,7 +464,10 @@ class Detector:
         ``"grid"`` or ``"grid+region"``.
         """
         t0 = time.perf_counter()
-        img, size = load_image_reduced(image, min_long_side=self._min_long_side)
+        # an array is decoded already (the service under its own TILECAM_MAX_PIXELS):
+        # only the decoder's ceiling applies to it, not the default limit again
+        img, size = load_image_reduced(image, min_long_side=self._min_long_side,
+                                       max_array_pixels=MAX_DECODABLE_PIXELS)
         t_decoded = time.perf_counter()
         shown = img
         img, level = brighten_if_dark(img, self.spec.brighten_below, self.spec.brighten_to)

@@ -6,13 +6,20 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
 2. the format is sniffed from its magic bytes (JPEG, PNG, WebP, BMP, TIFF);
 3. the image size is read from the header *before decoding* (PNG ``IHDR``, JPEG ``SOFn``,
    WebP ``VP8``/``VP8L``/``VP8X``, BMP ``BITMAPINFOHEADER``, TIFF ``IFD0``), so a
-   100-megapixel photo or a PNG decompression bomb is refused without decoding
-   (memory stays bounded by ``max_pixels`` × 3 bytes);
+   100-megapixel photo or a PNG decompression bomb is refused without decoding. Memory
+   stays bounded, but by more than the 3 bytes per pixel of the BGR result: decoding adds
+   about 6 bytes per pixel of the image at its peak (measured at 40 MP: +230 MiB for a
+   baseline JPEG, a PNG or a 16-bit TIFF), up to 9 for a progressive JPEG (+347 MiB) and
+   11 for a CMYK progressive JPEG (+423 MiB); size ``RECOGNIZE_CONCURRENCY`` × that.
+   A TIFF whose first IFD repeats ImageWidth/ImageLength, or types them other than
+   SHORT/LONG, is refused (libtiff might read another size than the check);
 4. a JPEG whose entropy-coded data has no end-of-image marker is refused as truncated
    (libjpeg would silently fill the missing rows with grey). One cut short that still
    ends with the marker, or garbled mid-scan, decodes as libjpeg decodes it (its lost
    lines flat grey): telling those lines from a picture's own flat grey edge refused
-   real pictures (a grey bar, a grey backdrop), so it is not tried;
+   real pictures (a grey bar, a grey backdrop), so it is not tried. A progressive JPEG
+   of more than :data:`MAX_JPEG_SCANS` scans is refused before decoding (each scan costs a
+   pass over every block: a few hundred KB of repeated scans took minutes);
 5. OpenCV decodes with ``IMREAD_COLOR``, which turns grey and alpha images into
    3-channel BGR and applies the JPEG EXIF orientation tag (the returned array is the
    image as a viewer shows it).
@@ -27,6 +34,7 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from pathlib import Path
 
@@ -37,7 +45,11 @@ import numpy.typing as npt
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_PIXELS",
+    "MAX_DECODABLE_PIXELS",
+    "MAX_JPEG_SCANS",
     "ImageError",
+    "check_decodable",
+    "decoder_max_side",
     "image_size_from_header",
     "load_image",
     "load_image_reduced",
@@ -48,6 +60,21 @@ __all__ = [
 DEFAULT_MAX_PIXELS = 40_000_000
 #: Largest accepted encoded image, in bytes (50 MiB).
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+#: OpenCV's own ceiling on a decoded image, in pixels (``CV_IO_MAX_IMAGE_PIXELS``, 2^30):
+#: nothing larger can be decoded whatever ``max_pixels`` says. It is also the limit that
+#: :func:`vision.detect` and :func:`vision.recognize` put on an array that is already
+#: decoded (the service decodes under its own ``TILECAM_MAX_PIXELS``; re-checking the
+#: array against the 40 MP default refused what the setting let in).
+MAX_DECODABLE_PIXELS = 1 << 30
+#: Most scans accepted in a progressive JPEG. libjpeg's default progression writes 10
+#: (18 for CMYK); each scan costs a pass over every block of the image (about 16 ms at
+#: 40 MP), so 100 bounds that extra work to about 1.6 s where a file of repeated scans
+#: could take minutes (libjpeg-turbo's ``djpeg -maxscans`` guards the same attack).
+MAX_JPEG_SCANS = 100
+#: Longest image side each decoder takes, in pixels (libpng's 1,000,000; libjpeg's 65,500;
+#: WebP's 14-bit sides; OpenCV's ``CV_IO_MAX_IMAGE_WIDTH`` of 2^20 for the others).
+_MAX_SIDE = {"png": 1_000_000, "jpeg": 65_500, "webp": 16_383}
+_OPENCV_MAX_SIDE = 1 << 20
 
 ImageSource = str | os.PathLike[str] | bytes | bytearray | memoryview | npt.NDArray[np.generic]
 
@@ -76,18 +103,35 @@ def sniff_format(data: bytes | memoryview) -> str | None:
     >>> sniff_format(b"\\xff\\xd8\\xff\\xe0rest"), sniff_format(b"hello"), sniff_format(b"BM")
     ('jpeg', None, 'bmp')
     """
-    head = bytes(data[:16])
+    head = bytes(data[:32])
     if head.startswith(b"\xff\xd8\xff"):
         return "jpeg"
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return "png"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "webp"
-    if head.startswith(b"BM"):
-        return "bmp"
+    if head.startswith(b"BM") and (len(head) < 18 or _bmp_header_ok(head)):
+        return "bmp"  # shorter: a truncated BMP, said so by its header check
     if head[:4] in (b"II*\x00", b"MM\x00*"):
         return "tiff"
     return None
+
+
+#: BITMAPINFOHEADER sizes of the BMP versions (core, info, v2, v3, OS/2 2, v4, v5).
+_BMP_DIB_SIZES = {12, 40, 52, 56, 64, 108, 124}
+
+
+def _bmp_header_ok(head: bytes) -> bool:
+    """Whether ``head`` (≥ 18 bytes, starting ``BM``) holds a BMP's DIB header size, one
+    colour plane and a BMP bit depth; text that starts with "BM" does not."""
+    (dib,) = struct.unpack("<I", head[14:18])
+    if dib not in _BMP_DIB_SIZES:
+        return False
+    at = 22 if dib == 12 else 26  # planes, then bits per pixel
+    if len(head) < at + 4:
+        return True
+    planes, bits = struct.unpack("<HH", head[at : at + 4])
+    return planes == 1 and bits in (1, 2, 4, 8, 16, 24, 32, 64)
 
 
 def _describe_unknown(data: bytes | memoryview) -> str:
@@ -97,28 +141,48 @@ def _describe_unknown(data: bytes | memoryview) -> str:
             return f"{name} files are not supported; send a JPEG, PNG, WebP, BMP or TIFF image"
     if head.lstrip()[:1] in (b"<", b"{", b"["):
         return "not an image (looks like text/markup); send a JPEG, PNG, WebP, BMP or TIFF image"
+    if all(32 <= c < 127 or c in b"\t\n\r" for c in bytes(data[:64])):
+        return "not an image (looks like text); send a JPEG, PNG, WebP, BMP or TIFF image"
     return "not an image: unknown format (expected JPEG, PNG, WebP, BMP or TIFF)"
 
 
 # --------------------------------------------------------------------------- header parsing
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+_JPEG_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
 _JPEG_STANDALONE = {0x01, *range(0xD0, 0xD8)}
 
 
-def _jpeg_header(data: bytes | memoryview) -> tuple[int, int, int]:
-    """``(width, height, sos_offset)`` of a JPEG, from its SOF and SOS markers."""
+def _next_jpeg_marker(data: bytes, pos: int) -> tuple[int, int] | None:
+    """``(marker, offset after it)`` of the first marker at or after ``pos``, skipped to as
+    libjpeg's ``next_marker`` does: bytes other than 0xFF (a warning "extraneous bytes
+    before marker" there), fill bytes 0xFF and a stuffed 0xFF 0x00 are passed over — so
+    the same walk also crosses entropy-coded data. ``None`` at the end of the data."""
+    n = len(data)
+    while True:
+        pos = data.find(b"\xff", pos)
+        if pos < 0:
+            return None
+        while pos < n and data[pos] == 0xFF:
+            pos += 1
+        if pos >= n:
+            return None
+        if data[pos] != 0x00:
+            return data[pos], pos + 1
+        pos += 1
+
+
+def _jpeg_header(data: bytes) -> tuple[int, int, int, bool]:
+    """``(width, height, sos_offset, progressive)`` of a JPEG, from its SOF and SOS
+    markers; ``sos_offset`` is the byte after the first scan's header."""
     n = len(data)
     pos = 2
     size: tuple[int, int] | None = None
+    progressive = False
     while pos < n:
-        if data[pos] != 0xFF:
-            raise ImageError(f"corrupt JPEG: expected a marker at byte {pos}")
-        while pos < n and data[pos] == 0xFF:  # fill bytes
-            pos += 1
-        if pos >= n:
+        found = _next_jpeg_marker(data, pos)
+        if found is None:
             break
-        marker = data[pos]
-        pos += 1
+        marker, pos = found
         if marker in _JPEG_STANDALONE:
             continue
         if marker == 0xD9:  # EOI before any scan
@@ -133,14 +197,46 @@ def _jpeg_header(data: bytes | memoryview) -> tuple[int, int, int]:
                 break
             height, width = struct.unpack(">HH", data[pos + 3 : pos + 7])
             size = (width, height)
+            progressive = marker in _JPEG_PROGRESSIVE
         elif marker == 0xDA:  # start of scan: header ends here
             if size is None:
                 raise ImageError("corrupt JPEG: scan data before the frame header (no SOF)")
-            return size[0], size[1], pos + length
+            return size[0], size[1], pos + length, progressive
         pos += length
     if size is None:
         raise ImageError("truncated or corrupt JPEG: no frame header (SOF) found")
     raise ImageError("truncated JPEG: the file ends before the image data")
+
+
+def _jpeg_scan_count(data: bytes, sos_end: int, stop: int) -> int:
+    """Scans libjpeg reads from a JPEG whose first scan header ends at ``sos_end``,
+    counted up to ``stop + 1`` (enough to tell "over ``stop``").
+
+    An SOS marker is the two bytes 0xFF 0xDA, which entropy-coded data never holds (it
+    stuffs each 0xFF with 0x00, or follows it with an RSTn marker), so counting those
+    pairs bounds the scans from above in C time (about 2 ms for a 5 MB 12 MP photo);
+    only a file over ``stop`` by that bound is walked marker by marker, as libjpeg reads
+    it (segments skipped by their length, so an 0xFF 0xDA inside a comment between scans
+    does not count; the walk ends at the end-of-image marker)."""
+    a = np.frombuffer(data, np.uint8)
+    after = a[sos_end:]
+    ff = np.flatnonzero(after[:-1] == 0xFF)
+    bound = 1 + int(np.count_nonzero(after[ff + 1] == 0xDA))
+    if bound <= stop:
+        return bound
+    scans, pos, n = 1, sos_end, len(data)
+    while scans <= stop:
+        found = _next_jpeg_marker(data, pos)
+        if found is None or found[0] == 0xD9:  # end of data, end of image
+            break
+        marker, pos = found
+        if marker in _JPEG_STANDALONE:  # RSTn within a scan
+            continue
+        if pos + 2 > n:
+            break
+        scans += marker == 0xDA
+        pos += max(2, struct.unpack(">H", data[pos : pos + 2])[0])
+    return scans
 
 
 def _png_size(data: bytes | memoryview) -> tuple[int, int]:
@@ -182,7 +278,13 @@ def _bmp_size(data: bytes | memoryview) -> tuple[int, int]:
     return abs(int(w)), abs(int(h))
 
 
-def _tiff_size(data: bytes | memoryview) -> tuple[int, int]:
+_TIFF_SIZE_TAGS = {256: "ImageWidth", 257: "ImageLength"}
+_TIFF_SHORT, _TIFF_LONG = 3, 4
+
+
+def _tiff_entries(data: bytes | memoryview) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """Byte order (``"<"``/``">"``) and the first IFD's entries as
+    ``(tag, type, count, entry offset)``."""
     order = "<" if bytes(data[:2]) == b"II" else ">"
     if len(data) < 8:
         raise ImageError("truncated TIFF: header too short")
@@ -190,21 +292,61 @@ def _tiff_size(data: bytes | memoryview) -> tuple[int, int]:
     if ifd + 2 > len(data):
         raise ImageError("truncated TIFF: first IFD is missing")
     (count,) = struct.unpack(order + "H", data[ifd : ifd + 2])
-    dims: dict[int, int] = {}
+    entries = []
     for i in range(count):
         entry = ifd + 2 + 12 * i
         if entry + 12 > len(data):
             raise ImageError("truncated TIFF: IFD entries are missing")
-        tag, typ = struct.unpack(order + "HH", data[entry : entry + 4])
-        if tag in (256, 257):
-            fmt = "H" if typ == 3 else "I"
-            (value,) = struct.unpack(
-                order + fmt, data[entry + 8 : entry + 8 + struct.calcsize(fmt)]
+        tag, typ, n = struct.unpack(order + "HHI", data[entry : entry + 8])
+        entries.append((int(tag), int(typ), int(n), entry))
+    return order, entries
+
+
+def _tiff_size(data: bytes | memoryview) -> tuple[int, int]:
+    """ImageWidth × ImageLength of the first IFD, read as libtiff reads them.
+
+    Only one SHORT or LONG value per tag is taken: a repeated tag (libtiff keeps the
+    first, this check kept the last) or another type (a LONG8's value field is an offset)
+    would let the check read another size than the decoder allocates, so both are refused.
+    """
+    order, entries = _tiff_entries(data)
+    dims: dict[int, int] = {}
+    for tag, typ, n, entry in entries:
+        if tag not in _TIFF_SIZE_TAGS:
+            continue
+        name = _TIFF_SIZE_TAGS[tag]
+        if tag in dims:
+            raise ImageError(f"corrupt TIFF: the {name} tag appears twice in the first IFD")
+        if typ not in (_TIFF_SHORT, _TIFF_LONG) or n != 1:
+            raise ImageError(
+                f"unsupported TIFF: {name} is {n} value(s) of field type {typ}; "
+                "expected one SHORT (3) or LONG (4)"
             )
-            dims[tag] = int(value)
+        fmt = "H" if typ == _TIFF_SHORT else "I"
+        (value,) = struct.unpack(order + fmt, data[entry + 8 : entry + 8 + struct.calcsize(fmt)])
+        dims[tag] = int(value)
     if 256 not in dims or 257 not in dims:
         raise ImageError("corrupt TIFF: no ImageWidth/ImageLength tags")
     return dims[256], dims[257]
+
+
+def _tiff_shorts(data: bytes, tag: int) -> list[int]:
+    """The SHORT values of ``tag`` in the first IFD (empty when absent or unreadable)."""
+    try:
+        order, entries = _tiff_entries(data)
+    except ImageError:
+        return []
+    for t, typ, n, entry in entries:
+        if t != tag or typ != _TIFF_SHORT or not 0 < n <= 16:
+            continue
+        if n <= 2:
+            at = entry + 8
+        else:
+            (at,) = struct.unpack(order + "I", data[entry + 8 : entry + 12])
+        if at + 2 * n > len(data):
+            return []
+        return list(struct.unpack(order + "H" * n, data[at : at + 2 * n]))
+    return []
 
 
 def image_size_from_header(data: bytes | memoryview) -> tuple[str, int, int]:
@@ -221,7 +363,7 @@ def image_size_from_header(data: bytes | memoryview) -> tuple[str, int, int]:
     if fmt is None:
         raise ImageError(_describe_unknown(data))
     if fmt == "jpeg":
-        w, h, _ = _jpeg_header(data)
+        w, h, _, _ = _jpeg_header(data if isinstance(data, bytes) else bytes(data))
     elif fmt == "png":
         w, h = _png_size(data)
     elif fmt == "webp":
@@ -245,6 +387,24 @@ def _check_pixels(width: int, height: int, max_pixels: int, what: str) -> None:
         )
 
 
+def decoder_max_side(fmt: str) -> int:
+    """The longest side, in pixels, that the decoder of ``fmt`` takes.
+
+    >>> decoder_max_side("png"), decoder_max_side("tiff")
+    (1000000, 1048576)
+    """
+    return _MAX_SIDE.get(fmt, _OPENCV_MAX_SIDE)
+
+
+def _check_decoder_limits(fmt: str, width: int, height: int) -> None:
+    side = decoder_max_side(fmt)
+    if max(width, height) > side:
+        raise ImageError(
+            f"{fmt.upper()} image is {width}×{height} pixels: a side over {side:,} pixels "
+            f"is more than the {fmt.upper()} decoder takes; resize it first"
+        )
+
+
 def _check_bytes(n: int, max_bytes: int) -> None:
     if n == 0:
         raise ImageError("empty image: 0 bytes")
@@ -254,7 +414,26 @@ def _check_bytes(n: int, max_bytes: int) -> None:
         )
 
 
+def _encoded_array(arr: npt.NDArray[np.generic], max_bytes: int) -> bytes | None:
+    """The bytes of an encoded image held in a uint8 array — ``(N,)``, ``(N, 1)`` (what
+    ``cv2.imencode`` returns) or ``(1, N)`` — whose start is a supported format's magic
+    number and a readable header; ``None`` for an array of pixels."""
+    if arr.dtype != np.uint8 or arr.ndim not in (1, 2) or (arr.ndim == 2 and 1 not in arr.shape):
+        return None
+    flat = arr.reshape(-1)
+    if sniff_format(flat[:32].tobytes()) is None:
+        return None  # (a grey column starting with a whole magic number is not expected)
+    _check_bytes(flat.size, max_bytes)
+    return flat.tobytes()
+
+
 def _from_array(arr: npt.NDArray[np.generic], max_pixels: int) -> npt.NDArray[np.uint8]:
+    if arr.ndim == 1:
+        raise ImageError(
+            f"image array must have shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4); got "
+            f"{arr.shape}, which is not an image's encoded bytes either; pass the bytes of "
+            "a JPEG, PNG, WebP, BMP or TIFF file as bytes (arr.tobytes())"
+        )
     if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (1, 3, 4)):
         raise ImageError(
             f"image array must have shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4); "
@@ -277,22 +456,32 @@ def _from_array(arr: npt.NDArray[np.generic], max_pixels: int) -> npt.NDArray[np
 
 
 def _read_file(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes, at most ``max_bytes``. A regular file's size is checked before
+    reading; a pipe, ``/dev/stdin`` or a ``/proc`` file (whose size says 0) is read up to
+    ``max_bytes`` + 1 bytes and judged on what came."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except FileNotFoundError:
         raise ImageError(f"no such image file: {path}") from None
     except OSError as exc:
         raise ImageError(f"cannot read image file {path}: {exc.strerror or exc}") from None
-    if path.is_dir():
+    if stat.S_ISDIR(st.st_mode):
         raise ImageError(f"{path} is a directory, not an image file")
-    if size == 0:
-        raise ImageError(f"empty image file: {path} (0 bytes)")
-    _check_bytes(size, max_bytes)
+    regular = stat.S_ISREG(st.st_mode)
+    if regular:
+        if st.st_size == 0:
+            raise ImageError(f"empty image file: {path} (0 bytes)")
+        _check_bytes(st.st_size, max_bytes)
     try:
         with path.open("rb") as f:
-            return f.read(max_bytes + 1)
+            data = f.read(max_bytes + 1)
     except OSError as exc:
         raise ImageError(f"cannot read image file {path}: {exc.strerror or exc}") from None
+    if not data:
+        raise ImageError(f"empty image: nothing could be read from {path} (not a regular "
+                         "file: a pipe or device that gave 0 bytes)")
+    _check_bytes(len(data), max_bytes)
+    return data
 
 
 # --------------------------------------------------------------------------- public API
@@ -308,20 +497,59 @@ def _encoded(src: ImageSource, max_bytes: int) -> bytes:
     )
 
 
+def check_decodable(data: bytes) -> tuple[str, int, int]:
+    """``(format, width, height)`` of encoded ``data`` once what its header passes but the
+    decoder should not be given is refused, with an :class:`ImageError` naming it: a side
+    over the decoder's limit (:func:`decoder_max_side`), more pixels than OpenCV decodes
+    (:data:`MAX_DECODABLE_PIXELS`), a JPEG without its end-of-image marker, a progressive
+    JPEG of more than :data:`MAX_JPEG_SCANS` scans. The ``max_pixels`` limit is the
+    caller's (:func:`load_image` checks it first)."""
+    fmt, width, height = image_size_from_header(data)
+    _check_pixels(width, height, MAX_DECODABLE_PIXELS, f"{fmt.upper()} image")
+    _check_decoder_limits(fmt, width, height)
+    if fmt == "jpeg":
+        _, _, sos, progressive = _jpeg_header(data)
+        if data.find(b"\xff\xd9", sos) < 0:
+            raise ImageError("truncated JPEG: the end-of-image marker is missing")
+        if progressive:
+            scans = _jpeg_scan_count(data, sos, MAX_JPEG_SCANS)
+            if scans > MAX_JPEG_SCANS:
+                raise ImageError(
+                    f"progressive JPEG has more than {MAX_JPEG_SCANS} scans (an encoder "
+                    "writes about 10): refused, as decoding each scan costs a pass over the "
+                    "whole image; save it again as a normal JPEG"
+                )
+    return fmt, width, height
+
+
 def _checked_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
     fmt, width, height = image_size_from_header(data)
     _check_pixels(width, height, max_pixels, f"{fmt.upper()} image")
-    if fmt == "jpeg":
-        _, _, sos = _jpeg_header(data)
-        if data.find(b"\xff\xd9", sos) < 0:
-            raise ImageError("truncated JPEG: the end-of-image marker is missing")
-    return fmt, width, height
+    return check_decodable(data)
+
+
+def _why_undecodable(data: bytes, fmt: str) -> str:
+    """What the decoder refused, as far as the header tells: for a TIFF its sample format
+    or depth (OpenCV reads 8- and 16-bit integer samples), else corruption."""
+    if fmt == "tiff":
+        sample_format = _tiff_shorts(data, 339)  # 1 uint, 2 int, 3 IEEE float
+        bits = _tiff_shorts(data, 258)
+        if any(v == 3 for v in sample_format):
+            depth = f"{max(bits)}-bit " if bits else ""
+            return (f"unsupported TIFF image: its {depth}floating-point samples cannot be "
+                    "decoded; save it with 8- or 16-bit integer samples")
+        if any(v > 16 for v in bits):
+            return (f"unsupported TIFF image: {max(bits)}-bit samples cannot be decoded; "
+                    "save it with 8- or 16-bit samples")
+        return ("TIFF image could not be decoded: it is corrupt or truncated, or uses a "
+                "compression or sample layout the decoder does not support")
+    return f"corrupt or truncated {fmt.upper()} image: it could not be decoded"
 
 
 def _decode(data: bytes, fmt: str, flag: int) -> npt.NDArray[np.uint8]:
     decoded = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     if decoded is None or decoded.size == 0:
-        raise ImageError(f"corrupt or truncated {fmt.upper()} image: it could not be decoded")
+        raise ImageError(_why_undecodable(data, fmt))
     return np.asarray(decoded, np.uint8)
 
 
@@ -330,24 +558,36 @@ def load_image(
     *,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_array_pixels: int | None = None,
 ) -> npt.NDArray[np.uint8]:
     """Load an image as a BGR uint8 array of shape ``(H, W, 3)``.
 
     ``src`` is a file path, the encoded bytes of a JPEG/PNG/WebP/BMP/TIFF file, or an
     array (``(H, W)`` grey, ``(H, W, 3)`` BGR or ``(H, W, 4)`` BGRA; uint8 or uint16).
+    A uint8 array of shape ``(N,)``, ``(N, 1)`` or ``(1, N)`` that starts with an image
+    format's magic number holds encoded bytes (``cv2.imencode``'s buffer) and is decoded.
     Grey and alpha images come back as 3-channel BGR; the EXIF orientation of a JPEG is
     applied. ``max_pixels`` bounds width × height (checked from the header before any
-    decoding), ``max_bytes`` the encoded size.
+    decoding), ``max_bytes`` the encoded size; ``max_array_pixels`` (default
+    ``max_pixels``) bounds an array of pixels, which is already decoded.
 
     Raises :class:`ImageError` (a ``ValueError``) with a message naming the problem:
     missing file, empty, not an image, truncated, zero-size, too many pixels, too many
     bytes, undecodable.
     """
-    if isinstance(src, np.ndarray):
-        return _from_array(src, max_pixels)
-    data = _encoded(src, max_bytes)
+    data = _encoded_source(src, max_bytes)
+    if isinstance(data, np.ndarray):
+        return _from_array(data, max_pixels if max_array_pixels is None else max_array_pixels)
     fmt, _, _ = _checked_header(data, max_pixels)
     return _decode(data, fmt, cv2.IMREAD_COLOR)
+
+
+def _encoded_source(src: ImageSource, max_bytes: int) -> bytes | npt.NDArray[np.generic]:
+    """The encoded bytes of ``src``, or ``src`` itself when it is an array of pixels."""
+    if isinstance(src, np.ndarray):
+        encoded = _encoded_array(src, max_bytes)
+        return src if encoded is None else encoded
+    return _encoded(src, max_bytes)
 
 
 _REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4),
@@ -360,6 +600,7 @@ def load_image_reduced(
     min_long_side: int,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_array_pixels: int | None = None,
 ) -> tuple[npt.NDArray[np.uint8], tuple[int, int]]:
     """Like :func:`load_image`, but a large JPEG is decoded at 1/2, 1/4 or 1/8 scale.
 
@@ -368,17 +609,21 @@ def load_image_reduced(
     long side ≥ ``min_long_side`` is used. Returns the (possibly reduced) BGR image and
     the full-resolution ``(width, height)`` that :func:`load_image` would give (EXIF
     orientation applied to both); scale boxes by ``full / reduced`` per axis.
+
+    Whether the EXIF orientation turned the picture is read from the reduced shape, so a
+    reduction under which a non-square photo's sides round to the same length (a
+    2050 × 2049 photo halved is 1025 × 1025) is skipped for a smaller one.
     """
-    if isinstance(src, np.ndarray):
-        img = _from_array(src, max_pixels)
+    data = _encoded_source(src, max_bytes)
+    if isinstance(data, np.ndarray):
+        img = _from_array(data, max_pixels if max_array_pixels is None else max_array_pixels)
         return img, (img.shape[1], img.shape[0])
-    data = _encoded(src, max_bytes)
     fmt, width, height = _checked_header(data, max_pixels)
     if fmt == "jpeg":
         for k, flag in _REDUCED:
-            if max(width, height) // k >= min_long_side:
+            rw, rh = -(-width // k), -(-height // k)
+            if max(width, height) // k >= min_long_side and (rw != rh or width == height):
                 img = _decode(data, fmt, flag)
-                rw, rh = -(-width // k), -(-height // k)
                 turned = (img.shape[1], img.shape[0]) != (rw, rh)
                 return img, ((height, width) if turned else (width, height))
     img = _decode(data, fmt, cv2.IMREAD_COLOR)

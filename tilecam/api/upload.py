@@ -241,9 +241,19 @@ def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
     """``(format, width, height)`` from the header, before any decoding.
 
     Raises :class:`ApiError` 415 for data that is not a supported image format,
-    413 for more than ``max_pixels`` pixels, 400 for a broken header.
+    413 for more than ``max_pixels`` pixels or a side over the decoder's limit, 400 for a
+    broken header or what the decoder should not be given
+    (:func:`vision.imageio.check_decodable`: a JPEG without its end marker, a progressive
+    JPEG of more than ``MAX_JPEG_SCANS`` scans) — refused here, before a recognition slot
+    is taken.
     """
-    from vision.imageio import ImageError, image_size_from_header, sniff_format
+    from vision.imageio import (
+        ImageError,
+        check_decodable,
+        decoder_max_side,
+        image_size_from_header,
+        sniff_format,
+    )
 
     if sniff_format(data) is None:
         try:
@@ -264,6 +274,18 @@ def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
             f"the image is {width}×{height} = {width * height / 1e6:.1f} megapixels, over "
             f"the limit of {max_pixels / 1e6:g} megapixels; resize it first",
         )
+    side = decoder_max_side(fmt)
+    if max(width, height) > side:
+        raise ApiError(
+            413,
+            "image_too_large",
+            f"the image is {width}×{height} pixels: a side over {side:,} pixels is more "
+            f"than the {fmt.upper()} decoder takes; resize it first",
+        )
+    try:
+        check_decodable(data)
+    except ImageError as exc:
+        raise ApiError(400, "invalid_image", str(exc)) from None
     return fmt, width, height
 
 

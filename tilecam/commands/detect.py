@@ -59,6 +59,19 @@ def annotate_path(out: Path, index: int, count: int) -> Path:
     return out.with_name(f"{out.stem}-{index + 1}{out.suffix}")
 
 
+def _is_text(name: str) -> bool:
+    r"""Whether ``name`` encodes as UTF-8 (a file name of undecodable bytes does not).
+
+    >>> _is_text("café.jpg"), _is_text("caf\udce9.jpg")
+    (True, False)
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def tile_records(det: Any) -> list[dict[str, Any]]:
     """The contract's tile fields, left to right by box centre."""
     records = det.to_records()
@@ -124,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
             }
             if problem is not None:
                 record["error"] = problem
-            print(json.dumps(record, ensure_ascii=False), flush=True)
+            # a name that is not valid text (a non-UTF-8 byte, kept by Python as a lone
+            # surrogate) is written \u-escaped, as the error line writes it: raw, the byte
+            # would make the line invalid UTF-8 and so invalid JSON text
+            print(json.dumps(record, ensure_ascii=not _is_text(name)), flush=True)
         else:
             codes = " ".join(t["code"] for t in tiles) or "(no tiles)"
             print(f"{name}: {width}×{height}, {len(tiles)} tiles in {ms:.0f} ms: {codes}",
