@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections
+from vision.imageio import DEFAULT_MAX_PIXELS
 
 F32 = npt.NDArray[np.float32]
 
@@ -39,10 +40,11 @@ def straight_region(
     """The photo turned by ``tilt_deg`` (counter-clockwise, as the layout measures the
     rows' tilt) and cut to the tiles of ``boxes`` ``(n, 4)`` plus ``margin`` tile lengths
     on every side; the corners the turn exposes are grey (114, as the detector's
-    letterbox). The region is shrunk to at most ``max_pixels`` pixels (default: the
-    photo's own count — a turned photo with no tiles to cut to is larger than the photo,
-    which a photo at the size limit would then exceed). Returns the region ``(h, w, 3)``
-    and ``A`` ``(2, 3)``, photo pixels → region pixels."""
+    letterbox). The region is shrunk to at most ``max_pixels`` pixels (default
+    :data:`vision.imageio.DEFAULT_MAX_PIXELS`, the photo size limit: a turned photo is
+    larger than the photo, and one near the limit would pass it — a photo's region under
+    the limit is left as it is). Returns the region ``(h, w, 3)`` and ``A`` ``(2, 3)``,
+    photo pixels → region pixels."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
     h, w = image.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), float(tilt_deg), 1.0)
@@ -62,7 +64,7 @@ def straight_region(
     a = np.asarray(m, np.float64).copy()
     a[:, 2] -= (x1, y1)
     rw, rh = max(1, x2 - x1), max(1, y2 - y1)
-    limit = h * w if max_pixels is None else max_pixels
+    limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
     if rw * rh > limit:  # shrink the turned region to the limit (the map shrinks with it)
         shrink = math.sqrt(limit / (rw * rh))
         a *= shrink
