@@ -7,10 +7,11 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
 3. the image size is read from the header *before decoding* (PNG ``IHDR``, JPEG ``SOFn``,
    WebP ``VP8``/``VP8L``/``VP8X``, BMP ``BITMAPINFOHEADER``, TIFF ``IFD0``), so a
    100-megapixel photo or a PNG decompression bomb is refused without decoding. Memory
-   stays bounded, but by more than the 3 bytes per pixel of the BGR result: decoding adds
-   about 6 bytes per pixel of the image at its peak (measured at 40 MP: +230 MiB for a
-   baseline JPEG, a PNG or a 16-bit TIFF), up to 9 for a progressive JPEG (+347 MiB) and
-   11 for a CMYK progressive JPEG (+423 MiB); size ``RECOGNIZE_CONCURRENCY`` × that.
+   stays bounded, though not by the 3 bytes per pixel of the BGR result: a decode's peak
+   is about 6 bytes per pixel, the result included (measured at 40 MP: +230 MiB of peak
+   RSS for a baseline JPEG, a PNG or a 16-bit TIFF), up to 9 for a progressive 4:4:4 JPEG
+   (+347 MiB) and 11 for a CMYK progressive JPEG (+423 MiB): size the service's memory
+   as ``RECOGNIZE_CONCURRENCY`` × ``max_pixels`` × 11 bytes, plus the model's.
    A TIFF whose first IFD repeats ImageWidth/ImageLength, or types them other than
    SHORT/LONG, is refused (libtiff might read another size than the check);
 4. a JPEG whose entropy-coded data has no end-of-image marker is refused as truncated
@@ -509,7 +510,7 @@ def check_decodable(data: bytes) -> tuple[str, int, int]:
     _check_decoder_limits(fmt, width, height)
     if fmt == "jpeg":
         _, _, sos, progressive = _jpeg_header(data)
-        if data.find(b"\xff\xd9", sos) < 0:
+        if data.rfind(b"\xff\xd9", sos) < 0:  # from the end, where it lies: fast
             raise ImageError("truncated JPEG: the end-of-image marker is missing")
         if progressive:
             scans = _jpeg_scan_count(data, sos, MAX_JPEG_SCANS)

@@ -248,6 +248,7 @@ def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
     is taken.
     """
     from vision.imageio import (
+        MAX_DECODABLE_PIXELS,
         ImageError,
         check_decodable,
         decoder_max_side,
@@ -267,12 +268,13 @@ def check_image_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
         raise ApiError(400, "invalid_image", str(exc)) from None
     if width <= 0 or height <= 0:
         raise ApiError(400, "invalid_image", f"the image has zero size ({width}×{height} pixels)")
-    if width * height > max_pixels:
+    limit = min(max_pixels, MAX_DECODABLE_PIXELS)  # none larger can be decoded
+    if width * height > limit:
         raise ApiError(
             413,
             "image_too_large",
             f"the image is {width}×{height} = {width * height / 1e6:.1f} megapixels, over "
-            f"the limit of {max_pixels / 1e6:g} megapixels; resize it first",
+            f"the limit of {limit / 1e6:g} megapixels; resize it first",
         )
     side = decoder_max_side(fmt)
     if max(width, height) > side:

@@ -230,8 +230,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import check_request
 
     context = build_context(args)
+    check_flowers(args.rules, args.flowers)  # named as the option, before the rules' check
     check_request(args.rules, context)  # a bad rule set, setting or field: before the photo
-    check_flowers(args.rules, args.flowers)
     check_model_dir(args.model, "--model-dir")
     if args.annotate:  # before the work, not after it
         if (problem := target_problem(args.annotate)) is not None:
@@ -263,7 +263,11 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:  # the reading is still given, then the error
             problem = str(exc)
     if args.json:
-        print(json.dumps(out, ensure_ascii=False), flush=True)
+        from tilecam.commands.detect import _is_text
+
+        # a file name of undecodable bytes is written \u-escaped (raw, the line would not
+        # be UTF-8 and so not JSON text), as detect writes it
+        print(json.dumps(out, ensure_ascii=not _is_text(args.image)), flush=True)
     else:
         print(describe(out), flush=True)
     if problem is not None:
