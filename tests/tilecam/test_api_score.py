@@ -245,3 +245,14 @@ def test_a_body_the_json_parser_gives_up_on_says_why(
     r = client.post("/v1/score", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == 400, r.text
     assert why in r.json()["error"]["message"]
+
+
+def test_waits_on_a_hand_that_drew_lists_its_discards(client: TestClient) -> None:
+    """A hand of a win's size that is no win: every discard that leaves it ready, with
+    the waits of what is kept, best first (it was "wrong number of tiles for a wait")."""
+    r = client.post("/v1/waits", json={"hand": "[EEE,2]123m456p789sN1s"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["shanten"] == 0
+    ready = [(d["tile"], [w["tile"] for w in d["waits"]]) for d in body["discards"] if d["ready"]]
+    assert sorted(ready) == [("1s", ["N"]), ("N", ["1s"])]

@@ -4,9 +4,11 @@ must discard), each discard with the waits of what is kept."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import APIRouter, Depends
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 import scoring
@@ -39,7 +41,10 @@ async def waits(req: WaitsRequest) -> JSONResponse:
     hand, kwargs = hand_and_context(req, win=False)
     try:
         if hand.tile_count == scoring.get_rule_set(kwargs["rules"]).hand_size:
-            return JSONResponse(scoring.discards(hand, **kwargs).to_dict())
+            # a wait analysis per discard: up to tens of ms for a one-suit hand, off the
+            # event loop so the automatic tables' scoring does not queue behind it
+            drew = await run_in_threadpool(functools.partial(scoring.discards, hand, **kwargs))
+            return JSONResponse(drew.to_dict())
         result = scoring.waits(hand, **kwargs)
     except scoring.HandError as exc:
         raise invalid_hand(exc) from None
