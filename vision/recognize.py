@@ -524,10 +524,9 @@ def _kong_laid_flat_note(plain: Recognition,
                          context: Mapping[str, Any] | None) -> Recognition:
     """``plain``, a hand of a win's size that is no win (its discards), with a note when
     four touching standing tiles alike read as a kong (counted 3) make it a ready hand
-    under the win ``context`` —
-    a waiting hand with a kong laid as four face-up tiles shows a win's count, and the
-    picture does not say which it is; the discards stay the answer (a hand that drew
-    holds four alike as often)."""
+    under the win ``context``: a waiting hand with a kong laid as four face-up tiles
+    shows a win's count, and the picture does not say which it is; the discards stay the
+    answer (a hand that drew holds four alike as often)."""
     import scoring
     from scoring.hand import Meld
 
