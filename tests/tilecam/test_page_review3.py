@@ -268,3 +268,21 @@ def test_a_tap_correction_over_a_typed_hand_says_what_it_replaced(
     correct(browser, FLOWER_TILE, "2f")
     wait_for(lambda: hand(browser).endswith("2f"), what="the corrected photo hand")
     assert typed in text(browser, "hand-note")
+
+
+def test_a_photo_of_a_hand_that_drew_shows_its_discards_as_read(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    """A reading with ``discards`` (14 tiles, no win) is shown as read: the discards and
+    the reason, with no second round trip to score it."""
+    discards = {"rules": "mcr", "version": "mil-2015", "hand": "x", "shanten": 0,
+                "discards": [{"tile": "9s", "ready": True, "shanten": 0,
+                              "waits": [{"tile": "N", "remaining": 2, "discard": None,
+                                         "self_drawn": None}]}]}
+    patch = {"score": None, "waits": None, "discards": discards,
+             "unscorable": "not a winning hand: 14 tiles, as a hand that drew"}
+    load(browser, server, {"/v1/recognize": [{"patch": patch}]})
+    upload(browser, photo(tmp_path))
+    wait_for(lambda: "discard to be ready" in text(browser, "waits"), what="the discards")
+    assert "9s" in text(browser, "waits") and "as a hand that drew" in text(browser, "error")
+    assert calls(browser, "/v1/score") == 0

@@ -983,8 +983,9 @@ function showRecognition(rec, stale = false) {
   renderHandTiles();
   const asRead = !stale && $("hand").value === (rec.hand || "");
   if (asRead && rec.score) { clearResult(); renderScore(rec.score); }
-  else if (asRead && rec.waits) {
-    clearResult(); if (rec.unscorable) showError(rec.unscorable); renderWaits(rec.waits);
+  else if (asRead && (rec.waits || rec.discards)) {  // discards: a hand that drew
+    clearResult(); if (rec.unscorable) showError(rec.unscorable);
+    renderWaits(rec.waits || rec.discards);
   } else rescore();
 }
 
