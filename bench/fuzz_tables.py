@@ -206,7 +206,9 @@ def model_places(rules: str, hands: list[HandState],
                 stacks = [c + p for c, p in zip(stacks, hand.points, strict=True)]
             if min(stacks) <= 0:
                 stacks = [full] * 4
-        if hand.outcome in ("win", "pending") and winner:
+        if hand.outcome == "pending" and winner and on_win:
+            stays = True  # a win held pending (诈胡 …) is not taken to stand: dealt again
+        elif hand.outcome in ("win", "pending") and winner:
             stays = on_win and winner == "E"
             repeats, draws = (repeats + 1, draws) if stays else (0, 0)  # the streak keeps both
         elif hand.outcome in ("draw", "void") and on_draw:
@@ -391,6 +393,9 @@ class CameraModel:
             since, lambda f: f[1] == 0) >= needed else self.recorded
         if key == recorded:
             return "already_recorded"
+        if recorded is not None:  # the recorded hand read again: it was never put away
+            seen = [i for i, f in enumerate(since) if f[0] == recorded]
+            since = since[seen[-1] + 1:] if seen else since
         gap = _run_of(since, lambda f: f[0] is None) >= needed
         if recorded is not None and not gap and reread_of(key, recorded):
             return "already_recorded"

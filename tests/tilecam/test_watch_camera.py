@@ -169,7 +169,7 @@ def test_a_server_that_does_not_answer_is_tried_again_with_the_same_frame(
     answers: list[object] = [urllib.error.URLError("connection refused")] * 2
     sent: list[bytes] = []
 
-    def flaky_post(server: str, table: int, key: str, jpeg: bytes) -> tuple:
+    def flaky_post(server: str, table: int, key: str, jpeg: bytes, fields: object = None) -> tuple:
         sent.append(jpeg)
         if answers:
             raise answers.pop(0)  # type: ignore[misc]

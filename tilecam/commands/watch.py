@@ -11,12 +11,25 @@ wall-clock time for a live camera), JPEG-encoded and posted to
 waited out (``Retry-After``); the server decides when a hand is revealed. A live source
 that stops delivering frames is reopened (10 tries, 2 s apart), and a server that does
 not answer (restarting, the network down a moment) is tried again with the same frame
-(``--retries`` times, 2 s apart; each try said on stderr) before the watch gives up.
+(``--retries`` times, 2 s apart; each try said on stderr) before the watch gives up —
+but only while the frame was not sent whole: a frame sent whose answer never came (a
+read timeout, the connection dropped after the request) may have been counted by the
+server, so it is not sent again (the endpoint takes no frame id to tell a re-send from
+a new frame); the watch says so on stderr and goes on with the next frame.
+
+Each frame goes with the fields the table needs to score the hand (``--winner``,
+``--discarder``, ``--self-drawn``, …, ``--context KEY=VALUE`` such as Xiamen's
+``gold=5m`` or Zhenjiang's ``indicator=3m``), and with those of ``--fields FILE`` (a
+JSON object read again before each frame, so that what changes with each hand — the
+winner, the gold — can be written there while the watch runs). A server that refuses
+``--stop-after`` frames in a row for the same reason (a 4xx: a context the table needs,
+the session over) stops the watch with that reason and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import sys
@@ -24,7 +37,8 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,8 +66,122 @@ def register(sub: Any) -> None:
                    help="downscale frames whose longer side is larger, pixels (default 1920)")
     p.add_argument("--retries", type=int, default=10,
                    help="times a server that does not answer is tried again, 2 s apart, "
-                        "before the watch stops (default 10)")
+                        "before the watch stops (default 10); a frame sent whose answer "
+                        "was lost is not sent again (the server may have counted it)")
+    p.add_argument("--stop-after", type=int, default=3, metavar="N",
+                   help="stop (exit 2) when the server refuses N frames in a row for the "
+                        "same reason, e.g. a context the table needs (default 3)")
+    f = p.add_argument_group("frame fields (sent with every frame; see POST "
+                             "/v1/tables/{id}/frames)")
+    f.add_argument("--winner", type=str.upper, choices=WINDS,
+                   help="the winner's seat wind (E = dealer)")
+    f.add_argument("--discarder", type=str.upper, choices=WINDS,
+                   help="the discarder's seat wind")
+    for flag in FLAG_FIELDS:
+        f.add_argument(f"--{flag.replace('_', '-')}", action="store_true", default=None,
+                       dest=flag, help=f"the win's {flag.replace('_', ' ')} flag")
+    f.add_argument("--flowers", type=int, help="bonus tiles the frame does not show (0-8)")
+    f.add_argument("--context", dest="rule_context", action="append", metavar="KEY=VALUE",
+                   help="a rule-set field (repeatable), e.g. gold=5m (Xiamen's 金) or "
+                        "indicator=3m (Zhenjiang's 百搭); or a JSON object of them")
+    f.add_argument("--fields", type=Path, metavar="FILE",
+                   help="a JSON object of frame fields (winner, discarder, self_drawn, "
+                        "context, …), read again before each frame; its fields replace the "
+                        "options' (write the hand's winner or gold there as play goes on)")
     p.set_defaults(func=run)
+
+
+WINDS = ("E", "S", "W", "N")
+#: The win flags a frame may carry (true or absent).
+FLAG_FIELDS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile")
+#: Every field ``POST /v1/tables/{id}/frames`` takes beside the image.
+FRAME_FIELDS = ("winner", "discarder", *FLAG_FIELDS, "flowers", "context")
+
+
+def context_option(items: list[str] | None) -> dict[str, Any]:
+    """The ``--context`` items: ``KEY=VALUE`` pairs (a number or true/false given so is
+    sent as one) or JSON objects; ValueError naming a malformed one.
+
+    >>> context_option(["gold=5m", '{"chips_left": 40}'])
+    {'gold': '5m', 'chips_left': 40}
+    """
+    out: dict[str, Any] = {}
+    for item in items or []:
+        text = item.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except ValueError as exc:
+                raise ValueError(f"--context {item!r} is not a JSON object: {exc}") from None
+            if not isinstance(value, dict):
+                raise ValueError(f"--context {item!r} is not a JSON object")
+            out.update(value)
+            continue
+        key, sep, raw = text.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--context {item!r}: give KEY=VALUE, e.g. gold=5m")
+        value = raw.strip()
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        out[key.strip()] = parsed if isinstance(parsed, int | float | bool) else value
+    return out
+
+
+def frame_fields(given: Mapping[str, Any], where: str) -> dict[str, str]:
+    """Frame fields (``winner``, ``context``, …) as the form sends them; ValueError naming
+    ``where`` they came from for a field the endpoint does not take or a bad value."""
+    unknown = sorted(set(given) - set(FRAME_FIELDS))
+    if unknown:
+        raise ValueError(f"{where}: unknown frame field(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(FRAME_FIELDS)}")
+    out: dict[str, str] = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name in ("winner", "discarder"):
+            if not isinstance(value, str) or value.strip().upper() not in WINDS:
+                raise ValueError(f"{where}: {name} {value!r}: give a seat wind E, S, W or N")
+            out[name] = value.strip().upper()
+        elif name in FLAG_FIELDS:
+            if not isinstance(value, bool):
+                raise ValueError(f"{where}: {name} {value!r}: give true or false")
+            if value:
+                out[name] = "true"
+        elif name == "flowers":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 8:
+                raise ValueError(f"{where}: flowers {value!r}: give a whole number 0-8")
+            out[name] = str(value)
+        else:  # context
+            if not isinstance(value, dict):
+                raise ValueError(f"{where}: context must be a JSON object, e.g. "
+                                 '{"gold": "5m"}')
+            if value:
+                out[name] = json.dumps(value, ensure_ascii=False)
+    return out
+
+
+def option_fields(args: argparse.Namespace) -> dict[str, str]:
+    """The frame fields the options give."""
+    given: dict[str, Any] = {name: getattr(args, name, None)
+                             for name in ("winner", "discarder", *FLAG_FIELDS, "flowers")}
+    given["context"] = context_option(getattr(args, "rule_context", None))
+    return frame_fields(given, "the options")
+
+
+def file_fields(path: Path) -> dict[str, str]:
+    """The frame fields in ``path`` (a JSON object); ValueError naming what is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except OSError as exc:
+        raise ValueError(f"--fields {path}: cannot read it: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"--fields {path}: not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--fields {path}: give a JSON object, e.g. "
+                         '{"winner": "S", "context": {"gold": "5m"}}')
+    return frame_fields(data, f"--fields {path}")
 
 
 def open_source(source: str) -> Any:
@@ -112,10 +240,20 @@ def encode_jpeg(image: np.ndarray, quality: int, max_side: int) -> bytes:
 
 
 def post_frame(server: str, table: int, key: str, jpeg: bytes,
+               fields: Mapping[str, str] | None = None,
                timeout_s: float = 30.0) -> tuple[int, dict[str, Any], float]:
-    """POST one frame as multipart ``image``; returns (status, JSON body, Retry-After s)."""
+    """POST one frame as multipart ``image`` with the form ``fields`` (``winner``,
+    ``context`` …); returns (status, JSON body, Retry-After s). A request that could not
+    be sent whole raises ``urllib.error.URLError``; one sent whose answer did not come
+    raises another ``OSError`` (a timeout, a connection reset) or
+    ``http.client.HTTPException``: the server may have taken it."""
     boundary = uuid.uuid4().hex
-    body = (
+    parts = [
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+        f"{value}\r\n".encode()
+        for name, value in (fields or {}).items()
+    ]
+    body = b"".join(parts) + (
         f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; "
         f"filename=\"frame.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n"
     ).encode() + jpeg + f"\r\n--{boundary}--\r\n".encode()
@@ -181,23 +319,25 @@ def unanswered_text(exc: BaseException) -> str:
     return text[:1].lower() + text[1:]
 
 
-def run(args: argparse.Namespace) -> int:
+def check_args(args: argparse.Namespace) -> None:
+    """ValueError naming an option with a value the watch cannot use (before the source
+    is opened)."""
     import math
+    from urllib.parse import urlsplit
 
     if not math.isfinite(args.every) or args.every < 0:
         raise ValueError(f"--every must be a number of seconds, 0 or more, not {args.every}")
-    if not 1 <= args.quality <= 100:  # before the source is opened
+    if not 1 <= args.quality <= 100:
         raise ValueError(f"--quality must be 1-100, not {args.quality}")
     if not args.key:
         raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
     if args.retries < 0:
         raise ValueError(f"--retries must be 0 or more, not {args.retries}")
     for name, value, least in (("--max-frames", args.max_frames, 0),
-                               ("--max-side", args.max_side, 1), ("--table", args.table, 1)):
+                               ("--max-side", args.max_side, 1), ("--table", args.table, 1),
+                               ("--stop-after", getattr(args, "stop_after", 3), 1)):
         if value < least:
             raise ValueError(f"{name} must be {least} or more, not {value}")
-    from urllib.parse import urlsplit
-
     try:
         server = urlsplit(args.server)
         server.port  # noqa: B018  (a port that is no number raises here)
@@ -206,48 +346,126 @@ def run(args: argparse.Namespace) -> int:
     if server.scheme not in ("http", "https") or not server.netloc:
         raise ValueError(f"--server {args.server!r}: give the server's URL with http:// or "
                          "https://, e.g. http://127.0.0.1:8000")
+
+
+class Unanswered:
+    """Tries in a row the server did not answer, across frames; past ``retries`` the
+    watch stops."""
+
+    def __init__(self, server: str, retries: int) -> None:
+        self.server, self.retries, self.count = server, retries, 0
+
+    def note(self, frame: int, exc: BaseException) -> bool:
+        """Count one try not answered (said on stderr); whether to send the frame again:
+        only when it was not sent whole (``URLError``) — one sent whose answer was lost
+        may have been counted by the server, and a second copy would count twice."""
+        self.count += 1
+        why = unanswered_text(exc)
+        if self.count > self.retries:
+            raise ValueError(f"cannot reach the server {self.server}: {why} "
+                             f"({self.retries} retries, {RETRY_WAIT_S:g} s apart)") from None
+        again = isinstance(exc, urllib.error.URLError)
+        line: dict[str, Any] = {"frame": frame, "unanswered": why}
+        if again:
+            line |= {"retry": self.count, "of": self.retries}
+        else:
+            line |= {"sent_again": False, "of": self.retries,
+                     "why": "the frame was sent and the server may have counted it: not "
+                            "sent again; the watch goes on with the next frame"}
+        print(json.dumps(line), file=sys.stderr, flush=True)
+        return again
+
+
+class Refusals:
+    """Frames in a row the server refused (4xx) for one reason; at ``stop_after`` of them
+    the watch stops, saying why — the next frames would be refused alike."""
+
+    def __init__(self, stop_after: int) -> None:
+        self.stop_after = stop_after
+        self.reason: tuple[int, str] | None = None
+        self.count = 0
+
+    def answered(self, status: int, data: Mapping[str, Any], posted: int,
+                 recorded: int) -> None:
+        """Count the answer to one frame; ValueError once ``stop_after`` frames in a row
+        were refused for the same reason."""
+        error = data.get("error")
+        error = error if isinstance(error, dict) else {}
+        if not 400 <= status < 500:
+            self.reason, self.count = None, 0
+            return
+        reason = (status, str(error.get("code") or ""))
+        self.count = self.count + 1 if reason == self.reason else 1
+        self.reason = reason
+        if self.count < self.stop_after:
+            return
+        message = error.get("message") or f"HTTP {status}"
+        hint = (" (give the table's rule fields with --context KEY=VALUE, e.g. gold=5m or "
+                "indicator=3m, or with --fields FILE)" if reason[1] == "invalid_context" else "")
+        raise ValueError(f"the server refused {self.count} frames in a row (HTTP {status} "
+                         f"{reason[1] or 'error'}): {message}{hint}; {posted} frames posted, "
+                         f"{recorded} hands recorded")
+
+
+def run(args: argparse.Namespace) -> int:
+    check_args(args)
+    base = option_fields(args)
+    fields_file: Path | None = getattr(args, "fields", None)
+    fields = {**base, **file_fields(fields_file)} if fields_file else base  # before the source
     posted = recorded = 0
+    unanswered = Unanswered(args.server, args.retries)
+    refusals = Refusals(getattr(args, "stop_after", 3))
     stream = frames(args.source, args.every)
     try:
         for image in stream:
             jpeg = encode_jpeg(image, args.quality, args.max_side)
-            unanswered = 0
-            while True:
+            if fields_file is not None:
                 try:
-                    status, data, retry = post_frame(args.server, args.table, args.key, jpeg)
-                except (urllib.error.URLError, OSError) as exc:
-                    unanswered += 1
-                    why = unanswered_text(exc)
-                    if unanswered > args.retries:
-                        raise ValueError(f"cannot reach the server {args.server}: {why} "
-                                         f"({args.retries} retries, {RETRY_WAIT_S:g} s "
-                                         "apart)") from None
-                    print(json.dumps({"frame": posted + 1, "unanswered": why,
-                                      "retry": unanswered, "of": args.retries}),
-                          file=sys.stderr, flush=True)
-                    time.sleep(RETRY_WAIT_S)
-                    continue
-                if status == 429:
-                    time.sleep(max(retry, 1.0))
+                    fields = {**base, **file_fields(fields_file)}
+                except ValueError as exc:  # being written just now: the last good fields
+                    print(json.dumps({"frame": posted + 1, "fields_kept": str(exc)},
+                                     ensure_ascii=False), file=sys.stderr, flush=True)
+            answer: tuple[int, dict[str, Any], float] | None = None
+            while True:
+                answer = None
+                try:
+                    answer = post_frame(args.server, args.table, args.key, jpeg, fields)
+                except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                    if unanswered.note(posted + 1, exc):
+                        time.sleep(RETRY_WAIT_S)
+                        continue
+                    break  # sent, maybe counted: on with the next frame
+                if answer[0] == 429:
+                    time.sleep(max(answer[2], 1.0))
                     continue
                 break
             posted += 1
-            if status in (401, 403, 404):
-                message = data.get("error", {}).get("message", f"HTTP {status}")
-                raise ValueError(f"the server refused the frames: {message}")
-            if status == 200:
-                recorded += data.get("status") == "recorded"
-                line = {"frame": posted, **{k: data.get(k) for k in
-                        ("status", "streak", "needed", "hand", "hand_number")}}
-                if data.get("image_error"):  # recorded without its picture: say why
-                    line["image_error"] = data["image_error"]
-                print(json.dumps(line, ensure_ascii=False), flush=True)
-            else:
-                print(json.dumps({"frame": posted, "http": status, **data},
-                                 ensure_ascii=False), flush=True)
+            if answer is not None:
+                unanswered.count = 0
+                recorded += show_answer(posted, answer[0], answer[1])
+                refusals.answered(answer[0], answer[1], posted, recorded)
             if args.max_frames and posted >= args.max_frames:
                 break
     finally:
         stream.close()
     print(json.dumps({"frames_posted": posted, "hands_recorded": recorded}), flush=True)
     return 0
+
+
+def show_answer(posted: int, status: int, data: Mapping[str, Any]) -> bool:
+    """Print the server's answer to frame ``posted`` as one line; whether it recorded a
+    hand. A refused key stops the watch (ValueError)."""
+    if status in (401, 403, 404):
+        error = data.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        raise ValueError(f"the server refused the frames: {message or f'HTTP {status}'}")
+    if status != 200:
+        print(json.dumps({"frame": posted, "http": status, **data}, ensure_ascii=False),
+              flush=True)
+        return False
+    line = {"frame": posted, **{k: data.get(k) for k in
+            ("status", "streak", "needed", "hand", "hand_number")}}
+    if data.get("image_error"):  # recorded without its picture: say why
+        line["image_error"] = data["image_error"]
+    print(json.dumps(line, ensure_ascii=False), flush=True)
+    return data.get("status") == "recorded"

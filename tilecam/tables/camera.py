@@ -43,6 +43,41 @@ class FrameReading:
     complete: bool
     tiles: int
     recognized: Mapping[str, Any] = field(default_factory=dict)
+    #: Whether the frame shows a view (:func:`shows_a_view`): a frame with no tiles that
+    #: is dark — a covered lens, the lights down — is no view of an empty table.
+    view: bool = True
+
+
+#: A frame whose brightest 1 % of pixels (each pixel's brightest channel, 0-255) stays
+#: under this level shows nothing: a lens covered, the lights off, a camera that sends
+#: black. A lit table — an empty cloth too — is well above it.
+DARK_LEVEL = 40
+
+
+def shows_a_view(image: np.ndarray) -> bool:
+    """Whether a decoded frame (BGR uint8) shows a lit view rather than darkness: the
+    brightest 1 % of its pixels reach :data:`DARK_LEVEL`. A frame with no tiles that shows
+    no view is not the table seen empty (:attr:`tilecam.tables.stability.Reading.view`).
+    A camera turned onto some other lit surface cannot be told from a cleared table so.
+
+    >>> dark, grey = np.zeros((48, 64, 3), np.uint8), np.full((48, 64, 3), 90, np.uint8)
+    >>> shows_a_view(dark), shows_a_view(grey)
+    (False, True)
+    """
+    if image.size == 0:
+        return False
+    step = max(1, max(image.shape[:2]) // 256)  # a few tens of thousands of pixels is plenty
+    sample = image[::step, ::step]
+    bright = sample.max(axis=2) if sample.ndim == 3 else sample
+    return bool(np.percentile(bright, 99) >= DARK_LEVEL)
+
+
+def with_view(reading: FrameReading, image: np.ndarray) -> FrameReading:
+    """``reading`` with :attr:`FrameReading.view` from the frame ``image`` it was read from
+    (looked at only when the reading found no tiles)."""
+    if reading.tiles != 0 or not reading.view:
+        return reading
+    return reading if shows_a_view(image) else replace(reading, view=False)
 
 
 #: ``(image BGR uint8 (H, W, 3), rules name, rule-set context) -> FrameReading``; the
@@ -119,7 +154,7 @@ def process_frame(
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
         key = score_key(hand_text, str(table.rules)) if hand_text is not None else None
-        frame = Reading(key, complete, reading.tiles)
+        frame = Reading(key, complete, reading.tiles, reading.view)
         state = sheet.camera_state(session, table_id)
         watch = Watch(state.signature, state.streak, state.empty_streak,
                       state.recorded_signature, state.frames_seen, state.quiet_streak or 0)

@@ -103,10 +103,12 @@ class Place:
     repeats: int = field(default=0, repr=False)
     #: Drawn hands of this dealer's streak (臭庄), after each of which the dealer dealt again.
     draws: int = field(default=0, repr=False)
-    #: The first earlier hand whose winner is not known (a pending hand) where the winner
-    #: decides who deals next (a dealer who wins deals again): the deal was taken to pass
-    #: after it, so this place may move when a referee settles that hand. None when every
-    #: earlier hand says who deals next.
+    #: The first earlier hand held pending (its winner not known, or its win not ruled
+    #: yet) where the winner decides who deals next (a dealer who wins deals again): the
+    #: deal was taken to pass after a hand whose winner is not known, and to stay with the
+    #: dealer, streak unchanged, after a win held pending (:func:`_next_deal`), so this
+    #: place may move when a referee settles that hand. None when every earlier hand says
+    #: who deals next.
     assumed_after: int | None = field(default=None, repr=False)
     #: Chips each player (by position) has before this hand in the current 课, where the
     #: rule set plays with chip stacks (Xiamen: 100 each); None elsewhere. Set by the
@@ -164,10 +166,16 @@ def _next_deal(deal: Deal, hand: Played, repeats: int, draws: int) -> tuple[bool
     """Whether the dealer of ``hand`` deals the next hand too, and the next hand's
     ``repeats`` and ``draws``. A void hand (struck from the sheet) is dealt again when the
     rule set deals again after a draw, counting for neither; a pending hand with no
-    winner is taken to pass the deal. The streak counts both while the dealer keeps the
+    winner is taken to pass the deal. Where the winner decides who deals next (a dealer
+    who wins deals again: Xiamen) a win held pending — not ruled yet: not a legal win
+    (诈胡), the camera unsure, a seat unknown — is not taken to stand: the same dealer
+    deals again with the same streak, as after 诈胡 (seed 000: 庄家不下庄，也不调庄从新开牌),
+    until a referee settles it. The streak counts both while the dealer keeps the
     deal (seed 000: each 连庄 doubles the 底, each 臭庄 doubles it again), whatever their
     order; until the sixty-fourth session a dealer's win cleared the drawn hands, so a
     draw followed by a dealer win gave the next hand half the 底 of the other order."""
+    if hand.outcome == "pending" and hand.winner is not None and deal.stays_on_dealer_win:
+        return True, repeats, draws  # a held win is no 连庄 nor a pass: dealt again
     if hand.outcome in ("win", "pending") and hand.winner is not None:
         if hand.winner == "E" and deal.stays_on_dealer_win:
             return True, repeats + 1, draws
@@ -241,8 +249,9 @@ class DealWalk:
             return
         self._barred = ()
         if (self._assumed is None and self.deal.stays_on_dealer_win
-                and hand.outcome == "pending" and hand.winner is None):
-            self._assumed = self._number  # who won decides who deals next
+                and hand.outcome == "pending"):
+            # who won, and whether the win stands, decides who deals next
+            self._assumed = self._number
         stays, self._repeats, self._draws = _next_deal(self.deal, hand, self._repeats,
                                                        self._draws)
         self._number += 1

@@ -11,13 +11,17 @@ camera's :class:`Watch` state by one frame and says what to do:
 - ``waiting``: not (yet) stable, or not complete.
 
 A camera that keeps sending a revealed hand therefore records it once. The same
-hand can be recorded again only after the table was seen empty (no tiles) for
-``needed`` frames in a row, i.e. after the tiles were cleared for the next hand;
-a frame or two of misreading in between does not re-arm it. A hand read otherwise than
+hand can be recorded again only after the table was seen empty (no tiles, in a frame
+that shows a lit view: :attr:`Reading.view`) for ``needed`` frames in a row, i.e. after
+the tiles were cleared for the next hand; a frame or two of misreading in between does
+not re-arm it, and neither does a frame that shows nothing (a covered lens, the lights
+down: ``view`` false), which says nothing about the table. A hand read otherwise than
 the one recorded last — within a few tiles of it (``near``) — is recorded only after
-``needed`` frames in a row without a complete hand since that record (the revealed hand
-was put away): a reading of the revealed tiles that changes — a tile found late, a code
-that flips — and stays for ``needed`` frames is not a second hand on the score sheet.
+``needed`` frames in a row without a complete hand since the camera last read the
+recorded hand (the revealed hand was put away): a reading of the revealed tiles that
+changes — a tile found late, a code that flips — and stays for ``needed`` frames is not
+a second hand on the score sheet, and nor is one after an arm over the tiles for a
+while: the recorded hand read again after it shows it was never put away.
 
 >>> w = Watch()
 >>> hand = Reading("123m456m789m123p55p", complete=True, tiles=14)
@@ -32,6 +36,11 @@ that flips — and stays for ``needed`` frames is not a second hand on the score
 >>> playing = Reading(None, complete=False, tiles=60)
 >>> [step(w, x, needed=2)[1] for x in (playing, playing, reread, reread)]
 ['waiting', 'waiting', 'waiting', 'record']
+>>> [step(w, x, needed=2)[1] for x in (playing, playing, reread, hand, hand)]
+['waiting', 'waiting', 'recorded', 'recorded', 'recorded']
+>>> dark = Reading(None, complete=False, tiles=0, view=False)
+>>> [step(w, x, needed=2)[1] for x in (dark, dark, dark, hand)]
+['waiting', 'waiting', 'waiting', 'recorded']
 """
 
 from __future__ import annotations
@@ -50,6 +59,10 @@ class Reading:
     hand: str | None
     complete: bool
     tiles: int
+    #: Whether the frame shows a view at all: False for a frame with no tiles that is
+    #: dark or blank (a covered lens, the lights down), which tells nothing of the table
+    #: — not an empty table (:func:`tilecam.tables.camera.shows_a_view`).
+    view: bool = True
 
     @property
     def signature(self) -> str | None:
@@ -66,7 +79,8 @@ class Watch:
     empty_streak: int = 0
     recorded_signature: str | None = None
     frames_seen: int = 0
-    #: frames in a row without a complete hand since the last record (kept at ``needed``)
+    #: frames in a row without a complete hand since the camera last read the recorded
+    #: hand (kept at ``needed``)
     quiet_streak: int = 0
 
 
@@ -81,6 +95,11 @@ def step(watch: Watch, reading: Reading, needed: int,
         raise ValueError(f"stable frame count must be at least 1, not {needed}")
     watch.frames_seen += 1
     sig = reading.signature
+    if reading.tiles == 0 and not reading.view:
+        # nothing in view: neither a cleared table nor the hand put away — it breaks a
+        # run of frames (of a hand, of an empty table) and counts for nothing else
+        watch.signature, watch.streak, watch.empty_streak = None, 0, 0
+        return watch, "waiting"
     if reading.tiles == 0:
         watch.empty_streak += 1
         if watch.empty_streak >= needed:
@@ -98,6 +117,9 @@ def step(watch: Watch, reading: Reading, needed: int,
     else:
         watch.signature, watch.streak = sig, 1
     if sig == watch.recorded_signature:
+        # the recorded hand still in view: it was never put away, whatever frames without
+        # a complete hand (an arm over the tiles) came between
+        watch.quiet_streak = 0
         return watch, "recorded"
     if (watch.recorded_signature is not None and watch.quiet_streak < needed
             and (near is None or near(sig, watch.recorded_signature))):

@@ -62,9 +62,11 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
 def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:
     """Where a hand falls: round, winds, dealer, who holds each seat wind, the dealer's
     streak (``dealer_repeats``: hands in a row before it the dealer won and dealt again,
-    连庄; ``drawn_hands``: drawn hands in a row before it, 臭庄) and, when an earlier hand's
-    winner is not known yet, ``assumed_after``: that hand's number (the deal was taken to
-    pass after it, so this place may move when a referee settles it); ``barred``: the
+    连庄; ``drawn_hands``: drawn hands in a row before it, 臭庄) and, when an earlier hand
+    is held pending where its winner decides who deals next, ``assumed_after``: that
+    hand's number (the deal was taken to pass after a hand whose winner is not known, and
+    to stay with the dealer, streak unchanged, after a win held pending, so this place may
+    move when a referee settles it); ``barred``: the
     players who may not win this hand (停和: a false claim earlier in it, or a referee's
     ``bar`` penalty)."""
     names = [p.name for p in table.players]

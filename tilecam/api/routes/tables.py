@@ -8,7 +8,9 @@ Table key (its own table only) or admin key:
   dealer), ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``, ``flowers``,
   ``context`` (JSON object of rule-set fields, e.g. ``{"gold": "5m"}`` for Xiamen).
   The hand is recorded once it is complete and the same in ``TILECAM_STABLE_FRAMES``
-  frames in a row; a camera that keeps sending it gets ``already_recorded``.
+  frames in a row; a camera that keeps sending it gets ``already_recorded``. A dark frame
+  with no tiles (a covered lens) is no view of the table, not the table seen empty
+  (:func:`tilecam.tables.camera.shows_a_view`).
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
   drawn hand); ``number`` makes a re-send idempotent.
 - ``GET /v1/tables/{id}/hands``, ``GET /v1/tables/{id}/hands/{n}`` (with history),
@@ -331,9 +333,11 @@ async def post_frame(
     def read() -> camera.FrameReading:
         image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
         try:
-            return reader(image, rules, reading_context(report, rules))
+            reading = reader(image, rules, reading_context(report, rules))
         except scoring.HandError as exc:  # a context the recognizer's scoring refuses
             raise ApiError(400, "invalid_context", str(exc)) from None
+        # a dark frame with no tiles (a covered lens) is no view of an empty table
+        return camera.with_view(reading, image)
 
     limiter = getattr(request.app.state, "limiter", None)
     reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
