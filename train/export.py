@@ -19,15 +19,31 @@ as ``models/tiles-photo.onnx`` and named as the manifest's ``detector.scales_fil
 detector the passes at the other ``scales`` run — the close-up photos' second input size;
 :meth:`vision.detect.Detector.detect`); the rest of the manifest stays as it is but for
 ``version``.
+
+The target folder (``--models``; without it the shipped ``models/``, announced) keeps every
+entry and setting of its manifest that no flag changes: the detector's ``scales``,
+``scales_file``, ``denoise``, ``zoom``, ``weak_conf``, ...; the classifier's ``agreed``,
+``more_views_*`` and ``blurred`` (and its ``size``, ``weight``, ``tta`` unless flagged);
+the readers not given, and a given reader's settings and ``blurred_file``. A manifest with
+a calibration (fitted for the networks this replaces) needs ``--calibration drop`` (the
+refit commands are printed) or ``--calibration keep``. Everything is written into a copy
+of the folder beside it and checked there (every named file present, each crop network
+reading its entry's crop size, the runtime's ``vision.manifest.read_manifest``); only then
+is the copy swapped in, so a failed export leaves the folder as it was.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -45,6 +61,30 @@ BLURRED_FILE = "tiles-cls-blur.onnx"
 
 
 def main() -> None:
+    ap = build_parser()
+    argv = sys.argv[1:]
+    args = ap.parse_args(argv)
+    given = given_options(ap, argv)
+    models = Path(args.models)
+    if "models" not in given:
+        print(f"note: no --models, so the shipped folder {models} is the target (a candidate "
+              "goes in a copy: --models DIR)")
+    old = read_folder_manifest(models)
+    if args.as_scales_file:
+        check_scales_file(models, old, args.imgsz)
+    else:
+        manifest, notes = merged_manifest(old, args, given, list(CLASSES))
+        for line in notes:
+            print(line)
+    onnx_path = export_detector(args)
+    if args.as_scales_file:
+        write_scales_file(onnx_path, models, old, args.version, args.imgsz)
+        return
+    write_models(models, manifest, onnx_path, args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of this script (see the module doc)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("weights")
     ap.add_argument("--imgsz", type=int, default=640)
@@ -88,7 +128,8 @@ def main() -> None:
     )
     ap.add_argument("--models", default=str(REPO / "models"))
     ap.add_argument("--classifier", type=Path, help="crop classifier ONNX to ship beside it")
-    ap.add_argument("--classifier-size", type=int, default=48)
+    ap.add_argument("--classifier-size", type=int, default=64,
+                    help="crop side (default: the folder's classifier entry's, else 64)")
     ap.add_argument("--classifier-weight", type=float, default=0.7)
     ap.add_argument(
         "--classifier-tta", type=int, choices=(1, 2, 4), default=4, help="views per crop"
@@ -104,8 +145,218 @@ def main() -> None:
     _reader_options(ap, "glyph-reader", below_p=0.9,
                     what="glyph reader ONNX (train/classifier/train.py --codes 1m,...,9m,E,S,W,N)"
                          " to ship beside it as tiles-glyph.onnx (second of the 'readers')")
-    args = ap.parse_args()
+    ap.add_argument("--calibration", choices=("keep", "drop"),
+                    help="what to do with the folder's hand/score calibration, fitted for the "
+                         "networks this export replaces: drop it (then refit it: the "
+                         "commands are printed) or keep it as it is; required when the "
+                         "manifest has one")
+    return ap
 
+
+def given_options(ap: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """The ``dest`` of every option given on the command line ``argv`` (abbreviations and
+    ``--opt=value`` included), as opposed to those left at their defaults."""
+    saved = {id(a): a.default for a in ap._actions}
+    try:
+        for a in ap._actions:
+            a.default = argparse.SUPPRESS
+        return set(vars(ap.parse_args(argv)))
+    finally:
+        for a in ap._actions:
+            a.default = saved[id(a)]
+
+
+def read_folder_manifest(models: Path) -> dict[str, Any]:
+    """The manifest of the model folder ``models`` ({} when it has none); exits naming the
+    file when it cannot be read."""
+    path = models / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        sys.exit(f"cannot read {path}: {exc}")
+    if not isinstance(manifest, dict):
+        sys.exit(f"{path}: expected a JSON object")
+    return manifest
+
+
+#: detector settings with an export flag: manifest key -> argparse dest
+DETECTOR_FLAGS = {"conf": "conf", "iou": "iou", "contain": "contain", "score": "score",
+                  "weak_conf": "weak_conf", "bonus_conf": "bonus_conf", "row_fill": "row_fill"}
+#: classifier settings with an export flag (besides the network and ``blurred``)
+CLASSIFIER_FLAGS = {"size": "classifier_size", "weight": "classifier_weight",
+                    "tta": "classifier_tta", "agreed": "agreed",
+                    "more_views_below": "more_views_below", "more_views_max": "more_views_max"}
+READERS = (("reader", "tiles-bonus.onnx", BONUS), ("glyph_reader", "tiles-glyph.onnx", GLYPHS))
+READER_KEYS = ("size", "weight", "tta", "min_mass", "below_p")
+
+
+def _flag_value(key: str, value: Any) -> tuple[bool, Any]:
+    """(keep?, manifest value) of a detector or classifier flag: 0 or None means "none"
+    for the optional keys, which are then left out."""
+    if key == "row_fill":
+        return value is not None, (dict(zip(("min_score", "tolerance", "min_p"), value,
+                                            strict=True)) if value is not None else None)
+    if key == "agreed":
+        return value is not None, (dict(zip(("share", "weight"), value, strict=True))
+                                   if value is not None else None)
+    if key in ("weak_conf", "more_views_below", "more_views_max"):
+        return value > 0, value
+    if key == "bonus_conf":
+        return value is not None, value
+    return True, value
+
+
+def _apply_flags(entry: dict[str, Any], flags: dict[str, str], args: argparse.Namespace,
+                 given: set[str]) -> None:
+    """Set in ``entry`` each setting whose flag was given, and each required one it lacks
+    (from the flag's default); the entry's other keys are left as they are."""
+    for key, dest in flags.items():
+        keep, value = _flag_value(key, getattr(args, dest))
+        if dest in given:
+            if keep:
+                entry[key] = value
+            else:
+                entry.pop(key, None)
+        elif key not in entry and keep and key in ("conf", "iou", "contain", "score", "size",
+                                                   "weight", "tta"):
+            entry[key] = value
+
+
+def merged_manifest(
+    old: dict[str, Any], args: argparse.Namespace, given: set[str], names: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The manifest a detector export writes over ``old`` (the target folder's): every
+    entry and setting of ``old`` is carried over, and only the networks and the settings
+    whose flags are in ``given`` change (``detector.file``/``imgsz``/``names`` always).
+    Returns it and the notes to print; exits, before anything is written, where the mix
+    would not hold together (naming what it would drop or break)."""
+    manifest = json.loads(json.dumps(old))  # a deep copy
+    notes: list[str] = []
+    detector = dict(manifest.get("detector") or {})
+    old_imgsz = detector.get("imgsz")
+    if detector.get("scales_file") and old_imgsz not in (None, args.imgsz):
+        sys.exit(f"the folder's detector.scales_file {detector['scales_file']} takes imgsz "
+                 f"{old_imgsz}; an export at --imgsz {args.imgsz} would break it: export at "
+                 f"{old_imgsz}, or remove scales_file from a copy of the folder first")
+    detector.update(file=FILE, imgsz=args.imgsz, names=names, input="rgb", letterbox_pad=114,
+                    output="yolo")
+    _apply_flags(detector, DETECTOR_FLAGS, args, given)
+    if "zoom" not in detector:
+        detector["zoom"] = {
+            "below_px": DetectorSpec.zoom_below,
+            "min_gain": DetectorSpec.zoom_min_gain,
+            "target_px": DetectorSpec.zoom_target,
+            "grid": DetectorSpec.zoom_grid,
+            "grid_below_px": DetectorSpec.zoom_grid_below,
+        }
+    carried = sorted(k for k in detector if k not in (*DETECTOR_FLAGS, "file", "imgsz",
+                                                        "names", "input", "letterbox_pad",
+                                                        "output"))
+    if old.get("detector") and carried:
+        notes.append(f"detector settings carried over from the folder: {', '.join(carried)}")
+    manifest.update(name="tilecam-tiles-yolo11n", version=args.version, detector=detector)
+    _merge_classifier(manifest, args, given, notes)
+    _merge_readers(manifest, args, given, notes)
+    if "calibration" in manifest:
+        if args.calibration is None:
+            sys.exit("the folder's manifest has a calibration, fitted for the networks this "
+                     "export replaces: add --calibration drop (then refit it) or "
+                     "--calibration keep")
+        if args.calibration == "drop":
+            notes.extend(refit_commands(manifest.pop("calibration"), args.models))
+    return manifest, notes
+
+
+def _merge_classifier(manifest: dict[str, Any], args: argparse.Namespace, given: set[str],
+                      notes: list[str]) -> None:
+    """:func:`merged_manifest`'s ``classifier`` entry: the folder's, with the network and
+    the settings whose flags were given."""
+    cls_given = sorted(d for d in (*CLASSIFIER_FLAGS.values(), "blurred") if d in given)
+    if args.classifier or cls_given:
+        if not args.classifier and not manifest.get("classifier"):
+            sys.exit(f"{', '.join('--' + d.replace('_', '-') for d in cls_given)} set the "
+                     "classifier's entry, and the folder has none: add --classifier FILE")
+        entry = dict(manifest.get("classifier") or {})
+        entry.update(file="tiles-cls.onnx" if args.classifier else entry["file"],
+                     names=list(CLASSES), rotations=[0, 90, 180, 270])
+        _apply_flags(entry, CLASSIFIER_FLAGS, args, given)
+        if args.blurred:
+            entry["blurred"] = {"file": BLURRED_FILE, "below": float(args.blurred[1])}
+        kept = sorted(k for k in ("agreed", "more_views_below", "more_views_max", "blurred")
+                      if k in entry and CLASSIFIER_FLAGS.get(k, k) not in given)
+        if kept:
+            notes.append(f"classifier settings carried over from the folder: {', '.join(kept)}"
+                         + (" (blurred: its network was taught on the old classifier)"
+                            if "blurred" in kept and args.classifier else ""))
+        manifest["classifier"] = entry
+
+
+def _merge_readers(manifest: dict[str, Any], args: argparse.Namespace, given: set[str],
+                   notes: list[str]) -> None:
+    """:func:`merged_manifest`'s ``readers``: the folder's, each reader given replacing
+    the entry of its file (its settings carried over unless flagged), or added."""
+    readers = manifest.pop("readers", None)
+    if readers is None and "reader" in manifest:
+        readers = [manifest["reader"]]
+    new_readers = list(readers or [])
+    for key, target, codes in READERS:
+        settings = _reader_settings(args, key)
+        flag = "--" + key.replace("_", "-")
+        stray = [f"{flag}-{k.replace('_', '-')}" for k in READER_KEYS
+                 if f"{key}_{k}" in given]
+        if settings is None:
+            if stray:
+                sys.exit(f"{', '.join(stray)} need {flag} (the reader's network)")
+            continue
+        _, size, values, blurred = settings
+        at = next((i for i, r in enumerate(new_readers)
+                   if isinstance(r, dict) and r.get("file") == target), None)
+        entry = dict(new_readers[at]) if at is not None else {}
+        entry.update(file=target, names=list(codes))
+        for k in READER_KEYS:
+            if f"{key}_{k}" in given or k not in entry:
+                value = size if k == "size" else values.get(k)
+                if value is not None:
+                    entry[k] = value
+                elif k == "below_p":
+                    entry.pop(k, None)
+        if blurred is not None:
+            entry["blurred_file"] = f"{Path(target).stem}-blur.onnx"
+        elif "blurred_file" in entry:
+            notes.append(f"reader {target}: blurred_file {entry['blurred_file']} carried over "
+                         "(taught on the old reader)")
+        if at is None:
+            new_readers.append(entry)
+        else:
+            new_readers[at] = entry
+    if readers is not None or new_readers:
+        manifest.pop("reader", None)
+        manifest["readers"] = new_readers
+
+
+def refit_commands(calibration: dict[str, Any], models: str | Path) -> list[str]:
+    """The notes printed when ``calibration`` is dropped: the recipe's fits (model card,
+    2026-12-05.35) with the dropped fit's own features, the ``score`` fit too if it had one.
+
+    >>> refit_commands({"features": ["a", "b"], "score": {}}, "M")[2].split()[-4:]
+    ['b', '--event', 'score', '--write']
+    """
+    data = ("--data datasets/build/hk-photos --data datasets/generated/synth-val-heldout "
+            "--weight synth-val-heldout=3")
+    features = " ".join(calibration.get("features") or [])
+    base = (f"  .venv/bin/python train/calibrate.py {models} {data}"
+            + (f" --features {features}" if features else "") + " --write")
+    lines = ["the calibration was dropped: refit it for the new networks with", base]
+    if "score" in calibration:
+        lines.append(base.replace(" --write", " --event score --write"))
+    return lines
+
+
+def export_detector(args: argparse.Namespace) -> Path:
+    """Export ``args.weights`` to ONNX (beside it) and check it against torch; exits when
+    it is not tilecam's 43 classes or the outputs differ."""
     import torch  # the training venv's; imported here so the manifest helpers load without it
     from ultralytics import YOLO
 
@@ -138,71 +389,121 @@ def main() -> None:
         print(f"input {h}×{w}: onnx output {ort_out.shape}, max |onnx - torch| = {err:.2e}")
         if ort_out.shape != (1, 4 + len(CLASSES), ort_out.shape[2]) or err > 1e-2:
             sys.exit("exported model does not match the checkpoint")
+    return onnx_path
 
-    models = Path(args.models)
-    models.mkdir(exist_ok=True)
-    manifest_path = models / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
-    if args.as_scales_file:
-        write_scales_file(onnx_path, models, manifest, args.version, args.imgsz)
-        return
-    shutil.copyfile(onnx_path, models / FILE)
-    if manifest.pop("calibration", None) is not None:
-        print("the old hand-confidence calibration was dropped: refit it for this model with")
-        print(f"  .venv/bin/python train/calibrate.py {models} --write")
-    manifest.update(
-        name="tilecam-tiles-yolo11n",
-        version=args.version,
-        detector={
-            "file": FILE,
-            "imgsz": args.imgsz,
-            "names": names,
-            "input": "rgb",
-            "letterbox_pad": 114,
-            "output": "yolo",
-            "conf": args.conf,
-            "iou": args.iou,
-            "contain": args.contain,
-            "score": args.score,
-            **({"weak_conf": args.weak_conf} if args.weak_conf > 0 else {}),
-            **({"bonus_conf": args.bonus_conf} if args.bonus_conf is not None else {}),
-            **({"row_fill": dict(zip(("min_score", "tolerance", "min_p"), args.row_fill,
-                                     strict=True))}
-               if args.row_fill is not None else {}),
-            "zoom": {
-                "below_px": DetectorSpec.zoom_below,
-                "min_gain": DetectorSpec.zoom_min_gain,
-                "target_px": DetectorSpec.zoom_target,
-                "grid": DetectorSpec.zoom_grid,
-                "grid_below_px": DetectorSpec.zoom_grid_below,
-            },
-        },
-    )
-    if args.classifier:
-        target = models / "tiles-cls.onnx"
-        size = args.classifier_size
-        ship_classifier(args.classifier, target, size)
-        blurred = None
+
+def write_models(
+    models: Path, manifest: dict[str, Any], onnx_path: Path, args: argparse.Namespace
+) -> None:
+    """Write the new detector ``onnx_path``, the crop networks ``args`` names and
+    ``manifest`` into ``models``: all of it in a copy beside the folder, checked there
+    (shapes, the runtime's own manifest reader), and swapped in only when all is well."""
+    with staged(models) as stage:
+        shutil.copyfile(onnx_path, stage / FILE)
+        if args.classifier:
+            shutil.copyfile(args.classifier, stage / "tiles-cls.onnx")
         if args.blurred:
-            ship_classifier(Path(args.blurred[0]), models / BLURRED_FILE, size)
-            blurred = (BLURRED_FILE, float(args.blurred[1]))
-        manifest["classifier"] = classifier_entry(
-            target.name, size, args.classifier_weight, args.classifier_tta, args.agreed,
-            args.more_views_below, args.more_views_max, blurred)
-    readers = [
-        reader_entry(models / target, names, *settings)
-        for target, names, settings in (
-            ("tiles-bonus.onnx", BONUS, _reader_settings(args, "reader")),
-            ("tiles-glyph.onnx", GLYPHS, _reader_settings(args, "glyph_reader")),
-        )
-        if settings is not None
-    ]
-    if readers:
-        manifest.pop("reader", None)
-        manifest["readers"] = readers
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+            shutil.copyfile(args.blurred[0], stage / BLURRED_FILE)
+        for key, target, _ in READERS:
+            settings = _reader_settings(args, key)
+            if settings is not None:
+                shutil.copyfile(settings[0], stage / target)
+                if settings[3] is not None:
+                    shutil.copyfile(settings[3], stage / f"{Path(target).stem}-blur.onnx")
+        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        check_folder(stage, models)
     size = (models / FILE).stat().st_size / 2**20
-    print(f"wrote {models / FILE} ({size:.1f} MB) and {manifest_path}")
+    print(f"wrote {models / FILE} ({size:.1f} MB) and {models / 'manifest.json'} "
+          f"(version {manifest.get('version')})")
+
+
+def check_folder(stage: Path, models: Path) -> None:
+    """Exit (naming ``models``, left as it was) unless every file the manifest in ``stage``
+    names is there and the runtime's manifest reader accepts it."""
+    from vision.manifest import ModelError, read_manifest
+
+    manifest = json.loads((stage / "manifest.json").read_text())
+    named = [manifest["detector"].get("file"), manifest["detector"].get("scales_file")]
+    cls = manifest.get("classifier") or {}
+    named += [cls.get("file"), (cls.get("blurred") or {}).get("file")]
+    for r in manifest.get("readers") or [manifest.get("reader") or {}]:
+        named += [r.get("file"), r.get("blurred_file")]
+    missing = sorted(str(n) for n in named if n and not (stage / str(n)).is_file())
+    if missing:
+        sys.exit(f"the new manifest names files the folder lacks ({', '.join(missing)}); "
+                 f"{models} was left as it was")
+    try:
+        read_manifest(stage)
+    except ModelError as exc:
+        sys.exit(f"the new manifest would not load ({exc}); {models} was left as it was")
+    # every crop network reads its entry's crops into its codes x 4 rotations
+    if cls:
+        for name in (cls["file"], (cls.get("blurred") or {}).get("file")):
+            if name:
+                _check_crop_network(stage / str(name), int(cls["size"]), len(CLASSES) * 4,
+                                    "classifier", models)
+    for r in manifest.get("readers") or [manifest.get("reader") or {}]:
+        for name in (r.get("file"), r.get("blurred_file")):
+            if name:
+                _check_crop_network(stage / str(name), int(r["size"]), len(r["names"]) * 4,
+                                    "reader", models, str(list(r["names"])))
+
+
+def _check_crop_network(path: Path, size: int, width: int, what: str, models: Path,
+                        codes: str = "") -> None:
+    """:func:`ship_crop_network`'s check of a file already in place, naming ``models``
+    (left as it was) and the entry's crop size when it fails."""
+    try:
+        ship_crop_network(path, path, size, width, what, codes)
+    except SystemExit as exc:
+        sys.exit(f"{exc}; {models} was left as it was")
+    except Exception as exc:  # onnxruntime: e.g. a fixed input of another size
+        sys.exit(f"{what} {path.name} does not read {size} px crops ({exc}); check the "
+                 f"crop size flag; {models} was left as it was")
+
+
+@contextmanager
+def staged(models: Path) -> Iterator[Path]:
+    """A copy of the folder ``models`` (empty when it does not exist) in a temporary
+    folder beside it, to write into; swapped in for ``models`` when the block ends
+    normally, removed (``models`` untouched) when it raises or exits."""
+    parent = models.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{models.name}.new-", dir=parent))
+    try:
+        if models.is_dir():
+            shutil.copytree(models, stage, symlinks=True, dirs_exist_ok=True)
+        else:
+            stage.chmod(0o777 & ~_umask())
+        yield stage
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    swap_in(stage, models)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def swap_in(stage: Path, models: Path) -> None:
+    """Put the folder ``stage`` in the place of ``models`` (two renames on the same file
+    system; the old folder is removed after). Should the second rename fail, the old
+    folder is put back."""
+    if not models.exists():
+        stage.rename(models)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{models.name}.old-", dir=models.absolute().parent))
+    old.rmdir()
+    models.rename(old)
+    try:
+        stage.rename(models)
+    except BaseException:
+        old.rename(models)
+        raise
+    shutil.rmtree(old)
 
 
 def ship_classifier(source: Path, target: Path, size: int) -> None:
@@ -227,25 +528,34 @@ def ship_crop_network(
                  + (f" for {codes}" if codes else ""))
 
 
-def write_scales_file(
-    onnx_path: Path, models: Path, manifest: dict[str, object], version: str, imgsz: int
-) -> None:
-    """Ship ``onnx_path`` as ``models/tiles-photo.onnx``, the detector of the passes at the
-    manifest's other ``scales``, and name it in ``manifest`` (written to
-    ``models/manifest.json`` with ``version``); the shipped detector must exist, take the
-    same input size and name the same classes."""
+def check_scales_file(models: Path, manifest: dict[str, Any], imgsz: int) -> None:
+    """Exit unless ``manifest`` (of ``models``) has a shipped detector that takes ``imgsz``
+    and tilecam's classes (``--as-scales-file``)."""
     detector = manifest.get("detector")
     if not isinstance(detector, dict) or not (models / str(detector.get("file"))).is_file():
         sys.exit(f"--as-scales-file needs a shipped detector in {models / 'manifest.json'}")
     if detector.get("imgsz") != imgsz or detector.get("names") != list(CLASSES):
         sys.exit(f"--as-scales-file: the shipped detector takes imgsz {detector.get('imgsz')} "
                  f"and its classes; this export is imgsz {imgsz}")
+
+
+def write_scales_file(
+    onnx_path: Path, models: Path, manifest: dict[str, Any], version: str, imgsz: int
+) -> None:
+    """Ship ``onnx_path`` as ``models/tiles-photo.onnx``, the detector of the passes at the
+    manifest's other ``scales``, and name it in ``manifest`` (written to
+    ``models/manifest.json`` with ``version``); the shipped detector must exist, take the
+    same input size and name the same classes. Written through a copy of the folder,
+    swapped in when checked (:func:`staged`)."""
+    check_scales_file(models, manifest, imgsz)
+    detector = manifest["detector"]
     if not detector.get("scales"):
         print("note: the manifest lists no other 'scales', so the file will not run")
-    shutil.copyfile(onnx_path, models / SCALES_FILE)
-    detector["scales_file"] = SCALES_FILE
-    manifest["version"] = version
-    (models / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    with staged(models) as stage:
+        shutil.copyfile(onnx_path, stage / SCALES_FILE)
+        detector["scales_file"] = SCALES_FILE
+        manifest["version"] = version
+        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     size = (models / SCALES_FILE).stat().st_size / 2**20
     print(f"wrote {models / SCALES_FILE} ({size:.1f} MB) as detector.scales_file "
           f"and {models / 'manifest.json'} (version {version})")

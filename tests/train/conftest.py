@@ -45,9 +45,14 @@ def train_python(
     if not TRAIN_PY.exists():
         pytest.skip("needs the training venv (.venv-train: torch, ultralytics)")
     config = tmp_path_factory.mktemp("yolo-config")
+    env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(config), "PATH": "/usr/bin:/bin"}
+    probe = subprocess.run([str(TRAIN_PY), "-c", "import torch, ultralytics, onnxruntime"],
+                           capture_output=True, text=True, timeout=120, env=env)
+    if probe.returncode != 0:  # e.g. an install cut short (train/setup_venv.sh again)
+        pytest.skip("the training venv .venv-train is incomplete: "
+                    + (probe.stderr.strip().splitlines() or ["?"])[-1])
 
     def run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {"YOLO_OFFLINE": "1", "YOLO_CONFIG_DIR": str(config), "PATH": "/usr/bin:/bin"}
         return subprocess.run([str(TRAIN_PY), "-c", code, *args], capture_output=True,
                               text=True, env=env, timeout=300, cwd=REPO)  # fmt: skip
 

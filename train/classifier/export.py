@@ -1,7 +1,7 @@
 """Export a trained crop classifier to ONNX and print its manifest entry.
 
 usage: .venv-train/bin/python train/classifier/export.py runs/classifier/run1/model.pt \
-           --out models/tiles-cls.onnx [--size 48] [--weight 0.5] [--entry entry.json]
+           --out models/tiles-cls.onnx [--size 64] [--weight 0.5] [--entry entry.json]
 
 The ONNX file takes ``input`` ``(B, 3, S, S)`` float RGB 0..1 (dynamic batch) and gives
 ``logits`` ``(B, K * 4)``, index ``class * 4 + rotation_index`` (the ``classifier``
@@ -38,7 +38,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("weights", type=Path)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--size", type=int, default=48)
+    ap.add_argument("--size", type=int,
+                    help="crop side in px (default: the one it was trained on, which "
+                         "train.py keeps in model.pt; 48 for older checkpoints)")
     ap.add_argument("--weight", type=float, default=0.5, help="fusion weight in the manifest")
     ap.add_argument("--entry", type=Path, help="also write the manifest entry here")
     args = ap.parse_args()
@@ -49,6 +51,13 @@ def main() -> None:
                     int(state.get("stem_stride", 2)))
     model.load_state_dict(state["model"])
     model.eval()
+    trained = state.get("size")
+    if args.size is None:
+        args.size = int(trained or 48)
+        print(f"crop size {args.size} px" + ("" if trained else
+              " (the checkpoint does not say; give --size if it was trained on others)"))
+    elif trained and int(trained) != args.size:
+        print(f"warning: trained on {trained} px crops, exported for {args.size} px")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.rand(2, 3, args.size, args.size)
     torch.onnx.export(

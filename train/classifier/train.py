@@ -53,8 +53,10 @@ answers are all it learns (fiftieth session; ``models/HISTORY.md``, recipe step 
 The run is planned by wall time: the step count comes from ``--minutes`` and the speed
 measured over the first steps (or is fixed with ``--steps``, also on ``--resume``); the
 learning rate follows one cosine cycle over it.
-Checkpoints ``last.pt`` (resumable with ``--resume``) and the final ``model.pt`` go in
-``--out``; ``log.jsonl`` holds the validation figures (class top-1 and, where known,
+Checkpoints ``last.pt`` (resumable with ``--resume``: it keeps the run's settings, which a
+resume restores; one given with another value is refused without ``--change-settings``,
+and a missing ``last.pt`` is an error) and the final ``model.pt`` go in ``--out``;
+``log.jsonl`` holds the validation figures (class top-1 and, where known,
 rotation accuracy per ``--val`` file).
 """
 
@@ -66,6 +68,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -73,6 +76,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from model import CropNet, factor_head_from
+from run_settings import given_options, restore_settings, resume_checkpoint, run_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from vision.classes import CLASSES, class_id
@@ -389,7 +393,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--balance", type=float, default=0.0, metavar="POWER",
                     help="draw real crops with weight class_count**-POWER (0: uniform; "
                          "0.5 gives rare codes such as the flowers more turns)")
-    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the run in --out from its last.pt, with the run's own "
+                         "settings (an error when there is none)")
+    ap.add_argument("--change-settings", action="store_true",
+                    help="with --resume: continue the run's state with the settings given "
+                         "here where they differ from the run's (a new leg, e.g. a new "
+                         "--seed); without it such a resume is refused")
     ap.add_argument("--init", type=Path,
                     help="start from this checkpoint's weights (last.pt or model.pt) with a "
                          "new schedule and optimiser: fine-tuning, e.g. at another crop size")
@@ -411,8 +421,28 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _resume_state(
+    ap: argparse.ArgumentParser, argv: list[str], args: argparse.Namespace
+) -> dict[str, Any] | None:
+    """With ``--resume``, the run's ``last.pt`` (an error when missing), its settings put
+    into ``args`` first: they decide the crops and the network; None without it."""
+    if not args.resume:
+        if args.change_settings:
+            ap.error("--change-settings goes with --resume")
+        return None
+    last = resume_checkpoint(args.out)
+    state: dict[str, Any] = torch.load(last)
+    for note in restore_settings(state.get("settings"), args, given_options(ap, argv),
+                                 args.change_settings, str(last)):
+        print(note, flush=True)
+    return state
+
+
 def main() -> None:
-    args = _parser().parse_args()
+    ap = _parser()
+    argv = sys.argv[1:]
+    args = ap.parse_args(argv)
+    state = _resume_state(ap, argv, args)
     factors = args.factors
     codes = sorted(class_id(c) for c in args.codes.split(",")) if args.codes else None
     names = [CLASSES[c] for c in codes] if codes else list(CLASSES)
@@ -435,10 +465,9 @@ def main() -> None:
     model = CropNet(n_classes, args.width, factors, args.stem_stride)  # type: ignore[arg-type]
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     step, total = 0, 0
-    if args.init and not (args.resume and (args.out / "last.pt").is_file()):
+    if args.init and state is None:
         _start_from(model, args.init, args.width, factors, n_classes)
-    if args.resume and (args.out / "last.pt").is_file():
-        state = torch.load(args.out / "last.pt")
+    if state is not None:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         step, total = state["step"], state["total"]
@@ -524,12 +553,15 @@ def main() -> None:
                     "names": names,
                     "factors": factors,
                     "stem_stride": args.stem_stride,
+                    "settings": run_settings(args),
+                    "size": int(real.crops.shape[-1]),
                 },
                 args.out / "last.pt",
             )
     torch.save(
         {"model": model.state_dict(), "width": args.width, "n_classes": n_classes,
-         "names": names, "factors": factors, "stem_stride": args.stem_stride},
+         "names": names, "factors": factors, "stem_stride": args.stem_stride,
+         "size": int(real.crops.shape[-1])},  # the crop side, export.py's default --size
         args.out / "model.pt",
     )
     print(f"done in {time.time() - t0:.0f}s", flush=True)

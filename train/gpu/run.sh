@@ -29,7 +29,7 @@ cat "$OUT/gpu-info.txt"
 timeout -s INT "$(awk "BEGIN{print int($HOURS*3600+75)}")" "$PY" train/train.py \
     --model .gpu/start.pt --data "$PWD/.gpu/data/data.yaml" --hours "$HOURS" --epochs 300 \
     --imgsz "$IMGSZ" --batch "$BATCH" --workers "$WORKERS" --device "$DEVICE" --lr0 "$LR0" \
-    --warmup 1 --close-mosaic 10 --no-val --save-period -1 --project "$OUT" --name gpu \
+    --warmup 1 --close-mosaic 10 --no-val --save-period -1 --project "$OUT" --name gpu --overwrite \
     2>&1 | grep -v -E '^\s*[0-9]+/[0-9]+ .*it/s\]?$' > "$OUT/train.log"
 rc=${PIPESTATUS[0]}
 tail -n 40 "$OUT/train.log"
