@@ -151,6 +151,22 @@ def test_sos_bytes_inside_a_comment_between_scans_are_not_counted() -> None:
     assert np.array_equal(load_image(padded), load_image(data))
 
 
+def test_fill_bytes_and_tem_markers_between_scans_are_crossed_and_scans_still_counted(
+) -> None:
+    """Runs of 0xFF fill bytes and standalone TEM markers (0xFF 0x01) between scans are
+    passed over as libjpeg passes them (the walk finds the next marker with a length in
+    C now: a byte loop took seconds on a crafted 15 MB file), and the scans after them
+    still count."""
+    data = _progressive(_photo())
+    last_sos, eoi = data.rfind(b"\xff\xda"), len(data) - 2
+    scan = data[last_sos:eoi]
+    padded = data[:eoi] + (b"\xff" * 500 + b"\xff\x01" * 500 + scan) * MAX_JPEG_SCANS + data[eoi:]
+    with pytest.raises(ImageError, match="scans"):
+        load_image(padded)
+    few = data[:eoi] + (b"\xff" * 50 + b"\xff\x01" * 50 + scan) * 3 + data[eoi:]
+    assert load_image(few).shape == (48, 64, 3)
+
+
 def test_baseline_jpeg_is_not_scan_counted() -> None:
     """A baseline JPEG's scans each carry every block's data (no amplification)."""
     data = _encode(".jpg", _photo())

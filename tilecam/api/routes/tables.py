@@ -322,7 +322,9 @@ async def post_frame(
         check_win_seats(report)
     except ValueError as exc:
         raise ApiError(400, "invalid_request", str(exc)) from None
-    check_image_header(upload.data, settings.max_pixels)
+    # the header, and a progressive JPEG's scans, read off the event loop (a crafted 15 MB
+    # file costs tens of ms): what the table's scoring on this loop would queue behind
+    await run_in_threadpool(check_image_header, upload.data, settings.max_pixels)
 
     def table_rules() -> str:
         with sf() as session:
