@@ -242,4 +242,24 @@ def discards(
             if T.index(t.tile) == T.index(tile) else t for t in w.waits))
         out.append(Discard(tile, w))
     return Discards(rule_set.name, resolved.get("version"), str(parsed),
-                    tuple(sorted(out, key=discard_order)))
+                    tuple(sorted(out, key=discard_order)), _as_won(rule_set, parsed, context,
+                                                                   resolved))
+
+
+def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
+            settings: Mapping[str, Any]) -> Score | None:
+    """``hand`` scored as a win on its last tile — on a discard, else self-drawn — when it
+    is one: a winning shape, legal or under the minimum (MCR's 8 fan); None when the
+    scorer refuses it or scores it as no winning shape (a regional 诈胡 gives its
+    ``reason``)."""
+    import dataclasses
+
+    for drawn in (False, True):
+        try:
+            s = rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn),
+                               settings)
+        except HandError:
+            continue
+        if s.legal or not s.details.get("reason"):
+            return s
+    return None

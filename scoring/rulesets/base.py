@@ -389,13 +389,18 @@ class Discard:
 class Discards:
     """What to discard from a hand of a win's size that is no win (何切): every distinct
     standing tile as a :class:`Discard`, best first — fewest tiles from ready (shanten),
-    then the most wait tiles left, then the highest best score on them. ``shanten`` is
-    the best option's (0: a discard leaves the hand ready)."""
+    then the most wait tiles left that make a legal win, the highest best legal score,
+    the most wait tiles left at all (:func:`discard_order`). ``shanten`` is the best
+    option's (0: a discard leaves the hand ready)."""
 
     rules: str
     version: str | None
     hand: str
     discards: tuple[Discard, ...]
+    #: The hand as it stands scored as a win on its last tile (on a discard, else
+    #: self-drawn): a winning shape, legal or under the rules' minimum; None when it is
+    #: no win (a regional rule set's 诈胡 — not a winning shape — is none).
+    win: Score | None = None
 
     @property
     def shanten(self) -> int:
@@ -407,24 +412,33 @@ class Discards:
         return tuple(d for d in self.discards if d.waits.ready)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"rules", "version", "hand", "shanten", "discards": [...]}``."""
+        """JSON-ready: ``{"rules", "version", "hand", "win", "win_total", "shanten",
+        "discards": [...]}`` (``win``: the hand is a win already; ``win_total`` its total,
+        null when it is none)."""
         return {
             "rules": self.rules,
             "version": self.version,
             "hand": self.hand,
+            "win": self.win is not None,
+            "win_total": None if self.win is None else self.win.total,
             "shanten": self.shanten,
             "discards": [d.to_dict() for d in self.discards],
         }
 
 
-def discard_order(d: Discard) -> tuple[int, int, int, int]:
-    """Sort key of :class:`Discards`: fewest from ready, most wait tiles left, highest
-    best score on a wait, then the tile's kind order."""
+def discard_order(d: Discard) -> tuple[int, int, int, int, int]:
+    """Sort key of :class:`Discards`: fewest from ready, most wait tiles left that make a
+    legal win (a wait scoring under the rules' minimum is no win), highest best legal
+    score, most wait tiles left at all, then the tile's kind order."""
     w = d.waits
+
+    def legal(t: WaitTile) -> list[Score]:
+        return [s for s in (t.discard, t.self_drawn) if s is not None and s.legal]
+
+    left_legal = sum(t.remaining for t in w.waits if legal(t))
+    best = max((s.total for t in w.waits for s in legal(t)), default=0)
     left = sum(t.remaining for t in w.waits)
-    best = max((s.total for t in w.waits for s in (t.discard, t.self_drawn) if s is not None),
-               default=0)
-    return (w.shanten, -left, -best, T.index(d.tile))
+    return (w.shanten, -left_legal, -best, -left, T.index(d.tile))
 
 
 def trial_waits(

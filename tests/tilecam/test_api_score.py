@@ -256,3 +256,6 @@ def test_waits_on_a_hand_that_drew_lists_its_discards(client: TestClient) -> Non
     assert body["shanten"] == 0
     ready = [(d["tile"], [w["tile"] for w in d["waits"]]) for d in body["discards"] if d["ready"]]
     assert sorted(ready) == [("1s", ["N"]), ("N", ["1s"])]
+    assert body["win"] is False  # as tilecam waits says: the hand is no win already
+    won = client.post("/v1/waits", json={"hand": "123m456p789sEEENN"}).json()
+    assert won["win"] is True and won["win_total"] == scoring.score("123m456p789sEEENN").total

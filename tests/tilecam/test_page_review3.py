@@ -286,3 +286,21 @@ def test_a_photo_of_a_hand_that_drew_shows_its_discards_as_read(
     wait_for(lambda: "discard to be ready" in text(browser, "waits"), what="the discards")
     assert "9s" in text(browser, "waits") and "as a hand that drew" in text(browser, "error")
     assert calls(browser, "/v1/score") == 0
+
+
+def test_no_flowers_are_counted_for_a_hand_typed_after_the_one_that_listed_them(
+    server: str, browser: Any
+) -> None:
+    """A hand listing 1f 2f under MCR, Zhenjiang (they are taken out), then another hand
+    typed, then MCR: the new hand has no flowers, and the stepper must not count the old
+    hand's two (diff review: it scored 花牌 ×2, 14 fan for 12)."""
+    load(browser, server)
+    type_hand(browser, "123m456p789s123sNN12f")
+    choose_rules(browser, "zhenjiang")
+    wait_for(lambda: hand(browser) == "123m456p789s123sNN", what="the flowers taken out")
+    type_hand(browser, "123m456p789s123sEE")
+    choose_rules(browser, "mcr")
+    time.sleep(0.5)
+    assert hand(browser) == "123m456p789s123sEE" and text(browser, "flowers") == "0"
+    want = scoring.score("123m456p789s123sEE").total
+    wait_for(lambda: text(browser, "total") == str(want), what=f"total {want}")

@@ -72,19 +72,11 @@ def format_discards(d: Discards) -> str:
     lines = [f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"]
     for x in ready:
         waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t)})" for t in x.waits.waits)
-        lines.append(f"  discard {x.tile:<3} waits on {waits}")
+        wins = any(s is not None and s.legal for t in x.waits.waits
+                   for s in (t.discard, t.self_drawn))
+        lines.append(f"  discard {x.tile:<3} waits on {waits}"
+                     + ("" if wins else "  — no wait makes a legal win"))
     return "\n".join(lines)
-
-
-def win_score(hand: scoring.Hand, kwargs: dict[str, Any]) -> scoring.Score | None:
-    """``hand`` (a hand of a win's size) scored as a win on a discard, or self-drawn when
-    that is the only way it wins; None when it is no win."""
-    for self_drawn in (False, True):
-        try:
-            return scoring.score(hand, self_drawn=self_drawn, **kwargs)
-        except scoring.HandError:
-            continue
-    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,11 +99,9 @@ def run(args: argparse.Namespace) -> int:
             f"{size}, to see what to discard; each kong counted as 3)")
     if hand.tile_count == size:
         drew = scoring.discards(hand, **kwargs)
-        win = win_score(hand, kwargs)
+        win = drew.win  # a win already: tilecam score scores it
         if args.json:
-            out = drew.to_dict()
-            out["win"] = win is not None  # a win already: tilecam score scores it
-            print(json.dumps(out, ensure_ascii=False))
+            print(json.dumps(drew.to_dict(), ensure_ascii=False))
         else:
             if win is not None:
                 below = "" if win.legal else ", below the minimum to win"

@@ -296,7 +296,10 @@ function saveChoices(rules) {
         : input.value;
     }
   }
-  state.chosen[rules] = { version: $("version").value, fields, flowers: state.flowers };
+  // the stepper's count is for flowers the hand does not show: kept with that hand only
+  const hand = $("hand").value;
+  state.chosen[rules] = { version: $("version").value, fields, hand,
+    flowers: flowersInHand(hand) > 0 ? 0 : state.flowers };
 }
 
 /** Put back what :func:`saveChoices` kept of the rule set now shown (fields only: the
@@ -353,8 +356,8 @@ function onRulesChange() {
       + "the hand.");
   }
   const kept = state.chosen[$("rules").value];
-  if (kept && kept.flowers && flowersPlayed() && flowersInHand($("hand").value) === 0) {
-    setFlowers(kept.flowers); // the stepper's count for flowers not shown, as it was left
+  if (kept && kept.flowers && flowersPlayed() && $("hand").value === kept.hand) {
+    setFlowers(kept.flowers); // the stepper's count for the same hand, as it was left
   }
   if (ours) {
     markPhotoHand();
