@@ -259,3 +259,14 @@ def test_waits_on_a_hand_that_drew_lists_its_discards(client: TestClient) -> Non
     assert body["win"] is False  # as tilecam waits says: the hand is no win already
     won = client.post("/v1/waits", json={"hand": "123m456p789sEEENN"}).json()
     assert won["win"] is True and won["win_total"] == scoring.score("123m456p789sEEENN").total
+
+
+@pytest.mark.parametrize("meld", [{"claimed_from": "2"}, {"added": "true"}])
+def test_a_melds_fields_of_the_wrong_json_type_are_422(
+    client: TestClient, meld: dict[str, Any]
+) -> None:
+    """Strict JSON reaches into the melds too (diff review: a string seat was read as 2)."""
+    body = {"standing": ["1m", "1m"], "winning_tile": "1m",
+            "melds": [{"kind": "pung", "tiles": ["E", "E", "E"], **meld}]}
+    r = client.post("/v1/score", json=body)
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", r.text

@@ -106,9 +106,10 @@ SettingValue = bool | int | float | str
 
 
 class MeldIn(BaseModel):
-    """One exposed set (or concealed kong) of a structured hand."""
+    """One exposed set (or concealed kong) of a structured hand (strict, as the hand
+    request: ``"claimed_from": "2"`` is a 422)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     kind: Literal["chow", "pung", "kong"]
     tiles: list[TileCode] = Field(min_length=3, max_length=4, description="tile codes, any order")
