@@ -67,10 +67,21 @@ def _prepare(
         hand = parse_hand(hand)
     elif not isinstance(hand, Hand):
         raise HandError(f"a hand string or Hand is needed, not {type(hand).__name__}")
-    resolved = resolved_settings(rule_set, version, settings)
-    extra = rule_set.resolve_context(rule_context)
-    context = WinContext(**context_kwargs, extra=extra)
+    context, resolved = _win_context(rule_set, version, settings, context_kwargs, rule_context)
     return rule_set, hand, context, resolved
+
+
+def _win_context(
+    rule_set: RuleSet,
+    version: str | None,
+    settings: Mapping[str, Any] | None,
+    generic: Mapping[str, Any],
+    rule_context: Mapping[str, Any],
+) -> tuple[WinContext, dict[str, Any]]:
+    """The :class:`WinContext` of the generic fields and the rule set's own, and the
+    resolved settings; :class:`HandError` naming what is wrong."""
+    resolved = resolved_settings(rule_set, version, settings)
+    return WinContext(**generic, extra=rule_set.resolve_context(rule_context)), resolved
 
 
 def check_context(
@@ -95,12 +106,10 @@ def check_context(
     import dataclasses
 
     rule_set = get_rule_set(rules)
-    resolved = resolved_settings(rule_set, version, settings)
     given = dict(fields)
     generic = {f.name: given.pop(f.name) for f in dataclasses.fields(WinContext)
                if f.name != "extra" and f.name in given}
-    context = WinContext(**generic, extra=rule_set.resolve_context(given))
-    rule_set.check_context(context, resolved)
+    rule_set.check_context(*_win_context(rule_set, version, settings, generic, given))
 
 
 def resolved_settings(

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from test_api_images import assert_error
 
 from tilecam.api.deps import get_detector
 from tilecam.app import create_app
@@ -51,14 +52,6 @@ def client(fake: FakeDetector) -> Iterator[TestClient]:
     app.dependency_overrides[get_detector] = lambda: fake
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
-
-
-def assert_error(r, status: int, code: str, *words: str) -> None:  # type: ignore[no-untyped-def]
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert body["error"]["code"] == code, body
-    for w in words:
-        assert w.lower() in body["error"]["message"].lower(), body
 
 
 def _post(client: TestClient, data: bytes, route: str = "/v1/detect"):  # type: ignore[no-untyped-def]
