@@ -466,8 +466,10 @@ def _check_crop_network(path: Path, size: int, width: int, what: str, models: Pa
 def staged(models: Path) -> Iterator[Path]:
     """A copy of the folder ``models`` (empty when it does not exist) in a temporary
     folder beside it, to write into; swapped in for ``models`` when the block ends
-    normally, removed (``models`` untouched) when it raises or exits."""
-    parent = models.absolute().parent
+    normally, removed (``models`` untouched) when it raises or exits. A symbolic link to
+    the folder stays one: the folder it names is the one staged and swapped."""
+    models = Path(os.path.realpath(models))
+    parent = models.parent
     parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{models.name}.new-", dir=parent))
     try:

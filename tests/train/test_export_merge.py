@@ -178,3 +178,20 @@ def test_given_options_tells_flags_from_defaults(
     given = export.given_options(ap, ["w.pt", "--version", "v", "--classifier-s=64"])
     assert given == {"weights", "version", "classifier_size"}
     assert ap.parse_args(["w.pt", "--version", "v"]).classifier_size == 64  # defaults back
+
+
+def test_a_folder_named_through_a_symbolic_link_is_written_where_the_link_points(
+    tmp_path: Path, train_module: Callable[[str], ModuleType]
+) -> None:
+    """Diff review: an export into a symlinked models folder swapped a folder in for the
+    link, then crashed cleaning up. The link stays a link, and its folder gets the files."""
+    export = train_module("export")
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "keep.txt").write_text("kept")
+    link = tmp_path / "models"
+    link.symlink_to(real, target_is_directory=True)
+    with export.staged(link) as stage:
+        (stage / "new.txt").write_text("new")
+    assert link.is_symlink() and (real / "new.txt").read_text() == "new"
+    assert (real / "keep.txt").read_text() == "kept"
