@@ -7,8 +7,9 @@
 # models/ unless asked. Rerunning it after an interruption goes on where it stopped: data
 # sets and crops already made are kept, a stopped training run is resumed (the detector
 # from runs/$NAME/weights/last.pt, each crop network from its runs/classifier/*/last.pt) and
-# a finished one skipped, as are the export and the calibration once done (runs/$NAME/.done-*;
-# delete a marker or a run's folder to do that step again).
+# a finished one skipped, as are the export and the calibration once done and newer than
+# what they take (runs/$NAME/.done-*: a crop network trained again exports again; delete a
+# marker or a run's folder to do that step again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . train/env.sh
@@ -21,7 +22,13 @@ M="${MODELS:-runs/$NAME/models}"
 # a venv whose install was cut short is made again (the file alone does not tell)
 .venv-train/bin/python -c "import torch, ultralytics, onnx" 2>/dev/null || bash train/setup_venv.sh
 mkdir -p datasets/build runs "runs/$NAME"
-done_step() { [ -f "runs/$NAME/.done-$1" ]; }
+# a step is done when its marker exists and is newer than every input named after the
+# step's name (a crop network trained again, the detector resumed: the step runs again)
+done_step() {
+  local marker="runs/$NAME/.done-$1" input; shift
+  [ -f "$marker" ] || return 1
+  for input in "$@"; do [ "$marker" -nt "$input" ] || return 1; done
+}
 mark_done() { touch "runs/$NAME/.done-$1"; }
 
 # 1. starting weights: mahjong-detector (MIT) as an ultralytics checkpoint, 34 → 43 classes
@@ -149,7 +156,8 @@ cls_leg "runs/classifier/$NAME-glyph" --codes "$GLY" --real "$G/hk-train.npz" \
 #    checked copy of the folder and keeps whatever else $M's manifest holds), then the
 #    operating point, the calibration and the measure on the real-photo val split
 SERVE_IMGSZ="${SERVE_IMGSZ:-512}"
-done_step export || {
+done_step export "runs/$NAME/weights/last.pt" datasets/build/tiles-cls.onnx \
+    datasets/build/tiles-bonus.onnx datasets/build/tiles-glyph.onnx || {
   .venv-train/bin/python train/export.py "runs/$NAME/weights/last.pt" --imgsz "$SERVE_IMGSZ" \
       --version "$(date -u +%Y-%m-%d)" --conf "${CONF:-0.25}" --models "$M" --calibration drop \
       --classifier datasets/build/tiles-cls.onnx --classifier-weight "${CLS_WEIGHT:-0.85}" \
@@ -166,7 +174,7 @@ fi
 # 8. hand-confidence calibration on the real val photos + held-out art v1 (cross-validated
 #    by source photo; writes the fit on all of them into the manifest), checked on held-out
 #    art v2, then the report figures
-done_step calibration || {
+done_step calibration "runs/$NAME/.done-export" || {
   .venv/bin/python train/calibrate.py "$M" --data datasets/build/hk-photos \
       --data datasets/generated/synth-val-heldout --weight synth-val-heldout=3 --write
   mark_done calibration; }

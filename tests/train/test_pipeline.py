@@ -68,3 +68,24 @@ def test_the_classifier_recipe_makes_each_run_folder_before_copying_into_it() ->
         target = re.search(r"last\.pt (runs/classifier/run\d+)/", line)
         assert target and line.startswith(f"mkdir -p {target.group(1)} && "), line
         assert "--change-settings" in line, line
+
+
+def test_a_step_runs_again_when_one_of_its_inputs_is_newer_than_its_marker(
+    tmp_path: Path,
+) -> None:
+    """Diff review: the export's marker was a bare file, so a crop network trained again
+    was never exported. ``done_step NAME INPUT…`` is done only with a marker newer than
+    every input."""
+    import subprocess
+
+    fn = re.search(r"done_step\(\) \{.*?\n\}", PIPELINE, re.S)
+    assert fn is not None
+    script = (f"NAME=t\n{fn.group(0)}\nmkdir -p runs/t\n"
+              "touch -d '2020-01-01' in; touch -d '2021-01-01' runs/t/.done-x\n"
+              "done_step x in && echo done\n"
+              "touch -d '2022-01-01' in\n"
+              "done_step x in || echo again\n"
+              "done_step y in || echo missing\n")
+    out = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["done", "again", "missing"]
