@@ -23,9 +23,17 @@ def train_module() -> Callable[[str], ModuleType]:
 
     def load(name: str) -> ModuleType:
         stem = Path(name).name
-        if stem in sys.modules:
-            return sys.modules[stem]
-        spec = importlib.util.spec_from_file_location(stem, REPO / "train" / f"{name}.py")
+        path = REPO / "train" / f"{name}.py"
+        cached = sys.modules.get(stem)
+        if cached is not None and getattr(cached, "__file__", None) == str(path):
+            return cached
+        # a name another module holds (``train`` is also the folder, imported as a
+        # namespace package by tests that run first) loads the script under its own name
+        if cached is not None:
+            stem = f"_train_script_{name.replace('/', '_')}"
+            if stem in sys.modules:
+                return sys.modules[stem]
+        spec = importlib.util.spec_from_file_location(stem, path)
         assert spec and spec.loader
         mod = importlib.util.module_from_spec(spec)
         sys.modules[stem] = mod
