@@ -80,7 +80,8 @@ def test_the_sheet_page_shows_the_table_as_the_api_does(sheet_server: str, brows
 
         assert api.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                         json={"outcome": "draw"}).status_code == 201
-        wait_for(lambda: len(cells(browser, "hands")) == 2, timeout=15,
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#hands tr[data-hand]"))
+                 == 2, timeout=15,
                  what="the page to read the sheet again")
         assert cells(browser, "hands")[0][0] == "2"
 

@@ -14,6 +14,11 @@ const KIND_ZH = {
   warning: "警告", disqualification: "停赛", empty_claim: "空吃/空碰/空杠",
   early_draw: "摸牌", slow_pung: "碰牌",
 };
+const KIND_ZH_RULES = { xiamen: { false_win: "诈胡" } }; // the rules' own word, where it differs
+/* what a later revision did to the hand (its `action`; a void or false-claim ruling
+ * shows in the hand's outcome) */
+const ACTION = { correct: "corrected by the referee", reseat: "scored again at its new place" };
+const MAX_TABLE = 2147483647; // the largest table number the service takes
 
 const $ = (id) => document.getElementById(id);
 const state = { table: null, key: null, timer: null, seq: 0, etag: null, sheet: null };
@@ -72,7 +77,7 @@ function fromAddress() {
 }
 
 function validTable(table) {
-  return /^[1-9][0-9]{0,17}$/.test(table);
+  return /^[1-9][0-9]{0,9}$/.test(table) && Number(table) <= MAX_TABLE;
 }
 
 function toAddress(table, key) {
@@ -81,10 +86,13 @@ function toAddress(table, key) {
 }
 
 /* ------------------------------------------------------------------ rendering */
+function th(text, attrs = {}) {
+  return el("th", { scope: "col", ...attrs }, text);
+}
+
 function renderStandings(st) {
-  const rows = [el("tr", {}, el("th", {}, "#"), el("th", {}, "Player"),
-    el("th", { class: "v" }, "Total"), el("th", { class: "v" }, "Hands"),
-    el("th", { class: "v" }, "Penalties"))];
+  const rows = [el("tr", {}, th("#"), th("Player"), th("Total", { class: "v" }),
+    th("Hands", { class: "v" }), th("Penal\u00adties", { class: "v", title: "penalties" }))];
   for (const p of st.players) {
     const marks = [];
     if (p.disqualified) marks.push("停赛 disqualified");
@@ -93,7 +101,8 @@ function renderStandings(st) {
     if (p.money) marks.push(`money ${signed(p.money)}`);
     rows.push(el("tr", { "data-player": p.player },
       el("td", {}, p.rank === null ? "–" : String(p.rank)),
-      el("td", {}, p.player, marks.length ? el("small", {}, marks.join(" · ")) : null),
+      el("td", { class: "player" }, p.player,
+        marks.length ? el("small", {}, marks.join(" · ")) : null),
       el("td", { class: "v" }, signed(p.total)),
       el("td", { class: "v" }, signed(p.hand_points)),
       el("td", { class: "v" }, signed(p.penalty_points))));
@@ -107,7 +116,40 @@ function renderStandings(st) {
   $("sheet-state").textContent = parts.join("; ") + ".";
 }
 
-function renderNext(next) {
+/* What the next hand's place rests on: the first hand held pending where its winner
+ * decides who deals next (`assumed_after`, Xiamen), or, under other rules, any hand held
+ * pending (a false-claim ruling, for one, is played on at the same place). */
+function assumption(next, sheet) {
+  const pending = (sheet && sheet.standings.hands_pending) || [];
+  const hands = (sheet && sheet.hands) || [];
+  if (next.assumed_after) {
+    const n = next.assumed_after;
+    const held = hands.filter((h) => h.number === n).pop();
+    const later = pending.filter((m) => m > n);
+    let why;
+    if (held && held.outcome === "pending" && held.winner) {
+      why = `Placed as if hand ${n}'s win by ${held.winner.player} (held pending) does not `
+        + "stand: the same dealer deals again, with the same streak";
+    } else if (held && held.outcome === "pending") {
+      why = `Placed as if hand ${n}'s deal passed (its winner is not known yet)`;
+    } else {
+      why = `Placed on an assumption about hand ${n} (pending)`;
+    }
+    const also = later.length ? ` (and hand${later.length > 1 ? "s" : ""} ${later.join(", ")},`
+      + " also pending)" : "";
+    return `${why}. It may move when the referee settles hand ${n}${also}.`;
+  }
+  if (pending.length) {
+    const s = pending.length > 1 ? "s" : "";
+    return `Hand${s} ${pending.join(", ")} ${pending.length > 1 ? "are" : "is"} held pending `
+      + "for the referee: this hand's number, dealer and seats may move when the referee "
+      + `settles ${pending.length > 1 ? "them" : "it"} (a claim ruled false is played on at `
+      + "its place).";
+  }
+  return null;
+}
+
+function renderNext(next, sheet) {
   $("next-card").hidden = false;
   if (!next) {
     $("next-title").textContent = "Next hand";
@@ -128,10 +170,8 @@ function renderNext(next) {
     lines.push(el("p", { class: "barred" }, "May not win this hand (停和): "
       + next.barred.map((b) => `${b.player} (${b.seat})`).join(", ")));
   }
-  if (next.assumed_after) {
-    lines.push(el("p", { class: "hint" }, `Placed as if hand ${next.assumed_after}'s deal `
-      + "passed: it may move when the referee settles that hand."));
-  }
+  const assumed = assumption(next, sheet);
+  if (assumed) lines.push(el("p", { class: "hint assumed" }, assumed));
   if (next.chips) {
     lines.push(el("p", { class: "hint" }, "Chips: " + Object.entries(next.chips)
       .map(([n, c]) => `${n} ${c}`).join(", ")));
@@ -139,9 +179,11 @@ function renderNext(next) {
   $("next").replaceChildren(...lines);
 }
 
+/* Each hand in two rows: its number and what happened (across the players' columns),
+ * then each player's points under the player's whole name — four columns of points and
+ * the names in full fit a 360 px phone, where a column of words beside them did not. */
 function renderHands(hands, names) {
-  const rows = [el("tr", {}, el("th", {}, "#"), el("th", {}, "Hand"),
-    ...names.map((n) => el("th", { class: "v name", title: n }, n)))];
+  const rows = [el("tr", {}, th("#"), ...names.map((n) => th(n, { class: "v name" })))];
   for (const h of [...hands].reverse()) {
     const what = [OUTCOME[h.outcome] || h.outcome];
     if (h.winner) {
@@ -155,27 +197,46 @@ function renderHands(hands, names) {
     if (money.length) {
       what.push("money " + money.map(([n, v]) => `${n} ${signed(v)}`).join(", "));
     }
-    const cell = el("td", {}, el("span", { class: `pill ${h.outcome}` }, what.join(" · ")),
+    // a revision after the first record: what the referee (or a ruling before it) changed
+    const changed = h.revision > 1 && ACTION[h.action]
+      ? `${ACTION[h.action]} (revision ${h.revision})` : "";
+    const note = h.note && (h.outcome !== "win" || changed) ? h.note : "";
+    const cell = el("td", { class: "what", colspan: String(names.length) }, el("span", { class: `pill ${h.outcome}` }, what.join(" · ")),
       h.hand ? el("small", { class: "notation" }, h.hand) : null,
-      h.note && h.outcome !== "win" ? el("small", {}, h.note) : null);
-    rows.push(el("tr", { "data-hand": String(h.number) }, el("td", {}, String(h.number)), cell,
+      changed ? el("small", { class: "changed" }, changed + (note ? `: ${note}` : "")) : null,
+      note && !changed ? el("small", {}, note) : null);
+    rows.push(el("tr", { "data-hand": String(h.number), class: changed ? "changed" : null },
+      el("td", { rowspan: "2" }, String(h.number)), cell));
+    rows.push(el("tr", { class: "points", "data-points": String(h.number) },
       ...names.map((n) => el("td", { class: "v" }, signed(h.points[n] || 0)))));
   }
   $("hands").replaceChildren(...rows);
   $("hands-card").hidden = hands.length === 0;
 }
 
-function renderPenalties(pens) {
-  const rows = [el("tr", {}, el("th", {}, "Player · ruling"), el("th", { class: "v" }, "Points"))];
+function renderPenalties(pens, rules) {
+  const rows = [el("tr", {}, th("Player · ruling"), th("Paid", { class: "v" }))];
+  const zh = { ...KIND_ZH, ...(KIND_ZH_RULES[rules] || {}) };
   for (const p of pens) {
-    const kind = `${KIND_ZH[p.kind] || p.kind} (${p.kind})`;
+    const kind = `${zh[p.kind] || p.kind} (${p.kind})`;
     const where = p.hand ? `hand ${p.hand}` : "";
-    const paid = p.to ? `to ${p.to}` : "";
+    const own = (p.deltas && p.deltas[p.player]) || 0;
+    const paid = p.to ? `to ${p.to} (${signed((p.deltas && p.deltas[p.to]) || 0)})` : "";
+    const others = Object.entries(p.deltas || {})
+      .filter(([n, v]) => v && n !== p.player && n !== p.to);
+    const same = others.length === 3 && others.every(([, v]) => v === others[0][1]);
+    const gain = !others.length || p.to ? ""
+      : same ? `each other player ${signed(others[0][1])}`
+        : others.map(([n, v]) => `${n} ${signed(v)}`).join(", ");
     const money = p.money ? "money apart from the points" : "";
+    const text = [kind, where, paid, gain, money, p.reason || ""]
+      .filter(Boolean).join(" · ") + (p.void ? ` — void: ${p.void_reason || ""}` : "");
+    const amount = own ? signed(own) + (p.money ? " money" : "") : "–";
     rows.push(el("tr", { class: p.void ? "void" : null },
-      el("td", {}, p.player, el("small", {}, [kind, where, paid, money, p.reason || ""]
-        .filter(Boolean).join(" · ") + (p.void ? ` — void: ${p.void_reason || ""}` : ""))),
-      el("td", { class: "v" }, p.points ? String(p.points) : "–")));
+      el("td", { class: "player" }, p.player, el("small", {}, text),
+        p.rebooked ? el("small", { class: "rebooked" },
+          `step changed: ${p.rebooked.split("\n").join("; ")}`) : null),
+      el("td", { class: "v" }, amount)));
   }
   $("penalties").replaceChildren(...rows);
   $("penalties-card").hidden = pens.length === 0;
@@ -185,6 +246,12 @@ function renderPenalties(pens) {
 function showError(message) {
   $("error").textContent = message;
   $("error").hidden = !message;
+}
+
+/* The form to open a table, and the hint on its key, shown or hidden together. */
+function showForm(shown) {
+  $("open").hidden = !shown;
+  $("open-hint").hidden = !shown;
 }
 
 function clearSheet() {
@@ -198,9 +265,9 @@ function render(sheet) {
   const table = sheet.table;
   $("table-title").textContent = `${table.name} · ${table.rules}`;
   renderStandings(sheet.standings);
-  renderNext(table.next_hand);
+  renderNext(table.next_hand, sheet);
   renderHands(sheet.hands, table.players.map((p) => p.name));
-  renderPenalties(sheet.penalties);
+  renderPenalties(sheet.penalties, table.rules);
   $("standings-card").hidden = false;
 }
 
@@ -217,21 +284,23 @@ async function read(seq) {
       state.sheet = sheet;
       render(sheet);
     }
-    $("open").hidden = true;
+    showForm(false);
     showError("");
     $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
     $("updated").className = "pill ok";
   } catch (err) {
     if (seq !== state.seq) return;
-    const hint = err.status === 401 || err.status === 403
+    const hint = err.status === 401 || err.status === 403 || err.status === 422
       ? " Check the table number and its key." : "";
-    showError(`Cannot read the sheet: ${err.message}.${hint}`);
+    // a 422 names the request's fields (path.table_id: …), which the reader never typed
+    const why = err.status === 422 ? `the server takes no table ${state.table}` : err.message;
+    showError(`Cannot read the sheet: ${why}.${hint}`);
     $("updated").textContent = "not updated";
     $("updated").className = "pill bad";
     if (err.status === 401 || err.status === 403 || err.status === 404
         || err.status === 422) {
       clearSheet();
-      $("open").hidden = false;
+      showForm(true);
       return; // no more reads until the address or the form says otherwise
     }
     if (err.retryAfter) wait = Math.max(wait, err.retryAfter * 1000);
@@ -269,7 +338,7 @@ function close(message) {
   state.seq += 1;
   state.table = state.key = null;
   clearSheet();
-  $("open").hidden = false;
+  showForm(true);
   showError(message);
 }
 
@@ -286,7 +355,7 @@ $("open").addEventListener("submit", (event) => {
   const table = $("table-id").value.trim();
   const key = $("table-key").value.trim();
   if (!validTable(table)) {
-    showError("The table number is a whole number from 1.");
+    showError(`The table number is a whole number from 1 to ${MAX_TABLE}.`);
     return;
   }
   toAddress(table, key);
@@ -297,6 +366,7 @@ function openFromAddress() {
   const given = fromAddress();
   if (!given) {
     if (state.table) close("");
+    else showForm(true); // hidden in the page until this script runs
     return;
   }
   if (!validTable(given.table) || !given.key) {
