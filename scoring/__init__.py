@@ -258,17 +258,28 @@ def discards(
 def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
             settings: Mapping[str, Any]) -> Score | None:
     """``hand`` scored as a win on its last tile — on a discard, else self-drawn — when it
-    is one: a winning shape, legal or under the minimum (MCR's 8 fan); None when the
-    scorer refuses it or scores it as no winning shape (a regional 诈胡 gives its
-    ``reason``)."""
+    has a winning shape, legal or not (under MCR's 8 fan, a context the rules refuse);
+    None when the scorer refuses it or it is no winning shape. A rule set with fields that
+    say what the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no
+    winning shape with a score that is not legal (a 诈胡), so its shape is asked as a
+    self-drawn win with those fields alone; one without them (MCR) refuses such a hand."""
     import dataclasses
 
+    scored = None
     for drawn in (False, True):
         try:
-            s = rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn),
-                               settings)
+            s = rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn), settings)
         except HandError:
             continue
-        if s.legal or not s.details.get("reason"):
+        if s.legal:
             return s
-    return None
+        scored = scored or s
+    if scored is None or not rule_set.tile_context:
+        return scored
+    tiles = {k: v for k, v in context.extra.items() if k in rule_set.tile_context}
+    try:
+        shape = rule_set.score(hand, WinContext(self_drawn=True,
+                                                extra=rule_set.resolve_context(tiles)), settings)
+    except HandError:
+        return None
+    return scored if shape.legal else None

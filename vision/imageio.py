@@ -152,10 +152,12 @@ def _describe_unknown(data: bytes | memoryview) -> str:
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 _JPEG_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
 _JPEG_STANDALONE = {0x01, *range(0xD0, 0xD8)}
-#: A marker that has a length, or the end of image, as libjpeg finds it: fill bytes 0xFF
-#: before it; a stuffed 0x00 and the standalone markers (:data:`_JPEG_STANDALONE`) are no
-#: such marker (the class excludes them, so a run of them is crossed in C).
-_JPEG_SEGMENT_MARKER = re.compile(rb"\xff([^\x00\x01\xd0-\xd7\xff])")
+#: A marker that has a length, or the end of image, as libjpeg finds it between scans:
+#: SOFn/DHT/DAC (0xC0-0xCF), SOI, EOI, SOS, DQT, DNL, DRI, APPn, COM (0xD8-0xFE). Fill
+#: bytes, a stuffed 0x00, RSTn, TEM and the reserved codes 0x02-0xBF are none (a reserved
+#: code with a made-up length could otherwise hide the scans after it from the count,
+#: which libjpeg still decodes; second review): the class leaves them out, crossed in C.
+_JPEG_SEGMENT_MARKER = re.compile(rb"\xff([\xc0-\xcf\xd8-\xfe])")
 
 
 def _next_jpeg_marker(data: bytes, pos: int) -> tuple[int, int] | None:

@@ -33,6 +33,8 @@ def test_discards_say_whether_the_hand_is_a_win_already_under_each_rule_set() ->
     """A hand that wins as it stands says so (the CLI's own check, until then, took a
     regional 诈胡 — no winning shape, scored "not legal" with its reason — for a win)."""
     assert scoring.discards("123m456p789sEEENN").win is not None
+    low = scoring.discards("678m345sFFF456s9m9m").win  # a winning shape under MCR's 8 fan
+    assert low is not None and not low.legal and low.total == 5
     assert scoring.discards("[EEE,2]111m456p789sN1s").win is None
     assert scoring.discards("123m456m789p11s234s5m6mE", rules="xiamen", gold="5m").win is None
     zj = scoring.discards("[EEE,2]111m456p789sNN", rules="zhenjiang", indicator="C")

@@ -167,6 +167,22 @@ def test_fill_bytes_and_tem_markers_between_scans_are_crossed_and_scans_still_co
     assert load_image(few).shape == (48, 64, 3)
 
 
+def test_a_reserved_marker_with_a_made_up_length_hides_no_scan_from_the_count() -> None:
+    """Second review: a marker 0x02-0xBF inside a scan with restart intervals was read as
+    a segment, its made-up "length" jumping over the next scan header — libjpeg reads no
+    length there and decodes the scan: 1,000 scans hidden so cost 19 s of decoding at
+    12 MP. Only markers libjpeg follows with a length are walked as segments."""
+    data = _progressive(_photo(), cv2.IMWRITE_JPEG_RST_INTERVAL, 1)
+    eoi, last = len(data) - 2, data.rfind(b"\xff\xda")
+    header = data[last : last + 2 + struct.unpack(">H", data[last + 2 : last + 4])[0]]
+    scan = data[last + len(header) : eoi]
+    first_rst = next(i for i in range(len(scan) - 1)
+                     if scan[i] == 0xFF and 0xD0 <= scan[i + 1] <= 0xD7)
+    unit = header + scan[:first_rst] + b"\xff\x02" + struct.pack(">H", 2 + len(header))
+    with pytest.raises(ImageError, match="scans"):
+        load_image(data[:eoi] + unit * MAX_JPEG_SCANS + data[eoi:])
+
+
 def test_baseline_jpeg_is_not_scan_counted() -> None:
     """A baseline JPEG's scans each carry every block's data (no amplification)."""
     data = _encode(".jpg", _photo())
