@@ -31,6 +31,7 @@ from tilecam import __version__
 from tilecam.api import routes
 from tilecam.api.deps import RecognitionLimiter
 from tilecam.api.errors import install_error_handlers
+from tilecam.api.openapi import install_openapi
 from tilecam.api.upload import FORM_OVERHEAD_BYTES, BodyLimitMiddleware
 from tilecam.settings import Settings, get_settings
 
@@ -95,7 +96,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=(
             "Mahjong hand recognition and scoring (MCR, Xiamen, Zhenjiang). "
-            'Every error is JSON: {"error": {"code": "...", "message": "..."}}.'
+            'Every error is JSON: {"error": {"code": "...", "message": "..."}}. '
+            "Event, table and referee endpoints take a key as Authorization: Bearer KEY "
+            "(or X-Api-Key: KEY): the admin key (TILECAM_ADMIN_KEY), a table's key, or a "
+            "table's viewing key for reading its sheet — each operation says which."
         ),
         lifespan=lifespan,
     )
@@ -116,4 +120,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in sorted(modules, key=lambda m: getattr(m, "ROUTE_PRIORITY", 100)):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # keys, error shapes and codes in /openapi.json and /docs
+    install_openapi(app, [module.router for module in modules])
     return app

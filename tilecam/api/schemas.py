@@ -239,7 +239,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 #: ``responses=`` for routes that take an image.
 IMAGE_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "missing, empty, corrupt or truncated image"},
+    400: {"model": ErrorOut, "description": "missing, empty, corrupt or truncated image "
+          "(missing_image, empty_image, invalid_image), or a field given twice"},
+    408: {"model": ErrorOut, "description": "request_timeout: the upload did not arrive in "
+          "time"},
     413: {"model": ErrorOut, "description": "image over the byte or pixel limit"},
     415: {"model": ErrorOut, "description": "not an image / wrong content type"},
     503: {"model": ErrorOut, "description": "no model loaded, busy, or timed out"},
@@ -255,3 +258,255 @@ class RecognizeOptions(WinContext):
     hidden_kongs: str | None = Field(
         None, max_length=40, description="kinds of kongs shown all face down, e.g. 'E 5p'"
     )
+
+
+# --- Answers documented for /docs only -------------------------------------------------
+# The models below are given as ``responses={200: {"model": ...}}``: FastAPI uses them for
+# the OpenAPI description alone and never validates or filters a real answer with them
+# (the routes answer the scorer's and recognizer's ``to_dict()`` JSON as it is).
+# ``extra="allow"``: an answer may carry fields a newer version adds.
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class BriefScoreOut(_Doc):
+    """A wait's best score: ``{"total", "legal", "fans"}``."""
+
+    total: int
+    legal: bool
+    fans: list[FanOut]
+
+
+class WaitTileOut(_Doc):
+    """One tile a ready hand waits on; a score is null where that win is impossible."""
+
+    tile: str
+    remaining: int = Field(description="copies not in the hand itself")
+    discard: BriefScoreOut | None = Field(description="best score won on a discard")
+    self_drawn: BriefScoreOut | None = Field(description="best score won self-drawn")
+
+
+class WaitsOut(_Doc):
+    """A hand one tile short of a win: ``Waits.to_dict()``."""
+
+    rules: str
+    version: str | None
+    hand: str
+    ready: bool
+    shanten: int = Field(description="0 when ready, else tile changes from ready")
+    waits: list[WaitTileOut] = Field(description="empty unless ready")
+
+
+class DiscardOut(_Doc):
+    """One discard of a hand that drew, with the waits of what is kept."""
+
+    tile: str
+    ready: bool
+    shanten: int
+    waits: list[WaitTileOut]
+
+
+class DiscardsOut(_Doc):
+    """A hand of a win's size (it drew and must discard): ``Discards.to_dict()``."""
+
+    rules: str
+    version: str | None
+    hand: str
+    win: bool = Field(description="the hand as it stands is a win already (a winning "
+                      "shape, legal or under the rules' minimum)")
+    win_total: int | None = Field(description="that win's total; null when it is no win")
+    shanten: int = Field(description="the best discard's (0: a discard leaves it ready)")
+    discards: list[DiscardOut] = Field(description="every distinct discard, best first")
+
+
+class SettingOut(_Doc):
+    """A rule-set setting or context field: default, description, type and bounds."""
+
+    default: Any = None
+    description: str
+    type: str
+    choices: list[Any] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+class DealOut(_Doc):
+    """How the deal passes between hands at a table."""
+
+    stays_on_dealer_win: bool
+    stays_on_draw: bool
+    rounds: int | None
+    seat_changes: bool
+    goes_on_after_false_claim: bool
+
+
+class RulePenaltiesOut(_Doc):
+    """What a score sheet's referee may book under these rules."""
+
+    false_claim_kinds: dict[str, str]
+    deductions: list[int]
+    repeat_offences: dict[str, str]
+    repeat_offence_points: list[int]
+
+
+class RuleSetOut(_Doc):
+    """One rule set's ``describe()``; regional sets add their game's shape (``tiles``,
+    ``claims``, ``flowers``, ``wild``, ``winning_shape``, ``wins``)."""
+
+    name: str
+    title: str
+    hand_size: int
+    settings: dict[str, SettingOut]
+    context: dict[str, SettingOut] = Field(description="rule-specific win-context fields")
+    score_alike: list[list[str]] = Field(description="tile codes the score never tells apart")
+    money_apart: bool = Field(description="payments carry money apart from points/chips")
+    deal: DealOut
+    seat_context: list[str] = Field(description="context fields naming seats")
+    win_fields: list[str] = Field(description="the general win-context fields these rules read")
+    penalties: RulePenaltiesOut
+    versions: list[str]
+    default_version: str | None
+    tiles: int | None = Field(None, description="tiles in the set (regional rules)")
+    claims: list[str] | None = None
+    flowers: bool | None = None
+    wild: str | None = None
+    winning_shape: str | None = None
+    wins: str | None = None
+
+
+class TileCodesOut(_Doc):
+    kinds: list[str]
+    flowers: list[str]
+    back: str
+    classes: list[str]
+    zh: dict[str, str]
+
+
+class RulesOut(_Doc):
+    """``GET /v1/rules``."""
+
+    default: str
+    rule_sets: list[RuleSetOut]
+    tiles: TileCodesOut
+
+
+class DetectedTileOut(_Doc):
+    code: str
+    box: list[float] = Field(description="x1, y1, x2, y2 in pixels of the rotated image")
+    confidence: float
+    rotation: int
+    face_down: bool
+    topk: list[Any] = Field(description="the detector's alternatives, best first")
+
+
+class DetectOut(_Doc):
+    """``POST /v1/detect``: the tiles found, no layout."""
+
+    image_size: list[int] = Field(description="[width, height]")
+    tiles: list[DetectedTileOut]
+    meta: dict[str, Any]
+
+
+class RecognizedTileOut(DetectedTileOut):
+    role: str = Field(description="standing / meld / flower / winning / ignored")
+    order: int | None = None
+
+
+class RecognizedMeldOut(_Doc):
+    notation: str
+    kind: str
+    tiles: list[str]
+    claimed_from: int | None
+    claimed_index: int | None
+    added: bool
+    concealed: bool
+
+
+class RecognizeOut(_Doc):
+    """``POST /v1/recognize``: ``Recognition.to_dict()``. Exactly one of ``score`` (a win),
+    ``waits`` or ``unscorable`` is present (``waits`` and ``unscorable`` may come
+    together); a hand that drew and must discard has ``unscorable`` and ``discards``."""
+
+    image: str
+    image_size: list[int] = Field(description="[width, height]")
+    rules: str
+    tiles: list[RecognizedTileOut] = Field(description="one per detection, final codes")
+    hand: str | None
+    winning_tile: str | None
+    melds: list[RecognizedMeldOut]
+    corrections: list[dict[str, Any]]
+    alternatives: list[dict[str, Any]] = Field(description="other readings within 4× of "
+                                               "the chosen one's probability")
+    reading_confidence: float
+    hand_confidence: float | None
+    score_confidence: float | None
+    score: ScoreOut | None = Field(None, description="present for a win")
+    waits: WaitsOut | None = Field(None, description="present for a hand one tile short")
+    unscorable: str | None = Field(None, description="why it cannot be scored")
+    discards: DiscardsOut | None = Field(None, description="a hand that drew: each discard")
+    notes: list[str]
+    ms: dict[str, float] = Field(description="milliseconds per step")
+    model: str | None = Field(description="name@version of the model that read the photo")
+    annotated_jpeg: str | None = Field(None, description="with ?annotate=1: a data URL")
+
+
+class FrameOut(_Doc):
+    """``POST /v1/tables/{id}/frames``: what the camera frame showed."""
+
+    status: str = Field(description="waiting, recorded (this frame recorded the hand) or "
+                        "already_recorded")
+    streak: int = Field(description="frames in a row that showed this hand")
+    needed: int = Field(description="frames in a row needed to record it")
+    hand: str | None
+    complete: bool
+    tiles: Any
+    hand_number: int | None
+    recorded: dict[str, Any] | None = Field(None, description="the hand recorded now")
+    image_error: str | None = None
+
+
+class SheetOut(_Doc):
+    """``GET /v1/tables/{id}/sheet``: the whole sheet in one answer."""
+
+    table: dict[str, Any] = Field(description="as GET /v1/tables/{id}")
+    standings: dict[str, Any] = Field(description="as GET /v1/tables/{id}/standings")
+    hands: list[dict[str, Any]] = Field(description="as GET /v1/tables/{id}/hands, less "
+                                        "each hand's score and recognized")
+    penalties: list[dict[str, Any]] = Field(description="as GET /v1/tables/{id}/penalties")
+
+
+def errors(*codes: int | tuple[int, str]) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` documenting error answers (``{"error": {"code", "message"}}``) by
+    status, each with the codes it may carry; a ``(status, text)`` pair sets the text.
+
+    >>> errors(404)[404]["description"]
+    'not_found: no such table, event, hand or penalty'
+    """
+    out: dict[int | str, dict[str, Any]] = {}
+    for item in codes:
+        status, text = item if isinstance(item, tuple) else (item, ERROR_TEXTS[item])
+        out[status] = {"model": ErrorOut, "description": text}
+    return out
+
+
+#: What each error status of the table and event routes means.
+ERROR_TEXTS: dict[int, str] = {
+    400: "invalid_request, invalid_hand or invalid_context (the message names it)",
+    401: "unauthorized: no key, or a key that is not valid (WWW-Authenticate: Bearer)",
+    403: "forbidden: a key of another kind or another table; admin_disabled: "
+         "TILECAM_ADMIN_KEY is not set",
+    404: "not_found: no such table, event, hand or penalty",
+    409: "conflict: the request contradicts what is recorded (e.g. a number or "
+         "request_id already used for something else)",
+    413: "payload_too_large / image_too_large: over the byte or pixel limit",
+    415: "unsupported_media_type: the body is not sent as JSON "
+         "(Content-Type: application/json)",
+    422: "invalid_request: a request of the wrong shape or types (the message names "
+         "each field)",
+    429: "rate_limited: too many requests for this key (or refused keys from this "
+         "address); see Retry-After",
+    503: "database_unavailable or busy: nothing was recorded; Retry-After where trying "
+         "again may help",
+}

@@ -306,33 +306,77 @@ def decode_image(data: bytes, max_pixels: int, max_bytes: int) -> Any:
         raise ApiError(400, "invalid_image", str(exc)) from None
 
 
-#: ``openapi_extra`` for routes that read an image themselves (for /docs).
-IMAGE_REQUEST_BODY: dict[str, Any] = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["image"],
-                    "properties": {
-                        "image": {"type": "string", "format": "binary"},
-                        "rules": {"type": "string", "default": "mcr"},
-                        "version": {"type": "string"},
-                        "self_drawn": {"type": "boolean"},
-                        "last_of_kind": {"type": "boolean"},
-                        "kong": {"type": "boolean"},
-                        "last_wall_tile": {"type": "boolean"},
-                        "seat_wind": {"type": "string", "enum": ["E", "S", "W", "N"]},
-                        "prevalent_wind": {"type": "string", "enum": ["E", "S", "W", "N"]},
-                        "discarder": {"type": "integer", "minimum": 1, "maximum": 3},
-                        "settings": {"type": "string", "description": "JSON object"},
-                        "rule_context": {"type": "string", "description": "JSON object"},
-                    },
-                }
-            },
-            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
-            "image/png": {"schema": {"type": "string", "format": "binary"}},
-        },
-    }
+_WIND = {"type": "string", "enum": ["E", "S", "W", "N"]}
+_FLAG = {"type": "boolean", "default": False}
+_RAW_TYPES = ("image/jpeg", "image/png", "image/webp", "application/octet-stream")
+
+#: The form fields of ``POST /v1/recognize`` (:class:`tilecam.api.schemas.RecognizeOptions`).
+RECOGNIZE_FIELDS: dict[str, dict[str, Any]] = {
+    "rules": {"type": "string", "default": "mcr", "description": "rule set (GET /v1/rules)"},
+    "version": {"type": "string", "description": "rule version (MCR)"},
+    "self_drawn": _FLAG,
+    "last_of_kind": {**_FLAG, "description": "和绝张: the other three copies are visible"},
+    "kong": {**_FLAG, "description": "杠上开花 when self-drawn, 抢杠和 on a discard"},
+    "last_wall_tile": {**_FLAG, "description": "妙手回春 / 海底捞月"},
+    "seat_wind": {**_WIND, "default": "E"},
+    "prevalent_wind": {**_WIND, "default": "E"},
+    "discarder": {"type": "integer", "minimum": 1, "maximum": 3,
+                  "description": "seat offset of the discarder: 1 left, 2 opposite, 3 right"},
+    "settings": {"type": "string", "description": 'JSON object of rule-set settings, e.g. '
+                 '{"version": "mil-2015"}'},
+    "rule_context": {"type": "string", "description": "JSON object of rule-specific win "
+                     'context, e.g. {"gold": "5m"} (Xiamen)'},
+    "win": {"type": "boolean", "description": "the photo shows a win (true) or a waiting "
+            "hand (false); default: decided by the tile count"},
+    "hidden_kongs": {"type": "string", "maxLength": 40,
+                     "description": "kinds of kongs shown all face down, e.g. 'E 5p'"},
 }
+
+#: The form fields of ``POST /v1/tables/{id}/frames`` (seats are the hand's seat winds,
+#: E = dealer; any other field is refused with 400).
+FRAME_FIELDS: dict[str, dict[str, Any]] = {
+    "winner": {**_WIND, "description": "seat wind of the winner (E = dealer)"},
+    "discarder": {**_WIND, "description": "seat wind of the discarder"},
+    "self_drawn": _FLAG,
+    "last_of_kind": _FLAG,
+    "kong": _FLAG,
+    "last_wall_tile": _FLAG,
+    "flowers": {"type": "integer", "minimum": 0, "maximum": 8, "default": 0},
+    "context": {"type": "string", "maxLength": 2000,
+                "description": "JSON object of rule-set win context, e.g. "
+                '{"gold": "5m"} (Xiamen) or {"wild": "2m"} (Zhenjiang)'},
+}
+
+
+def image_request(fields: dict[str, dict[str, Any]], note: str = "") -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads an image itself (for /docs): the
+    multipart form (file field ``image`` and ``fields``), the raw image bodies, and the
+    same ``fields`` as query parameters (what a raw image body sends them as)."""
+    form = {"type": "object", "required": ["image"],
+            "properties": {"image": {"type": "string", "format": "binary"}, **fields}}
+    raw = {"schema": {"type": "string", "format": "binary"}}
+    body: dict[str, Any] = {
+        "required": True,
+        "description": ("multipart/form-data with the photo in the file field `image`, or "
+                        "the raw image as the body"
+                        + (" (the fields then in the query string)" if fields else "")
+                        + note),
+        "content": {"multipart/form-data": {"schema": form},
+                    **{media: raw for media in _RAW_TYPES}},
+    }
+    params = [{"name": name, "in": "query", "required": False, "schema": schema,
+               "description": "as the form field of the same name (for a raw image body; "
+                              "give a field once)"}
+              for name, schema in fields.items()]
+    return {"requestBody": body, **({"parameters": params} if params else {})}
+
+
+#: ``openapi_extra`` of ``POST /v1/recognize``.
+RECOGNIZE_REQUEST_BODY = image_request(RECOGNIZE_FIELDS)
+#: ``openapi_extra`` of ``POST /v1/tables/{id}/frames``.
+FRAME_REQUEST_BODY = image_request(
+    FRAME_FIELDS, "; any field other than these is refused (400 invalid_request)")
+#: ``openapi_extra`` of ``POST /v1/detect``, which reads the image alone.
+DETECT_REQUEST_BODY = image_request({}, "; other fields are ignored")
+#: The name this had when every image route shared /v1/recognize's form.
+IMAGE_REQUEST_BODY = RECOGNIZE_REQUEST_BODY

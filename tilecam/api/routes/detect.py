@@ -12,20 +12,26 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
-from tilecam.api.schemas import IMAGE_ERROR_RESPONSES
-from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload
+from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, DetectOut
+from tilecam.api.upload import DETECT_REQUEST_BODY, decode_image, read_upload
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
 
-@router.post("/detect", openapi_extra=IMAGE_REQUEST_BODY, responses=IMAGE_ERROR_RESPONSES)
+@router.post(
+    "/detect", openapi_extra=DETECT_REQUEST_BODY,
+    responses={200: {"model": DetectOut, "description": "the tiles found"},
+               **IMAGE_ERROR_RESPONSES},
+)
 async def detect(
     request: Request,
     settings: SettingsDep,
     detector: DetectorDep,
     limiter: LimiterDep,
 ) -> JSONResponse:
-    """Find the tiles in a photo (multipart field ``image``, or a raw image body)."""
+    """Find the tiles in a photo (multipart field ``image``, or a raw image body): boxes,
+    codes and the detector's alternatives, with no layout and no score. Takes no options:
+    form fields and query parameters other than the image are ignored."""
     async with limiter.admit():
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
         return JSONResponse(await limiter.run(_detect, upload.data, settings, detector))

@@ -18,12 +18,17 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
-from tilecam.api.schemas import StoredIn
+from tilecam.api.schemas import StoredIn, errors
 from tilecam.db.models import Event, GameTable
 from tilecam.tables import places, sheet, standings, views
 from tilecam.tables.access import Caller, RowId, database, require_admin
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
+
+#: ``responses=`` of the CSV answers.
+CSV_ANSWER: dict[int | str, dict[str, Any]] = {
+    200: {"description": "the standings as CSV (an attachment)",
+          "content": {"text/csv": {"schema": {"type": "string"}}}}}
 
 DB = Annotated[sessionmaker[Session], Depends(database)]
 Admin = Annotated[Caller, Depends(require_admin)]
@@ -77,7 +82,8 @@ def _load_event(session: Session, event_id: int) -> Event:
     return event
 
 
-@router.post("", status_code=201, dependencies=[Depends(require_json)])
+@router.post("", status_code=201, dependencies=[Depends(require_json)],
+             responses=errors(400))
 def create_event(body: EventIn, sf: DB, _: Admin) -> dict[str, Any]:
     """Create an event (admin)."""
     try:
@@ -96,7 +102,7 @@ def list_events(sf: DB, _: Admin) -> dict[str, Any]:
         return {"events": [views.event_view(e) for e in events]}
 
 
-@router.get("/{event_id}")
+@router.get("/{event_id}", responses=errors(404))
 def get_event(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
     """An event and its tables (admin)."""
     with sf() as session:
@@ -105,7 +111,8 @@ def get_event(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
                 "tables": [views.table_view(t) for t in event.tables]}
 
 
-@router.post("/{event_id}/tables", status_code=201, dependencies=[Depends(require_json)])
+@router.post("/{event_id}/tables", status_code=201, dependencies=[Depends(require_json)],
+             responses=errors(400, 404, 409))
 def create_table(event_id: RowId, body: TableIn, sf: DB, _: Admin) -> dict[str, Any]:
     """Create a table with four players; the answer holds its API key (records hands) and
     its viewing key (reads the sheet only), each shown only now."""
@@ -126,14 +133,15 @@ def create_table(event_id: RowId, body: TableIn, sf: DB, _: Admin) -> dict[str, 
         raise domain_error(exc) from None
 
 
-@router.get("/{event_id}/standings")
+@router.get("/{event_id}/standings", responses=errors(404))
 def event_standings(event_id: RowId, sf: DB, _: Admin) -> dict[str, Any]:
     """Every player of the event ranked by points (admin)."""
     with sf() as session:
         return standings.event_standings(session, _load_event(session, event_id))
 
 
-@router.get("/{event_id}/standings.csv", response_class=Response)
+@router.get("/{event_id}/standings.csv", response_class=Response,
+            responses={**CSV_ANSWER, **errors(404)})
 def event_standings_csv(event_id: RowId, sf: DB, _: Admin) -> Response:
     """The event standings as CSV (admin)."""
     with sf() as session:

@@ -10,13 +10,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from tilecam.api.errors import ApiError
+from tilecam.api.schemas import ErrorOut
 
 router = APIRouter(tags=["health"])
 
 
 @router.get(
     "/readyz",
-    responses={503: {"description": "no detector loaded; the message says why"}},
+    responses={503: {"model": ErrorOut,
+                     "description": "not_ready: no detector loaded; the message says why"}},
 )
 async def readyz(request: Request) -> dict[str, Any]:
     """Whether the detector is loaded (200) or not (503 ``not_ready`` with the reason)."""

@@ -30,8 +30,13 @@ from pydantic import ValidationError
 import scoring
 from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
 from tilecam.api.errors import ApiError, describe_validation_errors
-from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, RecognizeOptions
-from tilecam.api.upload import IMAGE_REQUEST_BODY, decode_image, read_upload, request_fields
+from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, ErrorOut, RecognizeOptions, RecognizeOut
+from tilecam.api.upload import (
+    RECOGNIZE_REQUEST_BODY,
+    decode_image,
+    read_upload,
+    request_fields,
+)
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
@@ -138,7 +143,15 @@ def annotated_jpeg(image: Any, recognition: Any) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-@router.post("/recognize", openapi_extra=IMAGE_REQUEST_BODY, responses=IMAGE_ERROR_RESPONSES)
+@router.post(
+    "/recognize", openapi_extra=RECOGNIZE_REQUEST_BODY,
+    responses={200: {"model": RecognizeOut, "description": "Recognition.to_dict(): the "
+                     "tiles read, the hand, and its score, waits or why it is unscorable"},
+               **IMAGE_ERROR_RESPONSES,
+               400: {"model": ErrorOut, "description": "an image missing, empty or corrupt, "
+                     "a field given twice, or invalid_context (an unknown rule set, version, "
+                     "setting or context field)"}},
+)
 async def recognize(
     request: Request,
     settings: SettingsDep,
@@ -146,7 +159,16 @@ async def recognize(
     limiter: LimiterDep,
     annotate: bool = Query(False, description="add annotated_jpeg (base64 JPEG data URL)"),
 ) -> JSONResponse:
-    """Read the hand in a photo and score it (or give its waits, or say why it cannot)."""
+    """Read the hand in a photo and score it (or give its waits, or say why it cannot).
+
+    Send the photo as the multipart file field ``image`` with the win context as form
+    fields, or as a raw image body with the same fields in the query string. ``settings``
+    and ``rule_context`` are JSON objects; ``win`` says whether the photo shows a win
+    (default: by the tile count) and ``hidden_kongs`` the kinds of kongs shown all face
+    down. Exactly one of ``score`` (a win), ``waits`` (one tile short) or ``unscorable``
+    is in the answer (``waits`` and ``unscorable`` may come together); a hand that drew
+    and must discard has ``unscorable`` and ``discards`` (each discard with its waits).
+    """
     async with limiter.admit():
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
         opts = parse_options(request_fields(request, upload))

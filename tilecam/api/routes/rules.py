@@ -10,6 +10,7 @@ from fastapi import APIRouter, Response
 
 import scoring
 from scoring.tiles import ZH_NAMES
+from tilecam.api.schemas import RulesOut
 from vision.classes import BACK, BONUS, CLASSES, KINDS
 
 router = APIRouter(prefix="/v1", tags=["scoring"])
@@ -44,8 +45,13 @@ def _rules_json() -> bytes:
     return json.dumps(rules_document(), ensure_ascii=False).encode("utf-8")
 
 
-@router.get("/rules", responses={200: {"description": "rule sets, versions, settings, tiles"}})
+@router.get("/rules", responses={200: {"model": RulesOut,
+                                      "description": "rule sets, versions, settings, tiles"}})
 async def rules() -> Response:
-    """Rule sets (name, title, hand size, versions, settings with defaults and
-    descriptions, rule-specific context fields) and the 43 tile codes."""
+    """Rule sets and the 43 tile codes. Each rule set: name, title, hand size, versions,
+    settings with defaults and descriptions, rule-specific ``context`` fields, the
+    general ``win_fields`` it reads, how the ``deal`` passes (``stays_on_dealer_win``,
+    ``rounds`` …), ``seat_context``, ``money_apart``, ``score_alike``, the ``penalties``
+    a referee may book, and for regional sets the game's shape (``tiles``, ``claims``,
+    ``flowers``, ``wild``, ``winning_shape``, ``wins``)."""
     return Response(_rules_json(), media_type="application/json")

@@ -42,8 +42,17 @@ import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import ApiError
 from tilecam.api.routes.events import domain_error
-from tilecam.api.schemas import StoredIn, context_shape_problem, nul_problem
-from tilecam.api.upload import IMAGE_REQUEST_BODY, request_fields
+from tilecam.api.schemas import (
+    IMAGE_ERROR_RESPONSES,
+    ErrorOut,
+    FrameOut,
+    SheetOut,
+    StoredIn,
+    context_shape_problem,
+    errors,
+    nul_problem,
+)
+from tilecam.api.upload import FRAME_REQUEST_BODY, request_fields
 from tilecam.db.engine import first_line
 from tilecam.db.models import GameTable, Penalty
 from tilecam.tables import camera, places, sheet, standings, views
@@ -61,7 +70,16 @@ from tilecam.tables.camera import FrameReader
 from tilecam.tables.scoring_bridge import HandReport, check_win_seats, reading_context
 
 log = logging.getLogger("tilecam.api")
-router = APIRouter(prefix="/v1/tables", tags=["tables"])
+#: Every table route names a table (404 when there is none).
+router = APIRouter(prefix="/v1/tables", tags=["tables"], responses=errors(404))
+
+#: ``responses=`` of the writes that go through the score sheet's checks.
+WRITE_ERRORS = errors(400, 409)
+#: A write that names the request (a hand's ``number``, a penalty's ``request_id``):
+#: new, 201; sent again, 200 with what was recorded the first time.
+REPEAT: dict[int | str, dict[str, Any]] = {
+    200: {"model": dict[str, Any], "description": "a repeat of a write already recorded: "
+          "what was recorded the first time, with created: false"}}
 
 DB = Annotated[sessionmaker[Session], Depends(database)]
 TableCaller = Annotated[Caller, Depends(require_table)]
@@ -227,7 +245,8 @@ def get_table(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
         return views.table_view(table, sheet.next_place(session, table), with_next=True)
 
 
-@router.post("/{table_id}/hands", dependencies=[Depends(require_json)])
+@router.post("/{table_id}/hands", status_code=201, dependencies=[Depends(require_json)],
+             responses={**REPEAT, **WRITE_ERRORS})
 def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
               response: Response) -> dict[str, Any]:
     """Record a hand reported by an automatic table: 201 when new, 200 for a repeat."""
@@ -304,7 +323,15 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
                       last_wall_tile=_flag(fields, "last_wall_tile"), flowers=flowers)
 
 
-@router.post("/{table_id}/frames", openapi_extra=IMAGE_REQUEST_BODY)
+@router.post(
+    "/{table_id}/frames", openapi_extra=FRAME_REQUEST_BODY,
+    responses={200: {"model": FrameOut, "description": "what the frame showed"},
+               **IMAGE_ERROR_RESPONSES,
+               **errors((400, "invalid_request (a field unknown or of the wrong value, "
+                         "seats that contradict), invalid_context, or an image missing, "
+                         "empty or corrupt"), 409),
+               503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
+                     "or the database unavailable"}})
 async def post_frame(
     table_id: RowId,
     request: Request,
@@ -391,7 +418,7 @@ def get_hand(table_id: RowId, number: RowId, sf: DB, _: Reader) -> dict[str, Any
 
 
 @router.post("/{table_id}/hands/{number}/corrections", status_code=201,
-             dependencies=[Depends(require_json)])
+             dependencies=[Depends(require_json)], responses=WRITE_ERRORS)
 def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
                  caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: replace the hand's content with a new revision (history kept)."""
@@ -406,7 +433,7 @@ def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
 
 
 @router.post("/{table_id}/hands/{number}/void", status_code=201,
-             dependencies=[Depends(require_json)])
+             dependencies=[Depends(require_json)], responses=WRITE_ERRORS)
 def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
               caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: void the hand (it keeps its place, scores nothing; history kept)."""
@@ -418,7 +445,7 @@ def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
 
 
 @router.post("/{table_id}/hands/{number}/false-claim", status_code=201,
-             dependencies=[Depends(require_json)])
+             dependencies=[Depends(require_json)], responses=WRITE_ERRORS)
 def rule_false_claim(table_id: RowId, number: RowId, body: FalseClaimIn, sf: DB,
                      caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: rule the declared win a false claim (错和, 诈和) where the rules play the
@@ -450,7 +477,8 @@ def _player_position(table: GameTable, player: int | str) -> int:
     raise ApiError(400, "invalid_request", f"no player {player!r} at this table ({names})")
 
 
-@router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)])
+@router.post("/{table_id}/penalties", status_code=201, dependencies=[Depends(require_json)],
+             responses={**REPEAT, **WRITE_ERRORS})
 def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
                 caller: Annotated[Caller, Depends(require_admin)],
                 response: Response) -> dict[str, Any]:
@@ -483,7 +511,8 @@ def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty) -> d
                          f"/v1/tables/{table_id}/penalties")
 
 
-@router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)])
+@router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)],
+             responses=WRITE_ERRORS)
 def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
                  caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
     """Referee: void a penalty (kept in the sheet, counted as zero)."""
@@ -515,7 +544,11 @@ def table_standings(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
 SHEET_LEAVES_OUT = ("score", "recognized")
 
 
-@router.get("/{table_id}/sheet")
+@router.get("/{table_id}/sheet", responses={
+    200: {"model": SheetOut, "description": "the whole sheet (ETag header; gzip when "
+          "Accept-Encoding takes it)", "headers": {"ETag": {"schema": {"type": "string"}}}},
+    304: {"description": "unchanged since the ETag sent in If-None-Match: no body",
+          "headers": {"ETag": {"schema": {"type": "string"}}}}})
 def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Response:
     """The whole sheet in one answer — the table with its next hand, the standings, every
     hand's current revision (less its ``score`` and ``recognized``: read the hand for
@@ -596,7 +629,9 @@ def mint_table_key(table_id: RowId, sf: DB,
     return sheet.transaction(sf, work)
 
 
-@router.get("/{table_id}/sheet.csv", response_class=Response)
+@router.get("/{table_id}/sheet.csv", response_class=Response, responses={
+    200: {"description": "the sheet as CSV (an attachment)",
+          "content": {"text/csv": {"schema": {"type": "string"}}}}})
 def sheet_csv(table_id: RowId, sf: DB, _: Reader) -> Response:
     """The score sheet as CSV: a row per hand, per penalty, and the totals."""
     with sf() as session:

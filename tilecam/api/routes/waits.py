@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.hands import hand_and_context, invalid_hand
-from tilecam.api.schemas import ERROR_RESPONSES, WaitsRequest
+from tilecam.api.schemas import ERROR_RESPONSES, DiscardsOut, WaitsOut, WaitsRequest
 
 #: Matched before the other routes (see tilecam.app): the automatic tables' hot path.
 ROUTE_PRIORITY = 0
@@ -23,10 +23,13 @@ ROUTE_PRIORITY = 0
 router = APIRouter(prefix="/v1", tags=["scoring"], dependencies=[Depends(require_json)])
 
 _WAITS_DOC: dict[int | str, dict[str, Any]] = {
-    200: {"description": 'Waits.to_dict(): {"rules", "version", "hand", "ready", "shanten", '
-          '"waits": [{"tile", "remaining", "discard", "self_drawn"}]}; for a hand of a win\'s '
-          'size, Discards.to_dict(): {"rules", "version", "hand", "shanten", "discards": '
-          '[{"tile", "ready", "shanten", "waits": [...]}]} (best first)'},
+    200: {"model": WaitsOut | DiscardsOut,
+          "description": 'Waits.to_dict() for a hand one tile short: {"rules", "version", '
+          '"hand", "ready", "shanten", "waits": [{"tile", "remaining", "discard", '
+          '"self_drawn"}]}; for a hand of a win\'s size, Discards.to_dict(): {"rules", '
+          '"version", "hand", "win", "win_total", "shanten", "discards": [{"tile", "ready", '
+          '"shanten", "waits": [...]}]} (best first; win: the hand is a win already, '
+          'win_total its total or null)'},
 }  # fmt: skip
 
 
@@ -37,7 +40,9 @@ async def waits(req: WaitsRequest) -> JSONResponse:
     Win flags (self_drawn …) do not apply; each wait is scored both on a discard and
     self-drawn. A hand that is not ready answers with ``ready: false`` and its shanten. A
     hand of a win's size (14 tiles in MCR) that drew and must discard answers every
-    discard with the waits of the tiles kept, best first (何切).
+    discard with the waits of the tiles kept, best first (何切), and says whether the
+    hand as it stands is a win already (``win``) and its total (``win_total``, null when
+    it is none).
     """
     hand, kwargs = hand_and_context(req, win=False)
     # off the event loop: a wait analysis scores a trial win per kind (a 16-tile Xiamen

@@ -1,0 +1,132 @@
+"""The service's OpenAPI description (``GET /openapi.json``, ``/docs``), finished from
+what each route depends on — documentation only, no route's behaviour changes.
+
+FastAPI builds the description from the routes; :func:`install_openapi` then
+
+- declares the two ways a key is sent (``Authorization: Bearer KEY`` or ``X-Api-Key:
+  KEY``) as security schemes, and gives each route that checks a key
+  (:func:`tilecam.tables.access.require_admin`, ``require_table``, ``require_reader``)
+  those schemes, which key kind it takes, and its 401, 403 and 429 answers;
+- documents 415 for the routes that take JSON only (:func:`tilecam.api.deps.require_json`)
+  and 503 for those that open the database (:func:`tilecam.tables.access.database`);
+- documents every 422 in the service's own shape ``{"error": {"code", "message"}}``
+  (:mod:`tilecam.api.errors`), not FastAPI's ``{"detail": [...]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+
+from tilecam.api.deps import require_json
+from tilecam.api.schemas import ERROR_TEXTS, ErrorOut
+from tilecam.tables.access import database, require_admin, require_reader, require_table
+
+#: The security schemes: a key is sent either way (``tilecam.tables.access``).
+SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
+    "bearerKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "Authorization: Bearer KEY — the admin key (TILECAM_ADMIN_KEY), a "
+                       "table's key (tc_…) or a table's viewing key (tv_…), as each "
+                       "operation says",
+    },
+    "apiKeyHeader": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Api-Key",
+        "description": "the same key in an X-Api-Key header",
+    },
+}
+#: Either scheme opens an operation that takes a key.
+SECURITY: list[dict[str, list[str]]] = [{"bearerKey": []}, {"apiKeyHeader": []}]
+
+#: Which key each key check takes, as /docs says it.
+KEY_KINDS: dict[Callable[..., Any], str] = {
+    require_admin: "the admin key (TILECAM_ADMIN_KEY) only; a table or viewing key gets 403",
+    require_table: "the table's own key, or the admin key; a viewing key or another "
+                   "table's key gets 403",
+    require_reader: "the table's viewing key (tv_…), its own key, or the admin key; "
+                    "another table's key gets 403",
+}
+
+ERROR_REF = {"$ref": "#/components/schemas/ErrorOut"}
+
+
+def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
+    """Every dependency callable of a route, however deep."""
+    for dep in dependant.dependencies:
+        if dep.call is not None:
+            yield dep.call
+        yield from _calls(dep)
+
+
+def _error(status: int) -> dict[str, Any]:
+    return {"description": ERROR_TEXTS[status],
+            "content": {"application/json": {"schema": ERROR_REF}}}
+
+
+def _add_errors(operation: dict[str, Any], *statuses: int) -> None:
+    responses = operation.setdefault("responses", {})
+    for status in statuses:
+        responses.setdefault(str(status), _error(status))
+
+
+def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
+    components = schema.setdefault("components", {})
+    components.setdefault("securitySchemes", {}).update(SECURITY_SCHEMES)
+    models = components.setdefault("schemas", {})
+    if "ErrorOut" not in models:
+        error_schema = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
+        models.update(error_schema.pop("$defs", {}))
+        models["ErrorOut"] = error_schema
+    for route in routes:
+        if not route.include_in_schema:
+            continue
+        calls = set(_calls(route.dependant))
+        for method in route.methods or ():
+            operation = schema.get("paths", {}).get(route.path_format, {}).get(method.lower())
+            if operation is None:
+                continue
+            key = next((KEY_KINDS[c] for c in KEY_KINDS if c in calls), None)
+            if key is not None:
+                operation["security"] = SECURITY
+                note = f"**Key:** {key} (Authorization: Bearer KEY or X-Api-Key: KEY)."
+                text = operation.get("description", "")
+                operation["description"] = f"{text}\n\n{note}" if text else note
+                _add_errors(operation, 401, 403, 429)
+            if require_json in calls:
+                _add_errors(operation, 415)
+            if database in calls:
+                _add_errors(operation, 503)
+    for path in schema.get("paths", {}).values():
+        for operation in path.values():
+            answer = operation.get("responses", {}).get("422")
+            if answer is not None:
+                answer["description"] = ERROR_TEXTS[422]
+                answer["content"] = {"application/json": {"schema": ERROR_REF}}
+    for unused in ("HTTPValidationError", "ValidationError"):
+        if unused not in str(schema.get("paths")):
+            models.pop(unused, None)
+    return schema
+
+
+def install_openapi(app: FastAPI, routers: Iterable[APIRouter]) -> None:
+    """Make ``app.openapi()`` (``GET /openapi.json``, ``/docs``) the finished description
+    (FastAPI's, finished once each time FastAPI builds it anew) of the routes of
+    ``routers``, the routers ``app`` includes (each with its own prefix, none added)."""
+    routes = [r for router in routers for r in router.routes if isinstance(r, APIRoute)]
+    build = app.openapi
+    finished: list[dict[str, Any]] = []
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        if not finished or finished[0] is not schema:
+            finished[:] = [_finish(schema, routes)]
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
