@@ -14,9 +14,27 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-from train.compare import sign_test
+
+def _compare_module() -> Any:
+    """``train/compare.py`` loaded from its file: ``train`` names a folder of scripts, not
+    a package, and a script run before (``train/classifier/train.py`` puts its folder
+    first on ``sys.path``) can make ``import train`` find another file."""
+    import importlib.util
+
+    name = "_train_compare"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "train" / "compare.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+sign_test = _compare_module().sign_test
 
 
 def tally(base: Sequence[float], cand: Sequence[float], lower_is_better: bool = True

@@ -17,22 +17,17 @@ TRAIN_PY = REPO / ".venv-train" / "bin" / "python"
 
 @pytest.fixture(scope="session")
 def train_module() -> Callable[[str], ModuleType]:
-    """Load ``train/<name>.py`` as module ``name`` (once; later calls return it); a
-    script in a folder of ``train/`` is named with it (``"classifier/crops"``) and loads
-    as its file's stem."""
+    """Load ``train/<name>.py`` (once; later calls return it) as a module of its own name,
+    ``_train_script_<name>``; a script in a folder of ``train/`` is named with it
+    (``"classifier/crops"``)."""
 
     def load(name: str) -> ModuleType:
-        stem = Path(name).name
+        # under a name of its own: a script's bare stem would shadow a package (``train``
+        # is also the folder bench/ imports ``train.compare`` from) or be shadowed by one
+        stem = f"_train_script_{name.replace('/', '_')}"
+        if stem in sys.modules:
+            return sys.modules[stem]
         path = REPO / "train" / f"{name}.py"
-        cached = sys.modules.get(stem)
-        if cached is not None and getattr(cached, "__file__", None) == str(path):
-            return cached
-        # a name another module holds (``train`` is also the folder, imported as a
-        # namespace package by tests that run first) loads the script under its own name
-        if cached is not None:
-            stem = f"_train_script_{name.replace('/', '_')}"
-            if stem in sys.modules:
-                return sys.modules[stem]
         spec = importlib.util.spec_from_file_location(stem, path)
         assert spec and spec.loader
         mod = importlib.util.module_from_spec(spec)
