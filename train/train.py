@@ -96,13 +96,26 @@ def resume_problem(ckpt: Mapping[str, Any], path: str | Path) -> str | None:
         return (f"{path} is not a training checkpoint of train.py (no train_args): start a "
                 f"run from it with --model {path} --data DATA.yaml")
     epoch = ckpt.get("epoch", -1)
-    if ckpt.get("optimizer") is None or not isinstance(epoch, int) or epoch < 0:
+    if run_finished(ckpt):
         return (f"{path}: this run finished (epoch {epoch}, optimizer stripped), so it cannot "
                 f"be resumed; to train further start a new run from it (new optimizer and "
                 f"schedule): train/train.py --model {path} --data {args.get('data')} "
                 f"--epochs N --name NEW_NAME ... (its other settings: {path}'s train_args, "
                 f"or the run's args.yaml)")
     return None
+
+
+def run_finished(ckpt: Mapping[str, Any]) -> bool:
+    """Whether the training checkpoint ``ckpt`` is of a run that ended (ultralytics strips
+    the optimizer and sets ``epoch`` to -1) — what ``--finished-ok`` lets pass, decided on
+    the checkpoint, not on a message that also holds the run's path (a run named
+    ``unfinished``…).
+
+    >>> run_finished({"epoch": -1, "optimizer": None}), run_finished({"epoch": 2, "optimizer": {}})
+    (True, False)
+    """
+    epoch = ckpt.get("epoch", -1)
+    return ckpt.get("optimizer") is None or not isinstance(epoch, int) or epoch < 0
 
 
 def resume_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -188,7 +201,7 @@ def main() -> None:
             sys.exit(f"--resume: no such checkpoint {args.resume}")
         ckpt = torch.load(args.resume, map_location="cpu", weights_only=False)
         problem = resume_problem(ckpt, args.resume)
-        if problem is not None and args.finished_ok and "finished" in problem:
+        if problem is not None and args.finished_ok and run_finished(ckpt):
             print(f"{args.resume}: the run finished; nothing to resume (--finished-ok)")
             return
         if problem is not None:

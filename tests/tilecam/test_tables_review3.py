@@ -311,3 +311,17 @@ def test_a_server_that_never_answers_still_stops_the_watch(
     code = main(["watch", "--table", "1", "--key", "k", "--source", str(video), "--every", "1",
                  "--retries", "2"])
     assert code == 2 and len(sent) == 3 and "cannot reach the server" in capsys.readouterr().err
+
+
+def test_watch_fields_file_clears_what_an_option_set(tmp_path: Path) -> None:
+    """Second review: ``--fields FILE`` with ``"self_drawn": false``, ``"winner": null`` or
+    ``"context": {}`` left the command line's values in every frame (a wrong winner or
+    自摸 scored and paid); a field the file clears is no longer sent."""
+    from tilecam.commands.watch import with_file_fields
+
+    base = {"winner": "S", "self_drawn": "true", "context": '{"gold": "5m"}', "flowers": "2"}
+    f = tmp_path / "f.json"
+    f.write_text('{"self_drawn": false, "winner": null, "context": {}}')
+    assert with_file_fields(base, f) == {"flowers": "2"}
+    f.write_text('{"winner": "w"}')
+    assert with_file_fields(base, f)["winner"] == "W"

@@ -170,6 +170,27 @@ def option_fields(args: argparse.Namespace) -> dict[str, str]:
     return frame_fields(given, "the options")
 
 
+def with_file_fields(base: Mapping[str, str], path: Path) -> dict[str, str]:
+    """``base`` (the options' frame fields) with the file's laid over them: a field the
+    file gives replaces the option's, and one it clears — ``null``, a flag ``false``, an
+    empty ``context`` — takes the option's away (a winner or 自摸 of the command line
+    must not ride on every hand after the file says otherwise)."""
+    cleared = _cleared_fields(path)
+    out = {k: v for k, v in base.items() if k not in cleared}
+    out.update(file_fields(path))
+    return out
+
+
+def _cleared_fields(path: Path) -> set[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        return set()  # file_fields says what is wrong
+    if not isinstance(data, dict):
+        return set()
+    return {k for k, v in data.items() if v is None or v is False or v == {}}
+
+
 def file_fields(path: Path) -> dict[str, str]:
     """The frame fields in ``path`` (a JSON object); ValueError naming what is wrong."""
     try:
@@ -411,7 +432,7 @@ def run(args: argparse.Namespace) -> int:
     check_args(args)
     base = option_fields(args)
     fields_file: Path | None = getattr(args, "fields", None)
-    fields = {**base, **file_fields(fields_file)} if fields_file else base  # before the source
+    fields = with_file_fields(base, fields_file) if fields_file else base  # before the source
     posted = recorded = 0
     unanswered = Unanswered(args.server, args.retries)
     refusals = Refusals(getattr(args, "stop_after", 3))
@@ -421,7 +442,7 @@ def run(args: argparse.Namespace) -> int:
             jpeg = encode_jpeg(image, args.quality, args.max_side)
             if fields_file is not None:
                 try:
-                    fields = {**base, **file_fields(fields_file)}
+                    fields = with_file_fields(base, fields_file)
                 except ValueError as exc:  # being written just now: the last good fields
                     print(json.dumps({"frame": posted + 1, "fields_kept": str(exc)},
                                      ensure_ascii=False), file=sys.stderr, flush=True)
