@@ -270,3 +270,16 @@ def test_a_melds_fields_of_the_wrong_json_type_are_422(
             "melds": [{"kind": "pung", "tiles": ["E", "E", "E"], **meld}]}
     r = client.post("/v1/score", json=body)
     assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", r.text
+
+
+@pytest.mark.parametrize("flowers", [2, ["1f", "2f"]])
+def test_flowers_under_rules_without_them_are_invalid_context_as_a_count_or_codes(
+    client: TestClient, flowers: Any
+) -> None:
+    """Zhenjiang plays no flowers: the ``flowers`` field, a count or codes, is a win
+    context no hand can take (the codes were answered invalid_hand, the count
+    invalid_context)."""
+    body = {"hand": "[EEE,2]123m456p789sNN", "rules": "zhenjiang",
+            "rule_context": {"indicator": "C"}, "flowers": flowers}
+    err = error_of(client.post("/v1/score", json=body), 400)
+    assert err["code"] == "invalid_context" and "without flowers" in err["message"], err

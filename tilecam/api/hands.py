@@ -92,6 +92,8 @@ def hand_and_context(req: HandRequest, *, win: bool = True) -> tuple[scoring.Han
     kw["flowers"] = req.flowers if isinstance(req.flowers, int) else 0
     try:
         scoring.check_context(**kw)
+        if isinstance(req.flowers, list) and req.flowers:  # the field as codes: the same check
+            scoring.check_context(**{**kw, "flowers": len(req.flowers)})
     except scoring.HandError as exc:
         raise ApiError(400, "invalid_context", str(exc)) from None
     return build_hand(req), kw
