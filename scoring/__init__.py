@@ -6,6 +6,7 @@ each a rule set in :mod:`scoring.rulesets` chosen with ``rules=``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -103,8 +104,6 @@ def check_context(
     ...
     scoring.hand.HandError: the gold '9z' is not a tile code
     """
-    import dataclasses
-
     rule_set = get_rule_set(rules)
     given = dict(fields)
     generic = {f.name: given.pop(f.name) for f in dataclasses.fields(WinContext)
@@ -222,8 +221,6 @@ def discards(
     >>> [w.remaining for w in d.ready_after[0].waits.waits]  # N: 4 less the one held
     [3]
     """
-    import dataclasses
-
     from scoring import tiles as T
     from scoring.rulesets.base import discard_order
 
@@ -263,8 +260,6 @@ def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
     say what the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no
     winning shape with a score that is not legal (a 诈胡), so its shape is asked as a
     self-drawn win with those fields alone; one without them (MCR) refuses such a hand."""
-    import dataclasses
-
     scored = None
     for drawn in (False, True):
         try:

@@ -35,16 +35,22 @@ def model_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return d
 
 
-def test_detect_json_line_is_valid_utf8_for_a_non_utf8_file_name(
-    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    raw = os.fsencode(tmp_path) + b"/caf\xe9.jpg"  # Latin-1 é: not UTF-8
+def _non_utf8_photo(tmp_path: Path) -> str:
+    """A 320×240 JPEG whose file name is not UTF-8 (Latin-1 é), as Python names it (a lone
+    surrogate); skips where the file system takes only UTF-8 names."""
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.jpg"
     try:
         with open(raw, "wb") as f:
             f.write(cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1].tobytes())
     except OSError:
         pytest.skip("this file system takes only UTF-8 names")
-    name = os.fsdecode(raw)
+    return os.fsdecode(raw)
+
+
+def test_detect_json_line_is_valid_utf8_for_a_non_utf8_file_name(
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _non_utf8_photo(tmp_path)
     good = tmp_path / "café.jpg"
     good.write_bytes(Path(name).read_bytes())
     assert main(["detect", "--json", "--model-dir", str(model_dir), name, str(good)]) == 0
@@ -59,13 +65,7 @@ def test_recognize_json_line_is_valid_utf8_for_a_non_utf8_file_name(
     model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The same for ``tilecam recognize --json`` (it wrote the raw byte)."""
-    raw = os.fsencode(tmp_path) + b"/caf\xe9.jpg"
-    try:
-        with open(raw, "wb") as f:
-            f.write(cv2.imencode(".jpg", np.full((240, 320, 3), 90, np.uint8))[1].tobytes())
-    except OSError:
-        pytest.skip("this file system takes only UTF-8 names")
-    name = os.fsdecode(raw)
+    name = _non_utf8_photo(tmp_path)
     assert main(["recognize", "--json", "--model-dir", str(model_dir), name]) == 0
     line = capsys.readouterr().out.strip()
     assert json.loads(line.encode("utf-8").decode("utf-8"))["image"] == name

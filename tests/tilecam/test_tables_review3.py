@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
@@ -25,6 +24,7 @@ from test_tables_helpers import (
     make_app,
     new_table,
 )
+from test_watch_camera import write_video
 
 from tilecam.cli import main
 from tilecam.commands import watch
@@ -176,13 +176,9 @@ def test_a_xiamen_non_dealer_win_held_pending_does_not_pass_the_deal(setup) -> N
 # 4, 5: tilecam watch
 
 
-def _video(path: Path, levels: list[int], fps: int = 10) -> Path:
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (64, 48))
-    assert out.isOpened()
-    for level in levels:
-        for _ in range(fps):
-            out.write(np.full((48, 64, 3), level, np.uint8))
-    out.release()
+def _video(path: Path, levels: list[int]) -> Path:
+    """``test_watch_camera.write_video``'s video (one second per grey level), its path."""
+    write_video(path, levels)
     return path
 
 
