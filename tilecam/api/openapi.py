@@ -10,7 +10,10 @@ FastAPI builds the description from the routes; :func:`install_openapi` then
 - documents 415 for the routes that take JSON only (:func:`tilecam.api.deps.require_json`)
   and 503 for those that open the database (:func:`tilecam.tables.access.database`);
 - documents every 422 in the service's own shape ``{"error": {"code", "message"}}``
-  (:mod:`tilecam.api.errors`), not FastAPI's ``{"detail": [...]}``.
+  (:mod:`tilecam.api.errors`), not FastAPI's ``{"detail": [...]}``;
+- describes the JSON answers of the event, table and health routes field by field
+  (:data:`ANSWERS`, the models of :mod:`tilecam.api.answer_schemas`), which their return
+  type ``dict[str, Any]`` would leave a bare ``type: object``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
+from tilecam.api import answer_schemas as out
 from tilecam.api.deps import require_json
 from tilecam.api.schemas import ERROR_TEXTS, ErrorOut
 from tilecam.tables.access import database, require_admin, require_reader, require_table
@@ -55,6 +61,87 @@ KEY_KINDS: dict[Callable[..., Any], str] = {
 }
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorOut"}
+REF_TEMPLATE = "#/components/schemas/{model}"
+
+#: One answer's model, or the models one of which it is (``anyOf``).
+AnswerModels = type[BaseModel] | tuple[type[BaseModel], ...]
+_HAND = "/v1/tables/{table_id}/hands/{number}"
+_HAND_WRITE = ((out.HandWithHistoryOut, out.HandRecordedOut),
+               "the hand with its new revision and history (or, where reading it back "
+               "failed, that it was recorded: HandRecordedOut)")
+#: The JSON answers each operation (method, path) gives by status, and what each is: the
+#: routes answer plain dicts (return type ``dict[str, Any]``), so FastAPI alone would
+#: describe them as bare objects. A description FastAPI already has, other than its
+#: default, is kept.
+ANSWERS: dict[tuple[str, str], dict[int, tuple[AnswerModels, str]]] = {
+    ("get", "/healthz"): {200: (out.HealthOut, "the process is up")},
+    ("get", "/readyz"): {200: (out.ReadyOut, "the detector is loaded")},
+    ("get", "/v1/events"): {200: (out.EventsOut, "every event")},
+    ("post", "/v1/events"): {201: (out.EventOut, "the event created")},
+    ("get", "/v1/events/{event_id}"): {200: (out.EventWithTablesOut,
+                                             "the event and its tables")},
+    ("post", "/v1/events/{event_id}/tables"): {201: (
+        out.NewTableOut, "the table created, its next hand and its keys (shown only now)")},
+    ("get", "/v1/events/{event_id}/standings"): {200: (out.EventStandingsOut,
+                                                       "the event's standings")},
+    ("get", "/v1/tables/{table_id}"): {200: (out.TableWithNextOut,
+                                             "the table, its players and its next hand")},
+    ("post", "/v1/tables/{table_id}/frames"): {200: (out.FrameOut, "what the frame showed")},
+    ("post", "/v1/tables/{table_id}/hands"): {
+        status: ((out.NewHandOut, out.NewHandRecordedOut),
+                 "the hand recorded, at its place (or, where reading it back failed, that "
+                 "it was recorded: NewHandRecordedOut)") for status in (201, 200)},
+    ("get", "/v1/tables/{table_id}/hands"): {200: (out.HandsOut, "every hand")},
+    ("get", _HAND): {200: (out.HandWithHistoryOut, "the hand with every revision")},
+    ("post", f"{_HAND}/corrections"): {201: _HAND_WRITE},
+    ("post", f"{_HAND}/void"): {201: _HAND_WRITE},
+    ("post", f"{_HAND}/false-claim"): {201: _HAND_WRITE},
+    ("post", "/v1/tables/{table_id}/penalties"): {
+        status: ((out.NewPenaltyOut, out.NewPenaltyRecordedOut),
+                 "the penalty booked (or, where reading it back failed, that it was "
+                 "booked: NewPenaltyRecordedOut)") for status in (201, 200)},
+    ("get", "/v1/tables/{table_id}/penalties"): {200: (out.PenaltiesOut, "every penalty")},
+    ("post", "/v1/tables/{table_id}/penalties/{penalty_id}/void"): {200: (
+        (out.PenaltyOut, out.PenaltyRecordedOut),
+        "the penalty, void (or, where reading it back failed, that it was recorded: "
+        "PenaltyRecordedOut)")},
+    ("get", "/v1/tables/{table_id}/standings"): {200: (out.TableStandingsOut,
+                                                       "the table's standings")},
+    ("get", "/v1/tables/{table_id}/sheet"): {200: (out.SheetOut, "the whole sheet")},
+    ("post", "/v1/tables/{table_id}/view-key"): {201: (out.ViewKeyOut,
+                                                       "the new viewing key")},
+    ("post", "/v1/tables/{table_id}/key"): {201: (out.TableKeyOut, "the new table key")},
+}
+
+
+def answer_models(models: AnswerModels) -> tuple[type[BaseModel], ...]:
+    """The model or models of an :data:`ANSWERS` entry, as a tuple."""
+    return models if isinstance(models, tuple) else (models,)
+
+
+def _describe_answers(schema: dict[str, Any], models: dict[str, Any]) -> None:
+    """Give each operation of :data:`ANSWERS` its answers' schemas (components named by
+    model) in place of FastAPI's. A component FastAPI made already from the same model
+    (one a route names in ``responses=``) is replaced: FastAPI drops every null from the
+    description, the nulls of an example too, which the example needs."""
+    every = sorted({m for answers in ANSWERS.values() for models_, _ in answers.values()
+                    for m in answer_models(models_)}, key=lambda m: m.__name__)
+    refs, defs = models_json_schema([(m, "serialization") for m in every],
+                                    ref_template=REF_TEMPLATE)
+    for name, definition in defs.get("$defs", {}).items():
+        models[name] = definition
+    paths = schema.get("paths", {})
+    for (method, path), answers in ANSWERS.items():
+        operation = paths.get(path, {}).get(method)
+        if operation is None:  # a route gone: tests/tilecam/test_openapi_answers.py says so
+            continue
+        for status, (models_, text) in answers.items():
+            alternatives = [refs[(m, "serialization")] for m in answer_models(models_)]
+            answer = operation.setdefault("responses", {}).setdefault(str(status), {})
+            if answer.get("description") in (None, "", "Successful Response"):
+                answer["description"] = text
+            answer.setdefault("content", {})["application/json"] = {
+                "schema": alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}}
 
 
 def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
@@ -84,6 +171,7 @@ def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
         error_schema = ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}")
         models.update(error_schema.pop("$defs", {}))
         models["ErrorOut"] = error_schema
+    _describe_answers(schema, models)
     for route in routes:
         if not route.include_in_schema:
             continue

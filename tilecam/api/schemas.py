@@ -18,6 +18,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tilecam.api.answer_schemas import FanOut as FanOut
+from tilecam.api.answer_schemas import FrameOut as FrameOut
+from tilecam.api.answer_schemas import ScoreOut as ScoreOut
+from tilecam.api.answer_schemas import SheetOut as SheetOut
+
 Wind = Literal["E", "S", "W", "N"]
 
 
@@ -197,29 +202,6 @@ class WaitsRequest(HandRequest):
     """``POST /v1/waits``: a hand one tile short of a win (13 tiles in MCR)."""
 
 
-class FanOut(BaseModel):
-    """One fan of a score."""
-
-    zh: str
-    en: str
-    value: int
-    count: int
-    sets: list[Any]
-
-
-class ScoreOut(BaseModel):
-    """The score of a hand: the same JSON as ``tilecam score --json``."""
-
-    model_config = ConfigDict(extra="allow")
-
-    total: int
-    legal: bool
-    rules: str
-    version: str | None = None
-    fans: list[FanOut]
-    settlement: Any = None
-
-
 class ErrorDetail(BaseModel):
     code: str
     message: str
@@ -264,7 +246,9 @@ class RecognizeOptions(WinContext):
 # The models below are given as ``responses={200: {"model": ...}}``: FastAPI uses them for
 # the OpenAPI description alone and never validates or filters a real answer with them
 # (the routes answer the scorer's and recognizer's ``to_dict()`` JSON as it is).
-# ``extra="allow"``: an answer may carry fields a newer version adds.
+# ``extra="allow"``: an answer may carry fields a newer version adds. The score, event and
+# table answers are in :mod:`tilecam.api.answer_schemas` (published by
+# :mod:`tilecam.api.openapi`).
 
 
 class _Doc(BaseModel):
@@ -450,31 +434,6 @@ class RecognizeOut(_Doc):
     ms: dict[str, float] = Field(description="milliseconds per step")
     model: str | None = Field(description="name@version of the model that read the photo")
     annotated_jpeg: str | None = Field(None, description="with ?annotate=1: a data URL")
-
-
-class FrameOut(_Doc):
-    """``POST /v1/tables/{id}/frames``: what the camera frame showed."""
-
-    status: str = Field(description="waiting, recorded (this frame recorded the hand) or "
-                        "already_recorded")
-    streak: int = Field(description="frames in a row that showed this hand")
-    needed: int = Field(description="frames in a row needed to record it")
-    hand: str | None
-    complete: bool
-    tiles: Any
-    hand_number: int | None
-    recorded: dict[str, Any] | None = Field(None, description="the hand recorded now")
-    image_error: str | None = None
-
-
-class SheetOut(_Doc):
-    """``GET /v1/tables/{id}/sheet``: the whole sheet in one answer."""
-
-    table: dict[str, Any] = Field(description="as GET /v1/tables/{id}")
-    standings: dict[str, Any] = Field(description="as GET /v1/tables/{id}/standings")
-    hands: list[dict[str, Any]] = Field(description="as GET /v1/tables/{id}/hands, less "
-                                        "each hand's score and recognized")
-    penalties: list[dict[str, Any]] = Field(description="as GET /v1/tables/{id}/penalties")
 
 
 def errors(*codes: int | tuple[int, str]) -> dict[int | str, dict[str, Any]]:
