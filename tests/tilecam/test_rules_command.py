@@ -85,3 +85,16 @@ def test_rules_show_names_the_codes_scored_alike(capsys: pytest.CaptureFixture[s
         shown[name] = next(x for x in out.splitlines() if "score alike:" in x).split(": ", 1)[1]
     assert shown == {"mcr": "1f 2f 3f 4f 5f 6f 7f 8f", "xiamen": "1f 2f 3f 4f, 5f 6f 7f 8f",
                      "zhenjiang": "(none)"}
+
+
+def test_rules_show_says_none_for_penalty_lists_a_rule_set_leaves_empty(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Xiamen models no referee penalties and Zhenjiang only its false claim: an empty
+    list reads "none" (all empty: "(none)"), never a label with nothing after it."""
+    assert main(["rules", "show", "xiamen"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  penalties: (none)" in lines
+    assert main(["rules", "show", "zhenjiang"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "penalties:" in x)
+    assert "false claim kinds false win 诈胡" in line and "deductions none" in line
+    assert " ," not in line and not line.endswith(" ")

@@ -111,5 +111,8 @@ def _text(value: Any) -> str:
     if isinstance(value, list):  # a group of codes, e.g. one of score_alike
         return " ".join(map(_text, value))
     if isinstance(value, dict):  # e.g. the deal: "rounds 4, seat changes true"
-        return ", ".join(f"{k.replace('_', ' ')} {_text(v)}" for k, v in value.items())
+        parts = {k.replace("_", " "): _text(v) for k, v in value.items()}
+        if not any(parts.values()):  # e.g. Xiamen's penalties: none modelled
+            return ""
+        return ", ".join(f"{k} {v or 'none'}" for k, v in parts.items())
     return str(value)
