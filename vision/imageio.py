@@ -15,12 +15,23 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
    A TIFF whose first IFD repeats ImageWidth/ImageLength, or types them other than
    SHORT/LONG, is refused (libtiff might read another size than the check);
 4. a JPEG whose entropy-coded data has no end-of-image marker is refused as truncated
-   (libjpeg would silently fill the missing rows with grey). One cut short that still
-   ends with the marker, or garbled mid-scan, decodes as libjpeg decodes it (its lost
-   lines flat grey): telling those lines from a picture's own flat grey edge refused
-   real pictures (a grey bar, a grey backdrop), so it is not tried. A progressive JPEG
-   of more than :data:`MAX_JPEG_SCANS` scans is refused before decoding (each scan costs a
-   pass over every block: a few hundred KB of repeated scans took minutes);
+   (libjpeg would silently fill the missing rows with grey), and so, when it is decoded,
+   is one cut short that still ends with the marker (put back by an uploader or proxy)
+   or whose middle is lost: libjpeg decodes those without an error, the blocks it never
+   got flat grey. The decoder is asked, not the pixels (a picture's own flat grey edge is
+   no cut; looking for one refused real pictures): a single-scan JPEG — a camera's, with
+   restart markers or not — is decoded with zero padding where its end marker was, which
+   only data that stops early reads into and runs dry; one with restart markers must hold
+   as many as its blocks need; a progressive one whose scans stop early is decoded again
+   with extra bytes before its end marker, which only a scan cut short reads
+   (:func:`_decode_jpeg`; well under 1 ms on a 12 MP photo, about 2 ms for a progressive
+   one). Not caught: a loss of less than about 32 bytes at the very end, a hole inside
+   one restart interval or that leaves the data no shorter than the decoder wants (it
+   decodes garbled), a progressive JPEG cut inside its last scan (the rest of the picture
+   lacks that scan's last refinement bit, no grey) or at a scan boundary, a middle lost
+   in a progressive JPEG. A progressive JPEG of more than :data:`MAX_JPEG_SCANS` scans is
+   refused before decoding (each scan costs a pass over every block: a few hundred KB of
+   repeated scans took minutes);
 5. OpenCV decodes with ``IMREAD_COLOR``, which turns grey and alpha images into
    3-channel BGR and applies the JPEG EXIF orientation tag (the returned array is the
    image as a viewer shows it).
@@ -34,11 +45,13 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
 import struct
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -179,13 +192,37 @@ def _next_jpeg_marker(data: bytes, pos: int) -> tuple[int, int] | None:
         pos += 1
 
 
-def _jpeg_header(data: bytes) -> tuple[int, int, int, bool]:
-    """``(width, height, sos_offset, progressive)`` of a JPEG, from its SOF and SOS
-    markers; ``sos_offset`` is the byte after the first scan's header."""
+class _JpegFrame(NamedTuple):
+    """What the header of a JPEG tells about how libjpeg will read its image data."""
+
+    width: int
+    height: int
+    #: offset of the first scan's header (the byte after its SOS marker)
+    scan_at: int
+    #: offset of the byte after the first scan's header (where its entropy data starts)
+    sos_end: int
+    progressive: bool
+    #: libjpeg reads the whole image in one scan, MCU by MCU, as it decodes ("single-scan
+    #: mode"): an 8-bit Huffman-coded sequential frame (SOF0/SOF1) whose first scan holds
+    #: every component. Progressive, arithmetic-coded, lossless and non-interleaved files
+    #: are first read in full into a buffer of coefficients (multi-scan mode).
+    single_scan: bool
+    #: the frame's component ids, in SOF order
+    components: tuple[int, ...]
+    #: the SOFn marker code (0xC0 baseline, 0xC2 progressive, ...)
+    sof: int
+    #: MCUs in the first scan (its blocks, for one component; libjpeg's count)
+    mcus: int
+    #: MCUs between restart markers in the first scan (its DRI), 0 for none
+    restart_interval: int
+
+
+def _jpeg_header(data: bytes) -> _JpegFrame:
+    """The frame of a JPEG, from its SOF, DRI and first SOS markers (:class:`_JpegFrame`)."""
     n = len(data)
     pos = 2
-    size: tuple[int, int] | None = None
-    progressive = False
+    frame: tuple[int, int, int, int, bytes] | None = None  # w, h, SOFn, bits, components
+    restart = 0
     while pos < n:
         found = _next_jpeg_marker(data, pos)
         if found is None:
@@ -203,17 +240,40 @@ def _jpeg_header(data: bytes) -> tuple[int, int, int, bool]:
         if marker in _JPEG_SOF:
             if pos + 7 > n:
                 break
-            height, width = struct.unpack(">HH", data[pos + 3 : pos + 7])
-            size = (width, height)
-            progressive = marker in _JPEG_PROGRESSIVE
+            bits, height, width = struct.unpack(">BHH", data[pos + 2 : pos + 7])
+            count = data[pos + 7] if pos + 7 < n else 0
+            frame = (width, height, marker, bits, data[pos + 8 : pos + 8 + 3 * count])
+        elif marker == 0xDD and pos + 4 <= n:  # DRI: the restart interval from here on
+            (restart,) = struct.unpack(">H", data[pos + 2 : pos + 4])
         elif marker == 0xDA:  # start of scan: header ends here
-            if size is None:
+            if frame is None:
                 raise ImageError("corrupt JPEG: scan data before the frame header (no SOF)")
-            return size[0], size[1], pos + length, progressive
+            return _jpeg_frame(data, pos, length, frame, restart)
         pos += length
-    if size is None:
+    if frame is None:
         raise ImageError("truncated or corrupt JPEG: no frame header (SOF) found")
     raise ImageError("truncated JPEG: the file ends before the image data")
+
+
+def _jpeg_frame(
+    data: bytes, pos: int, length: int, frame: tuple[int, int, int, int, bytes], restart: int
+) -> _JpegFrame:
+    """:class:`_JpegFrame` of a JPEG whose first SOS header is at ``pos``, from its SOF
+    fields (``frame``: width, height, SOFn, bits, component specs) and restart interval."""
+    width, height, sof, bits, specs = frame
+    ids = tuple(specs[::3])
+    count = data[pos + 2] if pos + 2 < len(data) else 0
+    in_scan = set(data[pos + 3 : pos + 3 + 2 * count : 2])
+    single = (sof in (0xC0, 0xC1) and bits == 8 and len(specs) == 3 * len(ids) > 0
+              and count == len(ids) and in_scan == set(ids))  # fmt: skip
+    h_max = max([v >> 4 for v in specs[1::3]] + [1])
+    v_max = max([v & 0x0F for v in specs[1::3]] + [1])
+    if count == 1:  # one component: an MCU is one of its blocks
+        mcus = -(-width // 8) * -(-height // 8) if len(ids) == 1 else 0
+    else:
+        mcus = -(-width // (8 * h_max)) * -(-height // (8 * v_max))
+    return _JpegFrame(width, height, pos, pos + length, sof in _JPEG_PROGRESSIVE, single,
+                      ids, sof, mcus, restart)  # fmt: skip
 
 
 def _jpeg_scan_count(data: bytes, sos_end: int, stop: int) -> int:
@@ -369,7 +429,7 @@ def image_size_from_header(data: bytes | memoryview) -> tuple[str, int, int]:
     if fmt is None:
         raise ImageError(_describe_unknown(data))
     if fmt == "jpeg":
-        w, h, _, _ = _jpeg_header(data if isinstance(data, bytes) else bytes(data))
+        w, h = _jpeg_header(data if isinstance(data, bytes) else bytes(data))[:2]
     elif fmt == "png":
         w, h = _png_size(data)
     elif fmt == "webp":
@@ -509,12 +569,38 @@ def check_decodable(data: bytes) -> tuple[str, int, int]:
     over the decoder's limit (:func:`decoder_max_side`), more pixels than OpenCV decodes
     (:data:`MAX_DECODABLE_PIXELS`), a JPEG without its end-of-image marker, a progressive
     JPEG of more than :data:`MAX_JPEG_SCANS` scans. The ``max_pixels`` limit is the
-    caller's (:func:`load_image` checks it first)."""
-    fmt, width, height = image_size_from_header(data)
+    caller's (:func:`load_image` checks it first). A JPEG cut short that still ends with
+    its end marker is found only when it is decoded (:func:`load_image`)."""
+    header = _header(data)
+    _check_decodable(data, header)
+    return header.fmt, header.width, header.height
+
+
+class _Header(NamedTuple):
+    """An image's format and size from its header, and a JPEG's frame."""
+
+    fmt: str
+    width: int
+    height: int
+    #: a JPEG's frame (read once per load: its header walk is a loop in Python)
+    jpeg: _JpegFrame | None
+
+
+def _header(data: bytes) -> _Header:
+    """:func:`image_size_from_header`, with a JPEG's :class:`_JpegFrame`."""
+    if sniff_format(data) == "jpeg":
+        frame = _jpeg_header(data)
+        return _Header("jpeg", frame.width, frame.height, frame)
+    return _Header(*image_size_from_header(data), None)
+
+
+def _check_decodable(data: bytes, header: _Header) -> None:
+    """:func:`check_decodable`'s checks, on ``data`` whose header is read."""
+    fmt, width, height, frame = header
     _check_pixels(width, height, MAX_DECODABLE_PIXELS, f"{fmt.upper()} image")
     _check_decoder_limits(fmt, width, height)
-    if fmt == "jpeg":
-        _, _, sos, progressive = _jpeg_header(data)
+    if frame is not None:
+        sos, progressive = frame.sos_end, frame.progressive
         if data.rfind(b"\xff\xd9", sos) < 0:  # from the end, where it lies: fast
             raise ImageError("truncated JPEG: the end-of-image marker is missing")
         if progressive:
@@ -525,13 +611,14 @@ def check_decodable(data: bytes) -> tuple[str, int, int]:
                     "writes about 10): refused, as decoding each scan costs a pass over the "
                     "whole image; save it again as a normal JPEG"
                 )
-    return fmt, width, height
 
 
-def _checked_header(data: bytes, max_pixels: int) -> tuple[str, int, int]:
-    fmt, width, height = image_size_from_header(data)
-    _check_pixels(width, height, max_pixels, f"{fmt.upper()} image")
-    return check_decodable(data)
+def _checked_header(data: bytes, max_pixels: int) -> _Header:
+    """The header of ``data`` once ``max_pixels`` and :func:`check_decodable` pass it."""
+    header = _header(data)
+    _check_pixels(header.width, header.height, max_pixels, f"{header.fmt.upper()} image")
+    _check_decodable(data, header)
+    return header
 
 
 def _why_undecodable(data: bytes, fmt: str) -> str:
@@ -552,11 +639,179 @@ def _why_undecodable(data: bytes, fmt: str) -> str:
     return f"corrupt or truncated {fmt.upper()} image: it could not be decoded"
 
 
-def _decode(data: bytes, fmt: str, flag: int) -> npt.NDArray[np.uint8]:
-    decoded = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+def _imdecode(data: bytes | npt.NDArray[np.uint8], flag: int) -> npt.NDArray[np.uint8] | None:
+    """OpenCV's decode of ``data``, or ``None`` where it gives none."""
+    buf = np.frombuffer(data, np.uint8) if isinstance(data, bytes) else data
+    decoded = cv2.imdecode(buf, flag)
     if decoded is None or decoded.size == 0:
-        raise ImageError(_why_undecodable(data, fmt))
+        return None
     return np.asarray(decoded, np.uint8)
+
+
+def _decode(data: bytes, header: _Header, flag: int) -> npt.NDArray[np.uint8]:
+    frame = header.jpeg
+    decoded = _imdecode(data, flag) if frame is None else _decode_jpeg(data, frame, flag)
+    if decoded is None:
+        raise ImageError(_why_undecodable(data, header.fmt))
+    return decoded
+
+
+# --------------------------------------------------------------------------- JPEG cut short
+#: What a JPEG whose entropy-coded data stops before its last block is refused with, the
+#: end-of-image marker there or not (libjpeg fills what it never got with flat grey).
+_JPEG_CUT_SHORT = (
+    "truncated JPEG: its image data stops before the end of the picture (the file was "
+    "cut short, or part of it is missing, even though it ends with an end-of-image "
+    "marker); the decoder would fill the rest with grey. Send the whole file again"
+)
+#: Zero bytes that stand in for the end-of-image marker of a single-scan JPEG while it is
+#: decoded (:func:`_decode_jpeg`). libjpeg's Huffman decoder reads at most 8 bytes ahead
+#: of the bits it decodes (it fills its 64-bit bit buffer to 57 bits; 25 of 32 in IJG's
+#: libjpeg; measured: 0-7 bytes on 300 photos), so a whole scan is decoded without using
+#: them; four times that many leave a margin. Data short by less than the padding decodes
+#: (zero bits fill its last blocks, as libjpeg's own fill would): a loss of more than
+#: about 32 bytes is refused.
+_JPEG_PAD_BYTES = 32
+#: Bytes that stand in for the lost data of a multi-scan JPEG's last scan while it is
+#: checked (:func:`_decode_jpeg`): a fixed pseudo-random run without 0xFF (no marker, no
+#: stuffing), which decodes to coefficients where zero fill leaves none.
+_JPEG_SENTINEL = np.random.default_rng(20_251_206).integers(0, 0xFF, 512, np.uint8).tobytes()
+
+
+def _jpeg_data_end(data: bytes, start: int) -> int:
+    """Offset where the data before the file's last end-of-image marker ends: that marker,
+    less the fill bytes 0xFF before it (a cut can leave half a stuffed 0xFF 0x00 there)."""
+    end = data.rfind(b"\xff\xd9", start)
+    end = len(data) if end < 0 else end
+    while end > start and data[end - 1] == 0xFF:
+        end -= 1
+    return end
+
+
+def _jpeg_scans_complete(data: bytes, frame: _JpegFrame) -> bool:
+    """Whether the scans of a multi-scan JPEG send every coefficient of every component
+    down to its last bit (``Al`` = 0), as every encoder's script does: the scans after one
+    cut short are lost with it. Scan headers are found by their marker 0xFF 0xDA, which
+    entropy-coded data never holds; one inside a segment between scans that does not
+    parse as a scan of this frame is passed over. A lossless JPEG (no coefficients), or
+    one of more markers than a file of :data:`MAX_JPEG_SCANS` scans holds, counts as
+    complete and unknown respectively: ``True`` and ``False``."""
+    if frame.sof in (0xC3, 0xC7, 0xCB, 0xCF):
+        return True
+    sent = dict.fromkeys(frame.components, 0)
+    pos = frame.scan_at
+    for _ in range(MAX_JPEG_SCANS + 1):
+        head = data[pos : pos + 14]
+        count = head[2] if len(head) > 2 else 0
+        if 1 <= count <= 4 and len(head) >= 6 + 2 * count:
+            ids = head[3 : 3 + 2 * count : 2]
+            first, last, approx = head[3 + 2 * count : 6 + 2 * count]
+            length, low_bit = struct.unpack(">H", head[:2])[0], approx & 0x0F  # Al
+            if (length == 6 + 2 * count and first <= last <= 63 and low_bit == 0
+                    and all(c in sent for c in ids)):  # fmt: skip
+                band = (1 << (last + 1)) - (1 << first)
+                for c in ids:
+                    sent[c] |= band
+        pos = data.find(b"\xff\xda", pos) + 2
+        if pos == 1:  # no more scans
+            return all(bits == (1 << 64) - 1 for bits in sent.values())
+    return False
+
+
+def _jpeg_padded(data: bytes, end: int) -> npt.NDArray[np.uint8]:
+    """``data[:end]`` followed by :data:`_JPEG_PAD_BYTES` zero bytes (one copy)."""
+    stream = np.zeros(end + _JPEG_PAD_BYTES, np.uint8)
+    stream[:end] = np.frombuffer(data, np.uint8, end)
+    return stream
+
+
+@functools.cache
+def _dry_source_fails() -> bool:
+    """Whether this OpenCV gives no image when libjpeg's source runs dry mid-picture,
+    and the same pixels when it runs dry after the last block (OpenCV 4.10 and later
+    check what ``jpeg_read_scanlines`` returns; 4.8 and 4.9 give the rows it did not
+    write). Tried once, on a small picture cut short and on the whole one; where it does
+    not hold, single-scan JPEGs are decoded as they are (no cut-short check)."""
+    noise = np.random.default_rng(0).integers(0, 256, (64, 96, 3), np.uint8)  # ~10 KB
+    ok, buf = cv2.imencode(".jpg", noise)
+    if not ok:
+        return False
+    data = buf.tobytes()
+    frame = _jpeg_header(data)
+    end = _jpeg_data_end(data, frame.sos_end)
+    whole = _imdecode(_jpeg_padded(data, end), cv2.IMREAD_COLOR)
+    cut = _imdecode(_jpeg_padded(data, (frame.sos_end + end) // 2), cv2.IMREAD_COLOR)
+    plain = _imdecode(data, cv2.IMREAD_COLOR)
+    return cut is None and whole is not None and plain is not None and np.array_equal(whole, plain)
+
+
+def _check_restart_markers(data: bytes, frame: _JpegFrame, end: int) -> None:
+    """Refuse a single-scan JPEG with restart markers (a DRI) that holds fewer of them
+    between its first scan header and ``end`` than its blocks need: an encoder writes one
+    after every ``restart_interval`` MCUs but the last (one more is let through), so one
+    missing means the data of a whole interval or more is lost — libjpeg resynchronises at
+    the next marker and leaves the lost MCUs grey. Counted in C by numpy (the pairs
+    0xFF 0xD0-0xD7, which the data holds nowhere else; a fill byte 0xFF before a marker is
+    not counted twice): about 1 ms for a 12 MP photo."""
+    if not frame.restart_interval or end <= frame.sos_end:
+        return
+    need = -(-frame.mcus // frame.restart_interval) - 1
+    seg = np.frombuffer(data, np.uint8, end - frame.sos_end, frame.sos_end)
+    after_ff = seg[1:][seg[:-1] == 0xFF]
+    found = int(np.count_nonzero((after_ff & 0xF8) == 0xD0))
+    if found < need:
+        raise ImageError(
+            f"truncated JPEG: part of its image data is missing: it holds {found} of the "
+            f"{need} restart markers its picture needs (the file was cut short, or a part "
+            "of it was lost); the decoder would fill the lost parts with grey. Send the "
+            "whole file again"
+        )
+
+
+def _decode_jpeg(data: bytes, frame: _JpegFrame, flag: int) -> npt.NDArray[np.uint8] | None:
+    """Decode a JPEG that has passed :func:`check_decodable`, refusing one whose
+    entropy-coded data stops before the last block (:data:`_JPEG_CUT_SHORT`).
+
+    libjpeg decodes such a file without an error: where its Huffman decoder meets a
+    marker before the last block it warns ("premature end of data segment", on stderr,
+    which OpenCV does not pass on) and fills the rest with grey. So the decoder is asked
+    directly whether the data holds every block:
+
+    * a single-scan JPEG (a camera's: baseline, restart markers or not) is decoded with
+      its last end-of-image marker, and what follows it, replaced by
+      :data:`_JPEG_PAD_BYTES` zero bytes (no marker; one copy of the file, a fraction of a
+      ms for a 12 MP photo). Whole data is decoded before the decoder reaches past them,
+      to the same pixels, and OpenCV's source then just runs dry (libjpeg looks for the
+      end marker after the last block and suspends there without a word). Data that
+      stops early has the decoder read the padding as data and then ask for more input
+      in mid-picture: OpenCV gives no image, and the file, which decodes as it is, is
+      cut short. One with restart markers must also hold as many as its blocks need
+      (:func:`_check_restart_markers`): a lost middle takes some with it;
+    * a multi-scan JPEG (progressive) is read in full before any pixel comes out, so a
+      source that runs dry gives no image either way. Its scan script is checked
+      instead (:func:`_jpeg_scans_complete`, about 2 ms for a 12 MP photo; no encoder
+      tried leaves one incomplete, so whole files are not decoded twice); where a scan
+      is missing, the file is decoded again with :data:`_JPEG_SENTINEL` in front of its
+      end marker: the last scan of whole data ignores those bytes (libjpeg warns of
+      extraneous bytes on stderr), a scan cut short decodes them, and the pixels differ.
+
+    ``frame`` is the file's (:func:`_jpeg_header`); ``None`` where OpenCV decodes nothing
+    (corrupt).
+    """
+    end = _jpeg_data_end(data, frame.sos_end)
+    if frame.single_scan:
+        _check_restart_markers(data, frame, end)
+    if frame.single_scan and _dry_source_fails():
+        decoded = _imdecode(_jpeg_padded(data, end), flag)
+        if decoded is None and _imdecode(data, flag) is not None:
+            raise ImageError(_JPEG_CUT_SHORT)
+        return decoded
+    decoded = _imdecode(data, flag)
+    if decoded is not None and not _jpeg_scans_complete(data, frame):
+        other = _imdecode(data[:end] + _JPEG_SENTINEL + b"\xff\xd9", flag)
+        if other is None or not np.array_equal(decoded, other):
+            raise ImageError(_JPEG_CUT_SHORT)
+    return decoded
 
 
 def load_image(
@@ -578,14 +833,13 @@ def load_image(
     ``max_pixels``) bounds an array of pixels, which is already decoded.
 
     Raises :class:`ImageError` (a ``ValueError``) with a message naming the problem:
-    missing file, empty, not an image, truncated, zero-size, too many pixels, too many
-    bytes, undecodable.
+    missing file, empty, not an image, truncated (a JPEG cut short, its end-of-image
+    marker there or not), zero-size, too many pixels, too many bytes, undecodable.
     """
     data = _encoded_source(src, max_bytes)
     if isinstance(data, np.ndarray):
         return _from_array(data, max_pixels if max_array_pixels is None else max_array_pixels)
-    fmt, _, _ = _checked_header(data, max_pixels)
-    return _decode(data, fmt, cv2.IMREAD_COLOR)
+    return _decode(data, _checked_header(data, max_pixels), cv2.IMREAD_COLOR)
 
 
 def _encoded_source(src: ImageSource, max_bytes: int) -> bytes | npt.NDArray[np.generic]:
@@ -624,13 +878,14 @@ def load_image_reduced(
     if isinstance(data, np.ndarray):
         img = _from_array(data, max_pixels if max_array_pixels is None else max_array_pixels)
         return img, (img.shape[1], img.shape[0])
-    fmt, width, height = _checked_header(data, max_pixels)
+    header = _checked_header(data, max_pixels)
+    fmt, width, height = header.fmt, header.width, header.height
     if fmt == "jpeg":
         for k, flag in _REDUCED:
             rw, rh = -(-width // k), -(-height // k)
             if max(width, height) // k >= min_long_side and (rw != rh or width == height):
-                img = _decode(data, fmt, flag)
+                img = _decode(data, header, flag)
                 turned = (img.shape[1], img.shape[0]) != (rw, rh)
                 return img, ((height, width) if turned else (width, height))
-    img = _decode(data, fmt, cv2.IMREAD_COLOR)
+    img = _decode(data, header, cv2.IMREAD_COLOR)
     return img, (img.shape[1], img.shape[0])
