@@ -86,6 +86,10 @@ MAX_DECODABLE_PIXELS = 1 << 30
 #: 40 MP), so 100 bounds that extra work to about 1.6 s where a file of repeated scans
 #: could take minutes (libjpeg-turbo's ``djpeg -maxscans`` guards the same attack).
 MAX_JPEG_SCANS = 100
+#: Most marker segments a JPEG may hold before its first scan: cameras write a few dozen
+#: (EXIF, ICC profile chunks, maker notes); each is a step of the header walk in Python,
+#: so millions of empty comment segments in a 15 MB upload took seconds a read.
+MAX_JPEG_HEADER_SEGMENTS = 4096
 #: Longest image side each decoder takes, in pixels (libpng's 1,000,000; libjpeg's 65,500;
 #: WebP's 14-bit sides; OpenCV's ``CV_IO_MAX_IMAGE_WIDTH`` of 2^20 for the others).
 _MAX_SIDE = {"png": 1_000_000, "jpeg": 65_500, "webp": 16_383}
@@ -165,6 +169,7 @@ def _describe_unknown(data: bytes | memoryview) -> str:
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 _JPEG_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
 _JPEG_STANDALONE = {0x01, *range(0xD0, 0xD8)}
+_JPEG_FILL = re.compile(rb"\xff+")
 #: A marker that has a length, or the end of image, as libjpeg finds it between scans:
 #: SOFn/DHT/DAC (0xC0-0xCF), SOI, EOI, SOS, DQT, DNL, DRI, APPn, COM (0xD8-0xFE). Fill
 #: bytes, a stuffed 0x00, RSTn, TEM and the reserved codes 0x02-0xBF are none (a reserved
@@ -183,8 +188,8 @@ def _next_jpeg_marker(data: bytes, pos: int) -> tuple[int, int] | None:
         pos = data.find(b"\xff", pos)
         if pos < 0:
             return None
-        while pos < n and data[pos] == 0xFF:
-            pos += 1
+        fill = _JPEG_FILL.match(data, pos)  # a run of fill bytes, skipped in C
+        pos = fill.end() if fill is not None else pos
         if pos >= n:
             return None
         if data[pos] != 0x00:
@@ -223,10 +228,15 @@ def _jpeg_header(data: bytes) -> _JpegFrame:
     pos = 2
     frame: tuple[int, int, int, int, bytes] | None = None  # w, h, SOFn, bits, components
     restart = 0
+    segments = 0
     while pos < n:
         found = _next_jpeg_marker(data, pos)
         if found is None:
             break
+        segments += 1
+        if segments > MAX_JPEG_HEADER_SEGMENTS:
+            raise ImageError(f"corrupt JPEG: more than {MAX_JPEG_HEADER_SEGMENTS} marker "
+                             "segments before the image data")
         marker, pos = found
         if marker in _JPEG_STANDALONE:
             continue
