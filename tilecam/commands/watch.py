@@ -83,7 +83,8 @@ def register(sub: Any) -> None:
     f.add_argument("--flowers", type=int, help="bonus tiles the frame does not show (0-8)")
     f.add_argument("--context", dest="rule_context", action="append", metavar="KEY=VALUE",
                    help="a rule-set field (repeatable), e.g. gold=5m (Xiamen's 金) or "
-                        "indicator=3m (Zhenjiang's 百搭); or a JSON object of them")
+                        "indicator=3m (Zhenjiang's 百搭); or a JSON object of them (the win "
+                        "flags, flowers and seats have the options above)")
     f.add_argument("--fields", type=Path, metavar="FILE",
                    help="a JSON object of frame fields (winner, discarder, self_drawn, "
                         "context, …), read again before each frame; its fields replace the "
@@ -96,14 +97,58 @@ WINDS = ("E", "S", "W", "N")
 FLAG_FIELDS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile")
 #: Every field ``POST /v1/tables/{id}/frames`` takes beside the image.
 FRAME_FIELDS = ("winner", "discarder", *FLAG_FIELDS, "flowers", "context")
+#: The keys a frame's ``context`` may not set — ``scoring.score``'s own parameters, which
+#: the server gives the table's scorer from the frame's fields, the table and the hand's
+#: place (it refuses them: 400 ``invalid_context``) — and the frame field that gives each.
+CONTEXT_FIELD_FOR = {"seat_wind": "winner", "discarder": "discarder", "flowers": "flowers",
+                     **{name: name for name in FLAG_FIELDS}}
+#: Those no frame field gives, and why none is needed.
+CONTEXT_NOT_GIVEN = {
+    "hand": "the server reads the hand from the frames",
+    "rules": "the table plays its event's rule set",
+    "version": "the table plays its event's rule version",
+    "settings": "the table plays its event's rule settings",
+    "prevalent_wind": "the server takes the round's wind from the score sheet",
+}
+
+
+def context_clash(context: Mapping[str, Any], option: bool) -> str | None:
+    """What is wrong with a frame's ``context`` that sets a key the frame's fields, the
+    table or the sheet give (:data:`CONTEXT_FIELD_FOR`, :data:`CONTEXT_NOT_GIVEN`), naming
+    the option (``option``: ``--context``) or the field (``--fields FILE``) to use; None
+    when it sets none.
+
+    >>> context_clash({"gold": "5m"}, option=True) is None
+    True
+    >>> context_clash({"self_drawn": True}, option=True)
+    '--context may not set self_drawn; use --self-drawn'
+    >>> context_clash({"seat_wind": "S"}, option=False)
+    "context may not set seat_wind; use the field winner (the winner's seat wind)"
+    """
+    said = []
+    for key in sorted(set(context) & (set(CONTEXT_FIELD_FOR) | set(CONTEXT_NOT_GIVEN))):
+        name = CONTEXT_FIELD_FOR.get(key)
+        if name is None:
+            use = CONTEXT_NOT_GIVEN[key]
+        else:
+            use = ("use --" + name.replace("_", "-") if option else f"use the field {name}")
+            use += " (the winner's seat wind)" if key == "seat_wind" else ""
+        said.append(f"{'--context' if option else 'context'} may not set {key}; {use}")
+    return "; ".join(said) or None
 
 
 def context_option(items: list[str] | None) -> dict[str, Any]:
     """The ``--context`` items: ``KEY=VALUE`` pairs (a number or true/false given so is
-    sent as one) or JSON objects; ValueError naming a malformed one.
+    sent as one) or JSON objects; ValueError naming a malformed one, or a key that is no
+    rule-set field but what an option gives (:func:`context_clash`: the server would
+    refuse every frame).
 
     >>> context_option(["gold=5m", '{"chips_left": 40}'])
     {'gold': '5m', 'chips_left': 40}
+    >>> context_option(["self_drawn=true"])
+    Traceback (most recent call last):
+    ...
+    ValueError: --context may not set self_drawn; use --self-drawn
     """
     out: dict[str, Any] = {}
     for item in items or []:
@@ -126,6 +171,8 @@ def context_option(items: list[str] | None) -> dict[str, Any]:
         except ValueError:
             parsed = value
         out[key.strip()] = parsed if isinstance(parsed, int | float | bool) else value
+    if (problem := context_clash(out, option=True)) is not None:
+        raise ValueError(problem)
     return out
 
 
@@ -157,6 +204,8 @@ def frame_fields(given: Mapping[str, Any], where: str) -> dict[str, str]:
             if not isinstance(value, dict):
                 raise ValueError(f"{where}: context must be a JSON object, e.g. "
                                  '{"gold": "5m"}')
+            if (problem := context_clash(value, option=False)) is not None:
+                raise ValueError(f"{where}: {problem}")
             if value:
                 out[name] = json.dumps(value, ensure_ascii=False)
     return out
@@ -421,8 +470,9 @@ class Refusals:
         if self.count < self.stop_after:
             return
         message = error.get("message") or f"HTTP {status}"
+        missing = reason[1] == "invalid_context" and "may not set" not in str(message)
         hint = (" (give the table's rule fields with --context KEY=VALUE, e.g. gold=5m or "
-                "indicator=3m, or with --fields FILE)" if reason[1] == "invalid_context" else "")
+                "indicator=3m, or with --fields FILE)" if missing else "")
         raise ValueError(f"the server refused {self.count} frames in a row (HTTP {status} "
                          f"{reason[1] or 'error'}): {message}{hint}; {posted} frames posted, "
                          f"{recorded} hands recorded")

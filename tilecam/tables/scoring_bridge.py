@@ -9,9 +9,11 @@ settlement numbers by player position. Bad input raises ``ValueError``
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from scoring.hand import NotAWinningHand
@@ -25,6 +27,70 @@ OUTCOMES = ("win", "draw")
 #: where the rule set plays with chip stacks). Xiamen has them all.
 PLACE_FIELDS = ("dealer", "dealer_repeats", "drawn_hands", "chips_left", "chips_opposite",
                 "chips_right")
+
+
+@cache
+def score_parameters() -> frozenset[str]:
+    """The names :func:`scoring.score` takes as parameters of its own (``hand``,
+    ``rules``, ``self_drawn``, ``seat_wind``, ``flowers`` …): all but its
+    ``**rule_context``. The sheet gives each of them itself (:func:`_score`: the report's
+    fields, the table's rules, the hand's place), so a hand's ``context`` — the rule set's
+    own fields, passed on as ``**rule_context`` — may not hold one.
+
+    >>> sorted(score_parameters())[:4]
+    ['discarder', 'flowers', 'hand', 'kong']
+    """
+    import scoring
+
+    return frozenset(name for name, p in inspect.signature(scoring.score).parameters.items()
+                     if p.kind is not inspect.Parameter.VAR_KEYWORD)
+
+
+#: Where a hand reported in JSON (a table's ``POST …/hands``, a referee's correction)
+#: gives what each of :func:`scoring.score`'s own parameters takes: said when its
+#: ``context`` sets one (:func:`context_clash`).
+REPORT_GIVES: dict[str, str] = {
+    "hand": "give it as the field hand",
+    "rules": "the table plays its event's rule set",
+    "version": "the table plays its event's rule version",
+    "settings": "the table plays its event's rule settings",
+    "seat_wind": "the winner's seat wind is the field winner",
+    "prevalent_wind": "the sheet takes the round's wind from the hand's place",
+    "discarder": "give the discarder's seat wind as the field discarder",
+    **{name: f"give it as the field {name}"
+       for name in ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "flowers")},
+}
+#: The same for a camera frame (``POST …/frames``), whose hand is the one it shows.
+FRAME_GIVES: dict[str, str] = {**REPORT_GIVES, "hand": "the hand is read from the image"}
+
+
+class ContextClash(ValueError):
+    """A hand's ``context`` sets one of :func:`scoring.score`'s own parameters
+    (:func:`context_clash` says which, and what gives it instead)."""
+
+
+def context_clash(context: Mapping[str, Any],
+                  gives: Mapping[str, str] = REPORT_GIVES) -> str | None:
+    """Why ``context`` cannot be a hand's win context: the keys in it that are
+    :func:`scoring.score`'s own parameters (:func:`score_parameters`), each with what
+    gives it instead (``gives``: :data:`REPORT_GIVES`, :data:`FRAME_GIVES`); None when it
+    sets none. A context holds the rule set's own fields only (Xiamen's gold …).
+
+    >>> context_clash({"gold": "5m"}) is None
+    True
+    >>> context_clash({"flowers": 1})
+    'context may not set flowers: give it as the field flowers'
+    >>> for part in context_clash({"seat_wind": "E", "hand": "1m"}, FRAME_GIVES).split("; "):
+    ...     print(part)
+    context may not set hand: the hand is read from the image
+    context may not set seat_wind: the winner's seat wind is the field winner
+    """
+    clash = sorted(score_parameters().intersection(context))
+    if not clash:
+        return None
+    return "; ".join(f"context may not set {name}: "
+                     f"{gives.get(name, 'the sheet gives it to the scorer itself')}"
+                     for name in clash)
 
 
 @dataclass(frozen=True)
@@ -366,11 +432,19 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
     them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E); the dealer's
     streak — ``dealer_repeats`` (连庄) and ``drawn_hands`` (臭庄) — from the place, where
     the deal stayed with the dealer; and the chips each payer has (``chips_left``,
-    ``chips_opposite``, ``chips_right``) from the place's stacks."""
+    ``chips_opposite``, ``chips_right``) from the place's stacks.
+
+    A context that sets one of ``scoring.score``'s own parameters (``flowers``,
+    ``self_drawn`` …: :func:`context_clash`) raises :class:`ContextClash`, a
+    ``ValueError`` naming it — never the ``TypeError`` of a keyword given twice. The
+    requests refuse such a context before (``HandIn``, a camera frame's fields); this is
+    the scorer's own guard, for a report made some other way."""
     import scoring
 
     assert report.winner is not None
     extra = _winner_context(report.context, rule_set, report.winner)  # seats, dealer
+    if (problem := context_clash(extra)) is not None:
+        raise ContextClash(problem)
     known = {"dealer_repeats": place.repeats, "drawn_hands": place.draws}
     if place.stacks is not None:  # the payers' chips, seen from the winner
         seats = place.seat_winds()

@@ -116,6 +116,22 @@ class HandIn(StoredIn):
 
     @field_validator("context")
     @classmethod
+    def _context_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Refuse a context key that is one of ``scoring.score``'s own parameters
+        (``flowers``, ``self_drawn``, ``seat_wind`` …: this body's fields, the table's
+        rules or the hand's place give them), naming it and what gives it — 400
+        ``invalid_context``, as ``/v1/recognize`` refuses them in ``rule_context``
+        (:func:`tilecam.tables.scoring_bridge.context_clash`). Raised as :class:`ApiError`,
+        which pydantic passes on unwrapped, so that the answer says ``invalid_context``
+        rather than a 422 about the value's shape."""
+        from tilecam.tables.scoring_bridge import context_clash
+
+        if (problem := context_clash(value)) is not None:
+            raise ApiError(400, "invalid_context", problem)
+        return value
+
+    @field_validator("context")
+    @classmethod
     def _context_size(cls, value: dict[str, Any]) -> dict[str, Any]:
         if (problem := context_shape_problem(value)) is not None:
             raise ValueError(problem)
@@ -276,6 +292,21 @@ def _refuse_nul(value: Any, prefix: str) -> None:
         raise ApiError(400, "invalid_request", f"{prefix}{problem}")
 
 
+def _refuse_score_fields(context: dict[str, Any]) -> None:
+    """400 ``invalid_context`` when a frame's ``context`` sets one of ``scoring.score``'s
+    own parameters, naming it and the frame field that gives it
+    (:func:`tilecam.tables.scoring_bridge.context_clash`). A frame's context is the rule
+    set's own fields: the recognizer would read ``{"self_drawn": true}`` there as a win
+    flag, but the hand is recorded with the frame's fields (``self_drawn``, ``flowers``,
+    ``winner`` for the winner's seat wind …), and a context giving one of them too would
+    give the sheet's scorer that value twice — so the camera hears it at its first frame
+    (``tilecam watch --context`` refuses them before it starts)."""
+    from tilecam.tables.scoring_bridge import FRAME_GIVES, context_clash
+
+    if (problem := context_clash(context, FRAME_GIVES)) is not None:
+        raise ApiError(400, "invalid_context", f"field {problem}")
+
+
 def _frame_report(fields: dict[str, str]) -> HandReport:
     known = {"winner", "discarder", "self_drawn", "last_of_kind", "kong", "last_wall_tile",
              "flowers", "context"}
@@ -314,6 +345,7 @@ def _frame_report(fields: dict[str, str]) -> HandReport:
         if not isinstance(context, dict):
             raise ApiError(400, "invalid_request",
                            'field context must be a JSON object, e.g. {"gold": "5m"}')
+        _refuse_score_fields(context)
         if (problem := context_shape_problem(context)) is not None:
             raise ApiError(400, "invalid_request", f"field {problem}")
         _refuse_nul(context, "field context: ")
