@@ -51,6 +51,7 @@ __all__ = [
     "resolved_settings",
     "rule_sets",
     "score",
+    "shape_wins",
     "waits",
 ]
 
@@ -258,8 +259,8 @@ def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
     has a winning shape, legal or not (under MCR's 8 fan, a context the rules refuse);
     None when the scorer refuses it or it is no winning shape. A rule set with fields that
     say what the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no
-    winning shape with a score that is not legal (a 诈胡), so its shape is asked as a
-    self-drawn win with those fields alone; one without them (MCR) refuses such a hand."""
+    winning shape with a score that is not legal (a 诈胡), so its shape is asked apart
+    (:func:`shape_wins`); one without them (MCR) refuses such a hand."""
     scored = None
     for drawn in (False, True):
         try:
@@ -271,10 +272,35 @@ def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
         scored = scored or s
     if scored is None or not rule_set.tile_context:
         return scored
-    tiles = {k: v for k, v in context.extra.items() if k in rule_set.tile_context}
+    return scored if shape_wins(rule_set, hand, context.extra, settings) else None
+
+
+def shape_wins(rule_set: RuleSet, hand: Hand, context: Mapping[str, Any],
+               settings: Mapping[str, Any]) -> bool:
+    """Whether ``hand`` has a winning shape under ``rule_set``, a rule set with fields
+    that say what the tiles are (:attr:`~scoring.rulesets.base.RuleSet.tile_context`:
+    the Xiamen gold, the Zhenjiang 百搭), which answers a hand of no winning shape with a
+    score that is not legal (a 诈胡) rather than refusing it. The hand is scored as a
+    self-drawn win with only those of the win-context fields ``context`` (given or
+    resolved) that say what the tiles are — the others, a discarder, a 杠开 with no kong,
+    may make the win illegal, not the shape — under ``settings`` (resolved:
+    :func:`resolved_settings`); a hand or field the scorer refuses is no winning shape.
+    A win of no shape at all (Xiamen 三金倒: ``RuleSet.shape_free_wins``) is for the
+    caller to ask with the whole context. Without ``tile_context`` (MCR) this is only
+    whether the self-drawn win is legal: MCR refuses a hand of no winning shape instead.
+    Used by :func:`discards` (is the hand that drew a win?) and by the reader of photos
+    (``vision.correct.winning_shape_check``).
+
+    >>> zj = get_rule_set("zhenjiang")
+    >>> plain = resolved_settings(zj, None, None)
+    >>> [shape_wins(zj, parse_hand(h), {"indicator": "1m", "kong": True}, plain)
+    ...  for h in ("111p456m789m123pSS", "111p456m789m123pSN", "111p46m789m123pSS2m")]
+    [True, False, True]
+    """
+    tiles = {k: v for k, v in context.items() if k in rule_set.tile_context}
     try:
-        shape = rule_set.score(hand, WinContext(self_drawn=True,
-                                                extra=rule_set.resolve_context(tiles)), settings)
+        return rule_set.score(hand, WinContext(self_drawn=True,
+                                               extra=rule_set.resolve_context(tiles)),
+                              settings).legal
     except HandError:
-        return None
-    return scored if shape.legal else None
+        return False

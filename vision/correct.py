@@ -249,24 +249,26 @@ def winning_shape_check(
     rules: str, score_kwargs: Mapping[str, Any] | None = None
 ) -> Callable[[Hand], bool]:
     """A predicate ``hand -> bool``: does the hand have a winning shape under ``rules``?
-    MCR uses :func:`mcr_winning_shape`; other rule sets are asked through
-    ``scoring.score``: a hand it refuses, or scores as not legal (regional rule sets
-    answer an incomplete hand with ``legal=False``), is not a win — asked as a self-drawn
-    win with only the fields that say what the tiles are
-    (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭), and, when
+    MCR uses :func:`mcr_winning_shape`; other rule sets ask :func:`scoring.shape_wins`
+    (what :func:`scoring.discards` asks of the hand that drew): the hand scored as a
+    self-drawn win with only the fields of ``score_kwargs`` that say what the tiles are
+    (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭), under the
+    rules' default settings; a hand the scorer refuses, or scores as not legal (regional
+    rule sets answer an incomplete hand with ``legal=False``), is not a win. When
     ``score_kwargs`` names a win that needs no shape
-    (:attr:`~scoring.rulesets.base.RuleSet.shape_free_wins`: 三金倒, 三游), with them
-    too. A shape the context alone forbids (a Xiamen gold held on a discard win) is
-    still a winning shape: the score says why it is not legal, and the search does not
-    re-read the gold as some other tile to make a legal discard win (sixty-eighth
-    session). One score per reading, as before."""
+    (:attr:`~scoring.rulesets.base.RuleSet.shape_free_wins`: 三金倒, 三游), a hand of no
+    winning shape is asked ``scoring.score`` with them all too. A shape the context
+    alone forbids (a Xiamen gold held on a discard win) is still a winning shape: the
+    score says why it is not legal, and the search does not re-read the gold as some
+    other tile to make a legal discard win (sixty-eighth session). One score per
+    reading, as before: each answer is kept by the reading's notation."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
 
     kwargs = dict(score_kwargs or {})
     rule_set = scoring.get_rule_set(rules)
-    shape = {k: v for k, v in kwargs.items() if k in rule_set.tile_context}
+    settings = scoring.resolved_settings(rule_set, None, None)
     cache: dict[str, bool] = {}
 
     def legal(hand: Hand, given: Mapping[str, Any]) -> bool:
@@ -275,7 +277,6 @@ def winning_shape_check(
         except scoring.HandError:
             return False
 
-    drawn = {**shape, "self_drawn": True}
     # a win type that makes a hand a win no shape is (Xiamen 三金倒: three golds win
     # whatever else is held): asked with the whole context, after the shape
     typed = str(kwargs.get("win")) in rule_set.shape_free_wins
@@ -283,7 +284,8 @@ def winning_shape_check(
     def check(hand: Hand) -> bool:
         key = scoring.format_hand(hand)
         if key not in cache:
-            cache[key] = legal(hand, drawn) or (typed and legal(hand, kwargs))
+            cache[key] = (scoring.shape_wins(rule_set, hand, kwargs, settings)
+                          or (typed and legal(hand, kwargs)))
         return cache[key]
 
     return check
