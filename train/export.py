@@ -37,10 +37,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import runpy
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,11 @@ from vision.postprocess import SCORE_MODES  # noqa: E402
 FILE = "tilecam-tiles-yolo11n.onnx"
 SCALES_FILE = "tiles-photo.onnx"
 BLURRED_FILE = "tiles-cls-blur.onnx"
+
+#: the options given on the command line (``train/_options.py``, shared with
+#: ``classifier/run_settings.py``; run from its path: ``train`` is no package)
+given_options: Callable[[argparse.ArgumentParser, list[str]], set[str]] = runpy.run_path(
+    str(Path(__file__).resolve().parent / "_options.py"))["given_options"]
 
 
 def main() -> None:
@@ -151,19 +157,6 @@ def build_parser() -> argparse.ArgumentParser:
                          "commands are printed) or keep it as it is; required when the "
                          "manifest has one")
     return ap
-
-
-def given_options(ap: argparse.ArgumentParser, argv: list[str]) -> set[str]:
-    """The ``dest`` of every option given on the command line ``argv`` (abbreviations and
-    ``--opt=value`` included), as opposed to those left at their defaults."""
-    saved = {id(a): a.default for a in ap._actions}
-    try:
-        for a in ap._actions:
-            a.default = argparse.SUPPRESS
-        return set(vars(ap.parse_args(argv)))
-    finally:
-        for a in ap._actions:
-            a.default = saved[id(a)]
 
 
 def read_folder_manifest(models: Path) -> dict[str, Any]:

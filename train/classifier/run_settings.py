@@ -11,7 +11,8 @@ restarts with a new ``--seed``). ``--steps``, ``--minutes``, ``--threads`` and
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import runpy
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,13 @@ SETTINGS = ("lr", "batch", "seed", "style", "view", "motion", "motion_px", "teac
             "teacher_size", "width", "stem_stride", "factors")
 #: the crops it reads: a change is reported, not refused (files move)
 DATA = ("real", "synth", "val")
+
+#: the options given on the command line, not left at their defaults (``--resume`` keeps
+#: the run's own for the rest): ``train/_options.py``, shared with ``train/export.py`` and
+#: run from its path (``train`` is no package; a folder put on ``sys.path`` for it would
+#: make ``import train`` find a script)
+given_options: Callable[[argparse.ArgumentParser, list[str]], set[str]] = runpy.run_path(
+    str(Path(__file__).resolve().parents[1] / "_options.py"))["given_options"]
 
 
 def _plain(value: Any) -> Any:
@@ -40,19 +48,6 @@ def run_settings(args: argparse.Namespace) -> dict[str, Any]:
     [3.0, 13.0]
     """
     return {k: _plain(getattr(args, k)) for k in (*SETTINGS, *DATA) if hasattr(args, k)}
-
-
-def given_options(ap: argparse.ArgumentParser, argv: list[str]) -> set[str]:
-    """The ``dest`` of every option given on the command line ``argv`` (not left at its
-    default)."""
-    saved = {id(a): a.default for a in ap._actions}
-    try:
-        for a in ap._actions:
-            a.default = argparse.SUPPRESS
-        return set(vars(ap.parse_args(argv)))
-    finally:
-        for a in ap._actions:
-            a.default = saved[id(a)]
 
 
 def _flag(key: str) -> str:
