@@ -10,8 +10,8 @@ At startup (the lifespan) the tile detector is loaded once from
 The scoring endpoints work without a model.
 
 Every error is answered as JSON ``{"error": {"code", "message"}}``
-(see :mod:`tilecam.api.errors`); request bodies are capped by
-:class:`tilecam.api.upload.BodyLimitMiddleware`.
+(see :mod:`tilecam.api.errors`); request bodies are capped in size and in time
+(``request_timeout_s``) by :class:`tilecam.api.upload.BodyLimitMiddleware`.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(
         BodyLimitMiddleware, max_bytes=settings.max_upload_bytes + FORM_OVERHEAD_BYTES,
-        form_bytes=FORM_OVERHEAD_BYTES,
+        form_bytes=FORM_OVERHEAD_BYTES, timeout_s=settings.request_timeout_s,
     )
     modules = [
         importlib.import_module(f"{routes.__name__}.{info.name}")

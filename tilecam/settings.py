@@ -5,10 +5,11 @@ Example: ``TILECAM_PORT=9000 tilecam serve``. Sizes are in bytes, times in secon
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -39,8 +40,23 @@ class Settings(BaseSettings):
     #: Image requests admitted at once per process (uploading, waiting or running);
     #: more get 503 at once, so memory for uploads stays bounded.
     recognize_queue: int = Field(default=32, ge=1)
-    #: Seconds a request may wait for a recognition slot or run before 503.
+    #: Seconds a request may wait for a recognition slot or run before 503, and seconds
+    #: any request body (JSON or image) may take to arrive once it is read before 408.
     request_timeout_s: float = Field(default=30.0, gt=0)
+    #: ``tilecam serve``: seconds a connection may take to send a request's line and
+    #: headers (or hold part of them) before it is closed.
+    header_timeout_s: float = Field(default=10.0, gt=0)
+    #: ``tilecam serve``: seconds an idle keep-alive connection is held open (uvicorn's
+    #: ``timeout_keep_alive``).
+    keep_alive_s: int = Field(default=5, ge=1)
+    #: ``tilecam serve``: connections (and requests in progress) a worker holds at once;
+    #: a request past it is answered 503 at once (uvicorn's ``limit_concurrency``). The
+    #: open-file limit is raised to fit it, or the service refuses to start.
+    max_connections: int = Field(default=500, ge=2)
+    #: ``tilecam serve``: comma-separated addresses or networks of the reverse proxies
+    #: whose ``X-Forwarded-For``/``X-Forwarded-Proto`` are believed (``*``: any); empty,
+    #: the default: none, every client is its connection's address.
+    forwarded_allow_ips: str = ""
     #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).
     load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints.
@@ -60,12 +76,46 @@ class Settings(BaseSettings):
     #: frames of the same scene, this many frames in all (``vision.frame_fusion``); 1: off.
     camera_fuse_frames: int = Field(default=3, ge=1, le=10)
 
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        return proxy_addresses(value)
+
     @property
     def sqlalchemy_url(self) -> str:
         """The database URL to use (SQLite file in ``data_dir`` by default)."""
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'tilecam.db').as_posix()}"
+
+
+def proxy_addresses(value: str) -> str:
+    """``TILECAM_FORWARDED_ALLOW_IPS`` checked and tidied: comma-separated IP addresses or
+    networks, ``*`` alone (any), or empty (none). uvicorn would take a typo as a name that
+    never matches, and say nothing, so it is refused here (ValueError).
+
+    >>> proxy_addresses(" 127.0.0.1, 10.0.0.0/8 ")
+    '127.0.0.1,10.0.0.0/8'
+    >>> proxy_addresses("proxy.local")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'proxy.local' is not an IP address or network (...)
+    """
+    entries = [item.strip() for item in value.split(",") if item.strip()]
+    if "*" in entries:
+        if len(entries) > 1:
+            raise ValueError("* (any address) stands alone, not beside other addresses")
+        return "*"
+    tidy = []
+    for entry in entries:
+        try:  # a network as uvicorn compares it: 10.0.0.1/8 is 10.0.0.0/8
+            tidy.append(str(ipaddress.ip_network(entry, strict=False)) if "/" in entry
+                        else str(ipaddress.ip_address(entry)))
+        except ValueError:
+            raise ValueError(f"{entry!r} is not an IP address or network (give addresses "
+                             "such as 127.0.0.1 or 10.0.0.0/8, comma-separated, or * for "
+                             "any)") from None
+    return ",".join(tidy)
 
 
 class SettingsError(ValueError):

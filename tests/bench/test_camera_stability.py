@@ -83,3 +83,44 @@ def test_a_flower_flickering_between_frames_is_recorded_only_by_the_score_key(
     assert out["hand"]["recorded"] == 0.0
     assert out["score"] == {"recorded": 1.0, "twice": 0.0, "right_score": 1.0,
                             "median_first_record_frame": 3}
+
+
+# ``bench/camera_surface.py``: a cleared table told from a view of something else
+
+
+def test_the_surface_bench_judges_cleared_tables_and_other_views(
+    bench_module: Callable[[str], ModuleType], tmp_path: Path,
+) -> None:
+    """A green and a red cloth with a row of tiles: each cleared table (as sent, dimmed, a
+    warm cast) is judged the table; the flat wall, the striped shirt and the other table
+    are not; and every figure of the module doc is reported."""
+    import json
+
+    import cv2
+
+    surface = bench_module("camera_surface")
+    (tmp_path / "truth").mkdir()
+    (tmp_path / "images").mkdir()
+    rng = np.random.default_rng(0)
+    for i, colour in enumerate(((40, 120, 45), (40, 40, 130))):  # green, red cloth
+        image = np.clip(np.array(colour, np.float32) + rng.normal(0, 5, (240, 320, 3)), 0, 255)
+        image = image.astype(np.uint8)
+        tiles = [{"box": [60 + 16 * j, 100, 74 + 16 * j, 120]} for j in range(14)]
+        for t in tiles:
+            x0, y0, x1, y1 = t["box"]
+            image[y0:y1, x0:x1] = (205, 225, 235)
+        cv2.imwrite(str(tmp_path / "images" / f"{i}.png"), image)
+        (tmp_path / "truth" / f"{i}.json").write_text(json.dumps(
+            {"image": f"images/{i}.png", "surface": "felt", "tiles": tiles}))
+    out = surface.run(tmp_path, frames=2, limit=None, seed=0)
+    assert out["scenes"] == 2
+    judged = out["cleared_judged_table"]
+    assert set(judged) == set(surface.CLEARED)  # a forearm may cover a small table
+    assert all(judged[k] == 1.0 for k in ("as_sent", "dim_0.5", "dim_0.25", "warm_cast"))
+    assert out["other_judged_elsewhere"]["wall"] == 1.0
+    assert out["other_judged_elsewhere"]["shirt"] == 1.0
+    assert out["another_table_judged_elsewhere"] == {"felt vs felt": "2/2"}
+    assert out["judge_ms_median"] is not None
+    assert surface.main([str(tmp_path), "--json", "--frames", "2"]) == 0
+    with pytest.raises(SystemExit):
+        surface.main([str(tmp_path / "nothing")])

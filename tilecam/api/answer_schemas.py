@@ -595,6 +595,15 @@ class FrameOut(Answer):
     image_error: str | SkipJsonSchema[None] = absent(
         "only where the recording frame's image could not be kept (the hand is recorded "
         "without it)")
+    view: Literal["tiles", "table", "unlearned", "elsewhere", "unreadable", "dark"] | None = (
+        Field(description="what the frame showed of the table: tiles; with none, table (the "
+              "surface the camera learned around the tiles: the table seen cleared), "
+              "unlearned (no surface learned yet: taken for the table cleared, as before), "
+              "elsewhere (a lit view of something else, e.g. a wall: not the table), "
+              "unreadable (the table's part too dark for a colour) or dark (a dark frame); "
+              "elsewhere, unreadable and dark leave the table as it was; null: not judged"))
+    view_note: str | None = Field(description="view in words, with the figures it was "
+                                  "judged by")
 
 
 class SheetOut(Answer):

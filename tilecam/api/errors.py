@@ -168,22 +168,48 @@ async def _validation_error_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(422, "invalid_request", describe_validation_errors(exc.errors()))
 
 
-def unavailable(what: str, reason: str, url: str | None = None) -> tuple[str, dict[str, str]]:
+#: Said in place of the database's own reason to a caller who may not read it.
+REASON_LOGGED = "the reason is in the server's log"
+
+
+def unavailable(what: str, reason: str, url: str | None = None, *,
+                show_reason: bool = True) -> tuple[str, dict[str, str]]:
     """The message and headers of a 503 ``database_unavailable``: ``what`` happened, for
     ``reason`` (the driver's); "try again" with ``Retry-After`` only when trying again
     may help (:func:`tilecam.db.engine.lasting_fault`; ``url``: the database's).
+
+    ``show_reason`` False leaves the driver's text out (it names the database's host,
+    port, user or file): the message then says it is in the server's log, and whether
+    trying again helps is still decided by it.
 
     >>> unavailable("the database did not answer", "database is locked")[1]
     {'Retry-After': '5'}
     >>> unavailable("the database cannot be opened", "file is not a database")[1]
     {}
+    >>> unavailable("the database cannot be opened", 'connection to server at "10.0.0.5", '
+    ...             'port 5432 failed', show_reason=False)[0]  # doctest: +ELLIPSIS
+    "the database cannot be opened (the reason is in the server's log; nothing ...; try again)"
     """
+    said = f"{what}: {reason} (" if show_reason else f"{what} ({REASON_LOGGED}; "
     if lasting_fault(reason, url):
-        return (f"{what}: {reason} (nothing was recorded by this request; the server's "
+        return (f"{said}nothing was recorded by this request; the server's "
                 "operator must repair or replace the database, or give another: trying "
                 "again will not help)"), {}
-    return (f"{what}: {reason} (nothing was recorded by this request; try again)",
+    return (f"{said}nothing was recorded by this request; try again)",
             {"Retry-After": "5"})
+
+
+def may_read_database_reason(request: Request) -> bool:
+    """Whether the caller may read the database driver's own reason for a failure (which
+    names its host, port, user or file): only the admin key's holder, the operator who
+    can act on it; everyone else, with or without a key, gets a general reason and the
+    server's log keeps the driver's."""
+    from tilecam.tables.access import app_settings, presented_key
+    from tilecam.tables.keys import verify_admin_key
+
+    admin_key = app_settings(request).admin_key
+    key = presented_key(request)
+    return bool(admin_key and key and verify_admin_key(key, admin_key))
 
 
 async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -194,9 +220,12 @@ async def _database_error_handler(request: Request, exc: Exception) -> JSONRespo
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
     settings = getattr(request.app.state, "settings", None)
     url = getattr(settings, "sqlalchemy_url", None)
-    message, headers = unavailable("the database did not answer", first_line(exc), url)
+    shown = may_read_database_reason(request)
+    message, headers = unavailable("the database did not answer", first_line(exc), url,
+                                   show_reason=shown)
     if getattr(exc, "tilecam_at_commit", False):  # sheet.transaction: the commit failed
-        message = (f"the database did not answer the commit: {first_line(exc)} (this "
+        reason = f": {first_line(exc)} (" if shown else f" ({REASON_LOGGED}; "
+        message = (f"the database did not answer the commit{reason}this "
                    "request may have been recorded: look before sending it again)")
     return error_response(503, "database_unavailable", message, headers)
 

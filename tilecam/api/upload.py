@@ -9,9 +9,10 @@ Two ways to send an image:
   ``image/webp``, ``application/octet-stream``), options in the query string.
 
 The whole request body is capped by :class:`BodyLimitMiddleware` (Content-Length is
-checked before reading, and a chunked body is counted as it streams in), and the image
-itself by ``Settings.max_upload_bytes``. The pixel count is read from the image header
-*before decoding* (:func:`vision.imageio.image_size_from_header`), so a decompression
+checked before reading, and a chunked body is counted as it streams in; a body that is
+not an image or a form is held to the JSON limit; a body that stops arriving is a 408),
+and the image itself by ``Settings.max_upload_bytes``. The pixel count is read from the
+image header *before decoding* (:func:`vision.imageio.image_size_from_header`), so a decompression
 bomb is refused without allocating its pixels.
 """
 
@@ -44,33 +45,49 @@ class Upload:
 
 
 class BodyLimitMiddleware:
-    """Refuse request bodies over ``max_bytes`` (``max_json_bytes`` for JSON bodies) with
-    413 JSON, before or while reading.
+    """Bound every request body in size and in time, before the app parses it.
 
-    A declared ``Content-Length`` over the limit is refused before any byte is read;
-    a chunked body is counted as it streams in and refused as soon as it passes the
+    Size: an image body (``image/*``, ``application/octet-stream``) or a form
+    (``multipart/form-data``) may hold up to ``max_bytes``; every other body — JSON, and
+    any type or none at all, since the framework may parse it — ``max_json_bytes``. A
+    declared ``Content-Length`` over the limit is refused (413 JSON) before any byte is
+    read; a chunked body is counted as it streams in and refused as soon as it passes the
     limit (the route sees :class:`ApiError` 413 from ``receive``).
+
+    Headers: the type and length are read once, here, the way the framework reads them
+    (the first header of each name); a request whose ``Content-Type`` or
+    ``Content-Length`` headers differ from one another is refused (400) before anything
+    else, so that no part of the service can take it for another type than this one does.
+
+    Time: once the app starts reading the body, all of it must arrive within
+    ``timeout_s`` seconds, or the route sees :class:`ApiError` 408 ``request_timeout``
+    (``Connection: close``) from ``receive``: a client that stops sending cannot hold a
+    request open. Reads after the body is complete (waiting for a disconnect) are not
+    timed.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int, max_json_bytes: int = 1024 * 1024,
-                 form_bytes: int = 0) -> None:
+                 form_bytes: int = 0, timeout_s: float | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_json_bytes = max_json_bytes
         #: of ``max_bytes``, the room left for a form's own fields beside its file
         self.form_bytes = form_bytes
+        #: seconds the whole body may take to arrive once the app reads it; None: no limit
+        self.timeout_s = timeout_s
 
-    def _limit_text(self, limit: int, is_json: bool) -> str:
+    def _limit_text(self, limit: int, large: bool) -> str:
         """The limit as a person reads it: ``15 MiB`` and what it is made of.
 
         >>> BodyLimitMiddleware(None, 15 * 2**20 + 2**18, form_bytes=2**18)._limit_text(
-        ...     15 * 2**20 + 2**18, False)
+        ...     15 * 2**20 + 2**18, True)
         "15990784 bytes (an image of up to 15 MiB and 256 KiB for the form's fields)"
-        >>> BodyLimitMiddleware(None, 10)._limit_text(2**20, True)
-        '1048576 bytes (1 MiB for a JSON body)'
+        >>> BodyLimitMiddleware(None, 10)._limit_text(2**20, False)
+        '1048576 bytes (1 MiB for a JSON body, or any body that is not an image)'
         """
-        if is_json:
-            return f"{limit} bytes ({limit / 2**20:g} MiB for a JSON body)"
+        if not large:
+            return (f"{limit} bytes ({limit / 2**20:g} MiB for a JSON body, or any body "
+                    "that is not an image)")
         if not self.form_bytes:
             return f"{limit} bytes"
         image = (limit - self.form_bytes) / 2**20
@@ -81,24 +98,66 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared, media = _content_length_and_type(scope)
-        is_json = media == "application/json" or media.endswith("+json")
-        limit = self.max_json_bytes if is_json else self.max_bytes
+        try:
+            declared, media = body_headers(scope)
+        except ApiError as exc:
+            response = error_response(exc.status_code, exc.code, exc.message,
+                                      headers={"Connection": "close"})
+            await response(scope, receive, send)
+            return
+        large = takes_large_body(media)
+        limit = self.max_bytes if large else self.max_json_bytes
         if declared is not None and declared > limit:
             response = error_response(
                 413,
                 "payload_too_large",
                 f"request body of {declared} bytes is over the limit of "
-                f"{self._limit_text(limit, is_json)}",
+                f"{self._limit_text(limit, large)}",
                 headers={"Connection": "close"},
             )
             await response(scope, receive, send)
             return
         seen = 0
+        complete = False
+        timeout_s = self.timeout_s
+        # one timer per request (not per read): when it fires it cancels the read waiting
+        timer: asyncio.TimerHandle | None = None
+        waiting: asyncio.Task[Any] | None = None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            if waiting is not None:
+                waiting.cancel()
+
+        def too_slow() -> ApiError:
+            return ApiError(
+                408,
+                "request_timeout",
+                f"the request body did not arrive within {timeout_s:g} s",
+                headers={"Connection": "close"},
+            )
 
         async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, complete, timer, waiting
+            if complete:  # the body is in: what is left to hear is a disconnect
+                return await receive()
+            if timeout_s is not None:
+                if expired:
+                    raise too_slow()
+                if timer is None:
+                    loop = asyncio.get_running_loop()
+                    timer = loop.call_at(loop.time() + timeout_s, expire)
+                waiting = asyncio.current_task()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:
+                if expired and waiting is not None and waiting.uncancel() == 0:
+                    raise too_slow() from None  # our timer's cancel, no one else's
+                raise
+            finally:
+                waiting = None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
@@ -106,25 +165,74 @@ class BodyLimitMiddleware:
                         413,
                         "payload_too_large",
                         "request body is over the limit of "
-                        f"{self._limit_text(limit, is_json)}",
+                        f"{self._limit_text(limit, large)}",
                     )
+                complete = not message.get("more_body", False)
+            else:  # http.disconnect: nothing more will come
+                complete = True
+            if complete and timer is not None:
+                timer.cancel()
             return message
 
-        await self.app(scope, limited_receive, send)
+        try:
+            await self.app(scope, limited_receive, send)
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
-def _content_length_and_type(scope: Scope) -> tuple[int | None, str]:
-    length: int | None = None
-    media = ""
+def takes_large_body(media: str) -> bool:
+    """Whether a body of media type ``media`` may be as large as an image upload: an
+    image, raw bytes, or a form (which carries the image). Everything else — JSON, any
+    other type, none — is held to the JSON limit, since the framework may parse it.
+
+    >>> [takes_large_body(m) for m in ("image/jpeg", "multipart/form-data", "")]
+    [True, True, False]
+    >>> [takes_large_body(m) for m in ("application/json", "text/plain", "application/x+json")]
+    [False, False, False]
+    """
+    return media.startswith(RAW_IMAGE_TYPES) or media == "multipart/form-data"
+
+
+def body_headers(scope: Scope) -> tuple[int | None, str]:
+    """The declared body length (bytes; None when not declared) and media type (lower
+    case, no parameters; ``""`` when none) of a request — the first header of each, as
+    Starlette's ``Headers.get`` reads them.
+
+    Raises :class:`ApiError` 400 when the request holds two ``Content-Type`` or two
+    ``Content-Length`` headers that differ, or a length that is no whole number of bytes.
+
+    >>> body_headers({"headers": [(b"content-type", b"application/json; charset=utf-8"),
+    ...                           (b"content-length", b"12")]})
+    (12, 'application/json')
+    >>> body_headers({"headers": [(b"content-type", b"application/json"),
+    ...                           (b"content-type", b"image/jpeg")]})
+    Traceback (most recent call last):
+    ...
+    tilecam.api.errors.ApiError: 400 invalid_request: the request has 2 Content-Type \
+headers that differ ('application/json', 'image/jpeg'): send one
+    """
+    types: list[str] = []
+    lengths: list[str] = []
     for name, value in scope.get("headers", ()):
-        if name == b"content-length":
-            try:
-                length = int(value)
-            except ValueError:
-                length = None
-        elif name == b"content-type":
-            media = _media_type(value.decode("latin-1"))
-    return length, media
+        if name == b"content-type":
+            types.append(value.decode("latin-1").strip())
+        elif name == b"content-length":
+            lengths.append(value.decode("latin-1").strip())
+    for header, values in (("Content-Type", types), ("Content-Length", lengths)):
+        if len(set(values)) > 1:
+            shown = ", ".join(repr(v[:100]) for v in dict.fromkeys(values))
+            raise ApiError(400, "invalid_request",
+                           f"the request has {len(values)} {header} headers that differ "
+                           f"({shown}): send one")
+    length: int | None = None
+    if lengths:
+        text = lengths[0]
+        if not (text.isascii() and text.isdigit()):
+            raise ApiError(400, "invalid_request",
+                           f"Content-Length {text[:40]!r} is not a whole number of bytes")
+        length = int(text) if len(text) <= 30 else 10**30  # past any limit all the same
+    return length, _media_type(types[0]) if types else ""
 
 
 def _media_type(content_type: str) -> str:

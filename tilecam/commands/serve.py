@@ -1,16 +1,39 @@
 """``tilecam serve``: run the HTTP service (API and phone page) with uvicorn.
 
 Settings come from ``TILECAM_*`` environment variables (:mod:`tilecam.settings`);
-``--host``/``--port`` override them. Each worker process loads the detector once
-at startup and runs up to ``TILECAM_RECOGNIZE_CONCURRENCY`` recognitions at a time.
+``--host``/``--port``/``--forwarded-allow-ips`` override them. Each worker process loads
+the detector once at startup and runs up to ``TILECAM_RECOGNIZE_CONCURRENCY``
+recognitions at a time.
+
+Slow or idle clients cannot hold the server (:func:`server_options`):
+
+- a connection must send a request's line and headers within
+  ``TILECAM_HEADER_TIMEOUT_S`` (10 s; :class:`HeaderDeadlineProtocol`), and a request's
+  body within ``TILECAM_REQUEST_TIMEOUT_S`` (30 s, 408; the app's body limit);
+- an idle keep-alive connection is closed after ``TILECAM_KEEP_ALIVE_S`` (5 s);
+- a worker holds at most ``TILECAM_MAX_CONNECTIONS`` (500) connections and requests at
+  once — past that uvicorn answers 503 at once — and its open-file limit is raised to
+  fit them (or the service refuses to start).
+
+``X-Forwarded-For``/``X-Forwarded-Proto`` are believed only from the proxies named in
+``TILECAM_FORWARDED_ALLOW_IPS`` (none by default: uvicorn's own default believed them
+from 127.0.0.1, so a local client could pick its address for the per-address limits).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import errno
+import json
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from tilecam.settings import Settings
+
+#: Open files a worker needs beside its connections (database, model, logs, pipes).
+FILE_HEADROOM = 100
 
 
 def register(sub: Any) -> None:
@@ -32,6 +55,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--no-access-log", action="store_true", help="do not log each request (faster under load)"
+    )
+    p.add_argument(
+        "--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+        help="comma-separated addresses or networks of reverse proxies whose "
+        "X-Forwarded-For/-Proto are believed, or * for any (default from settings, "
+        "TILECAM_FORWARDED_ALLOW_IPS: none)",
     )
     p.set_defaults(func=run)
 
@@ -75,7 +104,7 @@ def check_runtime_settings() -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tilecam.settings import get_settings
+    from tilecam.settings import get_settings, proxy_addresses
 
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
@@ -88,6 +117,13 @@ def run(args: argparse.Namespace) -> int:
     problem = bind_problem(host, port)  # before the model loads and uvicorn says it its way
     if problem is not None:
         raise ValueError(problem)
+    proxies = settings.forwarded_allow_ips
+    if args.forwarded_allow_ips is not None:
+        try:
+            proxies = proxy_addresses(args.forwarded_allow_ips)
+        except ValueError as exc:
+            raise ValueError(f"--forwarded-allow-ips: {exc}") from None
+    raise_open_file_limit(settings.max_connections + FILE_HEADROOM)
     uvicorn.run(
         "tilecam.app:create_app",
         factory=True,
@@ -97,8 +133,150 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         access_log=not args.no_access_log,
         timeout_graceful_shutdown=5,
+        **server_options(settings, proxies),
     )
     return 0
+
+
+def server_options(settings: Settings, proxies: str) -> dict[str, Any]:
+    """The uvicorn options that bound what slow or many clients can hold, and whose
+    forwarding headers are believed (``proxies``: comma-separated addresses or networks,
+    ``*``, or empty for none).
+
+    >>> from tilecam.settings import Settings
+    >>> options = server_options(Settings(), "")
+    >>> options["proxy_headers"], options["limit_concurrency"], options["timeout_keep_alive"]
+    (False, 500, 5)
+    >>> server_options(Settings(), "10.0.0.2")["forwarded_allow_ips"]
+    '10.0.0.2'
+    """
+    options: dict[str, Any] = {
+        "http": HeaderDeadlineProtocol,
+        "limit_concurrency": settings.max_connections,
+        "timeout_keep_alive": settings.keep_alive_s,
+        "proxy_headers": bool(proxies),
+    }
+    if proxies:
+        options["forwarded_allow_ips"] = proxies
+    return options
+
+
+def raise_open_file_limit(needed: int) -> int:
+    """Make sure this process (and the workers it starts) may open ``needed`` files:
+    raise the soft limit up to the hard one if it is lower. Returns the soft limit now
+    (``needed`` when there is none); raises ValueError saying what to do when even the
+    hard limit is lower.
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return needed
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return needed if soft == resource.RLIM_INFINITY else soft
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        raise ValueError(
+            f"TILECAM_MAX_CONNECTIONS needs {needed} open files per worker (connections "
+            f"and {FILE_HEADROOM} more), but this process may open only {hard} (ulimit -Hn): "
+            "lower TILECAM_MAX_CONNECTIONS or raise the limit")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    return needed
+
+
+class HeaderDeadlineProtocol(asyncio.Protocol):
+    """uvicorn's HTTP protocol (httptools when installed, else h11, as uvicorn's ``auto``)
+    with a deadline on request heads, which uvicorn lacks: a connection that has not sent
+    a whole request line and headers ``TILECAM_HEADER_TIMEOUT_S`` seconds after it opened,
+    or after the first bytes of its next request, is answered 408 and closed (if it sent
+    nothing, just closed). An idle keep-alive connection is uvicorn's to close
+    (``timeout_keep_alive``); a request's body is the app's to time out.
+
+    Every call of the transport is passed to the wrapped protocol; only the time a head
+    takes is watched (from the protocol's ``cycle``, the request in progress).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+        from tilecam.settings import get_settings
+
+        self.inner: Any = AutoHTTPProtocol(*args, **kwargs)
+        #: seconds a request head may take
+        self.timeout_s = get_settings().header_timeout_s
+        # a uvicorn without ``cycle`` (another version) is watched not at all rather than
+        # taken to be idle for ever and cut off mid-request
+        self._watch = hasattr(self.inner, "cycle")
+        self._transport: asyncio.Transport | None = None
+        self._started: float | None = None  # loop time the head being awaited began
+        self._heard = False  # bytes of that head came
+        self._timer: asyncio.TimerHandle | None = None
+
+    def _idle(self) -> bool:
+        """No request is in progress: its head has not come yet."""
+        cycle = self.inner.cycle
+        return cycle is None or bool(getattr(cycle, "response_complete", False))
+
+    def _await_head(self, heard: bool) -> None:
+        """Start the head's clock (when not started) and its timer."""
+        self._heard = self._heard or heard
+        if self._started is None:
+            loop = asyncio.get_running_loop()
+            self._started = loop.time()
+            if self._timer is None:
+                self._timer = loop.call_later(self.timeout_s, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        transport = self._transport
+        if self._started is None or transport is None or transport.is_closing():
+            return
+        loop = asyncio.get_running_loop()
+        left = self._started + self.timeout_s - loop.time()
+        if left > 0:  # the clock was restarted since the timer was set
+            self._timer = loop.call_later(left, self._check)
+            return
+        if self._heard:
+            body = json.dumps({"error": {"code": "request_timeout", "message": (
+                f"the request's headers did not arrive within {self.timeout_s:g} s")}})
+            transport.write(
+                b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                b"connection: close\r\ncontent-length: "
+                + str(len(body)).encode() + b"\r\n\r\n" + body.encode())
+        transport.close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # a uvloop transport is no asyncio.Transport subclass, but has its methods
+        self._transport = cast(asyncio.Transport, transport)
+        self.inner.connection_made(transport)
+        if self._watch:
+            self._await_head(heard=False)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+        if not self._watch:
+            return
+        if self._idle():  # these bytes did not finish a head (or came after a response)
+            self._await_head(heard=True)
+        else:  # a request is in: its head came
+            self._started = None
+            self._heard = False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._transport = None
+        self.inner.connection_lost(exc)
+
+    def eof_received(self) -> bool | None:
+        result: bool | None = self.inner.eof_received()
+        return result
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
 
 
 def bind_problem(host: str, port: int) -> str | None:

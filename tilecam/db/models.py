@@ -278,7 +278,10 @@ class CameraState(Base):
     no tiles (a cleared table allows the same hand to be recorded again);
     ``quiet_streak`` frames in a row with no complete hand since the last record, kept
     once it reaches the stable count (only after such a gap is a hand read otherwise
-    recorded: migration 0003).
+    recorded: migration 0003); ``surface`` the table's surface as the camera learned it
+    around the tiles it read (JSON, ``tilecam.tables.surface.SurfaceModel``; null until
+    it has: migration 0009), which a frame with no tiles must show to count as the table
+    seen empty.
     """
 
     __tablename__ = "camera_states"
@@ -292,4 +295,5 @@ class CameraState(Base):
     quiet_streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     recorded_signature: Mapped[str | None] = mapped_column(Text, nullable=True)
     frames_seen: Mapped[int] = mapped_column(Integer, default=0)
+    surface: Mapped[str | None] = mapped_column(Text, nullable=True)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

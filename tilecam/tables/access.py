@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Mapping
@@ -24,7 +25,7 @@ import numpy as np
 from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from tilecam.api.errors import ApiError, unavailable
+from tilecam.api.errors import ApiError, may_read_database_reason, unavailable
 from tilecam.db import GameTable, get_engine, session_factory, upgrade
 from tilecam.db.engine import first_line
 from tilecam.settings import Settings
@@ -33,6 +34,7 @@ from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recogn
 from tilecam.tables.keys import VIEW_PREFIX, hash_key, verify_admin_key, verify_key
 from tilecam.tables.ratelimit import RateLimiter
 
+log = logging.getLogger("tilecam.api")
 _init_lock = threading.Lock()
 
 #: A row id in a URL: positive and within a 32-bit database integer.
@@ -50,7 +52,12 @@ def app_settings(request: Request) -> Settings:
 
 
 def database(request: Request) -> sessionmaker[Session]:
-    """Session factory of the app's database, migrated on first use."""
+    """Session factory of the app's database, migrated on first use.
+
+    A database that cannot be opened is a 503 ``database_unavailable`` (``Retry-After``
+    when trying again may help); the driver's reason is logged, and said only to a caller
+    with the admin key (:func:`tilecam.api.errors.may_read_database_reason`): it names
+    the database server's host, port and user, and this runs before any key is checked."""
     state = request.app.state
     sf: sessionmaker[Session] | None = getattr(state, "table_db", None)
     if sf is not None:
@@ -63,8 +70,12 @@ def database(request: Request) -> sessionmaker[Session]:
                 engine = get_engine(url)
                 upgrade(engine)
             except Exception as exc:
-                message, headers = unavailable("the database cannot be opened",
-                                               first_line(exc), url)
+                reason = first_line(exc)
+                log.warning("the database cannot be opened on %s %s: %s", request.method,
+                            request.url.path, reason)
+                # the driver's text names the server's host, port and user: the admin's
+                message, headers = unavailable("the database cannot be opened", reason, url,
+                                               show_reason=may_read_database_reason(request))
                 raise ApiError(503, "database_unavailable", message,
                                headers=headers) from None
             sf = state.table_db = session_factory(engine)

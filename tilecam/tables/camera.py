@@ -8,6 +8,12 @@ rules score it (:func:`tilecam.tables.scoring_bridge.score_key`: under MCR which
 a bonus tile is does not count) — records the latest reading with the frame saved
 under ``data_dir/frames/`` as its image reference — all in one transaction, so
 a retried or concurrent frame cannot record the hand twice.
+
+A frame with no tiles counts as the table seen empty only when it shows the table: not a
+dark frame (:func:`shows_a_view`), and — once the camera has learned the table's surface
+around the tiles it read (:mod:`tilecam.tables.surface`, kept in ``camera_states.surface``)
+— not a lit view of something else (a wall, the floor, a shirt). Each answer says what
+the frame showed (:attr:`FrameResult.view`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,16 @@ from sqlalchemy.orm import Session, sessionmaker
 from tilecam.tables import sheet
 from tilecam.tables.scoring_bridge import HandReport, normalize_hand, reread_of, score_key
 from tilecam.tables.stability import Reading, Watch, step
+from tilecam.tables.surface import (
+    LEARN_TILES,
+    SurfaceModel,
+    SurfaceSample,
+    Verdict,
+    judge,
+    learn,
+    sample_frame,
+    tile_boxes,
+)
 
 log = logging.getLogger("tilecam.tables")
 
@@ -46,6 +62,9 @@ class FrameReading:
     #: Whether the frame shows a view (:func:`shows_a_view`): a frame with no tiles that
     #: is dark — a covered lens, the lights down — is no view of an empty table.
     view: bool = True
+    #: The frame measured for the table's surface (:func:`with_view`): a lit frame with
+    #: no tiles, to judge; one with tiles and their boxes, to learn from. None: neither.
+    surface: SurfaceSample | None = field(default=None, compare=False, repr=False)
 
 
 #: A frame whose brightest 1 % of pixels (each pixel's brightest channel, 0-255) stays
@@ -58,7 +77,8 @@ def shows_a_view(image: np.ndarray) -> bool:
     """Whether a decoded frame (BGR uint8) shows a lit view rather than darkness: the
     brightest 1 % of its pixels reach :data:`DARK_LEVEL`. A frame with no tiles that shows
     no view is not the table seen empty (:attr:`tilecam.tables.stability.Reading.view`).
-    A camera turned onto some other lit surface cannot be told from a cleared table so.
+    A camera turned onto some other lit surface is told from a cleared table by the surface
+    it learned around the tiles (:mod:`tilecam.tables.surface`), not by this.
 
     >>> dark, grey = np.zeros((48, 64, 3), np.uint8), np.full((48, 64, 3), 90, np.uint8)
     >>> shows_a_view(dark), shows_a_view(grey)
@@ -73,11 +93,56 @@ def shows_a_view(image: np.ndarray) -> bool:
 
 
 def with_view(reading: FrameReading, image: np.ndarray) -> FrameReading:
-    """``reading`` with :attr:`FrameReading.view` from the frame ``image`` it was read from
-    (looked at only when the reading found no tiles)."""
-    if reading.tiles != 0 or not reading.view:
+    """``reading`` with what the frame ``image`` (BGR uint8 ``(H, W, 3)``) it was read from
+    shows of the table: :attr:`FrameReading.view` (a frame with no tiles that is dark is
+    no view) and :attr:`FrameReading.surface` — a lit frame with no tiles measured to be
+    judged against the table's surface, one with :data:`tilecam.tables.surface.LEARN_TILES`
+    tiles or more, with boxes (``recognized["tiles"][i]["box"]``, pixels), measured around
+    them to learn it. A few milliseconds for a 1280×960 frame; a frame that cannot be
+    measured (not a colour image) is left unmeasured, as before the surface was learned."""
+    if not reading.view:
         return reading
-    return reading if shows_a_view(image) else replace(reading, view=False)
+    if reading.tiles == 0 and not shows_a_view(image):
+        return replace(reading, view=False)
+    boxes: list[tuple[float, float, float, float]] = []
+    if reading.tiles != 0:
+        tiles = reading.recognized.get("tiles") if isinstance(reading.recognized,
+                                                              Mapping) else None
+        if isinstance(tiles, list) and image.ndim >= 2:
+            boxes = tile_boxes(tiles, int(image.shape[1]), int(image.shape[0]))
+        if len(boxes) < LEARN_TILES:
+            return reading  # too few tiles with boxes to learn the surface from
+    try:
+        sample = sample_frame(image, boxes)
+    except ValueError as exc:
+        log.warning("tilecam: a camera frame's surface was not measured: %s", exc)
+        return reading
+    return replace(reading, surface=sample)
+
+
+#: What a frame showed of the table (:attr:`FrameResult.view`), besides the
+#: :class:`tilecam.tables.surface.Verdict` views of a lit frame with no tiles.
+TILES, DARK = "tiles", "dark"
+
+
+def _look(state_surface: str | None, reading: FrameReading) -> tuple[Verdict | None,
+                                                                      str | None]:
+    """What a frame showed of the table (``tiles``, ``dark`` or a surface verdict) and the
+    camera's surface model to store after it (JSON; ``state_surface`` unchanged when the
+    frame did not teach it)."""
+    if reading.tiles != 0:
+        sample = reading.surface
+        if sample is None or not sample.teaches:
+            return Verdict(TILES, "tiles in view"), state_surface
+        model = learn(SurfaceModel.from_json(state_surface), sample)
+        return Verdict(TILES, "tiles in view"), (state_surface if model is None
+                                                 else model.to_json())
+    if not reading.view:
+        return Verdict(DARK, f"the frame is dark (its brightest pixels under level "
+                       f"{DARK_LEVEL} of 255): no view of the table"), state_surface
+    if reading.surface is None:  # not measured: taken for the table, as before
+        return None, state_surface
+    return judge(SurfaceModel.from_json(state_surface), reading.surface), state_surface
 
 
 #: ``(image BGR uint8 (H, W, 3), rules name, rule-set context) -> FrameReading``; the
@@ -117,6 +182,15 @@ class FrameResult:
     #: Why the recording frame's image was not kept (a full disk, an unwritable data
     #: folder): the hand is recorded without it. None when kept or not to be kept.
     image_error: str | None = None
+    #: What the frame showed of the table: ``tiles``; with none, ``table`` (the surface
+    #: learned around its tiles: the table seen empty), ``unlearned`` (no surface learned
+    #: yet: taken for the table seen empty, as before), ``elsewhere`` (a lit view of
+    #: something else: not the table), ``unreadable`` (the table's part too dark for a
+    #: colour) or ``dark``; the last three count neither as the table seen empty nor as a
+    #: frame without a hand. None: a frame with no tiles whose surface was not measured.
+    view: str | None = None
+    #: :attr:`view` in words, with the figures it was judged by.
+    view_note: str | None = None
 
 
 def process_frame(
@@ -154,8 +228,11 @@ def process_frame(
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
         key = score_key(hand_text, str(table.rules)) if hand_text is not None else None
-        frame = Reading(key, complete, reading.tiles, reading.view)
         state = sheet.camera_state(session, table_id)
+        seen, state.surface = _look(state.surface, reading)
+        shows = reading.view if seen is None or seen.view == TILES else seen.shows_table
+        frame = Reading(key, complete, reading.tiles, shows)
+        view, note = (seen.view, seen.note) if seen is not None else (None, None)
         watch = Watch(state.signature, state.streak, state.empty_streak,
                       state.recorded_signature, state.frames_seen, state.quiet_streak or 0)
         watch, decision = step(watch, frame, needed, near=reread_of)
@@ -172,7 +249,7 @@ def process_frame(
                 number = sheet.last_camera_number(session, table_id)
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, complete,
-                               hand_number=number)
+                               hand_number=number, view=view, view_note=note)
         image_error: str | None = None
         if store:
             try:
@@ -187,7 +264,7 @@ def process_frame(
                                      review_below=review_below)
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
-                           recorded.hand.number, image_error)
+                           recorded.hand.number, image_error, view, note)
 
     try:
         return sheet.transaction(sf, work)

@@ -9,17 +9,30 @@ Each key may make ``rate`` requests per second on average with bursts of up to
 [0.0, 0.0, 0.5]
 >>> limiter.check("k")  # half a second later one token is back
 0.0
+
+Memory is bounded: buckets are kept least recently used first, a bucket that has
+refilled to ``burst`` is forgotten (it says no more than a new one would), and at most
+``max_keys`` are kept — past that the least recently used is forgotten even if it is not
+full yet. Every check costs O(1) amortised, however many keys there are.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+
+#: Full buckets dropped from the old end at each check, at most (amortised cleaning).
+SWEEP_PER_CHECK = 2
 
 
 class RateLimiter:
-    """Token buckets keyed by a string (a key hash, or a client address)."""
+    """Token buckets keyed by a string (a key hash, or a client address).
+
+    ``rate``: tokens per second; ``burst``: a bucket's size (tokens); ``max_keys``: the
+    most buckets kept at once (the hard cap on memory); ``clock``: seconds, monotonic.
+    """
 
     def __init__(
         self,
@@ -30,29 +43,46 @@ class RateLimiter:
     ) -> None:
         if rate <= 0 or burst < 1:
             raise ValueError(f"rate limit needs rate > 0 and burst >= 1, not {rate}, {burst}")
+        if max_keys < 1:
+            raise ValueError(f"rate limit needs max_keys >= 1, not {max_keys}")
         self.rate = float(rate)
         self.burst = float(burst)
         self._clock = clock
         self._max_keys = max_keys
-        self._buckets: dict[str, tuple[float, float]] = {}
+        #: key → (tokens left when last seen, when last seen); least recently seen first
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Buckets kept now."""
+        return len(self._buckets)
 
     def check(self, key: str) -> float:
         """Take one token for ``key``: 0.0 when allowed, else seconds until one is free."""
         with self._lock:
             now = self._clock()
-            tokens, last = self._buckets.get(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._store(key, tokens - 1.0, now)
-                return 0.0
-            self._store(key, tokens, now)
-            return (1.0 - tokens) / self.rate
+            tokens = self._tokens(self._buckets.get(key), now)
+            allowed = tokens >= 1.0
+            self._store(key, tokens - 1.0 if allowed else tokens, now)
+            return 0.0 if allowed else (1.0 - tokens) / self.rate
+
+    def _tokens(self, bucket: tuple[float, float] | None, now: float) -> float:
+        """The tokens of ``bucket`` at ``now`` (refilled since it was last seen)."""
+        if bucket is None:
+            return self.burst
+        tokens, last = bucket
+        return min(self.burst, tokens + max(0.0, now - last) * self.rate)
 
     def _store(self, key: str, tokens: float, now: float) -> None:
-        if key not in self._buckets and len(self._buckets) >= self._max_keys:
-            # Forget full buckets first; they carry no state worth keeping.
-            full = [k for k, (t, _) in self._buckets.items() if t >= self.burst]
-            for k in full[: max(1, len(full))]:
-                del self._buckets[k]
-        self._buckets[key] = (tokens, now)
+        """Keep ``key``'s bucket as the most recently used, and forget old ones: those
+        full again at the old end (a few per call), then the oldest past ``max_keys``."""
+        buckets = self._buckets
+        buckets[key] = (tokens, now)
+        buckets.move_to_end(key)
+        for _ in range(SWEEP_PER_CHECK):
+            oldest = next(iter(buckets))
+            if oldest == key or self._tokens(buckets[oldest], now) < self.burst:
+                break
+            del buckets[oldest]
+        while len(buckets) > self._max_keys:
+            buckets.popitem(last=False)

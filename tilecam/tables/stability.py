@@ -15,7 +15,8 @@ hand can be recorded again only after the table was seen empty (no tiles, in a f
 that shows a lit view: :attr:`Reading.view`) for ``needed`` frames in a row, i.e. after
 the tiles were cleared for the next hand; a frame or two of misreading in between does
 not re-arm it, and neither does a frame that shows nothing (a covered lens, the lights
-down: ``view`` false), which says nothing about the table. A hand read otherwise than
+down) or something else than the table's surface (the camera turned onto a wall: ``view``
+false), which says nothing about the table. A hand read otherwise than
 the one recorded last — within a few tiles of it (``near``) — is recorded only after
 ``needed`` frames in a row without a complete hand since the camera last read the
 recorded hand (the revealed hand was put away): a reading of the revealed tiles that
@@ -59,9 +60,12 @@ class Reading:
     hand: str | None
     complete: bool
     tiles: int
-    #: Whether the frame shows a view at all: False for a frame with no tiles that is
-    #: dark or blank (a covered lens, the lights down), which tells nothing of the table
-    #: — not an empty table (:func:`tilecam.tables.camera.shows_a_view`).
+    #: Whether the frame shows a view of the table at all: False for a frame with no
+    #: tiles that is dark or blank (a covered lens, the lights down:
+    #: :func:`tilecam.tables.camera.shows_a_view`) or that shows another surface than the
+    #: one the camera learned around the tiles (a wall, the floor:
+    #: :func:`tilecam.tables.surface.judge`), which tells nothing of the table — not an
+    #: empty table.
     view: bool = True
 
     @property

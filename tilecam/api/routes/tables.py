@@ -10,7 +10,9 @@ Table key (its own table only) or admin key:
   The hand is recorded once it is complete and the same in ``TILECAM_STABLE_FRAMES``
   frames in a row; a camera that keeps sending it gets ``already_recorded``. A dark frame
   with no tiles (a covered lens) is no view of the table, not the table seen empty
-  (:func:`tilecam.tables.camera.shows_a_view`).
+  (:func:`tilecam.tables.camera.shows_a_view`), and nor is a lit one that does not show
+  the surface the camera learned around the tiles (a wall, the floor:
+  :mod:`tilecam.tables.surface`); the answer's ``view`` and ``view_note`` say which.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
   drawn hand); ``number`` makes a re-send idempotent.
 - ``GET /v1/tables/{id}/hands``, ``GET /v1/tables/{id}/hands/{n}`` (with history),
@@ -371,63 +373,76 @@ async def post_frame(
     _: TableCaller,
     reader: Annotated[FrameReader, Depends(frame_reader)],
 ) -> dict[str, Any]:
-    """Read one camera frame; record the hand when it is revealed (stable and complete)."""
+    """Read one camera frame; record the hand when it is revealed (stable and complete).
+
+    A frame is an image request as ``/v1/recognize`` is: the recognition limiter admits it
+    for its whole life (upload, wait, recognition, recording), so ``TILECAM_RECOGNIZE_QUEUE``
+    bounds frames too — past it, 503 ``busy`` with ``Retry-After`` before the upload is
+    read."""
+    from contextlib import AbstractAsyncContextManager, nullcontext
+
     from tilecam.api.upload import check_image_header, decode_image, read_upload
 
     settings = app_settings(request)
-    upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
-    report = _frame_report(request_fields(request, upload))
-    try:
-        check_win_seats(report)
-    except ValueError as exc:
-        raise ApiError(400, "invalid_request", str(exc)) from None
-    # the header, and a progressive JPEG's scans, read off the event loop (a crafted 15 MB
-    # file costs tens of ms): what the table's scoring on this loop would queue behind
-    await run_in_threadpool(check_image_header, upload.data, settings.max_pixels)
-
-    def table_rules() -> str:
-        with sf() as session:
-            return str(_table_or_404(session, table_id).rules)
-
-    rules = await run_in_threadpool(table_rules)
-
-    def read() -> camera.FrameReading:
-        image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-        try:
-            reading = reader(image, rules, reading_context(report, rules))
-        except scoring.HandError as exc:  # a context the recognizer's scoring refuses
-            raise ApiError(400, "invalid_context", str(exc)) from None
-        # a dark frame with no tiles (a covered lens) is no view of an empty table
-        return camera.with_view(reading, image)
-
     limiter = getattr(request.app.state, "limiter", None)
-    reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+    admitted: AbstractAsyncContextManager[None] = (
+        limiter.admit() if limiter is not None else nullcontext())
+    async with admitted:
+        upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+        report = _frame_report(request_fields(request, upload))
+        try:
+            check_win_seats(report)
+        except ValueError as exc:
+            raise ApiError(400, "invalid_request", str(exc)) from None
+        # the header, and a progressive JPEG's scans, read off the event loop (a crafted 15 MB
+        # file costs tens of ms): what the table's scoring on this loop would queue behind
+        await run_in_threadpool(check_image_header, upload.data, settings.max_pixels)
 
-    def process() -> camera.FrameResult:
-        return camera.process_frame(sf, table_id, reading, upload.data,
-                                    settings.stable_frames, report, settings.data_dir,
-                                    store=settings.store_frames,
-                                    review_below=settings.camera_review_below)
+        def table_rules() -> str:
+            with sf() as session:
+                return str(_table_or_404(session, table_id).rules)
 
-    try:
-        result = await run_in_threadpool(process)
-    except (ValueError, LookupError) as exc:
-        raise domain_error(exc) from None
-    out: dict[str, Any] = {
-        "status": result.status,
-        "streak": result.streak,
-        "needed": result.needed,
-        "hand": result.hand_text,
-        "complete": result.complete,
-        "tiles": reading.tiles,
-        "hand_number": result.hand_number,
-    }
-    if result.recorded is not None:
-        rec = result.recorded
-        out["recorded"] = await run_in_threadpool(_recorded_view, sf, table_id, rec)
-    if result.image_error is not None:
-        out["image_error"] = result.image_error
-    return out
+        rules = await run_in_threadpool(table_rules)
+
+        def read() -> camera.FrameReading:
+            image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
+            try:
+                reading = reader(image, rules, reading_context(report, rules))
+            except scoring.HandError as exc:  # a context the recognizer's scoring refuses
+                raise ApiError(400, "invalid_context", str(exc)) from None
+            # a dark frame with no tiles (a covered lens) is no view of an empty table; the
+            # frame measured to learn the table's surface, or to judge a frame without tiles
+            return camera.with_view(reading, image)
+
+        reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+
+        def process() -> camera.FrameResult:
+            return camera.process_frame(sf, table_id, reading, upload.data,
+                                        settings.stable_frames, report, settings.data_dir,
+                                        store=settings.store_frames,
+                                        review_below=settings.camera_review_below)
+
+        try:
+            result = await run_in_threadpool(process)
+        except (ValueError, LookupError) as exc:
+            raise domain_error(exc) from None
+        out: dict[str, Any] = {
+            "status": result.status,
+            "streak": result.streak,
+            "needed": result.needed,
+            "hand": result.hand_text,
+            "complete": result.complete,
+            "tiles": reading.tiles,
+            "hand_number": result.hand_number,
+            "view": result.view,
+            "view_note": result.view_note,
+        }
+        if result.recorded is not None:
+            rec = result.recorded
+            out["recorded"] = await run_in_threadpool(_recorded_view, sf, table_id, rec)
+        if result.image_error is not None:
+            out["image_error"] = result.image_error
+        return out
 
 
 @router.get("/{table_id}/hands")
