@@ -24,6 +24,12 @@ JSON object read again before each frame, so that what changes with each hand �
 winner, the gold — can be written there while the watch runs). A server that refuses
 ``--stop-after`` frames in a row for the same reason (a 4xx: a context the table needs,
 the session over) stops the watch with that reason and exit status 2.
+
+Each answer's line carries the frame's ``view`` (what it showed of the table). When that
+becomes ``elsewhere`` (a lit view of something else: a wall, the floor), ``unreadable``
+(the table's part too dark for a colour) or ``dark`` (a covered lens, the lights down),
+the line of that frame also carries the server's ``view_note`` saying so in words; the
+frames after it that show the same carry the ``view`` alone, until it changes.
 """
 
 from __future__ import annotations
@@ -486,6 +492,7 @@ def run(args: argparse.Namespace) -> int:
     posted = recorded = 0
     unanswered = Unanswered(args.server, args.retries)
     refusals = Refusals(getattr(args, "stop_after", 3))
+    views = Views()
     stream = frames(args.source, args.every)
     try:
         for image in stream:
@@ -513,7 +520,7 @@ def run(args: argparse.Namespace) -> int:
             posted += 1
             if answer is not None:
                 unanswered.count = 0
-                recorded += show_answer(posted, answer[0], answer[1])
+                recorded += show_answer(posted, answer[0], answer[1], views)
                 refusals.answered(answer[0], answer[1], posted, recorded)
             if args.max_frames and posted >= args.max_frames:
                 break
@@ -523,9 +530,41 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def show_answer(posted: int, status: int, data: Mapping[str, Any]) -> bool:
+#: The ``view`` of a frame that shows no table (``POST /v1/tables/{id}/frames``): a lit
+#: view of something else, the table's part too dark for a colour, a dark frame. The
+#: server counts such a frame neither as the table seen empty nor as a hand.
+NO_TABLE_VIEWS = ("elsewhere", "unreadable", "dark")
+
+
+class Views:
+    """The ``view`` of the last frame answered, so that a frame's ``view_note`` is printed
+    when the camera stops seeing the table (or sees no table in another way), once, and
+    not again with every frame after it that shows the same."""
+
+    def __init__(self) -> None:
+        self.last: str | None = None
+
+    def note(self, data: Mapping[str, Any]) -> str | None:
+        """The note to print with this answer: its ``view_note`` (or, without one, its
+        ``view``) when its ``view`` is one of :data:`NO_TABLE_VIEWS` and differs from
+        the last frame's; None otherwise."""
+        view = data.get("view")
+        changed, self.last = view != self.last, view
+        if not changed or view not in NO_TABLE_VIEWS:
+            return None
+        note = data.get("view_note")
+        return note if isinstance(note, str) and note else str(view)
+
+
+def show_answer(posted: int, status: int, data: Mapping[str, Any],
+                views: Views | None = None) -> bool:
     """Print the server's answer to frame ``posted`` as one line; whether it recorded a
-    hand. A refused key stops the watch (ValueError)."""
+    hand. A refused key stops the watch (ValueError).
+
+    The line carries the frame's ``view`` (``tiles``, ``table``, ``unlearned``,
+    ``elsewhere``, ``unreadable``, ``dark``), and its ``view_note`` when the view is one of
+    :data:`NO_TABLE_VIEWS` — with ``views`` (the watch's), only on the frame where it
+    changed to it, not on every frame after it; without, whenever it is one."""
     if status in (401, 403, 404):
         error = data.get("error")
         message = error.get("message") if isinstance(error, dict) else None
@@ -535,7 +574,10 @@ def show_answer(posted: int, status: int, data: Mapping[str, Any]) -> bool:
               flush=True)
         return False
     line = {"frame": posted, **{k: data.get(k) for k in
-            ("status", "streak", "needed", "hand", "hand_number")}}
+            ("status", "streak", "needed", "hand", "hand_number", "view")}}
+    note = (views if views is not None else Views()).note(data)
+    if note is not None:  # the camera shows no table: say why, once
+        line["view_note"] = note
     if data.get("image_error"):  # recorded without its picture: say why
         line["image_error"] = data["image_error"]
     print(json.dumps(line, ensure_ascii=False), flush=True)

@@ -26,6 +26,7 @@ nothing recorded is overwritten.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -42,7 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
 from tilecam.api.deps import require_json
-from tilecam.api.errors import ApiError
+from tilecam.api.errors import REASON_LOGGED, ApiError
 from tilecam.api.routes.events import domain_error
 from tilecam.api.schemas import (
     IMAGE_ERROR_RESPONSES,
@@ -217,32 +218,40 @@ def _table_or_404(session: Session, table_id: int) -> GameTable:
 
 
 def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded,
-                   history: bool = False) -> dict[str, Any]:
+                   history: bool = False, *, admin: bool) -> dict[str, Any]:
     """The answer to a write of hand ``rec`` (committed): the hand at its place, read
-    back; when that read fails, what :func:`_after_commit` answers."""
+    back; when that read fails, what :func:`_after_commit` answers (``admin``: the caller
+    holds the admin key)."""
     def view() -> dict[str, Any]:
         with sf() as session:
             table = _table_or_404(session, table_id)
             return _hand_view(session, table, rec.hand.number, history)
 
     return _after_commit(view, {"table_id": table_id, "number": rec.hand.number},
-                         f"/v1/tables/{table_id}/hands/{rec.hand.number}")
+                         f"/v1/tables/{table_id}/hands/{rec.hand.number}", admin=admin)
 
 
 def _after_commit(view: Callable[[], dict[str, Any]], ids: dict[str, Any],
-                  where: str) -> dict[str, Any]:
+                  where: str, *, admin: bool) -> dict[str, Any]:
     """``view()``, the answer to a write already committed; when the database fails to
     read it back (a lock held past the busy timeout, a pool exhausted, a connection
     lost), the write still stands: the ids of what was recorded, ``recorded: true`` and
     ``view_error`` saying where to read it — never the 503 that says nothing was
-    recorded, which a client would answer by sending the write again."""
+    recorded, which a client would answer by sending the write again.
+
+    The driver's reason (which may name the database's host, port, user or file) is
+    logged, and said in ``view_error`` only to the admin key's holder (``admin``), as a
+    503 ``database_unavailable`` says it
+    (:func:`tilecam.api.errors.may_read_database_reason`); a table key reads that it is
+    in the server's log."""
     try:
         return view()
     except (DBAPIError, PoolTimeout) as exc:  # the database's failure, not a view's bug
         log.warning("recorded, but reading it back failed (%s): %s", where, exc,
                     exc_info=exc)
+        reason = first_line(exc) if admin else REASON_LOGGED
         return {**ids, "recorded": True,
-                "view_error": f"recorded; reading it back failed ({first_line(exc)}): "
+                "view_error": f"recorded; reading it back failed ({reason}): "
                               f"GET {where} shows it"}
 
 
@@ -275,7 +284,7 @@ def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     response.status_code = 201 if rec.created else 200
-    return {**_recorded_view(sf, table_id, rec), "created": rec.created}
+    return {**_recorded_view(sf, table_id, rec, admin=caller.admin), "created": rec.created}
 
 
 def _flag(fields: dict[str, str], name: str) -> bool:
@@ -370,7 +379,7 @@ async def post_frame(
     table_id: RowId,
     request: Request,
     sf: DB,
-    _: TableCaller,
+    caller: TableCaller,
     reader: Annotated[FrameReader, Depends(frame_reader)],
 ) -> dict[str, Any]:
     """Read one camera frame; record the hand when it is revealed (stable and complete).
@@ -439,7 +448,8 @@ async def post_frame(
         }
         if result.recorded is not None:
             rec = result.recorded
-            out["recorded"] = await run_in_threadpool(_recorded_view, sf, table_id, rec)
+            out["recorded"] = await run_in_threadpool(
+                functools.partial(_recorded_view, sf, table_id, rec, admin=caller.admin))
         if result.image_error is not None:
             out["image_error"] = result.image_error
         return out
@@ -476,7 +486,7 @@ def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
         rec = sheet.correct_hand(sf, table_id, number, body.report(), caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True)
+    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
 
 
 @router.post("/{table_id}/hands/{number}/void", status_code=201,
@@ -488,7 +498,7 @@ def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
         rec = sheet.void_hand(sf, table_id, number, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True)
+    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
 
 
 @router.post("/{table_id}/hands/{number}/false-claim", status_code=201,
@@ -503,7 +513,7 @@ def rule_false_claim(table_id: RowId, number: RowId, body: FalseClaimIn, sf: DB,
                                      body.kind, body.points)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True)
+    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
 
 
 def _player_position(table: GameTable, player: int | str) -> int:
@@ -545,17 +555,18 @@ def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     response.status_code = 201 if created else 200
-    return {**_penalty_answer(sf, table_id, pen), "created": created}
+    return {**_penalty_answer(sf, table_id, pen, admin=caller.admin), "created": created}
 
 
-def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty) -> dict[str, Any]:
+def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty,
+                    *, admin: bool) -> dict[str, Any]:
     """The answer to a committed penalty write (see :func:`_after_commit`)."""
     def view() -> dict[str, Any]:
         with sf() as session:
             return views.penalty_view(pen, _table_or_404(session, table_id))
 
     return _after_commit(view, {"id": pen.id, "table_id": table_id},
-                         f"/v1/tables/{table_id}/penalties")
+                         f"/v1/tables/{table_id}/penalties", admin=admin)
 
 
 @router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)],
@@ -567,7 +578,7 @@ def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
         pen = sheet.void_penalty(sf, table_id, penalty_id, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _penalty_answer(sf, table_id, pen)
+    return _penalty_answer(sf, table_id, pen, admin=caller.admin)
 
 
 @router.get("/{table_id}/penalties")
