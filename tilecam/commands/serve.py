@@ -9,7 +9,9 @@ Slow or idle clients cannot hold the server (:func:`server_options`):
 
 - a connection must send a request's line and headers within
   ``TILECAM_HEADER_TIMEOUT_S`` (10 s; :class:`HeaderDeadlineProtocol`), and a request's
-  body within ``TILECAM_REQUEST_TIMEOUT_S`` (30 s, 408; the app's body limit);
+  body within ``TILECAM_REQUEST_TIMEOUT_S`` (30 s, 408; the app's body limit) — the rest
+  of a body answered before it was read (401, 503 busy …) within that much after the
+  answer, or the connection is closed;
 - an idle keep-alive connection is closed after ``TILECAM_KEEP_ALIVE_S`` (5 s);
 - a worker holds at most ``TILECAM_MAX_CONNECTIONS`` (500) connections and requests at
   once — past that uvicorn answers 503 at once — and its open-file limit is raised to
@@ -147,11 +149,14 @@ def server_options(settings: Settings, proxies: str) -> dict[str, Any]:
     >>> options = server_options(Settings(), "")
     >>> options["proxy_headers"], options["limit_concurrency"], options["timeout_keep_alive"]
     (False, 500, 5)
+    >>> options["ws"]
+    'none'
     >>> server_options(Settings(), "10.0.0.2")["forwarded_allow_ips"]
     '10.0.0.2'
     """
     options: dict[str, Any] = {
         "http": HeaderDeadlineProtocol,
+        "ws": "none",  # no websocket routes: an upgrade is answered as a plain request
         "limit_concurrency": settings.max_connections,
         "timeout_keep_alive": settings.keep_alive_s,
         "proxy_headers": bool(proxies),
@@ -183,6 +188,14 @@ def raise_open_file_limit(needed: int) -> int:
     return needed
 
 
+#: What a :class:`HeaderDeadlineProtocol` connection waits for: a request's line and
+#: headers, the rest of a body whose request was answered before the app read it, or
+#: (that rest in) a next request.
+_HEAD = "head"
+_REST = "rest"
+_IDLE = "idle"
+
+
 class HeaderDeadlineProtocol(asyncio.Protocol):
     """uvicorn's HTTP protocol (httptools when installed, else h11, as uvicorn's ``auto``)
     with a deadline on request heads, which uvicorn lacks: a connection that has not sent
@@ -191,8 +204,18 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
     nothing, just closed). An idle keep-alive connection is uvicorn's to close
     (``timeout_keep_alive``); a request's body is the app's to time out.
 
+    A request the app answered before it read the whole body (401, 404, 429, 503 busy,
+    413 …) leaves the rest of that body to come: uvicorn reads and drops it and keeps the
+    connection, and the client reads the answer once it has sent it all. Those bytes are
+    no head: they may take ``TILECAM_REQUEST_TIMEOUT_S`` from the first of them after the
+    answer, and then the connection is closed without a second answer. (h11 tells where
+    such a body ends; the connection may then wait ``TILECAM_KEEP_ALIVE_S`` for its next
+    request — uvicorn's own keep-alive timer was stopped by those bytes. httptools does
+    not: the rest lasts until a next request's first byte.)
+
     Every call of the transport is passed to the wrapped protocol; only the time a head
-    takes is watched (from the protocol's ``cycle``, the request in progress).
+    (or such a rest) takes is watched, from the protocol's ``cycle`` (the request in
+    progress). A connection handed to another protocol (an upgrade) is not watched.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -201,47 +224,116 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
         from tilecam.settings import get_settings
 
         self.inner: Any = AutoHTTPProtocol(*args, **kwargs)
+        settings = get_settings()
         #: seconds a request head may take
-        self.timeout_s = get_settings().header_timeout_s
+        self.timeout_s = settings.header_timeout_s
+        #: seconds the rest of an answered request's body may take
+        self.rest_timeout_s = settings.request_timeout_s
+        #: seconds a connection may then wait idle (uvicorn's keep-alive timer, which
+        #: those bytes stopped)
+        self.idle_timeout_s = float(settings.keep_alive_s)
         # a uvicorn without ``cycle`` (another version) is watched not at all rather than
         # taken to be idle for ever and cut off mid-request
         self._watch = hasattr(self.inner, "cycle")
         self._transport: asyncio.Transport | None = None
-        self._started: float | None = None  # loop time the head being awaited began
-        self._heard = False  # bytes of that head came
+        self._waiting: str | None = None  # _HEAD, _REST, _IDLE, or None: a request is in
+        self._deadline: float | None = None  # loop time the connection is cut off
+        self._heard = False  # bytes of the head awaited came (else it is closed unanswered)
         self._timer: asyncio.TimerHandle | None = None
 
-    def _idle(self) -> bool:
-        """No request is in progress: its head has not come yet."""
+    def _phase(self) -> str | None:
+        """What the connection waits for now: _HEAD (no request is in progress), _REST (the
+        last one was answered, its body is still coming) or None (a request is in)."""
         cycle = self.inner.cycle
-        return cycle is None or bool(getattr(cycle, "response_complete", False))
+        if cycle is None:
+            return _HEAD
+        if not getattr(cycle, "response_complete", False):
+            return None
+        return _REST if self._body_unfinished(cycle) else _HEAD
 
-    def _await_head(self, heard: bool) -> None:
-        """Start the head's clock (when not started) and its timer."""
-        self._heard = self._heard or heard
-        if self._started is None:
-            loop = asyncio.get_running_loop()
-            self._started = loop.time()
-            if self._timer is None:
-                self._timer = loop.call_later(self.timeout_s, self._check)
+    def _body_unfinished(self, cycle: Any) -> bool:
+        """The answered request ``cycle``'s body has not all come, and no next request
+        has begun."""
+        conn = getattr(self.inner, "conn", None)
+        if conn is not None:  # h11: the client's state says it
+            import h11
+
+            return conn.their_state is h11.SEND_BODY
+        # httptools clears ``more_body`` when the body is all in, but not once the answer
+        # went; then only a next request's first byte (a new ``scope``) ends the rest
+        return (bool(getattr(cycle, "more_body", False))
+                and getattr(self.inner, "scope", None) is getattr(cycle, "scope", None))
+
+    def _head_heard(self) -> bool:
+        """Bytes came that began a head (not just the end of an answered request's body),
+        when no request is in progress."""
+        conn = getattr(self.inner, "conn", None)
+        if conn is not None:  # h11 holds the part of a head it has
+            return bool(conn.trailing_data[0])
+        return True  # httptools: the rest of a body lasts until a new request's first byte
+
+    def _handed_over(self) -> bool:
+        """The transport was given to another protocol (a websocket upgrade)."""
+        transport = self._transport
+        get_protocol = getattr(transport, "get_protocol", None)
+        return get_protocol is not None and get_protocol() is not self
+
+    def _await(self, what: str, seconds: float, heard: bool) -> None:
+        """Wait for ``what`` (_HEAD, _REST or _IDLE) ``seconds`` from now, unless already
+        waiting for it (then its clock runs on), and arm the timer."""
+        loop = asyncio.get_running_loop()
+        if self._waiting != what:
+            self._waiting = what
+            self._deadline = loop.time() + seconds
+            self._heard = heard
+        else:
+            self._heard = self._heard or heard
+        if self._deadline is None:
+            return
+        if self._timer is not None and self._timer.when() > self._deadline:
+            self._timer.cancel()  # set for a later deadline (a rest's or an idle wait's)
+            self._timer = None
+        if self._timer is None:
+            self._timer = loop.call_at(self._deadline, self._check)
+
+    def _settle(self) -> None:
+        """A request is in progress: nothing to time."""
+        self._waiting = None
+        self._deadline = None
+        self._heard = False
+
+    def _stop(self) -> None:
+        """Watch this connection no more."""
+        self._watch = False
+        self._settle()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _check(self) -> None:
         self._timer = None
         transport = self._transport
-        if self._started is None or transport is None or transport.is_closing():
+        if self._deadline is None or transport is None or transport.is_closing():
+            return
+        if self._handed_over():
+            self._stop()
+            return
+        if self._phase() is None:  # a request came in after all
+            self._settle()
             return
         loop = asyncio.get_running_loop()
-        left = self._started + self.timeout_s - loop.time()
+        left = self._deadline - loop.time()
         if left > 0:  # the clock was restarted since the timer was set
             self._timer = loop.call_later(left, self._check)
             return
-        if self._heard:
+        if self._waiting == _HEAD and self._heard:
             body = json.dumps({"error": {"code": "request_timeout", "message": (
                 f"the request's headers did not arrive within {self.timeout_s:g} s")}})
             transport.write(
                 b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
                 b"connection: close\r\ncontent-length: "
                 + str(len(body)).encode() + b"\r\n\r\n" + body.encode())
+        # a rest or an idle wait: the last request had its answer, so none more
         transport.close()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -249,17 +341,25 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         self.inner.connection_made(transport)
         if self._watch:
-            self._await_head(heard=False)
+            self._await(_HEAD, self.timeout_s, heard=False)
 
     def data_received(self, data: bytes) -> None:
         self.inner.data_received(data)
         if not self._watch:
             return
-        if self._idle():  # these bytes did not finish a head (or came after a response)
-            self._await_head(heard=True)
+        if self._handed_over():
+            self._stop()
+            return
+        phase = self._phase()
+        if phase == _HEAD:
+            if self._head_heard():
+                self._await(_HEAD, self.timeout_s, heard=True)
+            elif self._waiting != _HEAD:  # they ended an answered body: idle now
+                self._await(_IDLE, self.idle_timeout_s, heard=False)
+        elif phase == _REST:
+            self._await(_REST, self.rest_timeout_s, heard=False)
         else:  # a request is in: its head came
-            self._started = None
-            self._heard = False
+            self._settle()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
