@@ -257,6 +257,278 @@ def _set_key(s: WildSet) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     return (_SHAPE_ORDER[s.shape], s.faces, s.wild_faces)
 
 
+# --------------------------------------------------------------- the first best reading
+#: A bound on the sets still to place (:func:`_most`), compared as a tuple:
+#: ``(0, kind, wild copies)``: pungs only from that pung on, in reading order (by kind,
+#: then by wild copies), chows any; ``(1, *faces, *wild_faces)``: no pung, and chows only
+#: from that chow on.
+_ANY: tuple[int, ...] = (0, -1, 0)
+_CHOWS_ONLY: tuple[int, ...] = (1,)
+
+#: Every chow with a natural tile, in reading order: (faces, wild faces).
+_CHOWS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+    ((first, first + 1, first + 2), wild_faces)
+    for first in range(27)
+    if first % 9 <= 6
+    for wild_faces in sorted(
+        tuple(f for b, f in enumerate((first, first + 1, first + 2)) if mask >> b & 1)
+        for mask in range(7)
+    )
+)
+
+
+#: The chows of :data:`_CHOWS` that hold each kind, in the same order.
+_CHOWS_THROUGH: tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...] = tuple(
+    tuple(c for c in _CHOWS if k in c[0]) for k in range(T.NUM_KINDS))
+
+
+def best_reading(
+    counts: Sequence[int],
+    wilds: int = 0,
+    *,
+    free_face: int | None = None,
+    pair: bool = True,
+    weights: Sequence[int] | None = None,
+) -> Decomposition | None:
+    """The reading :func:`decompositions` lists first among those whose pungs weigh the
+    most (``weights``: 34 non-negative ints, a pung of kind ``k`` weighing
+    ``weights[k]``, pairs and chows nothing; default all 0: the first reading of all), or
+    None when the hand is not complete — with two wilds or more, without listing the
+    readings.
+
+    A hand with wilds may have thousands of readings (17 tiles with four wilds: over
+    2,000), while a scorer shows one (Zhenjiang the first, Xiamen the first with the most
+    水). It is built set by set in the order :func:`decompositions` sorts readings in
+    (the pair, then the pungs by kind and wild copies, then the chows, and a chow sorts
+    before any pung in the same place): each time the least set with which the rest can
+    still be placed at the best weight, asked of :func:`_most` (memoised, suit by suit).
+    With one wild or none the readings are few, and listing them is quicker.
+
+    >>> c = [0] * 34
+    >>> c[0] = c[1] = c[2] = 3  # 111222333m and two wilds: 34 readings
+    >>> first = best_reading(c, 2)
+    >>> first == decompositions(c, 2)[0], [str(s) for s in first]
+    (True, ['pair 1m 1m', 'chow 1m 2m 3m', 'chow 1m(wild) 2m 3m', 'chow 1m(wild) 2m 3m'])
+    >>> [str(s) for s in best_reading(c, 2, weights=[1] * 34)]  # the most pungs
+    ['pair 1m 1m', 'pung 1m 1m(wild) 1m(wild)', 'pung 2m 2m 2m', 'pung 3m 3m 3m']
+    """
+    key = _check(counts, wilds)
+    if not _size_ok(key, wilds, pair):
+        return None
+    face = 0 if free_face is None else free_face
+    if not 0 <= face < T.NUM_KINDS:
+        raise ValueError(f"free_face must be a kind index 0..33, got {face}")
+    weight = (0,) * T.NUM_KINDS if weights is None else tuple(int(w) for w in weights)
+    if len(weight) != T.NUM_KINDS or any(w < 0 for w in weight):
+        raise ValueError(f"weights must be {T.NUM_KINDS} numbers, none negative")
+    if wilds <= 1:  # a few readings (each natural reading, the wild in one place): listed
+        listed = decompositions(key, wilds, free_face=face, pair=pair)
+        worth = [sum(weight[s.kind] for s in r if s.shape == "pung") for r in listed]
+        return listed[worth.index(max(worth))] if listed else None
+    left = _most(key, wilds, pair, face, weight, _ANY)
+    if left is None:
+        return None
+    sets: list[WildSet] = []
+    rest, spare = key, wilds
+    if pair:
+        rest, spare = _least_pair(rest, spare, face, weight, left, sets)
+    floor = _ANY
+    # a chow in this place sorts before any pung: pungs only while the rest needs one
+    while _most(rest, spare, False, face, weight, _CHOWS_ONLY) != left:
+        rest, spare, floor = _least_pung(rest, spare, face, weight, left, floor, sets)
+        left -= weight[sets[-1].kind]
+    floor = _CHOWS_ONLY
+    while spare or any(rest):
+        rest, spare, floor = _least_chow(rest, spare, face, weight, floor, sets)
+    return tuple(sets)
+
+
+def _least_pair(
+    counts: tuple[int, ...], wilds: int, face: int, weight: tuple[int, ...], left: int,
+    sets: list[WildSet],
+) -> tuple[tuple[int, ...], int]:
+    """Append to ``sets`` the least pair beside which the rest makes ``left``; the rest."""
+    for k in range(T.NUM_KINDS):
+        for need in (0, 1, 2):  # wild copies in it: 5p 5p < 5p 5p(wild) < two wilds
+            nat = 2 - need
+            if counts[k] < nat or wilds < need or (not nat and k != face):
+                continue
+            rest = _take(counts, {k: nat})
+            if _most(rest, wilds - need, False, face, weight, _ANY) == left:
+                sets.append(WildSet("pair", (k, k), (k,) * need))
+                return rest, wilds - need
+    raise AssertionError("a complete hand has a pair")  # pragma: no cover
+
+
+def _least_pung(
+    counts: tuple[int, ...], wilds: int, face: int, weight: tuple[int, ...], left: int,
+    floor: tuple[int, ...], sets: list[WildSet],
+) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """Append to ``sets`` the least pung from ``floor`` on with which the rest makes
+    ``left``; the rest and the new floor."""
+    for k in range(max(floor[1], 0), T.NUM_KINDS):
+        for need in (0, 1, 2, 3):
+            nat = 3 - need
+            bound = (0, k, need)
+            if bound < floor or counts[k] < nat or wilds < need or (not nat and k != face):
+                continue
+            rest = _take(counts, {k: nat})
+            after = _most(rest, wilds - need, False, face, weight, bound)
+            if after is not None and after + weight[k] == left:
+                sets.append(WildSet("pung", (k, k, k), (k,) * need))
+                return rest, wilds - need, bound
+    raise AssertionError("some pung makes the weight left")  # pragma: no cover
+
+
+def _least_chow(
+    counts: tuple[int, ...], wilds: int, face: int, weight: tuple[int, ...],
+    floor: tuple[int, ...], sets: list[WildSet],
+) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """Append to ``sets`` the least chow from ``floor`` on with which the rest is chows
+    too; the rest and the new floor. The least chow holds the lowest natural tile left
+    (chows that start above it leave it out, and one below it is of wilds alone)."""
+    i = _first(counts, 0)
+    for faces, wild_faces in _CHOWS_THROUGH[i] if i >= 0 else ():
+        bound = (1, *faces, *wild_faces)
+        natural = [f for f in faces if f not in wild_faces]
+        if bound < floor or len(wild_faces) > wilds or not all(counts[f] for f in natural):
+            continue
+        rest = _take(counts, dict.fromkeys(natural, 1))
+        if _most(rest, wilds - len(wild_faces), False, face, weight, bound) is not None:
+            sets.append(WildSet("chow", faces, wild_faces))
+            return rest, wilds - len(wild_faces), bound
+    raise AssertionError("the rest is chows")  # pragma: no cover
+
+
+#: The suits' places in a count vector: (first kind, kinds, honours).
+_SUITS = ((0, 9, False), (9, 9, False), (18, 9, False), (27, 7, True))
+
+
+@lru_cache(maxsize=1 << 16)
+def _most(
+    counts: tuple[int, ...], wilds: int, pair: bool, face: int, weight: tuple[int, ...],
+    floor: tuple[int, ...],
+) -> int | None:
+    """The most pung weight among the readings of ``counts`` and ``wilds`` (with the pair
+    when ``pair``; sets of wilds alone are of ``face``) whose sets keep within ``floor``
+    (see :data:`_ANY`); None when there is none.
+
+    A set with a natural tile keeps to that tile's suit, so each suit is asked on its own
+    (:func:`_suit_most`: what it can make with each number of wilds, with the pair or
+    not; cached, and a hand one tile from another shares all but one suit's answer), and
+    the wilds left over make sets of ``face`` alone."""
+    made: dict[tuple[int, int], int] = {(0, 0): 0}  # (wilds used, pairs) -> most weight
+    for first, size, honours in _SUITS:
+        part = counts[first:first + size]
+        if not any(part):
+            continue
+        local = _suit_floor(floor, first, size, part)
+        can = _suit_most(part, honours, wilds, local, weight[first:first + size])
+        joined: dict[tuple[int, int], int] = {}
+        for (used, pairs), value in made.items():
+            for more, has_pair, gain in can:
+                key = (used + more, pairs + has_pair)
+                if key[0] <= wilds and key[1] <= pair and joined.get(key, -1) < value + gain:
+                    joined[key] = value + gain
+        if not joined:
+            return None
+        made = joined
+    best: int | None = None
+    for (used, pairs), value in made.items():
+        spare = wilds - used - (2 if pair and not pairs else 0)
+        if spare < 0 or spare % 3 or (spare and (0, face, 3) < floor):
+            continue
+        value += spare // 3 * weight[face]
+        if best is None or value > best:
+            best = value
+    return best
+
+
+def _suit_floor(floor: tuple[int, ...], first: int, size: int,
+                part: tuple[int, ...]) -> tuple[int, ...]:
+    """``floor`` (kind indices) seen from the suit of kinds ``first`` to
+    ``first + size - 1`` (ranks 0 to ``size - 1``) holding ``part``."""
+    if len(floor) > 1:
+        low = floor[1]
+        if low < first:
+            floor = _ANY if floor[0] == 0 else _CHOWS_ONLY
+        elif low >= first + size:  # past this suit: none of its sets of that shape
+            floor = (0, size, 0) if floor[0] == 0 else (1, size, 0, 0)
+        else:
+            floor = (floor[0], *(x - first for x in floor[1:]))
+    return _rank_floor(next((r for r, n in enumerate(part) if n), -1), floor)
+
+
+def _rank_floor(i: int, floor: tuple[int, ...]) -> tuple[int, ...]:
+    """``floor`` (ranks) as it bears on a suit's tiles whose lowest is of rank ``i`` (-1:
+    none): one that every set they can hold keeps within is none (so that their answers
+    are cached once)."""
+    if i < 0:
+        return _ANY
+    if floor[0] == 0:
+        return _ANY if (floor[1], floor[2]) <= (i, 0) else floor  # no pung below rank i
+    return _CHOWS_ONLY if len(floor) > 1 and floor[1] < i - 2 else floor  # nor such a chow
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_most(
+    part: tuple[int, ...], honours: bool, wilds: int, floor: tuple[int, ...],
+    weight: tuple[int, ...],
+) -> tuple[tuple[int, int, int], ...]:
+    """What one suit's natural tiles ``part`` (by rank) can make, all of them in sets (and
+    one pair, or none) of their suit within ``floor`` (ranks, as :func:`_rank_floor`
+    gives it): (wilds used, at most ``wilds``; 1 with the pair, else 0; the most pung
+    weight) for each that can be."""
+    if not any(part):
+        return ((0, 0, 0),)
+    best: dict[tuple[int, int], int] = {}
+    for shape, key, rest, low, need, pairs in _suit_moves(part, honours):
+        if need > wilds or (shape and key < floor):  # the pair is bound by no floor
+            continue
+        gain = weight[key[1]] if shape == 1 else 0
+        for used, has_pair, value in _suit_most(rest, honours, wilds,
+                                                _rank_floor(low, floor), weight):
+            made = (used + need, has_pair + pairs)
+            if made[0] <= wilds and made[1] <= 1 and best.get(made, -1) < value + gain:
+                best[made] = value + gain
+    return tuple((used, has_pair, value) for (used, has_pair), value in sorted(best.items()))
+
+
+@lru_cache(maxsize=1 << 14)
+def _suit_moves(
+    part: tuple[int, ...], honours: bool
+) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...], int, int, int], ...]:
+    """Every set of its suit that can hold ``part``'s lowest tile: (0 pair, 1 pung or 2
+    chow; its place in reading order as a bound of :data:`_ANY`'s form, by rank; the
+    tiles left and the lowest rank among them, -1 for none; wild copies in it; 1 for the
+    pair, else 0)."""
+    i = next(r for r, n in enumerate(part) if n)
+    out: list[tuple[int, tuple[int, ...], tuple[int, ...], int, int, int]] = []
+
+    def take(ranks: list[int]) -> tuple[tuple[int, ...], int]:
+        rest = list(part)
+        for r in ranks:
+            rest[r] -= 1
+        return tuple(rest), next((r for r, n in enumerate(rest) if n), -1)
+
+    for nat in (2, 1):
+        if part[i] >= nat:
+            out.append((0, (), *take([i] * nat), 2 - nat, 1))
+    for nat in (3, 2, 1):
+        if part[i] >= nat:
+            out.append((1, (0, i, 3 - nat), *take([i] * nat), 3 - nat, 0))
+    for low in range(max(0, i - 2), min(i, len(part) - 3) + 1) if not honours else ():
+        faces = (low, low + 1, low + 2)
+        above = [f for f in faces if f > i]
+        for mask in range(1 << len(above)):
+            wild_faces = [f for f in faces if f < i] + [
+                f for b, f in enumerate(above) if mask >> b & 1]
+            natural = [f for f in faces if f not in wild_faces]
+            if all(part[f] for f in natural):
+                out.append((2, (1, *faces, *wild_faces), *take(natural), len(wild_faces), 0))
+    return tuple(out)
+
+
 def shanten(counts: Sequence[int], wilds: int = 0) -> int:
     """Tiles from ready (向听) of a hand of ``3n + 1`` tiles (naturals plus wilds): 0 when
     ready, else the fewest natural tiles that must be exchanged before it is ready.

@@ -32,6 +32,7 @@ from tilecam.api import routes
 from tilecam.api.deps import RecognitionLimiter
 from tilecam.api.errors import install_error_handlers
 from tilecam.api.openapi import install_openapi
+from tilecam.api.routes.waits import AnalysisLimiter
 from tilecam.api.upload import FORM_OVERHEAD_BYTES, BodyLimitMiddleware
 from tilecam.settings import Settings, get_settings
 
@@ -86,10 +87,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.limiter = RecognitionLimiter(
             settings.recognize_concurrency, settings.request_timeout_s, settings.recognize_queue
         )
+        app.state.waits_limiter = AnalysisLimiter(
+            settings.waits_concurrency, settings.request_timeout_s)
         try:
             yield
         finally:
             app.state.limiter.shutdown()
+            app.state.waits_limiter.shutdown()
 
     app = FastAPI(
         title="tilecam",

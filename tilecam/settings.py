@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     #: Image requests admitted at once per process (uploading, waiting or running);
     #: more get 503 at once, so memory for uploads stays bounded.
     recognize_queue: int = Field(default=32, ge=1)
+    #: Wait analyses (``POST /v1/waits``: waits, 何切) allowed to run at once per process,
+    #: in a thread pool of their own; 8 per slot are admitted (running or waiting), more
+    #: get 503 at once. They are pure Python under the GIL: a second slot adds no
+    #: throughput, and the event loop (``/v1/score``) waits on the GIL behind each one.
+    waits_concurrency: int = Field(default=1, ge=1)
     #: Seconds a request may wait for a recognition slot or run before 503, and seconds
     #: any request body (JSON or image) may take to arrive once it is read before 408.
     request_timeout_s: float = Field(default=30.0, gt=0)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from scoring import tiles as T
@@ -57,7 +58,7 @@ from scoring.rulesets.xiamen_money import (
     set_water,
 )
 from scoring.rulesets.xiamen_settings import CONTEXT, SETTINGS, WIN_NAMES, WIN_TYPES
-from scoring.wild import Decomposition, WildSet, decompositions, shanten
+from scoring.wild import Decomposition, WildSet, best_reading, decompositions, shanten
 
 WHITE = T.index("P")
 SEATS = ("left", "opposite", "right")
@@ -121,7 +122,8 @@ class Xiamen(RuleSet):
         if reason:
             return _illegal(reason, win, settings)
         # 三金倒 wins whatever the other tiles are: no reading is needed.
-        readings = [()] if win.kind.startswith("three_golds") else _readings(hand, win)
+        readings = ([()] if win.kind.startswith("three_golds")
+                    else _readings(hand, win, settings))
         if not readings:
             if win.kind in ("you_jin", "shuang_you", "san_you"):
                 why = (
@@ -393,9 +395,18 @@ def _illegal_reason(
     return ""
 
 
-def _readings(hand: Hand, win: _Win) -> list[Decomposition]:
+def _readings(hand: Hand, win: _Win, settings: Mapping[str, Any]) -> list[Decomposition]:
+    """The readings :func:`_best_water` chooses from (none: no winning shape). A
+    self-drawn win's 水 is its melds' and its triplets' (all concealed), so of its
+    readings only the one chosen is given: the first with the most triplets' 水
+    (:func:`~scoring.wild.best_reading`; four golds make thousands of readings)."""
     counts, wilds = counts_and_wilds(hand.standing, win.gold, _face_map(win.gold))
     if win.kind not in ("you_jin", "shuang_you", "san_you"):
+        if win.self_drawn:
+            triplets = _triplet_water(set_water(settings, "concealed_triplet", 0),
+                                      set_water(settings, "concealed_triplet", T.index("E")))
+            best = best_reading(counts, wilds, free_face=win.gold, weights=triplets)
+            return [] if best is None else [best]
         return decompositions(counts, wilds, free_face=win.gold)
     if win.kind == "san_you" and hand.tile_count == 16:  # a lone gold: five sets beside it
         rest = list(counts)
@@ -417,6 +428,13 @@ def _readings(hand: Hand, win: _Win) -> list[Decomposition]:
         return []
     sets = decompositions(rest, spare, free_face=win.gold, pair=False)
     return [(pair, *r) for r in sets]
+
+
+@lru_cache(maxsize=64)
+def _triplet_water(number: int, honour: int) -> tuple[int, ...]:
+    """水 of a concealed triplet of each kind: ``number`` for a number tile, ``honour``
+    for an honour."""
+    return tuple(honour if T.is_honour(k) else number for k in range(T.NUM_KINDS))
 
 
 def _best_water(

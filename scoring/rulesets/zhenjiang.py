@@ -46,7 +46,7 @@ from scoring.rulesets.base import (
     trial_waits,
 )
 from scoring.rulesets.zhenjiang_settings import CONTEXT, SEATS, SETTINGS
-from scoring.wild import decompositions, is_complete, shanten
+from scoring.wild import best_reading, decompositions, is_complete, shanten
 
 WILD = "百搭"
 OTHERS = ("left", "opposite", "right")
@@ -170,17 +170,20 @@ class Zhenjiang(RuleSet):
             wilds -= 1
         # 打搭放冲 (打: discarding) a 百搭; one robbed from a kong was added, not discarded
         deal_in = own_face and not robbed
-        readings = decompositions(counts, wilds, free_face=win.wild)
-        if not readings:
+        # the first reading (in decompositions' order) alone: four 百搭 make thousands
+        first = best_reading(counts, wilds, free_face=win.wild)
+        if first is None:
             return _false_win(hand, win, settings, transfers)
         # 脱搭: no 百搭 needed as a wild (a 百搭 used as its own face counts as none).
         natural = list(counts)
         natural[win.wild] += wilds
         no_wild = wilds == 0 or is_complete(natural, 0)
         # Show a reading without wilds when there is one (脱搭: each 百搭 as its own face),
-        # else the first.
-        plain = decompositions(natural, 0) if no_wild and wilds else readings
-        reading = next((r for r in plain if not any(s.uses_wild for s in r)), readings[0])
+        # else the first (with wilds held every reading uses one).
+        reading = first
+        if no_wild and wilds:
+            reading = next(r for r in decompositions(natural, 0)
+                           if not any(s.uses_wild for s in r))
         sets = tuple(meld_text(m) for m in hand.melds) + tuple(set_text(s, WILD) for s in reading)
         main = _win_items(win, no_wild, settings)
         fans = [ScoredFan(main.zh, main.en, main.value, 1, (sets,))]
