@@ -404,7 +404,7 @@ def _least_chow(
 _SUITS = ((0, 9, False), (9, 9, False), (18, 9, False), (27, 7, True))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _most(
     counts: tuple[int, ...], wilds: int, pair: bool, face: int, weight: tuple[int, ...],
     floor: tuple[int, ...],
@@ -470,7 +470,7 @@ def _rank_floor(i: int, floor: tuple[int, ...]) -> tuple[int, ...]:
     return _CHOWS_ONLY if len(floor) > 1 and floor[1] < i - 2 else floor  # nor such a chow
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _suit_most(
     part: tuple[int, ...], honours: bool, wilds: int, floor: tuple[int, ...],
     weight: tuple[int, ...],
