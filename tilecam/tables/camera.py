@@ -13,7 +13,13 @@ A frame with no tiles counts as the table seen empty only when it shows the tabl
 dark frame (:func:`shows_a_view`), and — once the camera has learned the table's surface
 around the tiles it read (:mod:`tilecam.tables.surface`, kept in ``camera_states.surface``)
 — not a lit view of something else (a wall, the floor, a shirt). Each answer says what
-the frame showed (:attr:`FrameResult.view`).
+the frame showed (:attr:`FrameResult.view`). A frame ``elsewhere`` counts neither as the
+table seen empty nor as the gap after a recorded hand, and need not: a hand more than
+:data:`~tilecam.tables.scoring_bridge.REREAD_TILES` tiles from the recorded one is
+recorded at once, gap or none, while a nearer one may be the still hand read again after
+the camera was turned away and back. What a false ``elsewhere`` would cost (a cleared
+table not seen, so the same hand or a near one dealt next never recorded) is why the
+surface's judgement errs towards the table.
 """
 
 from __future__ import annotations

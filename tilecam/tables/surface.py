@@ -7,24 +7,41 @@ camera learns the surface it sees *around the tiles* in frames where tiles were 
 no tiles counts as the table cleared only where that part of the frame still shows the
 same surface (:func:`judge`).
 
-The look of a surface is measured so that the light can change under it:
+The judgement errs towards the table: a frame wrongly taken for "not the table" loses
+the cleared table — the gap after a recorded hand that lets the same hand, or one a tile
+or two from it, be recorded next — which is worse than the wall wrongly taken for the
+table (the gap the surface closes). So it says ``elsewhere`` only on strong evidence,
+and the look of a surface is measured so that the light and what lies on the table can
+change:
 
 - colour as chromaticity, ``r = R / (R + G + B)`` and ``g = G / (R + G + B)``, which a
-  lamp dimmed or brightened leaves unchanged: a :data:`BINS` × :data:`BINS` histogram of the
-  pixels, compared by histogram intersection after a one-bin blur (a slight colour cast
-  moves little of it); pixels too dark for a colour (all channels under
-  :data:`COLOUR_LEVEL`) are left out;
+  lamp dimmed or brightened leaves unchanged: a :data:`BINS` × :data:`BINS` histogram.
+  The surface is learned from its *smooth* pixels only (:data:`SMOOTH_DETAIL`), so the
+  edges of what the recognizer did not box (a wall of face-down tiles, racks) and the
+  blended colours along them stay out. A frame is compared by how much of *its* colour
+  is the surface's: the intersection of the two histograms after a one-bin blur (a
+  colour cast, a camera's auto white balance moves little of it), the surface's shares
+  taken :data:`CLUTTER` times — so a bare table matches a surface learned with clutter
+  around the tiles, and an arm or a heap of face-down tiles on it lowers the figure
+  only by the share it covers. A frame with less than :data:`COLOUR_MATCH` of its colour
+  the surface's is another surface. Pixels too dark for a colour (all channels under
+  :data:`COLOUR_LEVEL`) are left out; a frame teaches only where at least
+  :data:`READABLE_SHARE` of the surface is readable, and is judged where at least half
+  that is;
 - detail as each pixel's brightness gradient over its neighbourhood's brightness (also
-  unchanged by dimming): the region's mean, compared as a ratio with a floor, so that
-  smooth surfaces (cloth, paint) are all alike and only a surface far busier or far
-  plainer than the table's counts against it.
+  unchanged by dimming): the region's median (which the edges of clutter do not move),
+  compared one way, with a floor: only a frame whose table-coloured pixels are far
+  busier than the table (floorboards under a wooden table) counts against it — a frame
+  plainer than the learned surface (the cloth bare of what lay on it) never does.
 
 Frames are measured at about :data:`WORK_SIDE` pixels on their longer side (a 1280×960
-frame: 320×240), about 2 ms. A surface that has the table's colour and detail (a pale
-wall above a white table, floorboards under a wooden one) is not told from it. The
-thresholds were chosen with ``bench/camera_surface.py`` on synthetic table scenes (the
-cleared table kept as the table at a quarter of the light; a texture floor low enough to
-tell a flat wall from a grained laminate would have failed it under dim-light noise).
+frame: 320×240), about 2 ms. A surface that has the table's colour (a pale wall above a
+white table, floorboards under a wooden one, a grey wall by a grey cloth) is not told
+from it. The thresholds were chosen with ``bench/camera_surface.py`` on synthetic table
+scenes, so that the cleared table stays the table — dimmed, brightened, under a cast,
+with an arm or a heap of face-down tiles on it, after a surface learned with walls of
+face-down tiles around the hand, under auto white balance — in 97 % or more of the
+scenes in each case.
 
 The learned :class:`SurfaceModel` is kept with the camera's other state, in the database
 (``camera_states.surface``, JSON: :meth:`SurfaceModel.to_json`, migration 0009).
@@ -69,22 +86,46 @@ COLOUR_LEVEL = 10
 LEARN_TILES = 4
 #: The surface is judged once it was learned from this many frames.
 LEARNED_FRAMES = 2
-#: Smallest share of the learned surface's colour a frame must show: histogram
-#: intersection, 0-1 (a hand or an arm may cover part of the table).
-COLOUR_MATCH = 0.5
-#: Detail (mean relative gradient) under this counts as smooth: smooth surfaces compare
-#: alike whatever their detail.
-DETAIL_FLOOR = 0.01
-#: A frame whose detail is more than this many times the surface's (or less than its
-#: inverse), both at least :data:`DETAIL_FLOOR`, is another surface.
-DETAIL_RATIO = 3.0
-#: Smallest share of the region whose colour can be read for a judgement.
+#: Smallest share of the surface's pixels (its part of the frame, less the tiles) whose
+#: colour can be read for a frame to teach the surface. A frame with no tiles is judged
+#: when at least half this share is readable (:data:`JUDGED_READABLE`), so that a surface
+#: learned at one exposure (a dark mat) is always judged at that exposure.
 READABLE_SHARE = 0.3
+JUDGED_READABLE = READABLE_SHARE / 2
+#: A pixel is learned as the surface's colour only where it is smooth: its detail at most
+#: this, or three times the region's median detail where that is more (a grained table).
+#: Edges — of tiles the recognizer did not box (a wall of face-down tiles, racks), of
+#: shadows — are left out, and so are the blended colours along them.
+SMOOTH_DETAIL = 0.08
+#: A frame may show a colour of the learned surface at up to this many times that
+#: colour's share of it: what the camera learned besides the table (clutter it did not
+#: box — a wall of face-down tiles, racks — up to 1 − 1/:data:`CLUTTER` of what it
+#: learned) does not count against the bare table.
+CLUTTER = 2.5
+#: A colour is one the surface has where it holds this share of it (blurred by one bin,
+#: taken :data:`CLUTTER` times): the frame's pixels whose texture is compared.
+SURFACE_COLOUR = 0.01
+#: Smallest share of a frame's colour (in the surface's part of the frame) that must be
+#: the learned surface's (:func:`judge`). A frame under it shows mostly colours the table
+#: never had: strong evidence of another surface. What the surface learned besides (up to
+#: :data:`CLUTTER`) never counts against a frame, and what lies on the table (an arm, a
+#: heap of face-down tiles) lowers the figure only by the share it covers.
+COLOUR_MATCH = 0.4
+#: Detail (median relative gradient) under this counts as smooth: smooth surfaces
+#: compare alike whatever their detail.
+DETAIL_FLOOR = 0.01
+#: A frame whose table-coloured pixels have a median detail more than this many times
+#: the surface's (both at least :data:`DETAIL_FLOOR`) is another surface of that colour
+#: (floorboards under a wooden table). One-sided: a frame plainer than the surface (the
+#: cloth bare of what lay on it) never counts against it.
+DETAIL_RATIO = 3.0
 #: Share of a model that a frame of the same surface replaces; one that does not match
 #: the surface (a new cloth, the camera moved to another table) replaces more of it.
 BLEND_SAME, BLEND_OTHER = 0.2, 0.5
 #: A JSON model is refused beyond this many characters (a corrupt row).
 MOST_JSON_CHARS = 20_000
+#: :attr:`SurfaceSample.bins` of a pixel too dark for a colour, and of one under a tile.
+DARK_BIN, TILE_BIN = -1, -2
 
 #: A box in pixels of the frame: ``(x0, y0, x1, y1)``.
 Box = tuple[float, float, float, float]
@@ -97,11 +138,12 @@ class SurfaceSample:
     """One frame measured: maps at the working size ``(h, w)`` (about :data:`WORK_SIDE` on
     the longer side), and where tiles were read.
 
-    ``bins``: each pixel's chromaticity bin, ``0 .. BINS² - 1``, or -1 where it is too dark
-    for a colour or under a tile; ``detail``: each pixel's relative gradient (0-1);
-    ``region``: the tiles' surroundings as fractions of the frame, ``(x0, y0, x1, y1)`` in
-    0-1, or None when no tiles with boxes were given; ``surface_px``: working-size pixels
-    of surface (readable, no tile) in that region.
+    ``bins``: each pixel's chromaticity bin, ``0 .. BINS² - 1``, or :data:`DARK_BIN` where
+    it is too dark for a colour, :data:`TILE_BIN` under a tile; ``detail``: each pixel's
+    relative gradient (0-1); ``region``: the tiles' surroundings as fractions of the frame,
+    ``(x0, y0, x1, y1)`` in 0-1, or None when no tiles with boxes were given; ``surface_px``:
+    working-size pixels of surface (readable, no tile) in that region, of ``open_px`` not
+    under a tile.
     """
 
     bins: I16 = field(repr=False)
@@ -109,45 +151,63 @@ class SurfaceSample:
     region: tuple[float, float, float, float] | None = None
     surface_px: int = 0
     tiles: int = 0
+    open_px: int = 0
 
     @property
     def teaches(self) -> bool:
         """Whether the frame can teach the table's surface: :data:`LEARN_TILES` tiles with
-        boxes and enough surface around them (a twentieth of their surroundings)."""
+        boxes, and around them a surface whose colour can be read (:data:`READABLE_SHARE`
+        of it, 50 working pixels at least)."""
         if self.region is None or self.tiles < LEARN_TILES:
             return False
-        return self.surface_px >= max(50, _area(self.region, self.bins.shape) // 20)
+        return self.surface_px >= max(50, READABLE_SHARE * self.open_px)
 
     def look(self, region: tuple[float, float, float, float]) -> Look:
-        """The colour histogram and detail of ``region`` (fractions of the frame)."""
+        """The readable pixels of ``region`` (fractions of the frame): their colour bins and
+        details, and the share of the region's pixels not under a tile they make."""
         y0, y1, x0, x1 = _pixels(region, self.bins.shape)
         bins = self.bins[y0:y1, x0:x1]
         readable = bins >= 0
-        total = int(bins.size)
+        open_px = int((bins != TILE_BIN).sum())
         count = int(readable.sum())
-        hist = np.bincount(bins[readable].ravel(), minlength=BINS * BINS).astype(np.float64)
-        if count:
-            hist /= count
-        detail = float(self.detail[y0:y1, x0:x1][readable].mean()) if count else 0.0
-        return Look(hist, detail, count / total if total else 0.0, count)
+        return Look(bins[readable].astype(np.intp), self.detail[y0:y1, x0:x1][readable],
+                    count / open_px if open_px else 0.0)
 
 
 @dataclass(frozen=True)
 class Look:
-    """A region's colour ``hist`` (``BINS²`` shares summing to 1, or zeros), mean ``detail``,
-    the ``readable`` share of its pixels (0-1) and their ``count``."""
+    """A region's readable pixels: their colour ``bins`` and ``detail`` (flat, alike in
+    length), and the ``readable`` share of the region's pixels not under a tile (0-1)."""
 
-    hist: npt.NDArray[np.float64] = field(repr=False)
-    detail: float
+    bins: npt.NDArray[np.intp] = field(repr=False)
+    detail: F32 = field(repr=False)
     readable: float
-    count: int
+
+    @property
+    def count(self) -> int:
+        return int(self.bins.size)
+
+    def hist(self, smooth_below: float | None = None) -> npt.NDArray[np.float64]:
+        """The colour histogram (``BINS²`` shares summing to 1, or zeros) of the readable
+        pixels — those whose detail is at most ``smooth_below`` where given."""
+        bins = self.bins if smooth_below is None else self.bins[self.detail <= smooth_below]
+        hist = np.bincount(bins, minlength=BINS * BINS).astype(np.float64)
+        return hist / bins.size if bins.size else hist
+
+    def median_detail(self, where: npt.NDArray[np.bool_] | None = None) -> float:
+        """The median detail of the readable pixels (those ``where`` says); 0 for none."""
+        detail = self.detail if where is None else self.detail[where]
+        return float(np.median(detail)) if detail.size else 0.0
 
 
 @dataclass
 class SurfaceModel:
     """A table's surface as its camera learned it: colour ``hist`` (``BINS²`` shares summing
-    to 1), mean ``detail``, ``region`` (where the tiles lie, fractions ``(x0, y0, x1, y1)``
-    of the frame) and the number of ``frames`` it was learned from."""
+    to 1, of its smooth pixels), median ``detail``, ``region`` (where the tiles lie,
+    fractions ``(x0, y0, x1, y1)`` of the frame) and the number of ``frames`` it was
+    learned from. A model stored by the first version of this rule (the colour of every
+    pixel around the tiles, the mean detail) reads as it is: both only make judgements
+    more lenient."""
 
     hist: npt.NDArray[np.float64]
     detail: float
@@ -204,8 +264,9 @@ class Verdict:
     view, but not that surface: not the table), ``unlearned`` (no surface learned yet: taken
     for the table, as before the camera learned one) or ``unreadable`` (the table's part of
     the frame too dark for a colour: no view of the table); ``note`` says so in words;
-    ``colour`` (histogram intersection, 0-1) and ``detail`` (the frame's detail over the
-    surface's) when compared.
+    ``colour`` (the share of the frame's colour that is the surface's, 0-1:
+    :data:`COLOUR_MATCH`) and ``detail`` (the median detail of the frame's table-coloured
+    pixels over the surface's: :data:`DETAIL_RATIO`) when compared.
     """
 
     view: str
@@ -269,24 +330,27 @@ def sample_frame(image: npt.NDArray[np.uint8], boxes: Sequence[Box] = ()) -> Sur
     ri = np.minimum((r * share).astype(np.int16), BINS - 1)
     gi = np.minimum((g * share).astype(np.int16), BINS - 1)
     bins = (ri * BINS + gi).astype(np.int16)
-    bins[np.maximum(np.maximum(b, g), r) < COLOUR_LEVEL] = -1
+    bins[np.maximum(np.maximum(b, g), r) < COLOUR_LEVEL] = DARK_BIN
     grey = total / 3.0
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     local = cv2.blur(grey, (5, 5))
     detail = np.minimum((np.abs(gx) + np.abs(gy)) / (8.0 * (local + 8.0)), 1.0)
     region: tuple[float, float, float, float] | None = None
-    surface_px = 0
+    surface_px = open_px = 0
     if boxes:
         sx, sy = small.shape[1] / width, small.shape[0] / height
         pad = 2  # working pixels: a tile's edge, shadow and the gradient's reach
         for x0, y0, x1, y1 in boxes:
             bins[max(0, int(y0 * sy) - pad):math.ceil(y1 * sy) + pad,
-                 max(0, int(x0 * sx) - pad):math.ceil(x1 * sx) + pad] = -1
+                 max(0, int(x0 * sx) - pad):math.ceil(x1 * sx) + pad] = TILE_BIN
         region = surroundings(boxes, width, height)
         y0i, y1i, x0i, x1i = _pixels(region, bins.shape)
-        surface_px = int((bins[y0i:y1i, x0i:x1i] >= 0).sum())
-    return SurfaceSample(bins, detail.astype(np.float32), region, surface_px, len(boxes))
+        around = bins[y0i:y1i, x0i:x1i]
+        surface_px = int((around >= 0).sum())
+        open_px = int((around != TILE_BIN).sum())
+    return SurfaceSample(bins, detail.astype(np.float32), region, surface_px, len(boxes),
+                         open_px)
 
 
 def surroundings(boxes: Sequence[Box], width: int, height: int) -> tuple[float, float,
@@ -309,55 +373,71 @@ def surroundings(boxes: Sequence[Box], width: int, height: int) -> tuple[float, 
 
 def learn(model: SurfaceModel | None, sample: SurfaceSample) -> SurfaceModel | None:
     """``model`` taught by a frame with tiles (``sample``, see :attr:`SurfaceSample.teaches`):
-    the surface around its tiles blended in — a fifth of the model where it shows the
-    same surface, half where it does not (a new cloth, other light, the camera moved);
-    ``model`` unchanged when the frame cannot teach."""
+    the colour of the smooth surface around its tiles and the median detail there blended
+    in — a fifth of the model where it shows the same surface, half where it does not (a
+    new cloth, other light, the camera moved); ``model`` unchanged when the frame cannot
+    teach."""
     if not sample.teaches or sample.region is None:
         return model
     look = sample.look(sample.region)
     if look.count == 0:
         return model
+    detail = look.median_detail()
+    hist = look.hist(smooth_below=max(SMOOTH_DETAIL, 3 * detail))
     if model is None:
-        return SurfaceModel(look.hist, look.detail, sample.region, 1)
-    colour, ratio = _compare(model, look)
-    same = colour >= COLOUR_MATCH and ratio <= DETAIL_RATIO
+        return SurfaceModel(hist, detail, sample.region, 1)
+    colour, _ = _colour(model, hist)
+    same = colour >= COLOUR_MATCH and _ratio(detail, model.detail) <= DETAIL_RATIO
     a = BLEND_SAME if same else BLEND_OTHER
-    hist = (1 - a) * model.hist + a * look.hist
+    hist = (1 - a) * model.hist + a * hist
     region = tuple((1 - a) * m + a * s for m, s in zip(model.region, sample.region,
                                                          strict=True))
     x0, y0, x1, y1 = region
-    return SurfaceModel(hist / hist.sum(), (1 - a) * model.detail + a * look.detail,
+    return SurfaceModel(hist / hist.sum(), (1 - a) * model.detail + a * detail,
                         (x0, y0, x1, y1), model.frames + 1)
 
 
 def judge(model: SurfaceModel | None, sample: SurfaceSample) -> Verdict:
-    """Whether a frame with no tiles (``sample``) shows the table's surface ``model``."""
+    """Whether a frame with no tiles (``sample``) shows the table's surface ``model``.
+
+    It errs towards the table: ``elsewhere`` only where most of the frame's colour there is
+    none the table had (:data:`COLOUR_MATCH`), or where its table-coloured part is far
+    busier than the table (:data:`DETAIL_RATIO`); ``unreadable`` only where that part of
+    the frame is far too dark for a colour (:data:`JUDGED_READABLE`)."""
     if model is None or model.frames < LEARNED_FRAMES:
         return Verdict("unlearned", "the camera has not yet learned the table's surface "
                        "(it does from frames where it reads tiles): a frame with no tiles "
                        "counts as the table cleared")
     look = sample.look(model.region)
-    if look.readable < READABLE_SHARE:
+    if look.readable < JUDGED_READABLE:
         return Verdict("unreadable", f"the table's part of the frame is too dark to see "
                        f"its surface ({look.readable:.0%} readable): no view of the table")
-    colour, ratio = _compare(model, look)
+    colour, alike = _colour(model, look.hist())
     if colour < COLOUR_MATCH:
         return Verdict("elsewhere", f"the camera is not looking at the table surface it saw "
                        f"before (colour {colour:.0%} alike, under {COLOUR_MATCH:.0%}): not "
-                       f"a cleared table", colour, ratio)
+                       f"a cleared table", colour)
+    ratio = _ratio(look.median_detail(alike[look.bins]), model.detail)
     if ratio > DETAIL_RATIO:
         return Verdict("elsewhere", f"the camera is not looking at the table surface it saw "
-                       f"before (its texture {ratio:.1f}× apart, over {DETAIL_RATIO:g}×): "
+                       f"before (its texture {ratio:.1f}× the table's, over {DETAIL_RATIO:g}×): "
                        f"not a cleared table", colour, ratio)
     return Verdict("table", f"the table's surface, with no tiles (colour {colour:.0%} "
                    f"alike): the table seen cleared", colour, ratio)
 
 
-def _compare(model: SurfaceModel, look: Look) -> tuple[float, float]:
-    """Colour intersection (0-1) of the blurred histograms, and the detail ratio (≥ 1)."""
-    colour = float(np.minimum(_blur(model.hist), _blur(look.hist)).sum())
-    a, b = max(model.detail, DETAIL_FLOOR), max(look.detail, DETAIL_FLOOR)
-    return colour, max(a, b) / min(a, b)
+def _colour(model: SurfaceModel,
+            hist: npt.NDArray[np.float64]) -> tuple[float, npt.NDArray[np.bool_]]:
+    """How much of a frame's colour ``hist`` is the surface's (0-1): the intersection of
+    the two, each blurred by one bin, with the surface's shares taken :data:`CLUTTER`
+    times; and, by bin, whether the surface has that colour (:data:`SURFACE_COLOUR`)."""
+    surface = CLUTTER * _blur(model.hist)
+    return float(np.minimum(_blur(hist), surface).sum()), surface >= SURFACE_COLOUR
+
+
+def _ratio(detail: float, surface: float) -> float:
+    """A frame's detail over the surface's, both floored at :data:`DETAIL_FLOOR`."""
+    return max(detail, DETAIL_FLOOR) / max(surface, DETAIL_FLOOR)
 
 
 _KERNEL = np.array([1.0, 2.0, 1.0]) / 4.0
@@ -385,8 +465,3 @@ def _pixels(region: tuple[float, float, float, float],
     x1 = max(x0 + 1, min(w, math.ceil(region[2] * w)))
     y1 = max(y0 + 1, min(h, math.ceil(region[3] * h)))
     return y0, y1, x0, x1
-
-
-def _area(region: tuple[float, float, float, float], shape: tuple[int, ...]) -> int:
-    y0, y1, x0, x1 = _pixels(region, shape)
-    return (y1 - y0) * (x1 - x0)
