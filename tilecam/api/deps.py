@@ -34,15 +34,25 @@ class RecognitionLimiter:
     only then frees its slot, so the bound on concurrent work always holds).
     """
 
+    #: The words and figures of its answers and threads; a limiter of other work (the wait
+    #: analyses: :class:`tilecam.api.routes.waits.AnalysisLimiter`) sets its own.
+    work = "recognition"
+    requests = "image requests"
+    timeout_text = "recognition did not finish within {timeout_s:g} s; try a smaller image"
+    retry_after_s = 2
+    queue_per_slot = 16
+    thread_prefix = "recognize"
+
     def __init__(self, slots: int, timeout_s: float, queue: int | None = None) -> None:
         if slots < 1:
-            raise ValueError(f"recognition slots must be at least 1, got {slots}")
+            raise ValueError(f"{self.work} slots must be at least 1, got {slots}")
         self.slots = slots
         self.timeout_s = timeout_s
-        self.queue = max(slots, queue if queue is not None else 16 * slots)
+        self.queue = max(slots, queue if queue is not None else self.queue_per_slot * slots)
         self.admitted = 0
         self._semaphore = asyncio.BoundedSemaphore(slots)
-        self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="recognize")
+        self._executor = ThreadPoolExecutor(max_workers=slots,
+                                            thread_name_prefix=self.thread_prefix)
         self.running = 0
 
     @asynccontextmanager
@@ -54,9 +64,9 @@ class RecognitionLimiter:
             raise ApiError(
                 503,
                 "busy",
-                f"the server is busy: {self.admitted} image requests are in progress "
+                f"the server is busy: {self.admitted} {self.requests} are in progress "
                 f"(limit {self.queue}); try again",
-                headers={"Retry-After": "2"},
+                headers={"Retry-After": str(self.retry_after_s)},
             )
         self.admitted += 1
         try:
@@ -73,9 +83,9 @@ class RecognitionLimiter:
             raise ApiError(
                 503,
                 "busy",
-                f"the server is busy: no recognition slot became free within "
+                f"the server is busy: no {self.work} slot became free within "
                 f"{self.timeout_s:g} s; try again",
-                headers={"Retry-After": "2"},
+                headers={"Retry-After": str(self.retry_after_s)},
             ) from None
         self.running += 1
         loop = asyncio.get_running_loop()
@@ -91,10 +101,7 @@ class RecognitionLimiter:
             return await asyncio.wait_for(asyncio.shield(future), left)
         except TimeoutError:
             raise ApiError(
-                503,
-                "timeout",
-                f"recognition did not finish within {self.timeout_s:g} s; try a smaller image",
-            ) from None
+                503, "timeout", self.timeout_text.format(timeout_s=self.timeout_s)) from None
 
     def shutdown(self) -> None:
         """Stop the pool (waits for running jobs)."""

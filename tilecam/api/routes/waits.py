@@ -11,20 +11,14 @@ thread pool, of 4–9 s each, held the GIL the automatic tables' ``/v1/score`` n
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import time
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 import scoring
-from tilecam.api.deps import require_json
-from tilecam.api.errors import ApiError
+from tilecam.api.deps import RecognitionLimiter, require_json
 from tilecam.api.hands import hand_and_context, invalid_hand
 from tilecam.api.schemas import ERROR_RESPONSES, DiscardsOut, ErrorOut, WaitsOut, WaitsRequest
 
@@ -39,7 +33,7 @@ QUEUE_PER_SLOT = 8
 RETRY_AFTER_S = 1
 
 
-class AnalysisLimiter:
+class AnalysisLimiter(RecognitionLimiter):
     """Runs wait analyses (``scoring.waits``/``scoring.discards``, pure-Python CPU work)
     in a small thread pool of their own, as :class:`tilecam.api.deps.RecognitionLimiter`
     runs recognitions: at most ``slots`` at once, at most ``queue`` requests admitted
@@ -50,63 +44,18 @@ class AnalysisLimiter:
     slot, so no more than ``slots`` ever run).
     """
 
-    def __init__(self, slots: int, timeout_s: float, queue: int | None = None) -> None:
-        if slots < 1:
-            raise ValueError(f"analysis slots must be at least 1, got {slots}")
-        self.slots = slots
-        self.timeout_s = timeout_s
-        self.queue = max(slots, queue if queue is not None else QUEUE_PER_SLOT * slots)
-        self.admitted = 0
-        self.running = 0
-        self._semaphore = asyncio.BoundedSemaphore(slots)
-        self._executor = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="waits")
-
-    @asynccontextmanager
-    async def _admit(self) -> AsyncIterator[None]:
-        if self.admitted >= self.queue:
-            raise ApiError(
-                503, "busy",
-                f"the server is busy: {self.admitted} wait analyses are in progress (limit "
-                f"{self.queue}); try again", headers={"Retry-After": str(RETRY_AFTER_S)})
-        self.admitted += 1
-        try:
-            yield
-        finally:
-            self.admitted -= 1
+    work = "analysis"
+    requests = "wait analyses"
+    timeout_text = "the wait analysis did not finish within {timeout_s:g} s"
+    retry_after_s = RETRY_AFTER_S
+    queue_per_slot = QUEUE_PER_SLOT
+    thread_prefix = "waits"
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Admit the request, then run ``fn(*args, **kwargs)`` in the pool within the
         limits; its result (or its exception)."""
-        async with self._admit():
-            start = time.monotonic()
-            try:
-                await asyncio.wait_for(self._semaphore.acquire(), self.timeout_s)
-            except TimeoutError:
-                raise ApiError(
-                    503, "busy",
-                    f"the server is busy: no analysis slot became free within "
-                    f"{self.timeout_s:g} s; try again",
-                    headers={"Retry-After": str(RETRY_AFTER_S)}) from None
-            self.running += 1
-            loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
-
-            def release(_: object) -> None:
-                self.running -= 1
-                self._semaphore.release()
-
-            future.add_done_callback(release)
-            left = max(0.0, self.timeout_s - (time.monotonic() - start))
-            try:
-                return await asyncio.wait_for(asyncio.shield(future), left)
-            except TimeoutError:
-                raise ApiError(
-                    503, "timeout",
-                    f"the wait analysis did not finish within {self.timeout_s:g} s") from None
-
-    def shutdown(self) -> None:
-        """Stop the pool (waits for running analyses)."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        async with self.admit():
+            return await super().run(fn, *args, **kwargs)
 
 
 async def get_waits_limiter(request: Request) -> AnalysisLimiter:
