@@ -10,10 +10,12 @@ Two ways to send an image:
 
 The whole request body is capped by :class:`BodyLimitMiddleware` (Content-Length is
 checked before reading, and a chunked body is counted as it streams in; a body that is
-not an image or a form is held to the JSON limit; a body that stops arriving is a 408),
-and the image itself by ``Settings.max_upload_bytes``. The pixel count is read from the
-image header *before decoding* (:func:`vision.imageio.image_size_from_header`), so a decompression
-bomb is refused without allocating its pixels.
+not an image or a form is held to the JSON limit; a body that stops arriving is a 408,
+timed once, by the middleware's :class:`BodyClock`, which :func:`read_upload` words as
+an upload's), and the image itself by ``Settings.max_upload_bytes``. The pixel count is
+read from the image header *before decoding*
+(:func:`vision.imageio.image_size_from_header`), so a decompression bomb is refused
+without allocating its pixels.
 """
 
 from __future__ import annotations
@@ -32,6 +34,64 @@ from tilecam.api.errors import ApiError, error_response
 FORM_OVERHEAD_BYTES = 256 * 1024
 #: Raw-body content types accepted as an image.
 RAW_IMAGE_TYPES = ("image/", "application/octet-stream")
+
+
+#: The scope key under which :class:`BodyLimitMiddleware` leaves a request's
+#: :class:`BodyClock` for the route (:func:`read_upload`).
+BODY_CLOCK = "tilecam.body_clock"
+
+
+class BodyClock:
+    """The one deadline on a request's body: ``timeout_s`` seconds (None: no limit) from
+    the app's first read of it, kept by :class:`BodyLimitMiddleware`, which leaves it in
+    the request's scope (:data:`BODY_CLOCK`) so that a route reading an image
+    (:func:`read_upload`) has its upload timed by it rather than by a second timer.
+
+    >>> clock = BodyClock(30.0)
+    >>> clock.too_slow().message
+    'the request body did not arrive within 30 s'
+    >>> clock.time_upload(30.0), clock.too_slow().message
+    (True, 'the upload did not arrive within 30 s')
+    """
+
+    def __init__(self, timeout_s: float | None) -> None:
+        #: seconds the whole body may take once the app reads it; None: no limit
+        self.timeout_s = timeout_s
+        #: the app has begun reading the body: the deadline is set
+        self.started = False
+        #: the body is an image upload (:func:`read_upload`): the 408 says so
+        self.upload = False
+
+    def time_upload(self, timeout_s: float) -> bool:
+        """Take on timing an image upload within ``timeout_s`` seconds, its 408 worded as
+        the upload's; False — the caller times it itself — when the body's deadline is
+        already set to another time."""
+        if self.started and self.timeout_s != timeout_s:
+            return False
+        self.timeout_s = timeout_s
+        self.upload = True
+        return True
+
+    def too_slow(self) -> ApiError:
+        """The 408 for a body that did not arrive within ``timeout_s``."""
+        if self.upload:
+            return upload_too_slow(self.timeout_s or 0.0)
+        return ApiError(
+            408,
+            "request_timeout",
+            f"the request body did not arrive within {self.timeout_s or 0.0:g} s",
+            headers={"Connection": "close"},
+        )
+
+
+def upload_too_slow(timeout_s: float) -> ApiError:
+    """The 408 for an image upload that did not arrive within ``timeout_s`` seconds."""
+    return ApiError(
+        408,
+        "request_timeout",
+        f"the upload did not arrive within {timeout_s:g} s",
+        headers={"Connection": "close"},
+    )
 
 
 @dataclass
@@ -63,7 +123,9 @@ class BodyLimitMiddleware:
     ``timeout_s`` seconds, or the route sees :class:`ApiError` 408 ``request_timeout``
     (``Connection: close``) from ``receive``: a client that stops sending cannot hold a
     request open. Reads after the body is complete (waiting for a disconnect) are not
-    timed.
+    timed. The deadline is the request's :class:`BodyClock`, left in its scope: an image
+    route's :func:`read_upload` has its upload timed by it (one timer a request), the
+    408 then saying "the upload did not arrive".
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int, max_json_bytes: int = 1024 * 1024,
@@ -119,7 +181,8 @@ class BodyLimitMiddleware:
             return
         seen = 0
         complete = False
-        timeout_s = self.timeout_s
+        clock = BodyClock(self.timeout_s)  # a route may take it on (read_upload)
+        scope[BODY_CLOCK] = clock
         # one timer per request (not per read): when it fires it cancels the read waiting
         timer: asyncio.TimerHandle | None = None
         waiting: asyncio.Task[Any] | None = None
@@ -131,30 +194,23 @@ class BodyLimitMiddleware:
             if waiting is not None:
                 waiting.cancel()
 
-        def too_slow() -> ApiError:
-            return ApiError(
-                408,
-                "request_timeout",
-                f"the request body did not arrive within {timeout_s:g} s",
-                headers={"Connection": "close"},
-            )
-
         async def limited_receive() -> Message:
             nonlocal seen, complete, timer, waiting
             if complete:  # the body is in: what is left to hear is a disconnect
                 return await receive()
-            if timeout_s is not None:
+            clock.started = True
+            if clock.timeout_s is not None:
                 if expired:
-                    raise too_slow()
+                    raise clock.too_slow()
                 if timer is None:
                     loop = asyncio.get_running_loop()
-                    timer = loop.call_at(loop.time() + timeout_s, expire)
+                    timer = loop.call_at(loop.time() + clock.timeout_s, expire)
                 waiting = asyncio.current_task()
             try:
                 message = await receive()
             except asyncio.CancelledError:
                 if expired and waiting is not None and waiting.uncancel() == 0:
-                    raise too_slow() from None  # our timer's cancel, no one else's
+                    raise clock.too_slow() from None  # our timer's cancel, no one else's
                 raise
             finally:
                 waiting = None
@@ -243,18 +299,23 @@ async def read_upload(request: Request, max_bytes: int, timeout_s: float) -> Upl
     """The image of a multipart (field ``image``) or raw-body request.
 
     Raises :class:`ApiError`: 415 for a body that is neither, 400 for a missing or
-    empty image, 413 for one over ``max_bytes``, 408 when the body has not arrived
-    within ``timeout_s`` seconds (a stalled or very slow client).
+    empty image, 413 for one over ``max_bytes``, 408 ``request_timeout`` "the upload did
+    not arrive within ``timeout_s`` s" (``Connection: close``) when the body has not
+    arrived within ``timeout_s`` seconds (a stalled or very slow client).
+
+    The body is timed once. Under :class:`BodyLimitMiddleware` (the service's app) its
+    :class:`BodyClock` times it, worded as an upload, from the first read. An app built
+    without the middleware (a test's, or one mounting these routes elsewhere) has no
+    clock in the scope, and the upload is timed here, from this call — so an upload is
+    bounded in time either way, and never by two timers at once.
     """
+    clock = request.scope.get(BODY_CLOCK)
+    if isinstance(clock, BodyClock) and clock.time_upload(timeout_s):
+        return await _read_upload(request, max_bytes)
     try:
         return await asyncio.wait_for(_read_upload(request, max_bytes), timeout_s)
     except TimeoutError:
-        raise ApiError(
-            408,
-            "request_timeout",
-            f"the upload did not arrive within {timeout_s:g} s",
-            headers={"Connection": "close"},
-        ) from None
+        raise upload_too_slow(timeout_s) from None
 
 
 def request_fields(request: Request, upload: Upload) -> dict[str, str]:

@@ -14,8 +14,10 @@ Slow or idle clients cannot hold the server (:func:`server_options`):
   answer, or the connection is closed;
 - an idle keep-alive connection is closed after ``TILECAM_KEEP_ALIVE_S`` (5 s);
 - a worker holds at most ``TILECAM_MAX_CONNECTIONS`` (500) connections and requests at
-  once — past that uvicorn answers 503 at once — and its open-file limit is raised to
-  fit them (or the service refuses to start).
+  once — past that a request is answered at once, unread, 503 ``busy`` in the service's
+  JSON error shape with ``Retry-After`` and ``Connection: close`` (:class:`CapacityGate`
+  in uvicorn's ``limit_concurrency`` place) — and its open-file limit is raised to fit
+  them (or the service refuses to start).
 
 ``X-Forwarded-For``/``X-Forwarded-Proto`` are believed only from the proxies named in
 ``TILECAM_FORWARDED_ALLOW_IPS`` (none by default: uvicorn's own default believed them
@@ -26,16 +28,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import errno
 import json
+import logging
 import socket
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
     from tilecam.settings import Settings
 
 #: Open files a worker needs beside its connections (database, model, logs, pipes).
 FILE_HEADROOM = 100
+#: Seconds a request refused for the worker's capacity is told to wait (``Retry-After``):
+#: connections come and go in well under that.
+CAPACITY_RETRY_AFTER_S = 2
 
 
 def register(sub: Any) -> None:
@@ -188,6 +198,89 @@ def raise_open_file_limit(needed: int) -> int:
     return needed
 
 
+class CapacityGate:
+    """The worker's app behind a gate that answers the requests past its capacity: 503
+    ``busy`` in the service's JSON error shape, with ``Retry-After``
+    (:data:`CAPACITY_RETRY_AFTER_S`) and ``Connection: close``, without reading the body.
+
+    It takes the place of uvicorn's ``limit_concurrency``, whose answer is a plain-text
+    ``Service Unavailable``, and keeps its rule: a request is refused when ``limit`` or
+    more connections are open (its own among them), or ``limit`` or more other requests
+    are in progress. The connections are the :class:`HeaderDeadlineProtocol` instances
+    that joined it (:meth:`HeaderDeadlineProtocol.connection_made`); the requests, the
+    calls of the app in progress. One gate serves one uvicorn server (:func:`gated_config`).
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        #: connections, and requests in progress, at which a request is refused
+        self.limit = limit
+        #: the open connections (protocols) of the server
+        self.connections: set[object] = set()
+        #: requests the app is answering now
+        self.requests = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if len(self.connections) >= self.limit or self.requests >= self.limit:
+            await self.refuse(scope, receive, send)
+            return
+        self.requests += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.requests -= 1
+
+    async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer 503 ``busy`` and close the connection; the body is left unread."""
+        from tilecam.api.errors import error_response
+
+        # uvicorn's own words for it, which an operator's log alerts may look for
+        logging.getLogger("uvicorn.error").warning("Exceeded concurrency limit.")
+        message = (f"the server is busy: it is at its limit of {self.limit} connections and "
+                   f"requests at once ({len(self.connections)} connections open, "
+                   f"{self.requests} requests in progress); try again")
+        response = error_response(503, "busy", message, headers={
+            "Retry-After": str(CAPACITY_RETRY_AFTER_S), "Connection": "close"})
+        await response(scope, receive, send)
+
+
+#: Per uvicorn config (one a server): the copy of it the protocols are made with, whose
+#: app is a :class:`CapacityGate` and whose own limit is off, and that gate; None where
+#: the config is not one the gate can take over (uvicorn then answers its own way).
+_GATED: weakref.WeakKeyDictionary[Any, tuple[Any, CapacityGate] | None] = (
+    weakref.WeakKeyDictionary())
+
+
+def gated_config(config: Any) -> tuple[Any, CapacityGate] | None:
+    """The copy of a uvicorn ``config`` whose app is a :class:`CapacityGate` in front of
+    its own, with the gate, made once per config; None — uvicorn keeps its plain-text
+    answer — when it sets no ``limit_concurrency``, has not loaded its app, serves
+    websockets (a connection handed to a websocket protocol never tells this one it
+    closed, so its place in the gate would never be freed) or is not of the shape known
+    (an object without these public ``Config`` fields)."""
+    try:
+        if config in _GATED:
+            return _GATED[config]
+    except TypeError:  # neither hashable nor weakly referable: not a uvicorn Config
+        return None
+    limit = getattr(config, "limit_concurrency", None)
+    app = getattr(config, "loaded_app", None)
+    if not getattr(config, "loaded", False) or app is None:
+        return None  # the protocol loads it; the next connection finds it loaded
+    gated: tuple[Any, CapacityGate] | None = None
+    if isinstance(limit, int) and limit > 0 and getattr(config, "ws", None) == "none":
+        gate = CapacityGate(app, limit)
+        copied = copy.copy(config)
+        copied.limit_concurrency = None
+        copied.loaded_app = gate
+        gated = (copied, gate)
+    _GATED[config] = gated
+    return gated
+
+
 #: What a :class:`HeaderDeadlineProtocol` connection waits for: a request's line and
 #: headers, the rest of a body whose request was answered before the app read it, or
 #: (that rest in) a next request.
@@ -216,14 +309,20 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
     Every call of the transport is passed to the wrapped protocol; only the time a head
     (or such a rest) takes is watched, from the protocol's ``cycle`` (the request in
     progress). A connection handed to another protocol (an upgrade) is not watched.
+
+    When the server has a ``limit_concurrency`` (and no websockets), the wrapped protocol
+    is made with a copy of its config whose app is a :class:`CapacityGate` and whose own
+    limit is off, and each connection counts in that gate while it is open: a request
+    past the capacity is answered in the service's JSON shape, not uvicorn's plain text.
+    A uvicorn that does not take both from that config keeps its own answer.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
         from tilecam.settings import get_settings
 
-        self.inner: Any = AutoHTTPProtocol(*args, **kwargs)
+        #: the server's capacity gate this connection counts in; None: uvicorn's own limit
+        self.gate: CapacityGate | None = None
+        self.inner: Any = self._inner_protocol(args, kwargs)
         settings = get_settings()
         #: seconds a request head may take
         self.timeout_s = settings.header_timeout_s
@@ -240,6 +339,33 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
         self._deadline: float | None = None  # loop time the connection is cut off
         self._heard = False  # bytes of the head awaited came (else it is closed unanswered)
         self._timer: asyncio.TimerHandle | None = None
+
+    def _inner_protocol(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """uvicorn's protocol for this connection, made with the :func:`gated_config` copy
+        of the server's config when there is one — then a request past the capacity is
+        answered by :class:`CapacityGate` — else with the server's own. The copy is kept
+        only when the protocol took both its app and its limit from it (uvicorn 0.55
+        does): another version that reads either elsewhere is made with the server's
+        config and answers over-capacity requests its own plain-text way, rather than
+        losing the limit."""
+        from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+        protocol: Any = AutoHTTPProtocol  # httptools' or h11's, made with uvicorn's arguments
+        in_kwargs = "config" in kwargs
+        config = kwargs["config"] if in_kwargs else (args[0] if args else None)
+        gated = gated_config(config) if config is not None else None
+        if gated is not None:
+            copied, gate = gated
+            if in_kwargs:
+                inner = protocol(*args, **{**kwargs, "config": copied})
+            else:
+                inner = protocol(copied, *args[1:], **kwargs)
+            if (getattr(inner, "app", None) is gate
+                    and getattr(inner, "limit_concurrency", 0) is None):
+                self.gate = gate
+                return inner
+            _GATED[config] = None  # not the shape known: every connection of it ungated
+        return protocol(*args, **kwargs)
 
     def _phase(self) -> str | None:
         """What the connection waits for now: _HEAD (no request is in progress), _REST (the
@@ -339,6 +465,8 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a uvloop transport is no asyncio.Transport subclass, but has its methods
         self._transport = cast(asyncio.Transport, transport)
+        if self.gate is not None:
+            self.gate.connections.add(self)
         self.inner.connection_made(transport)
         if self._watch:
             self._await(_HEAD, self.timeout_s, heard=False)
@@ -366,6 +494,8 @@ class HeaderDeadlineProtocol(asyncio.Protocol):
             self._timer.cancel()
             self._timer = None
         self._transport = None
+        if self.gate is not None:
+            self.gate.connections.discard(self)
         self.inner.connection_lost(exc)
 
     def eof_received(self) -> bool | None:
