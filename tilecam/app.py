@@ -88,12 +88,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.recognize_concurrency, settings.request_timeout_s, settings.recognize_queue
         )
         app.state.waits_limiter = AnalysisLimiter(
-            settings.waits_concurrency, settings.request_timeout_s)
+            settings.waits_concurrency, settings.request_timeout_s,
+            processes=settings.waits_processes)
         try:
             yield
         finally:
             app.state.limiter.shutdown()
-            app.state.waits_limiter.shutdown()
+            await app.state.waits_limiter.aclose()
 
     app = FastAPI(
         title="tilecam",

@@ -41,10 +41,19 @@ class Settings(BaseSettings):
     #: more get 503 at once, so memory for uploads stays bounded.
     recognize_queue: int = Field(default=32, ge=1)
     #: Wait analyses (``POST /v1/waits``: waits, 何切) allowed to run at once per process,
-    #: in a thread pool of their own; 8 per slot are admitted (running or waiting), more
-    #: get 503 at once. They are pure Python under the GIL: a second slot adds no
-    #: throughput, and the event loop (``/v1/score``) waits on the GIL behind each one.
+    #: each in a worker process of its own (``waits_processes``); 8 per slot are admitted
+    #: (running or waiting), more get 503 at once.
     waits_concurrency: int = Field(default=1, ge=1)
+    #: Run wait analyses in worker processes (started on the first ``/v1/waits``, one
+    #: per ``waits_concurrency`` slot, each a fresh interpreter importing only
+    #: ``scoring``, a little nicer than the service): an analysis holds none of the
+    #: service's GIL, so ``/v1/score`` is not slowed, and one past ``request_timeout_s``
+    #: is stopped (its worker killed and replaced). Off (``0``): in a thread pool of the
+    #: service's process, as before (for a platform where starting processes is
+    #: unwanted): an analysis is pure Python under the GIL, so a second slot adds no
+    #: throughput, the event loop waits behind each one, and one past its time runs on
+    #: to its end in its slot.
+    waits_processes: bool = True
     #: Seconds a request may wait for a recognition slot or run before 503, and seconds
     #: any request body (JSON or image) may take to arrive once it is read before 408.
     request_timeout_s: float = Field(default=30.0, gt=0)
@@ -55,7 +64,9 @@ class Settings(BaseSettings):
     #: ``timeout_keep_alive``).
     keep_alive_s: int = Field(default=5, ge=1)
     #: ``tilecam serve``: connections (and requests in progress) a worker holds at once;
-    #: a request past it is answered 503 at once (uvicorn's ``limit_concurrency``). The
+    #: a request past it is answered at once, unread, 503 ``busy`` in the service's JSON
+    #: shape (``tilecam.commands.serve.CapacityGate``, counting as uvicorn's
+    #: ``limit_concurrency`` does). The
     #: open-file limit is raised to fit it, or the service refuses to start.
     max_connections: int = Field(default=500, ge=2)
     #: ``tilecam serve``: comma-separated addresses or networks of the reverse proxies

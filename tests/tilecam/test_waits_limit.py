@@ -4,6 +4,11 @@ analyses of seconds each could run at once beside the automatic tables' ``/v1/sc
 Now ``TILECAM_WAITS_CONCURRENCY`` run at once, 8 per slot may wait, one more is 503
 ``busy`` with ``Retry-After`` at once, and an analysis past ``TILECAM_REQUEST_TIMEOUT_S``
 is 503 ``timeout`` — as ``/v1/recognize`` does with its own pool.
+
+These tests hold analyses in the service's process (a gate in place of
+``scoring.waits``), so they run them in the thread pool (``TILECAM_WAITS_PROCESSES=0``,
+the fallback); the worker processes, the default, have the same admission and are
+tested in ``test_waits_workers.py``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ WIN = "123m456m789m123p55p"
 
 @contextmanager
 def client_with(**settings: Any) -> Iterator[TestClient]:
+    """A client of the service with its wait analyses in the thread pool (unless
+    ``waits_processes`` is given)."""
+    settings.setdefault("waits_processes", False)
     app = create_app(Settings(load_model=False, **settings))
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
@@ -163,9 +171,11 @@ def test_scoring_is_not_held_up_by_the_analyses_pool(gate: Gate) -> None:
         assert [f.result().status_code for f in futures] == [200] * 3
 
 
-def test_a_bad_hand_is_still_400_from_the_pool() -> None:
-    """A HandError raised in the pool's thread is the same 400 invalid_hand."""
-    with client_with() as client:
+@pytest.mark.parametrize("processes", [False, True], ids=["threads", "processes"])
+def test_a_bad_hand_is_still_400_from_the_pool(processes: bool) -> None:
+    """A HandError raised in the pool's thread (or worker process) is the same 400
+    invalid_hand."""
+    with client_with(waits_processes=processes) as client:
         r = client.post("/v1/waits", json={"hand": "111m"})  # refused by scoring.waits
         assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_hand"
         drew = client.post("/v1/waits", json={"hand": DREW})
@@ -177,5 +187,8 @@ def test_the_concurrency_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings().waits_concurrency == 3
     monkeypatch.delenv("TILECAM_WAITS_CONCURRENCY")
     assert Settings().waits_concurrency == 1
+    assert Settings().waits_processes is True
+    monkeypatch.setenv("TILECAM_WAITS_PROCESSES", "0")
+    assert Settings().waits_processes is False
     with pytest.raises(ValueError, match="at least 1"):
         AnalysisLimiter(0, 1.0)

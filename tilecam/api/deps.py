@@ -77,16 +77,7 @@ class RecognitionLimiter:
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn(*args, **kwargs)`` in the pool within the limits; returns its result."""
         start = time.monotonic()
-        try:
-            await asyncio.wait_for(self._semaphore.acquire(), self.timeout_s)
-        except TimeoutError:
-            raise ApiError(
-                503,
-                "busy",
-                f"the server is busy: no {self.work} slot became free within "
-                f"{self.timeout_s:g} s; try again",
-                headers={"Retry-After": str(self.retry_after_s)},
-            ) from None
+        await self.take_slot()
         self.running += 1
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
@@ -102,6 +93,20 @@ class RecognitionLimiter:
         except TimeoutError:
             raise ApiError(
                 503, "timeout", self.timeout_text.format(timeout_s=self.timeout_s)) from None
+
+    async def take_slot(self) -> None:
+        """Wait up to ``timeout_s`` for a slot (the caller releases it); 503 ``busy``
+        when none comes free."""
+        try:
+            await asyncio.wait_for(self._semaphore.acquire(), self.timeout_s)
+        except TimeoutError:
+            raise ApiError(
+                503,
+                "busy",
+                f"the server is busy: no {self.work} slot became free within "
+                f"{self.timeout_s:g} s; try again",
+                headers={"Retry-After": str(self.retry_after_s)},
+            ) from None
 
     def shutdown(self) -> None:
         """Stop the pool (waits for running jobs)."""

@@ -2,27 +2,36 @@
 on each, or how far it is from ready (shanten); for a hand of a win's size (it drew and
 must discard), each discard with the waits of what is kept.
 
-The route needs no key, so its analyses run in a pool of their own with admission
+The route needs no key, so its analyses run in workers of their own with admission
 (:class:`AnalysisLimiter`, ``app.state.waits_limiter``): ``TILECAM_WAITS_CONCURRENCY``
 at once (default 1), 8 per slot admitted, 503 ``busy`` past them, 503 ``timeout`` past
 ``TILECAM_REQUEST_TIMEOUT_S`` (security review finding 3: up to forty at once in AnyIO's
 thread pool, of 4–9 s each, held the GIL the automatic tables' ``/v1/score`` needs).
+The workers are processes (:mod:`tilecam.api.analysis_workers`), one per slot, so an
+analysis holds none of this process's GIL and one past its time is stopped;
+``TILECAM_WAITS_PROCESSES=0`` runs them in a thread pool instead, as before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 import scoring
+from tilecam.analysis_worker import analysis, render_json
+from tilecam.api.analysis_workers import AnalysisWorker, WorkerGone
 from tilecam.api.deps import RecognitionLimiter, require_json
+from tilecam.api.errors import ApiError
 from tilecam.api.hands import hand_and_context, invalid_hand
 from tilecam.api.schemas import ERROR_RESPONSES, DiscardsOut, ErrorOut, WaitsOut, WaitsRequest
 
-T = TypeVar("T")
+log = logging.getLogger("tilecam.api")
 
 #: Matched before the other routes (see tilecam.app): the automatic tables' hot path.
 ROUTE_PRIORITY = 0
@@ -35,13 +44,19 @@ RETRY_AFTER_S = 1
 
 class AnalysisLimiter(RecognitionLimiter):
     """Runs wait analyses (``scoring.waits``/``scoring.discards``, pure-Python CPU work)
-    in a small thread pool of their own, as :class:`tilecam.api.deps.RecognitionLimiter`
-    runs recognitions: at most ``slots`` at once, at most ``queue`` requests admitted
-    (running or waiting for a slot) — one more is answered 503 ``busy`` with
-    ``Retry-After`` at once — a request waits up to ``timeout_s`` for a slot (then 503
-    ``busy``), and one whose analysis runs past what is left of ``timeout_s`` is answered
-    503 ``timeout`` (the analysis finishes in the background and only then frees its
-    slot, so no more than ``slots`` ever run).
+    with the admission of :class:`tilecam.api.deps.RecognitionLimiter`: at most
+    ``slots`` at once, at most ``queue`` requests admitted (running or waiting for a
+    slot) — one more is answered 503 ``busy`` with ``Retry-After`` at once — and a
+    request waits up to ``timeout_s`` for a slot (then 503 ``busy``).
+
+    ``processes`` (the default): each slot has a worker process
+    (:class:`~tilecam.api.analysis_workers.AnalysisWorker`); an analysis that runs past
+    what is left of ``timeout_s`` is answered 503 ``timeout``, its worker killed and
+    replaced and its slot freed at once; a worker that ends before it answers (killed,
+    crashed) is answered 503 ``unavailable`` with ``Retry-After``, and replaced. Without
+    ``processes`` they run in a thread pool of ``slots`` threads, where an analysis past
+    its time is answered 503 ``timeout`` but finishes in the background, and only then
+    frees its slot.
     """
 
     work = "analysis"
@@ -51,11 +66,60 @@ class AnalysisLimiter(RecognitionLimiter):
     queue_per_slot = QUEUE_PER_SLOT
     thread_prefix = "waits"
 
-    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Admit the request, then run ``fn(*args, **kwargs)`` in the pool within the
-        limits; its result (or its exception)."""
+    def __init__(self, slots: int, timeout_s: float, queue: int | None = None, *,
+                 processes: bool = True) -> None:
+        super().__init__(slots, timeout_s, queue)
+        self.processes = processes
+        #: The slots' worker processes not running an analysis now.
+        self._idle = [AnalysisWorker() for _ in range(slots)] if processes else []
+        self._workers = list(self._idle)
+
+    async def answer(self, function: Callable[..., Any], *args: Any) -> bytes:
+        """Admit the request, then run ``function(*args)`` within the limits (in a worker
+        process, or a thread); its result rendered as JSON (UTF-8 bytes), or its
+        exception."""
         async with self.admit():
-            return await super().run(fn, *args, **kwargs)
+            if not self.processes:
+                return await self.run(_rendered, function, args)
+            return await self._answer_in_worker(function, args)
+
+    async def _answer_in_worker(self, function: Callable[..., Any],
+                                args: tuple[Any, ...]) -> bytes:
+        """Take a slot (within ``timeout_s``) and its worker; run the job in it within
+        what is left of ``timeout_s``, and free the slot as soon as it ends either way."""
+        start = time.monotonic()
+        await self.take_slot()
+        self.running += 1
+        worker = self._idle.pop()
+        try:
+            left = self.timeout_s - (time.monotonic() - start)
+            if left <= 0:
+                raise TimeoutError
+            return await worker.run(function, args, left)
+        except TimeoutError:
+            raise ApiError(
+                503, "timeout", self.timeout_text.format(timeout_s=self.timeout_s)) from None
+        except WorkerGone as exc:
+            log.warning("waits: %s", exc)
+            raise ApiError(503, "unavailable", f"the wait analysis did not finish: {exc}; "
+                           "try again", headers={"Retry-After": str(self.retry_after_s)},
+                           ) from None
+        finally:
+            self._idle.append(worker)
+            self.running -= 1
+            self._semaphore.release()
+
+    async def aclose(self) -> None:
+        """End the worker processes (each once its analysis, if any, is done) and the
+        thread pool."""
+        await asyncio.gather(*(worker.close() for worker in self._workers))
+        self.shutdown()
+
+
+def _rendered(function: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    """``function(*args)`` rendered as JSON (in the thread pool: the answer of a hand
+    that drew holds a few hundred scores)."""
+    return render_json(function(*args))
 
 
 async def get_waits_limiter(request: Request) -> AnalysisLimiter:
@@ -76,15 +140,16 @@ _WAITS_DOC: dict[int | str, dict[str, Any]] = {
           'win_total its total or null)'},
     503: {"model": ErrorOut,
           "description": "busy (every analysis slot taken and the queue full, or no slot "
-          "free within the time budget; with Retry-After) or timeout (the analysis ran "
-          "past TILECAM_REQUEST_TIMEOUT_S)"},
+          "free within the time budget; with Retry-After), timeout (the analysis ran "
+          "past TILECAM_REQUEST_TIMEOUT_S) or unavailable (its worker process ended "
+          "before it answered; with Retry-After)"},
 }  # fmt: skip
 
 
 @router.post("/waits", responses={**ERROR_RESPONSES, **_WAITS_DOC})
 async def waits(
     req: WaitsRequest, limiter: Annotated[AnalysisLimiter, Depends(get_waits_limiter)]
-) -> JSONResponse:
+) -> Response:
     """Wait analysis of a hand one tile short of a win (13 tiles in MCR, 16 in Xiamen).
 
     Win flags (self_drawn …) do not apply; each wait is scored both on a discard and
@@ -96,22 +161,13 @@ async def waits(
     eight admitted per slot; past them the answer is 503 ``busy`` with ``Retry-After``.
     """
     hand, kwargs = hand_and_context(req, win=False)
-    # off the event loop, in the limiter's pool: an analysis scores a trial win per kind
-    # (a 16-tile Xiamen hand with golds up to about 0.06 s; a hand that drew, one analysis
-    # per discard, up to about 0.25 s: bench/waits_bench.py), and the automatic tables'
-    # scoring on the loop must not queue behind it
+    # off the event loop, in the limiter's worker process: an analysis scores a trial win
+    # per kind (a 16-tile Xiamen hand with golds up to about 0.06 s; a hand that drew,
+    # one analysis per discard, up to about 0.25 s: bench/waits_bench.py), and the
+    # automatic tables' scoring on the loop must not queue behind it
     drew = hand.tile_count == scoring.get_rule_set(kwargs["rules"]).hand_size
-    work: Callable[..., scoring.Waits | scoring.Discards] = (
-        scoring.discards if drew else scoring.waits)
     try:
-        answer = await limiter.run(_analysis, work, hand, kwargs)
+        body = await limiter.answer(analysis, drew, hand, kwargs)
     except scoring.HandError as exc:
         raise invalid_hand(exc) from None
-    return JSONResponse(answer)
-
-
-def _analysis(work: Callable[..., scoring.Waits | scoring.Discards], hand: scoring.Hand,
-              kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``work(hand, **kwargs).to_dict()`` (in the analysis pool: the answer of a hand
-    that drew holds a few hundred scores)."""
-    return work(hand, **kwargs).to_dict()
+    return Response(body, media_type="application/json")
