@@ -484,3 +484,61 @@ def _children_of(parent: int) -> list[int]:
             if int(fields[1]) == parent:
                 found.append(int(entry))
     return found
+
+
+# --- review of the worker processes (seventy-first session) ---------------------------------
+
+
+def test_a_job_that_could_not_be_written_is_sent_to_a_fresh_worker() -> None:
+    """uvloop (the loop ``tilecam serve`` runs) raises RuntimeError on a write to the
+    pipe of a worker that died idle before its exit status is known, and that was a 500
+    on the next ``/v1/waits`` (review finding 1: 8–17 of 20 requests sent at once after
+    the kill). A job that never reached its worker is sent once more, to a fresh one,
+    within the same time budget. (The write's failure is made here, as uvloop raises it:
+    the moment a real death gives it cannot be caught reliably in a test.)"""
+    from tilecam.api.analysis_workers import AnalysisWorker
+
+    args = (False, HANDS[0][0], {"rules": "mcr"})
+
+    def closed_pipe(data: object) -> None:
+        raise RuntimeError("unable to perform operation on <WriteUnixTransport "
+                           "closed=True>; the handler is closed")
+
+    async def failed_write_then_answer() -> tuple[bytes, int, int]:
+        worker = AnalysisWorker()
+        try:
+            await worker.run(analysis, args, 10)
+            process = worker._process
+            assert process is not None and process.stdin is not None
+            process.stdin.write = closed_pipe  # type: ignore[method-assign]
+            answer = await worker.run(analysis, args, 10)
+            assert worker._process is not None
+            return answer, process.pid, worker._process.pid
+        finally:
+            await worker.close()
+
+    answer, first, second = run(failed_write_then_answer())
+    assert answer == render_json(analysis(*args)) and second != first
+    assert not child_processes()
+
+
+def test_a_worker_does_not_import_from_the_services_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker started as ``python -c`` put the working folder first on its import path:
+    a service started beside a ``scoring.py`` answered every ``/v1/waits`` 503 (or ran
+    that file's code) while its own ``/v1/score`` used the right one (review finding 2).
+    It starts with ``-P``: the service's ``scoring`` is the one it imports."""
+    from tilecam.api.analysis_workers import AnalysisWorker
+
+    (tmp_path / "scoring.py").write_text("raise ImportError('the working folder was read')\n")
+    monkeypatch.chdir(tmp_path)
+
+    async def run_once() -> bytes:
+        worker = AnalysisWorker()
+        try:
+            return await worker.run(analysis, (False, HANDS[0][0], {"rules": "mcr"}), 10)
+        finally:
+            await worker.close()
+
+    answer = asyncio.run(run_once())
+    assert answer == render_json(analysis(False, HANDS[0][0], {"rules": "mcr"}))

@@ -43,6 +43,10 @@ class WorkerGone(Exception):
     the message says which."""
 
 
+class _NotDelivered(WorkerGone):
+    """The job could not be written: the worker had already ended (it never saw it)."""
+
+
 class RemoteTraceback(Exception):
     """The traceback of an exception raised in a worker process, as text: the cause
     chained to the exception re-raised here, so the service's log shows where."""
@@ -71,7 +75,7 @@ async def start_worker() -> asyncio.subprocess.Process:
                          "empty); set TILECAM_WAITS_PROCESSES=0 to run analyses in threads")
     try:
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-c", WORKER_CODE, stdin=asyncio.subprocess.PIPE,
+            sys.executable, "-P", "-c", WORKER_CODE, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, env=worker_environment())
     except (OSError, RuntimeError) as exc:  # no processes left, or no subprocess support
         raise WorkerGone(f"a worker process could not be started: {exc}") from None
@@ -103,7 +107,12 @@ class AnalysisWorker:
         try:
             async with asyncio.timeout(timeout_s):
                 process = await self._ready()
-                kind, payload = await self._exchange(process, job)
+                try:
+                    kind, payload = await self._exchange(process, job)
+                except _NotDelivered:  # it had died idle: once more on a fresh worker
+                    self._kill()
+                    process = await self._ready()
+                    kind, payload = await self._exchange(process, job)
         except BaseException:
             self._kill()
             raise
@@ -141,6 +150,9 @@ class AnalysisWorker:
         assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(job)
+        except (ConnectionError, RuntimeError) as exc:  # RuntimeError: uvloop, pipe closed
+            raise _NotDelivered(f"the analysis worker process had ended ({exc})") from exc
+        try:
             await process.stdin.drain()
             header = await process.stdout.readexactly(wire.HEADER.size)
             size, kind = wire.HEADER.unpack(header)
