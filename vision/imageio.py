@@ -22,14 +22,23 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
    no cut; looking for one refused real pictures): a single-scan JPEG — a camera's, with
    restart markers or not — is decoded with zero padding where its end marker was, which
    only data that stops early reads into and runs dry; one with restart markers must hold
-   as many as its blocks need; a progressive one whose scans stop early is decoded again
-   with extra bytes before its end marker, which only a scan cut short reads
-   (:func:`_decode_jpeg`; well under 1 ms on a 12 MP photo, about 2 ms for a progressive
-   one). Not caught: a loss of less than about 32 bytes at the very end, a hole inside
-   one restart interval or that leaves the data no shorter than the decoder wants (it
-   decodes garbled), a progressive JPEG cut inside its last scan (the rest of the picture
-   lacks that scan's last refinement bit, no grey) or at a scan boundary, a middle lost
-   in a progressive JPEG. A progressive JPEG of more than :data:`MAX_JPEG_SCANS` scans is
+   as many as its blocks need; a progressive one must send every bit of every coefficient
+   of every component in its scans, as every encoder's script does (a cut inside any
+   scan but the last, or between two scans, or a lost middle that takes whole scans with
+   it, loses the bits of the scans after it: read from the scan headers, no second
+   decode; a component that gets its whole DC coefficient and no AC coefficient at all
+   is set aside, and such a file is decoded again with extra bytes before its end marker,
+   which only a scan cut short reads), and each of its scans with restart markers must
+   hold as many as its MCUs need (:func:`_decode_jpeg`; well under 1 ms on a 12 MP
+   photo, about 1 ms for a progressive one). Not caught: a loss of less than about 32
+   bytes at the very end, a hole inside one restart interval or that leaves the data no
+   shorter than the decoder wants (it decodes garbled), a progressive JPEG without
+   restart markers cut inside its last scan (the rest of the picture lacks that scan's
+   last refinement bit, no grey; only a second decode would tell, 75-160 ms more at
+   12 MP) or between two scans where only components with their DC alone are left
+   unfinished, a middle lost inside one progressive scan. A progressive JPEG whose
+   script stops early on purpose (T.81 allows it; no encoder's default does) is refused
+   as truncated too. A progressive JPEG of more than :data:`MAX_JPEG_SCANS` scans is
    refused before decoding (each scan costs a pass over every block: a few hundred KB of
    repeated scans took minutes);
 5. OpenCV decodes with ``IMREAD_COLOR``, which turns grey and alpha images into
@@ -46,6 +55,7 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import re
 import stat
@@ -220,6 +230,8 @@ class _JpegFrame(NamedTuple):
     mcus: int
     #: MCUs between restart markers in the first scan (its DRI), 0 for none
     restart_interval: int
+    #: each component's sampling factors ``(horizontal, vertical)``, in SOF order
+    sampling: tuple[tuple[int, int], ...]
 
 
 def _jpeg_header(data: bytes) -> _JpegFrame:
@@ -272,18 +284,36 @@ def _jpeg_frame(
     fields (``frame``: width, height, SOFn, bits, component specs) and restart interval."""
     width, height, sof, bits, specs = frame
     ids = tuple(specs[::3])
+    sampling = tuple((v >> 4, v & 0x0F) for v in specs[1::3])
     count = data[pos + 2] if pos + 2 < len(data) else 0
-    in_scan = set(data[pos + 3 : pos + 3 + 2 * count : 2])
+    in_scan = tuple(data[pos + 3 : pos + 3 + 2 * count : 2])
     single = (sof in (0xC0, 0xC1) and bits == 8 and len(specs) == 3 * len(ids) > 0
-              and count == len(ids) and in_scan == set(ids))  # fmt: skip
-    h_max = max([v >> 4 for v in specs[1::3]] + [1])
-    v_max = max([v & 0x0F for v in specs[1::3]] + [1])
-    if count == 1:  # one component: an MCU is one of its blocks
-        mcus = -(-width // 8) * -(-height // 8) if len(ids) == 1 else 0
-    else:
-        mcus = -(-width // (8 * h_max)) * -(-height // (8 * v_max))
+              and count == len(ids) and set(in_scan) == set(ids))  # fmt: skip
+    mcus = _scan_mcus(width, height, ids, sampling, in_scan)
     return _JpegFrame(width, height, pos, pos + length, sof in _JPEG_PROGRESSIVE, single,
-                      ids, sof, mcus, restart)  # fmt: skip
+                      ids, sof, mcus, restart, sampling)  # fmt: skip
+
+
+def _scan_mcus(
+    width: int,
+    height: int,
+    ids: tuple[int, ...],
+    sampling: tuple[tuple[int, int], ...],
+    in_scan: tuple[int, ...],
+) -> int:
+    """MCUs in a scan of the components ``in_scan`` of a ``width`` × ``height`` frame
+    whose components ``ids`` have ``sampling`` factors, as libjpeg counts them: a scan of
+    one component has one of its blocks per MCU (``⌈width · h / (8 · h_max)⌉`` by
+    ``⌈height · v / (8 · v_max)⌉``), an interleaved scan ``⌈width / (8 · h_max)⌉`` by
+    ``⌈height / (8 · v_max)⌉``. 0 for a component the frame does not have."""
+    h_max = max([h for h, _ in sampling] + [1])
+    v_max = max([v for _, v in sampling] + [1])
+    if len(in_scan) != 1:
+        return -(-width // (8 * h_max)) * -(-height // (8 * v_max))
+    if in_scan[0] not in ids or len(sampling) != len(ids):
+        return 0
+    h, v = sampling[ids.index(in_scan[0])]
+    return -(-width * h // (8 * h_max)) * -(-height * v // (8 * v_max))
 
 
 def _jpeg_scan_count(data: bytes, sos_end: int, stop: int) -> int:
@@ -682,50 +712,281 @@ _JPEG_CUT_SHORT = (
 #: (zero bits fill its last blocks, as libjpeg's own fill would): a loss of more than
 #: about 32 bytes is refused.
 _JPEG_PAD_BYTES = 32
-#: Bytes that stand in for the lost data of a multi-scan JPEG's last scan while it is
-#: checked (:func:`_decode_jpeg`): a fixed pseudo-random run without 0xFF (no marker, no
-#: stuffing), which decodes to coefficients where zero fill leaves none.
+#: Bytes that stand in for the lost data of a progressive JPEG's last scan while one
+#: whose scans leave a component's AC coefficients out is checked (:func:`_decode_jpeg`):
+#: a fixed pseudo-random run without 0xFF (no marker, no stuffing), which decodes to
+#: coefficients where zero fill leaves none.
 _JPEG_SENTINEL = np.random.default_rng(20_251_206).integers(0, 0xFF, 512, np.uint8).tobytes()
+#: What a JPEG whose scans leave part of the picture unsent is refused with (``{gap}``
+#: says which part): the scans after a cut are lost with it, the end marker put back or
+#: not, and libjpeg decodes what came without a word.
+_JPEG_SCANS_STOP_EARLY = (
+    "truncated JPEG: its scans stop before the picture is complete: {gap} (the file was "
+    "cut short between two scans, or part of it is missing, even though it ends with an "
+    "end-of-image marker); the decoder would leave that detail out. Send the whole file "
+    "again (a file saved with a progression that stops early on purpose is refused too: "
+    "save it again as a normal JPEG)"
+)
+#: The SOFn codes of lossless JPEGs, whose scans carry samples, not DCT coefficients.
+_JPEG_LOSSLESS = {0xC3, 0xC7, 0xCB, 0xCF}
+#: Bits of a DCT coefficient that a progressive scan can send: ``Ah`` and ``Al`` run
+#: 0-13 (ITU-T T.81 G.1.1.1.2; libjpeg takes no more); a first scan (``Ah`` = 0) sends
+#: every bit from ``Al`` up, a refinement scan the one bit ``Al`` = ``Ah`` - 1.
+_JPEG_BIT_PLANES = 14
+#: All 64 coefficients of a block, as a mask (bit k for zig-zag index k).
+_ALL_COEFFICIENTS = (1 << 64) - 1
 
 
 def _jpeg_data_end(data: bytes, start: int) -> int:
     """Offset where the data before the file's last end-of-image marker ends: that marker,
     less the fill bytes 0xFF before it (a cut can leave half a stuffed 0xFF 0x00 there)."""
     end = data.rfind(b"\xff\xd9", start)
-    end = len(data) if end < 0 else end
-    while end > start and data[end - 1] == 0xFF:
-        end -= 1
+    return _before_fill(data, start, len(data) if end < 0 else end)
+
+
+def _before_fill(data: bytes, start: int, end: int) -> int:
+    """``end`` less the run of fill bytes 0xFF just before it (none before ``start``),
+    stripped 4 KB at a time in C: a crafted run of megabytes costs milliseconds."""
+    while end > start:
+        chunk = data[max(start, end - 4096) : end]
+        kept = len(chunk.rstrip(b"\xff"))
+        end -= len(chunk) - kept
+        if kept:
+            break
     return end
 
 
-def _jpeg_scans_complete(data: bytes, frame: _JpegFrame) -> bool:
-    """Whether the scans of a multi-scan JPEG send every coefficient of every component
-    down to its last bit (``Al`` = 0), as every encoder's script does: the scans after one
-    cut short are lost with it. Scan headers are found by their marker 0xFF 0xDA, which
-    entropy-coded data never holds; one inside a segment between scans that does not
-    parse as a scan of this frame is passed over. A lossless JPEG (no coefficients), or
-    one of more markers than a file of :data:`MAX_JPEG_SCANS` scans holds, counts as
-    complete and unknown respectively: ``True`` and ``False``."""
-    if frame.sof in (0xC3, 0xC7, 0xCB, 0xCF):
-        return True
-    sent = dict.fromkeys(frame.components, 0)
-    pos = frame.scan_at
-    for _ in range(MAX_JPEG_SCANS + 1):
-        head = data[pos : pos + 14]
-        count = head[2] if len(head) > 2 else 0
-        if 1 <= count <= 4 and len(head) >= 6 + 2 * count:
-            ids = head[3 : 3 + 2 * count : 2]
-            first, last, approx = head[3 + 2 * count : 6 + 2 * count]
-            length, low_bit = struct.unpack(">H", head[:2])[0], approx & 0x0F  # Al
-            if (length == 6 + 2 * count and first <= last <= 63 and low_bit == 0
-                    and all(c in sent for c in ids)):  # fmt: skip
-                band = (1 << (last + 1)) - (1 << first)
-                for c in ids:
-                    sent[c] |= band
-        pos = data.find(b"\xff\xda", pos) + 2
-        if pos == 1:  # no more scans
-            return all(bits == (1 << 64) - 1 for bits in sent.values())
-    return False
+class _JpegScan(NamedTuple):
+    """One scan of a JPEG: the fields of its header and where its entropy-coded data lies."""
+
+    #: the ids of the components it codes, as its header lists them
+    components: tuple[int, ...]
+    #: ``Ss``: the first coefficient of its band (zig-zag index 0-63)
+    first: int
+    #: ``Se``: the last coefficient of its band
+    last: int
+    #: ``Ah``: the bit the band's previous scan stopped at (0 for a first scan)
+    high: int
+    #: ``Al``: the lowest bit it sends
+    low: int
+    #: offset of its entropy-coded data (after its header)
+    data_at: int
+    #: offset of the marker that ends its data (or of the end of the file)
+    data_end: int
+    #: MCUs between its restart markers (the DRI in force), 0 for none
+    restart_interval: int
+
+
+def _jpeg_scans(data: bytes, frame: _JpegFrame) -> list[_JpegScan] | None:
+    """The scans libjpeg reads from a JPEG whose first scan header is at ``frame.scan_at``,
+    up to its first end-of-image marker (or the end of the data): at most
+    :data:`MAX_JPEG_SCANS` + 1 of them (:func:`check_decodable` refused more).
+
+    Walked marker to marker as libjpeg reads them: a scan's data ends at the next marker
+    with a length or the end of image (entropy-coded data holds neither: each 0xFF in it
+    is stuffed with 0x00 or starts an RSTn marker), found in C by
+    :data:`_JPEG_SEGMENT_MARKER`; the segments between scans are skipped by their length,
+    and a DRI among them sets the restart interval of the scans after it. ``None`` where
+    more than :data:`MAX_JPEG_HEADER_SEGMENTS` segments lie between the scans (each is a
+    step in Python; an encoder writes one or two, the Huffman tables of the next scan)."""
+    scans: list[_JpegScan] = []
+    header: int | None = frame.scan_at
+    restart, segments = frame.restart_interval, 0
+    while header is not None and len(scans) <= MAX_JPEG_SCANS:
+        scan = _jpeg_scan_at(data, header, restart)
+        if scan is None:  # a header cut short
+            break
+        scans.append(scan)
+        budget = MAX_JPEG_HEADER_SEGMENTS - segments
+        header, restart, walked = _next_jpeg_scan(data, scan.data_end, restart, budget)
+        segments += walked
+        if segments > MAX_JPEG_HEADER_SEGMENTS:
+            return None
+    return scans
+
+
+def _jpeg_scan_at(data: bytes, at: int, restart: int) -> _JpegScan | None:
+    """The scan whose header (after its SOS marker: length, components, Ss, Se, Ah/Al)
+    is at ``at``, under the restart interval ``restart``; ``None`` for a header cut
+    short."""
+    n = len(data)
+    count = data[at + 2] if at + 2 < n else 0
+    fields = data[at + 3 + 2 * count : at + 6 + 2 * count]
+    if len(fields) < 3:
+        return None
+    (length,) = struct.unpack(">H", data[at : at + 2])
+    first, last, approx = fields
+    data_at = min(n, at + max(2, length))
+    found = _JPEG_SEGMENT_MARKER.search(data, data_at)
+    return _JpegScan(tuple(data[at + 3 : at + 3 + 2 * count : 2]), first, last, approx >> 4,
+                     approx & 0x0F, data_at, n if found is None else found.start(),
+                     restart)  # fmt: skip
+
+
+def _next_jpeg_scan(
+    data: bytes, pos: int, restart: int, budget: int
+) -> tuple[int | None, int, int]:
+    """From the marker at ``pos`` that ends a scan's data: the offset of the next scan's
+    header (``None`` at the end of image or of the data), the restart interval in force
+    there, and how many segments lie between — walked no further than ``budget`` + 1
+    segments (then the header is ``None``)."""
+    n, segments = len(data), 0
+    found = _JPEG_SEGMENT_MARKER.search(data, pos)
+    while found is not None and found.group(1) != b"\xd9" and segments <= budget:
+        at = found.end()
+        if at + 2 > n:
+            break
+        if found.group(1) == b"\xda":
+            return at, restart, segments
+        segments += 1
+        if found.group(1) == b"\xdd" and at + 4 <= n:  # DRI
+            (restart,) = struct.unpack(">H", data[at + 2 : at + 4])
+        (length,) = struct.unpack(">H", data[at : at + 2])
+        found = _JPEG_SEGMENT_MARKER.search(data, at + max(2, length))
+    return None, restart, segments
+
+
+def _scan_sends(frame: _JpegFrame, scan: _JpegScan) -> tuple[int, range] | None:
+    """The coefficients (a mask, bit k for zig-zag index k) and the bits of them that
+    ``scan`` sends of each of its components; ``None`` for a scan libjpeg refuses (a DC
+    band with AC coefficients, an interleaved AC scan, a refinement of more than one
+    bit: T.81 G.1.1.1). A sequential frame's scan sends every bit of every coefficient
+    (libjpeg reads it so whatever its Ss, Se, Ah and Al say)."""
+    if not frame.progressive:
+        return _ALL_COEFFICIENTS, range(_JPEG_BIT_PLANES)
+    first, last, high, low = scan.first, scan.last, scan.high, scan.low
+    if (first > last or last > 63 or (first == 0) != (last == 0)
+            or (first > 0 and len(scan.components) != 1) or low >= _JPEG_BIT_PLANES
+            or (high > 0 and low != high - 1)):  # fmt: skip
+        return None
+    band = (1 << (last + 1)) - (1 << first)
+    return band, range(low, _JPEG_BIT_PLANES if high == 0 else low + 1)
+
+
+def _unsent_part(frame: _JpegFrame, scans: list[_JpegScan]) -> tuple[str | None, bool]:
+    """What of the picture ``scans`` leave unsent, in words (``None`` for nothing), and
+    whether a component was set aside for getting its DC coefficient alone.
+
+    The scan script of every encoder tried sends each coefficient of each component down
+    to its last bit (libjpeg's progression, which PIL, OpenCV, cjpeg and jpegtran write;
+    mozjpeg's; tests/vision/test_imageio_progressive.py names them). T.81 does not
+    require it (libjpeg's encoder only checks that each component's DC is sent), but a
+    decoder cannot tell a script that stops early from a file cut between two scans, so
+    one that leaves bits unsent is refused — all but a component that gets its whole DC
+    coefficient and no AC coefficient at all while another component gets AC
+    coefficients (a flat colour plane sent as such), which is set aside."""
+    if frame.sof in _JPEG_LOSSLESS:
+        return None, False
+    planes = {c: [0] * _JPEG_BIT_PLANES for c in frame.components}
+    for scan in scans:
+        sends = _scan_sends(frame, scan)
+        if sends is None:
+            continue
+        band, bits = sends
+        for c in set(scan.components) & planes.keys():
+            for bit in bits:
+                planes[c][bit] |= band
+    whole = {c: functools.reduce(operator.and_, p) for c, p in planes.items()}
+    some = {c: functools.reduce(operator.or_, p) for c, p in planes.items()}
+    any_ac = any(bits & ~1 for bits in some.values())
+    set_aside = False
+    for i, c in enumerate(frame.components, 1):
+        if whole[c] == _ALL_COEFFICIENTS:
+            continue
+        if any_ac and whole[c] == some[c] == 1:  # its whole DC coefficient, no AC
+            set_aside = True
+            continue
+        where = f"component {i} of {len(frame.components)}"
+        never = _ALL_COEFFICIENTS & ~some[c]
+        if never:
+            return f"coefficients {_zigzag_ranges(never)} of {where} are never sent", set_aside
+        coarse = _zigzag_ranges(_ALL_COEFFICIENTS & ~whole[c])
+        return f"coefficients {coarse} of {where} are sent without all their bits", set_aside
+    return None, set_aside
+
+
+def _zigzag_ranges(mask: int) -> str:
+    """The zig-zag indices set in ``mask`` as ranges: ``"1-5, 9, 12-63"``."""
+    ranges: list[str] = []
+    k = 0
+    while k < 64:
+        if not mask >> k & 1:
+            k += 1
+            continue
+        start = k
+        while k < 64 and mask >> k & 1:
+            k += 1
+        ranges.append(str(start) if k - 1 == start else f"{start}-{k - 1}")
+    return ", ".join(ranges)
+
+
+def _restart_markers(data: bytes, start: int, end: int) -> int:
+    """RSTn markers (the pairs 0xFF 0xD0-0xD7, which entropy-coded data holds nowhere
+    else) in ``data[start:end]``, counted in C by numpy; a fill byte 0xFF before one is
+    not counted twice. About 1 ms a 3 MB scan."""
+    if end - start < 2:
+        return 0
+    seg = np.frombuffer(data, np.uint8, end - start, start)
+    after_ff = seg[1:][seg[:-1] == 0xFF]
+    return int(np.count_nonzero((after_ff & 0xF8) == 0xD0))
+
+
+def _check_restart_markers(data: bytes, frame: _JpegFrame, end: int) -> None:
+    """Refuse a single-scan JPEG with restart markers (a DRI) that holds fewer of them
+    between its first scan header and ``end`` than its blocks need: an encoder writes one
+    after every ``restart_interval`` MCUs but the last (one more is let through), so one
+    missing means the data of a whole interval or more is lost — libjpeg resynchronises at
+    the next marker and leaves the lost MCUs grey (:func:`_restart_markers`: about 1 ms
+    for a 12 MP photo)."""
+    if not frame.restart_interval or end <= frame.sos_end:
+        return
+    need = -(-frame.mcus // frame.restart_interval) - 1
+    found = _restart_markers(data, frame.sos_end, end)
+    if found < need:
+        raise ImageError(
+            f"truncated JPEG: part of its image data is missing: it holds {found} of the "
+            f"{need} restart markers its picture needs (the file was cut short, or a part "
+            "of it was lost); the decoder would fill the lost parts with grey. Send the "
+            "whole file again"
+        )
+
+
+def _check_scan_restart_markers(data: bytes, frame: _JpegFrame, scans: list[_JpegScan]) -> None:
+    """Refuse a multi-scan JPEG one of whose scans with restart markers holds fewer of
+    them than its MCUs need (:func:`_check_restart_markers`, scan by scan: the interval
+    is the DRI in force, an MCU one block of a scan of one component): the one check that
+    finds a cut inside a progressive JPEG's last scan without decoding it."""
+    for number, scan in enumerate(scans, 1):
+        if not scan.restart_interval:
+            continue
+        mcus = _scan_mcus(frame.width, frame.height, frame.components, frame.sampling,
+                          scan.components)  # fmt: skip
+        need = -(-mcus // scan.restart_interval) - 1
+        found = _restart_markers(data, scan.data_at, scan.data_end)
+        if found < need:
+            raise ImageError(
+                f"truncated JPEG: part of its image data is missing: its scan {number} of "
+                f"{len(scans)} holds {found} of the {need} restart markers it needs (the "
+                "file was cut short, or a part of it was lost); the decoder would leave "
+                "the rest of that scan out. Send the whole file again"
+            )
+
+
+def _check_jpeg_scans(data: bytes, frame: _JpegFrame) -> int | None:
+    """Refuse a multi-scan JPEG whose scans leave part of the picture unsent
+    (:func:`_unsent_part`) or lack restart markers (:func:`_check_scan_restart_markers`).
+    Returns where its last scan's data ends (before any fill bytes) when a component was
+    set aside for getting its DC coefficient alone — a cut inside the scans of another
+    component then leaves no gap — else ``None``; ``None`` too for a walk cut off by
+    :func:`_jpeg_scans`. About 1 ms for a 12 MP photo."""
+    scans = _jpeg_scans(data, frame)
+    if not scans:
+        return None
+    gap, set_aside = _unsent_part(frame, scans)
+    if gap is not None:
+        raise ImageError(_JPEG_SCANS_STOP_EARLY.format(gap=gap))
+    _check_scan_restart_markers(data, frame, scans)
+    return _before_fill(data, scans[-1].data_at, scans[-1].data_end) if set_aside else None
 
 
 def _jpeg_padded(data: bytes, end: int) -> npt.NDArray[np.uint8]:
@@ -755,32 +1016,10 @@ def _dry_source_fails() -> bool:
     return cut is None and whole is not None and plain is not None and np.array_equal(whole, plain)
 
 
-def _check_restart_markers(data: bytes, frame: _JpegFrame, end: int) -> None:
-    """Refuse a single-scan JPEG with restart markers (a DRI) that holds fewer of them
-    between its first scan header and ``end`` than its blocks need: an encoder writes one
-    after every ``restart_interval`` MCUs but the last (one more is let through), so one
-    missing means the data of a whole interval or more is lost — libjpeg resynchronises at
-    the next marker and leaves the lost MCUs grey. Counted in C by numpy (the pairs
-    0xFF 0xD0-0xD7, which the data holds nowhere else; a fill byte 0xFF before a marker is
-    not counted twice): about 1 ms for a 12 MP photo."""
-    if not frame.restart_interval or end <= frame.sos_end:
-        return
-    need = -(-frame.mcus // frame.restart_interval) - 1
-    seg = np.frombuffer(data, np.uint8, end - frame.sos_end, frame.sos_end)
-    after_ff = seg[1:][seg[:-1] == 0xFF]
-    found = int(np.count_nonzero((after_ff & 0xF8) == 0xD0))
-    if found < need:
-        raise ImageError(
-            f"truncated JPEG: part of its image data is missing: it holds {found} of the "
-            f"{need} restart markers its picture needs (the file was cut short, or a part "
-            "of it was lost); the decoder would fill the lost parts with grey. Send the "
-            "whole file again"
-        )
-
-
 def _decode_jpeg(data: bytes, frame: _JpegFrame, flag: int) -> npt.NDArray[np.uint8] | None:
     """Decode a JPEG that has passed :func:`check_decodable`, refusing one whose
-    entropy-coded data stops before the last block (:data:`_JPEG_CUT_SHORT`).
+    entropy-coded data stops before the last block (:data:`_JPEG_CUT_SHORT`) or whose
+    scans stop before the picture is complete (:data:`_JPEG_SCANS_STOP_EARLY`).
 
     libjpeg decodes such a file without an error: where its Huffman decoder meets a
     marker before the last block it warns ("premature end of data segment", on stderr,
@@ -798,27 +1037,36 @@ def _decode_jpeg(data: bytes, frame: _JpegFrame, flag: int) -> npt.NDArray[np.ui
       cut short. One with restart markers must also hold as many as its blocks need
       (:func:`_check_restart_markers`): a lost middle takes some with it;
     * a multi-scan JPEG (progressive) is read in full before any pixel comes out, so a
-      source that runs dry gives no image either way. Its scan script is checked
-      instead (:func:`_jpeg_scans_complete`, about 2 ms for a 12 MP photo; no encoder
-      tried leaves one incomplete, so whole files are not decoded twice); where a scan
-      is missing, the file is decoded again with :data:`_JPEG_SENTINEL` in front of its
-      end marker: the last scan of whole data ignores those bytes (libjpeg warns of
-      extraneous bytes on stderr), a scan cut short decodes them, and the pixels differ.
+      source that runs dry gives no image either way. Its scans are read from their
+      headers instead (:func:`_check_jpeg_scans`, about 1 ms for a 12 MP photo): they
+      must send every bit of every coefficient (a cut inside any scan but the last, or
+      between two scans, loses the scans after it) and hold the restart markers their
+      MCUs need. A cut inside the last scan of a file without restart markers leaves
+      neither trace and is not found: only a second decode would tell (75-160 ms more
+      at 12 MP; 60-85 % of that at 1/8 scale: the entropy decoding is most of it). A
+      file with a component that gets its DC coefficient alone is decoded again with
+      :data:`_JPEG_SENTINEL` in front of its end marker: the last scan of whole data
+      ignores those bytes (libjpeg warns of extraneous bytes on stderr), a scan cut
+      short decodes them, and the pixels differ.
 
     ``frame`` is the file's (:func:`_jpeg_header`); ``None`` where OpenCV decodes nothing
     (corrupt).
     """
-    end = _jpeg_data_end(data, frame.sos_end)
     if frame.single_scan:
+        end = _jpeg_data_end(data, frame.sos_end)
         _check_restart_markers(data, frame, end)
-    if frame.single_scan and _dry_source_fails():
+        if not _dry_source_fails():
+            return _imdecode(data, flag)
         decoded = _imdecode(_jpeg_padded(data, end), flag)
         if decoded is None and _imdecode(data, flag) is not None:
             raise ImageError(_JPEG_CUT_SHORT)
         return decoded
     decoded = _imdecode(data, flag)
-    if decoded is not None and not _jpeg_scans_complete(data, frame):
-        other = _imdecode(data[:end] + _JPEG_SENTINEL + b"\xff\xd9", flag)
+    if decoded is None:
+        return None
+    last_end = _check_jpeg_scans(data, frame)
+    if last_end is not None:
+        other = _imdecode(data[:last_end] + _JPEG_SENTINEL + b"\xff\xd9", flag)
         if other is None or not np.array_equal(decoded, other):
             raise ImageError(_JPEG_CUT_SHORT)
     return decoded
