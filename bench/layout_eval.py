@@ -17,12 +17,15 @@ Three evaluations:
     same winning tile; the same flowers. Target: ≥ 95%. End-to-end failures are sorted
     into kinds (``end_to_end_failure_kinds``): no hand read, only bonus tiles misread
     (flowers/seasons read as other bonus tiles: the hand is right but for which flower
-    it holds — under MCR, where each flower is 1 fan, the score is the same), the hand's
+    it holds — under MCR, where each flower is 1 fan, the score is the same), only bonus
+    tiles missed or extra (the rest of the hand right), the hand's
     tiles misread (1, 2, or 3 or more tiles differ from the truth's multiset), or the
     right tiles in another structure (melds, claim sources, winning tile), and the first
     ``--show`` of them are listed (``end_to_end_failures``: scene, kind, truth, reading);
-    ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus ones
-    (the MCR score a player is paid is the truth's). Every scene that is not exact, and
+    ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus-misread
+    ones (the MCR score a player is paid is then the truth's by construction; the scores
+    themselves are not compared, so a wrong hand that happens to score the same is not
+    counted: a lower bound). Every scene that is not exact, and
     every one whose MCR score is wrong, is named in ``end_to_end_not_exact`` and
     ``end_to_end_not_same_mcr_score`` (as the photos in ``not_exact_multiset_top1`` /
     ``_corrected`` and the hands that do not win in ``end_to_end_not_read_right`` /
@@ -62,13 +65,16 @@ Three evaluations:
     :func:`vision.evaluate.load_dataset`; e.g. ``datasets/build/hk-photos``). Share of
     photos whose tile multiset is exactly right: top-1 codes of the detector, and the final
     codes after rule-aware correction (default: a win claimed when the tile count is a
-    hand's; also with ``win=False``, physical constraints only). Photos whose labels hold a
-    whole hand (:func:`whole_hand`: 14 tiles besides flowers, each kind held four times
-    counting as a kong) are counted apart: ``whole_hands_scored`` is the share read as a
-    scored win, ``whole_hands_scored_multiset_right`` the share also with exactly the
-    labelled tiles (the labels give no structure, so this is the nearest to "scored right"
-    real photos allow), ``whole_hands_scored_mcr_tiles_right`` the same but for which flower
-    each bonus tile is (MCR pays 1 fan a flower whichever it is),
+    hand's; also with ``win=False``, physical constraints only), and the photos that change
+    between the two each way (``multiset_wrong_to_right``, ``multiset_right_to_wrong``: what
+    the rest of ``recognize`` — correction, re-reads, weak boxes — mends and spoils, which
+    the net of the two shares hides). Photos whose labels hold a whole hand
+    (:func:`whole_hand`: 14 tiles besides flowers, each kind held four times counting as a
+    kong) are counted apart: ``whole_hands_scored`` is the share read as a scored win,
+    ``whole_hands_scored_multiset_right`` the share also with exactly the labelled tiles
+    (the labels give no structure, so this is the nearest to "scored right" real photos
+    allow), ``whole_hands_scored_mcr_tiles_right`` the same but for which flower each bonus
+    tile is (MCR pays 1 fan a flower whichever it is),
     ``whole_hands_scored_hand_tiles_right`` the share whose hand tiles alone — not the tiles
     the layout leaves out of the hand (role ``ignored``: discards, a wall), which the
     photos' labels mostly do not name — are exactly the labelled tiles;
@@ -687,18 +693,23 @@ def end_to_end_reason(read: Hand | None, truth: Hand) -> str:
     >>> end_to_end_reason(parse_hand("EEE123m456p78999s 2f"),
     ...                   parse_hand("[EEE,1]123m456p78999s 1f"))
     'bonus tiles misread, other structure'
+    >>> end_to_end_reason(parse_hand("[EEE,1]123m456p78999s 5f"),
+    ...                   parse_hand("[EEE,1]123m456p78999s 1f 5f"))
+    'only bonus tiles missed or extra'
     """
     if read is None:
         return "no hand read"
     got, want = hand_tiles(read), hand_tiles(truth)
     missing, extra = want - got, got - want
     wrong = max(sum(missing.values()), sum(extra.values()))
-    if (wrong and all(c in BONUS for c in missing + extra)
-            and sum(missing.values()) == sum(extra.values())):
+    if wrong and all(c in BONUS for c in missing + extra):
         # scored the same only when the rest is the same hand: melds, standing, winning tile
         same = canon(Hand(read.melds, read.standing)) == canon(Hand(truth.melds, truth.standing))
-        return ("only bonus tiles misread (same count)" if same
-                else "bonus tiles misread, other structure")
+        if sum(missing.values()) == sum(extra.values()):
+            return ("only bonus tiles misread (same count)" if same
+                    else "bonus tiles misread, other structure")
+        return ("only bonus tiles missed or extra" if same
+                else "bonus tiles missed or extra, other structure")
     if wrong:
         return "hand tiles misread: " + {1: "1 tile", 2: "2 tiles"}.get(wrong, "3 or more tiles")
     return "right tiles, other structure"
@@ -838,6 +849,8 @@ def eval_photos(
     n = before = after = after_physical = changed = changed_phys = 0
     wrong_top1: list[str] = []  # photos whose multiset is not right (train/compare.py paired)
     wrong_after: list[str] = []
+    mended: list[str] = []  # wrong top-1, right after the rest of recognize (correction…)
+    lost: list[str] = []  # right top-1, wrong after it
     hands = Counter[str]()  # whole hands (and those with kongs): scored, scored and right
     reasons = Counter[str]()  # why photos' multisets (after correction) are not right
     hand_reasons = Counter[str]()  # why whole hands are not scored with their tiles
@@ -860,6 +873,8 @@ def eval_photos(
         after += exact
         if not exact:
             wrong_after.append(sample.image.name)
+        if exact != top1_right:
+            (mended if exact else lost).append(sample.image.name)
         reasons[photo_reason(Counter(rec.codes), truth)] += 1
         calibration.append((rec.reading_confidence, exact))
         if rec.hand_confidence is not None:
@@ -892,6 +907,10 @@ def eval_photos(
         "exact_multiset_corrected_physical_only": after_physical / max(n, 1),
         "not_exact_multiset_top1": wrong_top1,
         "not_exact_multiset_corrected": wrong_after,
+        # the photos that change between the two, each way ("must not lower it" holds per
+        # photo only when the second list is empty; the net alone hides losses)
+        "multiset_wrong_to_right": mended,
+        "multiset_right_to_wrong": lost,
         # why the multisets after correction are not right (multiset differences)
         "failure_kinds": {k: v for k, v in reasons.most_common() if k != "right"},
         "photos_corrected": changed,

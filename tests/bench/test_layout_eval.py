@@ -149,3 +149,48 @@ def test_photos_whose_multiset_is_wrong_are_listed(bench: ModuleType, tmp_path: 
     assert out["photos"] == 2
     assert out["not_exact_multiset_top1"] == ["b.png"]
     assert out["not_exact_multiset_corrected"] == ["b.png"]
+
+
+def test_photos_changed_by_the_rest_of_recognize_are_listed_each_way(
+        bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Correction must not lower it" (issue 6) is judged per photo: the net of the two
+    shares hid 7 photo copies that went right → wrong beside 10 wrong → right (the
+    seventy-first session's audit), so both lists are given."""
+    import types
+
+    import cv2
+
+    import vision.recognize
+
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "data.yaml").write_text("names: ['1m', '2m', '3m']\nval: images/val\n")
+    boxes = [(10 + 22 * i, 40, 30 + 22 * i, 68) for i in range(3)]
+    rows = [f"{i} {(x1 + x2) / 200:.4f} {(y1 + y2) / 200:.4f} {(x2 - x1) / 100:.4f} "
+            f"{(y2 - y1) / 100:.4f}" for i, (x1, y1, x2, y2) in enumerate(boxes)]
+    read: dict[bytes, tuple[list[str], list[str]]] = {}  # pixels: (top-1, after)
+    for k, (name, top1, after) in enumerate((
+            ("kept", ["1m", "2m", "3m"], ["1m", "2m", "3m"]),
+            ("mended", ["1m", "2m", "2m"], ["1m", "2m", "3m"]),
+            ("lost", ["1m", "2m", "3m"], ["1m", "3m", "3m"]))):
+        (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
+        image = np.full((100, 100, 3), 60 + 50 * k, np.uint8)
+        cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"), image)
+        read[image.tobytes()] = (top1, after)
+
+    def detector(image: np.ndarray) -> Detections:
+        return Detections.from_lists(boxes, read[image.tobytes()][0], [0.9] * 3,
+                                     image_size=(100, 100))
+
+    def recognize(image: np.ndarray, *args: Any, **kwargs: Any) -> Any:
+        codes = read[image.tobytes()][1]
+        return types.SimpleNamespace(
+            codes=codes, roles=["standing"] * 3, reading_confidence=0.9,
+            hand_confidence=None, notes=[], score=None,
+            correction=types.SimpleNamespace(best=types.SimpleNamespace(changes=[])))
+
+    monkeypatch.setattr(vision.recognize, "recognize", recognize)
+    out = bench.eval_photos(tmp_path, detector, "val", None)
+    assert out["exact_multiset_top1"] == out["exact_multiset_corrected"] == 2 / 3
+    assert out["multiset_wrong_to_right"] == ["mended.png"]
+    assert out["multiset_right_to_wrong"] == ["lost.png"]
