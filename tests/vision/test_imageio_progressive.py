@@ -390,3 +390,26 @@ def test_other_encoders_scripts_are_read_whole_and_refused_cut_between_scans(
         else:
             assert np.array_equal(load_image(bad), _decoded(bad))
     assert refused >= len(scans) // 2
+
+
+def test_an_arithmetic_coded_progressive_jpeg_with_chroma_dc_alone_is_read(
+        tmp_path: Path) -> None:
+    """An arithmetic-coded file is never decoded again with bytes before its end marker:
+    its encoder drops the zero bytes that end a scan and the decoder reads what stands
+    there in their place, so a whole file decoded to other pixels and was refused as cut
+    short (17 of 120 such files in the seventy-first session's review)."""
+    jpegtran = shutil.which("jpegtran")
+    if jpegtran is None:
+        pytest.skip("jpegtran (libjpeg-turbo) is not installed")
+    script = tmp_path / "scans.txt"
+    script.write_text("0 1 2: 0 0 0 0;\n0: 1 63 0 0;\n")
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        small = rng.integers(0, 255, (12, 16, 3), np.uint8)
+        photo = cv2.resize(small, (128, 96), interpolation=cv2.INTER_CUBIC)
+        ok, base = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 20 + 5 * seed])
+        assert ok
+        data = subprocess.run([jpegtran, "-arithmetic", "-scans", str(script)],
+                              input=base.tobytes(), capture_output=True, check=True).stdout
+        expected = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        assert np.array_equal(load_image(data), expected), seed

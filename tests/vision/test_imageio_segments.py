@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.imageio import MAX_JPEG_HEADER_SEGMENTS, ImageError, load_image
+from vision.imageio import MAX_JPEG_HEADER_SEGMENTS, ImageError, _jpeg_header, load_image
 
 
 def _jpeg(segments: bytes) -> bytes:
@@ -49,3 +49,22 @@ def test_a_camera_jpeg_with_hundreds_of_segments_still_decodes() -> None:
     # e.g. an ICC profile in many APP2 chunks and maker notes: well under the limit
     data = _jpeg(_comment(b"maker note") * (MAX_JPEG_HEADER_SEGMENTS - 10))
     assert load_image(data).shape == (48, 64, 3)
+
+
+def test_megabytes_of_stuffed_pairs_between_header_segments_are_crossed_in_c() -> None:
+    """libjpeg skips 0xFF 0x00 pairs between header segments (with a warning); the header
+    walk crosses 10 MB of them with one regular-expression search, not a Python step per
+    pair (1.1 s per walk before the seventy-first session's review, and an upload's header
+    is walked three times)."""
+    noise = np.random.default_rng(3).integers(0, 256, (96, 128, 3), np.uint8)
+    ok, buf = cv2.imencode(".jpg", noise)
+    assert ok
+    data = buf.tobytes()
+    first_scan = _jpeg_header(data).scan_at - 2
+    crafted = data[:first_scan] + b"\xff\x00" * 5_000_000 + data[first_scan:]
+    start = time.perf_counter()
+    image = load_image(crafted)
+    elapsed = time.perf_counter() - start
+    assert np.array_equal(image, cv2.imdecode(np.frombuffer(crafted, np.uint8),
+                                              cv2.IMREAD_COLOR))
+    assert elapsed < 0.5, f"{elapsed:.2f} s"
