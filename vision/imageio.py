@@ -237,6 +237,8 @@ class _JpegFrame(NamedTuple):
     restart_interval: int
     #: each component's sampling factors ``(horizontal, vertical)``, in SOF order
     sampling: tuple[tuple[int, int], ...]
+    #: bits per sample (the SOF's precision: 8, or 12 and 16 that the decoder refuses)
+    bits: int = 8
 
 
 def _jpeg_header(data: bytes) -> _JpegFrame:
@@ -296,7 +298,7 @@ def _jpeg_frame(
               and count == len(ids) and set(in_scan) == set(ids))  # fmt: skip
     mcus = _scan_mcus(width, height, ids, sampling, in_scan)
     return _JpegFrame(width, height, pos, pos + length, sof in _JPEG_PROGRESSIVE, single,
-                      ids, sof, mcus, restart, sampling)  # fmt: skip
+                      ids, sof, mcus, restart, sampling, bits)  # fmt: skip
 
 
 def _scan_mcus(
@@ -697,8 +699,22 @@ def _decode(data: bytes, header: _Header, flag: int) -> npt.NDArray[np.uint8]:
     frame = header.jpeg
     decoded = _imdecode(data, flag) if frame is None else _decode_jpeg(data, frame, flag)
     if decoded is None:
-        raise ImageError(_why_undecodable(data, header.fmt))
+        raise ImageError(_why_jpeg_undecodable(frame) if frame is not None else None
+                         or _why_undecodable(data, header.fmt))
     return decoded
+
+
+def _why_jpeg_undecodable(frame: _JpegFrame) -> str | None:
+    """What the decoder cannot read in a JPEG whose header parsed, as far as the frame
+    header tells (samples of more than 8 bits; lossless coding, whose 8-bit files this
+    OpenCV build refuses too); None where it tells nothing (then the data is corrupt)."""
+    if frame.bits != 8:
+        return (f"unsupported JPEG image: it has {frame.bits}-bit samples and only 8-bit "
+                "JPEGs can be decoded; save it as an 8-bit JPEG or a PNG")
+    if frame.sof in _JPEG_LOSSLESS:
+        return ("unsupported JPEG image: lossless JPEG (SOF"
+                f"{frame.sof - 0xC0}) cannot be decoded; save it as an ordinary JPEG or a PNG")
+    return None
 
 
 # --------------------------------------------------------------------------- JPEG cut short

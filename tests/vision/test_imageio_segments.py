@@ -68,3 +68,31 @@ def test_megabytes_of_stuffed_pairs_between_header_segments_are_crossed_in_c() -
     assert np.array_equal(image, cv2.imdecode(np.frombuffer(crafted, np.uint8),
                                               cv2.IMREAD_COLOR))
     assert elapsed < 0.5, f"{elapsed:.2f} s"
+
+
+def _sof_at(data: bytes) -> int:
+    """Offset of the SOF0 marker's 0xC0 byte in a baseline JPEG from OpenCV."""
+    at = data.find(b"\xff\xc0")
+    assert at > 0
+    return at + 1
+
+
+def test_a_jpeg_of_more_than_8_bits_is_refused_naming_its_depth() -> None:
+    """A 12- or 16-bit JPEG (medical, scientific, some raw converters) cannot be decoded
+    by this OpenCV build; the error names the depth rather than calling the file corrupt
+    (the seventy-first session's review found the "corrupt or truncated" text there)."""
+    ok, buf = cv2.imencode(".jpg", np.full((16, 16, 3), 90, np.uint8))
+    assert ok
+    data = bytearray(buf.tobytes())
+    data[_sof_at(bytes(data)) + 3] = 12  # the SOF's sample precision
+    with pytest.raises(ImageError, match="12-bit samples and only 8-bit JPEGs"):
+        load_image(bytes(data))
+
+
+def test_a_lossless_jpeg_the_decoder_refuses_is_named_so() -> None:
+    ok, buf = cv2.imencode(".jpg", np.full((16, 16), 90, np.uint8))
+    assert ok
+    data = bytearray(buf.tobytes())
+    data[_sof_at(bytes(data))] = 0xC3  # SOF3: lossless, whose scans this data is not
+    with pytest.raises(ImageError, match=r"lossless JPEG \(SOF3\) cannot be decoded"):
+        load_image(bytes(data))
