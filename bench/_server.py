@@ -1,5 +1,5 @@
-"""Process helpers shared by the service benchmarks: a free loopback port and a clean
-stop of a ``tilecam serve`` process group."""
+"""Process helpers shared by the service benchmarks: a free loopback port, a ``tilecam
+serve`` without a model started and waited for, and a clean stop of its process group."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
 
 
 def free_port() -> int:
@@ -36,3 +39,26 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(5)
+
+
+def start_server(root: Path, port: int, workers: int = 1,
+                 env_extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``tilecam serve`` without a model (``TILECAM_LOAD_MODEL=0``) of the checkout
+    ``root`` (run there, its folder first on ``PYTHONPATH``) on 127.0.0.1:``port`` with
+    ``workers`` processes, in a process group of its own (:func:`stop_server`); waits up
+    to 60 s for ``/healthz``, else stops it and exits."""
+    env = dict(os.environ, TILECAM_LOAD_MODEL="0", PYTHONPATH=str(root), **(env_extra or {}))
+    cmd = [sys.executable, "-m", "tilecam.cli", "serve", "--host", "127.0.0.1",
+           "--port", str(port), "--workers", str(workers), "--no-access-log",
+           "--log-level", "warning"]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, process_group=0)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.2)
+    stop_server(proc)
+    raise SystemExit("the server did not start within 60 s")

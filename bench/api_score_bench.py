@@ -42,7 +42,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
+# bench/ is on sys.path when run as a script
+from _server import free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,25 +63,6 @@ HANDS: list[dict[str, object]] = [
     {"hand": "123456789m11p23p4p", "flowers": 2},
     {"hand": "[NNNN][EEE,1]234s567s8p8p", "self_drawn": True, "kong": True},
 ]
-
-
-def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, TILECAM_LOAD_MODEL="0")
-    cmd = [
-        sys.executable, "-m", "tilecam.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-        "--workers", str(workers), "--no-access-log", "--log-level", "warning",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, process_group=0)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise SystemExit("the server did not start within 60 s")
 
 
 def random_bodies(n: int, seed: int) -> list[bytes]:
@@ -245,7 +227,7 @@ def main() -> int:
     port = free_port()
     print(f"tilecam serve --workers {args.workers} on 127.0.0.1:{port}; client {client}, "
           f"{connections} connections, {duration} s; CPUs here: {os.cpu_count()}")  # fmt: skip
-    proc = start_server(port, args.workers)
+    proc = start_server(ROOT, port, args.workers)
     try:
         bodies = check_hands(port) + random_bodies(max(0, args.random), args.seed)
         print(f"  + {max(0, args.random)} seeded random winning hands (seed {args.seed}); "

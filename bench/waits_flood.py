@@ -45,35 +45,16 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
+# bench/ is on sys.path when run as a script
+from _server import free_port, start_server, stop_server
 from api_score_bench import HANDS as SCORE_HANDS
 from waits_bench import REVIEW, cases
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def start_server(root: Path, port: int, env_extra: dict[str, str]) -> subprocess.Popen[bytes]:
-    """``tilecam serve`` of the checkout ``root`` (its folder first on ``PYTHONPATH``),
-    answering on ``port`` (waits up to 60 s for ``/healthz``)."""
-    env = dict(os.environ, TILECAM_LOAD_MODEL="0", PYTHONPATH=str(root), **env_extra)
-    cmd = [sys.executable, "-m", "tilecam.cli", "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=root, env=env, process_group=0)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise SystemExit("the server did not start within 60 s")
 
 
 def code_folder(root: Path) -> str:
@@ -185,7 +166,7 @@ def main() -> int:
     print(f"tilecam serve --workers 1 of {code_folder(args.root.resolve())} on "
           f"127.0.0.1:{port} {' '.join(args.env)}; {flooders} flooders, {len(bodies)} "
           f"Xiamen hands; CPUs {os.cpu_count()}, load {os.getloadavg()[0]:.2f}")
-    proc = start_server(args.root.resolve(), port, env_extra)
+    proc = start_server(args.root.resolve(), port, env_extra=env_extra)
     failed = False
     try:
         phase(port, 1.0, args.interval, 0, bodies, 0)  # warm-up: imports, caches

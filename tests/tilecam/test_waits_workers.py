@@ -75,8 +75,10 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
 
 
-def child_processes() -> dict[int, str]:
-    """This process's children (zombies included) as pid → state letter (Linux /proc)."""
+def child_processes(parent: int | None = None) -> dict[int, str]:
+    """The children of ``parent`` (default: this process), zombies included, as pid →
+    state letter (Linux /proc)."""
+    parent = os.getpid() if parent is None else parent
     children = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -85,7 +87,7 @@ def child_processes() -> dict[int, str]:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == os.getpid():
+            if int(fields[1]) == parent:
                 children[int(entry)] = fields[0]
     return children
 
@@ -473,17 +475,7 @@ def test_tilecam_serve_stopped_leaves_no_worker_process() -> None:
 
 
 def _children_of(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent:
-                found.append(int(entry))
-    return found
+    return list(child_processes(parent))
 
 
 # --- review of the worker processes (seventy-first session) ---------------------------------
