@@ -699,21 +699,19 @@ def _decode(data: bytes, header: _Header, flag: int) -> npt.NDArray[np.uint8]:
     frame = header.jpeg
     decoded = _imdecode(data, flag) if frame is None else _decode_jpeg(data, frame, flag)
     if decoded is None:
-        raise ImageError(_why_jpeg_undecodable(frame) if frame is not None else None
-                         or _why_undecodable(data, header.fmt))
+        why = _why_jpeg_undecodable(frame) if frame is not None else None
+        raise ImageError(why or _why_undecodable(data, header.fmt))
     return decoded
 
 
 def _why_jpeg_undecodable(frame: _JpegFrame) -> str | None:
     """What the decoder cannot read in a JPEG whose header parsed, as far as the frame
-    header tells (samples of more than 8 bits; lossless coding, whose 8-bit files this
-    OpenCV build refuses too); None where it tells nothing (then the data is corrupt)."""
+    header tells: samples of more than 8 bits (OpenCV's libjpeg reads 8-bit JPEGs only);
+    None where it tells nothing (then the data is corrupt — an 8-bit lossless file among
+    them: this decoder reads some of those)."""
     if frame.bits != 8:
         return (f"unsupported JPEG image: it has {frame.bits}-bit samples and only 8-bit "
                 "JPEGs can be decoded; save it as an 8-bit JPEG or a PNG")
-    if frame.sof in _JPEG_LOSSLESS:
-        return ("unsupported JPEG image: lossless JPEG (SOF"
-                f"{frame.sof - 0xC0}) cannot be decoded; save it as an ordinary JPEG or a PNG")
     return None
 
 
