@@ -43,11 +43,13 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 def start_server(root: Path, port: int, workers: int = 1,
                  env_extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """``tilecam serve`` without a model (``TILECAM_LOAD_MODEL=0``) of the checkout
-    ``root`` (run there, its folder first on ``PYTHONPATH``) on 127.0.0.1:``port`` with
+    """``tilecam serve`` without a model (``TILECAM_LOAD_MODEL=0``, unless ``env_extra``
+    says otherwise) of the checkout ``root`` (run there, its folder first on
+    ``PYTHONPATH``, before the caller's) on 127.0.0.1:``port`` with
     ``workers`` processes, in a process group of its own (:func:`stop_server`); waits up
     to 60 s for ``/healthz``, else stops it and exits."""
-    env = dict(os.environ, TILECAM_LOAD_MODEL="0", PYTHONPATH=str(root), **(env_extra or {}))
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "TILECAM_LOAD_MODEL": "0", "PYTHONPATH": path, **(env_extra or {})}
     cmd = [sys.executable, "-m", "tilecam.cli", "serve", "--host", "127.0.0.1",
            "--port", str(port), "--workers", str(workers), "--no-access-log",
            "--log-level", "warning"]

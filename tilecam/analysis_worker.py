@@ -1,7 +1,8 @@
 """The process that runs ``POST /v1/waits``' analyses, and the few bytes it speaks.
 
 The service starts it (:mod:`tilecam.api.analysis_workers`) as
-``python -c "from tilecam.analysis_worker import main; main()"``: a fresh interpreter
+``python -P -c "from tilecam.analysis_worker import main; main()"`` (``-P``: not from the
+service's working folder): a fresh interpreter
 that imports this module and :mod:`scoring` only — not the service, FastAPI, the
 detector or onnxruntime — so an analysis (pure-Python CPU work, up to about 0.25 s)
 holds this process's GIL, not the one the event loop serving ``/v1/score`` needs, and

@@ -514,6 +514,33 @@ def test_a_job_that_could_not_be_written_is_sent_to_a_fresh_worker() -> None:
     assert not child_processes()
 
 
+def test_a_worker_whose_input_asyncio_closed_gets_no_job() -> None:
+    """On asyncio's own loop the pipe of a worker that died idle is closed (``is_closing``)
+    a moment before its exit is known, and a job written then was lost: a 503 where a
+    fresh worker could answer (review 3: 20 of 20 forced trials). No job is written to a
+    closing pipe; it goes to a fresh worker."""
+    from tilecam.api.analysis_workers import AnalysisWorker
+
+    args = (False, HANDS[0][0], {"rules": "mcr"})
+
+    async def closing_then_answer() -> tuple[bytes, int, int]:
+        worker = AnalysisWorker()
+        try:
+            await worker.run(analysis, args, 10)
+            process = worker._process
+            assert process is not None and process.stdin is not None
+            process.stdin.is_closing = lambda: True  # type: ignore[method-assign]
+            answer = await worker.run(analysis, args, 10)
+            assert worker._process is not None
+            return answer, process.pid, worker._process.pid
+        finally:
+            await worker.close()
+
+    answer, first, second = run(closing_then_answer())
+    assert answer == render_json(analysis(*args)) and second != first
+    assert not child_processes()
+
+
 def test_a_worker_does_not_import_from_the_services_working_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker started as ``python -c`` put the working folder first on its import path:

@@ -109,7 +109,8 @@ class AnalysisWorker:
                 process = await self._ready()
                 try:
                     kind, payload = await self._exchange(process, job)
-                except _NotDelivered:  # it had died idle: once more on a fresh worker
+                except _NotDelivered as gone:  # it had died idle: once more on a fresh one
+                    log.warning("waits: %s; starting another", gone)
                     self._kill()
                     process = await self._ready()
                     kind, payload = await self._exchange(process, job)
@@ -148,10 +149,14 @@ class AnalysisWorker:
                         job: bytes) -> tuple[int, bytes]:
         """Send one job frame; the answer frame's kind and payload."""
         assert process.stdin is not None and process.stdout is not None
+        if process.stdin.is_closing():  # asyncio closed the pipe of a worker that died
+            raise _NotDelivered(f"the analysis worker process {process.pid} had ended "
+                                "(its input closed)")
         try:
             process.stdin.write(job)
         except (ConnectionError, RuntimeError) as exc:  # RuntimeError: uvloop, pipe closed
-            raise _NotDelivered(f"the analysis worker process had ended ({exc})") from exc
+            raise _NotDelivered(f"the analysis worker process {process.pid} had ended "
+                                f"({exc})") from exc
         try:
             await process.stdin.drain()
             header = await process.stdout.readexactly(wire.HEADER.size)
