@@ -18,8 +18,9 @@ Three evaluations:
     into kinds (``end_to_end_failure_kinds``): no hand read, only bonus tiles misread
     (flowers/seasons read as other bonus tiles: the hand is right but for which flower
     it holds — under MCR, where each flower is 1 fan, the score is the same), only bonus
-    tiles missed or extra (the rest of the hand right), the hand's
-    tiles misread (1, 2, or 3 or more tiles differ from the truth's multiset), or the
+    tiles missed or extra (the rest of the hand right), bonus tiles misread or missed or
+    extra with the rest in another structure, the hand's tiles misread (1, 2, or 3 or
+    more non-bonus tiles differ from the truth's multiset), or the
     right tiles in another structure (melds, claim sources, winning tile), and the first
     ``--show`` of them are listed (``end_to_end_failures``: scene, kind, truth, reading);
     ``same_mcr_score_end_to_end`` counts the exact scenes plus those only-bonus-misread

@@ -4,7 +4,8 @@
 to about 0.25 s each). The automatic tables' ``/v1/score`` runs on the event loop of the
 same server process, so what matters is how much a flood of analyses slows it: with the
 analyses in a thread of that process they hold its GIL; in worker processes
-(``TILECAM_WAITS_PROCESSES``, the default) they should not.
+(``TILECAM_WAITS_PROCESSES``, the default) they do not (seventy-first session: median
+6 → 1 ms, p99 100–150 → 4–6 ms).
 
 Starts ``tilecam serve --workers 1`` (no detector) on a free 127.0.0.1 port from the
 checkout ``--root`` (default: this one; give a ``git worktree`` of another commit to

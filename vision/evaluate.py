@@ -660,7 +660,7 @@ def all_right_interval(
     the same results give the same interval. ``(0.0, 0.0)`` for no images. The
     resamples are drawn in blocks of about 4 million photo draws, so memory stays bounded
     for large sets; 20,000 of them put the percentiles within about 0.2 points of their
-    limit (with 2,000, the upper end of the val photos' interval moved by 0.6 points
+    limit (with 2,000, the upper end of the val photos' interval moved by 0.7 points
     between seeds).
 
     >>> r = [ImageResult(f"p{i}.jpg", 1, 1 if i < 3 else 0, 0, 0 if i < 3 else 1)

@@ -27,16 +27,19 @@ Untrusted input (uploads, camera frames, files) goes through :func:`load_image`:
    scan but the last, or between two scans, or a lost middle that takes whole scans with
    it, loses the bits of the scans after it: read from the scan headers, no second
    decode; a component that gets its whole DC coefficient and no AC coefficient at all
-   is set aside, and such a file is decoded again with extra bytes before its end marker,
-   which only a scan cut short reads), and each of its scans with restart markers must
-   hold as many as its MCUs need (:func:`_decode_jpeg`; well under 1 ms on a 12 MP
-   photo, about 1 ms for a progressive one). Not caught: a loss of less than about 32
+   is set aside, and such a file, unless arithmetic-coded, is decoded again with extra
+   bytes before its end marker, which only a scan cut short reads), and each of its
+   scans with restart markers must hold as many as its MCUs need
+   (:func:`_decode_jpeg`; well under 1 ms on a 12 MP photo, about 1 ms for a
+   progressive one). Not caught: a loss of less than about 32
    bytes at the very end, a hole inside one restart interval or that leaves the data no
    shorter than the decoder wants (it decodes garbled), a progressive JPEG without
    restart markers cut inside its last scan (the rest of the picture lacks that scan's
-   last refinement bit, no grey; only a second decode would tell, 75-160 ms more at
+   last refinement bit, no grey; only a second decode would tell, 108-164 ms more at
    12 MP) or between two scans where only components with their DC alone are left
-   unfinished, a middle lost inside one progressive scan. A progressive JPEG whose
+   unfinished, a middle lost inside one progressive scan, an arithmetic-coded JPEG cut
+   short whose end marker was put back (a baseline one anywhere, a progressive one where
+   only the DC-alone set-aside would tell). A progressive JPEG whose
    script stops early on purpose (T.81 allows it; no encoder's default does) is refused
    as truncated too. A progressive JPEG of more than :data:`MAX_JPEG_SCANS` scans is
    refused before decoding (each scan costs a pass over every block: a few hundred KB of
@@ -1066,8 +1069,8 @@ def _decode_jpeg(data: bytes, frame: _JpegFrame, flag: int) -> npt.NDArray[np.ui
       must send every bit of every coefficient (a cut inside any scan but the last, or
       between two scans, loses the scans after it) and hold the restart markers their
       MCUs need. A cut inside the last scan of a file without restart markers leaves
-      neither trace and is not found: only a second decode would tell (75-160 ms more
-      at 12 MP; 60-85 % of that at 1/8 scale: the entropy decoding is most of it). A
+      neither trace and is not found: only a second decode would tell (108-164 ms more
+      at 12 MP; 70-85 % of that at 1/8 scale: the entropy decoding is most of it). A
       file with a component that gets its DC coefficient alone is decoded again with
       :data:`_JPEG_SENTINEL` in front of its end marker: the last scan of whole data
       ignores those bytes (libjpeg warns of extraneous bytes on stderr), a scan cut

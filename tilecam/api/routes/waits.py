@@ -53,10 +53,10 @@ class AnalysisLimiter(RecognitionLimiter):
     (:class:`~tilecam.api.analysis_workers.AnalysisWorker`); an analysis that runs past
     what is left of ``timeout_s`` is answered 503 ``timeout``, its worker killed and
     replaced and its slot freed at once; a worker that ends before it answers (killed,
-    crashed) is answered 503 ``unavailable`` with ``Retry-After``, and replaced. Without
-    ``processes`` they run in a thread pool of ``slots`` threads, where an analysis past
-    its time is answered 503 ``timeout`` but finishes in the background, and only then
-    frees its slot.
+    crashed), or cannot be started, is answered 503 ``unavailable`` with
+    ``Retry-After``, and replaced. Without ``processes`` they run in a thread pool of
+    ``slots`` threads, where an analysis past its time is answered 503 ``timeout`` but
+    finishes in the background, and only then frees its slot.
     """
 
     work = "analysis"
@@ -142,7 +142,7 @@ _WAITS_DOC: dict[int | str, dict[str, Any]] = {
           "description": "busy (every analysis slot taken and the queue full, or no slot "
           "free within the time budget; with Retry-After), timeout (the analysis ran "
           "past TILECAM_REQUEST_TIMEOUT_S) or unavailable (its worker process ended "
-          "before it answered; with Retry-After)"},
+          "before it answered, or could not be started; with Retry-After)"},
 }  # fmt: skip
 
 
