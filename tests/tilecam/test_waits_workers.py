@@ -481,6 +481,32 @@ def _children_of(parent: int) -> list[int]:
 # --- review of the worker processes (seventy-first session) ---------------------------------
 
 
+def _closed_pipe(data: object) -> None:
+    raise RuntimeError("unable to perform operation on <WriteUnixTransport closed=True>; "
+                       "the handler is closed")
+
+
+def _answer_after_spoiling_the_pipe(spoil: Callable[[Any], None]) -> tuple[bytes, int, int]:
+    """A worker's answer to a job sent after ``spoil(its stdin)``; the pids of the worker
+    spoiled and of the one that answered."""
+    from tilecam.api.analysis_workers import AnalysisWorker
+
+    async def scenario() -> tuple[bytes, int, int]:
+        worker = AnalysisWorker()
+        try:
+            await worker.run(analysis, (False, HANDS[0][0], {"rules": "mcr"}), 10)
+            process = worker._process
+            assert process is not None and process.stdin is not None
+            spoil(process.stdin)
+            answer = await worker.run(analysis, (False, HANDS[0][0], {"rules": "mcr"}), 10)
+            assert worker._process is not None
+            return answer, process.pid, worker._process.pid
+        finally:
+            await worker.close()
+
+    return run(scenario())
+
+
 def test_a_job_that_could_not_be_written_is_sent_to_a_fresh_worker() -> None:
     """uvloop (the loop ``tilecam serve`` runs) raises RuntimeError on a write to the
     pipe of a worker that died idle before its exit status is known, and that was a 500
@@ -488,30 +514,10 @@ def test_a_job_that_could_not_be_written_is_sent_to_a_fresh_worker() -> None:
     the kill). A job that never reached its worker is sent once more, to a fresh one,
     within the same time budget. (The write's failure is made here, as uvloop raises it:
     the moment a real death gives it cannot be caught reliably in a test.)"""
-    from tilecam.api.analysis_workers import AnalysisWorker
-
-    args = (False, HANDS[0][0], {"rules": "mcr"})
-
-    def closed_pipe(data: object) -> None:
-        raise RuntimeError("unable to perform operation on <WriteUnixTransport "
-                           "closed=True>; the handler is closed")
-
-    async def failed_write_then_answer() -> tuple[bytes, int, int]:
-        worker = AnalysisWorker()
-        try:
-            await worker.run(analysis, args, 10)
-            process = worker._process
-            assert process is not None and process.stdin is not None
-            process.stdin.write = closed_pipe  # type: ignore[method-assign]
-            answer = await worker.run(analysis, args, 10)
-            assert worker._process is not None
-            return answer, process.pid, worker._process.pid
-        finally:
-            await worker.close()
-
-    answer, first, second = run(failed_write_then_answer())
-    assert answer == render_json(analysis(*args)) and second != first
-    assert not child_processes()
+    answer, first, second = _answer_after_spoiling_the_pipe(
+        lambda stdin: setattr(stdin, "write", _closed_pipe))
+    assert answer == render_json(analysis(False, HANDS[0][0], {"rules": "mcr"}))
+    assert second != first and not child_processes()
 
 
 def test_a_worker_whose_input_asyncio_closed_gets_no_job() -> None:
@@ -519,26 +525,10 @@ def test_a_worker_whose_input_asyncio_closed_gets_no_job() -> None:
     a moment before its exit is known, and a job written then was lost: a 503 where a
     fresh worker could answer (review 3: 20 of 20 forced trials). No job is written to a
     closing pipe; it goes to a fresh worker."""
-    from tilecam.api.analysis_workers import AnalysisWorker
-
-    args = (False, HANDS[0][0], {"rules": "mcr"})
-
-    async def closing_then_answer() -> tuple[bytes, int, int]:
-        worker = AnalysisWorker()
-        try:
-            await worker.run(analysis, args, 10)
-            process = worker._process
-            assert process is not None and process.stdin is not None
-            process.stdin.is_closing = lambda: True  # type: ignore[method-assign]
-            answer = await worker.run(analysis, args, 10)
-            assert worker._process is not None
-            return answer, process.pid, worker._process.pid
-        finally:
-            await worker.close()
-
-    answer, first, second = run(closing_then_answer())
-    assert answer == render_json(analysis(*args)) and second != first
-    assert not child_processes()
+    answer, first, second = _answer_after_spoiling_the_pipe(
+        lambda stdin: setattr(stdin, "is_closing", lambda: True))
+    assert answer == render_json(analysis(False, HANDS[0][0], {"rules": "mcr"}))
+    assert second != first and not child_processes()
 
 
 def test_a_worker_does_not_import_from_the_services_working_folder(
