@@ -551,3 +551,19 @@ def test_a_worker_does_not_import_from_the_services_working_folder(
 
     answer = asyncio.run(run_once())
     assert answer == render_json(analysis(False, HANDS[0][0], {"rules": "mcr"}))
+
+
+def test_a_worker_puts_no_site_packages_folder_before_the_standard_library(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-editable install imports ``scoring`` and ``tilecam`` from ``site-packages``;
+    put on the worker's ``PYTHONPATH``, that folder came before the standard library, so
+    a package there named like a standard module shadowed it (review 3). Only folders the
+    interpreter would not search are added."""
+    import tilecam
+    from tilecam.api import analysis_workers
+
+    root = str(Path(tilecam.__file__).resolve().parent.parent)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert analysis_workers.worker_environment()["PYTHONPATH"].split(os.pathsep) == [root]
+    monkeypatch.setattr(analysis_workers, "site_folders", lambda: [root])
+    assert "PYTHONPATH" not in analysis_workers.worker_environment()

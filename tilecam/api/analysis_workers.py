@@ -58,13 +58,29 @@ class RemoteTraceback(Exception):
 def worker_environment() -> dict[str, str]:
     """This process's environment, with the folders :mod:`scoring` and :mod:`tilecam`
     were imported from first on ``PYTHONPATH``: the worker runs the same code as the
-    service even when it was started from a checkout that is not installed."""
-    roots = dict.fromkeys(str(Path(module.__file__ or ".").resolve().parent.parent)
+    service even when it was started from a checkout that is not installed. A folder
+    the interpreter searches anyway (its ``site-packages``, where a non-editable install
+    puts them) is not added: on ``PYTHONPATH`` it would come before the standard
+    library, and a package there named like a standard module would shadow it."""
+    searched = {str(Path(p).resolve()) for p in site_folders()}
+    roots = dict.fromkeys(
+        root for root in (str(Path(module.__file__ or ".").resolve().parent.parent)
                           for module in (scoring, tilecam))
+        if root not in searched)
     env = dict(os.environ)
     known = [part for part in env.get("PYTHONPATH", "").split(os.pathsep) if part]
-    env["PYTHONPATH"] = os.pathsep.join([*roots, *known])
+    if roots or known:
+        env["PYTHONPATH"] = os.pathsep.join([*roots, *known])
     return env
+
+
+def site_folders() -> list[str]:
+    """The ``site-packages`` folders of this interpreter (``sysconfig``'s purelib and
+    platlib), which a worker started with it searches without ``PYTHONPATH``."""
+    import sysconfig
+
+    return [sysconfig.get_path(name) for name in ("purelib", "platlib")
+            if sysconfig.get_path(name)]
 
 
 async def start_worker() -> asyncio.subprocess.Process:
