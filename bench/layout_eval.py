@@ -944,7 +944,10 @@ def eval_photos(
 def calibration_bins(
     pairs: list[tuple[float, bool]], edges: tuple[float, ...] = (0.0, 0.01, 0.1, 0.5, 0.9, 1.0)
 ) -> list[dict[str, Any]]:
-    """How often photos were exactly right, per band of ``reading_confidence``.
+    """How often the items of ``pairs`` — (confidence, right) for photos or scenes, by the
+    reading, hand or score confidence — were right, per band ``[lo, hi)`` of ``edges``
+    (the last band takes its upper edge too); empty bands are left out. The count is
+    under ``"photos"`` whatever the items are (a name the JSON readers of the bench use).
 
     >>> bands = calibration_bins([(0.95, True), (0.92, False), (0.05, False)], (0, 0.5, 1))
     >>> [(b["band"], b["photos"], b["exact"]) for b in bands]
