@@ -21,10 +21,11 @@ as it is and its reliability reported — for data it was not fitted on (e.g. sy
 scenes of held-out art).
 
 usage: .venv/bin/python train/calibrate.py MODEL_DIR [--data DIR[:SPLIT] ...]
-           [--event hand|score] [--folds 5] [--features F ...] [--weight SET=W ...]
-           [--cache FILE.json] [--write | --apply] [--json]
+           [--event hand|score] [--path app|detections] [--folds 5] [--features F ...]
+           [--weight SET=W ...] [--cache FILE.json] [--write | --apply] [--json]
 
-Shipped fit: the real val photos and the held-out-art synthetic set v1 (the choice set)
+Shipped fit (made with ``--path detections``; model .35's card, "Confidence", compares a
+refit on the app's path): the real val photos and the held-out-art synthetic set v1 (the choice set)
 at three times the weight (on unseen tile art the model's signals mean less than on the
 real photos' set, and a fit on real photos alone is over-confident there); settings chosen
 so that the out-of-fold Brier score beats the raw reading confidence on both; reliability
@@ -96,17 +97,23 @@ def predict(x: F64, w: F64, b: float) -> F64:
     return 1.0 / (1.0 + np.exp(-np.clip(x @ w + b, -30, 30)))
 
 
-def collect(data: Path, split: str, model_dir: Path, event: str = "hand") -> list[dict[str, Any]]:
+def collect(
+    data: Path, split: str, model_dir: Path, event: str = "hand", path: str = "app"
+) -> list[dict[str, Any]]:
     """One row per photo: ``set`` (the folder's name), ``stem``, ``exact``, ``reading``
     and the features — of the hand confidence, or with ``event`` ``"score"`` of the score
-    confidence (``exact`` then up to the MCR score's alike codes)."""
+    confidence (``exact`` then up to the MCR score's alike codes). ``path`` ``"app"``:
+    each photo read as the service and ``tilecam recognize`` read it
+    (:func:`vision.recognize.recognize`: weak boxes, the level re-read, the sideways
+    second reading); ``"detections"``: the detector's boxes read once
+    (:func:`vision.recognize.recognize_detections`), as the fits up to .35 were made."""
     from scoring.rulesets import get_rule_set
     from vision.classes import CLASSES
     from vision.confidence import hand_features, score_features
     from vision.data.photos import source_stem
     from vision.detect import Detector
     from vision.evaluate import load_dataset
-    from vision.recognize import recognize_detections
+    from vision.recognize import recognize, recognize_detections
 
     mcr = get_rule_set("mcr")
     alike = mcr.score_alike if event == "score" else ()
@@ -114,8 +121,10 @@ def collect(data: Path, split: str, model_dir: Path, event: str = "hand") -> lis
     detector = Detector(model_dir)
     rows = []
     for sample in load_dataset(data, split):
-        det = detector(sample.image)
-        rec = recognize_detections(det, "mcr")
+        if path == "app":
+            rec = recognize(sample.image, "mcr", detector=detector)
+        else:
+            rec = recognize_detections(detector(sample.image), "mcr")
         truth = Counter(as_one(CLASSES[int(c)]) for c in sample.class_ids)
         read = Counter(as_one(c) for c in rec.codes)
         rows.append(
@@ -276,6 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         help="what is calibrated: the exact multiset (hand confidence, default) or the "
         "multiset up to the codes the MCR score treats alike (score confidence)",
     )
+    ap.add_argument(
+        "--path",
+        choices=("app", "detections"),
+        default="app",
+        help="how each photo is read: as the app reads it (vision.recognize.recognize, "
+        "default) or from the detector's boxes once (recognize_detections, the fits up "
+        "to model .35)",
+    )
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--l2", type=float, default=1.0, help="weight penalty (standardised units)")
     ap.add_argument(
@@ -313,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rows = []
         for folder, split in sources:
-            got = collect(folder, split, args.model_dir, args.event)
+            got = collect(folder, split, args.model_dir, args.event, args.path)
             if not got:
                 raise SystemExit(f"{folder}: no photos in split {split!r}")
             rows += got

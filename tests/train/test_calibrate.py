@@ -96,3 +96,50 @@ def test_a_score_fit_is_written_beside_the_hand_fit_and_kept_by_a_hand_refit(
 def test_by_place_is_refused_for_the_hand_confidence(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="--event score only"):
         cal.main([str(tmp_path), "--features", "win", "by_place"])
+
+
+def test_rows_are_read_as_the_app_reads_a_photo_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Rule: the hand confidence is fitted on the readings the service gives — each photo
+    through ``vision.recognize.recognize`` (level re-read, weak boxes, sideways second
+    reading) — and ``--path detections`` keeps the old one-pass reading of the boxes."""
+    from types import SimpleNamespace
+
+    import vision.confidence
+    import vision.detect
+    import vision.evaluate
+    import vision.recognize
+
+    calls: list[tuple[str, object]] = []
+    image = tmp_path / "hand_001_jpg.rf.abc.jpg"
+    rec = SimpleNamespace(codes=("1m",), reading_confidence=0.5)
+
+    class FakeDetector:
+        def __init__(self, model_dir: Path) -> None:
+            pass
+
+        def __call__(self, img: object) -> str:
+            return "boxes"
+
+    def fake_recognize(img: object, rules: str, **kw: object) -> SimpleNamespace:
+        calls.append(("recognize", img))
+        assert isinstance(kw["detector"], FakeDetector)
+        return rec
+
+    def fake_detections(dets: object, rules: str) -> SimpleNamespace:
+        calls.append(("recognize_detections", dets))
+        return rec
+
+    monkeypatch.setattr(vision.detect, "Detector", FakeDetector)
+    monkeypatch.setattr(vision.evaluate, "load_dataset",
+                        lambda data, split: [SimpleNamespace(image=image, class_ids=[0])])
+    monkeypatch.setattr(vision.recognize, "recognize", fake_recognize)
+    monkeypatch.setattr(vision.recognize, "recognize_detections", fake_detections)
+    monkeypatch.setattr(vision.confidence, "hand_features", lambda r: {"win": 0.0})
+    rows = cal.collect(tmp_path, "val", tmp_path)
+    assert calls == [("recognize", image)]
+    assert rows[0]["exact"] and rows[0]["reading"] == 0.5
+    calls.clear()
+    cal.collect(tmp_path, "val", tmp_path, path="detections")
+    assert calls == [("recognize_detections", "boxes")]
