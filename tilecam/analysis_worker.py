@@ -10,11 +10,13 @@ one that runs past its time can be stopped by ending the process.
 
 Each message, either way, is a frame: a 5-byte header (the payload's length in bytes,
 big-endian, then one byte naming its kind) and the payload. The service sends
-:data:`JOB` frames, a pickle of ``(function, args)``; the worker calls ``function(*args)``
-and answers with one frame: :data:`ANSWER`, the result as the JSON text the service
-answers with (rendered as Starlette's ``JSONResponse`` renders it), or :data:`RAISED`, a
-pickle of ``(exception, traceback text)`` — a :class:`scoring.HandError` reaches the
-route as itself, and so becomes the same 400. The worker ends when its input ends.
+:data:`JOB` frames, a pickle of ``(function, args)``; the worker says it has the job
+(an empty :data:`STARTED` frame), calls ``function(*args)`` and answers with one frame:
+:data:`ANSWER`, the result as the JSON text the service answers with (rendered as
+Starlette's ``JSONResponse`` renders it), or :data:`RAISED`, a pickle of ``(exception,
+traceback text)`` — a :class:`scoring.HandError` reaches the route as itself, and so
+becomes the same 400. A worker that ends before its :data:`STARTED` frame never ran the
+job, which the service can then give to another. The worker ends when its input ends.
 
 >>> job = pickle.dumps((analysis, (False, "123m456m789m123p5p", {"rules": "mcr"})))
 >>> kind, payload = run_job(job)
@@ -41,8 +43,9 @@ import scoring
 
 #: A frame's header: the payload's length (bytes, unsigned 32-bit, big-endian), its kind.
 HEADER = struct.Struct(">IB")
-#: Frame kinds: a job for the worker; its result as JSON text; the exception it raised.
-JOB, ANSWER, RAISED = 1, 2, 3
+#: Frame kinds: a job for the worker; its result as JSON text; the exception it raised;
+#: the worker has read the job and runs it (sent before its answer, empty).
+JOB, ANSWER, RAISED, STARTED = 1, 2, 3, 4
 #: Added to the worker's nice value: where the CPUs are all busy, the service's event
 #: loop (``/v1/score``) comes before the analyses, which anyone may ask for.
 NICENESS = 10
@@ -104,6 +107,8 @@ def serve(source: BinaryIO, sink: BinaryIO) -> None:
         if kind != JOB:
             answer = RAISED, pickle.dumps((ValueError(f"frame kind {kind} is no job"), ""))
         else:
+            sink.write(frame(STARTED, b""))
+            sink.flush()
             answer = run_job(payload)
         sink.write(frame(*answer))
         sink.flush()

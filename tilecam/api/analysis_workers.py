@@ -44,7 +44,8 @@ class WorkerGone(Exception):
 
 
 class _NotDelivered(WorkerGone):
-    """The job could not be written: the worker had already ended (it never saw it)."""
+    """The worker ended before it took the job (the job could not be written, or no
+    :data:`~tilecam.analysis_worker.STARTED` frame came): it never ran it."""
 
 
 class RemoteTraceback(Exception):
@@ -125,7 +126,7 @@ class AnalysisWorker:
                 process = await self._ready()
                 try:
                     kind, payload = await self._exchange(process, job)
-                except _NotDelivered as gone:  # it had died idle: once more on a fresh one
+                except _NotDelivered as gone:  # it never ran the job: once more on a fresh one
                     log.warning("waits: %s; starting another", gone)
                     self._kill()
                     process = await self._ready()
@@ -163,7 +164,9 @@ class AnalysisWorker:
 
     async def _exchange(self, process: asyncio.subprocess.Process,
                         job: bytes) -> tuple[int, bytes]:
-        """Send one job frame; the answer frame's kind and payload."""
+        """Send one job frame; the answer frame's kind and payload. _NotDelivered when the
+        worker ends before it says it took the job (its
+        :data:`~tilecam.analysis_worker.STARTED` frame), WorkerGone when it ends after."""
         assert process.stdin is not None and process.stdout is not None
         if process.stdin.is_closing():  # asyncio closed the pipe of a worker that died
             raise _NotDelivered(f"the analysis worker process {process.pid} had ended "
@@ -173,13 +176,21 @@ class AnalysisWorker:
         except (ConnectionError, RuntimeError) as exc:  # RuntimeError: uvloop, pipe closed
             raise _NotDelivered(f"the analysis worker process {process.pid} had ended "
                                 f"({exc})") from exc
+        started = False
         try:
             await process.stdin.drain()
-            header = await process.stdout.readexactly(wire.HEADER.size)
-            size, kind = wire.HEADER.unpack(header)
-            return kind, await process.stdout.readexactly(size)
+            while True:
+                header = await process.stdout.readexactly(wire.HEADER.size)
+                size, kind = wire.HEADER.unpack(header)
+                payload = await process.stdout.readexactly(size)
+                if kind != wire.STARTED or started:
+                    return kind, payload
+                started = True
         except (asyncio.IncompleteReadError, ConnectionError) as exc:
             status = await _exit_status(process)
+            if not started:
+                raise _NotDelivered(f"the analysis worker process {process.pid} ended "
+                                    f"before it took the job ({status})") from exc
             raise WorkerGone(f"the analysis worker process ended before it answered "
                              f"({status})") from exc
 
