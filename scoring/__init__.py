@@ -129,6 +129,9 @@ def resolved_settings(
     if version is not None:
         if "version" not in rule_set.settings():
             raise HandError(f"rules {rule_set.name!r} have no versions")
+        if "version" in given and given["version"] != version:
+            raise HandError(f"version {version!r} and settings version {given['version']!r} "
+                            "both give the rule version: give one")
         given["version"] = version
     return rule_set.resolve_settings(given)
 

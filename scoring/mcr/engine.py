@@ -91,6 +91,11 @@ def build_win(hand: Hand, context: WinContext, version: str) -> Win:
         )
     if context.kong and context.self_drawn and not any(m.kind == "kong" for m in hand.melds):
         raise HandError("杠上开花 (win on a kong replacement tile) needs a kong among the melds")
+    if context.kong and not context.self_drawn and context.last_wall_tile:
+        raise HandError(
+            "抢杠和 (robbing the kong) and 海底捞月 (the last discard) cannot both happen: the "
+            "robbed tile is not a discard, and no kong is added once the wall is empty"
+        )
     if context.kong and not context.self_drawn and (before[win] or held_in_melds):
         raise HandError(
             f"抢杠和 (robbing the kong) cannot happen: the winner holds {win_code} "

@@ -165,7 +165,8 @@ def _context(rng: random.Random, hand: Hand) -> Context:
     ctx["last_of_kind"] = before == 0 and (in_melds == 3 or rng.random() < 0.1)
     if rng.random() < 0.08:
         has_kong = any(m.kind == "kong" for m in hand.melds)
-        if (self_drawn and has_kong) or (not self_drawn and before == 0 and in_melds == 0):
+        robbable = before == 0 and in_melds == 0 and not ctx["last_wall_tile"]  # no 海底
+        if (self_drawn and has_kong) or (not self_drawn and robbable):
             ctx["kong"] = True
     return ctx
 

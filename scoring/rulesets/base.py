@@ -169,7 +169,8 @@ class WinContext:
         if not 0 <= self.flowers <= 8:
             raise HandError(f"flowers={self.flowers}: there are 8 bonus tiles")
         if self.discarder is not None:
-            if self.discarder not in (1, 2, 3):
+            if isinstance(self.discarder, bool) or not isinstance(self.discarder, int) \
+                    or self.discarder not in (1, 2, 3):
                 raise HandError(f"discarder={self.discarder!r}: use seat offset 1, 2 or 3")
             if self.self_drawn:
                 raise HandError("a self-drawn win has no discarder")

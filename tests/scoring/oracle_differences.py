@@ -25,8 +25,9 @@ DIFFERENCES: dict[str, str] = {
     ),
     "impossible_context": (
         "The reference silently drops 和绝张 when the standing hand holds another copy, "
-        "杠上开花 with no kong and 抢杠和 on a tile the winner holds; tilecam rejects these "
-        "contexts with a HandError (test_mcr_context)."
+        "杠上开花 with no kong and 抢杠和 on a tile the winner holds, and scores 抢杠和 with "
+        "海底捞月 on one discard; tilecam rejects these contexts with a HandError "
+        "(test_mcr_context)."
     ),
     "flowers_and_minimum": (
         "The reference total includes flowers without checking the 8-fan minimum; tilecam's "

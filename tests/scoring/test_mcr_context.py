@@ -29,6 +29,24 @@ def test_robbing_a_kong_of_a_tile_the_winner_holds_is_rejected() -> None:
         scoring.score("[222m,1]34m345p678sEE2m", kong=True)
 
 
+def test_robbing_the_kong_on_the_last_discard_is_rejected() -> None:
+    """Seed 003: 海底捞月 is a win on the last discarded tile once the wall is used up, and
+    抢杠和 a win on the tile added to a pung, which is no discard — and a kong is added
+    only after a draw (its replacement comes off the wall). One tile cannot be both."""
+    with pytest.raises(HandError, match=r"抢杠和.*海底捞月.*cannot both happen"):
+        scoring.score("[EEE,1]123m789s55s46p5p", kong=True, last_wall_tile=True)
+    # the self-drawn pair can happen: a kong declared with two tiles left, its replacement
+    # the last tile of the wall (杠上开花 and 妙手回春)
+    fans = zh("[EEEE]123m456p789s5p5p", self_drawn=True, kong=True, last_wall_tile=True)
+    assert "杠上开花" in fans and "妙手回春" in fans
+
+
+def test_the_same_version_given_twice_is_taken() -> None:
+    result = scoring.score("[1111m][9999p,1]123s456s5m5m", version="98-strict",
+                           settings={"version": "98-strict"})
+    assert result.version == "98-strict"
+
+
 def test_robbing_the_kong_does_not_count_last_of_kind() -> None:
     fans = zh("[123m,1][456p,2]78sEEE99m9s", kong=True, last_of_kind=True)
     assert "抢杠和" in fans and "和绝张" not in fans
@@ -99,6 +117,10 @@ def test_bad_hands_name_the_problem(hand: str, message: str) -> None:
         ({"rules": "riichi"}, "unknown rules 'riichi' \\(known: .*mcr"),
         ({"settings": {"min_fan": "many"}}, "min_fan='many': expected int"),
         ({"bogus": 1}, "no context field 'bogus'"),
+        ({"discarder": True}, "discarder=True: use seat offset 1, 2 or 3"),
+        ({"discarder": 1.0}, "discarder=1.0: use seat offset 1, 2 or 3"),
+        ({"version": "wmo-2006", "settings": {"version": "98-strict"}},
+         "version 'wmo-2006' and settings version '98-strict' both give the rule version"),
     ],
 )
 def test_bad_context_names_the_problem(kwargs: dict[str, object], message: str) -> None:
