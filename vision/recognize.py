@@ -156,8 +156,10 @@ class Recognition:
 
     @property
     def hand_text(self) -> str | None:
-        """The hand in bracket notation (RULES.md), or None when there is none."""
-        if self.hand is None:
+        """The hand in bracket notation (RULES.md), or None when there is none (no hand
+        could be built, or no tile was read: an empty hand has no notation)."""
+        if self.hand is None or not (self.hand.standing or self.hand.melds
+                                     or self.hand.flowers):
             return None
         from scoring import format_hand
 

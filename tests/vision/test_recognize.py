@@ -892,3 +892,12 @@ def test_two_unsure_tiles_read_each_as_the_other_are_the_same_hand_read_another_
     assert hands and not any(
         h != r.hand_text and sorted(h) == sorted(r.hand_text or "")
         for h in hands if h is not None), hands
+
+
+def test_a_photo_with_no_tiles_has_no_hand_notation() -> None:
+    """An empty reading's ``hand`` is null, as for any other reading with no hand (it was
+    "" — the schema says a string is the hand in notation)."""
+    from vision.detections import Detections
+
+    r = recognize_detections(Detections.empty((200, 150)), "mcr")
+    assert r.hand_text is None and r.to_dict()["hand"] is None

@@ -417,9 +417,12 @@ class RecognizeOut(_Doc):
     image_size: list[int] = Field(description="[width, height]")
     rules: str
     tiles: list[RecognizedTileOut] = Field(description="one per detection, final codes")
-    hand: str | None
+    hand: str | None = Field(description="the hand in notation; null when no hand could be "
+                             "built (unscorable says why) or no tile was read")
     winning_tile: str | None
-    melds: list[RecognizedMeldOut]
+    melds: list[RecognizedMeldOut] = Field(description="the hand's melds; empty when no hand "
+                                           "could be built — the tiles' role still says how "
+                                           "they were laid out")
     corrections: list[dict[str, Any]]
     alternatives: list[dict[str, Any]] = Field(description="other readings within 4× of "
                                                "the chosen one's probability")
