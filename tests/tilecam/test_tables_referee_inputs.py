@@ -162,3 +162,18 @@ def test_messages_name_what_is_wrong(sheet) -> None:
         client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
     head, row = rows[0], next(r for r in rows if r[0] == "hand")
     assert row[head.index("outcome")] == "false_claim" and row[head.index("total")] == ""
+
+
+def test_admin_endpoints_off_say_the_key_belongs_to_the_server(tmp_path) -> None:
+    """README walk (seventy-second session): a user who exports TILECAM_ADMIN_KEY in the
+    client's shell after the server started got "set TILECAM_ADMIN_KEY to enable them" —
+    which they had just done. The message says the key must be in the service's
+    environment when it starts."""
+    from test_tables_helpers import client_for, make_app
+
+    app, _ = make_app(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path, admin_key="")
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "Spring open", "rules": "mcr"},
+                        headers=admin())
+        assert r.status_code == 403 and r.json()["error"]["code"] == "admin_disabled"
+        assert "start the service with TILECAM_ADMIN_KEY set in its environment" in message(r)

@@ -138,7 +138,8 @@ def require_admin(
     settings = app_settings(request)
     if not settings.admin_key:
         raise ApiError(403, "admin_disabled",
-                       "admin endpoints are off: set TILECAM_ADMIN_KEY to enable them")
+                       "admin endpoints are off: start the service with TILECAM_ADMIN_KEY set "
+                       "in its environment to enable them")
     key = presented_key(request)
     if key is None:
         raise _fail(request, 401, "unauthorized",
