@@ -1,0 +1,267 @@
+"""The recognize image (vision/render.py) can be read: the winning tile the scorer took is
+marked when none was set apart, no label hides another or is crossed by an outline,
+labels follow the tiles' size, the panel is ASCII (no '?' for Chinese) and wrapped to the
+image's width, meld notations sit on a background clear of their outline, a corrected
+tile is numbered on the picture and in the panel, and a legend says what the colours are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.annotate import AMBER
+from vision.layout import MELD, WINNING
+from vision.layout_scene import SceneBuilder
+from vision.recognize import Recognition, recognize_detections
+from vision.render import ROLE_COLORS, panel_lines, render
+
+ZJ = {"indicator": "C"}
+
+
+@dataclass
+class Call:
+    kind: str
+    image: int
+    rect: tuple[int, int, int, int]
+    text: str = ""
+    scale: float = 0.0
+    thick: int = 1
+    color: tuple[int, ...] = ()
+
+
+class Recorder:
+    """Records cv2.putText/rectangle/line calls (and still draws them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[Call] = []
+        self.put, self.rect, self.line = cv2.putText, cv2.rectangle, cv2.line
+
+        def put_text(img: Any, text: str, org: Any, font: int, scale: float, color: Any,
+                     thick: int = 1, *a: Any, **k: Any) -> Any:
+            (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+            x, y = (int(v) for v in org)
+            self.calls.append(Call("text", id(img), (x, y - th, x + tw, y + base), text,
+                                   scale, thick, tuple(color)))
+            return self.put(img, text, org, font, scale, color, thick, *a, **k)
+
+        def rectangle(img: Any, p1: Any, p2: Any, color: Any, thick: int = 1, *a: Any,
+                      **k: Any) -> Any:
+            kind = "fill" if thick < 0 else "rect"
+            self.calls.append(Call(kind, id(img), (*p1, *p2), thick=thick, color=tuple(color)))
+            return self.rect(img, p1, p2, color, thick, *a, **k)
+
+        def line(img: Any, p1: Any, p2: Any, color: Any, thick: int = 1, *a: Any,
+                 **k: Any) -> Any:
+            self.calls.append(Call("line", id(img), (*p1, *p2), thick=thick, color=tuple(color)))
+            return self.line(img, p1, p2, color, thick, *a, **k)
+
+        monkeypatch.setattr(cv2, "putText", put_text)
+        monkeypatch.setattr(cv2, "rectangle", rectangle)
+        monkeypatch.setattr(cv2, "line", line)
+
+    def images(self) -> list[int]:
+        """The arrays drawn on, in order: the photo's copy, then the panel."""
+        seen: list[int] = []
+        for c in self.calls:
+            if c.image not in seen:
+                seen.append(c.image)
+        return seen
+
+    def texts(self, image: int) -> list[Call]:
+        return [c for c in self.calls if c.kind == "text" and c.image == image]
+
+    def hidden(self, image: int, shape: tuple[int, ...]) -> list[str]:
+        """Texts on ``image`` with anything drawn over them afterwards."""
+        mask = np.zeros(shape[:2], np.uint8)
+        out = []
+        for c in reversed([c for c in self.calls if c.image == image]):
+            x1, y1, x2, y2 = c.rect
+            if c.kind in ("text", "fill"):
+                region = mask[max(0, min(y1, y2)):max(0, max(y1, y2)),
+                              max(0, min(x1, x2)):max(0, max(x1, x2))]
+                if c.kind == "text" and region.any():
+                    out.append(c.text)
+                region[...] = 1
+            elif c.kind == "rect":
+                self.rect(mask, (x1, y1), (x2, y2), 1, c.thick)
+            else:
+                self.line(mask, (x1, y1), (x2, y2), 1, c.thick)
+        return out
+
+
+def overlapping(rects: list[tuple[int, int, int, int]]) -> list[tuple[int, int]]:
+    pairs = []
+    for i, a in enumerate(rects):
+        for j in range(i + 1, len(rects)):
+            b = rects[j]
+            if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
+                pairs.append((i, j))
+    return pairs
+
+
+def drawn(monkeypatch: pytest.MonkeyPatch, r: Recognition, shape: tuple[int, int] | None = None
+          ) -> tuple[Recorder, np.ndarray, tuple[int, int]]:
+    w, h = r.detections.image_size or (1000, 400)
+    h, w = shape or (h, w)
+    rec = Recorder(monkeypatch)
+    out = render(np.full((h, w, 3), 90, np.uint8), r)
+    return rec, out, (h, w)
+
+
+def meld_scene() -> Recognition:
+    d = SceneBuilder().standing("123m456p789sN").meld("EEE", sideways=1).win("N").detections()
+    return recognize_detections(d, "zhenjiang", ZJ)
+
+
+def taken_scene() -> Recognition:
+    d = SceneBuilder().standing("123m456p789sNNNEE").detections()
+    r = recognize_detections(d, "mcr", {})
+    assert r.winning_tile == "E" and r.layout.winning is None  # scored on the last tile
+    return r
+
+
+def test_the_winning_tile_taken_from_the_row_is_marked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tile set apart: the scorer took the row's last standing tile; the picture
+    outlines it (dashed, in the winning colour) as ``win? E`` and the panel says so (HEAD
+    marked no tile, so a user could not tell which one the score hung on)."""
+    r = taken_scene()
+    rec, out, _ = drawn(monkeypatch, r)
+    photo = rec.images()[0]
+    assert any(c.text == "win? E" for c in rec.texts(photo))
+    last = r.layout.standing[-1]
+    x1, y1, x2, y2 = (int(v) for v in r.detections.boxes[last])
+    ring = out[max(0, y1 - 12):y2 + 13, max(0, x1 - 12):x2 + 13].reshape(-1, 3)
+    assert (ring == ROLE_COLORS[WINNING]).all(axis=1).any()
+    lines = panel_lines(r)
+    assert any(line.startswith("winning tile: E") and "not set apart" in line for line in lines)
+    assert any("on another winning tile it would score" in line for line in lines)
+
+
+@pytest.mark.parametrize("scene", ["meld", "taken", "corrected"])
+def test_labels_neither_overlap_nor_are_crossed(monkeypatch: pytest.MonkeyPatch,
+                                                scene: str) -> None:
+    """Outlines first, labels last: no meld or winning outline runs through a label, no
+    label covers another, all inside the photo (HEAD drew the meld and winning outlines
+    after the labels, through them)."""
+    r = {"meld": meld_scene, "taken": taken_scene, "corrected": corrected_scene}[scene]()
+    rec, _, (h, w) = drawn(monkeypatch, r)
+    photo = rec.images()[0]
+    texts = rec.texts(photo)
+    assert rec.hidden(photo, (h, w)) == []
+    labels = [c.rect for c in rec.calls if c.image == photo and c.kind == "fill"]
+    assert overlapping(labels) == []
+    assert all(min(x1, y1) >= 0 and x2 <= w and y2 <= h for x1, y1, x2, y2 in labels)
+    shown = " ".join(c.text for c in texts)
+    assert all(code in shown for code in r.codes)
+
+
+def test_text_size_follows_the_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same scene in a 1000-wide and a 4000-wide image gets labels of one size;
+    tiles twice as large get labels about twice as large."""
+    def label_scale(scale: float, shape: tuple[int, int]) -> float:
+        d = SceneBuilder().standing("123m456p789sN").win("N").detections(scale=scale)
+        r = recognize_detections(d, "zhenjiang", ZJ)
+        rec, _, _ = drawn(monkeypatch, r, shape)
+        return max(c.scale for c in rec.texts(rec.images()[0]))
+
+    small, big = label_scale(1.0, (600, 1000)), label_scale(1.0, (3000, 4000))
+    assert small == pytest.approx(big)
+    assert label_scale(2.0, (3000, 4000)) == pytest.approx(2 * big, rel=0.05)
+
+
+@pytest.mark.parametrize("rules,ctx,hand,width", [
+    ("mcr", {}, "123m456p789sN", 640),
+    ("xiamen", {"gold": "1s"}, "123m456p789sN", 1280),
+    ("zhenjiang", {"indicator": "E"}, "123m456p789sN", 200),
+])
+def test_panel_is_ascii_and_fits_the_width(monkeypatch: pytest.MonkeyPatch, rules: str,
+                                           ctx: dict[str, Any], hand: str, width: int) -> None:
+    """The rule set's title (国标, 厦门, 百搭) comes out as ASCII, not '??', and every panel
+    line is wrapped to the image's width (HEAD drew '(MCR, ??)' and cut lines off)."""
+    r = recognize_detections(SceneBuilder().standing(hand).detections(), rules=rules,
+                             context=ctx)
+    rec, out, _ = drawn(monkeypatch, r, (480, width))
+    assert out.shape[1] == width
+    for c in rec.calls:
+        if c.kind == "text":
+            assert c.text.isascii() and "??" not in c.text and "(?" not in c.text, c.text
+    panel = rec.images()[-1]
+    assert all(c.rect[2] <= width for c in rec.texts(panel))
+    assert rec.hidden(panel, out.shape) == []
+    text = " ".join(panel_lines(r))
+    assert {"mcr": "(MCR)", "xiamen": "(gold wild)", "zhenjiang": "(wild)"}[rules] in text
+
+
+def test_a_fan_name_with_chinese_is_drawn_in_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Zhenjiang kong-replacement fan's English name holds 百搭 (脱搭)."""
+    d = SceneBuilder().concealed_kong("5s").standing("123m456p78sNN").win("9s").detections()
+    r = recognize_detections(d, rules="zhenjiang",
+                             context={"indicator": "E", "self_drawn": True, "kong": True})
+    assert any(not f.en.isascii() for f in r.score.fans)  # type: ignore[union-attr]
+    rec, _, _ = drawn(monkeypatch, r, (500, 900))
+    texts = [c.text for c in rec.calls if c.kind == "text"]
+    assert all(t.isascii() and "??" not in t for t in texts)
+    assert any("out on a concealed kong replacement, no wild: " in t for t in texts)
+
+
+def test_meld_notation_on_a_background_clear_of_its_outline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[EEE,2]`` is written on a filled background of the meld colour, and the meld's
+    outline does not run through it (HEAD wrote it as thin text on the photo, its top
+    under the outline's bottom line)."""
+    r = meld_scene()
+    rec, _, (h, w) = drawn(monkeypatch, r)
+    photo = rec.images()[0]
+    calls = [c for c in rec.calls if c.image == photo]
+    k = next(i for i, c in enumerate(calls) if c.kind == "text" and c.text.startswith("[EEE,2]"))
+    t = calls[k].rect
+    fill = next(c for c in reversed(calls[:k]) if c.kind == "fill")
+    assert fill.color == ROLE_COLORS[MELD]
+    f = fill.rect
+    assert f[0] <= t[0] and f[1] <= t[1] and t[2] <= f[2] and t[3] <= f[3]
+    outline = next(c for c in calls if c.kind == "rect" and c.color == ROLE_COLORS[MELD]
+                   and c.thick > 0 and (c.rect[2] - c.rect[0]) > 100)
+    band = np.zeros((h, w), np.uint8)
+    rec.rect(band, outline.rect[:2], outline.rect[2:], 1, outline.thick)
+    assert not band[t[1]:t[3], t[0]:t[2]].any()
+
+
+def corrected_scene() -> Recognition:
+    b = SceneBuilder().standing("123m456p789sEEEN").win("N").uncertain([("S", 0.6), ("N", 0.35)])
+    r = recognize_detections(b.detections(), "zhenjiang", ZJ)
+    [c] = r.correction.best.changes
+    assert (c.before, c.after) == ("S", "N") and r.roles[c.tile] == WINNING
+    return r
+
+
+def test_a_corrected_tile_is_numbered_and_keeps_its_win_prefix(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corrected winning tile reads ``win S>N #1`` on the picture and ``corrected #1``
+    in the panel, which names no detection index the picture does not show (HEAD: label
+    ``S>N``, panel ``corrected tile 14``)."""
+    r = corrected_scene()
+    rec, _, _ = drawn(monkeypatch, r)
+    photo = rec.images()[0]
+    texts = [c.text for c in rec.texts(photo)]
+    k = texts.index("win S>N")
+    assert texts[k + 1].strip() == "#1"
+    lines = panel_lines(r)
+    assert any(line.startswith("corrected #1: S -> N") for line in lines)
+    assert not any("tile 1" in line for line in lines)
+
+
+def test_legend_and_colours_that_do_not_contradict_detect(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The panel ends with a legend of the colours used; no role colour is near the
+    detect image's amber ('unsure'): HEAD's winning colour was that amber."""
+    rec, _, _ = drawn(monkeypatch, corrected_scene())
+    legend = {c.text for c in rec.texts(rec.images()[-1])}
+    assert {"standing", "winning", "corrected"} <= legend
+    rec, _, _ = drawn(monkeypatch, meld_scene())
+    assert {"standing", "meld", "winning"} <= {c.text for c in rec.texts(rec.images()[-1])}
+    for role, color in ROLE_COLORS.items():
+        assert np.abs(np.subtract(color, AMBER)).sum() > 100, role
