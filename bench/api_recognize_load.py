@@ -41,7 +41,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from _server import free_port, stop_server  # bench/ is on sys.path when run as a script
+from _deps import require  # bench/ is on sys.path when run as a script
+from _server import free_port, stop_server
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 1280, 960
@@ -187,6 +188,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=1, help="server workers (default 1)")
     ap.add_argument("--photos", type=int, default=24, help="distinct photos (default 24)")
     args = ap.parse_args()
+    require("httpx")  # the clients' package (dev extra): checked before the server starts
     clients = max(1, min(args.clients, 64))
     duration = max(1.0, min(args.duration, 300.0))
     images, source = photos(args.photos)

@@ -195,8 +195,9 @@ def throwaway_app(folder: Path, load_model: bool, database_url: str | None = Non
 
 def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:
     """The service part (see the module doc)."""
-    from fastapi.testclient import TestClient
+    from _deps import fastapi_test_client
 
+    TestClient = fastapi_test_client()
     failures = Failures()
     folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-"))
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}

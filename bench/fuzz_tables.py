@@ -1481,9 +1481,11 @@ def _same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
     """One seeded run (see the module doc) on a fresh ``sqlite`` or ``postgres``
     database (a private server, :mod:`tilecam.db.testing`)."""
-    from fastapi.testclient import TestClient
+    from _deps import fastapi_test_client
 
     from tilecam.db.testing import fresh_postgres_database
+
+    TestClient = fastapi_test_client()
 
     failures = Failures()
     folder = Path(tempfile.mkdtemp(prefix="tilecam-fuzz-tables-"))

@@ -988,6 +988,19 @@ def eval_builder(count: int, seed: int, turned: float = 0.0) -> dict[str, Any]:
     return {"scenes": count, "exact": exact / count, "layout_ms_mean": 1000 * t / count}
 
 
+def check_synth_folder(folder: Path) -> None:
+    """End the run with one line when ``folder`` is not a scene set of ``tilecam dataset
+    synth``: not there, a file, or no ``truth/*.json`` in it."""
+    if not folder.exists():
+        raise SystemExit(f"layout_eval: folder not found: {folder} (make the scenes with "
+                         "tilecam dataset synth --out FOLDER ...)")
+    if not folder.is_dir():
+        raise SystemExit(f"layout_eval: {folder} is a file: give the folder tilecam dataset "
+                         "synth wrote (truth/*.json)")
+    if not any((folder / "truth").glob("*.json")):
+        raise SystemExit(f"layout_eval: no truth/*.json in {folder}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="what", required=True)
@@ -1026,13 +1039,21 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.what == "builder":
+        if args.count < 1:
+            ap.error("--count must be 1 or more")
         result = eval_builder(args.count, args.seed, args.turned)
     else:
+        if args.what == "synth":  # before the model loads (photos: eval_photos checks)
+            check_synth_folder(args.folder)
         detector = None
         if args.what == "photos" or args.detector:
             from vision.detect import load_detector
+            from vision.manifest import ModelError
 
-            detector = load_detector(args.model_dir)
+            try:
+                detector = load_detector(args.model_dir)
+            except ModelError as exc:
+                raise SystemExit(f"layout_eval: {exc}") from None
         if args.what == "synth" and args.misreads is not None:
             result = eval_misreads(args.folder, args.misreads, args.seed, args.limit)
         elif args.what == "synth":

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-for _path in (REPO, REPO / "tests" / "scoring"):
+for _path in (REPO, REPO / "bench", REPO / "tests" / "scoring"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
@@ -104,11 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--waits", action="store_true",
                         help="compare shanten and waits of dealt hands instead of scores")
     args = parser.parse_args(argv)
-    try:
-        import MahjongGB  # noqa: F401
-    except ImportError:
-        print("pymahjonggb is not installed (pip install -e '.[dev]')", file=sys.stderr)
-        return 2
+    from _deps import require
+
+    require("MahjongGB", "pymahjonggb")  # else one line and exit status 2
     total = 0
     for seed in args.seed or [0]:
         started = time.perf_counter()

@@ -34,12 +34,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds; the best is reported")
     args = parser.parse_args()
 
-    try:
-        from MahjongGB import MahjongFanCalculator
-        from oracle_differences import reference_args
-    except ImportError:
-        print("pymahjonggb is not installed (pip install -e '.[dev]')", file=sys.stderr)
-        return 2
+    from _deps import require  # bench/ is on sys.path when run as a script
+
+    require("MahjongGB", "pymahjonggb")  # else one line and exit status 2
+    from MahjongGB import MahjongFanCalculator
+    from oracle_differences import reference_args
 
     hands = random_wins(args.hands, seed=args.seed)
     ref_args = [reference_args(h, ctx) for h, ctx in hands]

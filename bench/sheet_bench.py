@@ -44,9 +44,11 @@ def timed(call: Any) -> tuple[Any, float]:
 
 def sheet_bench(hands: int, seed: int = 0, database: str = "sqlite") -> dict[str, Any]:
     """Build one Xiamen sheet of ``hands`` hands and time the requests (ms)."""
-    from fastapi.testclient import TestClient
+    from _deps import fastapi_test_client
 
     from tilecam.db.testing import fresh_postgres_database
+
+    TestClient = fastapi_test_client()
 
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="tilecam-sheet-bench-"))

@@ -194,3 +194,32 @@ def test_photos_changed_by_the_rest_of_recognize_are_listed_each_way(
     assert out["exact_multiset_top1"] == out["exact_multiset_corrected"] == 2 / 3
     assert out["multiset_wrong_to_right"] == ["mended.png"]
     assert out["multiset_right_to_wrong"] == ["lost.png"]
+
+
+@pytest.mark.parametrize("extra", [[], ["--misreads", "0.1"], ["--detector"]],
+                         ids=["truth", "misreads", "detector"])
+def test_a_synth_folder_that_is_not_there_is_named_not_found(
+    bench: ModuleType, tmp_path: Path, extra: list[str],
+) -> None:
+    """(--misreads read a missing folder as 0 scenes and answered 0.0; --detector loaded
+    the model first)."""
+    missing = tmp_path / "no-such-set"
+    with pytest.raises(SystemExit, match=r"^layout_eval: folder not found: .*no-such-set"):
+        bench.main(["synth", str(missing), *extra])
+    afile = tmp_path / "a.txt"
+    afile.write_text("x")
+    with pytest.raises(SystemExit, match=r"a\.txt is a file"):
+        bench.main(["synth", str(afile), *extra])
+    with pytest.raises(SystemExit, match=r"no truth/\*\.json in"):
+        bench.main(["synth", str(tmp_path), *extra])
+
+
+def test_a_model_folder_that_is_not_there_and_no_builder_scenes_are_one_line(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit, match=r"^layout_eval: no model in .*manifest\.json is missing"):
+        bench.main(["photos", str(tmp_path), "--model-dir", str(tmp_path / "nothing")])
+    with pytest.raises(SystemExit) as exit_:  # was a ZeroDivisionError
+        bench.main(["builder", "--count", "0"])
+    assert exit_.value.code == 2
+    assert "--count must be 1 or more" in capsys.readouterr().err

@@ -133,3 +133,13 @@ def test_a_bad_setting_in_the_environment_is_named_in_one_line(
     assert err.count("\n") == 1 and err.startswith("tilecam serve: error: bad setting: ")
     assert "TILECAM_PORT='abc': input should be a valid integer" in err
     assert "TILECAM_MAX_UPLOAD_BYTES='-5': input should be greater than or equal to 1" in err
+
+
+def test_cli_top_level_help_says_waits_gives_a_hand_that_drew_its_discards(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    waits = " ".join(out.split("    waits", 1)[1].split("    watch", 1)[0].split())
+    assert "for a hand that drew, each discard with what it then waits on" in waits

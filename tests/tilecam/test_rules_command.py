@@ -87,14 +87,29 @@ def test_rules_show_names_the_codes_scored_alike(capsys: pytest.CaptureFixture[s
                      "zhenjiang": "(none)"}
 
 
-def test_rules_show_says_none_for_penalty_lists_a_rule_set_leaves_empty(
+def test_rules_show_says_what_penalties_a_table_books_never_none_for_xiamen(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Xiamen models no referee penalties and Zhenjiang only its false claim: an empty
-    list reads "none" (all empty: "(none)"), never a label with nothing after it."""
-    assert main(["rules", "show", "xiamen"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert "  penalties: (none)" in lines
-    assert main(["rules", "show", "zhenjiang"]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if "penalties:" in x)
-    assert "false claim kinds false win 诈胡" in line and "deductions none" in line
-    assert " ," not in line and not line.endswith(" ")
+    """Xiamen lists no false-claim rulings, deductions or repeat offences, yet a Xiamen
+    table books a false_win (诈胡: false_win_money to each, apart from the chips) and the
+    penalties of any rules: never "penalties: (none)". An empty deduction list is any
+    points, not "none"; MCR's repeat offences go on past the table (40, 60)."""
+    def block(name: str) -> list[str]:
+        assert main(["rules", "show", name]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        at = next(i for i, x in enumerate(lines) if x.startswith("  penalties"))
+        return lines[at:at + 6]
+
+    xiamen = block("xiamen")
+    assert "(none)" not in xiamen[0]
+    assert "false_win_money (default 50) apart from the chips" in xiamen[1]
+    assert xiamen[3] == "    deductions: any points the referee gives"
+    assert xiamen[5].startswith("    kinds under any rules: wrong_win, false_win")
+    zhenjiang = block("zhenjiang")
+    assert zhenjiang[2] == "    false-claim rulings: false_win 诈胡"
+    assert "false_win × base_chip (default 6)" in zhenjiang[1]
+    assert "deductions none" not in "\n".join(zhenjiang)
+    mcr = block("mcr")
+    assert mcr[3] == "    deductions: 5, 10, 20, 30, 40, 50 or 60 points"
+    assert "a warning, then 5, then 10, then 20, then 40, 60 … points" in mcr[4]
+    for line in xiamen + zhenjiang + mcr:
+        assert " ," not in line and not line.endswith(" ")

@@ -208,3 +208,51 @@ def test_watch_says_when_the_recorded_hand_s_image_was_not_kept(
         assert len(recorded) == 1 and '"image_error": "the frame image was not kept: ' in (
             recorded[0])
         assert '"hands_recorded": 1' in lines[-1]
+
+
+def test_watch_s_default_server_follows_tilecam_port_and_an_unreachable_one_names_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``TILECAM_PORT=8861 make serve`` then ``tilecam watch`` with no ``--server``: the
+    watch posts to port 8861 (it went to 8000); a server it cannot reach is named, with
+    the option that gives another one."""
+    import urllib.error
+
+    video = tmp_path / "v.avi"
+    write_video(video, [120])
+    servers: list[str] = []
+
+    def refused(server: str, table: int, key: str, jpeg: bytes, fields: object = None) -> tuple:
+        servers.append(server)
+        raise urllib.error.URLError(ConnectionRefusedError(111, "Connection refused"))
+
+    monkeypatch.setattr(watch, "post_frame", refused)
+    monkeypatch.setenv("TILECAM_PORT", "8861")
+    monkeypatch.delenv("TILECAM_HOST", raising=False)
+    args = ["watch", "--table", "1", "--key", "k", "--source", str(video), "--every", "0",
+            "--max-frames", "1", "--retries", "0"]
+    assert main(args) == 2
+    assert servers == ["http://127.0.0.1:8861"]
+    err = capsys.readouterr().err
+    assert "cannot reach the server http://127.0.0.1:8861: connection refused" in err
+    assert "--server http://HOST:PORT" in err
+    monkeypatch.setenv("TILECAM_HOST", "0.0.0.0")  # serve's every-address bind: reached locally
+    assert main(args) == 2 and servers[-1] == "http://127.0.0.1:8861"
+    assert main([*args, "--server", "http://10.0.0.5:9000"]) == 2
+    assert servers[-1] == "http://10.0.0.5:9000"
+    capsys.readouterr()
+    monkeypatch.setenv("TILECAM_PORT", "abc")
+    assert main(args) == 2
+    assert "TILECAM_PORT='abc' is not a port" in capsys.readouterr().err
+    monkeypatch.delenv("TILECAM_PORT")
+    monkeypatch.delenv("TILECAM_HOST")
+    assert main(args) == 2 and servers[-1] == "http://127.0.0.1:8000"
+
+
+def test_watch_help_describes_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["watch", "--help"])
+    out = capsys.readouterr().out
+    between = out.split("\n\n")[1]  # usage, then the description, then the options
+    assert between.startswith("Read a table camera") and "/v1/tables/{id}/frames" in between
+    assert "--server" in between and "TILECAM_TABLE_KEY" in between

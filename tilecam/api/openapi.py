@@ -9,6 +9,9 @@ FastAPI builds the description from the routes; :func:`install_openapi` then
   those schemes, which key kind it takes, and its 401, 403 and 429 answers;
 - documents 415 for the routes that take JSON only (:func:`tilecam.api.deps.require_json`)
   and 503 for those that open the database (:func:`tilecam.tables.access.database`);
+- documents 413 and 408 for the routes that take a JSON body (:data:`JSON_BODY_ERRORS`:
+  :class:`tilecam.api.upload.BodyLimitMiddleware` holds every body to a size and a time;
+  the image routes document their own);
 - documents every 422 in the service's own shape ``{"error": {"code", "message"}}``
   (:mod:`tilecam.api.errors`), not FastAPI's ``{"detail": [...]}``;
 - describes the JSON answers of the event, table and health routes field by field
@@ -119,6 +122,15 @@ def answer_models(models: AnswerModels) -> tuple[type[BaseModel], ...]:
     return models if isinstance(models, tuple) else (models,)
 
 
+#: The answers :class:`tilecam.api.upload.BodyLimitMiddleware` gives a route that takes a
+#: JSON body (``requestBody`` of ``application/json``), in the service's error shape.
+JSON_BODY_ERRORS: dict[int, str] = {
+    408: "request_timeout: the request body did not arrive within the server's time "
+         "(TILECAM_REQUEST_TIMEOUT_S, 30 s by default)",
+    413: "payload_too_large: a JSON body over 1 MiB",
+}
+
+
 def _describe_answers(schema: dict[str, Any], models: dict[str, Any]) -> None:
     """Give each operation of :data:`ANSWERS` its answers' schemas (components named by
     model) in place of FastAPI's. A component FastAPI made already from the same model
@@ -163,6 +175,18 @@ def _add_errors(operation: dict[str, Any], *statuses: int) -> None:
         responses.setdefault(str(status), _error(status))
 
 
+def _add_body_errors(operation: dict[str, Any]) -> None:
+    """:data:`JSON_BODY_ERRORS` for an operation that takes a JSON body (none kept that a
+    route documents itself)."""
+    body = operation.get("requestBody", {}).get("content", {})
+    if "application/json" not in body:
+        return
+    responses = operation.setdefault("responses", {})
+    for status, text in JSON_BODY_ERRORS.items():
+        responses.setdefault(str(status), {
+            "description": text, "content": {"application/json": {"schema": ERROR_REF}}})
+
+
 def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
     components = schema.setdefault("components", {})
     components.setdefault("securitySchemes", {}).update(SECURITY_SCHEMES)
@@ -191,6 +215,7 @@ def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
                 _add_errors(operation, 415)
             if database in calls:
                 _add_errors(operation, 503)
+            _add_body_errors(operation)
     for path in schema.get("paths", {}).values():
         for operation in path.values():
             answer = operation.get("responses", {}).get("422")

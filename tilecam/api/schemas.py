@@ -14,6 +14,7 @@ code and where it is).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -127,10 +128,68 @@ class MeldIn(BaseModel):
     added: bool = Field(False, description="kong made by adding a tile to a claimed pung")
 
 
+#: A table hand's field names (``POST /v1/tables/{id}/hands``) that a request of
+#: :class:`WinContext` (``/v1/score``, ``/v1/waits``, ``/v1/recognize``) gives otherwise.
+TABLE_HAND_NAMES = {
+    "context": "context: this endpoint takes the rule set's win context as rule_context "
+               "(context is a table hand's name for it)",
+    "winner": "winner: this endpoint takes the winner's seat wind as seat_wind (winner is a "
+              "table hand's name for it)",
+}
+#: The reverse: :class:`WinContext`'s names in a table hand (``tilecam.api.routes.tables``).
+SCORE_NAMES = {
+    "rule_context": "rule_context: a table's hand takes the rule set's win context as "
+                    "context (rule_context is /v1/score's name for it)",
+    "seat_wind": "seat_wind: a table's hand gives the winner's seat wind as winner (E = the "
+                 "hand's dealer)",
+    "prevalent_wind": "prevalent_wind: a table's hand takes the round's wind from the score "
+                      "sheet; leave it out",
+}
+WINDS = ("E", "S", "W", "N")
+
+
+def named_otherwise(data: Any, names: Mapping[str, str], table_hand: bool) -> str | None:
+    """What a request body (``data``, as sent) calls by another endpoint's name — a field
+    of ``names`` it holds while it lacks the one it meant, or a ``discarder`` given that
+    other way (``table_hand``: this body is a table's hand, whose discarder is a seat wind;
+    else a seat offset 1-3) — as the 422's message; None when nothing is recognisably so.
+
+    >>> named_otherwise({"discarder": 2}, SCORE_NAMES, True)  # doctest: +ELLIPSIS
+    "discarder: a table's hand names the discarder by seat wind (E, S, W or N; ...
+    >>> named_otherwise({"discarder": "S"}, TABLE_HAND_NAMES, False)  # doctest: +ELLIPSIS
+    "discarder: this endpoint takes the discarder as a seat offset from the winner ...
+    >>> named_otherwise({"rule_context": {}, "context": {}}, SCORE_NAMES, True)
+    """
+    if not isinstance(data, Mapping):
+        return None
+    said = [text for name, text in names.items() if name in data and not (
+        name in ("context", "rule_context") and {"context", "rule_context"} <= set(data))]
+    discarder = data.get("discarder")
+    if table_hand and discarder in (1, 2, 3, "1", "2", "3") and type(discarder) is not bool:
+        said.append("discarder: a table's hand names the discarder by seat wind (E, S, W or "
+                    "N; E = the hand's dealer), not by a seat offset from the winner as "
+                    "/v1/score does")
+    if not table_hand and isinstance(discarder, str) and discarder.upper() in WINDS:
+        said.append("discarder: this endpoint takes the discarder as a seat offset from the "
+                    "winner (1 left, 2 opposite, 3 right), not a seat wind as a table's hand "
+                    "does")
+    return "; ".join(said) or None
+
+
 class WinContext(BaseModel):
     """How the hand was won and the table situation (all optional)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _table_hand_names(cls, data: Any) -> Any:
+        """A 422 that names this endpoint's field where a table hand's name was given
+        (:data:`TABLE_HAND_NAMES`), rather than pydantic's "Extra inputs are not
+        permitted"."""
+        if (problem := named_otherwise(data, TABLE_HAND_NAMES, table_hand=False)) is not None:
+            raise ValueError(problem)
+        return data
 
     rules: str = Field("mcr", max_length=40, description="rule set name, see GET /v1/rules")
     version: str | None = Field(None, max_length=40, description="rule version (MCR)")
@@ -457,8 +516,8 @@ def errors(*codes: int | tuple[int, str]) -> dict[int | str, dict[str, Any]]:
 ERROR_TEXTS: dict[int, str] = {
     400: "invalid_request, invalid_hand or invalid_context (the message names it)",
     401: "unauthorized: no key, or a key that is not valid (WWW-Authenticate: Bearer)",
-    403: "forbidden: a key of another kind or another table; admin_disabled: "
-         "TILECAM_ADMIN_KEY is not set",
+    403: "forbidden: a key of another kind or another table; admin_disabled: the "
+         "service was started without TILECAM_ADMIN_KEY in its environment",
     404: "not_found: no such table, event, hand or penalty",
     409: "conflict: the request contradicts what is recorded (e.g. a number or "
          "request_id already used for something else)",

@@ -54,7 +54,9 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{info['name']}: {info['title']} ({info['hand_size']} tiles in a winning hand)")
     standard = {"name", "title", "hand_size", "settings", "context"}
     for key, value in info.items():
-        if key not in standard:
+        if key == "penalties":
+            print("\n".join(_penalty_lines(value, rule_set.false_claim, info["settings"])))
+        elif key not in standard:
             text = ", ".join(map(_text, value)) if isinstance(value, list) else _text(value)
             text = text or "(none)"
             print(f"  {key.replace('_', ' ')}: {text}")
@@ -75,6 +77,73 @@ def run_show(args: argparse.Namespace) -> int:
             choices = f" [{', '.join(_text(c) for c in s['choices'])}]" if "choices" in s else ""
             print(f"  {name:<{width}}  {default:>6}  {s['description']}{choices}")
     return 0
+
+
+#: The penalties a table's referee books under any rules (``POST
+#: /v1/tables/{id}/penalties``), beside those the rule set lists.
+ANY_RULES_PENALTIES = ("wrong_win, false_win (with points where the rules set none), deduction, "
+                       "payment, bar 停和, warning 警告, disqualification 停赛")
+
+
+#: A rule set whose hand is not played on after a false claim (Xiamen: the dealer deals
+#: it again) takes no false-claim ruling of the hand.
+NO_RULINGS = "none (a false claim is no ruling of the hand here)"
+
+
+def _penalty_lines(penalties: dict[str, Any], false_claim: str,
+                   settings: dict[str, dict[str, Any]]) -> list[str]:
+    """``rules show``'s lines for the ``penalties`` of ``describe()`` — what a score
+    sheet's referee may book: the rule set's word on a false claim (``false_claim``) and
+    the default of its ``false_win`` penalty (a setting), the false-claim rulings, the
+    deductions (none listed: any points), the repeat offences with their steps
+    (:func:`tilecam.tables.offences.offence_points`); an empty list is said in words,
+    never as "(none)" for the whole (Xiamen books a ``false_win`` all the same).
+
+    >>> lines = _penalty_lines({"false_claim_kinds": {}, "deductions": [],
+    ...     "repeat_offences": {}, "repeat_offence_points": []}, "诈胡 (false_win)",
+    ...     {"false_win_money": {"default": 50}})
+    >>> lines[1][lines[1].index(";"):]
+    '; a false_win penalty pays each other player false_win_money (default 50) apart from the chips'
+    >>> lines[2:5]  # doctest: +NORMALIZE_WHITESPACE
+    ['    false-claim rulings: none (a false claim is no ruling of the hand here)',
+     '    deductions: any points the referee gives', '    repeat offences: none']
+    """
+    claim = false_claim
+    if "false_win_money" in settings:
+        claim += (f"; a false_win penalty pays each other player false_win_money (default "
+                  f"{settings['false_win_money']['default']}) apart from the chips")
+    elif "false_win" in settings:
+        times = " × base_chip" if "base_chip" in settings else ""
+        claim += (f"; a false_win penalty pays each other player false_win{times} (default "
+                  f"{settings['false_win']['default']})")
+    kinds = penalties["false_claim_kinds"]
+    rulings = ", ".join(f"{kind} {name}" for kind, name in kinds.items())
+    deductions: list[int] = penalties["deductions"]
+    fixed = (f"{', '.join(map(str, deductions[:-1]))} or {deductions[-1]} points"
+             if len(deductions) > 1 else f"{deductions[0]} points" if deductions
+             else "any points the referee gives")
+    offences = penalties["repeat_offences"]
+    steps: list[int] = penalties["repeat_offence_points"]
+    repeats = "none"
+    if offences and steps:
+        said = [("a warning" if p == 0 else f"{p}") for p in steps]
+        most = max(deductions) if deductions else None
+        more: list[int] = []  # the steps past the table: each double the one before, up to `most`
+        while len(more) < 2 and (most is None or (more or steps)[-1] < most):
+            more.append(min(2 * (more or steps)[-1], most or 2 * (more or steps)[-1]))
+        upto = f", up to {most}" if most is not None else ""
+        named = ", ".join(f"{kind} {name}" for kind, name in offences.items())
+        repeats = (f"{named}: in one hand {', then '.join(said)}, then "
+                   f"{', '.join(map(str, more))} … points (each step double the one "
+                   f"before{upto})")
+    return [
+        "  penalties (a table's referee books them: POST /v1/tables/{id}/penalties):",
+        f"    false claim: {claim}",
+        f"    false-claim rulings: {rulings or NO_RULINGS}",
+        f"    deductions: {fixed}",
+        f"    repeat offences: {repeats}",
+        f"    kinds under any rules: {ANY_RULES_PENALTIES}",
+    ]
 
 
 def _number_bounds(table: dict[str, dict[str, Any]]) -> str:

@@ -21,7 +21,8 @@ from tilecam.commands.score import WAITS_OPTIONS, add_rules_arguments, rule_cont
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "waits",
-        help="tiles a hand one short of a win waits on, or how far from ready it is",
+        help="tiles a hand one short of a win waits on (or how far from ready it is), or "
+        "for a hand that drew, each discard with what it then waits on",
         description="Wait analysis: for a ready hand (13 tiles in MCR, kongs counted as 3) "
         "every tile that completes it (kinds whose four copies you hold included: the formal "
         "wait) with the best score on a discard and self-drawn; otherwise the shanten. "

@@ -54,15 +54,27 @@ RETRY_WAIT_S = 2.0
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("watch", help="post a table camera's frames to the server")
+    p = sub.add_parser(
+        "watch",
+        help="post a table camera's frames to the server",
+        description="Read a table camera (an RTSP/HTTP stream, a device or a video file) and "
+        "post a frame every --every seconds to the server's POST /v1/tables/{id}/frames, "
+        "with the fields the table needs to score the hand (--winner, --context gold=5m, "
+        "--fields FILE, ...); each answer is printed as one line. The server decides from "
+        "the frames when a hand is revealed and records it. The table's key goes in "
+        "TILECAM_TABLE_KEY (or --key), the server's URL in --server.",
+    )
     p.add_argument("--table", type=int, required=True, help="table id")
     p.add_argument("--key", default=os.environ.get("TILECAM_TABLE_KEY"),
                    help="the table's API key (default: $TILECAM_TABLE_KEY, which keeps it out "
                         "of the process list)")
     p.add_argument("--source", required=True,
                    help="rtsp://… or http://… stream, /dev/videoN (or N), or a video file")
-    p.add_argument("--server", default="http://127.0.0.1:8000",
-                   help="tilecam server URL (default http://127.0.0.1:8000, make serve's)")
+    p.add_argument("--server", default=None,
+                   help="tilecam server URL, e.g. http://192.168.1.20:8000 (default "
+                        "http://127.0.0.1:8000, make serve's; on this machine's "
+                        "$TILECAM_PORT and $TILECAM_HOST when set, as make serve and "
+                        "tilecam serve read them)")
     p.add_argument("--every", type=float, default=1.0,
                    help="seconds between posted frames (default 1)")
     p.add_argument("--max-frames", type=int, default=0,
@@ -395,12 +407,41 @@ def unanswered_text(exc: BaseException) -> str:
     return text[:1].lower() + text[1:]
 
 
+def default_server(environ: Mapping[str, str] | None = None) -> str:
+    """``--server``'s default: the URL of the ``tilecam serve`` (or ``make serve``) that
+    the same ``TILECAM_PORT`` and ``TILECAM_HOST`` would start on this machine — port
+    8000 and 127.0.0.1 unless they are set; a host that means every address (``0.0.0.0``,
+    ``::``) is reached at 127.0.0.1. ValueError when ``TILECAM_PORT`` is no port.
+
+    >>> default_server({})
+    'http://127.0.0.1:8000'
+    >>> default_server({"TILECAM_PORT": "8861", "TILECAM_HOST": "0.0.0.0"})
+    'http://127.0.0.1:8861'
+    >>> default_server({"TILECAM_PORT": " 9000", "TILECAM_HOST": "::1"})
+    'http://[::1]:9000'
+    >>> default_server({"TILECAM_PORT": "abc"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: TILECAM_PORT='abc' is not a port (a whole number 0-65535): ... with --server
+    """
+    env = os.environ if environ is None else environ
+    text = (env.get("TILECAM_PORT") or "").strip() or "8000"
+    if not text.isdigit() or int(text) > 65535:
+        raise ValueError(f"TILECAM_PORT={text!r} is not a port (a whole number 0-65535): set "
+                         "it as for tilecam serve, or give the server's URL with --server")
+    host = (env.get("TILECAM_HOST") or "").strip()
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::", "[::]") else host.strip("[]")
+    return f"http://{f'[{host}]' if ':' in host else host}:{int(text)}"
+
+
 def check_args(args: argparse.Namespace) -> None:
     """ValueError naming an option with a value the watch cannot use (before the source
-    is opened)."""
+    is opened); ``args.server`` None becomes :func:`default_server`."""
     import math
     from urllib.parse import urlsplit
 
+    if getattr(args, "server", None) is None:
+        args.server = default_server()
     if not math.isfinite(args.every) or args.every < 0:
         raise ValueError(f"--every must be a number of seconds, 0 or more, not {args.every}")
     if not 1 <= args.quality <= 100:
@@ -439,7 +480,8 @@ class Unanswered:
         why = unanswered_text(exc)
         if self.count > self.retries:
             raise ValueError(f"cannot reach the server {self.server}: {why} "
-                             f"({self.retries} retries, {RETRY_WAIT_S:g} s apart)") from None
+                             f"({self.retries} retries, {RETRY_WAIT_S:g} s apart); give "
+                             "the server's URL with --server http://HOST:PORT") from None
         again = isinstance(exc, urllib.error.URLError)
         line: dict[str, Any] = {"frame": frame, "unanswered": why}
         if again:

@@ -36,7 +36,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
@@ -47,12 +47,14 @@ from tilecam.api.errors import REASON_LOGGED, ApiError
 from tilecam.api.routes.events import domain_error
 from tilecam.api.schemas import (
     IMAGE_ERROR_RESPONSES,
+    SCORE_NAMES,
     ErrorOut,
     FrameOut,
     SheetOut,
     StoredIn,
     context_shape_problem,
     errors,
+    named_otherwise,
     nul_problem,
 )
 from tilecam.api.upload import FRAME_REQUEST_BODY, request_fields
@@ -116,6 +118,16 @@ class HandIn(StoredIn):
     context: dict[str, Any] = Field(default_factory=dict,
                                     description="rule-set win context (e.g. Xiamen gold)")
     note: str | None = Field(None, max_length=2000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _score_names(cls, data: Any) -> Any:
+        """A 422 that names this body's field where ``/v1/score``'s name or kind of value
+        was given (``rule_context``, ``seat_wind``, a discarder 1-3: :data:`SCORE_NAMES`),
+        rather than pydantic's "Extra inputs are not permitted"."""
+        if (problem := named_otherwise(data, SCORE_NAMES, table_hand=True)) is not None:
+            raise ValueError(problem)
+        return data
 
     @field_validator("context")
     @classmethod
