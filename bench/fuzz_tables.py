@@ -490,7 +490,8 @@ class SheetRun:
         if table.rules != "mcr":
             body["context"] = ctx["context"]
         if table.rules == "zhenjiang" and self.event_rng.random() < 0.4:
-            body["context"] = {**body["context"], **wild_discards(self.event_rng, winner)}
+            body["context"] = {**body["context"],
+                               **wild_discards(self.event_rng, winner, wild_room(hand, ctx))}
         r = rng.random()
         if r < 0.05:
             body["hand"] = random_hand(rng)
@@ -1299,18 +1300,40 @@ def random_sets(rng: random.Random, count: int) -> list[str]:
     return out
 
 
-def wild_discards(rng: random.Random, winner: str | None) -> dict[str, str]:
+def wild_discards(rng: random.Random, winner: str | None, room: int = 4) -> dict[str, str]:
     """Zhenjiang's 打首搭 and 碰后打搭 for a hand's context, seats as winds: who discarded
     the first 百搭 (any seat, or none), and up to two who discarded one after a pung
-    (never the ``winner``, whose hand may show no pung)."""
+    (never the ``winner``, whose hand may show no pung) — at most ``room`` discards in
+    all (the copies of the 百搭 the winner's hand does not hold; the draws are drawn as
+    before, then cut, so the random sequence does not change)."""
     out = {}
-    if rng.random() < 0.7:
+    first = rng.random() < 0.7
+    if first:
         out["first_wild_discard"] = rng.choice(WINDS)
     others = [w for w in WINDS if w != winner]
     after = rng.sample(others, rng.randrange(3))
+    if first and room < 1:
+        del out["first_wild_discard"]
+    after = after[:max(0, room - (1 if "first_wild_discard" in out else 0))]
     if after:
         out["wild_after_pung"] = ",".join(after)
     return out
+
+
+def wild_room(hand: Any, ctx: dict[str, Any]) -> int:
+    """How many 百搭 can have been discarded beside a Zhenjiang ``hand``: the 4 copies
+    less those it holds, standing or in its melds (the 百搭 from ``ctx``'s ``indicator``
+    or ``wild``). A copy the winner took from a discard could be one of them too; it is
+    left out, so the count stays possible however the hand was won."""
+    from scoring.rulesets.zhenjiang import wild_from_indicator
+
+    context = ctx.get("context") or {}
+    wild = context.get("wild") or (wild_from_indicator(context["indicator"])
+                                   if context.get("indicator") else None)
+    if wild is None:
+        return 4
+    held = list(hand.standing) + [t for m in hand.melds for t in m.tiles]
+    return max(0, 4 - held.count(wild))
 
 
 def zhenjiang_events(table: TableState, body: dict[str, Any], place: ModelPlace) -> list[int]:

@@ -118,6 +118,9 @@ class Xiamen(RuleSet):
         if context.kong and not context.self_drawn:  # 抢杠, the discarder's seat known or not
             check_robbed_tile(hand, win.gold, "gold (金)",
                               {} if win.gold == WHITE else {win.gold: WHITE})
+        # the listed flowers against flowers=, before the legality check: the same
+        # contradiction is the same HandError whether or not the hand is a legal win
+        flowers = context.flower_count(hand)
         reason = _illegal_reason(hand, win, context, settings)
         if reason:
             return _illegal(reason, win, settings)
@@ -135,7 +138,7 @@ class Xiamen(RuleSet):
             return _illegal(why, win, settings)
         items, reading = _best_water(hand, win, melds, readings, settings)
         golds = _golds(hand, win.gold)
-        flower_items = flower_water(settings, hand.flowers, context.flower_count(hand))
+        flower_items = flower_water(settings, hand.flowers, flowers)
         # Each gold's occurrence shows the set it stands in ("23p+金(1p)").
         used = [(set_text(st, GOLD),) for st in reading for _ in st.wild_faces]
         gold_sets = tuple(used) if len(used) == golds else ((T.code(win.gold),),) * golds
@@ -267,8 +270,12 @@ def _win_of(context: WinContext) -> _Win:
     if kind == "tian_he" and not dealer:
         raise HandError("天和 (tian_he) is the dealer's win on the deal: pass dealer=true")
     if kind == "self_drawn":
-        if context.discarder is not None:
-            raise HandError(f"win={raw} is self-drawn: it has no discarder")
+        # 抢杠自摸 (seed 000: 对抢杠胡牌的…以自摸论): robbing a kong is a 自摸 whose
+        # "discarder" is the player who made the kong, as with win=plain; a self-draw off
+        # the wall (self_drawn=true: WinContext refuses a discarder) has none
+        if context.discarder is not None and not context.kong:
+            raise HandError(f"win={raw} is self-drawn: it has no discarder (unless it robs "
+                            "a kong, kong=true: then the konger's seat)")
         self_drawn = True
     elif kind == "discard" and self_drawn:
         raise HandError(f"win={raw} is a discard win, but self_drawn/kong says self-drawn")
@@ -344,9 +351,34 @@ _SIZES: dict[tuple[str, bool | None], tuple[tuple[int, ...], str]] = {
 _ON_THE_DEAL = {"tian_he": "天和 (tian_he)", "three_golds_opening": "三金倒 at the opening"}
 
 
+#: 双游 and 三游 are won with no kong to rob or to draw a replacement for (seed 000):
+#: after the 双游 gold is discarded "其他各家每人最后再摸一张牌无需出牌，若摸到花或杠时不再补牌"
+#: and the 双游 player's one draw wins ("摸到一张牌后不能三游,那么系统强行双游和牌"); 三游 is
+#: won by discarding the third gold, after which "其他各家不再摸牌".
+_NO_KONG = {
+    "shuang_you": ("双游 (shuang_you) is won on the 双游 player's one draw after the others "
+                   "each draw once and replace no flower or kong (seed 000: 若摸到花或杠时不再"
+                   "补牌…摸到一张牌后不能三游,那么系统强行双游和牌)"),
+    "san_you": ("三游 (san_you) is won by discarding the third gold, with no tile drawn "
+                "after it (seed 000: 则将金打出其他各家不再摸牌)"),
+}
+
+#: The wall a hand can have (seed 000: 全副牌…144张; RULES.md: the dealer is dealt 17, the
+#: others 16): 144 - (17 + 3 × 16) = 79 tiles are left after the deal, and a win leaves
+#: no more (the turned-up gold indicator is counted as still in the wall, as the copy limit
+#: counts it). A win on the tiles of the deal (天和, 三金倒 at the opening: before any
+#: discard, so before anyone's draw) comes after the flowers dealt were replaced from the
+#: wall, at most one tile for each of the 8 flowers: 79 - 8 = 71 left at least.
+WALL_TILES = 144
+DEALT_TILES = 17 + 3 * 16
+MOST_WALL_LEFT = WALL_TILES - DEALT_TILES  # 79
+LEAST_WALL_AT_THE_DEAL = MOST_WALL_LEFT - len(T.FLOWERS)  # 71
+
+
 def _check_deal(hand: Hand, win: _Win, context: WinContext) -> None:
     """HandError for a hand or context that cannot happen: the tile count for the win
-    type, a win on the deal with melds or off a kong, 杠上开花 with no kong."""
+    type, a win on the deal with melds or off a kong, 杠上开花 with no kong, 双游 or 三游
+    with a kong, a wall larger than the deal leaves (or than the deal's, for a win on it)."""
     sizes, title = (_SIZES.get((win.kind, win.dealer)) or _SIZES.get((win.kind, None))
                     or ((17,), "Xiamen"))
     check_tile_count(hand, sizes, title)
@@ -359,6 +391,18 @@ def _check_deal(hand: Hand, win: _Win, context: WinContext) -> None:
     if name and context.kong:
         raise HandError(f"{name} is won on the tiles of the deal, not off a kong: "
                         "drop kong=true")
+    if win.kind in _NO_KONG and context.kong:
+        raise HandError(f"{_NO_KONG[win.kind]}: it cannot rob a kong or be won off a "
+                        "kong's replacement tile: drop kong=true")
+    wall = int(context.extra.get("wall_left", -1))
+    if wall > MOST_WALL_LEFT:
+        raise HandError(f"wall_left={wall} cannot be: of the {WALL_TILES} tiles, "
+                        f"{DEALT_TILES} are dealt (17 to the dealer, 16 to each other "
+                        f"player), so at most {MOST_WALL_LEFT} are left in the wall")
+    if name and 0 <= wall < LEAST_WALL_AT_THE_DEAL:
+        raise HandError(f"{name} is won on the tiles of the deal, before anyone draws: "
+                        f"the wall then holds {MOST_WALL_LEFT} tiles less one for each "
+                        f"flower replaced (at most {len(T.FLOWERS)}), not wall_left={wall}")
     if context.kong and context.self_drawn and not any(m.kind == "kong" for m in hand.melds):
         raise HandError("杠上开花 (kong=true, self-drawn) needs a kong among the melds")
 

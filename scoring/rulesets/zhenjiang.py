@@ -13,7 +13,8 @@ Scores are multiples of the base chip (see :mod:`scoring.rulesets.zhenjiang_sett
 Discards of a 百搭 during the hand (打首搭, 碰后打搭) are transfers between players,
 reported in ``details["events"]`` with every seat's net in ``details["net"]``; a score
 sheet books them with the win's payments, and in a drawn hand on their own
-(:meth:`Zhenjiang.draw_transfers`).
+(:meth:`Zhenjiang.draw_transfers`). Each names one discarded tile of the 百搭 kind: more
+than its 4 tiles, counting the winner's own, is a HandError.
 """
 
 from __future__ import annotations
@@ -92,11 +93,19 @@ def event_transfers(
     out = []
     events = [(first_wild_discard, "first_wild_discard", "打首搭")] if first_wild_discard else []
     events += [(seat, "wild_after_pung", "碰后打搭") for seat in wild_after_pung]
+    if len(events) > T.COPIES:
+        raise HandError(_too_many_discards(len(events)))
     for seat, key, zh in events:
         for other in seats:
             if other != seat:
                 out.append(Transfer(other, seat, int(settings[key]) * base, zh))
     return out
+
+
+def _too_many_discards(discards: int, wild: str = "") -> str:
+    return (f"{discards} discards of the 百搭{f' {wild}' if wild else ''} (打首搭 "
+            f"first_wild_discard and 碰后打搭 wild_after_pung, one for each seat named) "
+            f"cannot be: the 百搭 kind has only {T.COPIES} tiles")
 
 
 def net(payments: tuple[Payment, ...], transfers: list[Transfer]) -> dict[str, int]:
@@ -342,6 +351,8 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
             f"wild_after_pung names the winner {after_pung.count('winner')} time(s), but the "
             f"hand shows {claimed} claimed pung(s) (a kong added to one included): each "
             "碰后打搭 follows a pung")
+    _check_wild_copies(hand, wild, self_drawn, context.kong,
+                       (1 if first_wild else 0) + len(after_pung))
     kong_win = ""
     if context.kong and self_drawn and not tian_hu:
         kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}
@@ -366,6 +377,35 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
         first_wild,
         after_pung,
     )
+
+
+def _check_wild_copies(hand: Hand, wild: int, self_drawn: bool, kong: bool,
+                       discards: int) -> None:
+    """HandError when the 百搭 discards named (打首搭, 碰后打搭) and the 百搭 kind's tiles
+    the winner holds come to more than the 4 tiles of the kind (seed 001: 136 tiles, "翻了
+    一万, 那二万是百搭": the indicator is a tile of the kind before the 百搭, so all four
+    of the 百搭 kind are in play, wild standing or their own face in a meld). A tile the
+    winner holds may also be one of those discards: the winning discard when it is a
+    百搭 (打搭放冲; one robbed from a kong was added to a pung, not discarded), and the
+    discard each claimed meld of the 百搭 kind was made with (a pung, a kong claimed from
+    a discard, a kong added to a claimed pung); a concealed kong's were all drawn."""
+    if discards > T.COPIES:
+        raise HandError(_too_many_discards(discards, T.code(wild)))
+    held = sum(1 for t in hand.standing if T.index(t) == wild) + sum(
+        1 for m in hand.melds for t in m.tiles if T.index(t) == wild)
+    shared = sum(1 for m in hand.melds
+                 if not m.concealed and any(T.index(t) == wild for t in m.tiles))
+    if not self_drawn and not kong and hand.standing and T.index(hand.standing[-1]) == wild:
+        shared += 1
+    tiles = held + discards - min(shared, discards)
+    if tiles > T.COPIES:
+        raise HandError(
+            f"the 百搭 {T.code(wild)} has only {T.COPIES} tiles, but the winner holds "
+            f"{held} (standing and in melds) and {discards} discard(s) of it are named (打首搭 "
+            f"first_wild_discard, 碰后打搭 wild_after_pung)"
+            + (f", at most {shared} of them a tile the winner took (won on or claimed)"
+               if shared else "")
+            + f": {tiles} tiles cannot be")
 
 
 def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> ScoredFan:
