@@ -129,6 +129,8 @@ def collect(
         read = Counter(as_one(c) for c in rec.codes)
         rows.append(
             {
+                "path": path,
+                "event": event,
                 "set": data.name,
                 "image": sample.image.name,
                 "stem": source_stem(sample.image.name),
@@ -138,6 +140,18 @@ def collect(
             }
         )
     return rows
+
+
+def check_cache(rows: Any, cache: Path, path: str, event: str) -> None:
+    """SystemExit unless the cached ``rows`` were read on ``path`` for ``event`` (each
+    row says so; a cache of an older calibrate.py says neither, and is refused too)."""
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise SystemExit(f"--cache {cache}: not a list of rows written by calibrate.py")
+    read = {(r.get("path"), r.get("event")) for r in rows}
+    if read != {(path, event)}:
+        got = ", ".join(f"--path {p} --event {e}" for p, e in sorted(read, key=str))
+        raise SystemExit(f"--cache {cache} holds rows read with {got}, not --path {path} "
+                         f"--event {event}: give another cache file (or delete it)")
 
 
 def fold_of(stem: str, folds: int) -> int:
@@ -327,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("--features by_place is a signal of --event score only")
     if args.cache and args.cache.is_file():
         rows = json.loads(args.cache.read_text())
+        check_cache(rows, args.cache, args.path, args.event)
     else:
         rows = []
         for folder, split in sources:

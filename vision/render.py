@@ -199,7 +199,11 @@ def wrap(text: str, width: int, scale: float, thick: int) -> list[str]:
         else:
             line = trial
         while not fits(line) and len(line.strip()) > 1:  # a word longer than a line
-            cut = max(k for k in range(1, len(line) + 1) if k <= 3 or fits(line[:k]))
+            # cut past the line's leading spaces, at least one character of the word a
+            # line (the spaces put back before the rest must not outgrow what is cut)
+            head = len(line) - len(line.lstrip(" "))
+            cut = max([k for k in range(head + 1, len(line)) if fits(line[:k])],
+                      default=head + 1)
             lines.append(line[:cut])
             line = indent + "  " + line[cut:]
     if line.strip() or not lines:

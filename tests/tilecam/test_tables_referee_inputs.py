@@ -177,3 +177,31 @@ def test_admin_endpoints_off_say_the_key_belongs_to_the_server(tmp_path) -> None
                         headers=admin())
         assert r.status_code == 403 and r.json()["error"]["code"] == "admin_disabled"
         assert "start the service with TILECAM_ADMIN_KEY set in its environment" in message(r)
+
+
+def test_a_table_stored_with_a_clashing_settings_version_still_scores_under_its_own(
+        tmp_path, monkeypatch) -> None:
+    """Diff review (seventy-second session): scoring now refuses a ``version`` and a
+    ``settings`` version that differ, and so does a new table — but a table stored before
+    with both (an event's wmo-2006, the table's settings 98-strict) was played under its
+    own version, and must not now answer 400 to every win and correction."""
+    from test_tables_helpers import client_for, make_app
+
+    import tilecam.tables.sheet as sheet
+
+    app, _ = make_app(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path)
+    for client in client_for(app):
+        r = client.post("/v1/events", json={"name": "E", "rules": "mcr", "version": "wmo-2006"},
+                        headers=admin())
+        event = r.json()["id"]
+        with monkeypatch.context() as m:  # as the code before stored it
+            m.setattr(sheet, "check_rules", lambda *a: None)
+            r = client.post(f"/v1/events/{event}/tables", headers=admin(), json={
+                "name": "T1", "players": ["A", "B", "C", "D"],
+                "settings": {"version": "98-strict"}})
+        assert r.status_code == 201, r.text
+        t, k = r.json()["id"], r.json()["api_key"]
+        r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+            "hand": "[1111m][9999p,1]123s456s5m5m", "winner": "E", "discarder": "S"})
+        assert r.status_code == 201, r.text
+        assert r.json()["score"]["version"] == "wmo-2006"

@@ -238,6 +238,13 @@ def test_watch_s_default_server_follows_tilecam_port_and_an_unreachable_one_name
     assert "--server http://HOST:PORT" in err
     monkeypatch.setenv("TILECAM_HOST", "0.0.0.0")  # serve's every-address bind: reached locally
     assert main(args) == 2 and servers[-1] == "http://127.0.0.1:8861"
+    monkeypatch.setenv("TILECAM_HOST", "::")  # IPv6's every-address bind listens on IPv6 alone
+    assert main(args) == 2 and servers[-1] == "http://[::1]:8861"
+    monkeypatch.setenv("TILECAM_PORT", "0")  # serve picks a free port the watch cannot know
+    capsys.readouterr()
+    assert main(args) == 2 and "TILECAM_PORT=0" in capsys.readouterr().err
+    monkeypatch.setenv("TILECAM_PORT", "8861")
+    monkeypatch.setenv("TILECAM_HOST", "0.0.0.0")
     assert main([*args, "--server", "http://10.0.0.5:9000"]) == 2
     assert servers[-1] == "http://10.0.0.5:9000"
     capsys.readouterr()

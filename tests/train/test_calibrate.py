@@ -78,12 +78,16 @@ def test_a_score_fit_is_written_beside_the_hand_fit_and_kept_by_a_hand_refit(
     hand confidence afterwards keeps it."""
     import json
 
-    cache = tmp_path / "rows.json"
-    cache.write_text(json.dumps(_rows()))
+    caches = {}
+    for event in ("hand", "score"):  # a cache holds the rows of one event
+        caches[event] = tmp_path / f"rows-{event}.json"
+        caches[event].write_text(json.dumps(
+            [{**r, "path": "app", "event": event} for r in _rows()]))
     hand = {"features": ["win"], "coef": [1.0], "intercept": 0.0}
     (tmp_path / "manifest.json").write_text(json.dumps({"calibration": hand}))
-    args = [str(tmp_path), "--cache", str(cache), "--json", "--write"]
-    assert cal.main([*args, "--event", "score", "--features", "win", "by_place"]) == 0
+    args = [str(tmp_path), "--cache", str(caches["hand"]), "--json", "--write"]
+    assert cal.main([str(tmp_path), "--cache", str(caches["score"]), "--json", "--write",
+                     "--event", "score", "--features", "win", "by_place"]) == 0
     written = json.loads((tmp_path / "manifest.json").read_text())["calibration"]
     assert written["features"] == ["win"] and written["coef"] == [1.0]
     assert written["score"]["features"] == ["win", "by_place"]
@@ -143,3 +147,19 @@ def test_rows_are_read_as_the_app_reads_a_photo_unless_told_otherwise(
     calls.clear()
     cal.collect(tmp_path, "val", tmp_path, path="detections")
     assert calls == [("recognize_detections", "boxes")]
+
+
+def test_a_cache_read_another_way_is_refused(tmp_path: Path) -> None:
+    """Diff review: the cached rows did not say how they were read, so ``--path app``
+    silently reused rows of ``--path detections`` (or of the other event)."""
+    import json
+
+    cache = tmp_path / "rows.json"
+    row = {"set": "s", "stem": "p", "exact": True, "reading": 0.9}
+    cache.write_text(json.dumps([{**row, "path": "detections", "event": "hand"}]))
+    with pytest.raises(SystemExit, match="read with --path detections --event hand, not "
+                                         "--path app --event hand"):
+        cal.main([str(tmp_path), "--cache", str(cache)])
+    cache.write_text(json.dumps([row]))  # an older calibrate.py's cache
+    with pytest.raises(SystemExit, match="--path None --event None"):
+        cal.main([str(tmp_path), "--cache", str(cache), "--path", "detections"])

@@ -265,3 +265,22 @@ def test_legend_and_colours_that_do_not_contradict_detect(
     assert {"standing", "meld", "winning"} <= {c.text for c in rec.texts(rec.images()[-1])}
     for role, color in ROLE_COLORS.items():
         assert np.abs(np.subtract(color, AMBER)).sum() > 100, role
+
+
+def test_wrap_ends_on_a_width_narrower_than_a_character() -> None:
+    """Diff review: an indented line on a picture a few pixels wide grew forever (its
+    four spaces put back, at most three characters cut a line) — a photo under 28 px
+    wide with a scored hand never came back from ``render``. Every line now takes at
+    least one character of the text."""
+    import threading
+
+    from vision.render import wrap
+
+    out: list[list[str]] = []
+    worker = threading.Thread(target=lambda: out.append(
+        wrap("  Pung of Terminals or Honors: 1", 5, 0.4, 1)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert out, "wrap did not end"
+    lines = out[0]
+    assert "".join(line.strip() for line in lines) == "PungofTerminalsorHonors:1"

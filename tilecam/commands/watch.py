@@ -419,6 +419,8 @@ def default_server(environ: Mapping[str, str] | None = None) -> str:
     'http://127.0.0.1:8861'
     >>> default_server({"TILECAM_PORT": " 9000", "TILECAM_HOST": "::1"})
     'http://[::1]:9000'
+    >>> default_server({"TILECAM_HOST": "::"})
+    'http://[::1]:8000'
     >>> default_server({"TILECAM_PORT": "abc"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -429,8 +431,14 @@ def default_server(environ: Mapping[str, str] | None = None) -> str:
     if not text.isdigit() or int(text) > 65535:
         raise ValueError(f"TILECAM_PORT={text!r} is not a port (a whole number 0-65535): set "
                          "it as for tilecam serve, or give the server's URL with --server")
+    if int(text) == 0:
+        raise ValueError("TILECAM_PORT=0 lets the server pick a free port, which the watch "
+                         "cannot know: give the server's URL with --server")
     host = (env.get("TILECAM_HOST") or "").strip()
-    host = "127.0.0.1" if host in ("", "0.0.0.0", "::", "[::]") else host.strip("[]")
+    # every address of the machine: IPv4's is reached at 127.0.0.1; IPv6's "::" (which
+    # tilecam serve binds for IPv6 alone) at ::1
+    host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "::1"}.get(
+        host, host.strip("[]"))
     return f"http://{f'[{host}]' if ':' in host else host}:{int(text)}"
 
 

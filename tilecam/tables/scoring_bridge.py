@@ -469,6 +469,9 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
         prevalent_wind=place.prevalent_wind,
         flowers=report.flowers,
         discarder=discarder_offset,
-        settings=dict(rule_settings),
+        # a table stored before tables were refused for a settings version that differs
+        # from their own was played under its own: so it still is (scoring refuses two)
+        settings={k: v for k, v in rule_settings.items()
+                  if not (k == "version" and version is not None)},
         **extra,
     )
