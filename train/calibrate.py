@@ -147,7 +147,12 @@ def check_cache(rows: Any, cache: Path, path: str, event: str) -> None:
     row says so; a cache of an older calibrate.py says neither, and is refused too)."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise SystemExit(f"--cache {cache}: not a list of rows written by calibrate.py")
+    if not rows:
+        raise SystemExit(f"--cache {cache} holds no rows: delete it to read the photos again")
     read = {(r.get("path"), r.get("event")) for r in rows}
+    if any(None in pair for pair in read):
+        raise SystemExit(f"--cache {cache} was written by an older calibrate.py, which did not "
+                         "record how its rows were read: give another cache file (or delete it)")
     if read != {(path, event)}:
         got = ", ".join(f"--path {p} --event {e}" for p, e in sorted(read, key=str))
         raise SystemExit(f"--cache {cache} holds rows read with {got}, not --path {path} "

@@ -93,13 +93,28 @@ def event_transfers(
     out = []
     events = [(first_wild_discard, "first_wild_discard", "打首搭")] if first_wild_discard else []
     events += [(seat, "wild_after_pung", "碰后打搭") for seat in wild_after_pung]
-    if len(events) > T.COPIES:
-        raise HandError(_too_many_discards(len(events)))
+    if (least := least_discards(first_wild_discard, wild_after_pung)) > T.COPIES:
+        raise HandError(_too_many_discards(least))
     for seat, key, zh in events:
         for other in seats:
             if other != seat:
                 out.append(Transfer(other, seat, int(settings[key]) * base, zh))
     return out
+
+
+def least_discards(first_wild_discard: str, wild_after_pung: Sequence[str]) -> int:
+    """The fewest 百搭 discards the named events can be: one per 碰后打搭 seat named,
+    and the 打首搭 — unless its seat is also named for a 碰后打搭, which may have been the
+    same discard (whether one discard is named in both is an open reading of seed 001,
+    ``docs/regional-rules.md``: so a count is refused only when no reading allows it).
+
+    >>> least_discards("left", ("left", "right")), least_discards("left", ("right",))
+    (2, 2)
+    >>> least_discards("", ("left", "left", "right", "opposite", "right"))
+    5
+    """
+    first = 1 if first_wild_discard and first_wild_discard not in wild_after_pung else 0
+    return first + len(wild_after_pung)
 
 
 def _too_many_discards(discards: int, wild: str = "") -> str:
@@ -280,6 +295,7 @@ class Zhenjiang(RuleSet):
         held = [0] * T.NUM_KINDS
         for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
             held[T.index(t)] += 1
+        held[wild] += _wilds_gone(hand, wild, context.extra)
         found = trial_waits(self, hand, held, context, settings,
                             extra={"tian_hu": False}, keep_flowers=False)
         return Waits(self.name, None, text, 0, found)
@@ -352,7 +368,7 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
             f"hand shows {claimed} claimed pung(s) (a kong added to one included): each "
             "碰后打搭 follows a pung")
     _check_wild_copies(hand, wild, self_drawn, context.kong,
-                       (1 if first_wild else 0) + len(after_pung))
+                       least_discards(first_wild, after_pung))
     kong_win = ""
     if context.kong and self_drawn and not tian_hu:
         kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}
@@ -377,6 +393,30 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
         first_wild,
         after_pung,
     )
+
+
+def _wilds_gone(hand: Hand, wild: int, extra: Mapping[str, Any]) -> int:
+    """How many tiles of the 百搭 kind the named 百搭 discards (打首搭, 碰后打搭) took out
+    of play beside those the waiting ``hand`` holds: the discards, less those a claimed
+    meld of the kind may have been made with (:func:`_check_wild_copies`). HandError when
+    the waiting hand and the discards already come to more than the 4 tiles."""
+    first = str(extra.get("first_wild_discard") or "")
+    discards = least_discards(first, _seats(str(extra.get("wild_after_pung") or "")))
+    if discards > T.COPIES:
+        raise HandError(_too_many_discards(discards, T.code(wild)))
+    held = sum(1 for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles))
+               if T.index(t) == wild)
+    shared = sum(1 for m in hand.melds
+                 if not m.concealed and any(T.index(t) == wild for t in m.tiles))
+    gone = discards - min(shared, discards)
+    if held + gone > T.COPIES:
+        raise HandError(
+            f"the 百搭 {T.code(wild)} has only {T.COPIES} tiles, but the hand holds {held} "
+            f"(standing and in melds) and {discards} discard(s) of it are named (打首搭 "
+            f"first_wild_discard, 碰后打搭 wild_after_pung)"
+            + (f", at most {shared} of them a tile the hand claimed" if shared else "")
+            + f": {held + gone} tiles cannot be")
+    return gone
 
 
 def _check_wild_copies(hand: Hand, wild: int, self_drawn: bool, kong: bool,
