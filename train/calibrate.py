@@ -252,21 +252,30 @@ def evaluate(
     }
 
 
+def manifest_fit(model_dir: Path, event: str = "hand") -> dict[str, Any]:
+    """The manifest's checked calibration fit: the hand confidence's, or for ``event``
+    ``"score"`` its ``score`` fit; SystemExit naming what is missing."""
+    from vision.confidence import check_calibration
+
+    manifest = json.loads((model_dir / "manifest.json").read_text())
+    if "calibration" not in manifest:
+        raise SystemExit(f"{model_dir}/manifest.json has no calibration to apply")
+    fit = check_calibration(manifest["calibration"])
+    if event == "score":
+        if "score" not in fit:
+            raise SystemExit(f"{model_dir}/manifest.json has no score calibration to apply")
+        return dict(fit["score"])
+    return fit
+
+
 def apply_report(
     rows: list[dict[str, Any]], model_dir: Path, as_json: bool, event: str = "hand"
 ) -> int:
     """Reliability of the manifest's calibration (its ``score`` fit for ``event``
     ``"score"``), as it is, on ``rows``."""
-    from vision.confidence import check_calibration, logistic
+    from vision.confidence import logistic
 
-    manifest = json.loads((model_dir / "manifest.json").read_text())
-    if "calibration" not in manifest:
-        raise SystemExit(f"{model_dir}/manifest.json has no calibration to apply")
-    c = check_calibration(manifest["calibration"])
-    if event == "score":
-        if "score" not in c:
-            raise SystemExit(f"{model_dir}/manifest.json has no score calibration to apply")
-        c = c["score"]
+    c = manifest_fit(model_dir, event)
     p = np.array([logistic(r, c["features"], c["coef"], c["intercept"]) for r in rows])
     y = np.array([float(r["exact"]) for r in rows])
     raw = np.array([r["reading"] for r in rows])

@@ -90,20 +90,6 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def shipped_fit(model_dir: Path, event: str) -> dict[str, Any]:
-    from vision.confidence import check_calibration
-
-    manifest = json.loads((model_dir / "manifest.json").read_text())
-    if "calibration" not in manifest:
-        raise SystemExit(f"{model_dir}/manifest.json has no calibration")
-    fit = check_calibration(manifest["calibration"])
-    if event == "score":
-        if "score" not in fit:
-            raise SystemExit(f"{model_dir}/manifest.json has no score calibration")
-        return dict(fit["score"])
-    return fit
-
-
 def main(argv: list[str] | None = None) -> int:
     from vision.confidence import logistic
 
@@ -133,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         named.append((name, Path(path)))
     fit_rows = with_logit(read_rows(args.fit))
     tests = {name: with_logit(read_rows(path)) for name, path in named}
-    shipped = shipped_fit(args.model_dir, args.event)
+    shipped = cal.manifest_fit(args.model_dir, args.event)
     candidates = CANDIDATES + (SCORE_CANDIDATES if args.event == "score" else ())
 
     print(f"out of fold on {args.fit} ({len(fit_rows)} rows), per set: Brier/ECE")
