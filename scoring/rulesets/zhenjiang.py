@@ -13,12 +13,14 @@ Scores are multiples of the base chip (see :mod:`scoring.rulesets.zhenjiang_sett
 Discards of a 百搭 during the hand (打首搭, 碰后打搭) are transfers between players,
 reported in ``details["events"]`` with every seat's net in ``details["net"]``; a score
 sheet books them with the win's payments, and in a drawn hand on their own
-(:meth:`Zhenjiang.draw_transfers`). Each names one discarded tile of the 百搭 kind: more
-than its 4 tiles, counting the winner's own, is a HandError.
+(:meth:`Zhenjiang.draw_transfers`). Each names a discarded tile of the 百搭 kind (a seat
+named for both may have made one discard): more than its 4 tiles, counting the winner's
+own, is a HandError.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -119,7 +121,8 @@ def least_discards(first_wild_discard: str, wild_after_pung: Sequence[str]) -> i
 
 def _too_many_discards(discards: int, wild: str = "") -> str:
     return (f"{discards} discards of the 百搭{f' {wild}' if wild else ''} (打首搭 "
-            f"first_wild_discard and 碰后打搭 wild_after_pung, one for each seat named) "
+            f"first_wild_discard and 碰后打搭 wild_after_pung, one for each seat named, a "
+            f"seat named in both counted once) "
             f"cannot be: the 百搭 kind has only {T.COPIES} tiles")
 
 
@@ -233,7 +236,8 @@ class Zhenjiang(RuleSet):
         """The 百搭, which every answer needs (a score and the waits alike): ``indicator``
         or ``wild`` given, a tile, the two agreeing. What a win's fields say of each other
         (天胡, the seats of ``wild_after_pung``, which a score sheet names by seat wind) is
-        :meth:`score`'s to check: the waits take none of them. A flower count is refused
+        :meth:`score`'s to check: the waits take only the 百搭 discards named, as tiles
+        gone (:func:`_wilds_gone`, for any hand, ready or not). A flower count is refused
         too: the rules play 136 tiles, none of them a flower."""
         _wild_of(context.extra)
         if context.flowers:
@@ -287,6 +291,7 @@ class Zhenjiang(RuleSet):
                 f"Zhenjiang waits: a hand one tile short of a win has 13 tiles (each kong "
                 f"counted as 3), this one has {hand.tile_count}"
             )
+        gone = _wilds_gone(hand, wild, context.extra)  # refused for any hand, ready or not
         counts, wilds = counts_and_wilds(hand.standing, wild)
         distance = shanten(counts, wilds)
         text = str(hand)
@@ -295,7 +300,7 @@ class Zhenjiang(RuleSet):
         held = [0] * T.NUM_KINDS
         for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
             held[T.index(t)] += 1
-        held[wild] += _wilds_gone(hand, wild, context.extra)
+        held[wild] += gone
         found = trial_waits(self, hand, held, context, settings,
                             extra={"tian_hu": False}, keep_flowers=False)
         return Waits(self.name, None, text, 0, found)
@@ -367,8 +372,7 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
             f"wild_after_pung names the winner {after_pung.count('winner')} time(s), but the "
             f"hand shows {claimed} claimed pung(s) (a kong added to one included): each "
             "碰后打搭 follows a pung")
-    _check_wild_copies(hand, wild, self_drawn, context.kong,
-                       least_discards(first_wild, after_pung))
+    _check_wild_copies(hand, wild, context, self_drawn, first_wild, after_pung)
     kong_win = ""
     if context.kong and self_drawn and not tian_hu:
         kongs = {"concealed" if m.concealed else "melded" for m in hand.melds if m.kind == "kong"}
@@ -395,57 +399,88 @@ def _win_of(hand: Hand, context: WinContext) -> _Win:
     )
 
 
+def _taken_discards(hand: Hand, wild: int, first: str, after: Sequence[str],
+                    won_from: int | None = None, won_on_wild: bool = False) -> int:
+    """How many of the named 百搭 discards (打首搭 ``first``, 碰后打搭 ``after``, seats seen
+    from the winner) may be tiles the hand itself took: the discard each claimed meld of
+    the 百搭 kind was made with (a pung, a kong claimed from a discard, a kong added to a
+    claimed pung; a concealed kong's were all drawn), and with ``won_on_wild`` the 百搭
+    discard won on (打搭放冲) — each matched to a discard named for the seat it came from
+    (the meld's ``claimed_from``, ``won_from`` for the win: 1 left, 2 opposite, 3 right;
+    unknown: any seat but the winner's), a name matched once.
+
+    >>> from scoring.hand import Meld
+    >>> pung = Hand((Meld("pung", ("2m",) * 3, 1),), ("S",))
+    >>> _taken_discards(pung, 1, "left", ()), _taken_discards(pung, 1, "opposite", ())
+    (1, 0)
+    """
+    names = Counter(after)
+    if first and first not in names:
+        names[first] += 1
+    sources: list[str | None] = [
+        SEATS[m.claimed_from] if m.claimed_from in (1, 2, 3) else None
+        for m in hand.melds if not m.concealed and any(T.index(t) == wild for t in m.tiles)]
+    if won_on_wild:
+        sources.append(SEATS[won_from] if won_from in (1, 2, 3) else None)
+    taken = 0
+    for seat in sorted(sources, key=lambda x: x is None):  # known seats first
+        if seat is None:
+            seat = next((n for n in names if n != "winner" and names[n] > 0), None)
+        if seat is not None and names[seat] > 0:
+            names[seat] -= 1
+            taken += 1
+    return taken
+
+
 def _wilds_gone(hand: Hand, wild: int, extra: Mapping[str, Any]) -> int:
     """How many tiles of the 百搭 kind the named 百搭 discards (打首搭, 碰后打搭) took out
-    of play beside those the waiting ``hand`` holds: the discards, less those a claimed
-    meld of the kind may have been made with (:func:`_check_wild_copies`). HandError when
-    the waiting hand and the discards already come to more than the 4 tiles."""
+    of play beside those the waiting ``hand`` holds: the discards, less those the hand
+    may have claimed (:func:`_taken_discards`). HandError when the waiting hand and the
+    discards already come to more than the 4 tiles."""
     first = str(extra.get("first_wild_discard") or "")
-    discards = least_discards(first, _seats(str(extra.get("wild_after_pung") or "")))
+    after = _seats(str(extra.get("wild_after_pung") or ""))
+    discards = least_discards(first, after)
     if discards > T.COPIES:
         raise HandError(_too_many_discards(discards, T.code(wild)))
     held = sum(1 for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles))
                if T.index(t) == wild)
-    shared = sum(1 for m in hand.melds
-                 if not m.concealed and any(T.index(t) == wild for t in m.tiles))
-    gone = discards - min(shared, discards)
+    taken = _taken_discards(hand, wild, first, after)
+    gone = discards - taken
     if held + gone > T.COPIES:
-        raise HandError(
-            f"the 百搭 {T.code(wild)} has only {T.COPIES} tiles, but the hand holds {held} "
-            f"(standing and in melds) and {discards} discard(s) of it are named (打首搭 "
-            f"first_wild_discard, 碰后打搭 wild_after_pung)"
-            + (f", at most {shared} of them a tile the hand claimed" if shared else "")
-            + f": {held + gone} tiles cannot be")
+        raise HandError(_over_four(held, discards, taken, T.code(wild), "the hand claimed"))
     return gone
 
 
-def _check_wild_copies(hand: Hand, wild: int, self_drawn: bool, kong: bool,
-                       discards: int) -> None:
+def _check_wild_copies(hand: Hand, wild: int, context: WinContext, self_drawn: bool,
+                       first: str, after: Sequence[str]) -> None:
     """HandError when the 百搭 discards named (打首搭, 碰后打搭) and the 百搭 kind's tiles
     the winner holds come to more than the 4 tiles of the kind (seed 001: 136 tiles, "翻了
     一万, 那二万是百搭": the indicator is a tile of the kind before the 百搭, so all four
     of the 百搭 kind are in play, wild standing or their own face in a meld). A tile the
-    winner holds may also be one of those discards: the winning discard when it is a
-    百搭 (打搭放冲; one robbed from a kong was added to a pung, not discarded), and the
-    discard each claimed meld of the 百搭 kind was made with (a pung, a kong claimed from
-    a discard, a kong added to a claimed pung); a concealed kong's were all drawn."""
+    winner took may also be one of those discards (:func:`_taken_discards`): the
+    winning discard when it is a 百搭 (one robbed from a kong was added to a pung, not
+    discarded) and the discard each claimed meld of the kind was made with, when a
+    discard is named for the seat it came from."""
+    discards = least_discards(first, after)
     if discards > T.COPIES:
         raise HandError(_too_many_discards(discards, T.code(wild)))
     held = sum(1 for t in hand.standing if T.index(t) == wild) + sum(
         1 for m in hand.melds for t in m.tiles if T.index(t) == wild)
-    shared = sum(1 for m in hand.melds
-                 if not m.concealed and any(T.index(t) == wild for t in m.tiles))
-    if not self_drawn and not kong and hand.standing and T.index(hand.standing[-1]) == wild:
-        shared += 1
-    tiles = held + discards - min(shared, discards)
-    if tiles > T.COPIES:
-        raise HandError(
-            f"the 百搭 {T.code(wild)} has only {T.COPIES} tiles, but the winner holds "
-            f"{held} (standing and in melds) and {discards} discard(s) of it are named (打首搭 "
+    won_on_wild = (not self_drawn and not context.kong and bool(hand.standing)
+                   and T.index(hand.standing[-1]) == wild)
+    taken = _taken_discards(hand, wild, first, after, context.discarder, won_on_wild)
+    if held + discards - taken > T.COPIES:
+        raise HandError(_over_four(held, discards, taken, T.code(wild),
+                                   "the winner took (won on or claimed)"))
+
+
+def _over_four(held: int, discards: int, taken: int, wild: str, took: str) -> str:
+    who = "the winner" if took.startswith("the winner") else "the hand"
+    return (f"the 百搭 {wild} has only {T.COPIES} tiles, but {who} holds {held} (standing "
+            f"and in melds) and at least {discards} discard(s) of it are named (打首搭 "
             f"first_wild_discard, 碰后打搭 wild_after_pung)"
-            + (f", at most {shared} of them a tile the winner took (won on or claimed)"
-               if shared else "")
-            + f": {tiles} tiles cannot be")
+            + (f", {taken} of them a tile {took} from that seat" if taken else "")
+            + f": {held + discards - taken} tiles cannot be")
 
 
 def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> ScoredFan:

@@ -72,7 +72,7 @@ def test_the_wild_discard_won_on_or_claimed_may_be_one_of_the_events() -> None:
     the 打首搭 itself, so it is counted once. A concealed kong's were all drawn."""
     won_on = zj("2m2m456m789m111pSS2m", discarder=1, first_wild_discard="left")
     assert won_on.legal and [f.zh for f in won_on.fans] == ["冲", "打搭放冲"]
-    with pytest.raises(HandError, match=r"holds 3 .* at most 1 of them a tile the winner took"):
+    with pytest.raises(HandError, match=r"holds 3 .* 1 of them a tile the winner took"):
         zj("2m2m456m789m111pSS2m", discarder=1, first_wild_discard="left",
            wild_after_pung="right,opposite")
     assert zj("[222m,1]456m789m111p2mS", self_drawn=True, first_wild_discard="left").legal
@@ -199,4 +199,30 @@ def test_waits_leave_out_the_wild_copies_already_discarded() -> None:
     assert plain["2m"] == 1 and set(plain) - set(tiles) == {"2m"}
     with pytest.raises(HandError, match=r"the hand holds 4 .* 5 tiles cannot be"):
         scoring.waits("2m2m2m2m456m789m11pS", rules="zhenjiang", indicator="1m",
+                      first_wild_discard="left")
+
+
+def test_a_claimed_wild_is_one_of_the_named_discards_only_from_its_own_seat() -> None:
+    """Third review (seventy-second session): the copy count let any named discard be the
+    tile a pung of the 百搭 was claimed with, whatever seat discarded it. A pung claimed
+    from left holds left's discard; a 打首搭 named for opposite is a fourth tile, so a
+    waiting hand showing that pung and one more 2m has no 2m to wait on, and a win on a
+    fifth is refused."""
+    hand = "[2m2m2m,1]456m789m111pS"
+    left = {w.tile: w.remaining for w in scoring.waits(
+        hand, rules="zhenjiang", indicator="1m", first_wild_discard="left").waits}
+    opposite = {w.tile: w.remaining for w in scoring.waits(
+        hand, rules="zhenjiang", indicator="1m", first_wild_discard="opposite").waits}
+    assert left["2m"] == 1 and "2m" not in opposite
+    assert zj("2m2m2m456m789m111pS2m", discarder=1, first_wild_discard="left").legal
+    with pytest.raises(HandError, match=r"holds 4 .* 5 tiles cannot be"):
+        zj("2m2m2m456m789m111pS2m", discarder=1, first_wild_discard="opposite")
+
+
+def test_an_impossible_wild_count_is_refused_for_a_hand_that_is_not_ready() -> None:
+    """Third review: the waits returned a hand's shanten before the named discards were
+    counted, so five 2m were answered for a hand far from ready and refused for a ready
+    one."""
+    with pytest.raises(HandError, match=r"holds 4 .* 5 tiles cannot be"):
+        scoring.waits("2m2m2m2m5m9m1p4p7pESWN", rules="zhenjiang", indicator="1m",
                       first_wild_discard="left")
