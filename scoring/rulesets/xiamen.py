@@ -264,7 +264,9 @@ def _win_of(context: WinContext) -> _Win:
     # 抢杠自摸: robbing a kong (kong=true on another player's tile) counts as self-drawn.
     self_drawn = context.self_drawn or context.kong
     if kind in ("you_jin", "shuang_you", "san_you", "three_golds", "tian_he"):
-        if context.discarder is not None:
+        # a 游金 that robs a kong (kong=true) is taken with or without the konger's seat,
+        # as 抢杠自摸 is (win=自摸 or plain); the others are refused with a kong elsewhere
+        if context.discarder is not None and not (kind == "you_jin" and context.kong):
             raise HandError(f"{raw} is won without a discard: it has no discarder")
         self_drawn = True
     if kind == "tian_he" and not dealer:

@@ -226,3 +226,17 @@ def test_an_impossible_wild_count_is_refused_for_a_hand_that_is_not_ready() -> N
     with pytest.raises(HandError, match=r"holds 4 .* 5 tiles cannot be"):
         scoring.waits("2m2m2m2m5m9m1p4p7pESWN", rules="zhenjiang", indicator="1m",
                       first_wild_discard="left")
+
+
+def test_you_jin_robbing_a_kong_takes_the_kongers_seat_as_zimo_does() -> None:
+    """Review (seventy-second session): a 游金 that robs a kong (``kong=true``) was taken
+    without the konger's seat and refused with it ("won without a discard"), where 抢杠自摸
+    (``win=自摸`` or ``plain``) takes it. The seat is information, not another win: the
+    same answer either way; a 游金 with a discarder and no kong is still refused."""
+    hand = "123m456m789m234p567p9s1s"
+    bare = xm(hand, win="游金", kong=True)
+    seat = xm(hand, win="游金", kong=True, discarder=2)
+    assert (seat.total, amounts(seat), seat.details["win"]) == (
+        bare.total, amounts(bare), "you_jin")
+    with pytest.raises(HandError, match="won without a discard"):
+        xm(hand, win="游金", discarder=2)
