@@ -433,22 +433,11 @@ def _taken_discards(hand: Hand, wild: int, first: str, after: Sequence[str],
 
 
 def _wilds_gone(hand: Hand, wild: int, extra: Mapping[str, Any]) -> int:
-    """How many tiles of the 百搭 kind the named 百搭 discards (打首搭, 碰后打搭) took out
-    of play beside those the waiting ``hand`` holds: the discards, less those the hand
-    may have claimed (:func:`_taken_discards`). HandError when the waiting hand and the
-    discards already come to more than the 4 tiles."""
+    """How many tiles of the 百搭 kind the named 百搭 discards (``extra``'s 打首搭 and
+    碰后打搭) took out of play beside those the waiting ``hand`` holds
+    (:func:`_wild_copies_gone`)."""
     first = str(extra.get("first_wild_discard") or "")
-    after = _seats(str(extra.get("wild_after_pung") or ""))
-    discards = least_discards(first, after)
-    if discards > T.COPIES:
-        raise HandError(_too_many_discards(discards, T.code(wild)))
-    held = sum(1 for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles))
-               if T.index(t) == wild)
-    taken = _taken_discards(hand, wild, first, after)
-    gone = discards - taken
-    if held + gone > T.COPIES:
-        raise HandError(_over_four(held, discards, taken, T.code(wild), "the hand claimed"))
-    return gone
+    return _wild_copies_gone(hand, wild, first, _seats(str(extra.get("wild_after_pung") or "")))
 
 
 def _check_wild_copies(hand: Hand, wild: int, context: WinContext, self_drawn: bool,
@@ -461,26 +450,36 @@ def _check_wild_copies(hand: Hand, wild: int, context: WinContext, self_drawn: b
     winning discard when it is a 百搭 (one robbed from a kong was added to a pung, not
     discarded) and the discard each claimed meld of the kind was made with, when a
     discard is named for the seat it came from."""
+    won_on_wild = (not self_drawn and not context.kong and bool(hand.standing)
+                   and T.index(hand.standing[-1]) == wild)
+    _wild_copies_gone(hand, wild, first, after, winner=True, won_from=context.discarder,
+                      won_on_wild=won_on_wild)
+
+
+def _wild_copies_gone(hand: Hand, wild: int, first: str, after: Sequence[str], *,
+                      winner: bool = False, won_from: int | None = None,
+                      won_on_wild: bool = False) -> int:
+    """The named 百搭 discards (打首搭 ``first``, 碰后打搭 ``after``) that are not tiles
+    ``hand`` took (:func:`_taken_discards`, with ``won_from``/``won_on_wild`` for a win);
+    HandError when they and the 百搭 kind's tiles the hand holds (standing and in melds)
+    come to more than the kind's 4 tiles. ``winner``: ``hand`` is a win (the message
+    says so)."""
     discards = least_discards(first, after)
     if discards > T.COPIES:
         raise HandError(_too_many_discards(discards, T.code(wild)))
-    held = sum(1 for t in hand.standing if T.index(t) == wild) + sum(
-        1 for m in hand.melds for t in m.tiles if T.index(t) == wild)
-    won_on_wild = (not self_drawn and not context.kong and bool(hand.standing)
-                   and T.index(hand.standing[-1]) == wild)
-    taken = _taken_discards(hand, wild, first, after, context.discarder, won_on_wild)
+    held = sum(1 for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles))
+               if T.index(t) == wild)
+    taken = _taken_discards(hand, wild, first, after, won_from, won_on_wild)
     if held + discards - taken > T.COPIES:
-        raise HandError(_over_four(held, discards, taken, T.code(wild),
-                                   "the winner took (won on or claimed)"))
-
-
-def _over_four(held: int, discards: int, taken: int, wild: str, took: str) -> str:
-    who = "the winner" if took.startswith("the winner") else "the hand"
-    return (f"the 百搭 {wild} has only {T.COPIES} tiles, but {who} holds {held} (standing "
-            f"and in melds) and at least {discards} discard(s) of it are named (打首搭 "
-            f"first_wild_discard, 碰后打搭 wild_after_pung)"
+        who, took = (("the winner", "the winner took (won on or claimed)") if winner
+                     else ("the hand", "the hand claimed"))
+        raise HandError(
+            f"the 百搭 {T.code(wild)} has only {T.COPIES} tiles, but {who} holds {held} "
+            f"(standing and in melds) and at least {discards} discard(s) of it are named "
+            f"(打首搭 first_wild_discard, 碰后打搭 wild_after_pung)"
             + (f", {taken} of them a tile {took} from that seat" if taken else "")
             + f": {held + discards - taken} tiles cannot be")
+    return discards - taken
 
 
 def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> ScoredFan:
