@@ -123,9 +123,11 @@ def test_hands_one_tile_short_list_misreadings_and_false_wins(
         3 * (1 - tally["end_to_end_read_right"]))
 
 
-def test_photos_whose_multiset_is_wrong_are_listed(bench: ModuleType, tmp_path: Path) -> None:
-    """Real-photo layout (YOLO labels): the photo the detector reads wrong is named in both
-    lists, before and after correction; the one read right in neither."""
+def _photo_set(tmp_path: Path, names: list[str]) -> tuple[list[tuple[int, int, int, int]],
+                                                          dict[str, bytes]]:
+    """A YOLO val split in ``tmp_path`` (codes 1m 2m 3m): one 100×100 photo per name, a
+    shade of grey apart, each labelled with the same three boxes in a row; the boxes
+    (pixels) and each name's picture bytes (to tell them apart in a fake detector)."""
     import cv2
 
     (tmp_path / "images" / "val").mkdir(parents=True)
@@ -135,11 +137,18 @@ def test_photos_whose_multiset_is_wrong_are_listed(bench: ModuleType, tmp_path: 
     rows = [f"{i} {(x1 + x2) / 200:.4f} {(y1 + y2) / 200:.4f} {(x2 - x1) / 100:.4f} "
             f"{(y2 - y1) / 100:.4f}" for i, (x1, y1, x2, y2) in enumerate(boxes)]
     pixels = {}
-    for k, name in enumerate(("a", "b")):
+    for k, name in enumerate(names):
         (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
-        image = np.full((100, 100, 3), 100 + 50 * k, np.uint8)
+        image = np.full((100, 100, 3), 60 + 50 * k, np.uint8)
         cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"), image)
         pixels[name] = image.tobytes()
+    return boxes, pixels
+
+
+def test_photos_whose_multiset_is_wrong_are_listed(bench: ModuleType, tmp_path: Path) -> None:
+    """Real-photo layout (YOLO labels): the photo the detector reads wrong is named in both
+    lists, before and after correction; the one read right in neither."""
+    boxes, pixels = _photo_set(tmp_path, ["a", "b"])
 
     def detector(image: np.ndarray) -> Detections:
         codes = ["1m", "2m", "3m"] if image.tobytes() == pixels["a"] else ["1m", "2m", "2m"]
@@ -158,25 +167,13 @@ def test_photos_changed_by_the_rest_of_recognize_are_listed_each_way(
     seventy-first session's audit), so both lists are given."""
     import types
 
-    import cv2
-
     import vision.recognize
 
-    (tmp_path / "images" / "val").mkdir(parents=True)
-    (tmp_path / "labels" / "val").mkdir(parents=True)
-    (tmp_path / "data.yaml").write_text("names: ['1m', '2m', '3m']\nval: images/val\n")
-    boxes = [(10 + 22 * i, 40, 30 + 22 * i, 68) for i in range(3)]
-    rows = [f"{i} {(x1 + x2) / 200:.4f} {(y1 + y2) / 200:.4f} {(x2 - x1) / 100:.4f} "
-            f"{(y2 - y1) / 100:.4f}" for i, (x1, y1, x2, y2) in enumerate(boxes)]
-    read: dict[bytes, tuple[list[str], list[str]]] = {}  # pixels: (top-1, after)
-    for k, (name, top1, after) in enumerate((
-            ("kept", ["1m", "2m", "3m"], ["1m", "2m", "3m"]),
-            ("mended", ["1m", "2m", "2m"], ["1m", "2m", "3m"]),
-            ("lost", ["1m", "2m", "3m"], ["1m", "3m", "3m"]))):
-        (tmp_path / "labels" / "val" / f"{name}.txt").write_text("\n".join(rows) + "\n")
-        image = np.full((100, 100, 3), 60 + 50 * k, np.uint8)
-        cv2.imwrite(str(tmp_path / "images" / "val" / f"{name}.png"), image)
-        read[image.tobytes()] = (top1, after)
+    readings = {"kept": (["1m", "2m", "3m"], ["1m", "2m", "3m"]),  # (top-1, after)
+                "mended": (["1m", "2m", "2m"], ["1m", "2m", "3m"]),
+                "lost": (["1m", "2m", "3m"], ["1m", "3m", "3m"])}
+    boxes, pixels = _photo_set(tmp_path, list(readings))
+    read = {pixels[name]: codes for name, codes in readings.items()}
 
     def detector(image: np.ndarray) -> Detections:
         return Detections.from_lists(boxes, read[image.tobytes()][0], [0.9] * 3,

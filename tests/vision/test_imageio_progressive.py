@@ -31,25 +31,16 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
+from test_imageio_truncated import H, W, _photo
 
 from tilecam.api.errors import ApiError
 from tilecam.api.upload import decode_image
 from vision.imageio import ImageError, load_image, load_image_reduced
 
-H, W = 240, 320
 #: a marker with a length, or the end of image: where a scan's entropy-coded data ends
 _SEGMENT = re.compile(rb"\xff([\xc0-\xcf\xd8-\xfe])")
 EOI = b"\xff\xd9"
 STOPS_EARLY = r"truncated JPEG: its scans stop before the picture is complete"
-
-
-def _photo(h: int = H, w: int = W, seed: int = 3) -> np.ndarray:
-    """A textured BGR picture (every block holds coefficients in every band)."""
-    rng = np.random.default_rng(seed)
-    small = rng.integers(0, 255, (h // 8, w // 8, 3), np.uint8)
-    img = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
-    noise = rng.integers(-12, 13, img.shape)
-    return np.asarray(np.clip(img.astype(np.int16) + noise, 0, 255), np.uint8)
 
 
 def _cv2_jpeg(img: np.ndarray, *params: int) -> bytes:
