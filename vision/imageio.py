@@ -958,6 +958,16 @@ def _restart_markers(data: bytes, start: int, end: int) -> int:
     return int(np.count_nonzero((after_ff & 0xF8) == 0xD0))
 
 
+def _restart_shortfall(data: bytes, mcus: int, interval: int, start: int,
+                       end: int) -> tuple[int, int] | None:
+    """``(found, needed)`` when the entropy-coded data ``data[start:end]`` of ``mcus``
+    MCUs, a restart marker after every ``interval`` of them but the last, holds fewer
+    markers than that needs (:func:`_restart_markers`); None when it holds enough."""
+    need = -(-mcus // interval) - 1
+    found = _restart_markers(data, start, end)
+    return (found, need) if found < need else None
+
+
 def _check_restart_markers(data: bytes, frame: _JpegFrame, end: int) -> None:
     """Refuse a single-scan JPEG with restart markers (a DRI) that holds fewer of them
     between its first scan header and ``end`` than its blocks need: an encoder writes one
@@ -967,9 +977,9 @@ def _check_restart_markers(data: bytes, frame: _JpegFrame, end: int) -> None:
     for a 12 MP photo)."""
     if not frame.restart_interval or end <= frame.sos_end:
         return
-    need = -(-frame.mcus // frame.restart_interval) - 1
-    found = _restart_markers(data, frame.sos_end, end)
-    if found < need:
+    short = _restart_shortfall(data, frame.mcus, frame.restart_interval, frame.sos_end, end)
+    if short is not None:
+        found, need = short
         raise ImageError(
             f"truncated JPEG: part of its image data is missing: it holds {found} of the "
             f"{need} restart markers its picture needs (the file was cut short, or a part "
@@ -988,9 +998,10 @@ def _check_scan_restart_markers(data: bytes, frame: _JpegFrame, scans: list[_Jpe
             continue
         mcus = _scan_mcus(frame.width, frame.height, frame.components, frame.sampling,
                           scan.components)  # fmt: skip
-        need = -(-mcus // scan.restart_interval) - 1
-        found = _restart_markers(data, scan.data_at, scan.data_end)
-        if found < need:
+        short = _restart_shortfall(data, mcus, scan.restart_interval, scan.data_at,
+                                   scan.data_end)
+        if short is not None:
+            found, need = short
             raise ImageError(
                 f"truncated JPEG: part of its image data is missing: its scan {number} of "
                 f"{len(scans)} holds {found} of the {need} restart markers it needs (the "
