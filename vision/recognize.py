@@ -326,6 +326,13 @@ def _without_last(hand: Hand) -> Hand:
     return replace(hand, standing=hand.standing[:-1])
 
 
+#: How the note of a hand scored on its last standing tile begins, and what comes before
+#: the other tiles' totals in it (:func:`_score_unmarked_winning`; the annotated panel,
+#: :mod:`vision.render`, reads them back).
+UNMARKED_WINNING_NOTE = "the winning tile is not set apart: scored on the last standing tile"
+OTHER_WINNING_SCORES = "; on another tile it would score: "
+
+
 def _score_unmarked_winning(
     hand: Hand, rules: str, ctx: Mapping[str, Any]
 ) -> tuple[Score, list[str]]:
@@ -342,13 +349,10 @@ def _score_unmarked_winning(
             totals[tile] = scoring.score(_with_winning(hand, tile), rules=rules, **ctx).total
         except scoring.HandError:
             continue
-    note = (
-        f"the winning tile is not set apart: scored on the last standing tile, "
-        f"{hand.standing[-1]} ({chosen.total})"
-    )
+    note = f"{UNMARKED_WINNING_NOTE}, {hand.standing[-1]} ({chosen.total})"
     if totals:
         others = ", ".join(f"{t} {v}" for t, v in totals.items())
-        note += f"; on another tile it would score: {others}"
+        note += f"{OTHER_WINNING_SCORES}{others}"
     return chosen, [note]
 
 

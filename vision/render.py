@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from vision.annotate import BGR, FONT, Label, Outline, Rect, draw, style_for
 from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING
-from vision.recognize import Recognition
+from vision.recognize import OTHER_WINNING_SCORES, UNMARKED_WINNING_NOTE, Recognition
 
 #: Role colours (BGR), none of them the amber that means "unsure" in a detect image
 #: (:func:`vision.annotate.confidence_color`); green and red keep their sense there:
@@ -122,8 +122,8 @@ def taken_winning(rec: Recognition) -> int | None:
 def _other_winning_scores(rec: Recognition) -> str | None:
     """The note's "on another tile it would score: …" list, or None."""
     for note in rec.notes:
-        if note.startswith("the winning tile is not set apart: scored on the last"):
-            _, sep, rest = note.partition("; on another tile it would score: ")
+        if note.startswith(UNMARKED_WINNING_NOTE):
+            _, sep, rest = note.partition(OTHER_WINNING_SCORES)
             return rest if sep else None
     return None
 
