@@ -6,13 +6,34 @@ Example: ``TILECAM_PORT=9000 tilecam serve``. Sizes are in bytes, times in secon
 from __future__ import annotations
 
 import ipaddress
+import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from vision.shipped import shipped_model_dir
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_data_dir(root: Path = REPO_ROOT) -> Path:
+    """Where the database and stored frames go by default: ``<repo>/data`` in a checkout
+    or an editable install (``root`` holds ``pyproject.toml``); for an installed wheel,
+    whose ``root`` is ``site-packages``, the user's data folder:
+    ``$XDG_DATA_HOME/tilecam`` (``~/.local/share/tilecam``), ``%LOCALAPPDATA%\\tilecam``
+    on Windows, ``~/Library/Application Support/tilecam`` on macOS."""
+    if (root / "pyproject.toml").is_file():
+        return root / "data"
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "tilecam"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "tilecam"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "tilecam"
 
 
 class Settings(BaseSettings):
@@ -22,12 +43,13 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
-    #: Folder for the SQLite database and stored frames.
-    data_dir: Path = REPO_ROOT / "data"
+    #: Folder for the SQLite database and stored frames (:func:`default_data_dir`).
+    data_dir: Path = Field(default_factory=default_data_dir)
     #: SQLAlchemy URL; empty means SQLite in ``data_dir/tilecam.db``.
     database_url: str = ""
-    #: Folder holding the shipped model files (see models/README.md).
-    model_dir: Path = REPO_ROOT / "models"
+    #: Folder holding the model files (see models/README.md); the shipped model by
+    #: default (:func:`vision.shipped.shipped_model_dir`).
+    model_dir: Path = Field(default_factory=shipped_model_dir)
     #: Largest accepted upload, bytes.
     max_upload_bytes: int = Field(default=15 * 1024 * 1024, ge=1)
     #: Largest accepted decoded image, pixels (width * height).

@@ -52,16 +52,16 @@ from vision import postprocess as pp
 from vision.classes import CLASSES
 from vision.detections import ROTATIONS
 from vision.row_fill import RowFill
+from vision.shipped import MANIFEST as MANIFEST
+from vision.shipped import shipped_model_dir
 
-#: Where the shipped model lives (``<repo>/models``); ``TILECAM_MODEL_DIR`` overrides it.
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
-
-
-MANIFEST = "manifest.json"
+#: Where the shipped model lives (``<repo>/models``, or an installed wheel's copy of it:
+#: :mod:`vision.shipped`); ``TILECAM_MODEL_DIR`` overrides it.
+DEFAULT_MODEL_DIR = shipped_model_dir()
 
 
 def default_model_dir() -> Path:
-    """``$TILECAM_MODEL_DIR`` if set, else ``<repo>/models``."""
+    """``$TILECAM_MODEL_DIR`` if set, else the shipped model (:data:`DEFAULT_MODEL_DIR`)."""
     env = os.environ.get("TILECAM_MODEL_DIR")
     return Path(env) if env else DEFAULT_MODEL_DIR
 
