@@ -60,6 +60,9 @@ GLOSSARY = {
     "杠开": "kong replacement win", "抢杠和": "robbing the kong", "抢杠": "robbing a kong",
     "诈胡": "false win", "臭庄": "dead wall", "三金倒": "three golds", "和绝张": "last of its kind",
     "明杠": "melded kong", "暗杠": "concealed kong", "底": "base", "水": "water",
+    "全不靠": "lesser honors and knitted tiles", "七星不靠": "greater honors and knitted tiles",
+    "组合龙": "knitted straight", "打首搭": "first wild discard",
+    "碰后打搭": "wild discard after a pung",
 }
 _PUNCT = {"—": "-", "–": "-", "−": "-", "→": "->", "↔": "<->", "×": "x", "≥": ">=",
           "≤": "<=", "≈": "~", "±": "+/-", "…": "...", "·": ".", "°": " deg", "、": ",",
@@ -67,8 +70,18 @@ _PUNCT = {"—": "-", "–": "-", "−": "-", "→": "->", "↔": "<->", "×": "
           "“": '"', "”": '"'}
 _CJK = "\u2e80-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_GLOSSED = re.compile(f"[{_CJK}]+ ?\\(([^(){_CJK}]*)\\)")  # 和绝张 (last of its kind)
+_GLOSSED = re.compile(f"([{_CJK}]+) ?\\(([^(){_CJK}]*)\\)")  # 和绝张 (last of its kind)
 _PARENS = re.compile(r"\(([^()]*)\)")
+
+
+def _gloss(m: re.Match[str]) -> str:
+    """A Chinese term with parentheses after it: the gloss they hold, or, when they hold
+    settings (``kong=true``) and :data:`GLOSSARY` knows the term, its translation with
+    them."""
+    term, inside = m.group(1), m.group(2)
+    if "=" in inside and term in GLOSSARY:
+        return f"{GLOSSARY[term]} ({inside})"
+    return inside
 
 
 def ascii_text(text: str) -> str:
@@ -85,12 +98,14 @@ def ascii_text(text: str) -> str:
     'out on a concealed kong replacement, no wild'
     >>> ascii_text("和绝张 (last of its kind) cannot happen — 3 × 2")
     'last of its kind cannot happen - 3 x 2'
+    >>> ascii_text("杠开 (kong=true, self-drawn) needs a kong")
+    'kong replacement win (kong=true, self-drawn) needs a kong'
     """
     if text.isascii():
         return text
     for k, v in _PUNCT.items():
         text = text.replace(k, v)
-    text = _GLOSSED.sub(lambda m: m.group(1), text)
+    text = _GLOSSED.sub(_gloss, text)
 
     def strip_items(m: re.Match[str]) -> str:
         if not _CJK_RUN.search(m.group(1)):

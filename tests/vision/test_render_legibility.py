@@ -202,3 +202,46 @@ def test_wrap_ends_on_a_width_narrower_than_a_character() -> None:
     assert out, "wrap did not end"
     lines = out[0]
     assert "".join(line.strip() for line in lines) == "PungofTerminalsorHonors:1"
+
+
+def _scorer_messages() -> list[tuple[str, str]]:
+    """``(where, text)`` of every string in the rules engine's ``raise`` statements: the
+    texts a recognize panel may print as why a hand cannot be scored."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "scoring"
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise):
+                out += [(f"{path.name}:{c.lineno}", c.value) for c in ast.walk(node)
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    return out
+
+
+def test_every_chinese_term_of_a_scorer_message_reaches_the_panel_in_english() -> None:
+    """A term is glossed in parentheses after it, is an item of a parenthesised list
+    beside English ones, or is in the glossary; none is dropped from the sentence
+    (``全不靠/七星不靠 or 组合龙`` printed as ``/ or``)."""
+    from vision.render import _CJK_RUN, GLOSSARY
+
+    dropped = []
+    for where, text in _scorer_messages():
+        for m in _CJK_RUN.finditer(text):
+            before = text[:m.start()]
+            if (m.group(0) in GLOSSARY or text[m.end():].lstrip().startswith("(")
+                    or before.count("(") > before.count(")")):
+                continue
+            dropped.append(f"{where} {m.group(0)}")
+    assert len(_scorer_messages()) > 100  # the walk found the engine's messages
+    assert not dropped, f"add these to vision.render.GLOSSARY: {dropped}"
+
+
+def test_a_term_glossed_with_settings_keeps_its_name() -> None:
+    from vision.render import ascii_text
+
+    assert ascii_text("杠上开花 (kong=true, self-drawn) needs a kong among the melds") == (
+        "kong replacement win (kong=true, self-drawn) needs a kong among the melds")
+    assert ascii_text("和绝张 (last of its kind) cannot happen") == (
+        "last of its kind cannot happen")
