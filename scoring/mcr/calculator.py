@@ -26,7 +26,7 @@ from scoring.mcr.versions import (
     Version,
 )
 from scoring.mcr.waits import basic_waits, formal_waits
-from scoring.tiles import code
+from scoring.tiles import code, index
 
 Table = dict[str, list[tuple[str, ...]]]
 """fan id -> one entry per occurrence, each the sets/tiles forming it."""
@@ -200,17 +200,24 @@ def hand_fans(masks: tuple[int, int, int], honours: tuple[int, ...]) -> HandFans
 
 
 def tile_hog_fans(counts: list[int], kongs: tuple[int, ...]) -> HandFans:
-    """四归一: four copies of a kind that are not a kong."""
-    return tuple(
-        ("tile_hog", (code(i) * 4 if i >= 27 else code(i)[0] * 4 + code(i)[1],))
-        for i in range(34)
-        if counts[i] == 4 and i not in kongs
-    )
+    """四归一: four copies of a kind that are not a kong, named by the kind alone (``1m``:
+    the four copies lie in several sets, and ``1111m`` would read as a kong)."""
+    return tuple(("tile_hog", (code(i),)) for i in range(34) if counts[i] == 4 and i not in kongs)
 
 
 def _extend(table: Table, fans: HandFans) -> None:
     for fan_id, occ in fans:
         table.setdefault(fan_id, []).append(occ)
+
+
+def _set_tile(text: str) -> int:
+    """The tile index of a pung's or kong's notation (``"2222m"`` -> 1, ``"EEE"`` -> 27),
+    so the sets a fan names run in tile order, as the decomposition does.
+
+    >>> [_set_tile(t) for t in ("2222m", "555p", "EEEE")]
+    [1, 13, 27]
+    """
+    return index(text[0] + text[-1] if text[-1] in "mps" else text[0])
 
 
 def _kong_fans(
@@ -220,8 +227,8 @@ def _kong_fans(
     """三杠/四杠, the kong fans and the concealed-pung fans, by the version table."""
     mk, ck = len(melded_kongs), len(concealed_kongs)
     kongs = mk + ck
-    every_concealed = tuple(concealed_kongs + concealed_pungs)
-    all_kongs = tuple(melded_kongs + concealed_kongs)
+    every_concealed = tuple(sorted(concealed_kongs + concealed_pungs, key=_set_tile))
+    all_kongs = tuple(sorted(melded_kongs + concealed_kongs, key=_set_tile))
     if kongs == 4:
         _add(table, "four_kongs", all_kongs)
     elif kongs == 3:
@@ -302,7 +309,7 @@ def _finish(table: Table, w: Win, yaojiu: list[str], self_drawn_text: tuple[str,
                 table["self_drawn"] = [self_drawn_text]
         else:
             table.pop("self_drawn", None)
-            table["fully_concealed_hand"] = [self_drawn_text]
+            table["fully_concealed_hand"] = [ALL]  # 不求人 names the whole hand, as always
         present = set(table)
     dropped = _version_dropped(present, v)
     for f, lower in RANK_BELOW.items():  # 98-strict 七对: 全大 not counted leaves 大于五

@@ -51,6 +51,30 @@ def test_each_fan_names_its_sets() -> None:
     assert all(f.sets for f in s.fans)
 
 
+def test_kong_fans_name_their_kongs_in_tile_order() -> None:
+    """三杠 names the kongs as 一色三节高 does, melded or concealed alike."""
+    sets = {f.zh: f.sets for f in scoring.score("[1111m][2222m,1][3333m]456m5p5p").fans}
+    assert sets["三杠"] == sets["一色三节高"] == (("1111m", "2222m", "3333m"),)
+    sets = {f.zh: f.sets for f in scoring.score("[5555p][111m,1]EEE789s2s2s",
+                                               self_drawn=True).fans}
+    assert sets["双暗刻"] == (("5555p", "EEE"),)
+
+
+def test_tile_hog_names_the_kind_not_a_kong() -> None:
+    """四归一: the four 1m lie in 123m, 123m and 11m, so it names ``1m``, not ``1111m``."""
+    sets = {f.zh: f.sets for f in scoring.score("[123m,1]456p789s123m11m").fans}
+    assert sets["四归一"] == (("1m",),)
+
+
+def test_wmo_fully_concealed_self_draw_names_the_whole_hand() -> None:
+    """wmo-2006: a self-drawn 连七对 counts 不求人 (not 自摸), naming the hand as 不求人
+    always does, not only the winning tile."""
+    s = scoring.score("11223344556677s", self_drawn=True, version="wmo-2006")
+    sets = {f.zh: f.sets for f in s.fans}
+    assert "自摸" not in sets
+    assert sets["不求人"] == sets["连七对"]
+
+
 @pytest.mark.parametrize(
     ("hand", "fan", "absent"),
     [
