@@ -27,19 +27,26 @@ from vision.data.photos import (
     tightness,
 )
 
-model = Path(sys.argv[1])
-kind = sys.argv[2] if len(sys.argv) > 2 else "gray"
-out = Path(sys.argv[3] if len(sys.argv) > 3 else "datasets/build/detector-cue.json")
-src = Path("../shared/datasets/hk-photos")
-names = read_class_names(src)
-scorer = DetectorScorer(model, input=kind, threads=1)
-margins: dict[str, float] = {}
-for n, (_stem, paths) in enumerate(sorted(group_copies(src / "images").items()), 1):
-    labelled = [(p, read_labels(src / "labels" / (p.stem + ".txt"), names)) for p in paths]
-    path, labels = min(labelled, key=lambda pl: tightness(pl[1]))
-    margins[path.name] = handedness_margin(scorer, cv2.imread(str(path)), labels)
-    if n % 20 == 0:
-        print(n, flush=True)
-        out.write_text(json.dumps(margins, indent=0))
-out.write_text(json.dumps(margins, indent=0))
-print(f"wrote {out}: {len(margins)} stems")
+
+def main() -> None:
+    """Score every stem's tightest copy and write the margins (arguments: see the module doc)."""
+    model = Path(sys.argv[1])
+    kind = sys.argv[2] if len(sys.argv) > 2 else "gray"
+    out = Path(sys.argv[3] if len(sys.argv) > 3 else "datasets/build/detector-cue.json")
+    src = Path("../shared/datasets/hk-photos")
+    names = read_class_names(src)
+    scorer = DetectorScorer(model, input=kind, threads=1)
+    margins: dict[str, float] = {}
+    for n, (_stem, paths) in enumerate(sorted(group_copies(src / "images").items()), 1):
+        labelled = [(p, read_labels(src / "labels" / (p.stem + ".txt"), names)) for p in paths]
+        path, labels = min(labelled, key=lambda pl: tightness(pl[1]))
+        margins[path.name] = handedness_margin(scorer, cv2.imread(str(path)), labels)
+        if n % 20 == 0:
+            print(n, flush=True)
+            out.write_text(json.dumps(margins, indent=0))
+    out.write_text(json.dumps(margins, indent=0))
+    print(f"wrote {out}: {len(margins)} stems")
+
+
+if __name__ == "__main__":
+    main()

@@ -77,8 +77,8 @@ DARK = "the photo is dark"
 
 def dark_note(image: npt.NDArray[np.uint8], below: float = DARK_BELOW) -> str | None:
     """The note for a dark BGR ``image`` ``(H, W, 3)``: its bright end, read on every
-    second row and column (a quarter of :func:`bright_level`'s work), under ``below``
-    grey levels; None when it is not dark.
+    eighth row and column (:func:`bright_level`'s stride over every second row and
+    column: a quarter of its work), under ``below`` grey levels; None when it is not dark.
 
     >>> dim = np.full((40, 40, 3), 60, np.uint8)
     >>> dark_note(dim)  # doctest: +ELLIPSIS
