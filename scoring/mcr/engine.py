@@ -180,7 +180,9 @@ def settle(
     full = base_points + total
     if context.self_drawn:
         payments = tuple(Payment(name, full) for name in ("left", "opposite", "right"))
-        return Settlement("points", payments, "self-drawn: each other player pays 8 + total")
+        return Settlement(
+            "points", payments, f"self-drawn: each other player pays {base_points} + total"
+        )
     if context.discarder is not None:
         names = {1: "left", 2: "opposite", 3: "right"}
         payments = tuple(
@@ -193,7 +195,9 @@ def settle(
             Payment("other", base_points),
         )
     return Settlement(
-        "points", payments, "discard: the discarder pays 8 + total, the other two pay 8"
+        "points",
+        payments,
+        f"discard: the discarder pays {base_points} + total, the other two pay {base_points}",
     )
 
 

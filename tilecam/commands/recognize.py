@@ -97,6 +97,27 @@ def likelihood(ratio: float) -> str:
     return f"{1 / max(ratio, 1e-9):.1f}x more likely by the tiles alone"
 
 
+def total_line(s: dict[str, Any], st: dict[str, Any]) -> str:
+    """The total in the rule set's own words: MCR counts fan and a hand under its minimum
+    is no legal win; Xiamen and Zhenjiang count chips (their settlement's unit) and have
+    no minimum: a hand that is no win is 诈胡, for the reason the score gives.
+
+    >>> total_line({"rules": "mcr", "total": 5, "legal": False}, {"unit": "points"})
+    'total: 5 (below the minimum to win)'
+    >>> total_line({"rules": "zhenjiang", "total": 0, "legal": False,
+    ...             "details": {"reason": "not complete"}}, {"unit": "chips"})
+    'total: 0 chips (not a win, 诈胡: not complete)'
+    """
+    if s.get("rules", "mcr") == "mcr":
+        return f"total: {s['total']}" + ("" if s["legal"] else " (below the minimum to win)")
+    unit = st.get("unit") or "chips"
+    unit = unit.removesuffix("s") if s["total"] == 1 else unit  # 1 chip
+    if s["legal"]:
+        return f"total: {s['total']} {unit}"
+    reason = (s.get("details") or {}).get("reason")
+    return f"total: {s['total']} {unit} (not a win, 诈胡" + (f": {reason})" if reason else ")")
+
+
 def describe(result: dict[str, Any]) -> str:
     """Human-readable summary of a recognition's JSON."""
     lines = []
@@ -142,9 +163,8 @@ def describe(result: dict[str, Any]) -> str:
         for f in s["fans"]:
             count = f" x{f['count']}" if f["count"] > 1 else ""
             lines.append(f"  {f['zh']} {f['en']}{count}: {f['value'] * f['count']}")
-        legal = "" if s["legal"] else " (below the minimum to win)"
-        lines.append(f"total: {s['total']}{legal}")
         st = s.get("settlement") or {}
+        lines.append(total_line(s, st))
         if st:  # as tilecam score prints it
             from types import SimpleNamespace
 

@@ -590,10 +590,74 @@ function clearResult() {
   $("waits").hidden = true;
 }
 
+/** The word for a total: MCR counts fan (and pays points); Xiamen and Zhenjiang count the
+ * chips a payer pays, their settlement's unit. */
+function totalUnit(rules, settlementUnit) {
+  return !rules || rules === "mcr" ? "fan" : (settlementUnit || "chips");
+}
+
+/** "+5" / "-7": a net amount, signed. */
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/** One payer's part of a regional settlement: what he pays the winner (a negative amount,
+ * from a false claimant, is received), and money apart from the chips (Xiamen's bonus;
+ * negative: received). */
+function paymentText(p, unit) {
+  const bonus = Number(p.bonus || 0);
+  const chips = p.amount < 0 ? `receives ${-p.amount}` : `pays ${p.amount}`;
+  if (bonus > 0) return `${p.payer} ${chips} + ${bonus} bonus money`;
+  if (bonus < 0) {
+    return p.amount === 0 ? `${p.payer} receives ${-bonus} money apart from the ${unit}`
+      : `${p.payer} ${chips}, receives ${-bonus} money apart from the ${unit}`;
+  }
+  return `${p.payer} ${chips}`;
+}
+
+/** A regional settlement, line by line: why a claimed win is none, the winner's (or the
+ * false claimant's) take and each payer's part with any bonus money, the rules' own
+ * transfers (Zhenjiang 打首搭 / 碰后打搭) and each seat's net, as `tilecam score` prints. */
+function regionalSettlement(score) {
+  const s = score.settlement || {};
+  const d = score.details || {};
+  const unit = s.unit || "chips";
+  const lines = [];
+  if (!score.legal && d.reason && !(s.note || "").includes(d.reason)) {
+    lines.push(`Not a win (诈胡): ${d.reason}`);
+  }
+  const payments = s.payments || [];
+  if (payments.length) {
+    const money = payments.reduce((sum, p) => sum + Number(p.bonus || 0), 0);
+    const who = score.legal ? "winner" : "claimant";
+    lines.push(`Settlement (${unit}): ${who} ${signed(s.winner || 0)}`
+      + (money ? `, ${signed(money)} ${money > 0 ? "bonus " : ""}money apart from the ${unit}` : "")
+      + "; " + payments.map((p) => paymentText(p, unit)).join(", ")
+      + (s.note ? ` — ${s.note}` : ""));
+  } else if (s.note) {
+    lines.push(`Settlement (${unit}): ${s.note}`);
+  }
+  const seat = (name) => (name === "winner" && !score.legal ? "claimant" : name);
+  const events = d.events || [];
+  if (events.length) {
+    lines.push("Transfers: " + events.map((e) =>
+      `${seat(e.from)} → ${seat(e.to)} ${e.amount} (${e.reason})`).join("; "));
+  }
+  if (d.net && Object.keys(d.net).length) {
+    lines.push(`Net (${unit}): ` + Object.entries(d.net).map(([name, n]) =>
+      `${seat(name)} ${signed(n)}`).join(", "));
+  }
+  return lines.join("\n");
+}
+
 function renderScore(score) {
+  const mcr = totalUnit(score.rules) === "fan";
+  const units = totalUnit(score.rules, score.settlement && score.settlement.unit);
+  const unit = score.total === 1 ? units.replace(/s$/, "") : units;  // 1 chip
   $("total").textContent = String(score.total);
+  $("total-unit").textContent = unit;
   const legal = $("legal");
-  legal.textContent = score.legal ? "legal win" : "below the minimum";
+  legal.textContent = score.legal ? "legal win" : mcr ? "below the minimum" : "not a win: 诈胡";
   legal.className = `pill ${score.legal ? "ok" : "bad"}`;
   $("fans").replaceChildren(...score.fans.map((f) => el("tr", {},
     el("td", {}, f.zh, el("small", {}, f.en + (f.sets && f.sets.length
@@ -601,13 +665,13 @@ function renderScore(score) {
     el("td", { class: "v" }, f.count > 1 ? `${f.value}×${f.count}` : String(f.value)),
   )));
   const s = score.settlement;
-  $("settlement").textContent = s && s.payments
+  $("settlement").textContent = !mcr && s ? regionalSettlement(score) : s && s.payments
     ? `Settlement (${s.unit}): ` + s.payments.map((p) => `${p.payer} pays ${p.amount}`).join(", ")
       + (s.note ? ` — ${s.note}` : "")
     : "";
   $("result").hidden = false;
   const head = $("head-total");
-  head.textContent = `${score.total} fan`;
+  head.textContent = `${score.total} ${unit}`;
   head.className = `head-total${score.legal ? "" : " bad"}`;
   head.hidden = false;
 }
@@ -631,7 +695,7 @@ function renderDiscards(d) {
     box.replaceChildren(
       el("h2", {}, "A tile drawn — discard to be ready 何切"),
       el("p", { class: "hint" }, "Each discard that leaves the hand ready, best first: "
-        + "what it then waits on (copies left) and the best legal fan on those."),
+        + `what it then waits on (copies left) and the best legal ${totalUnit(d.rules)} on those.`),
       el("table", { class: "fans waits" },
         el("thead", {}, el("tr", {}, el("th", {}, "Discard"), el("th", {}, "Waits on"),
           el("th", { class: "v" }, "Best"))),
@@ -657,7 +721,7 @@ function renderWaits(w) {
     const anyNot = w.waits.some((x) => !legal(x.discard) || !legal(x.self_drawn));
     box.replaceChildren(
       el("h2", {}, "Ready 听牌 — waits on"),
-      el("p", { class: "hint" }, "The fan if the hand is won on each tile:"),
+      el("p", { class: "hint" }, `The ${totalUnit(w.rules)} if the hand is won on each tile:`),
       el("table", { class: "fans waits" },
         el("thead", {}, el("tr", {}, el("th", {}, "Tile"), el("th", {}, "Left"),
           el("th", { class: "v" }, "On a discard"), el("th", { class: "v" }, "Self-drawn"))),
