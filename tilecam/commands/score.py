@@ -199,13 +199,19 @@ def format_score(hand: str, s: Score) -> str:
 
 
 def _paid(payer: str, amount: int, bonus: int) -> str:
-    """One payer's part: chips (or points), and money apart from them (Xiamen's bonus:
-    paid to the winner, or — negative — received, e.g. from a false claimant)."""
+    """One payer's part: chips (or points; a negative amount is received, e.g. by the
+    others from a Zhenjiang false claimant), and money apart from them (Xiamen's bonus:
+    paid to the winner, or — negative — received, e.g. from a false claimant).
+
+    >>> _paid("left", 6, 0), _paid("left", -6, 0), _paid("right", 8, -4)
+    ('left 6', 'left receives 6', 'right 8 (receives 4 apart)')
+    """
+    part = f"{payer} {amount}" if amount >= 0 else f"{payer} receives {-amount}"
     if bonus > 0:
-        return f"{payer} {amount} (+ {bonus} bonus apart)"
+        return f"{part} (+ {bonus} bonus apart)"
     if bonus < 0:
-        return f"{payer} {amount} (receives {-bonus} apart)"
-    return f"{payer} {amount}"
+        return f"{part} (receives {-bonus} apart)"
+    return part
 
 
 def settlement_lines(st: Any, details: Any) -> list[str]:
