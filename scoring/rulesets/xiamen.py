@@ -57,7 +57,13 @@ from scoring.rulesets.xiamen_money import (
     payments,
     set_water,
 )
-from scoring.rulesets.xiamen_settings import CONTEXT, SETTINGS, WIN_NAMES, WIN_TYPES
+from scoring.rulesets.xiamen_settings import (
+    CONTEXT,
+    SETTINGS,
+    WIN_NAMES,
+    WIN_TYPES,
+    with_half_stack_false_win,
+)
 from scoring.wild import Decomposition, WildSet, best_reading, decompositions, shanten
 
 WHITE = T.index("P")
@@ -109,6 +115,11 @@ class Xiamen(RuleSet):
         "winning_shape": "five sets and a pair (17 tiles, a kong counted as 3)",
         "wins": "discard (holding no gold) or self-draw; 游金/双游/三游, 三金倒, 天听, 天和",
     }
+
+    def resolve_settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The settings, with ``false_win_money`` half of ``chip_stack`` unless given
+        (:func:`~scoring.rulesets.xiamen_settings.with_half_stack_false_win`)."""
+        return with_half_stack_false_win(given, super().resolve_settings(given))
 
     # ------------------------------------------------------------------ scoring
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:

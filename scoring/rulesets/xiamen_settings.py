@@ -7,6 +7,9 @@ bonus money (游金奖 …) is paid on top and reported apart from the chips.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from scoring.rulesets.base import Setting
 
 WIN_TYPES: dict[str, str] = {
@@ -93,8 +96,8 @@ SETTINGS: dict[str, Setting] = dict(
         _s("bonus_kill_three", 100,
            "杀三 bonus per payer when the win empties all three other players' chips"),
         _s("false_win_money", 50,
-           "诈胡 (false win): the claimant pays each other player half a 课 (the 100-chip "
-           "stake), outside the chips"),
+           "诈胡 (false win): the claimant pays each other player half a 课, outside the "
+           "chips; unless set, half of chip_stack rounded down (50 at the default 100)"),
         _s("chip_stack", 100, "chips each player starts with (杀三 empties all three)"),
         _s("cap_at_stack", True, "a payer pays at most the chips they have left"),
         _s("san_you_kills_three", True,
@@ -138,3 +141,23 @@ CONTEXT: dict[str, Setting] = dict(
     ]
 )
 """Xiamen win-context fields (``score(..., rules="xiamen", gold="5m", win="游金")``)."""
+
+
+def with_half_stack_false_win(given: Mapping[str, Any] | None,
+                              resolved: dict[str, Any]) -> dict[str, Any]:
+    """``resolved`` (the settings checked and laid over the defaults) with the 诈胡 money
+    following the stake when ``given`` does not set it: ``false_win_money`` is half a 课
+    (seed 000: 支付各家每人半课的钱（课外）), half of ``chip_stack`` rounded down — 50 at
+    the default 100, 30 at 60 or 61. Set, it is kept as given.
+
+    >>> def resolved(**given):
+    ...     out = {k: v.default for k, v in SETTINGS.items()} | given
+    ...     return with_half_stack_false_win(given, out)["false_win_money"]
+    >>> resolved(), resolved(chip_stack=60), resolved(chip_stack=61)
+    (50, 30, 30)
+    >>> resolved(chip_stack=60, false_win_money=50), resolved(false_win_money=0)
+    (50, 0)
+    """
+    if not given or "false_win_money" not in given:
+        resolved["false_win_money"] = int(resolved["chip_stack"]) // 2
+    return resolved

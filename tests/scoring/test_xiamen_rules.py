@@ -349,3 +349,22 @@ def test_win_names_self_drawn_and_discard_agree_with_the_flags() -> None:
         xm(PLAIN, win="平胡", self_drawn=True)
     with pytest.raises(HandError, match="no discarder"):
         xm(PLAIN, win="自摸", discarder=1)
+
+
+@pytest.mark.parametrize(("settings", "each"), [
+    ({}, 50), ({"chip_stack": 60}, 30), ({"chip_stack": 61}, 30), ({"chip_stack": 200}, 100),
+    ({"chip_stack": 60, "false_win_money": 50}, 50), ({"false_win_money": 0}, 0)])
+def test_false_win_money_is_half_a_ke_of_the_chip_stack_unless_set(
+        settings: dict[str, int], each: int) -> None:
+    """Seed 000, 诈胡: 出错者须额外支付各家每人半课的钱（课外） — half a 课 is half the
+    stake: ``false_win_money`` follows ``chip_stack`` (rounded down) unless it is set,
+    in the resolved settings and in a 诈胡's settlement (it stayed 50 whatever the stake);
+    the listed default is the default stake's half."""
+    rule_set = scoring.get_rule_set("xiamen")
+    assert rule_set.resolve_settings(settings)["false_win_money"] == each
+    s = xm("123m456m789m234p567p1s8s", settings=settings)  # no win: 诈胡
+    assert not s.legal
+    assert amounts(s) == ([("left", 0, -each), ("opposite", 0, -each),
+                           ("right", 0, -each)] if each else [])
+    assert f"the claimant pays {each} to each other player" in s.settlement.note
+    assert rule_set.describe()["settings"]["false_win_money"]["default"] == 50

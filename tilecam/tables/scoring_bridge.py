@@ -10,19 +10,21 @@ settlement numbers by player position. Bad input raises ``ValueError``
 from __future__ import annotations
 
 import inspect
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from scoring.hand import NotAWinningHand
+from scoring.hand import HandError, NotAWinningHand
 from tilecam.tables.flow import WINDS, Place, offset, wind_at_offset
 from tilecam.tables.settlement import SEAT_OFFSETS, place_payments, place_transfers
 
 OUTCOMES = ("win", "draw")
 #: Rule-set context fields the sheet fills from the hand's place when a report leaves
-#: them out: the winner is the dealer; hands in a row the dealer won before (连庄);
+#: them out: the winner is the dealer (always from the seats: a ``dealer`` that says
+#: otherwise is refused, :class:`DealerClash`); hands in a row the dealer won before (连庄);
 #: drawn hands in a row before (臭庄); the chips each payer has (the place's ``stacks``,
 #: where the rule set plays with chip stacks). Xiamen has them all.
 PLACE_FIELDS = ("dealer", "dealer_repeats", "drawn_hands", "chips_left", "chips_opposite",
@@ -62,6 +64,57 @@ REPORT_GIVES: dict[str, str] = {
 }
 #: The same for a camera frame (``POST …/frames``), whose hand is the one it shows.
 FRAME_GIVES: dict[str, str] = {**REPORT_GIVES, "hand": "the hand is read from the image"}
+
+
+class DealerClash(HandError):
+    """A hand's ``context`` gives ``dealer`` against the seats: seat E deals every hand of
+    a sheet, so its winner is the dealer exactly when the winner sits E (the sheet fills
+    ``dealer`` from the seat itself, :func:`_winner_context`). A ``HandError``, so a camera
+    frame's context that says it is a 400 ``invalid_context`` as soon as it is read; the
+    sheet answers a table's or a referee's report so too
+    (:func:`tilecam.tables.sheet._evaluate`), and a stored hand scored again at a new
+    place with such a flag (recorded before the sheet refused it) goes ``pending`` with
+    this message for a referee to correct."""
+
+
+#: Scored win types (a score's ``details["win"]``: Xiamen's) that are won without a
+#: discard whatever the report's ``self_drawn`` says: 自摸 — robbing a kong included
+#: (抢杠自摸, seed 000: 以自摸论), with or without the konger's seat —, 游金, 双游,
+#: 三游, 三金倒 and 天和. 天听 is won either way: self-drawn with ``self_drawn`` or ``kong``
+#: (robbing a kong), else on a discard (:func:`scored_self_drawn`).
+SELF_DRAWN_WINS = frozenset({"self_drawn", "you_jin", "shuang_you", "san_you",
+                             "three_golds_opening", "three_golds_later", "tian_he"})
+#: Scoring items (a fan's ``zh``) only a win without a discard scores: Zhenjiang's 天胡
+#: (the dealer's win on the deal).
+SELF_DRAWN_ITEMS = frozenset({"天胡"})
+
+
+def scored_self_drawn(score: Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
+    """Whether a win is self-drawn as its score settles it, not only as the report's flag
+    says: ``context``'s ``self_drawn`` (the win flags stored with a revision,
+    :meth:`HandReport.win_context`), or a score (``Score.to_dict()``) whose win type is
+    one won without a discard (:data:`SELF_DRAWN_WINS`: Xiamen's 游金 … and 抢杠自摸, which
+    every other player pays as a self-draw) or that scores an item only such a win has
+    (:data:`SELF_DRAWN_ITEMS`: Zhenjiang's 天胡). Such a win needs no discarder to be
+    settled, counts among the winner's ``self_drawn_wins`` and deals nobody in — not the
+    konger of a Xiamen 抢杠自摸 either.
+
+    >>> scored_self_drawn({"details": {"win": "you_jin"}}, {"self_drawn": False})
+    True
+    >>> scored_self_drawn({"details": {"win": "tian_ting"}}, {"kong": True})
+    True
+    >>> scored_self_drawn({"details": {"win": "discard"}, "fans": []}, {})
+    False
+    """
+    if context.get("self_drawn"):
+        return True
+    if not score:
+        return False
+    win = (score.get("details") or {}).get("win")
+    if win in SELF_DRAWN_WINS or (win == "tian_ting" and context.get("kong")):
+        return True
+    return any(isinstance(f, Mapping) and f.get("zh") in SELF_DRAWN_ITEMS
+               for f in score.get("fans") or ())
 
 
 class ContextClash(ValueError):
@@ -307,7 +360,9 @@ def evaluate(
         note = (f"not a legal win under {rules} ({why}): a referee decides — "
                 f"{rule_set.false_claim}")
         return Evaluation("pending", hand, result.total, False, data, zero, note)
-    if not report.self_drawn and report.discarder is None:
+    # the score says whether the win was on a discard: 游金 or 天胡 is self-drawn by its
+    # type, reported with the self_drawn flag or without
+    if report.discarder is None and not scored_self_drawn(data, report.win_context()):
         note = "discarder unknown for a win on a discard: a referee must correct this hand"
         return Evaluation("pending", hand, result.total, True, data, zero, note)
     sure = (report.recognized or {}).get("score_confidence")
@@ -392,7 +447,8 @@ def reading_context(report: HandReport, rules: str) -> dict[str, Any]:
     """A camera frame's rule-specific context as the recognizer takes it (it knows no
     seats): seat fields (:attr:`RuleSet.seat_context`) named by seat wind are named as
     seen from the frame's winner, and ``dealer`` is filled from the winner's seat (E) where
-    the rules have it and the frame leaves it out — as :func:`_score` does for the sheet.
+    the rules have it — as :func:`_score` does for the sheet; a ``dealer`` the frame gives
+    against the winner's seat is refused (:class:`DealerClash`, a 400 ``invalid_context``).
     Without a winner, seat fields given by wind are left out (only the sheet's score,
     which knows the winner then, reads them). The reading only says what the tiles show:
     the sheet scores the hand it records at its place.
@@ -414,14 +470,40 @@ def reading_context(report: HandReport, rules: str) -> dict[str, Any]:
 def _winner_context(context: Mapping[str, Any], rule_set: Any, winner: str) -> dict[str, Any]:
     """``context`` as seen from ``winner``'s seat: its seat fields
     (:attr:`RuleSet.seat_context`) named by seat wind named from the winner
-    (:func:`_seats_from_winner`), and ``dealer`` (the winner sits E) where the rules have
-    it and ``context`` leaves it out."""
+    (:func:`_seats_from_winner`), and ``dealer`` — the winner sits E — where the rules
+    have it. A ``dealer`` given that says otherwise raises :class:`DealerClash` (before,
+    it was scored as given: a non-dealer paid the dealer's 底, a non-dealer's 天胡
+    settled); one that agrees is taken; a value that is no flag is left for the scorer
+    to refuse.
+
+    >>> import scoring
+    >>> _winner_context({"dealer": "yes"}, scoring.get_rule_set("xiamen"), "E")["dealer"]
+    True
+    >>> _winner_context({"dealer": True}, scoring.get_rule_set("xiamen"), "S")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tilecam...DealerClash: context dealer=true, but the winner's seat S is not this hand's ...
+    """
     extra = dict(context)
     for name in rule_set.seat_context:
         if name in extra:
             extra[name] = _seats_from_winner(extra[name], winner)
-    if "dealer" in rule_set.context_fields() and "dealer" not in extra:
-        extra["dealer"] = winner == "E"
+    fields = rule_set.context_fields()
+    if "dealer" in fields:
+        deals = winner == "E"
+        if "dealer" in extra:
+            try:
+                said = fields["dealer"].coerce(extra["dealer"], "context field")
+            except HandError:  # not a flag: the scorer names it
+                return extra
+            if said != deals:
+                raise DealerClash(
+                    f"context dealer={json.dumps(extra['dealer'], ensure_ascii=False)}, but "
+                    f"the winner's seat {winner} is {'' if deals else 'not '}this hand's "
+                    "dealer: seat E deals every hand of the sheet (leave dealer out: the "
+                    "sheet takes it from the winner's seat)")
+        extra["dealer"] = deals
     return extra
 
 
@@ -429,7 +511,8 @@ def _score(report: HandReport, place: Place, rules: str, version: str | None,
            rule_settings: Mapping[str, Any], hand: str, rule_set: Any) -> Any:
     """``scoring.score`` of the hand for its winner's seat and the round's wind. Context
     fields the sheet knows are filled when the rule set has them and the report leaves
-    them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E); the dealer's
+    them out (:data:`PLACE_FIELDS`): ``dealer`` from the winner's seat (E; one given
+    against it raises :class:`DealerClash`); the dealer's
     streak — ``dealer_repeats`` (连庄) and ``drawn_hands`` (臭庄) — from the place, where
     the deal stayed with the dealer; and the chips each payer has (``chips_left``,
     ``chips_opposite``, ``chips_right``) from the place's stacks.

@@ -45,7 +45,7 @@ from tilecam.tables.places import (
     report_of,
     why_moved,
 )
-from tilecam.tables.scoring_bridge import Evaluation, HandReport, evaluate
+from tilecam.tables.scoring_bridge import DealerClash, Evaluation, HandReport, evaluate
 from tilecam.tables.settlement import (
     MCR_PENALTY_POINTS,
     NO_POINTS,
@@ -302,8 +302,11 @@ MOST_POINTS = 2**31 - 1
 
 def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
               lenient: bool = False, review_below: float = 0.0) -> Evaluation:
-    ev = evaluate(report, place, table.rules, table.version, table.rule_settings or {},
-                  lenient=lenient, review_below=review_below)
+    try:
+        ev = evaluate(report, place, table.rules, table.version, table.rule_settings or {},
+                      lenient=lenient, review_below=review_below)
+    except DealerClash as exc:  # a dealer flag against the seats: 400 invalid_context,
+        raise RulesError(str(exc)) from None  # as a camera frame's is
     largest = max([abs(ev.total or 0), *(abs(int(v)) for v in ev.settlement)])
     if largest > MOST_POINTS:
         raise ValueError(

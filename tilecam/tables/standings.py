@@ -3,7 +3,10 @@
 A hand counts with its latest revision (a void or pending hand counts zero; a record
 ruled a false claim counts its penalty among the penalty points); penalties count unless
 voided. Players are ranked by total points; equal totals
-share a rank.
+share a rank. A win counts as self-drawn as its score settled it
+(:func:`tilecam.tables.scoring_bridge.scored_self_drawn`: Xiamen's 游金 or 抢杠自摸, a
+Zhenjiang 天胡, with the report's ``self_drawn`` or without), and only a win on a discard
+deals its discarder in (the konger of a Xiamen 抢杠自摸 pays as the others do).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from sqlalchemy.orm import Session
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
 from tilecam.tables import places, sheet
 from tilecam.tables.flow import FALSE_CLAIM
+from tilecam.tables.scoring_bridge import scored_self_drawn
 from tilecam.tables.settlement import (
     REPEAT_OFFENCES,
     money_apart,
@@ -165,9 +169,9 @@ def table_standings(session: Session, table: GameTable,
             winds = revision_seats(rev, hand.number)
             winner = by_pos[winds[rev.winner]]
             winner.wins += 1
-            if rev.context.get("self_drawn"):
+            if scored_self_drawn(rev.score, rev.context or {}):
                 winner.self_drawn_wins += 1
-            if rev.discarder:
+            elif rev.discarder:
                 by_pos[winds[rev.discarder]].dealt_in += 1
     for pen in sheet.penalties_of(session, table.id):
         if pen.voided_at is not None:
@@ -232,7 +236,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             names[place.dealer], rev.outcome, rev.hand_text or "",
             names[winds[rev.winner]] if rev.winner else "",
             names[winds[rev.discarder]] if rev.discarder else "",
-            "yes" if rev.context.get("self_drawn") else "no",
+            "yes" if scored_self_drawn(rev.score, rev.context or {}) else "no",
             # a false claim's points are its penalty: the claimed hand's total would read
             # as their score
             "" if rev.total is None or rev.outcome == FALSE_CLAIM else rev.total,
