@@ -215,7 +215,8 @@ class PenaltyIn(StoredIn):
     money: bool | None = Field(None, description="the points are money paid apart from the "
                                "points or chips (counted in the standings' money, not the "
                                "ranked total); default: as the rules pay it (Xiamen 诈胡: "
-                               "false_win_money 50 in money)")
+                               "false_win_money in money: half of chip_stack, 50 by "
+                               "default)")
     request_id: str | None = Field(None, min_length=1, max_length=100, description="the "
                                    "client's name for this request, unique per table: sent "
                                    "again it finds the penalty booked (200) instead of "
