@@ -75,6 +75,7 @@ __all__ = [
     "DEFAULT_MAX_PIXELS",
     "MAX_DECODABLE_PIXELS",
     "MAX_JPEG_SCANS",
+    "UINT16_DEPTHS",
     "ImageError",
     "check_decodable",
     "decoder_max_side",
@@ -82,6 +83,7 @@ __all__ = [
     "load_image",
     "load_image_reduced",
     "sniff_format",
+    "uint16_bits",
 ]
 
 #: Largest accepted image, in pixels (width × height), before decoding.
@@ -120,11 +122,22 @@ _UNSUPPORTED_MAGIC: tuple[tuple[bytes, int, str], ...] = (
     (b"GIF8", 0, "GIF"),
     (b"%PDF", 0, "PDF"),
     (b"PK\x03\x04", 0, "ZIP archive"),
-    (b"ftypheic", 4, "HEIC"),
-    (b"ftypheix", 4, "HEIC"),
-    (b"ftypmif1", 4, "HEIF"),
-    (b"ftypavif", 4, "AVIF"),
 )
+#: ISO-BMFF brands (an ``ftyp`` box at offset 4: the major brand, then the compatible
+#: ones) of image formats not supported, first match in this order: AVIF (still and
+#: ``avis`` sequences), HEIC (HEVC-coded still images and ``hevc``/``heis`` sequences),
+#: other HEIF (``mif1``/``msf1`` structural brands). Any other ``ftyp`` file is named as
+#: ISO media (MP4, MOV, 3GP ...).
+_ISO_BRANDS: tuple[tuple[frozenset[bytes], str], ...] = (
+    (frozenset({b"avif", b"avis", b"avio"}), "AVIF"),
+    (frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"hevm", b"hevs"}),
+     "HEIC"),
+    (frozenset({b"mif1", b"mif2", b"msf1"}), "HEIF"),
+)
+#: A netpbm header: ``P1``-``P7``, whitespace, then comments or the width.
+_NETPBM = re.compile(rb"P([1-7])[ \t\r\n]+(?:#[^\n]*\n[ \t\r\n]*)*\d")
+_NETPBM_NAMES = {b"1": "PBM", b"2": "PGM", b"3": "PPM", b"4": "PBM", b"5": "PGM", b"6": "PPM",
+                 b"7": "PAM"}
 
 
 def sniff_format(data: bytes | memoryview) -> str | None:
@@ -167,15 +180,42 @@ def _bmp_header_ok(head: bytes) -> bool:
 
 
 def _describe_unknown(data: bytes | memoryview) -> str:
-    head = bytes(data[:16])
+    r"""Why ``data`` of no supported format is refused, naming the format when it is a
+    known one.
+
+    >>> _describe_unknown(b"P6\n640 480\n255\n" + bytes(64))
+    'PPM (netpbm) files are not supported; send a JPEG, PNG, WebP, BMP or TIFF image'
+    >>> _describe_unknown(b"\x00\x00\x00\x18ftypmsf1\x00\x00\x00\x00mif1heic")
+    'HEIC files are not supported; send a JPEG, PNG, WebP, BMP or TIFF image'
+    """
+    head = bytes(data[:64])
+    supported = "send a JPEG, PNG, WebP, BMP or TIFF image"
     for magic, offset, name in _UNSUPPORTED_MAGIC:
         if head[offset : offset + len(magic)] == magic:
-            return f"{name} files are not supported; send a JPEG, PNG, WebP, BMP or TIFF image"
+            return f"{name} files are not supported; {supported}"
+    if head[4:8] == b"ftyp":
+        return f"{_iso_media_name(head)} files are not supported; {supported}"
+    netpbm = _NETPBM.match(head)
+    if netpbm is not None:
+        return f"{_NETPBM_NAMES[netpbm.group(1)]} (netpbm) files are not supported; {supported}"
     if head.lstrip()[:1] in (b"<", b"{", b"["):
         return "not an image (looks like text/markup); send a JPEG, PNG, WebP, BMP or TIFF image"
     if all(32 <= c < 127 or c in b"\t\n\r" for c in bytes(data[:64])):
         return "not an image (looks like text); send a JPEG, PNG, WebP, BMP or TIFF image"
     return "not an image: unknown format (expected JPEG, PNG, WebP, BMP or TIFF)"
+
+
+def _iso_media_name(head: bytes) -> str:
+    """The format an ISO-BMFF file's ``ftyp`` box names (:data:`_ISO_BRANDS`); ``head``
+    starts with the box."""
+    (size,) = struct.unpack(">I", head[:4])
+    end = min(len(head), size if size >= 16 else 16)
+    brands = {head[8:12]} | {head[i : i + 4] for i in range(16, end - 3, 4)}
+    for names, name in _ISO_BRANDS:
+        if brands & names:
+            return name
+    brand = head[8:12].decode("latin-1").strip()
+    return f"ISO media (MP4/MOV family, brand {brand!r})"
 
 
 # --------------------------------------------------------------------------- header parsing
@@ -556,14 +596,17 @@ def _from_array(arr: npt.NDArray[np.generic], max_pixels: int) -> npt.NDArray[np
             f"got {arr.shape}"
         )
     _check_pixels(int(arr.shape[1]), int(arr.shape[0]), max_pixels, "image array")
-    if arr.dtype == np.uint8:
+    unsigned = arr.dtype.kind == "u"  # either byte order
+    if unsigned and arr.dtype.itemsize == 1:
         img = np.asarray(arr, np.uint8)
-    elif arr.dtype == np.uint16:
-        img = (np.asarray(arr, np.uint16) >> 8).astype(np.uint8)
+    elif unsigned and arr.dtype.itemsize == 2:
+        wide = np.asarray(arr, np.uint16)  # native byte order
+        img = (wide >> (uint16_bits(wide) - 8)).astype(np.uint8)
     elif arr.dtype == np.bool_:
         img = arr.astype(np.uint8) * 255
     else:
-        raise ImageError(f"image array must be uint8 (or uint16), got dtype {arr.dtype}")
+        raise ImageError(f"image array must be uint8 (or uint16 or bool), got dtype "
+                         f"{arr.dtype}")
     if img.ndim == 2 or img.shape[2] == 1:
         return np.asarray(cv2.cvtColor(img.reshape(img.shape[:2]), cv2.COLOR_GRAY2BGR), np.uint8)
     if img.shape[2] == 4:
@@ -571,30 +614,73 @@ def _from_array(arr: npt.NDArray[np.generic], max_pixels: int) -> npt.NDArray[np
     return np.ascontiguousarray(img)
 
 
-def _read_file(path: Path, max_bytes: int) -> bytes:
+#: Bit depths a uint16 array of pixels is read as (:func:`uint16_bits`).
+UINT16_DEPTHS = (8, 10, 12, 14, 16)
+
+
+def uint16_bits(pixels: npt.NDArray[np.uint16]) -> int:
+    """The bit depth a uint16 array of pixels is taken to have: the smallest of
+    :data:`UINT16_DEPTHS` that holds its largest value. A 16-bit image is full range
+    (0..65535) and a camera's 10-, 12- or 14-bit data is stored in uint16 as 0..1023,
+    0..4095 or 0..16383: shifted down by 8 bits, 12-bit data would come out 16 times too
+    dark (its white at grey level 15). An array whose brightest pixel leaves the top two
+    bits unused is taken as the smaller depth, so a full-range image that dark comes out
+    brighter (by a power of two, nothing clipped) than a plain ``>> 8``.
+
+    >>> [uint16_bits(np.array([v], np.uint16)) for v in (0, 255, 1023, 4095, 4096, 65535)]
+    [8, 8, 10, 12, 14, 16]
+    """
+    peak = int(pixels.max()) if pixels.size else 0
+    return next(b for b in UINT16_DEPTHS if peak < 1 << b)
+
+
+#: A path that is a URL (``http://``, ``https://``, ``ftp://``, ``file://``, ``s3://``,
+#: ``gs://``, ``data:``; one slash is enough, as ``Path`` turns ``//`` into ``/``) and names
+#: no file: :func:`load_image` reads local files only.
+_URL = re.compile(r"(?:https?|ftps?|sftp|file|s3|gs):/|data:", re.IGNORECASE)
+
+
+def _checked_path(src: str | os.PathLike[str]) -> tuple[Path, str]:
+    """``src`` as a :class:`Path` and the text to name it by (as given: ``Path`` drops a
+    doubled slash); an empty path, one that holds a NUL byte and a URL are refused."""
+    text = os.fsdecode(src)
+    if text == "":
+        raise ImageError("empty path: give the path of an image file")
+    if "\0" in text:
+        raise ImageError(f"image path {text!r} holds a NUL byte: no file has that name")
+    if _URL.match(text) and not os.path.lexists(text):
+        raise ImageError(f"{text} is a URL: download it first (images are read from "
+                         "files, bytes or arrays; nothing is fetched)")
+    return Path(text), text
+
+
+def _read_file(path: Path, max_bytes: int, name: str | None = None) -> bytes:
     """The file's bytes, at most ``max_bytes``. A regular file's size is checked before
     reading; a pipe, ``/dev/stdin`` or a ``/proc`` file (whose size says 0) is read up to
-    ``max_bytes`` + 1 bytes and judged on what came."""
+    ``max_bytes`` + 1 bytes and judged on what came. Messages name the file ``name`` (the
+    path as given), else ``path``."""
+    shown = str(path) if name is None else name
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise ImageError(f"no such image file: {path}") from None
-    except OSError as exc:
-        raise ImageError(f"cannot read image file {path}: {exc.strerror or exc}") from None
+        raise ImageError(f"no such image file: {shown}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a name the OS cannot take
+        raise ImageError(f"cannot read image file {shown}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise ImageError(f"{path} is a directory, not an image file")
+        raise ImageError(f"{shown} is a directory, not an image file")
     regular = stat.S_ISREG(st.st_mode)
     if regular:
         if st.st_size == 0:
-            raise ImageError(f"empty image file: {path} (0 bytes)")
+            raise ImageError(f"empty image file: {shown} (0 bytes)")
         _check_bytes(st.st_size, max_bytes)
     try:
         with path.open("rb") as f:
             data = f.read(max_bytes + 1)
     except OSError as exc:
-        raise ImageError(f"cannot read image file {path}: {exc.strerror or exc}") from None
+        raise ImageError(f"cannot read image file {shown}: {exc.strerror or exc}") from None
     if not data:
-        raise ImageError(f"empty image: nothing could be read from {path} (not a regular "
+        raise ImageError(f"empty image: nothing could be read from {shown} (not a regular "
                          "file: a pipe or device that gave 0 bytes)")
     _check_bytes(len(data), max_bytes)
     return data
@@ -607,7 +693,8 @@ def _encoded(src: ImageSource, max_bytes: int) -> bytes:
         _check_bytes(len(data), max_bytes)
         return data
     if isinstance(src, (str, os.PathLike)):
-        return _read_file(Path(src), max_bytes)
+        path, name = _checked_path(src)
+        return _read_file(path, max_bytes, name)
     raise ImageError(
         f"cannot load an image from {type(src).__name__}; give a path, bytes or a numpy array"
     )
@@ -1121,18 +1208,27 @@ def load_image(
 ) -> npt.NDArray[np.uint8]:
     """Load an image as a BGR uint8 array of shape ``(H, W, 3)``.
 
-    ``src`` is a file path, the encoded bytes of a JPEG/PNG/WebP/BMP/TIFF file, or an
-    array (``(H, W)`` grey, ``(H, W, 3)`` BGR or ``(H, W, 4)`` BGRA; uint8 or uint16).
-    A uint8 array of shape ``(N,)``, ``(N, 1)`` or ``(1, N)`` that starts with an image
-    format's magic number holds encoded bytes (``cv2.imencode``'s buffer) and is decoded.
-    Grey and alpha images come back as 3-channel BGR; the EXIF orientation of a JPEG is
-    applied. ``max_pixels`` bounds width × height (checked from the header before any
-    decoding), ``max_bytes`` the encoded size; ``max_array_pixels`` (default
-    ``max_pixels``) bounds an array of pixels, which is already decoded.
+    ``src`` is a file path (``str`` or ``os.PathLike``: a local file; an empty path, a
+    URL and a name holding a NUL byte are refused), the encoded bytes of a
+    JPEG/PNG/WebP/BMP/TIFF file (``bytes``, ``bytearray``, ``memoryview``), or an array
+    of pixels (``(H, W)`` grey, ``(H, W, 1)``, ``(H, W, 3)`` BGR or ``(H, W, 4)`` BGRA;
+    uint8, uint16 of either byte order, or bool: False black, True white). A uint16
+    array is scaled to 8 bits by its bit depth, the smallest of 8, 10, 12, 14 or 16 bits
+    that holds its largest value (:func:`uint16_bits`): a 16-bit image is full range
+    (0..65535, divided by 256) and a camera's 12-bit data (0..4095) is divided by 16,
+    not left 16 times too dark. A uint8 array of shape ``(N,)``, ``(N, 1)`` or
+    ``(1, N)`` that starts with an image format's magic number holds encoded bytes
+    (``cv2.imencode``'s buffer) and is decoded. Grey and alpha images come back as
+    3-channel BGR; the EXIF orientation of a JPEG is applied. ``max_pixels`` bounds
+    width × height (checked from the header before any decoding), ``max_bytes`` the
+    encoded size; ``max_array_pixels`` (default ``max_pixels``) bounds an array of
+    pixels, which is already decoded.
 
     Raises :class:`ImageError` (a ``ValueError``) with a message naming the problem:
-    missing file, empty, not an image, truncated (a JPEG cut short, its end-of-image
-    marker there or not), zero-size, too many pixels, too many bytes, undecodable.
+    missing file, a URL, empty, not an image (naming formats known but not supported:
+    GIF, HEIC/HEIF/AVIF, netpbm PPM/PGM/PBM, PDF ...), truncated (a JPEG cut short, its
+    end-of-image marker there or not), zero-size, too many pixels, too many bytes,
+    undecodable.
     """
     data = _encoded_source(src, max_bytes)
     if isinstance(data, np.ndarray):

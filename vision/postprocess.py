@@ -410,7 +410,9 @@ def fuse(
     Exponents ``(min(1, 2(1 - weight)), min(1, 2 weight))``: ``weight`` 0.5 multiplies the
     two (agreement sharpens, a uniform detector column leaves the classifier's answer), 1 is
     the classifier only, 0 the detector only. The ``floor`` keeps one model's zero from
-    vetoing a class the other is sure of.
+    vetoing a class the other is sure of; the classes both models put under it come out
+    tied at one near-zero probability (:func:`top_k` lists ties in class order, and
+    :meth:`vision.detections.Detections.to_records` leaves out those that print as 0).
 
     >>> fuse(np.array([[0.6, 0.4]], np.float32), np.array([[0.1, 0.9]], np.float32)).round(2)
     array([[0.14, 0.86]], dtype=float32)

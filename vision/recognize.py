@@ -117,6 +117,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from scoring import Discards, Hand, Meld, Score, Waits
+    from vision.imageio import ImageSource
 
 #: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
@@ -124,9 +125,11 @@ _WIN_KEYS = ("self_drawn", "last_of_kind", "kong", "last_wall_tile", "discarder"
 _OWN_KEYS = ("hidden_kongs", "win")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Recognition:
-    """The result of one recognition (see module doc)."""
+    """The result of one recognition (see module doc). Compared and hashed by identity
+    (``eq=False``), as its :class:`~vision.detections.Detections` is: compare readings
+    by their :meth:`to_dict` or :attr:`hand_text`."""
 
     detections: Detections
     layout: Layout
@@ -874,7 +877,7 @@ def _refusal(hand: Hand, rules: str, ctx: Mapping[str, Any]) -> str | None:
 
 
 def recognize(
-    image: str | bytes | npt.NDArray[np.uint8],
+    image: ImageSource,
     rules: str = "mcr",
     context: Mapping[str, Any] | None = None,
     *,
@@ -882,11 +885,15 @@ def recognize(
     detections: Detections | None = None,
     layout_params: LayoutParams | None = None,
 ) -> Recognition:
-    """Detect the tiles in ``image`` (a path, encoded bytes or a BGR array) and read the
-    hand (see module doc). ``detector``: a loaded :class:`vision.detect.Detector` (or
-    any callable image → Detections); default: the shipped model. ``detections``: the
-    detector's output for ``image`` when already at hand (benchmarks). ``layout_params``:
-    the layout's settings (default :class:`vision.layout.LayoutParams`).
+    """Detect the tiles in ``image`` and read the hand (see module doc). ``image`` is what
+    :func:`vision.imageio.load_image` takes: a path (``str`` or ``pathlib.Path``, whose
+    text is the reading's ``image``), the encoded bytes of a JPEG/PNG/WebP/BMP/TIFF file
+    (``bytes``, ``bytearray``, ``memoryview``), or a BGR pixel array (uint8; uint16 taken
+    as full range, bool black and white). ``detector``: a loaded
+    :class:`vision.detect.Detector` (or any callable image → Detections); default: the
+    shipped model. ``detections``: the detector's output for ``image`` when already at
+    hand (benchmarks). ``layout_params``: the layout's settings (default
+    :class:`vision.layout.LayoutParams`).
 
     A reading that is no win, of rows lying well off the photo's edges, is tried again on
     the photo turned level (:mod:`vision.straighten`, a second detection) and replaced
@@ -897,11 +904,13 @@ def recognize(
     replaces them). A reading that still does not win is read once more with the layout's
     unsure sideways judgements open to change (:func:`flip_unclear_sideways`), and
     replaced when that wins."""
+    import os
+
     from vision.detect import detect, load_detector
     from vision.imageio import MAX_DECODABLE_PIXELS, load_image
 
     check_request(rules, context)  # before the detector's time is spent
-    name = str(image) if isinstance(image, str) else None
+    name = os.fsdecode(image) if isinstance(image, (str, os.PathLike)) else None
     t0 = time.perf_counter()
     # an array is decoded already (the service under its own TILECAM_MAX_PIXELS)
     pixels = load_image(image, max_array_pixels=MAX_DECODABLE_PIXELS)
