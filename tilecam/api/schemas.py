@@ -323,10 +323,12 @@ class BriefScoreOut(_Doc):
 
 
 class WaitTileOut(_Doc):
-    """One tile a ready hand waits on; a score is null where that win is impossible."""
+    """One tile a ready hand waits on; a score is null where that win is impossible (no
+    copy left: a kind the hand holds four of, or whose last copy a discard lets go)."""
 
     tile: str
-    remaining: int = Field(description="copies not in the hand itself")
+    remaining: int = Field(description="copies not in the hand itself (nor, for a discard "
+                           "of a hand that drew, the tile discarded)")
     discard: BriefScoreOut | None = Field(description="best score won on a discard")
     self_drawn: BriefScoreOut | None = Field(description="best score won self-drawn")
 
@@ -342,13 +344,34 @@ class WaitsOut(_Doc):
     waits: list[WaitTileOut] = Field(description="empty unless ready")
 
 
+class UsefulDrawOut(_Doc):
+    """A kind whose draw brings what a discard keeps a tile nearer to ready (有效牌)."""
+
+    tile: str
+    remaining: int = Field(description="copies left: 4 less the hand's, its melds' and the "
+                           "discard's")
+
+
 class DiscardOut(_Doc):
-    """One discard of a hand that drew, with the waits of what is kept."""
+    """One discard of a hand that drew, with the waits of what is kept, or its useful
+    draws when that is not ready."""
 
     tile: str
     ready: bool
     shanten: int
     waits: list[WaitTileOut]
+    useful: list[UsefulDrawOut] = Field(description="what is kept not ready: each kind "
+                                        "whose draw lowers its shanten (有效牌); else empty")
+    useful_draws: int | None = Field(description="the copies left of the useful kinds in "
+                                     "all, which rank discards of one shanten; null when "
+                                     "ready")
+
+
+class WinWayOut(_Doc):
+    """The hand as it stands scored as a win one way (on a discard, or self-drawn)."""
+
+    total: int
+    legal: bool
 
 
 class DiscardsOut(_Doc):
@@ -360,8 +383,14 @@ class DiscardsOut(_Doc):
     win: bool = Field(description="the hand as it stands is a win already (a winning "
                       "shape, legal or under the rules' minimum)")
     win_total: int | None = Field(description="that win's total; null when it is no win")
+    win_on_discard: WinWayOut | None = Field(description="that win on a discard; null when "
+                                             "the rules refuse it or it is no win")
+    win_self_drawn: WinWayOut | None = Field(description="that win self-drawn (a hand may "
+                                             "win self-drawn only); null when the rules "
+                                             "refuse it or it is no win")
     shanten: int = Field(description="the best discard's (0: a discard leaves it ready)")
-    discards: list[DiscardOut] = Field(description="every distinct discard, best first")
+    discards: list[DiscardOut] = Field(description="every distinct discard, best first: "
+                                       "shanten, then useful draws, then the live waits")
 
 
 class SettingOut(_Doc):
@@ -438,10 +467,13 @@ class RulesOut(_Doc):
 class DetectedTileOut(_Doc):
     code: str
     box: list[float] = Field(description="x1, y1, x2, y2 in pixels of the rotated image")
-    confidence: float
+    confidence: float = Field(description="the detector's tile score times the top-1 "
+                              "code's probability, 0..1")
     rotation: int
     face_down: bool
-    topk: list[Any] = Field(description="the detector's alternatives, best first")
+    topk: list[Any] = Field(description="the detector's alternatives, best first: the "
+                            "tile's own code always, others only where their probability "
+                            "is at least 0.00005 (it prints as 0 below that)")
 
 
 class DetectOut(_Doc):
