@@ -7,6 +7,8 @@ Kind indices are those of :mod:`scoring.tiles` (0..33).
 ['1m', 'E', 'C', '6p']
 >>> set_text(WildSet("chow", (3, 4, 5), (5,)), "金")
 '45m+金(6m)'
+>>> set_text(WildSet("chow", (3, 4, 5), (5,)), "金", {4: "P"})  # a 白板 playing as 5m
+'4mP+金(6m)'
 """
 
 from __future__ import annotations
@@ -109,18 +111,20 @@ def meld_text(m: Meld) -> str:
     return _compact([T.index(t) for t in m.tiles])
 
 
-def set_text(s: WildSet, wild_name: str) -> str:
+def set_text(s: WildSet, wild_name: str, shown: Mapping[int, str] | None = None) -> str:
     """Compact notation of a reading's set, wild copies shown with what they stand for:
-    ``45m+金(6m)``; a natural set is just ``456m``."""
-    natural = _compact(list(s.natural_faces)) if s.natural_faces else ""
+    ``45m+金(6m)``; a natural set is just ``456m``. ``shown`` maps a natural face to the
+    code of the tile that plays it, written in its place (Xiamen, gold 5m: ``{5m: "P"}``,
+    a 白板 playing as the gold's face: ``4mP6m``, ``PPP``)."""
+    natural = _compact(list(s.natural_faces), shown) if s.natural_faces else ""
     wild = "+".join(f"{wild_name}({T.code(f)})" for f in s.wild_faces)
     if natural and wild:
         return f"{natural}+{wild}"
     return natural or wild
 
 
-def _compact(faces: list[int]) -> str:
-    codes = [T.code(f) for f in sorted(faces)]
+def _compact(faces: list[int], shown: Mapping[int, str] | None = None) -> str:
+    codes = [(shown or {}).get(f) or T.code(f) for f in sorted(faces)]
     if all(c[-1] == codes[0][-1] and len(c) == 2 for c in codes):
         return "".join(c[0] for c in codes) + codes[0][-1]
     return "".join(codes)

@@ -150,9 +150,11 @@ class Xiamen(RuleSet):
         items, reading = _best_water(hand, win, melds, readings, settings)
         golds = _golds(hand, win.gold)
         flower_items = flower_water(settings, hand.flowers, flowers)
-        # Each gold's occurrence shows the set it stands in ("23p+金(1p)").
-        used = [(set_text(st, GOLD),) for st in reading for _ in st.wild_faces]
-        gold_sets = tuple(used) if len(used) == golds else ((T.code(win.gold),),) * golds
+        # Each gold's occurrence shows the set it stands in ("23p+金(1p)"); 三金倒, with
+        # no reading, shows each gold alone ("金(5m)"), as a lone 三游 gold is shown.
+        used = [(_set_text(st, win.gold),) for st in reading for _ in st.wild_faces]
+        gold_sets = (tuple(used) if len(used) == golds
+                     else ((f"{GOLD}({T.code(win.gold)})",),) * golds)
         gold_items = (
             [ScoredFan(GOLD, "gold held", int(settings["water_gold"]), golds, gold_sets)]
             if golds
@@ -185,7 +187,7 @@ class Xiamen(RuleSet):
             "bonus_per_payer": bonus_each,
             "kill_three": kill,
             "reading": [s.to_dict() for s in reading],
-            "reading_text": [set_text(s, GOLD) for s in reading],
+            "reading_text": [_set_text(s, win.gold) for s in reading],
         }
         return Score(
             rules=self.name,
@@ -304,6 +306,14 @@ def _win_of(context: WinContext) -> _Win:
 def _face_map(gold: int) -> dict[int, int]:
     """白板 plays as the gold's face (unless the gold is 白板 itself)."""
     return {} if gold == WHITE else {WHITE: gold}
+
+
+def _set_text(s: WildSet, gold: int) -> str:
+    """A reading's set as the hand holds it: a gold as ``金(face)``, a 白板 as ``P`` in
+    the place of the gold's face it plays (gold 5m: ``4mP6m``, ``P+金(5m)``; gold E:
+    ``PPP``). Every standing tile of the gold's kind is a gold, so a natural face of
+    that kind in a reading is a 白板."""
+    return set_text(s, GOLD, {} if gold == WHITE else {gold: "P"})
 
 
 def _meld_faces(hand: Hand, gold: int) -> list[Meld]:
@@ -501,15 +511,17 @@ def _best_water(
     readings: Sequence[Decomposition],
     settings: Mapping[str, Any],
 ) -> tuple[list[ScoredFan], Decomposition]:
-    """水 of the sets (melds, then the reading with the most 水: 就高), and that reading."""
+    """水 of the sets (melds, then the reading with the most 水: 就高), and that reading.
+    ``melds``: the hand's melds as the faces they play (:func:`_meld_faces`), which
+    decide the 水; each is shown as the hand writes it (``[PPP,1]``: ``PPP``)."""
     meld_items: list[tuple[str, int, str]] = []
-    for m in melds:
+    for m, written in zip(melds, hand.melds, strict=True):
         kind = T.index(m.tiles[0])
         if m.kind == "pung":
-            meld_items.append(("melded_pung", kind, meld_text(m)))
+            meld_items.append(("melded_pung", kind, meld_text(written)))
         elif m.kind == "kong":
             t = "concealed_kong" if m.concealed else "melded_kong"
-            meld_items.append((t, kind, meld_text(m)))
+            meld_items.append((t, kind, meld_text(written)))
     winning = T.index(hand.standing[-1])
     winning_face = _face_map(win.gold).get(winning, winning)
     best: tuple[int, list[tuple[str, int, str]], Decomposition] | None = None
@@ -526,7 +538,7 @@ def _best_water(
             t = "concealed_triplet"
             if on_discard and not elsewhere and not claimed and winning_face in s.natural_faces:
                 t, claimed = "melded_pung", True  # the discard completed this triplet
-            items.append((t, s.kind, set_text(s, GOLD)))
+            items.append((t, s.kind, _set_text(s, win.gold)))
         water = sum(set_water(settings, t, k) for t, k, _ in items)
         if best is None or water > best[0]:
             best = (water, items, reading)
