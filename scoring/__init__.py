@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld, NotAWinningHand
 from scoring.notation import format_hand, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
@@ -22,6 +23,7 @@ from scoring.rulesets.base import (
     ScoredFan,
     Setting,
     Settlement,
+    UsefulDraw,
     Waits,
     WaitTile,
     WinContext,
@@ -40,11 +42,13 @@ __all__ = [
     "ScoredFan",
     "Setting",
     "Settlement",
+    "UsefulDraw",
     "WaitTile",
     "Waits",
     "WinContext",
     "check_context",
     "discards",
+    "drew",
     "format_hand",
     "get_rule_set",
     "parse_hand",
@@ -203,6 +207,32 @@ def waits(
     return rule_set.waits(parsed, context, resolved)
 
 
+def drew(hand: str | Hand, rules: str = "mcr") -> bool:
+    """Whether ``hand`` is of a win's size — a hand that drew and must discard, for
+    :func:`discards` — rather than one tile short of a win, for :func:`waits`; a hand of
+    any other size is a :class:`HandError` naming both sizes (what ``tilecam waits`` and
+    ``POST /v1/waits`` take).
+
+    >>> drew("1112345678999m"), drew("1112345678999m1p")
+    (False, True)
+    >>> try:
+    ...     drew("1112345678999m1p2p")
+    ... except HandError as exc:
+    ...     print(str(exc)[:30], "holds 13" in str(exc), "holds 14" in str(exc))
+    wrong number of tiles: 15 (a C True True
+    """
+    rule_set = get_rule_set(rules)
+    if isinstance(hand, str):
+        hand = parse_hand(hand)
+    size = rule_set.hand_size
+    if hand.tile_count not in (size - 1, size):
+        raise HandError(
+            f"wrong number of tiles: {hand.tile_count} (a {rule_set.title} hand one tile "
+            f"short of a win holds {size - 1}, to see its waits; a hand that drew holds "
+            f"{size}, to see what to discard; each kong counted as 3)")
+    return hand.tile_count == size
+
+
 def discards(
     hand: str | Hand,
     *,
@@ -219,13 +249,20 @@ def discards(
     tile with the :func:`waits` of the rest, best first (:class:`Discards`). A hand of
     another size is a :class:`HandError` naming the size needed.
 
+    A discard that leaves the hand ready lists its waits; one of them whose last copy is
+    the tile discarded stays listed with 0 left and no score. A discard that leaves it
+    not ready lists its useful draws (有效牌, :class:`UsefulDraw`): the kinds whose draw
+    lowers its shanten, with the copies left of each (4 less those the hand and its
+    melds hold and the discard), which rank the discards of one shanten — where the
+    rules count their shapes alone (:meth:`RuleSet.draw_shanten`; else None, and those
+    discards rank by tile order).
+
     >>> d = discards("[EEE,2]123m456p789sN1s")
     >>> [(x.tile, x.waits.shanten, [w.tile for w in x.waits.waits]) for x in d.ready_after]
     [('1s', 0, ['N']), ('N', 0, ['1s'])]
     >>> [w.remaining for w in d.ready_after[0].waits.waits]  # N: 4 less the one held
     [3]
     """
-    from scoring import tiles as T
     from scoring.rulesets.base import discard_order
 
     rule_set, parsed, context, resolved = _prepare(
@@ -241,41 +278,88 @@ def discards(
             f"wrong number of tiles to discard from: {parsed.tile_count} (a {rule_set.title} "
             f"hand that drew holds {rule_set.hand_size}, each kong counted as 3)"
         )
+    held = rule_set.held(parsed, context)  # the discarded copy too: it lies dead
     out = []
     for tile in dict.fromkeys(parsed.standing):
         kept = list(parsed.standing)
         kept.remove(tile)
-        w = rule_set.waits(Hand(parsed.melds, tuple(kept), parsed.flowers), context, resolved)
-        # the discarded copy lies dead in the discards: one fewer of its kind to wait on
+        rest = Hand(parsed.melds, tuple(kept), parsed.flowers)
+        w = rule_set.waits(rest, context, resolved)
+        gone = T.index(tile)
+        # the discarded copy lies dead in the discards: one fewer of its kind to wait on,
+        # and a wait whose last copy it was can no longer be won on (listed, unscored)
         w = dataclasses.replace(w, waits=tuple(
-            dataclasses.replace(t, remaining=max(0, t.remaining - 1))
-            if T.index(t.tile) == T.index(tile) else t for t in w.waits))
-        out.append(Discard(tile, w))
+            _dead(t) if T.index(t.tile) == gone else t for t in w.waits))
+        useful = None if w.ready else _useful_draws(rule_set, rest, held, w.shanten, context,
+                                                    resolved)
+        out.append(Discard(tile, w, useful))
+    on_discard, self_drawn, win = _as_won(rule_set, parsed, context, resolved)
     return Discards(rule_set.name, resolved.get("version"), str(parsed),
-                    tuple(sorted(out, key=discard_order)), _as_won(rule_set, parsed, context,
-                                                                   resolved))
+                    tuple(sorted(out, key=discard_order)), win, on_discard, self_drawn)
+
+
+def _dead(t: WaitTile) -> WaitTile:
+    """``t`` with the copy just discarded taken from its tiles left; no score when none is
+    left (no win is left on it, as on a kind the hand holds four of)."""
+    left = max(0, t.remaining - 1)
+    if left:
+        return dataclasses.replace(t, remaining=left)
+    return WaitTile(t.tile, 0, None, None)
+
+
+def _useful_draws(rule_set: RuleSet, kept: Hand, held: list[int], shanten: int,
+                  context: WinContext,
+                  settings: Mapping[str, Any]) -> tuple[UsefulDraw, ...] | None:
+    """The useful draws (有效牌) of ``kept``, a hand one tile short of a win that is
+    ``shanten`` (1 or more) from ready: each kind of which a copy is left (4 less
+    ``held``: the tiles of the hand that drew, the copy discarded among them) whose draw
+    makes a hand of a win's size whose best discard is nearer
+    (:meth:`RuleSet.draw_shanten`; None where the rules count no shape alone). A draw
+    the rules refuse (a fifth 白板 in Xiamen, counting the melds' stand-ins) is none."""
+    left = {T.code(k): T.COPIES - held[k] for k in range(T.NUM_KINDS)}
+    draws = [tile for tile, n in left.items() if n > 0]
+    try:
+        after = rule_set.draw_shanten(kept, draws, context, settings)
+    except NotImplementedError:  # rules that count no shape alone: not counted
+        return None
+    except HandError:  # one draw refused: ask them one by one
+        after = tuple(_one_draw(rule_set, kept, tile, context, settings) for tile in draws)
+    return tuple(UsefulDraw(tile, left[tile]) for tile, s in zip(draws, after, strict=True)
+                 if s < shanten)
+
+
+def _one_draw(rule_set: RuleSet, kept: Hand, tile: str, context: WinContext,
+              settings: Mapping[str, Any]) -> int:
+    """:meth:`RuleSet.draw_shanten` of one draw; one the rules refuse is no nearer (a
+    number of tiles from ready no hand is)."""
+    try:
+        return rule_set.draw_shanten(kept, [tile], context, settings)[0]
+    except HandError:
+        return T.NUM_KINDS
 
 
 def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
-            settings: Mapping[str, Any]) -> Score | None:
-    """``hand`` scored as a win on its last tile — on a discard, else self-drawn — when it
-    has a winning shape, legal or not (under MCR's 8 fan, a context the rules refuse);
-    None when the scorer refuses it or it is no winning shape. A rule set with fields that
-    say what the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no
-    winning shape with a score that is not legal (a 诈胡), so its shape is asked apart
+            settings: Mapping[str, Any]) -> tuple[Score | None, Score | None, Score | None]:
+    """``hand`` scored as a win on its last tile on a discard and self-drawn (each None
+    where the scorer refuses it), and the win it is — the first legal one of the two,
+    else, when it has a winning shape, the first scored (under MCR's 8 fan, a context
+    the rules refuse); all None when it is no win. A rule set with fields that say what
+    the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no winning
+    shape with a score that is not legal (a 诈胡), so its shape is asked apart
     (:func:`shape_wins`); one without them (MCR) refuses such a hand."""
-    scored = None
+    ways: list[Score | None] = []
     for drawn in (False, True):
         try:
-            s = rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn), settings)
+            ways.append(rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn),
+                                       settings))
         except HandError:
-            continue
-        if s.legal:
-            return s
-        scored = scored or s
-    if scored is None or not rule_set.tile_context:
-        return scored
-    return scored if shape_wins(rule_set, hand, context.extra, settings) else None
+            ways.append(None)
+    scored = [s for s in ways if s is not None]
+    win = next((s for s in scored if s.legal), None)
+    if win is None and scored and (not rule_set.tile_context
+                                   or shape_wins(rule_set, hand, context.extra, settings)):
+        win = scored[0]
+    return (ways[0], ways[1], win) if win is not None else (None, None, None)
 
 
 def shape_wins(rule_set: RuleSet, hand: Hand, context: Mapping[str, Any],

@@ -531,17 +531,61 @@ def _suit_moves(
 
 def shanten(counts: Sequence[int], wilds: int = 0) -> int:
     """Tiles from ready (向听) of a hand of ``3n + 1`` tiles (naturals plus wilds): 0 when
-    ready, else the fewest natural tiles that must be exchanged before it is ready.
+    ready, else the fewest natural tiles that must be exchanged before it is ready; of a
+    hand of ``3n + 2`` (one that drew), its best discard's (0: a discard leaves it ready,
+    a complete hand too).
 
     A hand is ready iff adding one wild completes it, so exchanging ``k`` naturals makes it
     ready iff the kept naturals plus ``3n + 2 - kept - wilds`` wilds are complete; this
-    returns ``naturals - (most naturals n sets and a pair can keep)``.
+    returns ``naturals - (most naturals n sets and a pair can keep)``. A hand of ``3n + 2``
+    with ``d`` naturals that n sets and a pair cannot keep is complete when ``d`` is 0,
+    and discarding one of them leaves a hand ``d - 1`` from ready (no discard does better:
+    one fewer natural keeps at most as many).
+
+    >>> c = [0] * 34
+    >>> for i in (0, 1, 9, 10, 11, 27, 27, 30):  # 1m 2m 1p 2p 3p E E N: 8, one that drew
+    ...     c[i] += 1
+    >>> shanten(c)  # discard N: ready on 3m
+    0
+    >>> far = [0] * 34
+    >>> for i in (0, 4, 8, 9, 13, 17, 18, 22):  # 1m 5m 9m 1p 5p 9p 1s 5s
+    ...     far[i] += 1
+    >>> shanten(far), min(shanten([n - (i == k) for i, n in enumerate(far)]) for k in
+    ...                   (0, 4, 8, 9, 13, 17, 18, 22))
+    (4, 4)
     """
     key = _check(counts, wilds)
     total = sum(key) + wilds
-    if total % 3 != 1:
-        raise ValueError(f"shanten needs 3n + 1 tiles, got {total}")
-    return sum(key) - _kept(key, total // 3, True)
+    if total % 3 == 0:
+        raise ValueError(f"shanten needs 3n + 1 or 3n + 2 tiles, got {total}")
+    return max(0, sum(key) - _kept_by_suit(key, total // 3) - (total % 3 == 2))
+
+
+def _kept_by_suit(counts: tuple[int, ...], sets: int) -> int:
+    """:func:`_kept` of ``sets`` sets and a pair, summed over the suits and the honours
+    (no set or pair spans two of them), each one's tiles cached apart: a hand one tile
+    apart from another shares three of its four."""
+    free = [0] * (sets + 1)  # most naturals kept by at most m sets, the pair not placed
+    paired = [-1] * (sets + 1)  # ... the pair placed
+    for lo, size, _honours in _SUITS:
+        part = counts[lo:lo + size]
+        if not any(part):
+            continue
+        alone, with_pair = _suit_kept(lo, part, sets)
+        paired = [max(max(paired[u] + alone[m - u], free[u] + with_pair[m - u])
+                      for u in range(m + 1)) for m in range(sets + 1)]
+        free = [max(free[u] + alone[m - u] for u in range(m + 1)) for m in range(sets + 1)]
+    return max(free[sets], paired[sets])
+
+
+@lru_cache(maxsize=1 << 14)
+def _suit_kept(lo: int, part: tuple[int, ...], sets: int
+               ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`_kept` of one suit's ``part`` (kinds from ``lo``) by at most 0 … ``sets``
+    sets, without and with a pair."""
+    whole = (0,) * lo + part + (0,) * (T.NUM_KINDS - lo - len(part))
+    return (tuple(_kept(whole, m, False) for m in range(sets + 1)),
+            tuple(_kept(whole, m, True) for m in range(sets + 1)))
 
 
 @lru_cache(maxsize=1 << 15)

@@ -158,56 +158,46 @@ def formal_waits(counts: list[int], n_melds: int, stop_at: int = 34) -> list[int
 
 @lru_cache(maxsize=SUIT_CACHE)
 def _suit_blocks(counts: tuple[int, ...], honours: bool) -> tuple[tuple[int, int, int], ...]:
-    """Pareto set of (sets, partial sets, pair 0/1) one suit can hold at once."""
-    best: set[tuple[int, int, int]] = set()
-    work = list(counts)
-    size = len(work)
-
-    def walk(i: int, m: int, t: int, p: int) -> None:
-        while i < size and work[i] == 0:
-            i += 1
-        if i == size:
-            best.add((m, t, p))
-            return
-        if work[i] >= 3:
-            work[i] -= 3
-            walk(i, m + 1, t, p)
-            work[i] += 3
-        if not honours and i + 2 < size and work[i + 1] and work[i + 2]:
-            work[i] -= 1
-            work[i + 1] -= 1
-            work[i + 2] -= 1
-            walk(i, m + 1, t, p)
-            work[i] += 1
-            work[i + 1] += 1
-            work[i + 2] += 1
-        if work[i] >= 2:
-            work[i] -= 2
-            if p == 0:
-                walk(i, m, t, 1)
-            else:
-                walk(i, m, t + 1, p)
-            work[i] += 2
-        if not honours and i + 1 < size and work[i + 1]:
-            work[i] -= 1
-            work[i + 1] -= 1
-            walk(i, m, t + 1, p)
-            work[i] += 1
-            work[i + 1] += 1
-        if not honours and i + 2 < size and work[i + 2]:
-            work[i] -= 1
-            work[i + 2] -= 1
-            walk(i, m, t + 1, p)
-            work[i] += 1
-            work[i + 2] += 1
-        work[i] -= 1
-        walk(i, m, t, p)
-        work[i] += 1
-
-    walk(0, 0, 0, 0)
+    """Pareto set of (sets, partial sets, pair 0/1) one suit can hold at once (a second
+    pair counts as a partial set)."""
+    best = {(m, t + max(0, q - 1), min(q, 1)) for m, t, q in _blocks(counts, honours)}
     pruned = [b for b in best if not any(o != b and o[0] >= b[0] and o[1] >= b[1] and o[2] >= b[2]
                                          for o in best)]
     return tuple(sorted(pruned))
+
+
+@lru_cache(maxsize=SUIT_CACHE)
+def _blocks(counts: tuple[int, ...], honours: bool) -> frozenset[tuple[int, int, int]]:
+    """Pareto set of (sets, partial sets, pairs) the tiles ``counts`` (of one suit) hold
+    at once, its lowest tile placed first (or left alone) and the rest memoised: what is
+    left of a suit after its lowest tile is shared by many hands (a hand one tile apart,
+    the readings of one hand)."""
+    i = next((k for k, n in enumerate(counts) if n), -1)
+    if i < 0:
+        return frozenset({(0, 0, 0)})
+    size = len(counts)
+    found: set[tuple[int, int, int]] = set()
+
+    def take(taken: tuple[int, ...], dm: int, dt: int, dq: int) -> None:
+        rest = list(counts)
+        for k in taken:
+            rest[k] -= 1
+        for m, t, q in _blocks(tuple(rest), honours):
+            found.add((m + dm, t + dt, q + dq))
+
+    if counts[i] >= 3:
+        take((i, i, i), 1, 0, 0)
+    if not honours and i + 2 < size and counts[i + 1] and counts[i + 2]:
+        take((i, i + 1, i + 2), 1, 0, 0)
+    if counts[i] >= 2:
+        take((i, i), 0, 0, 1)
+    if not honours and i + 1 < size and counts[i + 1]:
+        take((i, i + 1), 0, 1, 0)
+    if not honours and i + 2 < size and counts[i + 2]:
+        take((i, i + 2), 0, 1, 0)
+    take((i,), 0, 0, 0)
+    return frozenset(b for b in found if not any(
+        o != b and o[0] >= b[0] and o[1] >= b[1] and o[2] >= b[2] for o in found))
 
 
 def basic_shanten(counts: list[int], n_melds: int) -> int:

@@ -318,7 +318,9 @@ class Score:
 @dataclass(frozen=True)
 class WaitTile:
     """One tile a ready hand waits on: ``remaining`` copies not in the hand itself, and the
-    best score on a discard and on a self-draw (``None`` where that win is impossible)."""
+    best score on a discard and on a self-draw (``None`` where that win is impossible —
+    none where no copy is left: a formal wait on a kind the hand holds four of, or whose
+    last copy it discarded, :class:`Discard`)."""
 
     tile: str
     remaining: int
@@ -371,28 +373,63 @@ class Waits:
 
 
 @dataclass(frozen=True)
+class UsefulDraw:
+    """A kind whose draw brings a hand that is not ready one tile nearer (有效牌: its
+    shanten falls by one once a tile is let go), and the ``remaining`` copies of it not
+    in the hand, its melds or the discard just made."""
+
+    tile: str
+    remaining: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tile": self.tile, "remaining": self.remaining}
+
+
+@dataclass(frozen=True)
 class Discard:
     """One discard of a hand of a win's size that is no win (it drew and must discard):
     the tile let go and the :class:`Waits` of what is kept. A wait's ``remaining`` does
-    not count the discarded copy (it lies in the discards, dead)."""
+    not count the discarded copy (it lies in the discards, dead): a wait whose last copy
+    is the one discarded stays listed, with 0 left and no score (no win is left on it).
+    ``useful``: when what is kept is not ready, the draws that bring it a tile nearer
+    (:class:`UsefulDraw`, kinds of which a copy is left); None when it is ready, or when
+    the rules count no shape alone (:meth:`RuleSet.draw_shanten`)."""
 
     tile: str
     waits: Waits
+    useful: tuple[UsefulDraw, ...] | None = None
+
+    @property
+    def useful_draws(self) -> int:
+        """The tiles left that bring the kept hand nearer: the copies of every
+        :attr:`useful` kind (0 when none are counted: a ready hand's waits say what it
+        draws to)."""
+        return sum(u.remaining for u in self.useful or ())
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"tile", "ready", "shanten", "waits"}``."""
+        """JSON-ready: ``{"tile", "ready", "shanten", "waits", "useful", "useful_draws"}``
+        (``useful``: ``[{"tile", "remaining"}]``, empty when none are counted;
+        ``useful_draws`` their copies in all, null when none are counted: what is kept is
+        ready)."""
         w = self.waits.to_dict()
         return {"tile": self.tile, "ready": w["ready"], "shanten": w["shanten"],
-                "waits": w["waits"]}
+                "waits": w["waits"], "useful": [u.to_dict() for u in self.useful or ()],
+                "useful_draws": None if self.useful is None else self.useful_draws}
+
+
+def _brief_win(s: Score | None) -> dict[str, Any] | None:
+    return None if s is None else {"total": s.total, "legal": s.legal}
 
 
 @dataclass(frozen=True)
 class Discards:
     """What to discard from a hand of a win's size that is no win (何切): every distinct
-    standing tile as a :class:`Discard`, best first — fewest tiles from ready (shanten),
-    then the most wait tiles left that make a legal win, the highest best legal score,
-    the most wait tiles left at all (:func:`discard_order`). ``shanten`` is the best
-    option's (0: a discard leaves the hand ready)."""
+    standing tile as a :class:`Discard`, best first (:func:`discard_order`) — fewest tiles
+    from ready (shanten); then, below ready, the most useful draws (有效牌); when ready,
+    the most wait tiles left that make a legal win, the highest best legal score, the
+    most wait tiles left at all (a wait with no copy left counts for nothing); then the
+    tile's kind order. ``shanten`` is the best option's (0: a discard leaves the hand
+    ready)."""
 
     rules: str
     version: str | None
@@ -402,6 +439,11 @@ class Discards:
     #: self-drawn): a winning shape, legal or under the rules' minimum; None when it is
     #: no win (a regional rule set's 诈胡 — not a winning shape — is none).
     win: Score | None = None
+    #: That win on a discard and self-drawn, each as the rules score it (a hand that wins
+    #: self-drawn alone has a discard win below the minimum, or none where the scorer
+    #: refuses it); both None when the hand is no win.
+    win_on_discard: Score | None = None
+    win_self_drawn: Score | None = None
 
     @property
     def shanten(self) -> int:
@@ -413,33 +455,40 @@ class Discards:
         return tuple(d for d in self.discards if d.waits.ready)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"rules", "version", "hand", "win", "win_total", "shanten",
-        "discards": [...]}`` (``win``: the hand is a win already; ``win_total`` its total,
-        null when it is none)."""
+        """JSON-ready: ``{"rules", "version", "hand", "win", "win_total",
+        "win_on_discard", "win_self_drawn", "shanten", "discards": [...]}`` (``win``: the
+        hand is a win already; ``win_total`` its total, null when it is none;
+        ``win_on_discard`` and ``win_self_drawn``: ``{"total", "legal"}`` of that win each
+        way, null where the rules refuse it or the hand is no win)."""
         return {
             "rules": self.rules,
             "version": self.version,
             "hand": self.hand,
             "win": self.win is not None,
             "win_total": None if self.win is None else self.win.total,
+            "win_on_discard": _brief_win(self.win_on_discard),
+            "win_self_drawn": _brief_win(self.win_self_drawn),
             "shanten": self.shanten,
             "discards": [d.to_dict() for d in self.discards],
         }
 
 
-def discard_order(d: Discard) -> tuple[int, int, int, int, int]:
-    """Sort key of :class:`Discards`: fewest from ready, most wait tiles left that make a
-    legal win (a wait scoring under the rules' minimum is no win), highest best legal
-    score, most wait tiles left at all, then the tile's kind order."""
+def discard_order(d: Discard) -> tuple[int, int, int, int, int, int]:
+    """Sort key of :class:`Discards`: fewest from ready; the most useful draws (a hand
+    not ready: :attr:`Discard.useful_draws`); the most wait tiles left that make a legal
+    win (a wait scoring under the rules' minimum is no win), the highest best legal
+    score, the most wait tiles left at all (a ready hand; a wait with no copy left, its
+    last copy discarded, counts for nothing); then the tile's kind order."""
     w = d.waits
+    live = [t for t in w.waits if t.remaining > 0]
 
     def legal(t: WaitTile) -> list[Score]:
         return [s for s in (t.discard, t.self_drawn) if s is not None and s.legal]
 
-    left_legal = sum(t.remaining for t in w.waits if legal(t))
-    best = max((s.total for t in w.waits for s in legal(t)), default=0)
-    left = sum(t.remaining for t in w.waits)
-    return (w.shanten, -left_legal, -best, -left, T.index(d.tile))
+    left_legal = sum(t.remaining for t in live if legal(t))
+    best = max((s.total for t in live for s in legal(t)), default=0)
+    left = sum(t.remaining for t in live)
+    return (w.shanten, -d.useful_draws, -left_legal, -best, -left, T.index(d.tile))
 
 
 def trial_waits(
@@ -603,6 +652,31 @@ class RuleSet(ABC):
     @abstractmethod
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         """Tiles a hand one short of a win waits on, or how far it is from ready."""
+
+    def draw_shanten(self, hand: Hand, draws: Sequence[str], context: WinContext,
+                     settings: Mapping[str, Any]) -> tuple[int, ...]:
+        """How far ``hand``, one tile short of a win, is from ready after it draws each
+        tile of ``draws`` (codes), by its shape: the shanten of its best discard then (0:
+        a discard leaves it ready, a winning shape too), one for each draw. What
+        :func:`scoring.discards` asks to tell the useful draws (有效牌) of a discard that
+        leaves the hand not ready. HandError for a hand or draw the rules refuse.
+
+        A rule set counts its shapes alone here (MCR ``scoring.mcr.waits.shanten``, the
+        wild rule sets ``scoring.wild.shanten``). Default: NotImplementedError — its
+        discards get no useful draws and rank below ready by tile order: the answer
+        :meth:`waits` gives of each discard of each hand drawn is the same but a few
+        hundred times dearer (a ready hand's waits score every trial win)."""
+        raise NotImplementedError(f"rules {self.name!r} count no shapes alone")
+
+    def held(self, hand: Hand, context: WinContext) -> list[int]:
+        """The tiles of each kind (34 counts, :mod:`scoring.tiles` order) the player
+        sees out of the wall: the hand's standing tiles and its melds, and any the win
+        context names as gone (Zhenjiang's 百搭 discards): the copies left of a kind to
+        draw are 4 less (as a wait's ``remaining``). Default: each tile as written."""
+        out = [0] * T.NUM_KINDS
+        for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
+            out[T.index(t)] += 1
+        return out
 
     @abstractmethod
     def settle(

@@ -6,13 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from scoring import tiles as T
-from scoring.hand import Hand
+from scoring.hand import Hand, HandError
 from scoring.mcr import engine
 from scoring.mcr.versions import DEFAULT_VERSION, VERSIONS
+from scoring.mcr.waits import shanten as shape_shanten
 from scoring.notation import format_hand, parse_hand
 from scoring.rulesets.base import (
     Deal,
@@ -120,6 +121,26 @@ class McrRuleSet(RuleSet):
                 )
             )
         return Waits(self.name, version, format_hand(hand, winning_tile=False), s, tuple(full))
+
+    def draw_shanten(self, hand: Hand, draws: Sequence[str], context: WinContext,
+                     settings: Mapping[str, Any]) -> tuple[int, ...]:
+        """By the shape alone (:func:`scoring.mcr.waits.shanten`, every MCR form), without
+        the waits' trial wins."""
+        if len(hand.melds) > 4:
+            raise HandError(f"{len(hand.melds)} melds: a hand has at most 4 sets besides the "
+                            "pair")
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(f"MCR draws: a hand one tile short of a win has "
+                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
+                            f"has {hand.tile_count}")
+        counts, melds = hand.counts(), len(hand.melds)
+        out = []
+        for tile in draws:
+            k = T.index(tile)
+            counts[k] += 1
+            out.append(max(0, shape_shanten(counts, melds)))
+            counts[k] -= 1
+        return tuple(out)
 
     def _as_score(
         self,

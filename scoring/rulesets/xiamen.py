@@ -245,6 +245,34 @@ class Xiamen(RuleSet):
                             extra={"win": "plain", "opening": False}, keep_flowers=True)
         return Waits(self.name, None, text, 0, found)
 
+    def draw_shanten(self, hand: Hand, draws: Sequence[str], context: WinContext,
+                     settings: Mapping[str, Any]) -> tuple[int, ...]:
+        """By the shape alone (:func:`scoring.wild.shanten`: golds wild, 白板 as the
+        gold's face), without the waits' trial wins."""
+        gold = _gold_of(context.extra)
+        _meld_faces(hand, gold)
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(f"Xiamen draws: a hand one tile short of a win has "
+                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
+                            f"has {hand.tile_count}")
+        face = _face_map(gold)
+        counts, wilds = counts_and_wilds(hand.standing, gold, face)
+        out = []
+        for tile in draws:  # a gold drawn is one more wild, a 白板 the gold's face
+            k = T.index(tile)
+            if k == gold:
+                out.append(shanten(counts, wilds + 1))
+                continue
+            k = face.get(k, k)
+            counts[k] += 1
+            out.append(shanten(counts, wilds))
+            counts[k] -= 1
+        return tuple(out)
+
+    def held(self, hand: Hand, context: WinContext) -> list[int]:
+        """The physical tiles (a meld's tile of the gold's kind is a 白板 standing in)."""
+        return _physical_counts(hand, _gold_of(context.extra))
+
 
 # ---------------------------------------------------------------------- helpers
 def _gold_of(extra: Mapping[str, Any]) -> int:

@@ -305,6 +305,35 @@ class Zhenjiang(RuleSet):
                             extra={"tian_hu": False}, keep_flowers=False)
         return Waits(self.name, None, text, 0, found)
 
+    def draw_shanten(self, hand: Hand, draws: Sequence[str], context: WinContext,
+                     settings: Mapping[str, Any]) -> tuple[int, ...]:
+        """By the shape alone (:func:`scoring.wild.shanten`, the 百搭 wild), without the
+        waits' trial wins."""
+        _check_hand(hand, context)
+        wild = _wild_of(context.extra)
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(f"Zhenjiang draws: a hand one tile short of a win has "
+                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
+                            f"has {hand.tile_count}")
+        counts, wilds = counts_and_wilds(hand.standing, wild)
+        out = []
+        for tile in draws:  # a 百搭 drawn is one more wild
+            k = T.index(tile)
+            if k == wild:
+                out.append(shanten(counts, wilds + 1))
+                continue
+            counts[k] += 1
+            out.append(shanten(counts, wilds))
+            counts[k] -= 1
+        return tuple(out)
+
+    def held(self, hand: Hand, context: WinContext) -> list[int]:
+        """The tiles as written, and the 百搭 discards named (as the waits count them)."""
+        wild = _wild_of(context.extra)
+        out = super().held(hand, context)
+        out[wild] += _wilds_gone(hand, wild, context.extra)
+        return out
+
 
 def _wild_of(extra: Mapping[str, Any]) -> int:
     wild, indicator = extra.get("wild"), extra.get("indicator")

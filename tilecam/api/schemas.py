@@ -364,7 +364,7 @@ class DiscardOut(_Doc):
                                         "whose draw lowers its shanten (有效牌); else empty")
     useful_draws: int | None = Field(description="the copies left of the useful kinds in "
                                      "all, which rank discards of one shanten; null when "
-                                     "ready")
+                                     "none are counted (what is kept is ready)")
 
 
 class WinWayOut(_Doc):

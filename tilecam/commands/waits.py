@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import scoring
-from scoring import Discards, Waits
+import scoring.tiles
+from scoring import Discards, Score, Waits
 from tilecam.commands.score import WAITS_OPTIONS, add_rules_arguments, rule_context, settings_of
 
 
@@ -27,8 +29,10 @@ def register(sub: Any) -> None:
         "every tile that completes it (kinds whose four copies you hold included: the formal "
         "wait) with the best score on a discard and self-drawn; otherwise the shanten. "
         "A hand of a win's size that is no win (14 tiles in MCR: it drew and must discard) "
-        "gets each discard with the waits of what is kept, best first (and, when it is a "
-        "win already, says so first: score it with tilecam score).",
+        "gets each discard with the waits of what is kept, best first; when no discard "
+        "leaves it ready, those nearest to ready with their useful draws (有效牌: the tiles "
+        "left whose draw brings it nearer), the most first (and, when it is a win already, "
+        "says so first, on a discard or only self-drawn: score it with tilecam score).",
     )
     p.add_argument("hand", help="hand notation without the winning tile (or a hand that "
                    "drew, to see what to discard)")
@@ -55,7 +59,10 @@ def format_waits(w: Waits) -> str:
     return "\n".join(lines)
 
 
-def _scores(t: Any) -> str:
+def _scores(t: Any, discarded: str) -> str:
+    if not t.remaining:  # no copy left to win on: no score (scoring.discards)
+        same = scoring.tiles.index(t.tile) == scoring.tiles.index(discarded)
+        return "its last copy is this discard" if same else "the hand holds all four"
     parts = []
     for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
         if s is not None:
@@ -64,25 +71,71 @@ def _scores(t: Any) -> str:
 
 
 def format_discards(d: Discards) -> str:
-    """Human-readable discard analysis (何切) of a hand that drew."""
+    """Human-readable discard analysis (何切) of a hand that drew: the discards that leave
+    it ready with their waits, best first; else those nearest to ready with their useful
+    draws (有效牌), the most first."""
     ready = d.ready_after
     if not ready:
-        best = [x.tile for x in d.discards if x.waits.shanten == d.shanten]
-        return (f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
-                f"from ready (shanten {d.shanten}): discard {' or '.join(best)}")
+        best = [x for x in d.discards if x.waits.shanten == d.shanten]
+        if any(x.useful is None for x in best):  # rules that count no shape alone
+            return (f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
+                    f"from ready (shanten {d.shanten}): discard "
+                    f"{' or '.join(x.tile for x in best)}")
+        lines = [f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
+                 f"from ready (shanten {d.shanten}), the most useful draws first:"]
+        for x in best:
+            draws = ", ".join(f"{u.tile} ({u.remaining})" for u in x.useful or ()) or "none left"
+            lines.append(f"  discard {x.tile:<3} {x.useful_draws:>3} useful draw(s): {draws}")
+        further = len(d.discards) - len(best)
+        if further:
+            lines.append(f"  ({further} other discard(s) leave it further from ready)")
+        return "\n".join(lines)
     lines = [f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"]
     for x in ready:
-        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t)})" for t in x.waits.waits)
-        wins = any(s is not None and s.legal for t in x.waits.waits
-                   for s in (t.discard, t.self_drawn))
-        lines.append(f"  discard {x.tile:<3} waits on {waits}"
-                     + ("" if wins else "  — no wait makes a legal win"))
+        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t, x.tile)})"
+                          for t in x.waits.waits)
+        live = [t for t in x.waits.waits if t.remaining]
+        wins = any(s is not None and s.legal for t in live for s in (t.discard, t.self_drawn))
+        note = ("" if wins else "  — no wait makes a legal win" if live
+                else "  — ready in form only: no copy is left of what it waits on")
+        lines.append(f"  discard {x.tile:<3} waits on {waits}{note}")
     return "\n".join(lines)
+
+
+def _way(s: Score | None) -> str:
+    """One way of winning as ``tilecam waits`` names it: its total, and why it is no
+    legal win where it is none."""
+    if s is None:
+        return "refused by the rules"
+    if s.legal:
+        return f"total {s.total}"
+    reason = s.details.get("reason") if isinstance(s.details, Mapping) else None
+    return f"total {s.total}, no legal win" + (f" ({reason})" if reason else "")
+
+
+def format_win(hand: str, d: Discards) -> str | None:
+    """The line that says a hand that drew is a win already — on a discard, self-drawn
+    or either — with the total each way; None when it is no win."""
+    if d.win is None:
+        return None
+    on_discard, self_drawn = d.win_on_discard, d.win_self_drawn
+    ways = f"on a discard: {_way(on_discard)}; self-drawn: {_way(self_drawn)}"
+    legal_discard = on_discard is not None and on_discard.legal
+    legal_drawn = self_drawn is not None and self_drawn.legal
+    if legal_discard and legal_drawn:
+        what, option = "a win on a discard or self-drawn", ""
+    elif legal_drawn:
+        what, option = "a win only self-drawn", " --self-drawn"
+    elif legal_discard:
+        what, option = "a win only on a discard", ""
+    else:
+        what, option = "a winning shape but no legal win", ""
+    return (f"{hand}: this hand is {what} ({ways}): score it with tilecam score{option}; "
+            "what to discard instead:")
 
 
 def run(args: argparse.Namespace) -> int:
     hand = scoring.parse_hand(args.hand)
-    rule_set = scoring.get_rule_set(args.rules)
     kwargs: dict[str, Any] = dict(
         rules=args.rules,
         version=args.rules_version,
@@ -92,22 +145,14 @@ def run(args: argparse.Namespace) -> int:
         settings=settings_of(args),
         **rule_context(args, WAITS_OPTIONS),
     )
-    size = rule_set.hand_size
-    if hand.tile_count not in (size - 1, size):
-        raise scoring.HandError(
-            f"wrong number of tiles: {hand.tile_count} (a {rule_set.title} hand one tile "
-            f"short of a win holds {size - 1}, to see its waits; a hand that drew holds "
-            f"{size}, to see what to discard; each kong counted as 3)")
-    if hand.tile_count == size:
+    if scoring.drew(hand, args.rules):  # 14 in MCR: what to discard; 13: the waits
         drew = scoring.discards(hand, **kwargs)
-        win = drew.win  # a win already: tilecam score scores it
         if args.json:
             print(json.dumps(drew.to_dict(), ensure_ascii=False))
         else:
+            win = format_win(args.hand, drew)  # a win already: tilecam score scores it
             if win is not None:
-                below = "" if win.legal else ", below the minimum to win"
-                print(f"{args.hand}: this hand is a win (total {win.total} on its last tile"
-                      f"{below}): score it with tilecam score; what to discard instead:")
+                print(win)
             print(format_discards(drew))
         return 0
     result = scoring.waits(hand, **kwargs)

@@ -135,9 +135,13 @@ _WAITS_DOC: dict[int | str, dict[str, Any]] = {
           "description": 'Waits.to_dict() for a hand one tile short: {"rules", "version", '
           '"hand", "ready", "shanten", "waits": [{"tile", "remaining", "discard", '
           '"self_drawn"}]}; for a hand of a win\'s size, Discards.to_dict(): {"rules", '
-          '"version", "hand", "win", "win_total", "shanten", "discards": [{"tile", "ready", '
-          '"shanten", "waits": [...]}]} (best first; win: the hand is a win already, '
-          'win_total its total or null)'},
+          '"version", "hand", "win", "win_total", "win_on_discard", "win_self_drawn", '
+          '"shanten", "discards": [{"tile", "ready", "shanten", "waits": [...], "useful": '
+          '[{"tile", "remaining"}], "useful_draws"}]} (best first: shanten, then useful '
+          'draws (有效牌, null when ready), then live waits that win, best score, live '
+          'waits; a wait whose last copy is the discard has 0 left and null scores; win: '
+          'the hand is a win already, win_total its total or null, win_on_discard and '
+          'win_self_drawn {"total", "legal"} each way or null)'},
     503: {"model": ErrorOut,
           "description": "busy (every analysis slot taken and the queue full, or no slot "
           "free within the time budget; with Retry-After), timeout (the analysis ran "
@@ -155,9 +159,12 @@ async def waits(
     Win flags (self_drawn …) do not apply; each wait is scored both on a discard and
     self-drawn. A hand that is not ready answers with ``ready: false`` and its shanten. A
     hand of a win's size (14 tiles in MCR) that drew and must discard answers every
-    discard with the waits of the tiles kept, best first (何切), and says whether the
-    hand as it stands is a win already (``win``) and its total (``win_total``, null when
-    it is none). Analyses run one at a time by default (``TILECAM_WAITS_CONCURRENCY``),
+    discard with the waits of the tiles kept, or, kept not ready, its useful draws
+    (``useful``, ``useful_draws``: 有效牌), best first (何切: shanten, then useful draws,
+    then the waits), and says whether the hand as it stands is a win already (``win``),
+    its total (``win_total``, null when it is none) and each way (``win_on_discard``,
+    ``win_self_drawn``: a hand may win self-drawn only). A hand of another size is a 400
+    naming both sizes. Analyses run one at a time by default (``TILECAM_WAITS_CONCURRENCY``),
     eight admitted per slot; past them the answer is 503 ``busy`` with ``Retry-After``.
     """
     hand, kwargs = hand_and_context(req, win=False)
@@ -165,8 +172,9 @@ async def waits(
     # per kind (a 16-tile Xiamen hand with golds up to about 0.06 s; a hand that drew,
     # one analysis per discard, up to about 0.25 s: bench/waits_bench.py), and the
     # automatic tables' scoring on the loop must not queue behind it
-    drew = hand.tile_count == scoring.get_rule_set(kwargs["rules"]).hand_size
     try:
+        # a hand of either size, else a 400 naming both (as tilecam waits says it)
+        drew = scoring.drew(hand, kwargs["rules"])
         body = await limiter.answer(analysis, drew, hand, kwargs)
     except scoring.HandError as exc:
         raise invalid_hand(exc) from None
