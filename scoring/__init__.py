@@ -279,6 +279,7 @@ def discards(
             f"hand that drew holds {rule_set.hand_size}, each kong counted as 3)"
         )
     held = rule_set.held(parsed, context)  # the discarded copy too: it lies dead
+    wilds = rule_set.wild_kinds(context)
     out = []
     for tile in dict.fromkeys(parsed.standing):
         kept = list(parsed.standing)
@@ -295,7 +296,8 @@ def discards(
         out.append(Discard(tile, w, useful))
     on_discard, self_drawn, win = _as_won(rule_set, parsed, context, resolved)
     return Discards(rule_set.name, resolved.get("version"), str(parsed),
-                    tuple(sorted(out, key=discard_order)), win, on_discard, self_drawn)
+                    tuple(sorted(out, key=lambda d: discard_order(d, wilds))), win, on_discard,
+                    self_drawn)
 
 
 def _dead(t: WaitTile) -> WaitTile:

@@ -473,12 +473,14 @@ class Discards:
         }
 
 
-def discard_order(d: Discard) -> tuple[int, int, int, int, int, int]:
+def discard_order(d: Discard, wilds: frozenset[str] = frozenset()
+                  ) -> tuple[int, int, int, int, int, bool, int]:
     """Sort key of :class:`Discards`: fewest from ready; the most useful draws (a hand
     not ready: :attr:`Discard.useful_draws`); the most wait tiles left that make a legal
     win (a wait scoring under the rules' minimum is no win), the highest best legal
     score, the most wait tiles left at all (a ready hand; a wait with no copy left, its
-    last copy discarded, counts for nothing); then the tile's kind order."""
+    last copy discarded, counts for nothing); then a wild (``wilds``: a gold, a 百搭)
+    kept rather than another tile of equal merit; then the tile's kind order."""
     w = d.waits
     live = [t for t in w.waits if t.remaining > 0]
 
@@ -488,7 +490,8 @@ def discard_order(d: Discard) -> tuple[int, int, int, int, int, int]:
     left_legal = sum(t.remaining for t in live if legal(t))
     best = max((s.total for t in live for s in legal(t)), default=0)
     left = sum(t.remaining for t in live)
-    return (w.shanten, -d.useful_draws, -left_legal, -best, -left, T.index(d.tile))
+    return (w.shanten, -d.useful_draws, -left_legal, -best, -left, d.tile in wilds,
+            T.index(d.tile))
 
 
 def trial_waits(
@@ -667,6 +670,12 @@ class RuleSet(ABC):
         :meth:`waits` gives of each discard of each hand drawn is the same but a few
         hundred times dearer (a ready hand's waits score every trial win)."""
         raise NotImplementedError(f"rules {self.name!r} count no shapes alone")
+
+    def wild_kinds(self, context: WinContext) -> frozenset[str]:
+        """The kinds that play as wilds under ``context`` (Xiamen's gold, Zhenjiang's
+        百搭): what to discard keeps them on a tie (:func:`discard_order`'s last step but
+        one). Default: none."""
+        return frozenset()
 
     def held(self, hand: Hand, context: WinContext) -> list[int]:
         """The tiles of each kind (34 counts, :mod:`scoring.tiles` order) the player

@@ -269,6 +269,10 @@ class Xiamen(RuleSet):
             counts[k] -= 1
         return tuple(out)
 
+    def wild_kinds(self, context: WinContext) -> frozenset[str]:
+        """The gold's kind."""
+        return frozenset({T.code(_gold_of(context.extra))})
+
     def held(self, hand: Hand, context: WinContext) -> list[int]:
         """The physical tiles (a meld's tile of the gold's kind is a 白板 standing in)."""
         return _physical_counts(hand, _gold_of(context.extra))

@@ -327,6 +327,10 @@ class Zhenjiang(RuleSet):
             counts[k] -= 1
         return tuple(out)
 
+    def wild_kinds(self, context: WinContext) -> frozenset[str]:
+        """The 百搭's kind."""
+        return frozenset({T.code(_wild_of(context.extra))})
+
     def held(self, hand: Hand, context: WinContext) -> list[int]:
         """The tiles as written, and the 百搭 discards named (as the waits count them)."""
         wild = _wild_of(context.extra)

@@ -99,3 +99,21 @@ def test_drew_names_both_sizes_it_takes() -> None:
     with pytest.raises(scoring.HandError, match="holds 16, to see its waits; a hand that "
                        "drew holds 17"):
         scoring.drew("1112345678999m1p2p", "xiamen")
+
+
+def test_a_wild_is_kept_rather_than_a_tile_of_equal_merit() -> None:
+    """Zhenjiang: every discard of this hand waits on all 34 kinds with 122 tiles left;
+    the tie goes to keeping the 百搭 (7m), which is listed last, not by tile order first."""
+    d = scoring.discards("5p1p9p7m7p4p7m3p7p2p9p7p9p7m", rules="zhenjiang", wild="7m")
+    assert [x.tile for x in d.discards][-1] == "7m"
+    assert d.discards[0].tile == "1p"
+
+
+def test_xiamen_keeps_the_gold_on_a_tie() -> None:
+    """The gold's kind is the rule set's wild: :meth:`wild_kinds`."""
+    from scoring.rulesets import get_rule_set
+    from scoring.rulesets.base import WinContext
+
+    xiamen = get_rule_set("xiamen")
+    assert xiamen.wild_kinds(WinContext(extra={"gold": "5m"})) == frozenset({"5m"})
+    assert get_rule_set("mcr").wild_kinds(WinContext()) == frozenset()
