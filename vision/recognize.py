@@ -888,8 +888,10 @@ def recognize(
     """Detect the tiles in ``image`` and read the hand (see module doc). ``image`` is what
     :func:`vision.imageio.load_image` takes: a path (``str`` or ``pathlib.Path``, whose
     text is the reading's ``image``), the encoded bytes of a JPEG/PNG/WebP/BMP/TIFF file
-    (``bytes``, ``bytearray``, ``memoryview``), or a BGR pixel array (uint8; uint16 taken
-    as full range, bool black and white). ``detector``: a loaded
+    (``bytes``, ``bytearray``, ``memoryview``), or a BGR pixel array (uint8; uint16
+    scaled by its bit depth, the smallest of 8, 10, 12, 14 or 16 that holds its
+    brightest value, :func:`vision.imageio.uint16_bits`; bool black and white).
+    ``detector``: a loaded
     :class:`vision.detect.Detector` (or any callable image → Detections); default: the
     shipped model. ``detections``: the detector's output for ``image`` when already at
     hand (benchmarks). ``layout_params``: the layout's settings (default

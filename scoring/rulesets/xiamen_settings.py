@@ -148,16 +148,17 @@ def with_half_stack_false_win(given: Mapping[str, Any] | None,
     """``resolved`` (the settings checked and laid over the defaults) with the 诈胡 money
     following the stake when ``given`` does not set it: ``false_win_money`` is half a 课
     (seed 000: 支付各家每人半课的钱（课外）), half of ``chip_stack`` rounded down — 50 at
-    the default 100, 30 at 60 or 61. Set, it is kept as given.
+    the default 100, 30 at 60 or 61, and at least 1 (a stake of 1 chip still has a 诈胡
+    to pay). Set, it is kept as given.
 
     >>> def resolved(**given):
     ...     out = {k: v.default for k, v in SETTINGS.items()} | given
     ...     return with_half_stack_false_win(given, out)["false_win_money"]
-    >>> resolved(), resolved(chip_stack=60), resolved(chip_stack=61)
-    (50, 30, 30)
+    >>> resolved(), resolved(chip_stack=60), resolved(chip_stack=61), resolved(chip_stack=1)
+    (50, 30, 30, 1)
     >>> resolved(chip_stack=60, false_win_money=50), resolved(false_win_money=0)
     (50, 0)
     """
     if not given or "false_win_money" not in given:
-        resolved["false_win_money"] = int(resolved["chip_stack"]) // 2
+        resolved["false_win_money"] = max(1, int(resolved["chip_stack"]) // 2)
     return resolved

@@ -862,8 +862,9 @@ def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
 
     MCR (seed 003): 错和 10, 诈和 20 points. A rule set with a ``false_win`` setting
     (Zhenjiang 诈胡: 6 base chips to each) uses it, times ``base_chip`` when it has one; one
-    with ``false_win_money`` (Xiamen 诈胡: 50 to each outside the chips, 课外) pays that in
-    money. Otherwise the referee must give the points (ValueError).
+    with ``false_win_money`` (Xiamen 诈胡: half of ``chip_stack`` to each unless the
+    table sets it, 50 at the default stake, outside the chips, 课外) pays that in money.
+    Otherwise the referee must give the points (ValueError).
     """
     if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
         return MCR_PENALTY_POINTS[kind], False
