@@ -118,9 +118,10 @@ def test_a_photo_with_no_untouched_copy_gets_its_copies_boxes_tightened(tmp_path
     """Rule (hk-photos preparation): when every copy is turned, each tile's box in the
     other copies is the copies' grown boxes intersected, not the tightest copy's carried."""
     truths = _write_export(tmp_path / "hk")
-    tight = prepare_photos(tmp_path / "hk", tmp_path / "tight", val_fraction=0.0)
+    # cue=False: no other photo to judge the handedness by (no copy is mirrored here)
+    tight = prepare_photos(tmp_path / "hk", tmp_path / "tight", val_fraction=0.0, cue=False)
     carried = prepare_photos(tmp_path / "hk", tmp_path / "carried", val_fraction=0.0,
-                             tighten=False)
+                             tighten=False, cue=False)
     assert (tight["images"], tight["unaligned"], tight["tightened"]) == (5, 0, 4)
     assert carried["tightened"] == 0
     original = "p_jpg.rf.a"  # the smallest turns grow its boxes least
@@ -137,7 +138,7 @@ def test_evaluation_takes_the_original_the_preparation_chose(tmp_path: Path) -> 
     """Once the other copies' boxes are tighter than the original's, the tightest copy is
     no longer the original: ``--copies originals`` follows the preparation's record."""
     _write_export(tmp_path / "hk")
-    prepare_photos(tmp_path / "hk", tmp_path / "tight", val_fraction=0.0)
+    prepare_photos(tmp_path / "hk", tmp_path / "tight", val_fraction=0.0, cue=False)
     samples = load_dataset(tmp_path / "tight", "train")
     assert [s.image.name for s in original_copies(samples)] == ["p_jpg.rf.a.png"]
     # when the recorded original is not among the samples, the tightest copy stands in

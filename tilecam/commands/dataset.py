@@ -85,7 +85,8 @@ def register(sub: Any) -> None:
     ph.add_argument("--val-fraction", type=float, default=0.2, help="share of stems for val")
     ph.add_argument("--seed", type=int, default=0, help="split seed (default 0)")
     ph.add_argument("--mirrored", choices=("fix", "drop"), default="fix",
-                    help="what to do with mirrored copies (default fix)")
+                    help="what to do with mirrored copies (default fix; photos whose "
+                    "handedness cannot be told are left out either way)")
     ph.add_argument("--labels-from", choices=("original", "export"), default="original",
                     help="augmented copies' labels: mapped from the un-augmented original "
                     "(default; the export's own are off the tiles on turned copies) or the "
@@ -98,6 +99,11 @@ def register(sub: Any) -> None:
                     help="keep boxes that the export's turn carried into the flat fill around a "
                     "copy (by default each box is cut to the picture and dropped when less "
                     "than half of it shows: vision/data/relabel.py cut_to_picture)")
+    ph.add_argument("--no-cue", action="store_true",
+                    help="take the tightest copy's handedness as real even where it is turned "
+                    "(the build before the cross-photo cue, for comparison: about 42 photos "
+                    "come out mirrored; by default such photos are judged against the "
+                    "others: vision/data/handedness.py)")
     ph.add_argument("--no-label-fixes", action="store_true",
                     help="keep every label as exported (by default the labels listed in "
                     "vision/data/label_fixes.py, which contradict their tiles, are corrected)")
@@ -252,7 +258,7 @@ def run_synth(args: argparse.Namespace) -> int:
 
 def stem_progress(stems: Iterable[str]) -> Iterator[str]:
     """``stems`` passed through, a line on stderr every 50 and at the end (the photos take
-    minutes: 2,150 copies of about 450 stems are read, judged and written)."""
+    minutes: hk-photos' 2,150 copies of 430 stems are read, judged and written)."""
     import sys
     import time
 
@@ -283,6 +289,7 @@ def run_photos(args: argparse.Namespace) -> int:
                             labels_from=args.labels_from,
                             label_fixes=() if args.no_label_fixes else LABEL_FIXES,
                             tighten=not args.no_tighten, cut_fill=not args.no_fill_cut,
+                            cue=not args.no_cue,
                             progress=None if args.quiet else stem_progress)
     print(json.dumps(counts))
     return 0

@@ -10,9 +10,11 @@ the label is corrected here. Photos whose labels the picture cannot settle (a bl
 cut tile, blank faces) keep them.
 
 The fixes apply to the un-augmented original's label file; the other copies' labels are
-carried from it (:mod:`vision.data.relabel`), so every copy gets them. A fix whose row
-does not hold the code it expects (another version of the data) is not applied and is
-counted as skipped. ``tilecam dataset photos --no-label-fixes`` builds the labels as
+carried from it (:mod:`vision.data.relabel`), so every copy gets them. A fix is looked
+up by its photo (the stem of ``copy``): one whose row does not hold the code it
+expects, or whose copy is missing or is not the copy the preparation takes as the
+photo's original (another version of the data), is not applied and is counted as
+skipped. ``tilecam dataset photos --no-label-fixes`` builds the labels as
 exported.
 """
 
@@ -40,6 +42,16 @@ class LabelFix:
     was: str
     now: str
     why: str
+
+    @property
+    def stem(self) -> str:
+        """The source photo of ``copy`` (its name before ``.rf.``, as
+        :func:`vision.data.photos.source_stem`).
+
+        >>> LabelFix("hand_046_jpg.rf.3a82.jpg", 0, "1f", "3f", "").stem
+        'hand_046_jpg'
+        """
+        return self.copy.split(".rf.")[0] if ".rf." in self.copy else self.copy.rsplit(".", 1)[0]
 
 
 #: The corrections (twenty-first session). Found by listing every original whose labels

@@ -2,7 +2,7 @@
 
 The source is a Roboflow export: every source photo has up to 5 augmented *copies*
 sharing a file-name *stem* (the part before ``.rf.``). The export flipped copies
-horizontally and vertically at random, so about half the copies are **mirrored**
+horizontally and vertically at random, so about a third of the copies are **mirrored**
 (glyphs that no real table shows); copies with both flips are 180° rotations and fine.
 
 How the mirrored copies are found (two steps):
@@ -14,14 +14,22 @@ How the mirrored copies are found (two steps):
    says whether the copy has the same handedness as copy 0 (parity 0) or the
    opposite one (parity 1). SIFT descriptors are not mirror-invariant, so the wrong
    hypothesis finds few inliers (typically 10x fewer).
-2. **Which parity group is the real one** (absolute): the export keeps every source
-   photo once *un-augmented* beside its augmented copies. Rotation and shear only loosen
-   axis-aligned boxes, so the copy with the smallest mean box area is that original
-   (:func:`original_copy`), which is never mirrored: its parity group is the real one.
-   Checked by eye on hk-photos (corner indices 2 3 4 7 E S W N C and 萬 read the right
-   way round): see ``models/README.md``. Pluggable alternative: a scorer, e.g. a
-   reference detector (:class:`DetectorScorer`) comparing a copy with its mirror image
-   (a weak cue for mahjong-detector, measured in ``models/README.md``).
+2. **Which parity group is the real one** (absolute): where the export kept the photo
+   once *un-augmented* beside its augmented copies, that copy is the one with the
+   tightest boxes (rotation and shear only loosen axis-aligned boxes;
+   :func:`original_copy`), it is never mirrored, and its parity group is the real one.
+   But for about 40 % of the stems no copy is un-augmented: the tightest copy is itself
+   turned or sheared (the export's fill shows in its corners,
+   :func:`vision.data.relabel.fill_corners`) and was flipped as often as any other copy.
+   For a stem whose tightest copy shows fill corners, the copies are matched against the
+   other stems' un-augmented originals and their mirror images
+   (:mod:`vision.data.handedness`): a clear verdict decides; without one, a stem whose
+   tightest copy is turned (:data:`~vision.data.relabel.TURNED_CORNERS` corners or
+   more) is left out as ambiguous, and one with a corner or two (a dark table edge, most
+   often) keeps the tightest copy's group. See ``models/README.md``, "Mirrored copies".
+   Pluggable alternative: a scorer, e.g. a reference detector (:class:`DetectorScorer`)
+   comparing a copy with its mirror image (a weak cue for mahjong-detector, measured in
+   ``models/README.md``).
 
 Mirrored copies are then flipped back (image and labels, ``mirrored="fix"``) or left
 out (``mirrored="drop"``). Each augmented copy's labels are then rebuilt from that
@@ -31,8 +39,8 @@ by stem, so no photo leaks.
 
 The output is a YOLO dataset: ``images/{train,val}``, ``labels/{train,val}``
 (class ids of :data:`vision.classes.CLASSES`), ``data.yaml``, ``mirror.csv`` (per copy:
-stem, parity, mirrored, split) and ``labels.csv`` (per copy: its alignment with the
-original) for audit.
+stem, parity, mirrored, split, how it was judged) and ``labels.csv`` (per copy: its
+alignment with the original) for audit.
 """
 
 from __future__ import annotations
@@ -52,8 +60,15 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.classes import CLASSES, class_id
+from vision.data.handedness import HandednessCue, cue_verdict, stem_vote
 from vision.data.label_fixes import LABEL_FIXES, LabelFix, apply_label_fixes
-from vision.data.relabel import Features, LabelMapper, ratio_matches
+from vision.data.relabel import (
+    TURNED_CORNERS,
+    Features,
+    LabelMapper,
+    fill_corners,
+    ratio_matches,
+)
 
 #: hk-photos class name → tile code (RULES.md). ``bf`` = flowers plum, orchid,
 #: chrysanthemum, bamboo (``5f``-``8f``); ``bs`` = seasons spring..winter (``1f``-``4f``).
@@ -129,13 +144,26 @@ def read_class_names(src: Path) -> list[str]:
     names = ast.literal_eval(match.group(1))
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError(f"{path}: names must be a list of strings")
+    unknown = [n for n in names if n not in HK_CODES]
+    if unknown:
+        raise ValueError(f"{path}: unknown hk-photos class name(s) "
+                         f"{', '.join(map(repr, unknown))} (known: sc1-9, sd1-9, sb1-9, "
+                         "hwe hws hww hwn, hdr hdg hdw, bs1-4, bf1-4)")
     return names
+
+
+#: How far (in normalised units) a label's centre or polygon point may lie outside
+#: 0..1: rounding in the export, not a tile outside the picture.
+COORD_TOLERANCE = 1e-3
 
 
 def read_labels(path: Path, names: Sequence[str]) -> Labels:
     """Read one YOLO label file, mapping class ids through ``names`` to :data:`CLASSES` ids.
 
     Polygon rows (``cls x1 y1 x2 y2 ...``) become their enclosing box. Returns ``(n, 5)``.
+    A row with a value that is not a finite number, a box of no width or height, or a
+    centre or polygon point outside the image (0..1, :data:`COORD_TOLERANCE`) is refused
+    (ValueError naming ``file:line``).
     """
     rows: list[list[float]] = []
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -146,18 +174,27 @@ def read_labels(path: Path, names: Sequence[str]) -> Labels:
             values = [float(p) for p in parts]
         except ValueError:
             raise ValueError(f"{path}:{lineno}: not numbers: {line!r}") from None
+        if not all(np.isfinite(values)):
+            raise ValueError(f"{path}:{lineno}: not a finite number: {line!r}")
         src_id = int(values[0])
         if not 0 <= src_id < len(names) or values[0] != src_id:
             raise ValueError(f"{path}:{lineno}: class id {parts[0]} out of range")
         cls = class_id(hk_code(names[src_id]))
         if len(values) == 5:
             cx, cy, w, h = values[1:]
+            points = [cx, cy]
         elif len(values) >= 7 and len(values) % 2 == 1:
             xs, ys = values[1::2], values[2::2]
             cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
             w, h = max(xs) - min(xs), max(ys) - min(ys)
+            points = values[1:]
         else:
             raise ValueError(f"{path}:{lineno}: expected 5 values or a polygon, got {len(values)}")
+        if not all(-COORD_TOLERANCE <= v <= 1 + COORD_TOLERANCE for v in points):
+            what = "centre" if len(values) == 5 else "polygon point"
+            raise ValueError(f"{path}:{lineno}: {what} outside the image (0..1): {line!r}")
+        if w <= 0 or h <= 0:
+            raise ValueError(f"{path}:{lineno}: box of no width or height: {line!r}")
         rows.append([cls, cx, cy, w, h])
     return np.array(rows, np.float64).reshape(-1, 5)
 
@@ -327,8 +364,18 @@ class CopyDecision:
     inliers_mirrored: int
     margin: float | None  # handedness margin (or tightness ratio) when judged, else None
     mirrored: bool
-    #: Both parity groups hold an equally tight copy: the original cannot be told apart.
+    #: The stem's copies cannot be judged: both parity groups hold an equally tight copy
+    #: (the original cannot be told apart), or no copy is un-augmented and the
+    #: cross-photo cue is unclear.
     ambiguous: bool = False
+    #: The copy's cross-photo cue margin (:meth:`HandednessCue.margin`, > 0: reads as
+    #: taken) when the cue was asked, else None.
+    cue: float | None = None
+    #: What decided: ``"original"`` (the un-augmented original's group, or a tie),
+    #: ``"cue"`` (the cross-photo cue, or it was unclear), ``"tightest"`` (the tightest
+    #: copy's group although it shows fill corners: the cue turned off), ``"scorer"``;
+    #: ``""`` unjudged.
+    judged_by: str = ""
 
 
 def compute_parities(
@@ -371,6 +418,17 @@ def original_copy(labels: Sequence[Labels]) -> tuple[int, float] | None:
     return areas[0][1], ratio
 
 
+#: Fill corners (:func:`vision.data.relabel.fill_corners`) of the tightest copy from
+#: which its group is checked with the cross-photo cue: at one or two it is most often
+#: the photo as taken with a dark table edge (the cue overrules it only when clear), from
+#: :data:`~vision.data.relabel.TURNED_CORNERS` on it is turned (the cue must be clear).
+CUE_CORNERS = 1
+
+#: The cue margins of a stem's copies (one per copy, None where a copy gives none),
+#: asked for only when the stem needs them.
+CueMargins = Callable[[], Sequence[float | None]]
+
+
 def decide_stem(
     names: Sequence[str],
     images: Sequence[npt.NDArray[np.uint8]],
@@ -379,6 +437,7 @@ def decide_stem(
     scorer: Scorer | None = None,
     *,
     votes_per_group: int = 1,
+    cue: HandednessCue | None = None,
 ) -> list[CopyDecision]:
     """Split one stem's copies into parity groups and decide which group is mirrored.
 
@@ -386,28 +445,51 @@ def decide_stem(
     (:func:`original_copy`) is the real one; its ``margin`` is the ratio of the other
     group's tightest mean box area to the original's. Below :data:`TIE_RATIO` both
     groups hold an equally tight copy and every decision is marked ``ambiguous``.
+    When that tightest copy shows the export's fill in :data:`CUE_CORNERS` corners or
+    more, it may be an augmented copy (flipped as often as any), and ``cue`` (references
+    of other stems, this stem's left out) decides instead where its verdict is clear
+    (:func:`vision.data.handedness.cue_verdict`); where it is not (or no ``cue`` is
+    given) a stem whose tightest copy is turned (:data:`TURNED_CORNERS` corners or more)
+    is ``ambiguous``, and one with fewer keeps the tightest copy's group.
     With a ``scorer``, each group votes with its ``votes_per_group`` tightest-boxed
     copies; a copy's vote counts for its own group and against the other (its mirror
     image belongs there).
     """
+    stem = source_stem(names[0]) if names else ""
+    margins: CueMargins | None = None
+    if cue is not None:
+        ref = cue
+
+        def margins() -> list[float | None]:
+            return [ref.margin(image, exclude=stem) for image in images]
+
     return judge_stem(
-        names, images, labels, matcher.parities(images), scorer, votes_per_group=votes_per_group
+        names, images, labels, matcher.parities(images), scorer,
+        votes_per_group=votes_per_group, cue=margins,
     )
 
 
 def judge_stem(
     names: Sequence[str],
-    images: Sequence[npt.NDArray[np.uint8]] | None,
+    images: Sequence[npt.NDArray[np.uint8]],
     labels: Sequence[Labels],
     parities: Sequence[tuple[int, int, int]],
     scorer: Scorer | None = None,
     *,
     votes_per_group: int = 1,
+    cue: CueMargins | None = None,
+    by_tightest: bool = False,
 ) -> list[CopyDecision]:
-    """:func:`decide_stem` with the parities known (``images`` only needed by a scorer)."""
+    """:func:`decide_stem` with the parities known, and the cue as its copies' margins
+    (asked for only when the tightest copy shows fill corners). ``by_tightest``: the
+    tightest copy's group is the real one even when it shows fill corners, the cue not
+    asked (the rule before the cue, for comparison: about 42 hk-photos photos come out
+    mirrored)."""
     margins: list[float | None] = [None] * len(labels)
+    cues: Sequence[float | None] = [None] * len(labels)
     ambiguous = False
     if scorer is None:
+        judged_by = "original"
         original = original_copy(labels)
         group0_mirrored = original is not None and parities[original[0]][0] == 1
         if original is not None:
@@ -420,13 +502,27 @@ def judge_stem(
             ratio = min(others) / max(tightness(labels[i0]), 1e-12) if others else float("inf")
             margins[i0] = min(ratio, 99.0)
             ambiguous = ratio < TIE_RATIO
+            fill = fill_corners(images[i0])
+            if not ambiguous and fill >= CUE_CORNERS and by_tightest:
+                judged_by = "tightest"
+            elif not ambiguous and fill >= CUE_CORNERS:
+                verdict = None
+                if cue is not None:
+                    cues = list(cue())
+                    vote = stem_vote(cues, [p[0] for p in parities], parities[i0][0])
+                    verdict = cue_verdict(vote)
+                if verdict is not None:  # True: the tightest copy's group reads as taken
+                    group0_mirrored = (parities[i0][0] == 0) != verdict
+                    judged_by = "cue"
+                elif fill >= TURNED_CORNERS:
+                    ambiguous = True
+                    judged_by = "cue"
     else:
+        judged_by = "scorer"
         for group in (0, 1):
             members = [i for i, p in enumerate(parities) if p[0] == group and len(labels[i])]
             members.sort(key=lambda i: tightness(labels[i]))
             for i in members[:votes_per_group]:
-                if images is None:
-                    raise ValueError("a scorer needs the images")
                 margins[i] = handedness_margin(scorer, images[i], labels[i])
         vote = sum(
             (m if parities[i][0] == 0 else -m) for i, m in enumerate(margins) if m is not None
@@ -443,12 +539,32 @@ def judge_stem(
             margin=margins[i],
             mirrored=(p[0] == 0) == group0_mirrored,
             ambiguous=ambiguous,
+            cue=cues[i],
+            judged_by=judged_by,
         )
         for i, p in enumerate(parities)
     ]
 
 
 # ----------------------------------------------------------------------- dataset
+def reference_photos(groups: dict[str, list[Path]], labels_dir: Path,
+                     names: Sequence[str]) -> list[tuple[str, Path]]:
+    """The cross-photo cue's references: per stem whose un-augmented original is kept,
+    that copy (photos as taken, so right-handed). Kept: the tightest-boxed copy
+    (:func:`original_copy`) shows no fill corner, and no other copy's boxes are within
+    :data:`TIE_RATIO` of it (which might be its mere mirror image)."""
+    out = []
+    for stem in sorted(groups):
+        paths = groups[stem]
+        original = original_copy([_copy_labels(labels_dir, p, names) for p in paths])
+        if original is None or original[1] < TIE_RATIO:
+            continue
+        path = paths[original[0]]
+        if fill_corners(_load_image(path)) == 0:
+            out.append((stem, path))
+    return out
+
+
 def group_copies(images_dir: Path) -> dict[str, list[Path]]:
     """Image files grouped by source stem (sorted by name)."""
     groups: dict[str, list[Path]] = {}
@@ -475,8 +591,29 @@ def split_stems(stems: Iterable[str], val_fraction: float, seed: int) -> tuple[s
     return set(ordered[n_val:]), set(ordered[:n_val])
 
 
+def jpeg_complete(data: bytes) -> bool:
+    """Whether JPEG ``data`` ends its last scan with the end-of-image marker (FF D9).
+
+    OpenCV decodes a truncated JPEG without an error (the missing rows grey), so a copy
+    cut short in transfer would pass, its labels on tiles it no longer shows.
+
+    >>> whole = bytes.fromhex("ffd8ffda0001ffd9")
+    >>> jpeg_complete(whole), jpeg_complete(whole[:-2])
+    (True, False)
+    """
+    return data.rfind(b"\xff\xd9") > data.rfind(b"\xff\xda")
+
+
 def _load_image(path: Path) -> npt.NDArray[np.uint8]:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    """A copy as BGR; ValueError naming the file when it is unreadable or a truncated
+    JPEG (:func:`jpeg_complete`)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{path}: not readable ({exc.strerror})") from None
+    if data.startswith(b"\xff\xd8") and not jpeg_complete(data):
+        raise ValueError(f"{path}: truncated JPEG (no end-of-image marker after its last scan)")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if image is None:
         raise ValueError(f"{path}: not a readable image")
     return cast("npt.NDArray[np.uint8]", image)
@@ -497,6 +634,8 @@ def _read_decisions(path: Path) -> dict[str, CopyDecision]:
                 margin=float(row["margin"]) if row["margin"] else None,
                 mirrored=row["mirrored"] == "1",
                 ambiguous=row.get("ambiguous") == "1",
+                cue=float(row["cue"]) if row.get("cue") else None,
+                judged_by=row.get("judged_by") or "",
             )
     return out
 
@@ -516,6 +655,7 @@ def prepare_photos(
     label_fixes: Sequence[LabelFix] = LABEL_FIXES,
     tighten: bool = True,
     cut_fill: bool = True,
+    cue: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Build a YOLO dataset from hk-photos in ``out`` and return counts.
@@ -526,10 +666,12 @@ def prepare_photos(
     ``reference_model``, an ultralytics ONNX detector read with ``reference_input``)
     decides which parity group is un-mirrored, each group voting with its
     ``votes_per_group`` tightest-boxed copies; by default (neither given) the group
-    of the un-augmented original copy is the real one (:func:`original_copy`).
+    of the un-augmented original copy is the real one (:func:`original_copy`), and where
+    no copy may be un-augmented the cross-photo cue decides (``cue``).
     Copies without labels are left out (``unlabelled``): they show tiles nobody marked.
     Decisions are cached in ``out/mirror.csv``: a re-run with the same ``out`` reuses
-    them.
+    them (the parities and the cue's margins; a build made before the cue is judged again
+    from its parities, and the copies it turned round are aligned again).
 
     ``labels_from``: ``"original"`` (default) rebuilds every augmented copy's labels from
     its un-augmented original (:mod:`vision.data.relabel`: SIFT homography, boxes carried
@@ -545,6 +687,12 @@ def prepare_photos(
     export's turn moved into the flat fill around the copy is not labelled there
     (:func:`vision.data.relabel.cut_to_picture`; ``fill_dropped`` and ``fill_cut`` count
     the boxes dropped and cut); ``False`` keeps them.
+
+    ``cue`` (default): a photo whose tightest copy shows the export's fill in its corners
+    (no copy may show it as taken) is judged by the cross-photo cue
+    (:mod:`vision.data.handedness`, :func:`judge_stem`), and left out as ambiguous when
+    the cue is unclear and the copy turned; ``False`` takes the tightest copy's group as
+    real all the same (the build before the cue).
 
     ``label_fixes``: corrections to the originals' labels (:mod:`vision.data.label_fixes`;
     ``()`` for the labels as exported), applied before they are carried to the copies
@@ -575,7 +723,8 @@ def prepare_photos(
     cache_path = out / "mirror.csv"
     _claim_folder(out)
     judge = _StemJudge(_read_decisions(cache_path), mirrored == "keep", scorer,
-                       reference_model, reference_input, votes_per_group)
+                       reference_model, reference_input, votes_per_group,
+                       lambda: reference_photos(groups, labels_dir, names), cue)
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
@@ -592,6 +741,11 @@ def prepare_photos(
         labels = [_copy_labels(labels_dir, p, names) for p in paths]
         stem_decisions = judge.decide(stem, paths, images, labels)
         decisions.extend(stem_decisions)
+        if mapper is not None and any(
+            p.name in judge.cached and judge.cached[p.name].mirrored != d.mirrored
+            for p, d in zip(paths, stem_decisions, strict=True)
+        ):  # turned round since the cached alignments were found: find them again
+            mapper.forget([p.name for p in paths])
         copies = _StemCopies(paths, images, labels, stem_decisions, mirrored != "keep")
         copies.mend_original(label_fixes, counts)
         mapped = None
@@ -652,9 +806,13 @@ def _copy_labels(labels_dir: Path, image: Path, names: Sequence[str]) -> Labels:
 
 @dataclass
 class _StemJudge:
-    """Which copies of each stem are mirrored: from the cache of an earlier run when it
-    holds every copy, else judged (:func:`decide_stem`); none when ``keep`` (copies kept
-    as they are, unjudged). The reference scorer and the matcher are made at first use."""
+    """Which copies of each stem are mirrored (:func:`judge_stem`); none when ``keep``
+    (copies kept as they are, unjudged). An earlier run's cache (``cached``) that holds
+    every copy of a stem gives its parities, so SIFT + RANSAC are not repeated, and, when
+    that run judged by the original or the cue, its copies' cue margins; with a scorer
+    its decisions are taken as they are. The cross-photo cue (the photos ``references``
+    lists; not with ``use_cue`` False, :func:`judge_stem`'s ``by_tightest``), the
+    reference scorer and the matcher are made at first use."""
 
     cached: dict[str, CopyDecision]
     keep: bool
@@ -662,19 +820,48 @@ class _StemJudge:
     reference_model: Path | None
     reference_input: str
     votes_per_group: int
+    references: Callable[[], list[tuple[str, Path]]]
+    use_cue: bool = True
     matcher: ParityMatcher | None = None
+    cue: HandednessCue | None = None
 
     def decide(self, stem: str, paths: Sequence[Path], images: list[npt.NDArray[np.uint8]],
                labels: list[Labels]) -> list[CopyDecision]:
         if self.keep:
             return [CopyDecision(p.name, stem, 0, -1, -1, None, False) for p in paths]
-        if all(p.name in self.cached for p in paths):
-            return [self.cached[p.name] for p in paths]
+        names = [p.name for p in paths]
+        cached = [self.cached[n] for n in names if n in self.cached]
+        known = len(cached) == len(names)
+        by_scorer = self.scorer is not None or self.reference_model is not None
+        if known and by_scorer:
+            return cached
+        if known:
+            parities = [(d.parity, d.inliers_same, d.inliers_mirrored) for d in cached]
+        else:
+            self.matcher = self.matcher or ParityMatcher()
+            parities = self.matcher.parities(images)
         if self.scorer is None and self.reference_model is not None:
             self.scorer = DetectorScorer(self.reference_model, input=self.reference_input)
-        self.matcher = self.matcher or ParityMatcher()
-        return decide_stem([p.name for p in paths], images, labels, self.matcher, self.scorer,
-                           votes_per_group=self.votes_per_group)
+        margins: CueMargins
+        if known and all(d.judged_by in ("original", "cue") for d in cached):
+            stored = [d.cue for d in cached]
+
+            def margins() -> list[float | None]:
+                return stored
+        else:
+            def margins() -> list[float | None]:
+                cue = self.reference_cue()
+                return [cue.margin(image, exclude=stem) for image in images]
+
+        return judge_stem(names, images, labels, parities, self.scorer,
+                          votes_per_group=self.votes_per_group, cue=margins,
+                          by_tightest=not self.use_cue)
+
+    def reference_cue(self) -> HandednessCue:
+        """The cross-photo cue, its references read at first use."""
+        if self.cue is None:
+            self.cue = HandednessCue((stem, _load_image(path)) for stem, path in self.references())
+        return self.cue
 
 
 class _StemCopies:
@@ -696,14 +883,20 @@ class _StemCopies:
         self.original = original_copy(self.fixed_labels)
 
     def mend_original(self, label_fixes: Sequence[LabelFix], counts: dict[str, int]) -> None:
-        """Apply ``label_fixes`` to the original's labels (counted in ``counts``)."""
-        if self.original is None or not label_fixes:
+        """Apply this photo's ``label_fixes`` to the original's labels (counted in
+        ``counts``). A fix of this photo made for another copy than the one taken as the
+        original (or for a copy not there) is skipped: its row numbers are another file's."""
+        stem = source_stem(self.paths[0].name)
+        mine = [f for f in label_fixes if f.stem == stem]
+        if not mine:
+            return
+        if self.original is None:
+            counts["label_fixes_skipped"] += len(mine)
             return
         k = self.original[0]
-        mended, applied, skipped = apply_label_fixes(self.paths[k].name, self.fixed_labels[k],
-                                                     label_fixes)
+        mended, applied, _ = apply_label_fixes(self.paths[k].name, self.fixed_labels[k], mine)
         counts["label_fixes"] += applied
-        counts["label_fixes_skipped"] += skipped
+        counts["label_fixes_skipped"] += len(mine) - applied
         if applied:
             self.fixed_labels[k] = mended
             if not self.decisions[k].mirrored:
@@ -766,7 +959,8 @@ def _write_decisions(path: Path, decisions: list[CopyDecision], val_stems: set[s
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["name", "stem", "split", "parity", "inliers_same",
-                         "inliers_mirrored", "margin", "mirrored", "ambiguous"])
+                         "inliers_mirrored", "margin", "mirrored", "ambiguous", "cue",
+                         "judged_by"])
         for d in decisions:
             writer.writerow(
                 [
@@ -779,6 +973,8 @@ def _write_decisions(path: Path, decisions: list[CopyDecision], val_stems: set[s
                     "" if d.margin is None else f"{d.margin:.5f}",
                     int(d.mirrored),
                     int(d.ambiguous),
+                    "" if d.cue is None else f"{d.cue:.5f}",
+                    d.judged_by,
                 ]
             )
 

@@ -464,6 +464,12 @@ class LabelMapper:
         return np.stack([own[i] if p is None else p for i, p in enumerate(found)]) \
             if len(found) else own
 
+    def forget(self, names: Sequence[str]) -> None:
+        """Drop the cached alignments of copies ``names`` (found on images since turned
+        round): the next :meth:`stem_labels` aligns them again."""
+        for name in names:
+            self._rows.pop(name, None)
+
     @property
     def aligner(self) -> CopyAligner:
         if self._aligner is None:
