@@ -227,6 +227,8 @@ def _kong_fans(
     """三杠/四杠, the kong fans and the concealed-pung fans, by the version table."""
     mk, ck = len(melded_kongs), len(concealed_kongs)
     kongs = mk + ck
+    melded_kongs = sorted(melded_kongs, key=_set_tile)  # every kong fan names its kongs
+    concealed_kongs = sorted(concealed_kongs, key=_set_tile)  # in tile order
     every_concealed = tuple(sorted(concealed_kongs + concealed_pungs, key=_set_tile))
     all_kongs = tuple(sorted(melded_kongs + concealed_kongs, key=_set_tile))
     if kongs == 4:

@@ -55,6 +55,8 @@ def test_kong_fans_name_their_kongs_in_tile_order() -> None:
     """三杠 names the kongs as 一色三节高 does, melded or concealed alike."""
     sets = {f.zh: f.sets for f in scoring.score("[1111m][2222m,1][3333m]456m5p5p").fans}
     assert sets["三杠"] == sets["一色三节高"] == (("1111m", "2222m", "3333m"),)
+    sets = {f.zh: f.sets for f in scoring.score("[5555m][2222m]EEE111s3s3s").fans}
+    assert sets["双暗杠"] == (("2222m", "5555m"),)
     sets = {f.zh: f.sets for f in scoring.score("[5555p][111m,1]EEE789s2s2s",
                                                self_drawn=True).fans}
     assert sets["双暗刻"] == (("5555p", "EEE"),)
