@@ -58,8 +58,15 @@ def test_a_payment_placed_on_the_wrong_player_is_caught(
 def test_a_correction_the_standings_ignore_is_caught(
     fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A hand counts with its latest revision (a referee's correction or void)."""
-    monkeypatch.setattr(standings, "current", lambda hand: hand.revisions[0])
+    """A hand counts with its latest revision (a referee's correction or void): standings
+    that count its record (the first revision, read from the database: the sheet loads
+    each hand's latest revision only, ``sheet.hands_of``) fail."""
+    from sqlalchemy.orm import object_session
+
+    def record(hand: Any) -> Any:
+        return standings.sheet.first_revision(object_session(hand), hand)
+
+    monkeypatch.setattr(standings, "current", record)
     _fails_with(fuzz, "standings of")
 
 

@@ -28,6 +28,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from tilecam.db.engine import first_line, lasting_fault
 
@@ -258,6 +259,25 @@ async def _data_error_handler(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _client_disconnect_handler(request: Request, exc: Exception) -> None:
+    """The client closed the connection before its request's body was read (a camera on
+    flaky Wi-Fi dropping mid-upload, a client that sends a frame and closes at once: the
+    server then hands the app the disconnect, not the bytes it had): nothing was done and
+    nobody is left to answer, so nothing is sent. One warning line — the route, the
+    client, the bytes read — not a tilecam bug: before, the catch-all handler logged it
+    as one with a traceback, and the server a second (soak review, session 73)."""
+    assert isinstance(exc, ClientDisconnect)
+    from tilecam.api.upload import BODY_CLOCK  # upload imports this module
+
+    received = getattr(request.scope.get(BODY_CLOCK), "received", None)
+    declared = request.headers.get("content-length")
+    got = "" if received is None else f"{received:,}" + (
+        f" of {int(declared):,}" if declared and declared.isdigit() else "") + " bytes read; "
+    client = request.client.host if request.client else "unknown"
+    log.warning("client %s went away before its request's body was read (%snothing done, "
+                "no answer sent): %s %s", client, got, request.method, request.url.path)
+
+
 async def _unexpected_error_handler(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return error_response(
@@ -273,4 +293,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(OperationalError, _database_error_handler)
     app.add_exception_handler(PoolTimeout, _pool_timeout_handler)
     app.add_exception_handler(DataError, _data_error_handler)
+    # the handler answers None, on which Starlette sends nothing (its types want a Response)
+    app.add_exception_handler(ClientDisconnect, _client_disconnect_handler)  # type: ignore[arg-type]
     app.add_exception_handler(Exception, _unexpected_error_handler)

@@ -61,6 +61,8 @@ class BodyClock:
         self.started = False
         #: the body is an image upload (:func:`read_upload`): the 408 says so
         self.upload = False
+        #: bytes of the body received so far (what a log of a client gone mid-upload says)
+        self.received = 0
 
     def time_upload(self, timeout_s: float) -> bool:
         """Take on timing an image upload within ``timeout_s`` seconds, its 408 worded as
@@ -216,6 +218,7 @@ class BodyLimitMiddleware:
                 waiting = None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                clock.received = seen
                 if seen > limit:
                     raise ApiError(
                         413,

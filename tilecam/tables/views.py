@@ -128,7 +128,9 @@ def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str,
 def hand_view(hand: Hand, table: GameTable, place: flow.Place, history: bool = False,
               current: HandRevision | None = None) -> dict[str, Any]:
     """The hand's ``place`` (as the sheet's deal gives it now) and current revision (and
-    every revision with ``history``)."""
+    every revision with ``history``: ``hand.revisions`` as loaded, which
+    :func:`tilecam.tables.sheet.hands_of` leaves at the current one —
+    :func:`tilecam.tables.sheet.load_history` loads them all)."""
     rev = current or hand.revisions[-1]
     out = {"table_id": table.id, **place_view(table, place), "source": hand.source,
            "created_at": _iso(hand.created_at), **revision_view(rev, table, hand.number)}

@@ -274,7 +274,8 @@ def _hand_view(session: Session, table: GameTable, number: int, history: bool) -
     if not 1 <= number <= len(hands):
         raise ApiError(404, "not_found", f"table {table.id} has no hand {number}")
     where = places.places_of(table, hands)
-    return views.hand_view(hands[number - 1], table, where[number - 1], history=history)
+    hand = sheet.load_history(session, hands[number - 1]) if history else hands[number - 1]
+    return views.hand_view(hand, table, where[number - 1], history=history)
 
 
 @router.get("/{table_id}")
