@@ -118,3 +118,19 @@ def test_another_table_or_a_bad_address_leaves_no_sheet_on_show(sheet_server: st
     wait_for(lambda: "#table=N&key=" in browser.find_element(By.ID, "error").text,
              what="the address named")
     assert browser.find_element(By.ID, "open").is_displayed()
+
+
+def test_a_regional_hand_is_counted_in_chips(sheet_server: str, browser: Any) -> None:
+    """Zhenjiang (and Xiamen) count a hand in chips, their settlement's unit, as the phone
+    page does; the sheet called them points."""
+    with httpx.Client(base_url=sheet_server) as api:
+        _, [(t, k)] = new_event(api, rules="zhenjiang", tables=1)  # type: ignore[arg-type]
+        r = api.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+            "hand": "123m456m789m234pEE", "winner": "N", "discarder": "E",
+            "context": {"indicator": "1m"}})
+        assert r.status_code == 201, r.text
+        total = api.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()["total"]
+        view = api.post(f"/v1/tables/{t}/view-key", headers=admin()).json()["view_key"]
+        browser.get(f"{sheet_server}/sheet#table={t}&key={view}")
+        hand = wait_for(lambda: cells(browser, "hands"), what="the hands")[0]
+        assert f"{total} chip" in hand[1] and "point" not in hand[1], hand

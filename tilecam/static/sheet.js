@@ -42,7 +42,9 @@ function signed(n) {
 }
 
 function unit(rules, n) {
-  const word = rules === "mcr" ? "fan" : "point";
+  // MCR counts fan; Xiamen and Zhenjiang count chips (their settlement's unit, as the
+  // phone page says)
+  const word = rules === "mcr" ? "fan" : "chip";
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
