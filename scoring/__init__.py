@@ -322,10 +322,10 @@ def _useful_draws(rule_set: RuleSet, kept: Hand, held: list[int], shanten: int,
     draws = [tile for tile, n in left.items() if n > 0]
     try:
         after = rule_set.draw_shanten(kept, draws, context, settings)
-    except NotImplementedError:  # rules that count no shape alone: not counted
-        return None
     except HandError:  # one draw refused: ask them one by one
         after = tuple(_one_draw(rule_set, kept, tile, context, settings) for tile in draws)
+    if after is None:  # rules that count no shape alone: not counted
+        return None
     return tuple(UsefulDraw(tile, left[tile]) for tile, s in zip(draws, after, strict=True)
                  if s < shanten)
 
@@ -335,9 +335,10 @@ def _one_draw(rule_set: RuleSet, kept: Hand, tile: str, context: WinContext,
     """:meth:`RuleSet.draw_shanten` of one draw; one the rules refuse is no nearer (a
     number of tiles from ready no hand is)."""
     try:
-        return rule_set.draw_shanten(kept, [tile], context, settings)[0]
+        after = rule_set.draw_shanten(kept, [tile], context, settings)
     except HandError:
         return T.NUM_KINDS
+    return T.NUM_KINDS if after is None else after[0]
 
 
 def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,

@@ -657,7 +657,7 @@ class RuleSet(ABC):
         """Tiles a hand one short of a win waits on, or how far it is from ready."""
 
     def draw_shanten(self, hand: Hand, draws: Sequence[str], context: WinContext,
-                     settings: Mapping[str, Any]) -> tuple[int, ...]:
+                     settings: Mapping[str, Any]) -> tuple[int, ...] | None:
         """How far ``hand``, one tile short of a win, is from ready after it draws each
         tile of ``draws`` (codes), by its shape: the shanten of its best discard then (0:
         a discard leaves it ready, a winning shape too), one for each draw. What
@@ -665,11 +665,12 @@ class RuleSet(ABC):
         leaves the hand not ready. HandError for a hand or draw the rules refuse.
 
         A rule set counts its shapes alone here (MCR ``scoring.mcr.waits.shanten``, the
-        wild rule sets ``scoring.wild.shanten``). Default: NotImplementedError — its
-        discards get no useful draws and rank below ready by tile order: the answer
-        :meth:`waits` gives of each discard of each hand drawn is the same but a few
-        hundred times dearer (a ready hand's waits score every trial win)."""
-        raise NotImplementedError(f"rules {self.name!r} count no shapes alone")
+        wild rule sets ``scoring.wild.shanten``). Default: None, the rules count no
+        shapes alone — their discards get no useful draws and rank below ready by tile
+        order: the answer :meth:`waits` gives of each discard of each hand drawn is the
+        same but a few hundred times dearer (a ready hand's waits score every trial
+        win)."""
+        return None
 
     def wild_kinds(self, context: WinContext) -> frozenset[str]:
         """The kinds that play as wilds under ``context`` (Xiamen's gold, Zhenjiang's

@@ -220,3 +220,15 @@ def test_useful_draws_of_a_regional_hand_count_the_wild_and_skip_what_is_gone() 
         assert kinds["5p"] == 4 and "1m" not in kinds
     keys = [(x.waits.shanten, -x.useful_draws) for x in d.discards]
     assert keys == sorted(keys)
+
+
+def test_rules_that_count_no_shapes_alone_rank_discards_without_useful_draws(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule set without its own ``draw_shanten`` (the base's None) still answers what to
+    discard: no useful draws counted (``useful_draws`` null), the order as before them."""
+    rs = scoring.get_rule_set("mcr")
+    monkeypatch.setattr(type(rs), "draw_shanten", RuleSet.draw_shanten)
+    d = scoring.discards("19m19p19s1234567z5m")
+    not_ready = [x for x in d.discards if not x.waits.ready]
+    assert not_ready and all(x.useful is None for x in not_ready)
+    assert all(x.to_dict()["useful_draws"] is None for x in not_ready)
