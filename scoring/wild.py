@@ -29,7 +29,7 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -559,6 +559,32 @@ def shanten(counts: Sequence[int], wilds: int = 0) -> int:
     if total % 3 == 0:
         raise ValueError(f"shanten needs 3n + 1 or 3n + 2 tiles, got {total}")
     return max(0, sum(key) - _kept_by_suit(key, total // 3) - (total % 3 == 2))
+
+
+def shanten_after_draws(counts: list[int], wilds: int, wild: int, draws: Sequence[str],
+                        face: Mapping[int, int] | None = None) -> tuple[int, ...]:
+    """:func:`shanten` of the hand ``counts`` (naturals by kind) with ``wilds`` after it
+    draws each tile of ``draws`` (codes), one for each: a tile of the ``wild`` kind drawn
+    is one more wild, another counts as the kind ``face`` maps it to (Xiamen's 白板 as the
+    gold's face), else its own. ``counts`` is left as given.
+
+    >>> c = [0] * 34
+    >>> for i in (0, 1, 9, 10, 11, 27, 27):  # 1m 2m 1p 2p 3p E E: one short, ready on 3m
+    ...     c[i] += 1
+    >>> shanten_after_draws(c, 0, 33, ["3m", "N", "C"])  # C is the wild
+    (0, 0, 0)
+    """
+    out = []
+    for tile in draws:
+        k = T.index(tile)
+        if k == wild:
+            out.append(shanten(counts, wilds + 1))
+            continue
+        k = face.get(k, k) if face else k
+        counts[k] += 1
+        out.append(shanten(counts, wilds))
+        counts[k] -= 1
+    return tuple(out)
 
 
 def _kept_by_suit(counts: tuple[int, ...], sets: int) -> int:

@@ -672,6 +672,14 @@ class RuleSet(ABC):
         win)."""
         return None
 
+    def check_one_short(self, hand: Hand, label: str) -> None:
+        """HandError unless ``hand`` is one tile short of a win (``hand_size - 1`` tiles,
+        each kong counted as 3); ``label`` says what asked (``"Xiamen waits"``)."""
+        if hand.tile_count != self.hand_size - 1:
+            raise HandError(f"{label}: a hand one tile short of a win has "
+                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
+                            f"has {hand.tile_count}")
+
     def wild_kinds(self, context: WinContext) -> frozenset[str]:
         """The kinds that play as wilds under ``context`` (Xiamen's gold, Zhenjiang's
         百搭): what to discard keeps them on a tie (:func:`discard_order`'s last step but

@@ -129,10 +129,7 @@ class McrRuleSet(RuleSet):
         if len(hand.melds) > 4:
             raise HandError(f"{len(hand.melds)} melds: a hand has at most 4 sets besides the "
                             "pair")
-        if hand.tile_count != self.hand_size - 1:
-            raise HandError(f"MCR draws: a hand one tile short of a win has "
-                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
-                            f"has {hand.tile_count}")
+        self.check_one_short(hand, "MCR draws")
         counts, melds = hand.counts(), len(hand.melds)
         out = []
         for tile in draws:

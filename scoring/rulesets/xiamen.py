@@ -64,7 +64,14 @@ from scoring.rulesets.xiamen_settings import (
     WIN_TYPES,
     with_half_stack_false_win,
 )
-from scoring.wild import Decomposition, WildSet, best_reading, decompositions, shanten
+from scoring.wild import (
+    Decomposition,
+    WildSet,
+    best_reading,
+    decompositions,
+    shanten,
+    shanten_after_draws,
+)
 
 WHITE = T.index("P")
 SEATS = ("left", "opposite", "right")
@@ -230,11 +237,7 @@ class Xiamen(RuleSet):
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         gold = _gold_of(context.extra)
         _meld_faces(hand, gold)
-        if hand.tile_count != self.hand_size - 1:
-            raise HandError(
-                f"Xiamen waits: a hand one tile short of a win has 16 tiles (each kong "
-                f"counted as 3), this one has {hand.tile_count}"
-            )
+        self.check_one_short(hand, "Xiamen waits")
         counts, wilds = counts_and_wilds(hand.standing, gold, _face_map(gold))
         distance = shanten(counts, wilds)
         text = str(hand)
@@ -251,23 +254,10 @@ class Xiamen(RuleSet):
         gold's face), without the waits' trial wins."""
         gold = _gold_of(context.extra)
         _meld_faces(hand, gold)
-        if hand.tile_count != self.hand_size - 1:
-            raise HandError(f"Xiamen draws: a hand one tile short of a win has "
-                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
-                            f"has {hand.tile_count}")
-        face = _face_map(gold)
-        counts, wilds = counts_and_wilds(hand.standing, gold, face)
-        out = []
-        for tile in draws:  # a gold drawn is one more wild, a 白板 the gold's face
-            k = T.index(tile)
-            if k == gold:
-                out.append(shanten(counts, wilds + 1))
-                continue
-            k = face.get(k, k)
-            counts[k] += 1
-            out.append(shanten(counts, wilds))
-            counts[k] -= 1
-        return tuple(out)
+        self.check_one_short(hand, "Xiamen draws")
+        face = _face_map(gold)  # a 白板 drawn is the gold's face
+        return shanten_after_draws(*counts_and_wilds(hand.standing, gold, face), gold, draws,
+                                   face)
 
     def wild_kinds(self, context: WinContext) -> frozenset[str]:
         """The gold's kind."""

@@ -49,7 +49,7 @@ from scoring.rulesets.base import (
     trial_waits,
 )
 from scoring.rulesets.zhenjiang_settings import CONTEXT, SEATS, SETTINGS
-from scoring.wild import best_reading, decompositions, is_complete, shanten
+from scoring.wild import best_reading, decompositions, is_complete, shanten, shanten_after_draws
 
 WILD = "百搭"
 OTHERS = ("left", "opposite", "right")
@@ -286,20 +286,14 @@ class Zhenjiang(RuleSet):
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         _check_hand(hand, context)
         wild = _wild_of(context.extra)
-        if hand.tile_count != self.hand_size - 1:
-            raise HandError(
-                f"Zhenjiang waits: a hand one tile short of a win has 13 tiles (each kong "
-                f"counted as 3), this one has {hand.tile_count}"
-            )
+        self.check_one_short(hand, "Zhenjiang waits")
         gone = _wilds_gone(hand, wild, context.extra)  # refused for any hand, ready or not
         counts, wilds = counts_and_wilds(hand.standing, wild)
         distance = shanten(counts, wilds)
         text = str(hand)
         if distance:
             return Waits(self.name, None, text, distance)
-        held = [0] * T.NUM_KINDS
-        for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
-            held[T.index(t)] += 1
+        held = super().held(hand, context)
         held[wild] += gone
         found = trial_waits(self, hand, held, context, settings,
                             extra={"tian_hu": False}, keep_flowers=False)
@@ -311,21 +305,8 @@ class Zhenjiang(RuleSet):
         waits' trial wins."""
         _check_hand(hand, context)
         wild = _wild_of(context.extra)
-        if hand.tile_count != self.hand_size - 1:
-            raise HandError(f"Zhenjiang draws: a hand one tile short of a win has "
-                            f"{self.hand_size - 1} tiles (each kong counted as 3), this one "
-                            f"has {hand.tile_count}")
-        counts, wilds = counts_and_wilds(hand.standing, wild)
-        out = []
-        for tile in draws:  # a 百搭 drawn is one more wild
-            k = T.index(tile)
-            if k == wild:
-                out.append(shanten(counts, wilds + 1))
-                continue
-            counts[k] += 1
-            out.append(shanten(counts, wilds))
-            counts[k] -= 1
-        return tuple(out)
+        self.check_one_short(hand, "Zhenjiang draws")
+        return shanten_after_draws(*counts_and_wilds(hand.standing, wild), wild, draws)
 
     def wild_kinds(self, context: WinContext) -> frozenset[str]:
         """The 百搭's kind."""
