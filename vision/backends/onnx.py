@@ -107,12 +107,13 @@ class OnnxBackend:
     the readers', each with its quiet twin) kept a CPU arena grown to the largest input
     and crop batch it had seen, plus the planned blocks of every input shape: a
     long-running service's RSS climbed to about 0.7 GB in 300 recognitions and stayed
-    there. Measured in the seventy-third session (``/tmp/s73/soakfix``: ``tilecam serve``,
-    2 clients at once posting hk-photos val photos at 640-1920 px and synthetic
-    1280×960 scenes to ``/v1/recognize``, 300 answers, twice): RSS 193 MiB idle → 678 MiB
-    with the defaults, 375 MiB with both off (one off alone: 555-583 MiB); the
-    pipeline's time per frame, the two interleaved A B B A in one process, 0.98-1.02 of
-    the defaults' (no measurable cost).
+    there. Measured in the seventy-third session (``tilecam serve``, 2 clients at once
+    posting hk-photos val photos at 640-1920 px and synthetic 1280×960 scenes to
+    ``/v1/recognize``, 300 answers, twice): RSS 193 MiB idle → 678 MiB with the
+    defaults, 375 MiB with both off (one off alone: 555-583 MiB); the pipeline's time
+    per frame, the two interleaved A B B A in one process, 0.98-1.02 of the defaults'
+    (no measurable cost). ``bench/api_recognize_load.py --duration 120 --photos 400``
+    repeats the memory figure (README, "Service").
     """
 
     def __init__(
