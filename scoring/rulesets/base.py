@@ -13,7 +13,8 @@ A rule set states:
 - ``context_fields()``: rule-specific win context (wild-tile indicator, 游金 state, ...)
   that callers pass as keyword arguments and that arrives in ``WinContext.extra``;
 - ``score(hand, context, settings) -> Score``, ``waits(hand, context, settings) -> Waits``
-  and ``settle(hand, total, legal, context, settings) -> Settlement``.
+  and ``settle(hand, total, legal, context, settings) -> Settlement``; a score says
+  whether its win is self-drawn (``Score.self_drawn``) by the rule set's own reading.
 """
 
 from __future__ import annotations
@@ -289,7 +290,20 @@ class Deal:
 @dataclass(frozen=True)
 class Score:
     """A scored win. ``total`` includes flowers (or the rule set's bonus items);
-    ``legal`` says whether it meets the rule set's minimum."""
+    ``legal`` says whether it meets the rule set's minimum.
+
+    ``self_drawn``: whether the win is one without a discard (自摸) as the rule set scores
+    and settles it — each other player pays, nobody deals in — whatever the win
+    context's ``self_drawn`` flag alone says. Each rule set sets it by its own reading
+    (:meth:`RuleSet.score`): MCR, the ``self_drawn`` flag (抢杠和, robbing a kong, is a
+    win on the konger's tile); Xiamen, the flag, a robbed kong (抢杠自摸) and the win
+    types won without a discard (游金, 双游, 三游, 三金倒, 天和); Zhenjiang, the flag and
+    天胡. A score that is no legal win says how the win was claimed.
+
+    >>> Score("mcr", None, 8, True, (), Settlement("points"), self_drawn=True).to_dict()[
+    ...     "self_drawn"]
+    True
+    """
 
     rules: str
     version: str | None
@@ -298,10 +312,11 @@ class Score:
     fans: tuple[ScoredFan, ...]
     settlement: Settlement
     details: Mapping[str, Any] = field(default_factory=dict)
+    self_drawn: bool = field(kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"total", "legal", "rules", "version", "fans", "settlement"}``
-        (plus ``"details"`` when a rule set reports any)."""
+        """JSON-ready: ``{"total", "legal", "rules", "version", "fans", "settlement",
+        "self_drawn"}`` (plus ``"details"`` when a rule set reports any)."""
         out: dict[str, Any] = {
             "total": self.total,
             "legal": self.legal,
@@ -309,6 +324,7 @@ class Score:
             "version": self.version,
             "fans": [f.to_dict() for f in self.fans],
             "settlement": self.settlement.to_dict(),
+            "self_drawn": self.self_drawn,
         }
         if self.details:
             out["details"] = dict(self.details)
@@ -650,7 +666,10 @@ class RuleSet(ABC):
 
     @abstractmethod
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
-        """Score a winning hand (its last standing tile is the winning tile)."""
+        """Score a winning hand (its last standing tile is the winning tile). The score
+        says whether the win is self-drawn (:attr:`Score.self_drawn`) as these rules
+        settle it: a caller (a score sheet) asks the score, never the names of its win
+        types or items."""
 
     @abstractmethod
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:

@@ -90,7 +90,7 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, context, int(settings["base_points"]), result.base,
             min_fan,
         )
-        return _score(self.name, version, result, settlement, min_fan)
+        return _score(self.name, version, result, settlement, min_fan, context)
 
     def settle(
         self,
@@ -155,14 +155,29 @@ class McrRuleSet(RuleSet):
             result.total, result.legal, ctx, int(settings["base_points"]), result.base,
             int(settings["min_fan"]),
         )
-        return _score(self.name, version, result, settlement, int(settings["min_fan"]))
+        return _score(self.name, version, result, settlement, int(settings["min_fan"]), ctx)
+
+
+def is_self_drawn(context: WinContext) -> bool:
+    """Whether an MCR win is self-drawn (:attr:`Score.self_drawn`): its ``self_drawn``
+    flag, which decides both its fans — 自摸, or 不求人 for a concealed hand, 杠上开花 and
+    妙手回春 (which count no 自摸 of their own) — and its settlement (each other player
+    pays 8 + total: :func:`scoring.mcr.engine.settle`). Robbing a kong (抢杠和, ``kong``
+    without ``self_drawn``) is a win on the konger's tile, paid by him as the discarder:
+    not self-drawn.
+
+    >>> [is_self_drawn(WinContext(self_drawn=drawn, kong=True)) for drawn in (True, False)]
+    [True, False]
+    """
+    return context.self_drawn
 
 
 def _score(name: str, version: str, result: engine.McrResult, settlement: Settlement,
-           min_fan: int) -> Score:
+           min_fan: int, context: WinContext) -> Score:
     """The rule set's Score of an engine result; an illegal one says why in ``details``."""
     details = {} if result.legal else {"reason": engine.illegal_reason(result.base, min_fan)}
-    return Score(name, version, result.total, result.legal, result.fans, settlement, details)
+    return Score(name, version, result.total, result.legal, result.fans, settlement, details,
+                 self_drawn=is_self_drawn(context))
 
 
 RULE_SET = McrRuleSet()

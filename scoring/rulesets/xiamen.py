@@ -13,6 +13,13 @@ the gold's kind (or a ``P`` in a meld) is a 白板 standing in.
 Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸);
 ``kong=True`` with ``self_drawn`` is 杠上开花, off a kong among the melds.
 
+Self-drawn (``Score.self_drawn``: each other player pays, nobody deals in): the
+``self_drawn`` flag, a robbed kong (抢杠自摸, seed 000: 以自摸论, with or without the
+konger's seat), ``win=自摸``, and the win types won without a discard whatever the flag
+says — 游金, 双游, 三游, 三金倒 and 天和; 天听 is won either way (self-drawn with
+``self_drawn`` or ``kong``, else on a discard); ``win=平胡``/``discard`` is a discard win
+(:func:`_win_of`).
+
 Money: ``unit = 底 + 水``, each of the three others pays ``unit × multiplier`` chips, plus
 bonus money reported apart (see :mod:`scoring.rulesets.xiamen_money`). ``Score.total`` is
 the chips one payer pays; ``Score.fans`` lists the unit's items (底 and each 水).
@@ -80,7 +87,8 @@ GOLD = "金"
 
 @dataclass(frozen=True)
 class _Win:
-    """The win as Xiamen sees it: gold kind, scored win type, who pays."""
+    """The win as Xiamen sees it: gold kind, scored win type, who pays (``self_drawn``:
+    each other player, as on a self-draw — the score's ``self_drawn``)."""
 
     gold: int
     kind: str  # a key of WIN_NAMES
@@ -204,6 +212,7 @@ class Xiamen(RuleSet):
             fans=tuple(f for f in fans if f.count),
             settlement=settlement,
             details=details,
+            self_drawn=win.self_drawn,
         )
 
     def settle(
@@ -637,6 +646,7 @@ def _illegal(reason: str, win: _Win, settings: Mapping[str, Any]) -> Score:
         fans=(),
         settlement=_false_win_settlement(settings, f"not a legal win ({reason})"),
         details={"reason": reason, "win": win.kind, "gold": T.code(win.gold)},
+        self_drawn=win.self_drawn,  # the win as claimed
     )
 
 

@@ -16,6 +16,11 @@ sheet books them with the win's payments, and in a drawn hand on their own
 (:meth:`Zhenjiang.draw_transfers`). Each names a discarded tile of the 百搭 kind (a seat
 named for both may have made one discard): more than its 4 tiles, counting the winner's
 own, is a HandError.
+
+Self-drawn (``Score.self_drawn``: each other player pays): the ``self_drawn`` flag (自摸,
+杠开 off a kong's replacement tile), and 天胡 (``tian_hu``: the dealer's win on the deal)
+with the flag or without; robbing a kong (抢杠, ``kong`` without ``self_drawn``) is a
+discard win, paid by the konger (:func:`_win_of`).
 """
 
 from __future__ import annotations
@@ -141,6 +146,9 @@ def net(payments: tuple[Payment, ...], transfers: list[Transfer]) -> dict[str, i
 
 @dataclass(frozen=True)
 class _Win:
+    """The win as Zhenjiang sees it (``self_drawn``: the flag, or 天胡 — each other player
+    pays; the score's ``self_drawn``)."""
+
     wild: int
     self_drawn: bool
     tian_hu: bool
@@ -230,7 +238,8 @@ class Zhenjiang(RuleSet):
             "events": [t.to_dict() for t in transfers],
             "net": net(settlement.payments, transfers),
         }
-        return Score(self.name, None, per_payer, True, tuple(fans), settlement, details)
+        return Score(self.name, None, per_payer, True, tuple(fans), settlement, details,
+                     self_drawn=win.self_drawn)
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
         """The 百搭, which every answer needs (a score and the waits alike): ``indicator``
@@ -553,6 +562,7 @@ def _false_win(
             "events": [t.to_dict() for t in transfers],
             "net": net(settlement.payments, transfers),
         },
+        self_drawn=win.self_drawn,  # the win as claimed (a 天胡 claimed included)
     )
 
 

@@ -153,6 +153,8 @@ def test_settings_change_the_minimum_and_the_base() -> None:
 
 def test_to_dict_has_exactly_the_issue_keys() -> None:
     d = scoring.score("[EEE,2][SSSS,1]WWWNN55pN", self_drawn=True).to_dict()
-    assert list(d) == ["total", "legal", "rules", "version", "fans", "settlement"]
+    # the issue's keys, and the score's own self_drawn (seventy-fourth session)
+    assert list(d) == ["total", "legal", "rules", "version", "fans", "settlement",
+                       "self_drawn"]
     assert d["fans"][0] == {"zh": "大四喜", "en": "Big Four Winds", "value": 88, "count": 1,
                             "sets": [["EEE", "SSSS", "WWW", "NNN"]]}  # fmt: skip

@@ -10,6 +10,11 @@ review of the seventy-third session, /tmp/s73/report_settle.md F1-F3, F6):
   konger of a 抢杠自摸 deals nobody in;
 * Xiamen's 诈胡 penalty is half a 课 (seed 000: 支付各家每人半课的钱（课外）): half the
   table's ``chip_stack`` unless set.
+
+Since the seventy-fourth session the score says whether its win is self-drawn
+(``Score.self_drawn``, each rule set's own reading) and the sheet takes it from there; the
+reading by win-type names (:data:`~tilecam.tables.scoring_bridge.SELF_DRAWN_WINS`, 天胡)
+is kept only for scores stored by an older version, which lack the field.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from test_tables_helpers import (
 
 import scoring
 from tilecam.tables import scoring_bridge
+from tilecam.tables.flow import offset
 
 #: A Xiamen discard-shaped win with no gold held (底 only): 8 a payer, 16 the dealer's.
 PLAIN = "123m456m789m234p567p11s"
@@ -205,9 +211,10 @@ SELF_DRAWN_BY_TYPE = [
 ]
 
 
-@pytest.mark.parametrize(("rules", "body"), SELF_DRAWN_BY_TYPE,
-                         ids=["游金", "双游", "三金倒", "天和", "自摸", "抢杠自摸", "天听 抢杠",
-                              "天胡"])
+SELF_DRAWN_IDS = ["游金", "双游", "三金倒", "天和", "自摸", "抢杠自摸", "天听 抢杠", "天胡"]
+
+
+@pytest.mark.parametrize(("rules", "body"), SELF_DRAWN_BY_TYPE, ids=SELF_DRAWN_IDS)
 def test_a_win_self_drawn_by_its_type_is_settled_without_the_self_drawn_flag(
         setup: tuple[TestClient, FakeCamera], rules: str, body: dict[str, Any]) -> None:
     """The scorer settles these wins as self-drawn (each other player pays); the sheet
@@ -318,9 +325,163 @@ def test_xiamen_false_win_penalty_is_half_the_tables_chip_stack_unless_set(
 
 
 def test_every_xiamen_win_type_is_self_drawn_or_may_be_won_on_a_discard() -> None:
-    """Each win type the Xiamen scorer names (``details["win"]``) is one the sheet knows:
-    self-drawn by its type (:data:`~tilecam.tables.scoring_bridge.SELF_DRAWN_WINS`), a
-    discard win, or 天听, won either way — a new type must be placed before it is settled."""
+    """Each win type the Xiamen scorer names (``details["win"]``) is one the sheet's legacy
+    reading knows (for scores stored without ``self_drawn``): self-drawn by its type
+    (:data:`~tilecam.tables.scoring_bridge.SELF_DRAWN_WINS`), a discard win, or 天听, won
+    either way. A score made now says it itself (``Score.self_drawn``), a new type too."""
     from scoring.rulesets.xiamen_settings import WIN_NAMES
 
     assert set(WIN_NAMES) == scoring_bridge.SELF_DRAWN_WINS | {"discard", "tian_ting"}
+
+
+# --- the score says whether its win is self-drawn (seventy-fourth session) -----------------
+
+
+#: Wins on a discard that the sheet holds pending without their discarder (as
+#: ``test_a_win_on_a_discard_without_its_discarder_is_still_held``), and wins with one.
+ON_A_DISCARD = [
+    ("xiamen", {"hand": PLAIN, "winner": "S", "context": {"gold": "9s"}}),
+    ("xiamen", {"hand": PLAIN, "winner": "S", "discarder": "N",
+                "context": {"gold": "9s", "win": "天听"}}),
+    ("zhenjiang", {"hand": "123m456m789m234pEE", "winner": "S", "discarder": "W",
+                   "context": {"indicator": "1m"}}),
+    ("zhenjiang", {"hand": "123m456m789m55p234p", "winner": "S", "kong": True,
+                   "context": {"indicator": "1m"}}),  # 抢杠: a discard win
+    ("mcr", {"hand": "123m456m789m55p123p", "winner": "S", "kong": True}),  # 抢杠和
+    ("mcr", {"hand": "123m456m789m55p123p", "winner": "S", "self_drawn": True, "kong": False,
+             "last_wall_tile": True}),  # 妙手回春: self-drawn by the flag
+]
+
+
+def _scored(rules: str, body: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The score's JSON of a reported hand (as the sheet scores it: the dealer from the
+    winner's seat, the discarder as a seat offset) and the win context stored with it."""
+    report = scoring_bridge.HandReport(
+        hand=body["hand"], winner=body["winner"], discarder=body.get("discarder"),
+        self_drawn=body.get("self_drawn", False), kong=body.get("kong", False),
+        last_wall_tile=body.get("last_wall_tile", False), context=body.get("context", {}))
+    rule_set = scoring.get_rule_set(rules)
+    context = scoring_bridge._winner_context(report.context, rule_set, body["winner"])
+    discarder = (None if report.discarder is None
+                 else offset(body["winner"], report.discarder))
+    score = scoring.score(report.hand or "", rules=rules, self_drawn=report.self_drawn,
+                          kong=report.kong, last_wall_tile=report.last_wall_tile,
+                          seat_wind=body["winner"], discarder=discarder, **context)
+    return score.to_dict(), report.win_context()
+
+
+@pytest.mark.parametrize(("rules", "body"), SELF_DRAWN_BY_TYPE + ON_A_DISCARD)
+def test_the_scores_self_drawn_is_what_the_sheet_read_from_names_before(
+        rules: str, body: dict[str, Any]) -> None:
+    """Behaviour kept: for every hand the sheet's tests settle, the score's own
+    ``self_drawn`` says what the sheet read before from the report's flag, Xiamen's win
+    type and Zhenjiang's 天胡 item (the legacy reading, kept for older stored scores)."""
+    score, context = _scored(rules, body)
+    assert isinstance(score["self_drawn"], bool)
+    legacy = {k: v for k, v in score.items() if k != "self_drawn"}
+    assert scoring_bridge.scored_self_drawn(legacy, context) is score["self_drawn"]
+    assert scoring_bridge.scored_self_drawn(score, context) is score["self_drawn"]
+    want = (rules, body) in SELF_DRAWN_BY_TYPE or body.get("self_drawn", False)
+    assert score["self_drawn"] is want
+
+
+@pytest.mark.parametrize(("score", "context", "drawn"), [
+    # the score's field decides, whatever the names and the flags say
+    ({"self_drawn": True, "details": {"win": "tian_ting"}, "fans": []}, {}, True),
+    ({"self_drawn": True, "details": {"win": "a_type_named_later"}}, {}, True),
+    ({"self_drawn": False, "details": {"win": "you_jin"}}, {"kong": True}, False),
+    ({"self_drawn": False, "fans": [{"zh": "天胡"}]}, {}, False),
+], ids=["天听 by the field", "a new win type", "field over 游金's name", "field over 天胡"])
+def test_scored_self_drawn_takes_the_scores_own_field_first(
+        score: dict[str, Any], context: dict[str, Any], drawn: bool) -> None:
+    assert scoring_bridge.scored_self_drawn(score, context) is drawn
+
+
+@pytest.mark.parametrize(("score", "context", "drawn"), [
+    # a score an older version stored (no self_drawn field), or none: read by the names
+    ({"details": {"win": "you_jin"}, "fans": []}, {}, True),
+    ({"details": {"win": "self_drawn"}}, {"kong": True}, True),  # 抢杠自摸
+    ({"details": {"win": "tian_ting"}}, {"kong": True}, True),
+    ({"details": {"win": "tian_ting"}}, {}, False),
+    ({"fans": [{"zh": "天胡", "en": "heavenly win"}]}, {}, True),
+    ({"fans": [{"zh": "冲"}]}, {}, False),
+    ({"fans": [{"zh": "抢杠和"}]}, {"kong": True}, False),  # MCR: the konger pays
+    ({"fans": [{"zh": "自摸"}]}, {"self_drawn": True}, True),
+    (None, {"self_drawn": True}, True),
+    (None, {}, False),
+    ({"self_drawn": None, "details": {"win": "you_jin"}}, {}, True),  # no bool: no field
+], ids=["游金", "抢杠自摸", "天听 抢杠", "天听 discard", "天胡", "冲", "MCR 抢杠和", "flag",
+        "no score flag", "no score", "not a bool"])
+def test_scored_self_drawn_of_a_score_stored_without_the_field_reads_the_names(
+        score: dict[str, Any] | None, context: dict[str, Any], drawn: bool) -> None:
+    assert scoring_bridge.scored_self_drawn(score, context) is drawn
+
+
+def _sheet_self_drawn(client: TestClient, t: int, k: str) -> tuple[Any, ...]:
+    """The winner's (wins, self_drawn_wins), the players' dealt_in, and the CSV's
+    self_drawn of the table's first hand."""
+    st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
+    wins = [(p["wins"], p["self_drawn_wins"]) for p in st["players"] if p["wins"]]
+    dealt_in = sum(p["dealt_in"] for p in st["players"])
+    rows = list(csv.reader(io.StringIO(
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+    return wins, dealt_in, dict(zip(rows[0], rows[1], strict=False))["self_drawn"]
+
+
+def test_the_sheet_settles_by_the_scores_self_drawn_not_the_win_types_name(
+        setup: tuple[TestClient, FakeCamera], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 游金 reported without the flag is settled as self-drawn because its score says
+    so: with its win type under a name the table layer does not know (a type renamed or
+    added later), the sheet still settles it, counts it self-drawn and writes "yes" —
+    before, the table layer knew it only by the name ``you_jin`` and held it pending."""
+    client, _ = setup
+    t, k = new_table(client, rules="xiamen")
+    to_dict = scoring.Score.to_dict
+
+    def renamed(self: scoring.Score) -> dict[str, Any]:
+        out = to_dict(self)
+        if out.get("details", {}).get("win") == "you_jin":
+            out["details"] = {**out["details"], "win": "you_jin_by_another_name"}
+        return out
+
+    monkeypatch.setattr(scoring.Score, "to_dict", renamed)
+    r = post_hand(client, t, k, {"hand": "123m456m789m234p567p9s3p", "winner": "S",
+                                 "context": {"gold": "9s", "win": "游金"}})
+    assert r.status_code == 201, r.text
+    view = r.json()
+    assert view["outcome"] == "win", view["note"]
+    assert view["score"]["self_drawn"] is True
+    assert view["score"]["details"]["win"] == "you_jin_by_another_name"
+    assert _sheet_self_drawn(client, t, k) == ([(1, 1)], 0, "yes")
+
+
+@pytest.mark.parametrize(("rules", "body", "drawn"), [
+    *((rules, body, True) for rules, body in SELF_DRAWN_BY_TYPE),
+    ("mcr", {"hand": "123m456m789m55p123p", "winner": "S", "kong": True, "discarder": "E"},
+     False),
+    ("xiamen", {"hand": PLAIN, "winner": "S", "discarder": "E", "context": {"gold": "9s"}},
+     False),
+], ids=[*SELF_DRAWN_IDS, "MCR 抢杠和", "Xiamen discard"])
+def test_a_score_stored_by_an_older_version_without_self_drawn_is_read_by_its_names(
+        setup: tuple[TestClient, FakeCamera], monkeypatch: pytest.MonkeyPatch, rules: str,
+        body: dict[str, Any], drawn: bool) -> None:
+    """A hand revision recorded by a version whose scores had no ``self_drawn`` keeps its
+    score as stored: the standings and the CSV read it by the win type's name, Zhenjiang's
+    天胡 item and the report's flags, as that version did."""
+    client, _ = setup
+    t, k = new_table(client, rules=rules)
+    to_dict = scoring.Score.to_dict
+
+    def older(self: scoring.Score) -> dict[str, Any]:
+        out = to_dict(self)
+        del out["self_drawn"]
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(scoring.Score, "to_dict", older)
+        r = post_hand(client, t, k, body)
+    assert r.status_code == 201 and r.json()["outcome"] == "win", r.text
+    stored = client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
+    assert "self_drawn" not in stored["score"]  # as the older version stored it
+    assert _sheet_self_drawn(client, t, k) == (
+        [(1, int(drawn))], int(not drawn), "yes" if drawn else "no")

@@ -198,6 +198,13 @@ class ScoreOut(Answer):
                                 "without versions", examples=["mil-2015"])
     fans: list[FanOut]
     settlement: SettlementOut
+    self_drawn: bool | SkipJsonSchema[None] = absent(
+        "the win is one without a discard (自摸) as the rule set scores and settles it — "
+        "each other player pays, nobody deals in — whatever the self_drawn flag alone says "
+        "(Xiamen 游金, 双游, 三游, 三金倒, 天和 and a robbed kong, 抢杠自摸; Zhenjiang 天胡; "
+        "MCR: the flag, a robbed kong 抢杠和 being a discard win); for a score that is no "
+        "legal win, the win as claimed. In every score this version makes; absent only "
+        "from a hand revision's score stored by an older version")
     details: ScoreDetailsOut | SkipJsonSchema[None] = absent(
         "the rule set's own details: Xiamen and Zhenjiang scores, and any score that is no "
         "legal win (its reason)")

@@ -77,27 +77,42 @@ class DealerClash(HandError):
     this message for a referee to correct."""
 
 
-#: Scored win types (a score's ``details["win"]``: Xiamen's) that are won without a
-#: discard whatever the report's ``self_drawn`` says: 自摸 — robbing a kong included
-#: (抢杠自摸, seed 000: 以自摸论), with or without the konger's seat —, 游金, 双游,
-#: 三游, 三金倒 and 天和. 天听 is won either way: self-drawn with ``self_drawn`` or ``kong``
-#: (robbing a kong), else on a discard (:func:`scored_self_drawn`).
+#: Legacy reading only (:func:`scored_self_drawn`, a score stored without its
+#: ``self_drawn``): scored win types (a score's ``details["win"]``: Xiamen's) that are
+#: won without a discard whatever the report's ``self_drawn`` says: 自摸 — robbing a kong
+#: included (抢杠自摸, seed 000: 以自摸论), with or without the konger's seat —, 游金,
+#: 双游, 三游, 三金倒 and 天和. 天听 is won either way: self-drawn with ``self_drawn`` or
+#: ``kong`` (robbing a kong), else on a discard. Scores made now say it themselves
+#: (``Score.self_drawn``, each rule set's own reading).
 SELF_DRAWN_WINS = frozenset({"self_drawn", "you_jin", "shuang_you", "san_you",
                              "three_golds_opening", "three_golds_later", "tian_he"})
-#: Scoring items (a fan's ``zh``) only a win without a discard scores: Zhenjiang's 天胡
-#: (the dealer's win on the deal).
+#: Legacy reading only, as :data:`SELF_DRAWN_WINS`: scoring items (a fan's ``zh``) only
+#: a win without a discard scores: Zhenjiang's 天胡 (the dealer's win on the deal).
 SELF_DRAWN_ITEMS = frozenset({"天胡"})
 
 
 def scored_self_drawn(score: Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
     """Whether a win is self-drawn as its score settles it, not only as the report's flag
-    says: ``context``'s ``self_drawn`` (the win flags stored with a revision,
-    :meth:`HandReport.win_context`), or a score (``Score.to_dict()``) whose win type is
-    one won without a discard (:data:`SELF_DRAWN_WINS`: Xiamen's 游金 … and 抢杠自摸, which
-    every other player pays as a self-draw) or that scores an item only such a win has
-    (:data:`SELF_DRAWN_ITEMS`: Zhenjiang's 天胡). Such a win needs no discarder to be
-    settled, counts among the winner's ``self_drawn_wins`` and deals nobody in — not the
-    konger of a Xiamen 抢杠自摸 either.
+    says. Such a win needs no discarder to be settled, counts among the winner's
+    ``self_drawn_wins`` and deals nobody in — not the konger of a Xiamen 抢杠自摸 either.
+
+    A score (``Score.to_dict()``) says it itself: its ``self_drawn``, which each rule set
+    sets by its own reading (Xiamen's 游金 … and 抢杠自摸, Zhenjiang's 天胡 with the flag or
+    without, MCR's flag: :attr:`scoring.Score.self_drawn`); the sheet takes it as it is.
+
+    A score stored by an older version lacks that field (the database keeps a revision's
+    score as it was made), and so does a revision with no score: only for those, the
+    name-based reading the sheet used before is kept as a fallback — ``context``'s
+    ``self_drawn`` (the win flags stored with a revision, :meth:`HandReport.win_context`),
+    a win type won without a discard (:data:`SELF_DRAWN_WINS`; 天听 with ``kong``), or an
+    item only such a win scores (:data:`SELF_DRAWN_ITEMS`).
+
+    >>> scored_self_drawn({"self_drawn": True, "details": {"win": "you_jin"}}, {})
+    True
+    >>> scored_self_drawn({"self_drawn": False, "fans": []}, {"kong": True})
+    False
+
+    A score stored without the field (an older version's), or none:
 
     >>> scored_self_drawn({"details": {"win": "you_jin"}}, {"self_drawn": False})
     True
@@ -105,7 +120,20 @@ def scored_self_drawn(score: Mapping[str, Any] | None, context: Mapping[str, Any
     True
     >>> scored_self_drawn({"details": {"win": "discard"}, "fans": []}, {})
     False
+    >>> scored_self_drawn(None, {"self_drawn": True})
+    True
     """
+    said = score.get("self_drawn") if score else None
+    if isinstance(said, bool):  # the rule set's own reading (every score made now)
+        return said
+    return _legacy_self_drawn(score, context)
+
+
+def _legacy_self_drawn(score: Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
+    """:func:`scored_self_drawn` of a score stored without ``self_drawn`` (an older
+    version's) or of no score: the report's flag, or the names of the win types and items
+    that only a win without a discard has (:data:`SELF_DRAWN_WINS`,
+    :data:`SELF_DRAWN_ITEMS`)."""
     if context.get("self_drawn"):
         return True
     if not score:
@@ -360,8 +388,8 @@ def evaluate(
         note = (f"not a legal win under {rules} ({why}): a referee decides — "
                 f"{rule_set.false_claim}")
         return Evaluation("pending", hand, result.total, False, data, zero, note)
-    # the score says whether the win was on a discard: 游金 or 天胡 is self-drawn by its
-    # type, reported with the self_drawn flag or without
+    # the score says whether the win was on a discard (Score.self_drawn): 游金 or 天胡 is
+    # self-drawn by its type, reported with the self_drawn flag or without
     if report.discarder is None and not scored_self_drawn(data, report.win_context()):
         note = "discarder unknown for a win on a discard: a referee must correct this hand"
         return Evaluation("pending", hand, result.total, True, data, zero, note)

@@ -3,10 +3,12 @@
 A hand counts with its latest revision (a void or pending hand counts zero; a record
 ruled a false claim counts its penalty among the penalty points); penalties count unless
 voided. Players are ranked by total points; equal totals
-share a rank. A win counts as self-drawn as its score settled it
-(:func:`tilecam.tables.scoring_bridge.scored_self_drawn`: Xiamen's 游金 or 抢杠自摸, a
-Zhenjiang 天胡, with the report's ``self_drawn`` or without), and only a win on a discard
-deals its discarder in (the konger of a Xiamen 抢杠自摸 pays as the others do).
+share a rank. A win counts as self-drawn as its score settled it — the score's own
+``self_drawn`` (Xiamen's 游金 or 抢杠自摸, a Zhenjiang 天胡, with the report's
+``self_drawn`` or without), or for a score stored by an older version, which lacks it,
+the reading by win-type names (:func:`tilecam.tables.scoring_bridge.scored_self_drawn`)
+—, and only a win on a discard deals its discarder in (the konger of a Xiamen 抢杠自摸
+pays as the others do).
 """
 
 from __future__ import annotations
