@@ -140,6 +140,14 @@ class Detections:
             raise ValueError(f"tile {i}: topk_ids column 0 ({CLASSES[int(self.topk_ids[i, 0])]}) "
                              f"is not its class ({CLASSES[int(self.class_ids[i])]}): "
                              "column 0 is the top-1")
+        for name in ("confidences", "topk_probs", "rotation_probs"):
+            arr = getattr(self, name)
+            if arr is not None and arr.size and bool((arr > 1).any()):
+                # float32 sums round past 1 (a softmax marginal read 1.0000001): a
+                # probability that far over is 1; one further over is refused below
+                within = arr <= 1 + PROB_SUM_SLACK
+                object.__setattr__(self, name, np.where(within, np.minimum(arr, 1), arr)
+                                   .astype(np.float32))
         _check_numbers(self.boxes, self.confidences, self.topk_probs, self.rotation_probs)
 
     # ----------------------------------------------------------------- builders

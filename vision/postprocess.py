@@ -399,7 +399,8 @@ def decode_classifier(logits: F32, n_names: int) -> tuple[F32, F32]:
             f"classifier output must have shape (B, {n_names * len(ROTATIONS)}), got {lg.shape}"
         )
     joint = softmax(lg, axis=1).reshape(len(lg), n_names, len(ROTATIONS))
-    return joint.sum(axis=2), joint.sum(axis=1)
+    # a float32 sum of ~170 terms can round past 1 (1.0000001): probabilities stay in 0..1
+    return np.minimum(joint.sum(axis=2), 1), np.minimum(joint.sum(axis=1), 1)
 
 
 def fuse(
