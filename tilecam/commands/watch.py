@@ -8,7 +8,17 @@ A cheap computer beside the table runs::
 a video file. A frame is taken every ``--every`` seconds (of video time for a file, of
 wall-clock time for a live camera), JPEG-encoded and posted to
 ``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429 answer is
-waited out (``Retry-After``); the server decides when a hand is revealed. A live source
+waited out (``Retry-After``); the server decides when a hand is revealed.
+
+A live camera's frame is its newest: the frames its stream kept in a buffer while the
+last one was posted are dropped, so that a post slower than ``--every`` does not leave
+the frames posted further and further behind the table. A video file's frame that does
+not decode is skipped — one JSON line on stderr names it (``{"skipped_frame": 15, "of":
+48, ...}``) — and the file is read on; more than :data:`MAX_BAD_FRAMES` (25) in a row
+stop the watch, exit status 2, the file being damaged or cut short there. The final line
+counts the frames skipped (``frames_skipped``), and those a file's frame count gives after
+its last frame that read (``frames_unread_at_end``, only when there are some: the file
+is cut short, or its count an estimate). A live source
 that stops delivering frames is reopened (10 tries, 2 s apart), and a server that does
 not answer (restarting, the network down a moment) is tried again with the same frame
 (``--retries`` times, 2 s apart; each try said on stderr) before the watch gives up —
@@ -37,13 +47,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import sys
 import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +80,18 @@ def register(sub: Any) -> None:
                    help="the table's API key (default: $TILECAM_TABLE_KEY, which keeps it out "
                         "of the process list)")
     p.add_argument("--source", required=True,
-                   help="rtsp://… or http://… stream, /dev/videoN (or N), or a video file")
+                   help="rtsp://… or http://… stream, /dev/videoN (or N), or a video file "
+                        "(a file's frame that does not decode is skipped, said on stderr; "
+                        f"more than {MAX_BAD_FRAMES} in a row stop the watch, exit 2)")
     p.add_argument("--server", default=None,
                    help="tilecam server URL, e.g. http://192.168.1.20:8000 (default "
                         "http://127.0.0.1:8000, make serve's; on this machine's "
                         "$TILECAM_PORT and $TILECAM_HOST when set, as make serve and "
                         "tilecam serve read them)")
     p.add_argument("--every", type=float, default=1.0,
-                   help="seconds between posted frames (default 1)")
+                   help="seconds between posted frames (default 1): of video time for a "
+                        "file; for a live source, of the clock, and the frame posted is "
+                        "its newest (those it buffered during a slow post are dropped)")
     p.add_argument("--max-frames", type=int, default=0,
                    help="stop after posting this many frames (default 0: until the source ends)")
     p.add_argument("--quality", type=int, default=90, help="JPEG quality 1-100 (default 90)")
@@ -292,22 +307,154 @@ def is_live(source: str) -> bool:
                                                   "https://", "udp://", "tcp://"))
 
 
-def sample_frames(cap: Any, every_s: float, live: bool,
-                  clock: Callable[[], float] = time.monotonic) -> Iterator[np.ndarray]:
-    """Frames of ``cap`` at least ``every_s`` seconds apart (video time for files)."""
-    import cv2
+#: Frames in a row of a video file that do not read and are skipped; one more stops the
+#: watch (exit status 2): the file is damaged or cut short there.
+MAX_BAD_FRAMES = 25
+#: How much longer than the watch held the last frame it may drop frames that come at
+#: once from a live source's buffer, before it takes one anyway (a source that never
+#: makes it wait: a video file given by URL).
+DRAIN_SLACK_S = 1.0
 
+
+class SourceError(ValueError):
+    """The video source cannot give more frames: a live one that does not come back, a
+    file with more than :data:`MAX_BAD_FRAMES` frames in a row that do not read."""
+
+
+class Skips:
+    """The frames of a video file that did not read: each one skipped is said on stderr
+    as one JSON line and counted; those at its end (none read after them) are counted
+    apart — the file may be cut short there, or give more frames than it holds."""
+
+    def __init__(self) -> None:
+        self.skipped = 0
+        self.unread_at_end = 0
+
+    def skip(self, number: int, count: int | None, fps: float) -> None:
+        """Frame ``number`` (counted from 1; ``count`` the file's frames, ``fps`` its
+        rate, 0 unknown) did not read, and a frame after it did: it is skipped."""
+        line: dict[str, Any] = {"skipped_frame": number}
+        if count is not None:
+            line["of"] = count
+        if fps > 0:
+            line["at_s"] = round((number - 1) / fps, 3)
+        line["why"] = "it does not decode (damaged or missing data); the frames after it are read"
+        print(json.dumps(line), file=sys.stderr, flush=True)
+        self.skipped += 1
+
+    def ended(self, unread: list[int], count: int) -> None:
+        """The file gives ``count`` frames, but the frames ``unread`` (its last ones)
+        did not read: said on stderr once, counted in :attr:`unread_at_end`."""
+        self.unread_at_end = len(unread)
+        which = (f"frame {count} does" if unread[0] == count
+                 else f"frames {unread[0]}-{count} do")
+        print(json.dumps({
+            "unread_at_end": len(unread), "of": count,
+            "why": f"the file gives {count} frames, but {which} not read: it is cut short "
+                   "or damaged at its end (or its frame count is an estimate)"}),
+              file=sys.stderr, flush=True)
+
+
+def sample_frames(cap: Any, every_s: float, live: bool,
+                  clock: Callable[[], float] = time.monotonic,
+                  skips: Skips | None = None) -> Generator[np.ndarray, None, None]:
+    """Frames of ``cap`` at least ``every_s`` seconds apart (video time for a file, by
+    ``clock`` for a live source).
+
+    A file (:func:`_sample_file`) skips a frame that does not read and reads on — each
+    one skipped said on stderr and counted in ``skips`` — and stops with
+    :class:`SourceError` at more than :data:`MAX_BAD_FRAMES` in a row. A live source
+    (:func:`_sample_live`) gives its newest frame: those that waited in its buffer while
+    the last one was posted are dropped. Either ends when ``cap`` gives no more frames."""
     if every_s < 0:
         raise ValueError(f"--every must be 0 or more seconds, not {every_s}")
+    if live:
+        return _sample_live(cap, every_s, clock)
+    return _sample_file(cap, every_s, skips if skips is not None else Skips())
+
+
+def _sample_file(cap: Any, every_s: float,
+                 skips: Skips) -> Generator[np.ndarray, None, None]:
+    """:func:`sample_frames` for a file. The watch counts the frames it read itself (good
+    or not): cv2's ``CAP_PROP_POS_FRAMES`` does not move on a frame that does not read,
+    so after one skipped frame it stays below ``CAP_PROP_FRAME_COUNT`` at the end.
+
+    A frame that does not read is held; when a frame after it reads, it is skipped (said,
+    counted). Frames that do not read up to the file's frame count, with none read after
+    them, are its end (:meth:`Skips.ended`). More than :data:`MAX_BAD_FRAMES` in a row
+    stop the watch — unless the backend gives no frame count: the end cannot be told
+    from a damaged stretch then, and such a run is taken for the end."""
+    import cv2
+
+    total = cap.get(cv2.CAP_PROP_FRAME_COUNT)
+    count = int(total) if math.isfinite(total) and total >= 1 else None
+    fps = cap.get(cv2.CAP_PROP_FPS)
+    fps = fps if math.isfinite(fps) and fps > 0 else 0.0
+    number = 0  # frames read so far, good or not
+    bad: list[int] = []  # the numbers of the frames in a row that did not read
     last: float | None = None
     while True:
         ok, image = cap.read()
+        number += 1
+        if ok and image is not None:
+            for n in bad:
+                skips.skip(n, count, fps)
+            bad = []
+            now = cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+            if last is None or now - last >= every_s - 1e-6:
+                last = now
+                yield image
+            continue
+        if count is not None and number > count:  # past the frames the file gives
+            if bad:
+                skips.ended(bad, count)
+            return
+        bad.append(number)
+        if len(bad) > MAX_BAD_FRAMES:
+            if count is None:
+                return
+            raise SourceError(
+                f"frames {bad[0]}-{bad[-1]} of the {count} the video file gives do not read "
+                f"({len(bad)} in a row; the watch skips {MAX_BAD_FRAMES} at most): the file "
+                "is damaged or cut short there")
+
+
+def _sample_live(cap: Any, every_s: float,
+                 clock: Callable[[], float]) -> Generator[np.ndarray, None, None]:
+    """:func:`sample_frames` for a live source, by ``clock``: the newest frame, not one
+    that waited in the source's buffer while the last was posted (an RTSP stream keeps
+    them; posting them one by one, each post slower than ``every_s``, the frames posted
+    would fall further and further behind the table).
+
+    Frames are taken with ``cap.grab()``, timed: one that comes at once (in less than
+    half a frame interval, 1/``CAP_PROP_FPS``, 1/25 s when the source gives no rate)
+    waited in a buffer and is dropped; the first the watch had to wait for is new, and is
+    decoded (``cap.retrieve()``) once ``every_s`` has passed since the last frame taken.
+    A source whose frames all come at once is dropped from for as long as the watch held
+    the last frame, plus :data:`DRAIN_SLACK_S`, then a frame is taken all the same."""
+    import cv2
+
+    fps = cap.get(cv2.CAP_PROP_FPS)
+    interval = 1.0 / fps if math.isfinite(fps) and 1.0 <= fps <= 240.0 else 1.0 / 25
+    last: float | None = None  # when the last frame taken was grabbed
+    held = 0.0  # how long the watch held it (posting it): what the buffer may hold now
+    while True:
+        limit = clock() + held + interval + DRAIN_SLACK_S
+        while True:
+            before = clock()
+            if not cap.grab():
+                return
+            now = clock()
+            if last is not None and now - last < every_s - 1e-6:
+                continue  # not yet time for the next frame
+            if now - before >= interval / 2 or now >= limit:
+                break  # waited for (a new frame), or the source never makes us wait
+        ok, image = cap.retrieve()
         if not ok or image is None:
             return
-        now = clock() if live else cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-        if last is None or now - last >= every_s - 1e-6:
-            last = now
-            yield image
+        last = now
+        yield image
+        held = clock() - now
 
 
 def encode_jpeg(image: np.ndarray, quality: int, max_side: int) -> bytes:
@@ -362,27 +509,33 @@ def post_frame(server: str, table: int, key: str, jpeg: bytes,
         return exc.code, data, retry
 
 
-def frames(source: str, every_s: float, reconnects: int = 10,
-           wait_s: float = 2.0) -> Generator[np.ndarray, None, None]:
-    """Sampled frames of ``source``; a live camera or stream that stops delivering is
-    reopened (up to ``reconnects`` times in a row, ``wait_s`` apart); a file just ends."""
-    live = is_live(source)
+def frames(source: str, every_s: float, reconnects: int = 10, wait_s: float = 2.0,
+           skips: Skips | None = None) -> Generator[np.ndarray, None, None]:
+    """Sampled frames of ``source`` (:func:`sample_frames`). A file's frames that do not
+    read are skipped and counted in ``skips``; the file ends where it ends. A live camera
+    or stream that stops delivering is reopened (up to ``reconnects`` times in a row,
+    ``wait_s`` apart), then :class:`SourceError`."""
+    if not is_live(source):
+        cap = open_source(source)
+        try:
+            yield from sample_frames(cap, every_s, False, skips=skips)
+        finally:
+            cap.release()
+        return
     failures = 0
     while True:
         cap = open_source(source) if failures == 0 else _try_open(source)
         if cap is not None:
             try:
-                for image in sample_frames(cap, every_s, live):
+                for image in sample_frames(cap, every_s, True):
                     failures = 0
                     yield image
             finally:
                 cap.release()
-        if not live:
-            return
         failures += 1
         if failures > reconnects:
-            raise ValueError(f"the video source {source!r} stopped delivering frames "
-                             f"({reconnects} reconnects failed)")
+            raise SourceError(f"the video source {source!r} stopped delivering frames "
+                              f"({reconnects} reconnects failed)")
         time.sleep(wait_s)
 
 
@@ -445,7 +598,6 @@ def default_server(environ: Mapping[str, str] | None = None) -> str:
 def check_args(args: argparse.Namespace) -> None:
     """ValueError naming an option with a value the watch cannot use (before the source
     is opened); ``args.server`` None becomes :func:`default_server`."""
-    import math
     from urllib.parse import urlsplit
 
     if getattr(args, "server", None) is None:
@@ -543,7 +695,8 @@ def run(args: argparse.Namespace) -> int:
     unanswered = Unanswered(args.server, args.retries)
     refusals = Refusals(getattr(args, "stop_after", 3))
     views = Views()
-    stream = frames(args.source, args.every)
+    skips = Skips()
+    stream = frames(args.source, args.every, skips=skips)
     try:
         for image in stream:
             jpeg = encode_jpeg(image, args.quality, args.max_side)
@@ -574,9 +727,16 @@ def run(args: argparse.Namespace) -> int:
                 refusals.answered(answer[0], answer[1], posted, recorded)
             if args.max_frames and posted >= args.max_frames:
                 break
+    except SourceError as exc:  # the source gave up: say what the watch did until then
+        raise SourceError(f"{exc}; {posted} frames posted, {recorded} hands recorded, "
+                          f"{skips.skipped} frames skipped") from None
     finally:
         stream.close()
-    print(json.dumps({"frames_posted": posted, "hands_recorded": recorded}), flush=True)
+    summary = {"frames_posted": posted, "hands_recorded": recorded,
+               "frames_skipped": skips.skipped}
+    if skips.unread_at_end:
+        summary["frames_unread_at_end"] = skips.unread_at_end
+    print(json.dumps(summary), flush=True)
     return 0
 
 
