@@ -7,12 +7,12 @@ each a rule set in :mod:`scoring.rulesets` chosen with ``rules=``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scoring import tiles as T
-from scoring.hand import Hand, HandError, Meld, NotAWinningHand
-from scoring.notation import format_hand, parse_hand
+from scoring.hand import Hand, HandError, Meld, NotAWinningHand, normalize_code
+from scoring.notation import _tile_groups, format_hand, format_tiles, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
 from scoring.rulesets.base import (
     Discard,
@@ -192,10 +192,30 @@ def waits(
     prevalent_wind: str = "E",
     flowers: int = 0,
     settings: Mapping[str, Any] | None = None,
+    seen: str | Iterable[str] | None = None,
     **rule_context: Any,
 ) -> Waits:
     """Wait analysis of a hand one tile short of a win (13 standing+meld tiles in MCR):
-    the tiles it waits on with the best score on each, or its shanten when not ready."""
+    the tiles it waits on with the best score on each, or its shanten when not ready.
+
+    ``seen``: the tiles the player sees elsewhere — others' discards and melds — in the
+    notation (``"1m1m5pEE"``, ``"115m E, E"``: spaces and commas part groups) or as
+    codes; each wait's tiles left are 4 less the hand's and these. A wait with none left
+    is listed with 0 left and no score (a dead wait), and a ready hand whose every wait
+    is dead is ready in form only (:attr:`Waits.live` false). Bonus tiles are ignored:
+    no hand waits on one and a draw of one is replaced, so they change no count (a list
+    of every tile shown may hold them), except under rules played without them
+    (Zhenjiang), which refuse them as they refuse them in a hand. A wild seen (the
+    Xiamen gold, the Zhenjiang 百搭) counts as its kind; Zhenjiang's 百搭 discards named
+    in the context (``first_wild_discard``, ``wild_after_pung``) are among the tiles
+    seen: that kind counts the more of the two. A kind seen more often than the 4 copies
+    less the hand's leave is a :class:`HandError` naming the kind and both counts.
+
+    >>> w = waits("123m456p789s1122z", seen="EES")  # waits on E and S: both E are seen
+    >>> [(t.tile, t.remaining, t.discard is None) for t in w.waits], w.live, w.seen
+    ([('E', 0, True), ('S', 1, False)], True, 'EES')
+    """
+    gone = _seen_counts(seen, rules)
     rule_set, parsed, context, resolved = _prepare(
         hand,
         rules,
@@ -204,7 +224,73 @@ def waits(
         dict(seat_wind=seat_wind, prevalent_wind=prevalent_wind, flowers=flowers),
         rule_context,
     )
-    return rule_set.waits(parsed, context, resolved)
+    found = rule_set.waits(parsed, context, resolved)
+    if gone is None:
+        return found
+    held = rule_set.held(parsed, context, gone)
+    return dataclasses.replace(found, waits=_left(found.waits, held), seen=_seen_text(gone))
+
+
+def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | None:
+    """The 34 counts of the tiles ``seen`` (:func:`waits`; bonus tiles left out), None
+    when none are given; a :class:`HandError` beginning ``seen:`` for a code that is none,
+    a meld in brackets, or a bonus tile under rules played without them. Too many of a
+    kind for the hand is :meth:`RuleSet.held`'s to refuse
+    (:func:`~scoring.rulesets.base.with_seen`)."""
+    if seen is None:
+        return None
+    if isinstance(seen, str):
+        if "[" in seen or "]" in seen:
+            raise HandError(f"seen: give the tiles alone, in groups ({seen!r}: write a meld "
+                            "seen as its tiles, e.g. 555p, without brackets)")
+        try:
+            codes = _tile_groups(seen.replace(",", " "), 0, seen)
+        except HandError as exc:
+            raise HandError(f"seen: {exc}") from None
+    elif isinstance(seen, Iterable) and not isinstance(seen, (bytes, Mapping)):
+        codes = []
+        for n, tile in enumerate(seen):
+            if not isinstance(tile, str):
+                raise HandError(f"seen: tile {n + 1} is {type(tile).__name__}, not a tile code")
+            try:
+                codes.append(normalize_code(tile.strip(), f"(seen tile {n + 1})"))
+            except HandError as exc:
+                raise HandError(f"seen: {exc}") from None
+    else:
+        raise HandError(f"seen: the tiles seen elsewhere as notation or tile codes, not "
+                        f"{type(seen).__name__}")
+    flowers = [c for c in codes if T.is_flower(c)]
+    if flowers:
+        rule_set = get_rule_set(rules)
+        if not rule_set.game.get("flowers", True):
+            raise HandError(f"seen: {rule_set.title} plays without flowers: "
+                            f"{' '.join(flowers)} cannot be seen (leave them out)")
+    counts = [0] * T.NUM_KINDS
+    for c in codes:
+        if not T.is_flower(c):
+            counts[T.index(c)] += 1
+    return counts
+
+
+def _seen_text(counts: Sequence[int]) -> str:
+    """The tiles of ``counts`` in the notation, kinds in order (``"115pEE"``)."""
+    return format_tiles([T.code(k) for k, n in enumerate(counts) for _ in range(n)])
+
+
+def _left(found: tuple[WaitTile, ...], held: Sequence[int]) -> tuple[WaitTile, ...]:
+    """``found`` with each wait's tiles left set to 4 less ``held`` (the tiles out of the
+    wall: :meth:`RuleSet.held`, with the copy just discarded and the tiles seen); a wait
+    with none left keeps no score (no win is left on it, as on a kind the hand holds
+    four of)."""
+    out = []
+    for t in found:
+        left = T.COPIES - held[T.index(t.tile)]
+        if left <= 0:
+            out.append(t if t.remaining == 0 and t.discard is None and t.self_drawn is None
+                       else WaitTile(t.tile, 0, None, None))
+        else:
+            out.append(t if left == t.remaining else dataclasses.replace(t, remaining=left))
+    return tuple(out)
 
 
 def drew(hand: str | Hand, rules: str = "mcr") -> bool:
@@ -242,6 +328,7 @@ def discards(
     prevalent_wind: str = "E",
     flowers: int = 0,
     settings: Mapping[str, Any] | None = None,
+    seen: str | Iterable[str] | None = None,
     **rule_context: Any,
 ) -> Discards:
     """What to discard from a hand of a win's size (14 tiles in MCR, kongs counted as 3)
@@ -250,10 +337,14 @@ def discards(
     another size is a :class:`HandError` naming the size needed.
 
     A discard that leaves the hand ready lists its waits; one of them whose last copy is
-    the tile discarded stays listed with 0 left and no score. A discard that leaves it
-    not ready lists its useful draws (有效牌, :class:`UsefulDraw`): the kinds whose draw
-    lowers its shanten, with the copies left of each (4 less those the hand and its
-    melds hold and the discard), which rank the discards of one shanten — where the
+    the tile discarded (or seen elsewhere: ``seen``, as :func:`waits` takes it, the hand
+    that drew holding the tile to discard) stays listed with 0 left and no score. A
+    discard whose every wait is so is ready in form only (:attr:`Discard.live` false):
+    it ranks as one from ready, after every other discard one from ready
+    (:func:`~scoring.rulesets.base.discard_order`). A discard that leaves it not ready
+    lists its useful draws (有效牌, :class:`UsefulDraw`): the kinds whose draw lowers
+    its shanten, with the copies left of each (4 less those the hand and its melds hold,
+    the discard and those seen), which rank the discards of one shanten — where the
     rules count their shapes alone (:meth:`RuleSet.draw_shanten`; else None, and those
     discards rank by tile order).
 
@@ -262,9 +353,14 @@ def discards(
     [('1s', 0, ['N']), ('N', 0, ['1s'])]
     >>> [w.remaining for w in d.ready_after[0].waits.waits]  # N: 4 less the one held
     [3]
+    >>> d = discards("[EEE,2]123m456p789sN1s", seen="NNN")  # the other N seen
+    >>> [(x.tile, x.live, [(w.tile, w.remaining) for w in x.waits.waits])
+    ...  for x in (d.discards[0], d.discards[-1])]  # 1s: waits on N in form only, ranks last
+    [('N', True, [('1s', 3)]), ('1s', False, [('N', 0)])]
     """
     from scoring.rulesets.base import discard_order
 
+    gone = _seen_counts(seen, rules)
     rule_set, parsed, context, resolved = _prepare(
         hand,
         rules,
@@ -278,35 +374,25 @@ def discards(
             f"wrong number of tiles to discard from: {parsed.tile_count} (a {rule_set.title} "
             f"hand that drew holds {rule_set.hand_size}, each kong counted as 3)"
         )
-    held = rule_set.held(parsed, context)  # the discarded copy too: it lies dead
+    # the discarded copy too: it lies dead in the discards, one fewer of its kind to wait
+    # on, and a wait whose last copy it was can no longer be won on (listed, unscored)
+    held = rule_set.held(parsed, context, gone)
     wilds = rule_set.wild_kinds(context)
+    shown = "" if gone is None else _seen_text(gone)
     out = []
     for tile in dict.fromkeys(parsed.standing):
         kept = list(parsed.standing)
         kept.remove(tile)
         rest = Hand(parsed.melds, tuple(kept), parsed.flowers)
         w = rule_set.waits(rest, context, resolved)
-        gone = T.index(tile)
-        # the discarded copy lies dead in the discards: one fewer of its kind to wait on,
-        # and a wait whose last copy it was can no longer be won on (listed, unscored)
-        w = dataclasses.replace(w, waits=tuple(
-            _dead(t) if T.index(t.tile) == gone else t for t in w.waits))
+        w = dataclasses.replace(w, waits=_left(w.waits, held), seen=shown)
         useful = None if w.ready else _useful_draws(rule_set, rest, held, w.shanten, context,
                                                     resolved)
         out.append(Discard(tile, w, useful))
     on_discard, self_drawn, win = _as_won(rule_set, parsed, context, resolved)
     return Discards(rule_set.name, resolved.get("version"), str(parsed),
                     tuple(sorted(out, key=lambda d: discard_order(d, wilds))), win, on_discard,
-                    self_drawn)
-
-
-def _dead(t: WaitTile) -> WaitTile:
-    """``t`` with the copy just discarded taken from its tiles left; no score when none is
-    left (no win is left on it, as on a kind the hand holds four of)."""
-    left = max(0, t.remaining - 1)
-    if left:
-        return dataclasses.replace(t, remaining=left)
-    return WaitTile(t.tile, 0, None, None)
+                    self_drawn, shown)
 
 
 def _useful_draws(rule_set: RuleSet, kept: Hand, held: list[int], shanten: int,
@@ -314,7 +400,8 @@ def _useful_draws(rule_set: RuleSet, kept: Hand, held: list[int], shanten: int,
                   settings: Mapping[str, Any]) -> tuple[UsefulDraw, ...] | None:
     """The useful draws (有效牌) of ``kept``, a hand one tile short of a win that is
     ``shanten`` (1 or more) from ready: each kind of which a copy is left (4 less
-    ``held``: the tiles of the hand that drew, the copy discarded among them) whose draw
+    ``held``: the tiles of the hand that drew, the copy discarded among them, and those
+    seen elsewhere) whose draw
     makes a hand of a win's size whose best discard is nearer
     (:meth:`RuleSet.draw_shanten`; None where the rules count no shape alone). A draw
     the rules refuse (a fifth 白板 in Xiamen, counting the melds' stand-ins) is none."""

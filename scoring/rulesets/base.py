@@ -333,10 +333,11 @@ class Score:
 
 @dataclass(frozen=True)
 class WaitTile:
-    """One tile a ready hand waits on: ``remaining`` copies not in the hand itself, and the
-    best score on a discard and on a self-draw (``None`` where that win is impossible —
-    none where no copy is left: a formal wait on a kind the hand holds four of, or whose
-    last copy it discarded, :class:`Discard`)."""
+    """One tile a ready hand waits on: ``remaining`` copies not in the hand itself (nor
+    among the tiles seen elsewhere, ``seen`` of :func:`scoring.waits`), and the best score
+    on a discard and on a self-draw (``None`` where that win is impossible — none where
+    no copy is left: a formal wait on a kind the hand holds four of, whose last copy it
+    discarded, :class:`Discard`, or whose other copies are seen: a dead wait)."""
 
     tile: str
     remaining: int
@@ -364,27 +365,42 @@ class WaitTile:
 @dataclass(frozen=True)
 class Waits:
     """Wait analysis of a hand one tile short of a win. ``shanten``: 0 when ready, else how
-    many tile changes it is from ready; ``waits`` is empty unless ready."""
+    many tile changes it is from ready, by the shape (a hand ready in form only is 0:
+    :attr:`live`); ``waits`` is empty unless ready. ``seen``: the tiles seen elsewhere
+    that the copies left do not count (notation, kinds in order; empty when none)."""
 
     rules: str
     version: str | None
     hand: str
     shanten: int
     waits: tuple[WaitTile, ...] = ()
+    seen: str = ""
 
     @property
     def ready(self) -> bool:
         return self.shanten == 0
 
+    @property
+    def live(self) -> bool:
+        """Whether the hand is ready with a wait it can still win on: a copy of it left
+        (有效听牌). A ready hand whose every wait is dead — each copy held, discarded or
+        seen elsewhere — is ready in form only (形式听牌, 空听): it cannot win until a
+        draw changes its wait. A wait with a copy left that scores under the rules'
+        minimum (MCR's 8 fan) is still live: the shape can win, the fan decide."""
+        return self.ready and any(t.remaining > 0 for t in self.waits)
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"rules", "version", "hand", "ready", "shanten", "waits"}``."""
+        """JSON-ready: ``{"rules", "version", "hand", "ready", "live", "shanten",
+        "waits", "seen"}`` (``live``: :attr:`live`; false when not ready)."""
         return {
             "rules": self.rules,
             "version": self.version,
             "hand": self.hand,
             "ready": self.ready,
+            "live": self.live,
             "shanten": self.shanten,
             "waits": [w.to_dict() for w in self.waits],
+            "seen": self.seen,
         }
 
 
@@ -392,7 +408,7 @@ class Waits:
 class UsefulDraw:
     """A kind whose draw brings a hand that is not ready one tile nearer (有效牌: its
     shanten falls by one once a tile is let go), and the ``remaining`` copies of it not
-    in the hand, its melds or the discard just made."""
+    in the hand, its melds, the discard just made or the tiles seen elsewhere."""
 
     tile: str
     remaining: int
@@ -408,12 +424,18 @@ class Discard:
     not count the discarded copy (it lies in the discards, dead): a wait whose last copy
     is the one discarded stays listed, with 0 left and no score (no win is left on it).
     ``useful``: when what is kept is not ready, the draws that bring it a tile nearer
-    (:class:`UsefulDraw`, kinds of which a copy is left); None when it is ready, or when
-    the rules count no shape alone (:meth:`RuleSet.draw_shanten`)."""
+    (:class:`UsefulDraw`, kinds of which a copy is left); None when it is ready (in form
+    only too), or when the rules count no shape alone (:meth:`RuleSet.draw_shanten`).
+    ``live``: what is kept is ready with a copy left of a wait (:attr:`Waits.live`)."""
 
     tile: str
     waits: Waits
     useful: tuple[UsefulDraw, ...] | None = None
+
+    @property
+    def live(self) -> bool:
+        """What is kept is ready with a wait it can still win on (:attr:`Waits.live`)."""
+        return self.waits.live
 
     @property
     def useful_draws(self) -> int:
@@ -423,13 +445,15 @@ class Discard:
         return sum(u.remaining for u in self.useful or ())
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"tile", "ready", "shanten", "waits", "useful", "useful_draws"}``
-        (``useful``: ``[{"tile", "remaining"}]``, empty when none are counted;
-        ``useful_draws`` their copies in all, null when none are counted: what is kept is
-        ready)."""
+        """JSON-ready: ``{"tile", "ready", "live", "shanten", "waits", "useful",
+        "useful_draws"}`` (``live``: ready with a copy left of a wait, false when ready in
+        form only or not ready; ``useful``: ``[{"tile", "remaining"}]``, empty when none
+        are counted; ``useful_draws`` their copies in all, null when none are counted:
+        what is kept is ready)."""
         w = self.waits.to_dict()
-        return {"tile": self.tile, "ready": w["ready"], "shanten": w["shanten"],
-                "waits": w["waits"], "useful": [u.to_dict() for u in self.useful or ()],
+        return {"tile": self.tile, "ready": w["ready"], "live": w["live"],
+                "shanten": w["shanten"], "waits": w["waits"],
+                "useful": [u.to_dict() for u in self.useful or ()],
                 "useful_draws": None if self.useful is None else self.useful_draws}
 
 
@@ -441,11 +465,13 @@ def _brief_win(s: Score | None) -> dict[str, Any] | None:
 class Discards:
     """What to discard from a hand of a win's size that is no win (何切): every distinct
     standing tile as a :class:`Discard`, best first (:func:`discard_order`) — fewest tiles
-    from ready (shanten); then, below ready, the most useful draws (有效牌); when ready,
-    the most wait tiles left that make a legal win, the highest best legal score, the
-    most wait tiles left at all (a wait with no copy left counts for nothing); then the
-    tile's kind order. ``shanten`` is the best option's (0: a discard leaves the hand
-    ready)."""
+    from ready (shanten; a discard that leaves it ready in form only, every wait dead,
+    counts as one from ready and ranks after the other discards one from ready); then,
+    below ready, the most useful draws (有效牌); when ready, the most wait tiles left that
+    make a legal win, the highest best legal score, the most wait tiles left at all (a
+    wait with no copy left counts for nothing); then the tile's kind order. ``shanten``
+    is the least of the discards' by shape (0: a discard leaves the hand ready, if only in
+    form: :attr:`Discard.live` says which). ``seen``: as :attr:`Waits.seen`."""
 
     rules: str
     version: str | None
@@ -460,6 +486,7 @@ class Discards:
     #: refuses it); both None when the hand is no win.
     win_on_discard: Score | None = None
     win_self_drawn: Score | None = None
+    seen: str = ""
 
     @property
     def shanten(self) -> int:
@@ -472,10 +499,11 @@ class Discards:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``{"rules", "version", "hand", "win", "win_total",
-        "win_on_discard", "win_self_drawn", "shanten", "discards": [...]}`` (``win``: the
-        hand is a win already; ``win_total`` its total, null when it is none;
-        ``win_on_discard`` and ``win_self_drawn``: ``{"total", "legal"}`` of that win each
-        way, null where the rules refuse it or the hand is no win)."""
+        "win_on_discard", "win_self_drawn", "shanten", "discards": [...], "seen"}``
+        (``win``: the hand is a win already; ``win_total`` its total, null when it is
+        none; ``win_on_discard`` and ``win_self_drawn``: ``{"total", "legal"}`` of that
+        win each way, null where the rules refuse it or the hand is no win; ``seen``:
+        the tiles seen elsewhere counted, notation)."""
         return {
             "rules": self.rules,
             "version": self.version,
@@ -486,19 +514,26 @@ class Discards:
             "win_self_drawn": _brief_win(self.win_self_drawn),
             "shanten": self.shanten,
             "discards": [d.to_dict() for d in self.discards],
+            "seen": self.seen,
         }
 
 
 def discard_order(d: Discard, wilds: frozenset[str] = frozenset()
-                  ) -> tuple[int, int, int, int, int, bool, int]:
-    """Sort key of :class:`Discards`: fewest from ready; the most useful draws (a hand
-    not ready: :attr:`Discard.useful_draws`); the most wait tiles left that make a legal
-    win (a wait scoring under the rules' minimum is no win), the highest best legal
-    score, the most wait tiles left at all (a ready hand; a wait with no copy left, its
-    last copy discarded, counts for nothing); then a wild (``wilds``: a gold, a 百搭)
-    kept rather than another tile of equal merit; then the tile's kind order."""
+                  ) -> tuple[int, int, bool, int, int, int, bool, int]:
+    """Sort key of :class:`Discards`: fewest from ready — a discard that leaves the hand
+    ready in form only (every wait dead: no copy left, :attr:`Waits.live`) counts as one
+    from ready, as players count it (实质一向听: it cannot win until a draw changes its
+    wait, as a hand one from ready cannot until a draw makes it ready); the most useful
+    draws (a hand not ready: :attr:`Discard.useful_draws`; one ready in form only has
+    none counted, and ranks after every other discard one from ready); the most wait
+    tiles left that make a legal win (a wait scoring under the rules' minimum is no win),
+    the highest best legal score, the most wait tiles left at all (a ready hand; a wait
+    with no copy left, its last copy discarded or seen, counts for nothing); then a wild
+    (``wilds``: a gold, a 百搭) kept rather than another tile of equal merit; then the
+    tile's kind order."""
     w = d.waits
     live = [t for t in w.waits if t.remaining > 0]
+    in_form_only = w.ready and not live
 
     def legal(t: WaitTile) -> list[Score]:
         return [s for s in (t.discard, t.self_drawn) if s is not None and s.legal]
@@ -506,8 +541,36 @@ def discard_order(d: Discard, wilds: frozenset[str] = frozenset()
     left_legal = sum(t.remaining for t in live if legal(t))
     best = max((s.total for t in live for s in legal(t)), default=0)
     left = sum(t.remaining for t in live)
-    return (w.shanten, -d.useful_draws, -left_legal, -best, -left, d.tile in wilds,
-            T.index(d.tile))
+    return (1 if in_form_only else w.shanten, -d.useful_draws, in_form_only, -left_legal,
+            -best, -left, d.tile in wilds, T.index(d.tile))
+
+
+def with_seen(held: list[int], seen: Sequence[int] | None) -> list[int]:
+    """``held`` (34 counts of the tiles a hand holds, standing and in melds) with
+    ``seen`` (34 counts of tiles seen elsewhere) added, kind by kind: the tiles out of
+    the wall; :class:`HandError` naming a kind seen more often than the 4 copies less
+    those held leave, and both counts. ``held`` is changed and returned.
+
+    >>> with_seen([3] + [0] * 33, [1] + [0] * 33)[0]
+    4
+    >>> with_seen([3] + [0] * 33, [2] + [0] * 33)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: seen: 1m seen 2 times, but the hand holds 3 of it (standing ...
+    """
+    if seen is None:
+        return held
+    for k, n in enumerate(seen):
+        if not n:
+            continue
+        if held[k] + n > T.COPIES:
+            times = "once" if n == 1 else f"{n} times"
+            raise HandError(
+                f"seen: {T.code(k)} seen {times}, but the hand holds {held[k]} of it "
+                f"(standing and in melds): a kind has {T.COPIES} tiles, so at most "
+                f"{max(0, T.COPIES - held[k])} can be seen elsewhere")
+        held[k] += n
+    return held
 
 
 def trial_waits(
@@ -705,15 +768,18 @@ class RuleSet(ABC):
         one). Default: none."""
         return frozenset()
 
-    def held(self, hand: Hand, context: WinContext) -> list[int]:
+    def held(self, hand: Hand, context: WinContext,
+             seen: Sequence[int] | None = None) -> list[int]:
         """The tiles of each kind (34 counts, :mod:`scoring.tiles` order) the player
-        sees out of the wall: the hand's standing tiles and its melds, and any the win
-        context names as gone (Zhenjiang's 百搭 discards): the copies left of a kind to
-        draw are 4 less (as a wait's ``remaining``). Default: each tile as written."""
+        sees out of the wall: the hand's standing tiles and its melds, any the win
+        context names as gone (Zhenjiang's 百搭 discards) and ``seen``, the tiles seen
+        elsewhere (34 counts: others' discards and melds; :func:`with_seen` refuses a
+        kind seen more often than the copies the hand leaves): the copies left of a kind
+        to draw are 4 less (as a wait's ``remaining``). Default: each tile as written."""
         out = [0] * T.NUM_KINDS
         for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
             out[T.index(t)] += 1
-        return out
+        return with_seen(out, seen)
 
     @abstractmethod
     def settle(

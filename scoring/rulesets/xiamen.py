@@ -52,6 +52,7 @@ from scoring.rulesets.base import (
     Waits,
     WinContext,
     trial_waits,
+    with_seen,
 )
 from scoring.rulesets.xiamen_money import (
     FLOWER_SET,
@@ -272,9 +273,12 @@ class Xiamen(RuleSet):
         """The gold's kind."""
         return frozenset({T.code(_gold_of(context.extra))})
 
-    def held(self, hand: Hand, context: WinContext) -> list[int]:
-        """The physical tiles (a meld's tile of the gold's kind is a 白板 standing in)."""
-        return _physical_counts(hand, _gold_of(context.extra))
+    def held(self, hand: Hand, context: WinContext,
+             seen: Sequence[int] | None = None) -> list[int]:
+        """The physical tiles (a meld's tile of the gold's kind is a 白板 standing in),
+        and ``seen``, the tiles seen elsewhere as they lie (a gold seen is of the gold's
+        kind; a 白板 in another's meld is a ``P``): :meth:`RuleSet.held`."""
+        return with_seen(_physical_counts(hand, _gold_of(context.extra)), seen)
 
 
 # ---------------------------------------------------------------------- helpers

@@ -321,11 +321,15 @@ class Zhenjiang(RuleSet):
         """The 百搭's kind."""
         return frozenset({T.code(_wild_of(context.extra))})
 
-    def held(self, hand: Hand, context: WinContext) -> list[int]:
-        """The tiles as written, and the 百搭 discards named (as the waits count them)."""
+    def held(self, hand: Hand, context: WinContext,
+             seen: Sequence[int] | None = None) -> list[int]:
+        """The tiles as written, the 百搭 discards named (as the waits count them) and
+        ``seen``, the tiles seen elsewhere (:meth:`RuleSet.held`). The named 百搭
+        discards lie among the tiles seen: the 百搭 kind's tiles seen elsewhere are the
+        more of the two counts, so a 百搭 discard named and listed in ``seen`` counts once."""
         wild = _wild_of(context.extra)
-        out = super().held(hand, context)
-        out[wild] += _wilds_gone(hand, wild, context.extra)
+        out = super().held(hand, context, seen)
+        out[wild] += max(0, _wilds_gone(hand, wild, context.extra) - (seen[wild] if seen else 0))
         return out
 
 

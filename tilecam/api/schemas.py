@@ -15,7 +15,7 @@ code and where it is).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -257,8 +257,29 @@ class ScoreRequest(HandRequest):
     """``POST /v1/score``: a winning hand and its win context."""
 
 
+#: The tiles seen elsewhere, in the notation or as tile codes: a table holds 136 to 144
+#: tiles, and a notation string at most a few characters for each.
+SeenTiles = (Annotated[str, Field(max_length=600)]
+             | Annotated[list[TileCode], Field(max_length=144)])
+
+
 class WaitsRequest(HandRequest):
-    """``POST /v1/waits``: a hand one tile short of a win (13 tiles in MCR)."""
+    """``POST /v1/waits``: a hand one tile short of a win (13 tiles in MCR), or one that
+    drew (14), and the tiles the player sees elsewhere (``seen``)."""
+
+    seen: SeenTiles | None = Field(
+        None,
+        description="tiles seen elsewhere — others' discards and melds (not the hand's own) "
+        "— in the notation ('1m1m5pEE', '115m E, E') or as tile codes: each kind's tiles "
+        "left (a wait's remaining, a useful draw's) are 4 less the hand's and these; a "
+        "wait with none left is listed with 0 left and no score. A wild seen (the Xiamen "
+        "gold, the Zhenjiang 百搭) counts as its kind; the Zhenjiang 百搭 discards named in "
+        "rule_context are among these (that kind counts the more of the two). Bonus tiles "
+        "are ignored (no hand waits on one), refused under rules without them (Zhenjiang). "
+        "A kind seen more often than the 4 copies less the hand's is a 400 invalid_hand "
+        "naming the kind and both counts",
+        examples=["5p5pEEE9s"],
+    )
 
 
 class ErrorDetail(BaseModel):
@@ -324,11 +345,12 @@ class BriefScoreOut(_Doc):
 
 class WaitTileOut(_Doc):
     """One tile a ready hand waits on; a score is null where that win is impossible (no
-    copy left: a kind the hand holds four of, or whose last copy a discard lets go)."""
+    copy left: a kind the hand holds four of, whose last copy a discard lets go, or whose
+    other copies are seen elsewhere: a dead wait)."""
 
     tile: str
-    remaining: int = Field(description="copies not in the hand itself (nor, for a discard "
-                           "of a hand that drew, the tile discarded)")
+    remaining: int = Field(description="copies not in the hand itself nor seen elsewhere "
+                           "(nor, for a discard of a hand that drew, the tile discarded)")
     discard: BriefScoreOut | None = Field(description="best score won on a discard")
     self_drawn: BriefScoreOut | None = Field(description="best score won self-drawn")
 
@@ -340,16 +362,22 @@ class WaitsOut(_Doc):
     version: str | None
     hand: str
     ready: bool
-    shanten: int = Field(description="0 when ready, else tile changes from ready")
+    live: bool = Field(description="ready with a copy left of a wait to win on (有效听牌); "
+                       "false when not ready, or ready in form only (形式听牌: every wait "
+                       "dead, each copy held or seen)")
+    shanten: int = Field(description="0 when ready (in form only too), else tile changes "
+                         "from ready")
     waits: list[WaitTileOut] = Field(description="empty unless ready")
+    seen: str = Field(description="the tiles seen elsewhere counted (notation, kinds in "
+                      "order; bonus tiles left out); empty when none were given")
 
 
 class UsefulDrawOut(_Doc):
     """A kind whose draw brings what a discard keeps a tile nearer to ready (有效牌)."""
 
     tile: str
-    remaining: int = Field(description="copies left: 4 less the hand's, its melds' and the "
-                           "discard's")
+    remaining: int = Field(description="copies left: 4 less the hand's, its melds', the "
+                           "discard's and those seen elsewhere")
 
 
 class DiscardOut(_Doc):
@@ -358,7 +386,11 @@ class DiscardOut(_Doc):
 
     tile: str
     ready: bool
-    shanten: int
+    live: bool = Field(description="what is kept is ready with a copy left of a wait; "
+                       "false when it is not ready or ready in form only (every wait dead), "
+                       "which ranks as one tile from ready, after the others one from ready")
+    shanten: int = Field(description="by the shape: 0 when what is kept is ready, in form "
+                         "only too")
     waits: list[WaitTileOut]
     useful: list[UsefulDrawOut] = Field(description="what is kept not ready: each kind "
                                         "whose draw lowers its shanten (有效牌); else empty")
@@ -388,9 +420,12 @@ class DiscardsOut(_Doc):
     win_self_drawn: WinWayOut | None = Field(description="that win self-drawn (a hand may "
                                              "win self-drawn only); null when the rules "
                                              "refuse it or it is no win")
-    shanten: int = Field(description="the best discard's (0: a discard leaves it ready)")
+    shanten: int = Field(description="the least of the discards' by shape (0: a discard "
+                         "leaves it ready, if only in form: see each discard's live)")
     discards: list[DiscardOut] = Field(description="every distinct discard, best first: "
-                                       "shanten, then useful draws, then the live waits")
+                                       "shanten (ready in form only counts as 1, after the "
+                                       "others), then useful draws, then the live waits")
+    seen: str = Field(description="the tiles seen elsewhere counted, as in WaitsOut")
 
 
 class SettingOut(_Doc):

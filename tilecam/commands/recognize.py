@@ -180,12 +180,45 @@ def describe(result: dict[str, Any]) -> str:
             lines.append(f"not ready: {w['shanten']} tile(s) from ready")
     if "unscorable" in result:
         lines.append(f"not scored: {result['unscorable']}")
-    for d in result.get("discards", {}).get("discards", []):
-        if d["ready"]:
-            lines.append(f"  discard {d['tile']}: waits on "
-                         + " ".join(t["tile"] for t in d["waits"]))
+    lines.extend(discard_lines((result.get("discards") or {}).get("discards") or []))
     lines.extend(f"note: {n}" for n in result["notes"])
     return "\n".join(lines)
+
+
+def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
+    """The discards of a hand that drew (``Discards.to_dict()``'s, best first) as ``tilecam
+    waits`` tells them: those that leave it ready with their waits; when none leaves it
+    ready with a tile left to win on, the nearest to ready with their useful draws
+    (有效牌), the most first, then those ready in form only (every wait dead).
+
+    >>> print("\\n".join(discard_lines([
+    ...     {"tile": "4s", "ready": False, "shanten": 1, "waits": [], "useful_draws": 6,
+    ...      "useful": [{"tile": "6s", "remaining": 4}, {"tile": "E", "remaining": 2}]},
+    ...     {"tile": "S", "ready": False, "shanten": 2, "waits": [], "useful_draws": 9,
+    ...      "useful": []}])))
+      discard 4s    6 useful draw(s): 6s (4), E (2)
+      (1 other discard(s) leave it further from ready)
+    """
+    from tilecam.commands.waits import useful_line
+
+    def waits(d: dict[str, Any]) -> str:
+        return (f"  discard {d['tile']}: waits on " + " ".join(t["tile"] for t in d["waits"])
+                + ("" if d.get("live", True) else " (ready in form only: none left of any)"))
+
+    ready = [d for d in discards if d["ready"]]
+    live = [d for d in ready if d.get("live", True)]  # older answers had no "live"
+    if live:
+        return [waits(d) for d in ready]
+    below = [d for d in discards if not d["ready"]]
+    near = min((d["shanten"] for d in below), default=0)
+    best = [d for d in below if d["shanten"] == near and d.get("useful_draws") is not None]
+    out = [useful_line(d["tile"], d["useful_draws"],
+                       [(u["tile"], u["remaining"]) for u in d.get("useful") or []])
+           for d in best]
+    further = sum(d["shanten"] > near for d in below)
+    if best and further:
+        out.append(f"  ({further} other discard(s) leave it further from ready)")
+    return out + [waits(d) for d in ready]
 
 
 def check_flowers(rules: str, flowers: int) -> None:

@@ -5,6 +5,7 @@ Example::
     tilecam waits 1112345678999m       # nine gates: waits on every 1m-9m
     tilecam waits 123m456p789s1122z --json
     tilecam waits 1112345678999m1p     # a hand that drew (14 tiles): what to discard
+    tilecam waits 123m456p789s1122z --seen EES   # the tiles seen elsewhere are not left
 """
 
 from __future__ import annotations
@@ -32,19 +33,50 @@ def register(sub: Any) -> None:
         "gets each discard with the waits of what is kept, best first; when no discard "
         "leaves it ready, those nearest to ready with their useful draws (有效牌: the tiles "
         "left whose draw brings it nearer), the most first (and, when it is a win already, "
-        "says so first, on a discard or only self-drawn: score it with tilecam score).",
+        "says so first, on a discard or only self-drawn: score it with tilecam score). A "
+        "discard that leaves it ready in form only — no copy left of any wait, each held, "
+        "discarded or seen (--seen) — counts as one tile from ready, after the others.",
     )
     p.add_argument("hand", help="hand notation without the winning tile (or a hand that "
                    "drew, to see what to discard)")
+    p.add_argument("--seen", action="append", metavar="TILES",
+                   help="tiles seen elsewhere — others' discards and melds, not your own — "
+                   "in the notation (e.g. 5p5pEEE9s; repeatable): the tiles left of each "
+                   "wait and useful draw do not count them, and a wait with none left is "
+                   "dead (0 left, no score). A wild seen counts as its kind; bonus tiles "
+                   "are ignored (no hand waits on one)")
     add_rules_arguments(p)
     p.set_defaults(func=run)
+
+
+#: What a hand ready in form only is told (形式听牌): every wait dead.
+IN_FORM_ONLY = ("ready in form only: no copy is left of what it waits on (each held, "
+                "discarded or seen), so it cannot win until a draw changes its wait")
+
+
+def seen_note(seen: str) -> str:
+    """The words that say which tiles seen elsewhere were counted (empty when none)."""
+    return f" (tiles seen elsewhere: {seen})" if seen else ""
+
+
+def useful_line(tile: str, count: int, useful: list[tuple[str, int]]) -> str:
+    """One discard below ready with its useful draws (有效牌): ``count`` tiles in all, and
+    each kind with its copies left, as ``tilecam waits`` and ``tilecam recognize`` print
+    them.
+
+    >>> useful_line("5s", 8, [("8s", 4), ("E", 2), ("S", 2)])
+    '  discard 5s    8 useful draw(s): 8s (4), E (2), S (2)'
+    """
+    draws = ", ".join(f"{t} ({n})" for t, n in useful) or "none left"
+    return f"  discard {tile:<3} {count:>3} useful draw(s): {draws}"
 
 
 def format_waits(w: Waits) -> str:
     """Human-readable wait analysis."""
     if not w.ready:
-        return f"{w.hand}: not ready, {w.shanten} tile(s) from ready (shanten {w.shanten})"
-    lines = [f"{w.hand}: ready, waits on {len(w.waits)} kind(s)"]
+        return (f"{w.hand}: not ready, {w.shanten} tile(s) from ready (shanten {w.shanten})"
+                + seen_note(w.seen))
+    lines = [f"{w.hand}: ready, waits on {len(w.waits)} kind(s)" + seen_note(w.seen)]
     for t in w.waits:
         parts = [f"  {t.tile:<3} {t.remaining} left"]
         for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
@@ -54,15 +86,21 @@ def format_waits(w: Waits) -> str:
                 legal = "" if s.legal else " (below minimum)"
                 parts.append(f"{label}: {s.total}{legal}")
         lines.append(";  ".join(parts))
-    if w.waits and not any(t.remaining for t in w.waits):
-        lines.append("  (ready in form only: the hand holds every copy of what it waits on)")
+    if w.waits and not w.live:
+        lines.append(f"  ({IN_FORM_ONLY})")
     return "\n".join(lines)
 
 
-def _scores(t: Any, discarded: str) -> str:
+def _scores(t: Any, discarded: str, hand: scoring.Hand) -> str:
     if not t.remaining:  # no copy left to win on: no score (scoring.discards)
-        same = scoring.tiles.index(t.tile) == scoring.tiles.index(discarded)
-        return "its last copy is this discard" if same else "the hand holds all four"
+        kind = scoring.tiles.index(t.tile)
+        held = sum(scoring.tiles.index(c) == kind
+                   for c in (*hand.standing, *(c for m in hand.melds for c in m.tiles)))
+        if kind == scoring.tiles.index(discarded):
+            return "its last copy is this discard"
+        if held >= scoring.tiles.COPIES:
+            return "the hand holds all four"
+        return "the others are held or seen"
     parts = []
     for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
         if s is not None:
@@ -73,31 +111,43 @@ def _scores(t: Any, discarded: str) -> str:
 def format_discards(d: Discards) -> str:
     """Human-readable discard analysis (何切) of a hand that drew: the discards that leave
     it ready with their waits, best first; else those nearest to ready with their useful
-    draws (有效牌), the most first."""
+    draws (有效牌), the most first, and any that leave it ready in form only (every wait
+    dead: no copy left), which rank after them."""
+    hand = scoring.parse_hand(d.hand)
     ready = d.ready_after
-    if not ready:
-        best = [x for x in d.discards if x.waits.shanten == d.shanten]
-        if any(x.useful is None for x in best):  # rules that count no shape alone
-            return (f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
-                    f"from ready (shanten {d.shanten}): discard "
-                    f"{' or '.join(x.tile for x in best)}")
-        lines = [f"{d.hand}: no discard leaves it ready; the best are {d.shanten} tile(s) "
-                 f"from ready (shanten {d.shanten}), the most useful draws first:"]
-        for x in best:
-            draws = ", ".join(f"{u.tile} ({u.remaining})" for u in x.useful or ()) or "none left"
-            lines.append(f"  discard {x.tile:<3} {x.useful_draws:>3} useful draw(s): {draws}")
-        further = len(d.discards) - len(best)
+    form_only = tuple(x for x in ready if not x.live)
+    lines = []
+    if not any(x.live for x in ready):
+        below = [x for x in d.discards if not x.waits.ready]
+        near = min((x.waits.shanten for x in below), default=0)
+        best = [x for x in below if x.waits.shanten == near]
+        head = (f"{d.hand}: no discard leaves it ready" + (" with a tile left to win on"
+                                                           if form_only else ""))
+        if not best:
+            lines.append(head + seen_note(d.seen))
+        elif any(x.useful is None for x in best):  # rules that count no shape alone
+            lines.append(f"{head}; the best are {near} tile(s) from ready (shanten {near}): "
+                         f"discard {' or '.join(x.tile for x in best)}" + seen_note(d.seen))
+        else:
+            lines.append(f"{head}; the best are {near} tile(s) from ready (shanten {near}), "
+                         "the most useful draws first:" + seen_note(d.seen))
+            lines.extend(useful_line(x.tile, x.useful_draws,
+                                     [(u.tile, u.remaining) for u in x.useful or ()])
+                         for x in best)
+        further = len(below) - len(best)
         if further:
             lines.append(f"  ({further} other discard(s) leave it further from ready)")
-        return "\n".join(lines)
-    lines = [f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"]
+        ready = form_only
+    else:
+        lines.append(f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"
+                     + seen_note(d.seen))
     for x in ready:
-        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t, x.tile)})"
+        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t, x.tile, hand)})"
                           for t in x.waits.waits)
         live = [t for t in x.waits.waits if t.remaining]
         wins = any(s is not None and s.legal for t in live for s in (t.discard, t.self_drawn))
         note = ("" if wins else "  — no wait makes a legal win" if live
-                else "  — ready in form only: no copy is left of what it waits on")
+                else f"  — {IN_FORM_ONLY}")
         lines.append(f"  discard {x.tile:<3} waits on {waits}{note}")
     return "\n".join(lines)
 
@@ -143,8 +193,10 @@ def run(args: argparse.Namespace) -> int:
         prevalent_wind=args.prevalent,
         flowers=args.flowers,
         settings=settings_of(args),
-        **rule_context(args, WAITS_OPTIONS),
+        **rule_context(args, {**WAITS_OPTIONS, "seen": "--seen"}),
     )
+    if args.seen:
+        kwargs["seen"] = " ".join(args.seen)
     if scoring.drew(hand, args.rules):  # 14 in MCR: what to discard; 13: the waits
         drew = scoring.discards(hand, **kwargs)
         if args.json:

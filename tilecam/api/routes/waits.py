@@ -134,14 +134,17 @@ _WAITS_DOC: dict[int | str, dict[str, Any]] = {
     200: {"model": WaitsOut | DiscardsOut,
           "description": 'Waits.to_dict() for a hand one tile short: {"rules", "version", '
           '"hand", "ready", "shanten", "waits": [{"tile", "remaining", "discard", '
-          '"self_drawn"}]}; for a hand of a win\'s size, Discards.to_dict(): {"rules", '
-          '"version", "hand", "win", "win_total", "win_on_discard", "win_self_drawn", '
-          '"shanten", "discards": [{"tile", "ready", "shanten", "waits": [...], "useful": '
-          '[{"tile", "remaining"}], "useful_draws"}]} (best first: shanten, then useful '
+          '"self_drawn"}], "live", "seen"}; for a hand of a win\'s size, '
+          'Discards.to_dict(): {"rules", "version", "hand", "win", "win_total", '
+          '"win_on_discard", "win_self_drawn", "shanten", "discards": [{"tile", "ready", '
+          '"live", "shanten", "waits": [...], "useful": [{"tile", "remaining"}], '
+          '"useful_draws"}], "seen"} (best first: shanten — a discard ready in form only, '
+          'live false, counts as 1 and ranks after the others one from ready — then useful '
           'draws (有效牌, null when ready), then live waits that win, best score, live '
-          'waits; a wait whose last copy is the discard has 0 left and null scores; win: '
-          'the hand is a win already, win_total its total or null, win_on_discard and '
-          'win_self_drawn {"total", "legal"} each way or null)'},
+          'waits; a wait whose last copy is the discard or seen elsewhere has 0 left and '
+          'null scores; win: the hand is a win already, win_total its total or null, '
+          'win_on_discard and win_self_drawn {"total", "legal"} each way or null; seen: '
+          'the tiles seen elsewhere counted)'},
     503: {"model": ErrorOut,
           "description": "busy (every analysis slot taken and the queue full, or no slot "
           "free within the time budget; with Retry-After), timeout (the analysis ran "
@@ -164,10 +167,20 @@ async def waits(
     then the waits), and says whether the hand as it stands is a win already (``win``),
     its total (``win_total``, null when it is none) and each way (``win_on_discard``,
     ``win_self_drawn``: a hand may win self-drawn only). A hand of another size is a 400
-    naming both sizes. Analyses run one at a time by default (``TILECAM_WAITS_CONCURRENCY``),
-    eight admitted per slot; past them the answer is 503 ``busy`` with ``Retry-After``.
+    naming both sizes. ``seen``: the tiles seen elsewhere (others' discards and melds),
+    in the notation or as codes, which the tiles left of each wait and useful draw do not
+    count (a wait with none left: 0 left, no score; a hand whose every wait is so is
+    ``live: false``, ready in form only); a kind seen more often than the hand leaves is a
+    400 ``invalid_hand`` naming it (:func:`scoring.waits`). Analyses run one at a time by
+    default (``TILECAM_WAITS_CONCURRENCY``), eight admitted per slot; past them the
+    answer is 503 ``busy`` with ``Retry-After``.
     """
+    if "seen" in req.rule_context:  # scoring.waits' own argument, not a context field
+        raise ApiError(400, "invalid_context", "rule_context may not set seen; give it as a "
+                       "top-level field")
     hand, kwargs = hand_and_context(req, win=False)
+    if req.seen is not None:
+        kwargs["seen"] = req.seen
     # off the event loop, in the limiter's worker process: an analysis scores a trial win
     # per kind (a 16-tile Xiamen hand with golds up to about 0.06 s; a hand that drew,
     # one analysis per discard, up to about 0.25 s: bench/waits_bench.py), and the
