@@ -94,7 +94,7 @@ def test_regional_results_say_chips_their_false_win_and_every_amount(
     # Zhenjiang 诈胡: the claimant pays each other player; no "pays -6", no minimum
     f = scoring.score("123m456m789m234pES", rules="zhenjiang", indicator="1m", discarder=1)
     got = shown(browser, f)
-    assert got["pill"] == "not a win: 诈胡" and got["head"] == "0 chips"
+    assert got["pill"] == "not a win: 诈胡" and got["head"] == "✗ 0 chips"  # not by colour alone
     assert "pays -" not in got["settlement"] and "minimum" not in got["settlement"]
     assert "claimant -18; left receives 6, opposite receives 6, right receives 6" in (
         got["settlement"])
@@ -125,7 +125,7 @@ def test_mcr_results_read_as_before(server: str, browser: Any) -> None:
                                  f" right pays 8 — {s.settlement.note}")
     low = scoring.score("[123m,1]456m789p234s5s5s", discarder=3)
     got = shown(browser, low)
-    assert got["pill"] == "below the minimum" and got["head"] == "3 fan"
+    assert got["pill"] == "below the minimum" and got["head"] == "✗ 3 fan"
     assert got["settlement"] == f"Settlement (points):  — {low.settlement.note}"
 
 

@@ -226,7 +226,7 @@ def test_a_control_changed_while_the_photo_is_read_is_scored(
     upload(browser, photo(tmp_path))
     wait_for(lambda: busy(browser), what="reading the photo")
     browser.find_element(By.ID, "self_drawn").click()
-    browser.find_element(By.CSS_SELECTOR, '#seat_wind button[data-wind="S"]').click()
+    browser.find_element(By.CSS_SELECTOR, '#seat_wind label[data-wind="S"]').click()
     wait_for(lambda: hand(browser) == norm(HAND_A), what="the photo's hand")
     want = scoring.score(HAND_A, self_drawn=True, seat_wind="S").total
     assert want != scoring.score(HAND_A).total  # what the photo was sent with
@@ -431,7 +431,9 @@ def test_a_failed_second_photo_says_the_first_is_still_shown(
     wait_for(lambda: hand(browser) == norm(HAND_A), what="the first photo")
     upload(browser, photo(tmp_path, "dark"), "photo-pick")
     err = wait_for(lambda: text(browser, "error"), what="the error")
-    assert "over the limit" in err and "previous photo" in err
+    # a 413 is said in words a phone user can act on (a11y review: it was bytes)
+    assert "too large for the server" in err and "Take a photo" in err
+    assert "previous photo" in err
     assert hand(browser) == norm(HAND_A)
 
 
@@ -469,8 +471,8 @@ def test_answers_without_json_are_said_plainly_with_retry_after(
     err = wait_for(lambda: text(browser, "error"), what="the 502")
     assert "unavailable" in err and "Try again in 7 s" in err and "JSON" not in err
     upload(browser, photo(tmp_path, "dark"), "photo-pick")
-    wait_for(lambda: "413" in text(browser, "error"), what="the 413")
-    assert "photo is too large" in text(browser, "error")
+    wait_for(lambda: "photo is too large for the server" in text(browser, "error"),
+             what="the 413")
 
 
 def test_a_photo_the_browser_cannot_show_is_said_and_its_reading_shown(
@@ -519,9 +521,12 @@ def test_corrections_name_the_tile_the_photo_numbers_and_skip_no_change(
     assert "instead of 1m" not in notes
     labels = {int(str(t.get_attribute("data-index"))): t.get_attribute("textContent")
               for t in browser.find_elements(By.CSS_SELECTOR, "#overlay text")}
-    assert labels[8] == "9s #8" and labels[0] == "1m"
+    # the corrected tile's label says so in a mark (✎), not by the box's red alone
+    assert labels[8] == "9s✎ #8" and labels[0] == "1m"
     first = browser.find_element(By.CSS_SELECTOR, '#overlay rect[data-index="0"]')
     assert "changed" not in str(first.get_attribute("class"))
+    nine = browser.find_element(By.CSS_SELECTOR, '#overlay rect[data-index="8"]')
+    assert "corrected from 6s" in str(nine.get_attribute("aria-label"))
 
 
 def test_narrow_phone_header_and_long_errors(server: str, browser: Any) -> None:
@@ -664,11 +669,13 @@ def test_the_photos_tiles_have_names_that_say_their_place(
     rects = browser.find_elements(By.CSS_SELECTOR, "#overlay rect")
     labels = [str(r.get_attribute("aria-label")) for r in rects]
     assert len(set(labels)) == len(labels), labels
-    assert {"E, meld 1 tile 1 of 3: correct it", "E, meld 1 tile 2 of 3: correct it",
-            "E, meld 1 tile 3 of 3: correct it"} <= set(labels)
-    assert "1m, standing tile 1 of 10: correct it" in labels
-    assert "N, standing tile 10 of 10: correct it" in labels
-    assert "N, winning tile: correct it" in labels
+    # (the tile in words too: "E" alone, or 白 shown as "P", says little to a screen reader)
+    assert {"E east wind, meld 1 tile 1 of 3: correct it",
+            "E east wind, meld 1 tile 2 of 3: correct it",
+            "E east wind, meld 1 tile 3 of 3: correct it"} <= set(labels)
+    assert "1m 1 character, standing tile 1 of 10: correct it" in labels
+    assert "N north wind, standing tile 10 of 10: correct it" in labels
+    assert "N north wind, winning tile: correct it" in labels
     chip_labels = [str(c.get_attribute("aria-label")) for c in chips(browser)]
     assert sorted(chip_labels) == sorted(labels)
 

@@ -5,7 +5,19 @@
 const WINDS = ["E", "S", "W", "N"];
 const WIND_ZH = { E: "东", S: "南", W: "西", N: "北" };
 const MAX_SIDE = 1600; // photos are downscaled to this long side before upload (pixels)
+// the server's upload limit as shipped (Settings.max_upload_bytes): a photo this browser
+// cannot shrink (it cannot decode it) and larger than this is not sent
+const MAX_UPLOAD = 15 * 1024 * 1024;
 const FLOWER = /^[1-8]f$/;
+const UNSURE = 0.5; // a tile read with less confidence than this is marked unsure
+/* each tile's name in words, for a screen reader (the page shows its code and Chinese) */
+const SUIT_WORDS = { m: "characters", p: "dots", s: "bamboo" };
+const TILE_WORDS = {
+  E: "east wind", S: "south wind", W: "west wind", N: "north wind",
+  C: "red dragon", F: "green dragon", P: "white dragon", back: "face-down tile",
+  "1f": "spring", "2f": "summer", "3f": "autumn", "4f": "winter",
+  "5f": "plum", "6f": "orchid", "7f": "chrysanthemum", "8f": "bamboo flower",
+};
 
 const state = {
   zh: {},            // tile code → Chinese name
@@ -50,9 +62,17 @@ function el(tag, attrs = {}, ...children) {
     else node.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) {
-    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+    if (c !== null && c !== undefined) node.append(...childNodes(node, c)); // http.js
   }
   return node;
+}
+
+/** A tile's name in words: "5 bamboo", "south wind", "spring" (see TILE_WORDS). */
+function tileWords(code) {
+  if (TILE_WORDS[code]) return TILE_WORDS[code];
+  const suit = SUIT_WORDS[String(code).slice(-1)];
+  if (!suit) return String(code);
+  return `${code[0]} ${code[0] === "1" && suit !== "bamboo" ? suit.replace(/s$/, "") : suit}`;
 }
 
 /* ------------------------------------------------------------------ HTTP */
@@ -62,18 +82,23 @@ async function api(path, options = {}) {
     response = await fetch(path, options);
   } catch (err) {
     if (options.signal && options.signal.aborted) throw err; // the caller knows why
-    throw new Error(`cannot reach the server (${err.message})`);
+    console.warn(`${path}: ${err.message}`); // the browser's words, for whoever debugs
+    throw Object.assign(new Error("cannot reach the server: check the phone's connection "
+      + "and try again"), { code: "network" });
   }
   return readAnswer(response); // http.js
 }
 
 /** An error said plainly: what the photo upload's HTTP status means, and when to try
- * again (Retry-After). */
+ * again (Retry-After). A photo over a size limit (413) is said in words a phone user can
+ * act on, with the limit the server named (its bytes, megabytes or megapixels). */
 function errorText(err, photo = false) {
   let text = err.message;
-  if (photo && err.status === 413 && err.code === "not_json") {
-    text = "the photo is too large for the server (HTTP 413): choose a smaller one, "
-      + "or take it again at a lower resolution";
+  if (photo && err.status === 413) {
+    const limit = /(\d+(?:\.\d+)?) (MiB|megapixels)/.exec(text || "");
+    const said = limit ? ` (its limit is ${limit[1]} ${limit[2] === "MiB" ? "MB" : limit[2]})` : "";
+    text = `the photo is too large for the server${said}: use “Take a photo”, which the `
+      + "page shrinks before sending it, or choose a smaller photo";
   }
   text = text.trim();
   if (!/[.!?]$/.test(text)) text += ".";
@@ -254,11 +279,19 @@ function syncFlowerStepper() {
   else if (listed > 0) setFlowers(listed);
   else if (state.flowersListed > 0) setFlowers(0); // the count was the old hand's flowers
   state.flowersListed = played ? listed : 0;
+  // why − and + are off: the rules play no flowers, or the hand lists its own
+  const info = state.ruleSets[$("rules").value] || {};
+  const flowers = [...$("hand").value.matchAll(/([1-8]+)f/g)].map((m) => m[0]).join(" ");
+  const title = info.title || $("rules").value;
+  setText($("flowers-none"), !played ? `${title} is played without flowers.`
+    : listed > 0 ? `Counted from the hand's flowers (${flowers}): edit the hand to change them.`
+      : "");
+  $("flowers-none").hidden = played && listed === 0;
 }
 
 function handNote(text, about = "", action = null) {
   // ``action``: {label, run} — a button after the text (e.g. read the photo again)
-  $("hand-note").replaceChildren(text || "", ...(action ? [" ", el("button", {
+  $("hand-note").replaceChildren(...langRuns(text || ""), ...(action ? [" ", el("button", {
     type: "button", class: "ghost small", onclick: action.run }, action.label)] : []));
   $("hand-note").hidden = !text;
   state.noteAbout = text ? about : "";
@@ -270,8 +303,6 @@ function applyFlowerRule() {
   const played = flowersPlayed();
   const info = state.ruleSets[$("rules").value] || {};
   const title = info.title || $("rules").value;
-  $("flowers-none").textContent = played ? "" : `${title} is played without flowers.`;
-  $("flowers-none").hidden = played;
   const text = $("hand").value;
   if (played && state.noteAbout === "no-flowers") handNote(""); // said of the rules before
   if (!played && flowersInHand(text) > 0) {
@@ -433,7 +464,11 @@ function markNeeded() {
   for (const input of neededInputs()) {
     const field = input.closest(".field");
     if (field) field.classList.toggle("needed", Boolean(missing));
-    if (missing) input.setAttribute("aria-describedby", "photo-needs");
+    // described by the line saying it is needed, besides its own description
+    const ids = (input.getAttribute("aria-describedby") || "").split(" ")
+      .filter((x) => x && x !== "photo-needs");
+    if (missing) ids.unshift("photo-needs");
+    if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
     else input.removeAttribute("aria-describedby");
   }
 }
@@ -488,23 +523,30 @@ function setFlowers(n) {
   $("flowers").textContent = String(state.flowers);
 }
 
+/** A wind's four choices: native radio buttons sharing a name, so that the group is one
+ * Tab stop and the arrow keys move the choice (each looks like a segment button). */
 function buildWindButtons(id) {
-  const box = $(id);
-  box.replaceChildren(...WINDS.map((w) => el("button", {
-    type: "button", role: "radio", "data-wind": w, "aria-checked": String(state[id] === w),
-    onclick: () => {
-      state[id] = w;
-      for (const b of box.children) b.setAttribute("aria-checked", String(b.dataset.wind === w));
-      contextChanged();
-    },
-  }, `${w} ${WIND_ZH[w]}`)));
+  $(id).replaceChildren(...WINDS.map((w) => el("label", { class: "seg-option", "data-wind": w },
+    el("input", {
+      type: "radio", name: id, value: w, checked: state[id] === w,
+      onchange: (e) => { if (e.target.checked) { state[id] = w; contextChanged(); } },
+    }),
+    el("span", {}, `${w} ${WIND_ZH[w]}`))));
 }
 
 const TILE_FIELDS = new Set(["gold", "indicator", "wild"]);
 
-/** One input for a rule set's setting or context field (see GET /v1/rules). */
+let hintCount = 0; // the rule fields' descriptions get ids of their own
+
+/** One input for a rule set's setting or context field (see GET /v1/rules), with its
+ * description under it: [the label holding the input, the description]. The label names
+ * the input by the field's name alone; the description is its accessible description. */
 function fieldInput(name, spec) {
-  const common = { "data-name": name, "data-default": JSON.stringify(spec.default), title: spec.description };
+  const hintId = `field-hint-${++hintCount}`;
+  const common = { "data-name": name, "data-default": JSON.stringify(spec.default),
+    "aria-describedby": spec.description ? hintId : null };
+  const hint = spec.description ? el("small", { class: "hint field-hint", id: hintId },
+    spec.description) : null;
   let input;
   if (spec.choices) {
     input = el("select", common, spec.choices.map((c) => el("option", {
@@ -517,7 +559,7 @@ function fieldInput(name, spec) {
       }, `${c} ${state.zh[c] || ""}`)));
   } else if (typeof spec.default === "boolean") {
     input = el("input", { ...common, type: "checkbox", checked: spec.default });
-    return el("label", { class: "toggle" }, input, ` ${name.replace(/_/g, " ")}`);
+    return [el("label", { class: "toggle" }, input, ` ${name.replace(/_/g, " ")}`), hint];
   } else if (typeof spec.default === "number") {
     const whole = spec.type === "integer";  // the scorer refuses 1.5 chips
     input = el("input", {
@@ -527,8 +569,7 @@ function fieldInput(name, spec) {
   } else {
     input = el("input", { ...common, type: "text", value: spec.default ?? "" });
   }
-  return el("label", { class: "field" }, name.replace(/_/g, " "), input,
-    el("small", { class: "hint" }, spec.description));
+  return [el("label", { class: "field" }, name.replace(/_/g, " "), input), hint];
 }
 
 /** A sentence naming the rule fields whose number the browser could not read (``1e400``:
@@ -560,9 +601,11 @@ function fillRuleFields() {
   state.shownRules = $("rules").value;
   const info = state.ruleSets[$("rules").value] || {};
   const ctx = Object.entries(info.context || {});
-  $("rule-context").replaceChildren(...ctx.map(([n, spec]) => fieldInput(n, spec)));
+  $("rule-context").replaceChildren(...ctx.flatMap(([n, spec]) => fieldInput(n, spec))
+    .filter(Boolean));
   const settings = Object.entries(info.settings || {}).filter(([n]) => n !== "version");
-  $("rule-settings").replaceChildren(...settings.map(([n, spec]) => fieldInput(n, spec)));
+  $("rule-settings").replaceChildren(...settings.flatMap(([n, spec]) => fieldInput(n, spec))
+    .filter(Boolean));
   $("settings-box").hidden = settings.length === 0;
   applyWinFields();
   markNeeded();
@@ -579,7 +622,7 @@ function fillVersions() {
 
 /* ------------------------------------------------------------------ results */
 function showError(message) {
-  $("error").textContent = message;
+  setText($("error"), message);
   $("error").hidden = false;
 }
 
@@ -657,7 +700,7 @@ function renderScore(score) {
   $("total").textContent = String(score.total);
   $("total-unit").textContent = unit;
   const legal = $("legal");
-  legal.textContent = score.legal ? "legal win" : mcr ? "below the minimum" : "not a win: 诈胡";
+  setText(legal, score.legal ? "legal win" : mcr ? "below the minimum" : "not a win: 诈胡");
   legal.className = `pill ${score.legal ? "ok" : "bad"}`;
   $("fans").replaceChildren(...score.fans.map((f) => el("tr", {},
     el("td", {}, f.zh, el("small", {}, f.en + (f.sets && f.sets.length
@@ -665,13 +708,16 @@ function renderScore(score) {
     el("td", { class: "v" }, f.count > 1 ? `${f.value}×${f.count}` : String(f.value)),
   )));
   const s = score.settlement;
-  $("settlement").textContent = !mcr && s ? regionalSettlement(score) : s && s.payments
+  setText($("settlement"), !mcr && s ? regionalSettlement(score) : s && s.payments
     ? `Settlement (${s.unit}): ` + s.payments.map((p) => `${p.payer} pays ${p.amount}`).join(", ")
       + (s.note ? ` — ${s.note}` : "")
-    : "";
+    : "");
   $("result").hidden = false;
+  // the header's total says a hand that is no legal win in its text (✗) as well as in red
   const head = $("head-total");
-  head.textContent = `${score.total} ${unit}`;
+  head.textContent = `${score.legal ? "" : "✗ "}${score.total} ${unit}`;
+  head.setAttribute("aria-label", score.legal ? `${score.total} ${unit}, legal win`
+    : `${score.total} ${unit}, ${mcr ? "below the minimum: not a legal win" : "not a win"}`);
   head.className = `head-total${score.legal ? "" : " bad"}`;
   head.hidden = false;
 }
@@ -769,12 +815,37 @@ function tilePlaces() {
   return places;
 }
 
-/** A tile's accessible name: its code (and number on the photo), its place in the hand. */
+/** Whether tile ``t`` was read unsure (drawn dashed, marked "?"). */
+function isUnsure(t) {
+  return typeof t.confidence === "number" && t.confidence < UNSURE;
+}
+
+/** Whether tile ``t`` holds another code than the detector read (a tap-correction, an
+ * alternative used, or the recognizer's own correction): drawn red, marked "✎". */
+function isCorrected(t) {
+  return Boolean(t.changed || t.corrected);
+}
+
+/** The code a corrected tile was first read as. */
+function readAs(t) {
+  return t.changed ? t.orig : t.correctedFrom || t.orig;
+}
+
+/** The mark a tile's box and chip show besides their colour: "?" unsure, "✎" corrected. */
+function tileMark(t) {
+  return isCorrected(t) ? "✎" : isUnsure(t) ? "?" : "";
+}
+
+/** A tile's accessible name: its code and name in words (and number on the photo), its
+ * place in the hand, and whether it was read unsure or corrected. */
 function tileName(i, places) {
   const t = state.tiles[i];
   const number = state.numbered.has(i) ? ` #${i}` : "";
   const place = places.get(i) || t.role;
-  return `${t.code === "back" ? "face-down tile" : t.code}${number}, ${place}: correct it`;
+  const what = t.code === "back" ? "face-down tile" : `${t.code} ${tileWords(t.code)}`;
+  const marks = (isCorrected(t) ? `, corrected from ${readAs(t)}` : "")
+    + (isUnsure(t) && !t.changed ? ", unsure" : "");
+  return `${what}${number}, ${place}${marks}: correct it`;
 }
 
 /** The photo's tiles as text chips in the hand's order: melds, standing tiles as the
@@ -790,17 +861,29 @@ function renderHandTiles() {
     run.forEach((i, k) => {
       const t = state.tiles[i];
       const off = unplayed && run === groups.flowers;
+      const mark = tileMark(t);
       chips.push(el("button", {
-        type: "button",
+        type: "button", "data-index": i,
         class: `tile${t.role === "winning" ? " win" : ""}${k === 0 && chips.length ? " gap" : ""}`
-          + (off ? " unplayed" : ""),
+          + (off ? " unplayed" : "") + (isCorrected(t) ? " changed" : "")
+          + (isUnsure(t) && !t.changed ? " unsure" : ""),
         title: off ? "not played by these rules: tap to correct" : `${t.role}: tap to correct`,
         "aria-label": tileName(i, places),
-        onclick: () => openPicker(i),
-      }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || "")));
+        onclick: () => openPicker(i, "hand-tiles"),
+      }, t.code === "back" ? "▮" : t.code, el("small", {}, state.zh[t.code] || ""),
+      mark ? el("span", { class: "mark", "aria-hidden": "true" }, mark) : null));
     });
   }
   box.replaceChildren(...chips);
+  // the marks and the winning tile's border, said once under the chips
+  const shown = runs.flat().map((i) => state.tiles[i]);
+  const legend = [
+    shown.some((t) => tileMark(t) === "?") ? "? read unsure: check it" : "",
+    shown.some((t) => tileMark(t) === "✎") ? "✎ corrected" : "",
+    chips.some((c) => c.classList.contains("win")) ? "thick amber border: the winning tile" : "",
+  ].filter(Boolean);
+  $("tiles-legend").textContent = legend.join(" · ");
+  $("tiles-legend").hidden = !legend.length;
 }
 
 /** Score the hand in the text box (or its waits when it is one tile short). */
@@ -819,7 +902,7 @@ async function rescore() {
   } catch (err) {
     if (seq !== state.scoreSeq) return;
     clearResult();
-    showError(err.code === "not_json" || err.retryAfter ? errorText(err) : err.message);
+    showError(errorText(err));
     if (err.code === "invalid_hand") {
       const { self_drawn, last_of_kind, kong, last_wall_tile, ...waitCtx } = body;
       try {
@@ -831,9 +914,10 @@ async function rescore() {
 }
 
 /* ------------------------------------------------------------------ photo */
+/** The photo to send: big photos re-encoded at MAX_SIDE so phones upload ~300 kB instead
+ * of ~5 MB (createImageBitmap applies the EXIF orientation, like the server does), small
+ * ones as they are. ``null`` when this browser cannot decode the file. */
 async function downscale(file) {
-  // Re-encode big photos at MAX_SIDE so phones upload ~300 kB instead of ~5 MB.
-  // createImageBitmap applies the EXIF orientation, like the server does.
   try {
     const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
     const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
@@ -849,14 +933,54 @@ async function downscale(file) {
     const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", 0.9));
     return blob || file;
   } catch (_) {
-    return file; // the browser cannot decode it: let the server say what is wrong
+    return null;
   }
+}
+
+/** Whether ``file`` is a HEIC/HEIF (or AVIF) photo, what iPhones and many Android phones
+ * save: by its type, its name, or its first bytes (an ISO-BMFF ``ftyp`` box with a HEIF
+ * brand), as a gallery may hand it over with neither. */
+async function isHeic(file) {
+  if (/hei[cf]|avif/i.test(file.type || "") || /\.(hei[cf]|avif)$/i.test(file.name || "")) {
+    return true;
+  }
+  try {
+    const head = new Uint8Array(await file.slice(0, 12).arrayBuffer());
+    const text = String.fromCharCode(...head.slice(4, 12));
+    return /^ftyp(hei[cfmsx]|hev[cx]|mif1|msf1|avi[fs])$/.test(text);
+  } catch (_) {
+    return false;
+  }
+}
+
+/* What a phone user can do about a HEIC photo. */
+const HEIC_ADVICE = "Use “Take a photo” (it gives a JPEG), or choose a JPEG copy of the "
+  + "photo: on an iPhone, set Settings → Camera → Formats → Most Compatible (or share the "
+  + "photo as JPEG); on Android, turn off the camera's high-efficiency (HEIF) pictures; then "
+  + "take the photo again.";
+
+/** Why a photo this browser cannot decode (``file``) is not sent, or "" to send it (the
+ * server may read it: a TIFF): a HEIC photo, or one over the server's upload limit, is
+ * said here in words a phone user can act on, before any byte goes over the connection. */
+async function unsendable(file) {
+  const mb = (n) => `${Number((n / 1024 / 1024).toFixed(1))} MB`;
+  if (await isHeic(file)) {
+    return `This photo is in HEIC format, which this browser cannot read, so it was not sent. `
+      + HEIC_ADVICE;
+  }
+  if (file.size > MAX_UPLOAD) {
+    return `This photo (${mb(file.size)}) is larger than the server takes (${mb(MAX_UPLOAD)}), `
+      + "and this browser cannot shrink it, so it was not sent. Use “Take a photo”, or "
+      + "choose a smaller JPEG photo.";
+  }
+  return "";
 }
 
 function setBusy(on) {
   $("busy").hidden = !on;
   $("busy-text").textContent = "Reading the tiles…";
   $("photo-card").setAttribute("aria-busy", String(on));
+  if (on) $("error").hidden = true; // the last photo's (or hand's) error is not this one's
 }
 
 /** Read a photo. A newer photo supersedes one still being read (its upload is aborted and
@@ -881,8 +1005,11 @@ async function onPhoto(file, again = false) {
   try {
     const unreadable = unreadableFields();
     if (unreadable) throw Object.assign(new Error(unreadable), { code: "unreadable_field" });
-    const blob = await downscale(file);
+    const shrunk = await downscale(file);
     if (upload.signal.aborted) throw new Error("aborted");
+    const refused = shrunk ? "" : await unsendable(file);
+    if (refused) throw Object.assign(new Error(refused), { code: "unsendable" });
+    const blob = shrunk || file;
     const form = new FormData();
     form.append("image", blob, file.name || "photo.jpg");
     const ctx = context();
@@ -924,6 +1051,12 @@ async function onPhoto(file, again = false) {
       if (missing && (!active || active === document.body || active.type === "file")) {
         neededInputs()[0].focus();
       }
+    } else if (err.code === "unsendable") {
+      showError(`${err.message}${kept}`);
+    } else if (err.code === "unsupported_image" && /\bHEI[CF]\b/i.test(err.message)) {
+      // a HEIC the page did not tell by its type, name or first bytes: the server's
+      // "send a JPEG" is advice for a program, not for a phone
+      showError(`Photo: HEIC photos cannot be read. ${HEIC_ADVICE}${kept}`);
     } else {
       showError(`Photo: ${errorText(err, true)}${kept}`);
     }
@@ -961,9 +1094,10 @@ function showRecognition(rec, stale = false) {
   state.altButton = null;
   // a "correction" that keeps the code (a box split over two tiles) changes nothing
   const real = (rec.corrections || []).filter((c) => c.from !== c.to);
-  const corrected = new Set(real.map((c) => c.tile));
+  const corrected = new Map(real.map((c) => [c.tile, c.from]));
   state.tiles = (rec.tiles || []).map((t, i) => ({
     ...t, orig: t.code, changed: false, removed: false, corrected: corrected.has(i),
+    correctedFrom: corrected.get(i) ?? null,
   }));
   state.melds = meldsOf(rec);
   state.winningTile = rec.winning_tile || null;
@@ -1137,8 +1271,8 @@ function drawBoxes() {
     const t = state.tiles[i];
     if (t.removed) return;
     const [x1, y1, x2, y2] = t.box;
-    const cls = [t.role || "standing", t.changed || t.corrected ? "changed" : "",
-      t.confidence !== undefined && t.confidence < 0.5 ? "unsure" : ""].join(" ");
+    const cls = [t.role || "standing", isCorrected(t) ? "changed" : "",
+      isUnsure(t) && !t.changed ? "unsure" : ""].join(" ");
     const number = state.numbered.has(i) ? ` #${i}` : "";
     svg.append(el("rect", {
       x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: 4, class: cls,
@@ -1148,8 +1282,9 @@ function drawBoxes() {
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openPicker(i); }
       },
     }));
+    // the mark ("?" unsure, "✎" corrected) says in the label what the box's dash or colour does
     svg.append(el("text", { x: x1 + 2, y: Math.max(font, y1 - 4), "font-size": font, "data-index": i },
-      t.code + number));
+      t.code + tileMark(t) + number));
   });
 }
 
@@ -1177,36 +1312,71 @@ function tileAt(evt) {
 }
 
 /* ------------------------------------------------------------------ picker */
-function tileButton(code, onPick, current) {
+function tileButton(code, onPick, current, first = false) {
   return el("button", {
-    type: "button", "data-code": code, class: code === current ? "current" : null,
+    type: "button", "data-code": code,
+    // each suit, the honours and the bonus tiles start a row of their own
+    class: [code === current ? "current" : "", first ? "row-start" : ""].join(" ").trim() || null,
+    "aria-current": code === current ? "true" : null,
     onclick: () => onPick(code),
   }, code === "back" ? "▮" : code, el("small", {}, state.zh[code] || ""));
 }
 
-function openPicker(index) {
+/** Where the tile picker was opened from: a box on the photo ("overlay") or a chip under
+ * the hand box ("hand-tiles"), for the tile ``index``, and the tiles that follow it there. */
+function pickerOrigin(index, where) {
+  const order = [...$(where).querySelectorAll("[data-index]:not(text)")]
+    .map((e) => Number(e.dataset.index));
+  return { where, index, after: order.slice(order.indexOf(index) + 1) };
+}
+
+/** After a correction every box and chip is drawn again: focus goes back to the tile
+ * corrected (or, when it was taken out as "not a tile", to the next one there, else the
+ * hand box), where the picker was opened from; on the chips when the photo is not shown. */
+function focusAfterEdit(origin) {
+  if (!origin) return;
+  const tile = state.tiles[origin.index];
+  const want = tile && !tile.removed ? [origin.index]
+    : origin.after.filter((i) => !state.tiles[i].removed);
+  const places = origin.where === "overlay" && !$("stage").hidden
+    ? ["overlay", "hand-tiles"] : ["hand-tiles"];
+  for (const where of places) {
+    for (const i of want) {
+      const target = $(where).querySelector(`[data-index="${i}"]:not(text)`);
+      if (target) { target.focus(); return; }
+    }
+  }
+  $("hand").focus();
+}
+
+function openPicker(index, where = "overlay") {
   const tile = state.tiles[index];
   const dialog = $("picker");
+  const origin = pickerOrigin(index, where);
   const pick = (code) => {
     dialog.close();
     if (code !== tile.code) {
       tile.code = code;
       tile.changed = code !== tile.orig;
-      afterEdit();
+      afterEdit(origin);
     }
   };
   const number = state.numbered.has(index) ? ` (#${index} on the photo)` : "";
-  $("picker-title").textContent =
-    `Which tile is this? Read as ${tile.code} ${state.zh[tile.code] || ""}${number}`;
+  setText($("picker-title"),
+    `Which tile is this? Read as ${tile.code} ${state.zh[tile.code] || ""}${number}`);
   const alts = (tile.topk || []).map((a) => a.code).filter((c) => c !== tile.code).slice(0, 4);
   $("picker-top").replaceChildren(...alts.map((c) => tileButton(c, pick, tile.code)));
-  $("picker-grid").replaceChildren(...state.classes.map((c) => tileButton(c, pick, tile.code)));
-  $("picker-remove").onclick = () => { dialog.close(); tile.removed = true; afterEdit(); };
+  const starts = new Set(["1m", "1p", "1s", "E", "1f"]);
+  $("picker-grid").replaceChildren(...state.classes.map((c) => tileButton(c, pick, tile.code,
+    starts.has(c))));
+  $("picker-remove").onclick = () => { dialog.close(); tile.removed = true; afterEdit(origin); };
   if (typeof dialog.showModal === "function") dialog.showModal();
   else dialog.setAttribute("open", "");
 }
 
-function afterEdit() {
+/** Redraw after a tap-correction (``origin``: where the picker was opened, see
+ * :func:`pickerOrigin`), score again, and put focus back on the tile. */
+function afterEdit(origin = null) {
   drawBoxes();
   const typed = !state.detached && !holdsPhotoHand() && $("hand").value.trim()
     ? $("hand").value.trim() : "";
@@ -1225,10 +1395,29 @@ function afterEdit() {
   syncAltButtons();
   syncFlowerStepper();
   renderHandTiles();
+  focusAfterEdit(origin);
   rescore();
 }
 
 /* ------------------------------------------------------------------ start */
+/** The header's status: the detector is loaded ("camera ready"), or not (the hand can
+ * still be typed), or the server was not reached (the connection, not the model). */
+function checkReady() {
+  api("/readyz").then(
+    () => {
+      $("ready").textContent = "camera ready"; $("ready").className = "pill ok";
+      $("ready").removeAttribute("title");
+    },
+    (err) => {
+      // (a page that is not the service's JSON is a proxy's: the server is not reached)
+      $("ready").textContent = err.code === "network" || err.code === "not_json"
+        ? "server not reached" : "no model: type the hand";
+      $("ready").className = "pill bad";
+      $("ready").title = err.message;
+    },
+  );
+}
+
 async function init() {
   buildWindButtons("seat_wind");
   buildWindButtons("prevalent_wind");
@@ -1260,14 +1449,9 @@ async function init() {
   $("flowers-minus").addEventListener("click", () => { setFlowers(state.flowers - 1); rescore(); });
   $("flowers-plus").addEventListener("click", () => { setFlowers(state.flowers + 1); rescore(); });
 
-  api("/readyz").then(
-    () => { $("ready").textContent = "camera ready"; $("ready").className = "pill ok"; },
-    (err) => {
-      $("ready").textContent = "no model: type the hand";
-      $("ready").className = "pill bad";
-      $("ready").title = err.message;
-    },
-  );
+  checkReady();
+  // a phone back on the network: say again whether the camera can be used
+  window.addEventListener("online", checkReady);
   try {
     const doc = await api("/v1/rules");
     state.zh = doc.tiles.zh;

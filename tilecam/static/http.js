@@ -1,7 +1,50 @@
 /* tilecam pages: an API answer read as JSON, an error answer thrown as an Error that
- * carries the service's message, code, HTTP status and Retry-After (seconds). Shared by
- * the phone page (app.js) and the score-sheet page (sheet.js); no build step. */
+ * carries the service's message, code, HTTP status and Retry-After (seconds); and the
+ * Chinese in a text marked as such (lang="zh-Hans"), so that a screen reader reads it with
+ * a Chinese voice. Shared by the phone page (app.js) and the score-sheet page (sheet.js);
+ * no build step. */
 "use strict";
+
+/* A run of Chinese: Han characters and CJK punctuation, with the spaces, slashes and
+ * middle dots between two of them ("空吃/空碰/空杠", "杠上开花 / 抢杠"). */
+const HAN = "[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]";
+const HAN_RUN = new RegExp(`${HAN}+(?:[ /·]+${HAN}+)*`, "g");
+
+/** ``text`` as nodes: its Chinese runs in ``<span lang="zh-Hans">``, the rest as text
+ * (the page's language, English). A text without Chinese is one text node. */
+function langRuns(text) {
+  const s = String(text);
+  const out = [];
+  let at = 0;
+  for (const m of s.matchAll(HAN_RUN)) {
+    if (m.index > at) out.push(document.createTextNode(s.slice(at, m.index)));
+    const span = document.createElement("span");
+    span.lang = "zh-Hans";
+    span.textContent = m[0];
+    out.push(span);
+    at = m.index + m[0].length;
+  }
+  if (at < s.length || !out.length) out.push(document.createTextNode(s.slice(at)));
+  return out;
+}
+
+/** Set ``node``'s text, its Chinese marked (see :func:`langRuns`). */
+function setText(node, text) {
+  node.replaceChildren(...langRuns(text));
+}
+
+/* Elements whose children are plain text only (an <option>'s label, SVG's <text>). */
+const TEXT_ONLY = new Set(["OPTION", "TITLE", "TEXTAREA", "SCRIPT", "STYLE"]);
+
+/** A child for ``el()`` of either page: a node as it is, a string with its Chinese marked
+ * (as plain text inside an element that takes only text, or an SVG element). */
+function childNodes(parent, child) {
+  if (child instanceof Node) return [child];
+  if (TEXT_ONLY.has(parent.tagName) || parent.namespaceURI !== "http://www.w3.org/1999/xhtml") {
+    return [String(child)];
+  }
+  return langRuns(child);
+}
 
 /* What an answer without the service's JSON (a proxy's or gateway's page) means. */
 const PLAIN_STATUS = {

@@ -21,7 +21,11 @@ const ACTION = { correct: "corrected by the referee", reseat: "scored again at i
 const MAX_TABLE = 2147483647; // the largest table number the service takes
 
 const $ = (id) => document.getElementById(id);
-const state = { table: null, key: null, timer: null, seq: 0, etag: null, sheet: null };
+const state = {
+  table: null, key: null, timer: null, seq: 0, etag: null, sheet: null,
+  refreshMs: REFRESH_MS,
+  reading: null, // the reads' state last announced: "ok", "failed" or null (none yet)
+};
 const SHEET_CARDS = ["standings-card", "next-card", "hands-card", "penalties-card"];
 
 function el(tag, attrs = {}, ...children) {
@@ -32,7 +36,7 @@ function el(tag, attrs = {}, ...children) {
     else node.setAttribute(k, v === true ? "" : v);
   }
   for (const c of children.flat()) {
-    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+    if (c !== null && c !== undefined) node.append(...childNodes(node, c)); // http.js
   }
   return node;
 }
@@ -58,9 +62,10 @@ async function api(path) {
   try {
     response = await fetch(path, { headers, cache: "no-store", signal: abort.signal });
   } catch (err) {
+    if (!abort.signal.aborted) console.warn(`${path}: ${err.message}`); // the browser's words
     throw new Error(abort.signal.aborted
       ? `the server did not answer in ${TIMEOUT_MS / 1000} s`
-      : `cannot reach the server (${err.message})`);
+      : "cannot reach the server: check the connection; the page tries again by itself");
   } finally {
     clearTimeout(timer);
   }
@@ -246,8 +251,16 @@ function renderPenalties(pens, rules) {
 
 /* ------------------------------------------------------------------ reading */
 function showError(message) {
-  $("error").textContent = message;
+  // the same error again (every read while offline) is not written again, so that the
+  // alert is not announced again
+  if (message !== $("error").textContent) setText($("error"), message);
   $("error").hidden = !message;
+}
+
+/* Say (to a screen reader) what changed: the sheet, or the reads failing or working again
+ * — not every read, which the "updated" pill shows. */
+function announce(text) {
+  $("sheet-status").textContent = text;
 }
 
 /* The form to open a table, and the hint on its key, shown or hidden together. */
@@ -261,11 +274,12 @@ function clearSheet() {
   $("table-title").textContent = "Score sheet";
   state.sheet = null;
   state.etag = null;
+  state.reading = null;
 }
 
 function render(sheet) {
   const table = sheet.table;
-  $("table-title").textContent = `${table.name} · ${table.rules}`;
+  setText($("table-title"), `${table.name} · ${table.rules}`);
   renderStandings(sheet.standings);
   renderNext(table.next_hand, sheet);
   renderHands(sheet.hands, table.players.map((p) => p.name));
@@ -275,20 +289,27 @@ function render(sheet) {
 
 async function read(seq) {
   const base = `/v1/tables/${encodeURIComponent(state.table)}`;
-  let wait = REFRESH_MS;
+  let wait = state.refreshMs;
   try {
     // one request (GET /v1/tables/{id}/sheet): the table's key is rate-limited, and the
     // camera posting frames with it must not wait for the phones reading the sheet;
     // an unchanged sheet answers 304 (its ETag)
     const sheet = await api(`${base}/sheet`);
     if (seq !== state.seq) return; // another table or key was opened meanwhile
+    const time = new Date().toLocaleTimeString();
+    // (an answer without an ETag comes whole each time: compared, not taken as a change)
+    const changed = sheet && state.sheet !== null
+      && JSON.stringify(sheet) !== JSON.stringify(state.sheet);
     if (sheet) {
       state.sheet = sheet;
       render(sheet);
     }
+    if (state.reading === "failed") announce(`The sheet is read again, ${time}.`);
+    else if (changed) announce(`The sheet changed, ${time}.`);
+    state.reading = "ok";
     showForm(false);
     showError("");
-    $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    $("updated").textContent = `updated ${time}`;
     $("updated").className = "pill ok";
   } catch (err) {
     if (seq !== state.seq) return;
@@ -297,6 +318,7 @@ async function read(seq) {
     // a 422 names the request's fields (path.table_id: …), which the reader never typed
     const why = err.status === 422 ? `the server takes no table ${state.table}` : err.message;
     showError(`Cannot read the sheet: ${why}.${hint}`);
+    state.reading = "failed"; // (the alert says so, once: see showError)
     $("updated").textContent = "not updated";
     $("updated").className = "pill bad";
     if (err.status === 401 || err.status === 403 || err.status === 404
@@ -316,7 +338,7 @@ function schedule(wait) {
   state.timer = setTimeout(function tick() {
     state.timer = null;
     if (document.visibilityState === "visible") read(seq);
-    else state.timer = setTimeout(tick, REFRESH_MS); // a hidden page reads nothing
+    else state.timer = setTimeout(tick, state.refreshMs); // a hidden page reads nothing
   }, wait);
 }
 
