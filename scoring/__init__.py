@@ -56,6 +56,7 @@ __all__ = [
     "rule_sets",
     "score",
     "shape_wins",
+    "stand_ins",
     "waits",
 ]
 
@@ -69,12 +70,47 @@ def _prepare(
     rule_context: Mapping[str, Any],
 ) -> tuple[RuleSet, Hand, WinContext, dict[str, Any]]:
     rule_set = get_rule_set(rules)
-    if isinstance(hand, str):
-        hand = parse_hand(hand)
-    elif not isinstance(hand, Hand):
+    if not isinstance(hand, (str, Hand)):
         raise HandError(f"a hand string or Hand is needed, not {type(hand).__name__}")
-    context, resolved = _win_context(rule_set, version, settings, context_kwargs, rule_context)
-    return rule_set, hand, context, resolved
+    try:
+        context, resolved = _win_context(rule_set, version, settings, context_kwargs,
+                                         rule_context)
+    except HandError:
+        if isinstance(hand, str):
+            parse_hand(hand)  # a hand that is none says so first, as before the context
+        raise
+    return rule_set, _read_hand(rule_set, hand, context.extra), context, resolved
+
+
+def _read_hand(rule_set: RuleSet, hand: str | Hand, extra: Mapping[str, Any]) -> Hand:
+    """``hand`` parsed, or checked again, with its meld tiles read as ``rule_set`` reads
+    them under the rule-specific fields ``extra`` (:meth:`RuleSet.stand_ins`: a Xiamen
+    meld's tile of the gold's kind is a 白板, so a hand may hold it and four golds)."""
+    melded_as = rule_set.stand_ins(extra)
+    if isinstance(hand, str):
+        return parse_hand(hand, melded_as=melded_as)
+    if hand.melded_as == melded_as:
+        return hand
+    return dataclasses.replace(hand, melded_as=melded_as)
+
+
+def stand_ins(rules: str = "mcr", **rule_context: Any) -> tuple[tuple[str, str], ...]:
+    """The meld tiles ``rules`` read as another tile under the rule-specific context
+    fields given — (written kind, the tile it is) pairs, for :func:`parse_hand` and
+    :class:`Hand` (``melded_as=``), whose copy count then counts them as the tiles they
+    are. Xiamen: a meld's tile of the gold's kind is a 白板 (``P``) standing in; none
+    under MCR and Zhenjiang (a 百搭 melded is its own face), nor when the fields do not
+    say (no gold given: :func:`check_context` refuses it). :func:`score`, :func:`waits`
+    and :func:`discards` read a hand so by themselves; a caller that parses a hand
+    before it asks them (``tilecam waits``, the API) parses it with these.
+
+    >>> stand_ins("xiamen", gold="5m"), stand_ins("xiamen", indicator="P"), stand_ins("mcr")
+    ((('5m', 'P'),), (), ())
+    >>> gold = stand_ins("xiamen", gold="5m")  # [555m,1] is 3 白板: four golds may stand
+    >>> parse_hand("[555m,1]5555m123p456pPEE", melded_as=gold).standing[:4]
+    ('5m', '5m', '5m', '5m')
+    """
+    return get_rule_set(rules).stand_ins(rule_context)
 
 
 def _win_context(
@@ -293,11 +329,12 @@ def _left(found: tuple[WaitTile, ...], held: Sequence[int]) -> tuple[WaitTile, .
     return tuple(out)
 
 
-def drew(hand: str | Hand, rules: str = "mcr") -> bool:
+def drew(hand: str | Hand, rules: str = "mcr", **rule_context: Any) -> bool:
     """Whether ``hand`` is of a win's size — a hand that drew and must discard, for
     :func:`discards` — rather than one tile short of a win, for :func:`waits`; a hand of
     any other size is a :class:`HandError` naming both sizes (what ``tilecam waits`` and
-    ``POST /v1/waits`` take).
+    ``POST /v1/waits`` take). ``rule_context``: the rule-specific fields, which say how a
+    hand given as notation reads its meld tiles (:func:`stand_ins`: the Xiamen gold).
 
     >>> drew("1112345678999m"), drew("1112345678999m1p")
     (False, True)
@@ -309,7 +346,7 @@ def drew(hand: str | Hand, rules: str = "mcr") -> bool:
     """
     rule_set = get_rule_set(rules)
     if isinstance(hand, str):
-        hand = parse_hand(hand)
+        hand = parse_hand(hand, melded_as=rule_set.stand_ins(rule_context))
     size = rule_set.hand_size
     if hand.tile_count not in (size - 1, size):
         raise HandError(
@@ -383,7 +420,7 @@ def discards(
     for tile in dict.fromkeys(parsed.standing):
         kept = list(parsed.standing)
         kept.remove(tile)
-        rest = Hand(parsed.melds, tuple(kept), parsed.flowers)
+        rest = dataclasses.replace(parsed, standing=tuple(kept))
         w = rule_set.waits(rest, context, resolved)
         w = dataclasses.replace(w, waits=_left(w.waits, held), seen=shown)
         useful = None if w.ready else _useful_draws(rule_set, rest, held, w.shanten, context,

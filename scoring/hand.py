@@ -5,6 +5,23 @@ Constructors validate codes, meld shapes and copy counts (at most 4 of a kind ac
 melds and standing tiles) and raise :class:`HandError` naming the problem. They do
 NOT check the number of tiles: that depends on the rule set (14 or 17 for a win).
 
+A meld's tile may be written as the kind it plays while it is another tile: under Xiamen
+rules a meld's tile of the gold's kind is a 白板 (``P``) standing in. ``Hand.melded_as``
+says so (written kind → the tile it is, set by the rules: :meth:`RuleSet.stand_ins
+<scoring.rulesets.base.RuleSet.stand_ins>`), and the copies are counted as the tiles are:
+
+>>> pung = Meld.pung("5m", 1)
+>>> Hand((pung,), ("5m", "5m"))
+Traceback (most recent call last):
+...
+scoring.hand.HandError: 5 copies of 5m: there are only 4 of each tile
+>>> Hand((pung,), ("5m", "5m"), melded_as={"5m": "P"}).standing  # the pung is 3 白板
+('5m', '5m')
+>>> Hand((pung,), ("P", "P"), melded_as={"5m": "P"})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+scoring.hand.HandError: 5 copies of P (白板): there are only 4 of each tile (2 standing, ...
+
 >>> h = Hand.from_tiles(["1m", "1m"], melds=[Meld.chow("1m", claimed_index=1)], winning_tile="1m")
 >>> h.standing, h.winning_tile, h.melds[0].tiles
 (('1m', '1m', '1m'), '1m', ('1m', '2m', '3m'))
@@ -13,7 +30,7 @@ NOT check the number of tiles: that depends on the rule set (14 or 17 for a win)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from scoring import tiles as T
@@ -128,14 +145,28 @@ class Meld:
         return cls("kong", (tile,) * 4, claimed_from, None, added)
 
 
+#: Full Chinese names of the tiles a stand-in may be, for the copy count's message.
+_FULL_NAMES = {"P": "白板", "F": "发财", "C": "红中"}
+
+
 @dataclass(frozen=True)
 class Hand:
     """A hand: ``melds``, ``standing`` (concealed tiles; for a win the LAST is the winning
-    tile) and ``flowers`` (bonus tiles ``1f``-``8f``)."""
+    tile) and ``flowers`` (bonus tiles ``1f``-``8f``).
+
+    ``melded_as``: the meld tiles written as one kind that are another tile — pairs
+    (written kind, the tile it is), given as such pairs or a mapping; empty unless rules
+    say so (Xiamen, gold 5m: ``{"5m": "P"}``, a meld's 5m is a 白板 standing in). The
+    copy count counts such a meld tile as the tile it is, not as written (a claimed pung
+    ``[555m,1]`` of 白板 beside four golds 5m is five 5m written, four 5m and three P
+    held). It describes how the tiles are read, not the tiles: hands that differ only in
+    it are equal, and the notation does not show it."""
 
     melds: tuple[Meld, ...] = ()
     standing: tuple[str, ...] = ()
     flowers: tuple[str, ...] = field(default=())
+    melded_as: tuple[tuple[str, str], ...] = field(default=(), kw_only=True, compare=False,
+                                                  repr=False)
 
     def __post_init__(self) -> None:
         melds = tuple(self.melds)
@@ -157,12 +188,19 @@ class Hand:
         object.__setattr__(self, "melds", melds)
         object.__setattr__(self, "standing", standing)
         object.__setattr__(self, "flowers", tuple(sorted(flowers, key=T.sort_key)))
+        melded_as = _stand_ins(self.melded_as)
+        object.__setattr__(self, "melded_as", melded_as)
+        read_as = dict(melded_as)
         counts = Counter(standing)
+        stood_in: Counter[tuple[str, str]] = Counter()  # (written, tile) of stand-ins
         for m in melds:
-            counts.update(m.tiles)
+            for t in m.tiles:
+                counts[read_as.get(t, t)] += 1
+                if t in read_as:
+                    stood_in[t, read_as[t]] += 1
         for t, n in counts.items():
             if n > T.COPIES:
-                raise HandError(f"{n} copies of {t}: there are only 4 of each tile")
+                raise HandError(_too_many(t, n, standing.count(t), stood_in))
 
     @classmethod
     def from_tiles(
@@ -171,13 +209,17 @@ class Hand:
         melds: Iterable[Meld] = (),
         winning_tile: str | None = None,
         flowers: Iterable[str] = (),
+        *,
+        melded_as: Iterable[tuple[str, str]] | Mapping[str, str] = (),
     ) -> Hand:
         """Build a hand from codes. ``winning_tile``, when given, is appended to the
-        standing tiles (so it is the last one, the winning tile)."""
+        standing tiles (so it is the last one, the winning tile); ``melded_as``: as
+        :class:`Hand` takes it."""
         tiles = list(standing)
         if winning_tile is not None:
             tiles.append(winning_tile)
-        return cls(tuple(melds), tuple(tiles), tuple(flowers))
+        return cls(tuple(melds), tuple(tiles), tuple(flowers),
+                   melded_as=_stand_ins(melded_as))
 
     @property
     def winning_tile(self) -> str | None:
@@ -200,3 +242,41 @@ class Hand:
         from scoring.notation import format_hand
 
         return format_hand(self)
+
+
+def _stand_ins(given: Iterable[tuple[str, str]] | Mapping[str, str]
+               ) -> tuple[tuple[str, str], ...]:
+    """``Hand.melded_as`` as stored: (written kind, the tile it is) pairs, codes checked
+    and normalized, in kind order; HandError for a code that is no tile kind, a written
+    kind given twice, or a tile written as itself."""
+    pairs = list(given.items()) if isinstance(given, Mapping) else list(given)
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2
+                and all(isinstance(t, str) for t in pair)):
+            raise HandError(f"melded_as: {pair!r} is not a pair of tile codes "
+                            "(written kind, the tile it is)")
+        written, tile = (normalize_code(t, "in melded_as") for t in pair)
+        if not (T.is_kind(written) and T.is_kind(tile)):
+            raise HandError(f"melded_as: {written} as {tile}: both must be tile kinds")
+        if written == tile or out.get(written, tile) != tile:
+            raise HandError(f"melded_as: {written} as {tile}: a meld tile written {written} "
+                            "is one other tile")
+        out[written] = tile
+    return tuple(sorted(out.items(), key=lambda p: T.sort_key(p[0])))
+
+
+def _too_many(tile: str, n: int, standing: int,
+              stood_in: Counter[tuple[str, str]]) -> str:
+    """The copy count's message: ``n`` tiles of ``tile`` held, ``standing`` of them
+    standing; ``stood_in`` counts the meld tiles written as another kind that are
+    stand-ins (``Hand.melded_as``), named when some are of ``tile``."""
+    msg = f"{n} copies of {tile}: there are only 4 of each tile"
+    ins = sorted((w, k) for (w, t), k in stood_in.items() if t == tile)
+    if not ins:
+        return msg
+    name = f" ({_FULL_NAMES[tile]})" if tile in _FULL_NAMES else ""
+    as_is = n - standing - sum(k for _, k in ins)
+    parts = [f"{standing} standing"] * bool(standing) + [f"{as_is} in melds"] * bool(as_is)
+    parts += [f"{k} in melds written {w}, each a {tile} standing in" for w, k in ins]
+    return f"{n} copies of {tile}{name}: there are only 4 of each tile ({', '.join(parts)})"

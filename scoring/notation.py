@@ -25,6 +25,8 @@ scoring.hand.HandError: unknown character 'x' at position 3 of '12x'
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld, normalize_code
 
@@ -97,11 +99,18 @@ def _parse_meld(body: str, offset: int, whole: str) -> Meld:
     raise HandError(f"{where} is not a chow, pung or kong")
 
 
-def parse_hand(text: str) -> Hand:
+def parse_hand(text: str, *,
+               melded_as: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Hand:
     """Parse bracket notation or a Tenhou-style string into a :class:`Hand`.
 
     Checks syntax and copy counts (at most 4 of a kind), not the hand size.
-    Raises :class:`HandError` naming the problem and its position.
+    Raises :class:`HandError` naming the problem and its position. ``melded_as``: the
+    meld tiles written as a kind that are another tile, as the rules read them
+    (:attr:`Hand.melded_as`; :func:`scoring.stand_ins` gives the rules' own), counted
+    as the tiles they are.
+
+    >>> parse_hand("[555m,1]5555m", melded_as={"5m": "P"}).melded_as  # gold 5m: PPP, 4 golds
+    (('5m', 'P'),)
     """
     if not isinstance(text, str):
         raise HandError(f"a hand string is needed, not {type(text).__name__}")
@@ -132,7 +141,7 @@ def parse_hand(text: str) -> Hand:
         pos = end
     standing = tuple(c for c in loose if not T.is_flower(c))
     flowers = tuple(c for c in loose if T.is_flower(c))
-    return Hand(tuple(melds), standing, flowers)
+    return Hand.from_tiles(standing, melds, None, flowers, melded_as=melded_as)
 
 
 def format_tiles(codes: tuple[str, ...] | list[str]) -> str:
@@ -185,7 +194,8 @@ def format_hand(hand: Hand, winning_tile: bool = True) -> str:
     """Bracket notation of ``hand``; the winning (last) tile is written as its own group
     unless ``winning_tile`` is False (a hand still waiting).
 
-    ``parse_hand(format_hand(h)) == h`` for every hand.
+    ``parse_hand(format_hand(h), melded_as=h.melded_as) == h`` for every hand (the
+    notation does not show how the rules read a meld's tiles: :attr:`Hand.melded_as`).
     """
     melds = "".join(format_meld(m) for m in hand.melds)
     standing = hand.standing

@@ -19,6 +19,7 @@ A rule set states:
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -599,7 +600,10 @@ def trial_waits(
         if held[k] >= T.COPIES:
             continue
         tile = T.code(k)
-        trial = Hand(hand.melds, (*hand.standing, tile), hand.flowers if keep_flowers else ())
+        # the hand's reading of its meld tiles kept (Hand.melded_as: a meld's stand-in is
+        # no copy of the kind it is written as, so a trial may add a copy of that kind)
+        trial = dataclasses.replace(hand, standing=(*hand.standing, tile),
+                                    flowers=hand.flowers if keep_flowers else ())
         results: list[Score | None] = []
         for drawn in (False, True):
             ctx = WinContext(
@@ -696,7 +700,7 @@ class RuleSet(ABC):
 
         if not self.score_alike or not hand.flowers:
             return canonical_hand(hand)
-        bare = canonical_hand(Hand(hand.melds, hand.standing, ()))
+        bare = canonical_hand(dataclasses.replace(hand, flowers=()))
         return f"{bare} {''.join(sorted(self.score_code(f) for f in hand.flowers))}"
 
     def score_code(self, code: str) -> str:
@@ -717,6 +721,15 @@ class RuleSet(ABC):
     def resolve_context(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Context-field defaults overlaid with ``given`` (checked; strings converted)."""
         return _resolve(self.name, "context field", self.context_fields(), given)
+
+    def stand_ins(self, extra: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """The meld tiles these rules read as another tile under the rule-specific context
+        fields ``extra`` (given or resolved): (written kind, the tile it is) pairs, for
+        :attr:`Hand.melded_as <scoring.hand.Hand.melded_as>`, which counts their copies as
+        the tiles they are. Xiamen: a meld's tile of the gold's kind is a 白板 (``P``)
+        standing in. Empty when the fields do not say (a gold not given, or no tile): the
+        rules refuse such a context themselves. Default: none, each tile as written."""
+        return ()
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
         """Raise :class:`HandError` naming what is wrong with a win context that every
@@ -777,7 +790,8 @@ class RuleSet(ABC):
         kind seen more often than the copies the hand leaves): the copies left of a kind
         to draw are 4 less (as a wait's ``remaining``). Default: each tile as written."""
         out = [0] * T.NUM_KINDS
-        for t in (*hand.standing, *(t for m in hand.melds for t in m.tiles)):
+        read_as = dict(hand.melded_as)
+        for t in (*hand.standing, *(read_as.get(t, t) for m in hand.melds for t in m.tiles)):
             out[T.index(t)] += 1
         return with_seen(out, seen)
 

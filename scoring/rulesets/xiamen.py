@@ -8,7 +8,9 @@ non-dealer's 16, nothing melded); 三游 may be written as its 16 tiles (the lon
 The gold: ``gold=`` (or ``indicator=``, the tile turned up: its kind is the gold). Copies
 of the gold kind in the standing tiles are wild for any kind, their own included. 白板
 (``P``) stands for the gold's face (not wild); golds are never melded, so a meld tile of
-the gold's kind (or a ``P`` in a meld) is a 白板 standing in.
+the gold's kind (or a ``P`` in a meld) is a 白板 standing in. The copies are counted as the
+tiles are (:meth:`Xiamen.stand_ins`, ``Hand.melded_as``): gold 5m, ``[555m,1]`` is three
+白板, so four golds 5m may stand beside it, and at most one ``P`` (four 白板 in all).
 
 Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸);
 ``kong=True`` with ``self_drawn`` is 杠上开花, off a kong among the melds.
@@ -27,6 +29,7 @@ the chips one payer pays; ``Score.fans`` lists the unit's items (底 and each �
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -138,8 +141,18 @@ class Xiamen(RuleSet):
         return with_half_stack_false_win(given, super().resolve_settings(given))
 
     # ------------------------------------------------------------------ scoring
+    def stand_ins(self, extra: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """A meld's tile of the gold's kind is a 白板 (``P``) standing in (none when 白板 is
+        the gold, or no gold is given: :meth:`check_context` refuses that)."""
+        try:
+            gold = _gold_of(extra)
+        except HandError:
+            return ()
+        return _stand_ins(gold)
+
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         win = _win_of(context)
+        hand = _as_held(hand, win.gold)
         melds = _meld_faces(hand, win.gold)
         _check_deal(hand, win, context)
         if context.kong and not context.self_drawn:  # 抢杠, the discarder's seat known or not
@@ -246,6 +259,7 @@ class Xiamen(RuleSet):
     # ------------------------------------------------------------------ waits
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         gold = _gold_of(context.extra)
+        hand = _as_held(hand, gold)  # the trial wins keep it: a meld's 5m is no gold's copy
         _meld_faces(hand, gold)
         self.check_one_short(hand, "Xiamen waits")
         counts, wilds = counts_and_wilds(hand.standing, gold, _face_map(gold))
@@ -263,6 +277,7 @@ class Xiamen(RuleSet):
         """By the shape alone (:func:`scoring.wild.shanten`: golds wild, 白板 as the
         gold's face), without the waits' trial wins."""
         gold = _gold_of(context.extra)
+        hand = _as_held(hand, gold)
         _meld_faces(hand, gold)
         self.check_one_short(hand, "Xiamen draws")
         face = _face_map(gold)  # a 白板 drawn is the gold's face
@@ -278,7 +293,8 @@ class Xiamen(RuleSet):
         """The physical tiles (a meld's tile of the gold's kind is a 白板 standing in),
         and ``seen``, the tiles seen elsewhere as they lie (a gold seen is of the gold's
         kind; a 白板 in another's meld is a ``P``): :meth:`RuleSet.held`."""
-        return with_seen(_physical_counts(hand, _gold_of(context.extra)), seen)
+        gold = _gold_of(context.extra)
+        return with_seen(_physical_counts(_as_held(hand, gold), gold), seen)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -336,6 +352,21 @@ def _win_of(context: WinContext) -> _Win:
     if extra["opening"] and not kind.startswith("three_golds"):
         raise HandError("opening=true only describes 三金倒 (win=three_golds)")
     return _Win(gold, kind, self_drawn, dealer)
+
+
+def _stand_ins(gold: int) -> tuple[tuple[str, str], ...]:
+    """``Hand.melded_as`` under the gold ``gold``: a meld's tile of its kind is a 白板."""
+    return () if gold == WHITE else ((T.code(gold), "P"),)
+
+
+def _as_held(hand: Hand, gold: int) -> Hand:
+    """``hand`` with its meld tiles read as the tiles they are (:func:`_stand_ins`): its
+    copies counted again so (HandError for more than 4 白板, the stand-ins among them),
+    and a hand made from it (a trial win on a gold) may hold four golds beside them."""
+    melded_as = _stand_ins(gold)
+    if hand.melded_as == melded_as:
+        return hand
+    return dataclasses.replace(hand, melded_as=melded_as)
 
 
 def _face_map(gold: int) -> dict[int, int]:

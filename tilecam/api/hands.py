@@ -38,20 +38,26 @@ def invalid_hand(exc: Exception) -> ApiError:
 
 
 def build_hand(req: HandRequest) -> scoring.Hand:
-    """The hand of ``req`` (notation or structured), flowers given as codes included."""
+    """The hand of ``req`` (notation or structured), flowers given as codes included, its
+    meld tiles read as the rules read them under ``req.rule_context``
+    (:func:`scoring.stand_ins`: a Xiamen meld's tile of the gold's kind is a 白板, so a
+    hand may hold it and four golds)."""
     flower_codes = tuple(req.flowers) if isinstance(req.flowers, list) else ()
     try:
+        melded_as = scoring.stand_ins(req.rules, **req.rule_context)
         if req.hand is not None:
-            hand = scoring.parse_hand(req.hand)
+            hand = scoring.parse_hand(req.hand, melded_as=melded_as)
             if flower_codes:
-                hand = scoring.Hand(hand.melds, hand.standing, hand.flowers + flower_codes)
+                hand = scoring.Hand(hand.melds, hand.standing, hand.flowers + flower_codes,
+                                    melded_as=hand.melded_as)
             return hand
         melds = [
             scoring.Meld(m.kind, tuple(m.tiles), m.claimed_from, m.claimed_index, m.added)
             for m in req.melds
         ]
         return scoring.Hand.from_tiles(
-            req.standing or (), melds=melds, winning_tile=req.winning_tile, flowers=flower_codes
+            req.standing or (), melds=melds, winning_tile=req.winning_tile, flowers=flower_codes,
+            melded_as=melded_as,
         )
     except scoring.HandError as exc:
         raise invalid_hand(exc) from None

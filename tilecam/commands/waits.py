@@ -94,8 +94,10 @@ def format_waits(w: Waits) -> str:
 def _scores(t: Any, discarded: str, hand: scoring.Hand) -> str:
     if not t.remaining:  # no copy left to win on: no score (scoring.discards)
         kind = scoring.tiles.index(t.tile)
+        read_as = dict(hand.melded_as)  # a Xiamen meld's tile of the gold's kind is a 白板
         held = sum(scoring.tiles.index(c) == kind
-                   for c in (*hand.standing, *(c for m in hand.melds for c in m.tiles)))
+                   for c in (*hand.standing,
+                             *(read_as.get(c, c) for m in hand.melds for c in m.tiles)))
         if kind == scoring.tiles.index(discarded):
             return "its last copy is this discard"
         if held >= scoring.tiles.COPIES:
@@ -108,12 +110,13 @@ def _scores(t: Any, discarded: str, hand: scoring.Hand) -> str:
     return ", ".join(parts) or "-"
 
 
-def format_discards(d: Discards) -> str:
+def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
     """Human-readable discard analysis (何切) of a hand that drew: the discards that leave
     it ready with their waits, best first; else those nearest to ready with their useful
     draws (有效牌), the most first, and any that leave it ready in form only (every wait
-    dead: no copy left), which rank after them."""
-    hand = scoring.parse_hand(d.hand)
+    dead: no copy left), which rank after them. ``hand``: the hand analysed, as the rules
+    read its meld tiles (:func:`scoring.stand_ins`); else ``d.hand`` parsed."""
+    hand = scoring.parse_hand(d.hand) if hand is None else hand
     ready = d.ready_after
     form_only = tuple(x for x in ready if not x.live)
     lines = []
@@ -184,8 +187,24 @@ def format_win(hand: str, d: Discards) -> str | None:
             "what to discard instead:")
 
 
+def _parse(args: argparse.Namespace) -> scoring.Hand:
+    """The hand of ``args``, its meld tiles read as the rules read them under the context
+    given (:func:`scoring.stand_ins`: a Xiamen meld's tile of the gold's kind is a 白板,
+    so a hand may hold it and four golds); rules or a context that are none are refused
+    after the hand's own errors, by the analysis."""
+    try:
+        melded_as = scoring.stand_ins(args.rules, **rule_context(args, WAITS_CONTEXT))
+    except scoring.HandError:
+        melded_as = ()
+    return scoring.parse_hand(args.hand, melded_as=melded_as)
+
+
+#: The named options that ``--context`` may not set in ``tilecam waits``.
+WAITS_CONTEXT = {**WAITS_OPTIONS, "seen": "--seen"}
+
+
 def run(args: argparse.Namespace) -> int:
-    hand = scoring.parse_hand(args.hand)
+    hand = _parse(args)
     kwargs: dict[str, Any] = dict(
         rules=args.rules,
         version=args.rules_version,
@@ -193,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         prevalent_wind=args.prevalent,
         flowers=args.flowers,
         settings=settings_of(args),
-        **rule_context(args, {**WAITS_OPTIONS, "seen": "--seen"}),
+        **rule_context(args, WAITS_CONTEXT),
     )
     if args.seen:
         kwargs["seen"] = " ".join(args.seen)
@@ -205,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
             win = format_win(args.hand, drew)  # a win already: tilecam score scores it
             if win is not None:
                 print(win)
-            print(format_discards(drew))
+            print(format_discards(drew, hand))
         return 0
     result = scoring.waits(hand, **kwargs)
     if args.json:
