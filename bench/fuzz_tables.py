@@ -581,7 +581,9 @@ class SheetRun:
     def correct(self, table: TableState) -> None:
         rng = self.rng
         number = rng.choice([*table.hands, len(table.hands) + 1, 17])
-        body = dict(self.hand_body(table), reason="referee looked again")
+        # the hand's full content: a field a correction leaves out keeps its value, and
+        # the model scores the body as the whole hand
+        body = {**FULL_REPORT, **self.hand_body(table), "reason": "referee looked again"}
         name = f"table {table.rules} correct hand {number}"
         response = self.call(name, "POST", f"/v1/tables/{table.id}/hands/{number}/corrections",
                              self.admin, body)
@@ -1247,6 +1249,14 @@ class SheetRun:
                               f"penalties")
 
 
+#: A hand report's every field at its default (``POST …/corrections`` keeps the last
+#: revision's value of a field left out): a correction the model scores as full content.
+FULL_REPORT: dict[str, Any] = {
+    "outcome": "win", "hand": None, "winner": None, "discarder": None, "self_drawn": False,
+    "last_of_kind": False, "kong": False, "last_wall_tile": False, "flowers": 0,
+    "context": {}, "note": None}
+
+
 def random_settings(rng: random.Random, rules: str) -> dict[str, Any]:
     """Rule-set settings a table may be opened with: each setting of ``rules`` left out
     (the default) or, one time in four, a value of its type — a choice, a flipped flag,
@@ -1574,7 +1584,13 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
                 by_table = [run.check_sheet(t) for t in tables]
                 ev = client.get(f"/v1/events/{event['id']}/standings",
                                 headers=run.admin).json()
-                got = {(p["table_id"], p["player"]): p["total"] for p in ev["players"]}
+                # a player's line sums the player's table lines, kept as its detail
+                got = {(x["table_id"], x["player"]): x["total"] for p in ev["players"]
+                       for x in p["lines"]}
+                if any(p["total"] != sum(x["total"] for x in p["lines"])
+                       for p in ev["players"]):
+                    failures.add(f"event standings: a player's total is not the sum of "
+                                 f"the player's lines: {ev['players']}")
                 want = {(t.id, n): v for t, totals in zip(tables, by_table, strict=True)
                         for n, v in totals.items()}
                 if all(by_table) and got != want:

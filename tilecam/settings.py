@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     rate_limit_per_s: float = Field(default=5.0, gt=0)
     #: Requests a key may make in a burst above the average rate.
     rate_limit_burst: int = Field(default=30, ge=1)
+    #: Requests per second allowed to the admin (referee) key, on average: its own bucket,
+    #: higher than a table key's — one key sets up an event's tables, reads every sheet
+    #: and standings and makes the referee's rulings.
+    admin_rate_limit_per_s: float = Field(default=50.0, gt=0)
+    #: Requests the admin key may make in a burst above its average rate.
+    admin_rate_limit_burst: int = Field(default=500, ge=1)
     #: Keep the camera frame each recorded hand was read from (in ``data_dir/frames``).
     store_frames: bool = True
     #: A camera's win read with a score confidence (``vision.confidence``) under this is

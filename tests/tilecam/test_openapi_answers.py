@@ -271,19 +271,43 @@ def _mcr(call: Recorder, cam: FakeCamera, monkeypatch: pytest.MonkeyPatch) -> No
              json={"hand": PLAIN_HAND, "winner": "W", "self_drawn": True})
         call("post", hand + "/corrections", 201, {**ids, "number": 7}, headers=ref,
              json={"hand": PLAIN_HAND, "winner": "N", "self_drawn": True, "reason": "N"})
+        call("post", hand + "/void", 201, {**ids, "number": 3}, headers=ref,
+             json={"reason": "a misdeal after all"})
         made = call("post", pen, 201, ids, headers=ref,
                     json={"player": 1, "kind": "deduction", "points": 5})
         call("post", pen + "/{penalty_id}/void", 200, {**ids, "penalty_id": made["id"]},
              headers=ref, json={"reason": "no"})
         assert shoot(30) == ["waiting", "waiting", "recorded"]
         assert call.answers[-1].body["recorded"]["recorded"] is True
+    # one photo a hand: recorded at once, sent again with its number, one whose photo
+    # cannot be kept, one whose reading back fails
+    photos = "/v1/tables/{table_id}/photos"
+    cam.show(90, OTHER_HAND)
+
+    def snap(status: int, **form: str) -> Any:
+        return call("post", photos, status, ids, headers=key, data=form,
+                    files={"image": ("p.jpg", frame(90), "image/jpeg")})
+
+    number = snap(201, winner="S", discarder="E")["number"]
+    assert snap(200, winner="S", discarder="E", number=str(number))["created"] is False
+    with monkeypatch.context() as m:
+        m.setattr(camera, "_write", full_disk)
+        assert snap(201, winner="W", self_drawn="true")["image_error"]
+        m.setattr(routes, "_hand_view", locked)
+        assert snap(201, winner="N", self_drawn="true")["recorded"] is True
+    # the referee fixes the table's name, then calls time
+    call("patch", "/v1/tables/{table_id}", 200, ids, headers=ref, json={"name": "T1 main"})
+    closed = call("post", "/v1/tables/{table_id}/close", 200, ids, headers=ref,
+                  json={"reason": "time called"})
+    assert closed["closed_at"] and closed["next_hand"] is None
     call("post", "/v1/tables/{table_id}/view-key", 201, ids, headers=ref)
     call("post", "/v1/tables/{table_id}/key", 201, ids, headers=ref)
     call("get", "/v1/events", 200, headers=ref)
 
 
-def _xiamen(call: Recorder) -> None:
-    """A Xiamen table: chips, bonus money apart from them, 诈胡, a winner unknown."""
+def _xiamen(call: Recorder, cam: FakeCamera) -> None:
+    """A Xiamen table: chips, bonus money apart from them, 诈胡, a winner unknown, a
+    partial correction, a bar and a photo."""
     _, t, k = _event(call, "xiamen")
     ids, key = {"table_id": t}, bearer(k)
     hands = "/v1/tables/{table_id}/hands"
@@ -298,6 +322,18 @@ def _xiamen(call: Recorder) -> None:
                    json={"hand": XIAMEN_WIN, "context": {"gold": "9s"}})
     assert unknown["assumed_after"] == 2  # hand 2's winner decides who deals hand 3
     call("get", "/v1/tables/{table_id}", 200, ids, headers=key)
+    fixed = call("post", "/v1/tables/{table_id}/hands/{number}/corrections", 201,
+                 {**ids, "number": 3}, headers=admin(),
+                 json={"winner": "S", "self_drawn": True, "reason": "S won it"})
+    assert fixed["changed"] == ["winner", "self_drawn"] and "hand" in fixed["kept"]
+    assert fixed["assumed_after"] == 2 and fixed["chips"] and fixed["money"]
+    call("post", "/v1/tables/{table_id}/penalties", 201, ids, headers=admin(),
+         json={"player": "Ann", "kind": "bar", "hand": 4})
+    cam.show(150, XIAMEN_WIN)
+    shot = call("post", "/v1/tables/{table_id}/photos", 201, ids, headers=key,
+                data={"winner": "W", "self_drawn": "true", "context": '{"gold": "9s"}'},
+                files={"image": ("p.jpg", frame(150), "image/jpeg")})
+    assert shot["barred"] and shot["assumed_after"] == 2 and shot["chips"] and shot["money"]
     call("post", "/v1/tables/{table_id}/penalties", 201, ids, headers=admin(),
          json={"player": "Cai", "kind": "false_win"})
     call("get", "/v1/tables/{table_id}/standings", 200, ids, headers=key)
@@ -360,7 +396,7 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RealAnswe
         for client in client_for(app):
             call = Recorder(client)
             _mcr(call, cam, monkeypatch)
-            _xiamen(call)
+            _xiamen(call, cam)
             _zhenjiang(call)
             _scoring(call)
             app.state.detector = SimpleNamespace(name="tiles@test")  # as if loaded

@@ -297,12 +297,14 @@ def test_referee_correction_and_void_keep_history(setup) -> None:
     assert body["history"][1]["image_ref"] == body["history"][0]["image_ref"]
     total = body["total"]
     assert body["points"] == {"Ann0": -8, "Bo0": -8, "Cai0": -(8 + total), "Dan0": 24 + total}
-    # a correction that is no legal win stays pending, its note saying why beside the reason
+    # a correction that is no legal win stays pending, its note saying why, the reason
+    # appended (seventy-fourth session: the correction's words follow the evaluation's)
     low = {"hand": "[234m,1]456p678s234s99m", "winner": "S", "discarder": "E",
            "reason": "S said it was his"}
     r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=low, headers=admin())
     assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
-    assert r.json()["note"].startswith("S said it was his; not a legal win under mcr")
+    assert r.json()["note"].startswith("not a legal win under mcr")
+    assert r.json()["note"].endswith("; S said it was his")
     assert "the hand goes on (seed 003)" in r.json()["note"]  # what the rules say to do
     r = client.post(f"/v1/tables/{t}/hands/1/corrections", json=fix, headers=admin())
     assert r.status_code == 201 and r.json()["note"] == "N won on W's 5p"
@@ -508,8 +510,8 @@ def test_csv_sheet_and_event_standings(setup) -> None:
                       for i in range(4)]
     ev = client.get(f"/v1/events/{event_id}/standings.csv", headers=admin())
     erows = list(csv.reader(io.StringIO(ev.text)))
-    assert erows[0][:3] == ["rank", "player", "table"] and len(erows) == 9
-    assert erows[1][1] == "Ann0"
+    assert erows[0][:3] == ["rank", "player", "tables"] and len(erows) == 9
+    assert erows[1][1:3] == ["Ann0", "T1"]
 
 
 @needs_mcr
@@ -755,12 +757,14 @@ def test_xiamen_camera_frames_carry_the_gold(setup) -> None:
 def test_bad_input_answers_clear_errors(setup) -> None:
     client, _, _ = setup
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    gold = {"gold": "9s"}  # the rule-set context is checked first, as /v1/score does
     cases = [
-        ({"hand": "123x", "winner": "E", "self_drawn": True}, 400, "'x'"),
-        ({"hand": "123m456m789m123p456p55s", "winner": "E", "discarder": "E"}, 400,
-         "cannot be the discarder"),
+        ({"hand": "123x", "winner": "E", "self_drawn": True, "context": gold}, 400, "'x'"),
+        ({"hand": "123m456m789m123p456p55s", "winner": "E", "discarder": "E",
+          "context": gold}, 400, "cannot be the discarder"),
         ({"outcome": "draw", "winner": "E"}, 400, "no winner"),
-        ({"outcome": "win"}, 400, "needs the hand"),
+        ({"outcome": "win", "context": gold}, 400, "needs the hand"),
+        ({"hand": "123x", "winner": "E", "self_drawn": True}, 400, "needs the gold"),
         ({"hand": "123m", "winner": "Q"}, 422, "winner"),
         ({"hand": "123m", "flowers": "many"}, 422, "flowers"),
     ]

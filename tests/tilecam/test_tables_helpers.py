@@ -20,7 +20,7 @@ from tilecam.app import create_app
 from tilecam.db.engine import dispose_engines
 from tilecam.db.testing import DatabaseUnavailable, fresh_postgres_database, fresh_sqlite_database
 from tilecam.settings import Settings
-from tilecam.tables.access import frame_reader
+from tilecam.tables.access import frame_reader, photo_reader
 from tilecam.tables.camera import FrameReading
 
 ADMIN = "admin-key-for-tests-0123456789"
@@ -72,6 +72,7 @@ def make_app(url: str, data_dir: Path, **overrides: Any) -> tuple[FastAPI, FakeC
     app = create_app(Settings(**values))
     cam = FakeCamera()
     app.dependency_overrides[frame_reader] = lambda: cam
+    app.dependency_overrides[photo_reader] = lambda: cam  # a photo reads as a frame does
     return app, cam
 
 

@@ -327,9 +327,9 @@ class SheetHandOut(PlaceOut, RevisionCoreOut):
     ``recognized`` (``GET /v1/tables/{id}/hands/{n}`` has them)."""
 
     table_id: int
-    source: Literal["camera", "table", "referee"] = Field(description="who reported it: "
-                                                          "camera, table (automatic table) "
-                                                          "or referee")
+    source: Literal["camera", "photo", "table", "referee"] = Field(
+        description="who reported it: camera (its frames), photo (one photo, POST "
+        "/v1/tables/{id}/photos), table (automatic table) or referee")
 
 
 class HandOut(SheetHandOut, RevisionOut):
@@ -364,6 +364,46 @@ class NewHandRecordedOut(HandRecordedOut):
     """:class:`HandRecordedOut` of ``POST /v1/tables/{id}/hands``."""
 
     created: bool = Field(description="as in a full answer")
+
+
+#: A hand report's fields, as a correction names them (``changed``, ``kept``).
+ReportField = Literal["outcome", "hand", "winner", "discarder", "self_drawn", "last_of_kind",
+                      "kong", "last_wall_tile", "flowers", "context", "note"]
+CHANGED = ("the report's fields whose value this correction changed from the hand's last "
+           "revision")
+KEPT = ("the report's fields the correction left out, which kept the last revision's "
+        "values")
+
+
+class CorrectedHandOut(HandWithHistoryOut):
+    """A hand corrected by a referee (``POST …/hands/{n}/corrections``), with what the
+    correction changed."""
+
+    changed: list[ReportField] = Field(description=CHANGED)
+    kept: list[ReportField] = Field(description=KEPT)
+
+
+class CorrectedHandRecordedOut(HandRecordedOut):
+    """:class:`HandRecordedOut` of a correction."""
+
+    changed: list[ReportField] = Field(description=CHANGED)
+    kept: list[ReportField] = Field(description=KEPT)
+
+
+PHOTO_IMAGE_ERROR = ("only where the photo could not be kept (the hand is recorded without "
+                     "it)")
+
+
+class PhotoHandOut(NewHandOut):
+    """A hand recorded from one photo (``POST /v1/tables/{id}/photos``)."""
+
+    image_error: str | SkipJsonSchema[None] = absent(PHOTO_IMAGE_ERROR)
+
+
+class PhotoHandRecordedOut(NewHandRecordedOut):
+    """:class:`HandRecordedOut` of ``POST /v1/tables/{id}/photos``."""
+
+    image_error: str | SkipJsonSchema[None] = absent(PHOTO_IMAGE_ERROR)
 
 
 class PenaltyOut(Answer):
@@ -487,6 +527,12 @@ class TableOut(Answer):
                                      "defaults")
     players: list[PlayerOut] = Field(min_length=4, max_length=4)
     created_at: datetime = Field(description=TIME)
+    closed_at: datetime | None = Field(description="when a referee closed the sheet (time "
+                                       "called: no more hands); null while open")
+    close_reason: str | None = Field(description="why it was closed, and by whom; null "
+                                     "while open")
+    withdrawn: bool = Field(description="left out of the event's standings and recording no "
+                            "new hand (a table opened by mistake), its history kept")
 
 
 class TableWithNextOut(TableOut):
@@ -550,8 +596,11 @@ class TableStateOut(Answer):
     hands_pending: list[int] = Field(description="numbers of the hands a referee must settle")
     hands_void: list[int] = Field(description="numbers of the void hands")
     false_claims: list[int] = Field(description="numbers of the records ruled a false claim")
-    complete: bool = Field(description="the session is over (its rounds played)")
+    complete: bool = Field(description="the sheet takes no more hands: the session's "
+                           "rounds played, or the table closed or withdrawn")
     next_hand: int | None = Field(description="the next hand's number; null once complete")
+    closed: bool = Field(description="a referee closed the sheet (time called)")
+    withdrawn: bool = Field(description="left out of the event's standings")
 
 
 class TableStandingsOut(TableStateOut):
@@ -560,14 +609,47 @@ class TableStandingsOut(TableStateOut):
     players: list[StandingOut] = Field(description="by rank, the disqualified last")
 
 
+class EventPlayerOut(Answer):
+    """A player's line in an event's standings: the player's lines at the event's tables
+    summed (a player is one name across the event's tables, as the sheet compares names:
+    spaces at either end, invisible characters and Unicode forms aside)."""
+
+    EXAMPLES: ClassVar[list[dict[str, Any]]] = [
+        {"rank": 1, "player": "Bo", "total": 108, "hand_points": 108, "penalty_points": 0,
+         "wins": 1, "self_drawn_wins": 1, "dealt_in": 0, "money": 0, "warnings": 0,
+         "bars": 0, "disqualified": False, "tables": 1,
+         "lines": StandingOut.EXAMPLES},
+    ]
+
+    rank: int | None = Field(description="1 = most points (equal totals share a rank); "
+                             "null for a player disqualified at any table")
+    player: str
+    total: int = Field(description="hand_points + penalty_points over the event: what ranks")
+    hand_points: int = Field(description="points from the hands that count, every table")
+    penalty_points: int = Field(description="penalties and false-claim rulings, not void")
+    wins: int = Field(description="wins settled")
+    self_drawn_wins: int = Field(description="of them self-drawn")
+    dealt_in: int = Field(description="wins on this player's discard")
+    money: int = Field(description="money paid apart from the points (Xiamen bonus "
+                       "money); not in the total")
+    warnings: int = Field(description="warnings (and repeat offences at their first "
+                          "step), not void")
+    bars: int = Field(description="停和 rulings, not void")
+    disqualified: bool = Field(description="停赛 at some table: takes no rank")
+    tables: int = Field(description="the tables (seats) the player's lines come from")
+    lines: list[StandingOut] = Field(description="the player's line at each table, as that "
+                                     "table's standings give it (its rank there)")
+
+
 class EventStandingsOut(Answer):
-    """``GET /v1/events/{id}/standings``: every player of the event ranked together."""
+    """``GET /v1/events/{id}/standings``: every player of the event ranked together, a
+    player's tables summed; a withdrawn table counts for nobody."""
 
     event_id: int
     event: str = Field(description="the event's name")
     tables: list[TableStateOut]
-    players: list[StandingOut] = Field(description="by rank across the event, the "
-                                       "disqualified last")
+    players: list[EventPlayerOut] = Field(description="by rank across the event, the "
+                                          "disqualified last")
 
 
 class ViewKeyOut(Answer):

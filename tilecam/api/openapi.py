@@ -89,14 +89,26 @@ ANSWERS: dict[tuple[str, str], dict[int, tuple[AnswerModels, str]]] = {
                                                        "the event's standings")},
     ("get", "/v1/tables/{table_id}"): {200: (out.TableWithNextOut,
                                              "the table, its players and its next hand")},
+    ("patch", "/v1/tables/{table_id}"): {200: (out.TableWithNextOut,
+                                               "the table as it now is")},
+    ("post", "/v1/tables/{table_id}/close"): {200: (out.TableWithNextOut,
+                                                    "the table, closed")},
     ("post", "/v1/tables/{table_id}/frames"): {200: (out.FrameOut, "what the frame showed")},
+    ("post", "/v1/tables/{table_id}/photos"): {
+        status: ((out.PhotoHandOut, out.PhotoHandRecordedOut),
+                 "the hand the photo shows, recorded at its place (or, where reading it back "
+                 "failed, that it was recorded: PhotoHandRecordedOut)")
+        for status in (201, 200)},
     ("post", "/v1/tables/{table_id}/hands"): {
         status: ((out.NewHandOut, out.NewHandRecordedOut),
                  "the hand recorded, at its place (or, where reading it back failed, that "
                  "it was recorded: NewHandRecordedOut)") for status in (201, 200)},
     ("get", "/v1/tables/{table_id}/hands"): {200: (out.HandsOut, "every hand")},
     ("get", _HAND): {200: (out.HandWithHistoryOut, "the hand with every revision")},
-    ("post", f"{_HAND}/corrections"): {201: _HAND_WRITE},
+    ("post", f"{_HAND}/corrections"): {201: (
+        (out.CorrectedHandOut, out.CorrectedHandRecordedOut),
+        "the hand with its new revision and history, and what the correction changed (or, "
+        "where reading it back failed, that it was recorded: CorrectedHandRecordedOut)")},
     ("post", f"{_HAND}/void"): {201: _HAND_WRITE},
     ("post", f"{_HAND}/false-claim"): {201: _HAND_WRITE},
     ("post", "/v1/tables/{table_id}/penalties"): {

@@ -89,6 +89,14 @@ class GameTable(Base):
     view_key_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True,
                                                       unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: When the referee closed the sheet (time called; migration 0011): no hand is
+    #: recorded after it. None while the table is open.
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Why it was closed (the referee's words, with who closed it).
+    close_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: Left out of the event's standings (a table opened by mistake; migration 0011),
+    #: its history kept.
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     event: Mapped[Event] = relationship(back_populates="tables")
     players: Mapped[list[Player]] = relationship(
@@ -215,8 +223,13 @@ class HandRevision(Base):
     #: Seat wind → player position the revision was scored with (migration 0005); null
     #: in older rows, which were scored with the MCR schedule (``flow.place``).
     seats: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
-    #: Why this revision exists or why it is pending (free text).
+    #: What the sheet says of this revision (free text): the scorer's words (a drawn
+    #: hand's transfers, why it is pending), the report's note, why the revision exists.
     note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The note the report came with (a table's remark), as sent; kept by a revision
+    #: scored again or corrected without one (migration 0010). None: none sent, or a
+    #: revision stored before 0010.
+    report_note: Mapped[str | None] = mapped_column(Text, nullable=True)
     author: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

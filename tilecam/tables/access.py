@@ -8,8 +8,9 @@
   (:func:`require_reader`). No key or an unknown key: 401; a valid key for something
   else: 403.
 - Each key (by its hash) has a token bucket (``rate_limit_per_s``, ``rate_limit_burst``);
-  failed authentications are limited per client address. Over the limit: 429 with
-  ``Retry-After``.
+  the admin key has its own, higher by default (``admin_rate_limit_per_s``,
+  ``admin_rate_limit_burst``: :data:`ADMIN_BUCKET`); failed authentications are limited
+  per client address. Over the limit: 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,13 @@ def database(request: Request) -> sessionmaker[Session]:
     return sf
 
 
+#: The rate-limit bucket of the admin key (:data:`ADMIN_BUCKET`) has its own settings
+#: (``admin_rate_limit_per_s``, ``admin_rate_limit_burst``); every other bucket — the
+#: table and viewing keys, failed authentications — the keys' (``rate_limit_per_s``,
+#: ``rate_limit_burst``).
+ADMIN_BUCKET = "admin_key_limiter"
+
+
 def _limiter(request: Request, name: str) -> RateLimiter:
     state = request.app.state
     limiter = getattr(state, name, None)
@@ -90,7 +98,9 @@ def _limiter(request: Request, name: str) -> RateLimiter:
             limiter = getattr(state, name, None)
             if limiter is None:
                 s = app_settings(request)
-                limiter = RateLimiter(s.rate_limit_per_s, s.rate_limit_burst)
+                limiter = (RateLimiter(s.admin_rate_limit_per_s, s.admin_rate_limit_burst)
+                           if name == ADMIN_BUCKET else
+                           RateLimiter(s.rate_limit_per_s, s.rate_limit_burst))
                 setattr(state, name, limiter)
     return limiter
 
@@ -145,7 +155,7 @@ def require_admin(
         raise _fail(request, 401, "unauthorized",
                     "this endpoint needs the admin key (Authorization: Bearer KEY)")
     if verify_admin_key(key, settings.admin_key):
-        _throttle(request, "key_limiter", hash_key(key))
+        _throttle(request, ADMIN_BUCKET, hash_key(key))
         return Caller(admin=True, table_id=None)
     with sf() as session:
         table = sheet.table_for_key(session, key)
@@ -169,7 +179,7 @@ def require_table(
                     f"table {table_id} needs its key (Authorization: Bearer KEY)")
     settings = app_settings(request)
     if settings.admin_key and verify_admin_key(key, settings.admin_key):
-        _throttle(request, "key_limiter", hash_key(key))
+        _throttle(request, ADMIN_BUCKET, hash_key(key))
         with sf() as session:
             if session.get(GameTable, table_id) is None:
                 raise ApiError(404, "not_found", f"no table {table_id}")
@@ -245,5 +255,24 @@ def frame_reader(request: Request, table_id: RowId) -> FrameReader:
             data["notes"] = [*data["notes"], f"tiles read together over {together} frames "
                              "of the same scene"]
         return reading_from_recognition(data, refused_win=result.refused_win)
+
+    return read
+
+
+def photo_reader(request: Request) -> FrameReader:
+    """The recognizer for one photo of a hand (``POST /v1/tables/{id}/photos``):
+    :func:`vision.recognize` with the app's detector, the photo read alone — not averaged
+    with a camera's frames (:func:`frame_reader`), so the same photo sent again reads the
+    same. 503 ``not_ready`` without a model. Tests override this dependency with a fake."""
+    detector = getattr(request.app.state, "detector", None)
+    if detector is None:
+        reason = getattr(request.app.state, "detector_error", None) or "no model loaded"
+        raise ApiError(503, "not_ready", f"the tile detector is not available: {reason}")
+
+    def read(image: np.ndarray, rules: str, context: Mapping[str, Any]) -> FrameReading:
+        from vision.recognize import recognize
+
+        result = recognize(image, rules, dict(context) or None, detector=detector)
+        return reading_from_recognition(result.to_dict(), refused_win=result.refused_win)
 
     return read

@@ -171,6 +171,74 @@ def reading_from_recognition(data: Mapping[str, Any], refused_win: bool = False)
                         len(tiles), dict(data))
 
 
+#: Between a camera frame's hand key and what its fields say of the win (:func:`frame_key`).
+CLAIM_MARK = "|"
+
+
+def win_claim(report: HandReport) -> str:
+    """What a frame's fields say of the win: the winner's seat wind (``?`` not said), then
+    how it was won — the discarder's seat wind, ``*`` self-drawn, ``?`` not said; empty
+    when they say nothing of it.
+
+    >>> win_claim(HandReport(winner="E", discarder="S")), win_claim(HandReport(winner="N",
+    ...     self_drawn=True)), win_claim(HandReport())
+    ('E>S', 'N>*', '')
+    """
+    how = "*" if report.self_drawn else (report.discarder or "")
+    if not report.winner and not how:
+        return ""
+    return f"{report.winner or '?'}>{how or '?'}"
+
+
+def frame_key(key: str, report: HandReport) -> str:
+    """A frame's key for the camera's stability (:func:`tilecam.tables.stability.step`):
+    the hand's key (:func:`tilecam.tables.scoring_bridge.score_key`) and what the frame's
+    fields say of the win (:func:`win_claim`), so that a frame of the same tiles, or of
+    tiles a re-read apart, whose winner, discarder or self-draw contradict the hand the
+    camera recorded is not answered as that hand (``already_recorded``) but counted as a
+    new one (before the seventy-fourth session a photo of the next hand, two tiles from
+    the last and won by another seat, was never recorded). A frame that says nothing of
+    the win keys as the hand alone, as before.
+
+    >>> frame_key("123m456m789m123p55p", HandReport(winner="W", discarder="N"))
+    '123m456m789m123p55p|W>N'
+    """
+    claim = win_claim(report)
+    return f"{key}{CLAIM_MARK}{claim}" if claim else key
+
+
+def _key_parts(key: str) -> tuple[str, str, str]:
+    """``(hand key, winner, how)`` of a :func:`frame_key` (empty where not said)."""
+    hand, _, claim = key.partition(CLAIM_MARK)
+    winner, _, how = claim.partition(">")
+    return hand, winner.strip("?"), how.strip("?")
+
+
+def claims_agree(a: str, b: str) -> bool:
+    """Whether two frame keys' win claims may be one win: neither names another winner,
+    nor another way of winning (another discarder, or a self-draw against a discard)
+    than the other does; one that says nothing agrees with any.
+
+    >>> claims_agree("X|E>S", "X|E>?"), claims_agree("X|E>S", "X"), claims_agree(
+    ...     "X|E>S", "X|W>N"), claims_agree("X|E>*", "X|E>S")
+    (True, True, False, False)
+    """
+    _, wa, ha = _key_parts(a)
+    _, wb, hb = _key_parts(b)
+    return not (wa and wb and wa != wb) and not (ha and hb and ha != hb)
+
+
+def same_hand(a: str, b: str) -> bool:
+    """The camera's ``same`` test: the same hand key, and win claims that agree."""
+    return _key_parts(a)[0] == _key_parts(b)[0] and claims_agree(a, b)
+
+
+def near_hand(a: str, b: str) -> bool:
+    """The camera's ``near`` test: hand keys a re-read apart
+    (:func:`tilecam.tables.scoring_bridge.reread_of`), and win claims that agree."""
+    return claims_agree(a, b) and reread_of(_key_parts(a)[0], _key_parts(b)[0])
+
+
 @dataclass(frozen=True)
 class FrameResult:
     """The answer to one frame: ``status`` is ``waiting``, ``recorded`` (this frame
@@ -233,7 +301,9 @@ def process_frame(
         table = sheet.get_table(session, table_id)
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
-        key = score_key(hand_text, str(table.rules)) if hand_text is not None else None
+        # … and carry what the frame says of the win, which a recorded hand must agree with
+        key = (frame_key(score_key(hand_text, str(table.rules)), report)
+               if hand_text is not None else None)
         state = sheet.camera_state(session, table_id)
         seen, state.surface = _look(state.surface, reading)
         shows = reading.view if seen is None or seen.view == TILES else seen.shows_table
@@ -241,7 +311,7 @@ def process_frame(
         view, note = (seen.view, seen.note) if seen is not None else (None, None)
         watch = Watch(state.signature, state.streak, state.empty_streak,
                       state.recorded_signature, state.frames_seen, state.quiet_streak or 0)
-        watch, decision = step(watch, frame, needed, near=reread_of)
+        watch, decision = step(watch, frame, needed, near=near_hand, same=same_hand)
         state.signature, state.streak = watch.signature, watch.streak
         state.empty_streak, state.recorded_signature = watch.empty_streak, watch.recorded_signature
         state.frames_seen, state.quiet_streak = watch.frames_seen, watch.quiet_streak
@@ -271,6 +341,81 @@ def process_frame(
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
                            recorded.hand.number, image_error, view, note)
+
+    try:
+        return sheet.transaction(sf, work)
+    except BaseException:
+        if wrote:
+            target.unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """A hand recorded from one photo (:func:`record_photo`): the hand (``created`` False
+    for a repeat of a hand recorded with that ``number``), and why the photo was not kept
+    where it could not be (the hand is recorded without it)."""
+
+    recorded: sheet.Recorded
+    image_error: str | None = None
+
+
+#: The file name ending a photo is kept under, by the format its header names.
+PHOTO_SUFFIX = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
+
+
+def record_photo(
+    sf: sessionmaker[Session],
+    table_id: int,
+    reading: FrameReading,
+    image: bytes,
+    image_format: str,
+    report: HandReport,
+    data_dir: Path,
+    *,
+    source: str,
+    author: str,
+    number: int | None = None,
+    store: bool = True,
+    review_below: float = 0.0,
+) -> PhotoResult:
+    """Record the hand one photo shows (``POST /v1/tables/{id}/photos``): read once, no
+    run of frames, in one transaction with the photo kept under ``data_dir/frames/`` as
+    its image reference (``store``). ``reading`` must be a complete hand (the route
+    refuses a photo without one). ``number`` makes a re-send idempotent as a posted hand's
+    (:func:`tilecam.tables.sheet.insert_hand`: the same hand again is answered with the
+    one recorded, and its photo is not kept twice; other content is a conflict). A win
+    read unsure is recorded pending for a referee, as a camera's is
+    (:data:`tilecam.tables.sheet.READ_FROM_IMAGES`). The camera's frames are left as they
+    were: a table's camera and photos of it do not mix their runs."""
+    assert reading.hand is not None
+    hand_text = normalize_hand(reading.hand)
+    suffix = PHOTO_SUFFIX.get(image_format.lower(), ".img")
+    rel = Path("frames") / f"table-{table_id}" / f"photo-{uuid.uuid4().hex}{suffix}"
+    target = data_dir / rel
+    wrote = False
+
+    def work(session: Session) -> PhotoResult:
+        nonlocal wrote
+        table = sheet.get_table(session, table_id)
+        image_error: str | None = None
+        if store:
+            try:
+                _write(target, image)
+                wrote = True
+            except OSError as exc:  # the hand matters more than its picture: record it
+                image_error = f"the photo was not kept: {exc.strerror or exc}: {target}"
+                log.warning("tilecam: table %d: %s", table_id, image_error)
+        full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
+                       image_ref=rel.as_posix() if wrote else None)
+        recorded = sheet.insert_hand(session, table, full, source, author, number,
+                                     review_below=review_below)
+        if not recorded.created:  # a repeat: the hand keeps its first photo
+            if wrote:
+                target.unlink(missing_ok=True)
+            wrote, image_error = False, None
+        session.flush()
+        return PhotoResult(recorded, image_error)
 
     try:
         return sheet.transaction(sf, work)

@@ -131,7 +131,10 @@ def next_place_of(table: GameTable, hands: Sequence[Hand]) -> flow.Place | None:
 
 def next_of(table: GameTable, where: Sequence[flow.Place]) -> flow.Place | None:
     """The next hand's place from the table's places as :func:`places_of` gave them (its
-    last); None once the session is over."""
+    last); None once the session is over — its rounds played, or the table closed (time
+    called) or withdrawn by the referee."""
+    if table.closed_at is not None or table.withdrawn:
+        return None
     return None if flow.session_over(deal_of(table), where[-1]) else where[-1]
 
 
@@ -149,13 +152,19 @@ def chip_stack(table: GameTable) -> int | None:
 
 
 def report_of(rev: HandRevision) -> HandReport:
-    """The report a stored revision was scored from (to score it again at a new place)."""
+    """The report a stored revision was scored from (to score it again at a new place, or
+    to lay a correction's fields over): its content and the note it came with
+    (``report_note``: none for a revision stored before migration 0010). A void revision
+    of a drawn hand (no hand, no winner) is a drawn hand's report."""
     ctx = dict(rev.context or {})
     flags = {k: ctx.pop(k) for k in ("self_drawn", "last_of_kind", "kong", "last_wall_tile",
                                      "flowers") if k in ctx}
-    return HandReport(outcome="draw" if rev.outcome == "draw" else "win", hand=rev.hand_text,
+    drawn = rev.outcome == "draw" or (rev.outcome == "void" and rev.hand_text is None
+                                      and rev.winner is None)
+    return HandReport(outcome="draw" if drawn else "win", hand=rev.hand_text,
                       winner=rev.winner, discarder=rev.discarder, context=ctx,
-                      recognized=rev.recognized, image_ref=rev.image_ref, **flags)
+                      recognized=rev.recognized, image_ref=rev.image_ref,
+                      note=rev.report_note, **flags)
 
 
 def moved(a: flow.Place, b: flow.Place) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -46,7 +46,14 @@ from tilecam.tables.places import (
     report_of,
     why_moved,
 )
-from tilecam.tables.scoring_bridge import DealerClash, Evaluation, HandReport, evaluate
+from tilecam.tables.scoring_bridge import (
+    DealerClash,
+    Evaluation,
+    HandReport,
+    context_clash,
+    evaluate,
+    reading_context,
+)
 from tilecam.tables.settlement import (
     MCR_PENALTY_POINTS,
     NO_POINTS,
@@ -181,29 +188,14 @@ def create_table(
     Returns the table and its API key; only the key's hash is stored, so this is
     the one time the key can be shown.
     """
-    if not visible(name):
-        raise ValueError("a table needs a name")
-    if len(players) != 4:
-        raise ValueError(f"a table needs four player names (East, South, West, North), "
-                         f"not {len(players)}")
-    name = tidy_name(name)
-    players = [tidy_name(p) for p in players]
-    if blank := [i + 1 for i, p in enumerate(players) if not visible(p)]:
-        raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
-    if len({p.strip() for p in players}) != 4:
-        raise ValueError("the four player names must differ")
-    if any(len(p.strip()) > 200 for p in players):
-        raise ValueError("a player name may have at most 200 characters")
+    name = _table_name(name)
+    players = player_names(players)
     rules = rules or event.rules
     if version is None and rules == event.rules:
         version = event.version
     settings = dict(rule_settings or {})
     check_rules(rules, version, settings)
-    taken = session.scalar(
-        select(GameTable.id).where(GameTable.event_id == event.id, GameTable.name == name.strip())
-    )
-    if taken is not None:
-        raise Conflict(f"event {event.id} already has a table named {name.strip()!r}")
+    _name_free(session, event.id, name)
     key = new_key()
     table = GameTable(event_id=event.id, name=name.strip(), rules=rules, version=version,
                       rule_settings=settings, key_hash=hash_key(key))
@@ -214,6 +206,115 @@ def create_table(
     session.add(CameraState(table_id=table.id, streak=0, empty_streak=0, frames_seen=0))
     session.flush()
     return table, key
+
+
+def _table_name(name: str) -> str:
+    """A table's name as kept (:func:`tidy_name`); ValueError when it shows nothing."""
+    if not visible(name):
+        raise ValueError("a table needs a name")
+    return tidy_name(name).strip()
+
+
+def player_names(players: Sequence[str]) -> list[str]:
+    """A table's four player names as kept (:func:`tidy_name`), in their round-1 seats;
+    ValueError naming what is wrong (not four, one empty, two alike, one too long)."""
+    if len(players) != 4:
+        raise ValueError(f"a table needs four player names (East, South, West, North), "
+                         f"not {len(players)}")
+    names = [tidy_name(p).strip() for p in players]
+    if blank := [i + 1 for i, p in enumerate(names) if not visible(p)]:
+        raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
+    if len(set(names)) != 4:
+        raise ValueError("the four player names must differ")
+    if any(len(p) > 200 for p in names):
+        raise ValueError("a player name may have at most 200 characters")
+    return names
+
+
+def _name_free(session: Session, event_id: int, name: str,
+               table_id: int | None = None) -> None:
+    """:class:`Conflict` when another table of the event (not ``table_id``) has ``name``."""
+    taken = session.scalar(
+        select(GameTable.id).where(GameTable.event_id == event_id, GameTable.name == name,
+                                   GameTable.id != (table_id or 0)))
+    if taken is not None:
+        raise Conflict(f"event {event_id} already has a table named {name!r}")
+
+
+def refuse_closed(session: Session, table: GameTable) -> None:
+    """:class:`Conflict` when ``table`` records no new hand: the referee closed it (time
+    called: :func:`close_table`) or withdrew it (:func:`update_table`). Read from the
+    database under the sheet's lock, so a close that committed a moment ago counts."""
+    closed_at, reason, withdrawn = session.execute(
+        select(GameTable.closed_at, GameTable.close_reason, GameTable.withdrawn)
+        .where(GameTable.id == table.id)).one()
+    if closed_at is not None:
+        raise Conflict(f"table {table.id} is closed ({reason}): it records no more hands; "
+                       "a referee may still correct, void and penalise what it holds")
+    if withdrawn:
+        raise Conflict(f"table {table.id} is withdrawn from its event: it records no more "
+                       "hands")
+
+
+def close_table(sf: sessionmaker[Session], table_id: int, author: str,
+                reason: str) -> GameTable:
+    """The referee closes the table's sheet (the session's time called, seed 000/001:
+    当比赛已到规定时间…比赛结束，按已取得的分数计算成绩): no hand is recorded after it (409),
+    its standings say ``complete`` and ``closed``; what it holds may still be corrected,
+    voided and penalised. Closing a closed table is a :class:`Conflict`."""
+    if not reason.strip():
+        raise ValueError("closing a table needs a reason")
+
+    def work(session: Session) -> GameTable:
+        lock_sheet(session, table_id)
+        table = get_table(session, table_id)
+        session.refresh(table)
+        if table.closed_at is not None:
+            raise Conflict(f"table {table_id} is already closed ({table.close_reason})")
+        table.closed_at = utcnow()
+        table.close_reason = f"{reason.strip()} (by {author})"
+        session.flush()
+        return table
+
+    return transaction(sf, work)
+
+
+def update_table(sf: sessionmaker[Session], table_id: int, *, name: str | None = None,
+                 players: Sequence[str] | None = None,
+                 withdrawn: bool | None = None) -> GameTable:
+    """The referee changes what is safe to change of a table: its ``name`` at any time
+    (unique in its event), its ``players`` (four names in their round-1 seats) only while
+    its sheet holds no hand and no penalty — after that each hand and penalty names
+    them —, and whether it is ``withdrawn`` from its event's standings (kept, with its
+    history: nothing recorded is deleted; a withdrawn table records no new hand)."""
+
+    def work(session: Session) -> GameTable:
+        lock_sheet(session, table_id)
+        table = get_table(session, table_id)
+        if name is not None:
+            kept = _table_name(name)
+            _name_free(session, table.event_id, kept, table.id)
+            table.name = kept
+        if players is not None:
+            names = player_names(players)
+            if names != [p.name for p in table.players]:
+                recorded = session.scalar(select(func.count(Hand.id))
+                                          .where(Hand.table_id == table_id))
+                booked = session.scalar(select(func.count(Penalty.id))
+                                        .where(Penalty.table_id == table_id))
+                if recorded or booked:
+                    raise Conflict(
+                        f"table {table_id} holds {recorded} hand(s) and {booked} "
+                        "penalty(ies), each naming its players: the players may change only "
+                        "before the first hand (open a new table for other players)")
+                for player, new in zip(table.players, names, strict=True):
+                    player.name = new
+        if withdrawn is not None:
+            table.withdrawn = withdrawn
+        session.flush()
+        return table
+
+    return transaction(sf, work)
 
 
 def get_event(session: Session, event_id: int) -> Event:
@@ -301,11 +402,42 @@ def _round_row(session: Session, table_id: int, place: flow.Place) -> Round:
 MOST_POINTS = 2**31 - 1
 
 
+def check_report_context(table: GameTable, report: HandReport) -> None:
+    """:class:`RulesError` (400 ``invalid_context``, as ``/v1/score`` and a camera frame
+    answer it) naming what is wrong with a report's rule-set context on its own, whatever
+    the hand: a field the rules do not have or a value that is none (MCR given a gold, a
+    gold that is no tile code) and, for a win, what the rules need whatever the hand (the
+    Xiamen gold, the Zhenjiang 百搭: :meth:`scoring.rulesets.base.RuleSet.check_context`),
+    or a ``dealer`` against the winner's seat. A drawn hand needs no gold or 百搭; its
+    fields are checked as the rule set reads them. Seat fields given as seat winds are
+    read as the scorer reads them (from the winner's seat:
+    :func:`tilecam.tables.scoring_bridge.reading_context`). Before the seventy-fourth
+    session these were 400 ``invalid_hand`` on a table's hands and corrections."""
+    import scoring
+
+    if context_clash(report.context) is not None:  # the scorer names it (ContextClash)
+        return
+    rule_set = scoring.get_rule_set(str(table.rules))
+    try:
+        if report.outcome != "win":
+            rule_set.resolve_context({k: v for k, v in report.context.items()
+                                      if k not in rule_set.seat_context})
+            return
+        settings = {k: v for k, v in (table.rule_settings or {}).items()
+                    if not (k == "version" and table.version is not None)}
+        scoring.check_context(str(table.rules), version=table.version, settings=settings,
+                              **reading_context(report, str(table.rules)))
+    except scoring.HandError as exc:
+        raise RulesError(str(exc)) from None
+
+
 def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
               lenient: bool = False, review_below: float = 0.0) -> Evaluation:
-    try:
-        ev = evaluate(report, place, table.rules, table.version, table.rule_settings or {},
-                      lenient=lenient, review_below=review_below)
+    if not lenient:  # a camera's frame was checked so before it was read
+        check_report_context(table, report)
+    try:  # the evaluation's own words only: the report's note is added by _revision
+        ev = evaluate(replace(report, note=None), place, table.rules, table.version,
+                      table.rule_settings or {}, lenient=lenient, review_below=review_below)
     except DealerClash as exc:  # a dealer flag against the seats: 400 invalid_context,
         raise RulesError(str(exc)) from None  # as a camera frame's is
     largest = max([abs(ev.total or 0), *(abs(int(v)) for v in ev.settlement)])
@@ -318,8 +450,31 @@ def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
     return ev
 
 
+def joined_notes(*parts: str | None) -> str | None:
+    """A revision's note from its parts, in order, each once (a part the text holds
+    already is left out: a held win's note carried into the next revision); None when
+    all are empty.
+
+    >>> joined_notes("打首搭: N gets 18", "table 4: wall ran out", None)
+    '打首搭: N gets 18; table 4: wall ran out'
+    >>> joined_notes(None, " ", None) is None
+    True
+    """
+    out: list[str] = []
+    for part in parts:
+        text = (part or "").strip()
+        if text and not any(text in kept for kept in out):
+            out.append(text)
+    return "; ".join(out) or None
+
+
 def _revision(hand: Hand, number: int, action: str, table: GameTable, report: HandReport,
-              ev: Evaluation, author: str, note: str | None, place: flow.Place) -> HandRevision:
+              ev: Evaluation, author: str, said: str | None, place: flow.Place) -> HandRevision:
+    """A revision of ``hand`` scored from ``report`` (``ev``). Its note keeps every part:
+    the evaluation's words (a drawn hand's 打首搭 transfer, why a win is held pending), then
+    the report's own note (a table's remark), then ``said``, why this revision exists (a
+    referee's reason, a reseat's cause) — appended, not in place of the others (before
+    the seventy-fourth session a reseat or a correction replaced them)."""
     return HandRevision(
         hand_id=hand.id, revision=number, action=action, outcome=ev.outcome,
         hand_text=ev.hand, recognized=dict(report.recognized) if report.recognized else None,
@@ -327,7 +482,8 @@ def _revision(hand: Hand, number: int, action: str, table: GameTable, report: Ha
         discarder=report.discarder, rules=table.rules,
         version=(ev.score or {}).get("version") or table.version, total=ev.total,
         legal=ev.legal, score=ev.score, settlement=ev.settlement, seats=place.seat_winds(),
-        note=note if note is not None else ev.note, author=author,
+        note=joined_notes(ev.note, report.note, said), report_note=report.note,
+        author=author,
     )
 
 
@@ -335,7 +491,7 @@ def _revision(hand: Hand, number: int, action: str, table: GameTable, report: Ha
 #: (:func:`next_revision`).
 _CARRIED = ("outcome", "hand_text", "recognized", "image_ref", "context", "winner",
             "discarder", "rules", "version", "total", "legal", "score", "settlement", "seats",
-            "note")
+            "note", "report_note")
 
 
 def next_revision(last: HandRevision, *, action: str, author: str,
@@ -347,13 +503,23 @@ def next_revision(last: HandRevision, *, action: str, author: str,
                         author=author, **fields)
 
 
+#: The sources of hands read from an image — a camera's frames, a photo posted once
+#: (``POST /v1/tables/{id}/photos``) — which a referee checks: a hand the scorer refuses
+#: is recorded pending with why instead of refused, and an unsure reading is held.
+READ_FROM_IMAGES = ("camera", "photo")
+
+
 @dataclass
 class Recorded:
-    """A recorded hand and its current revision; ``created`` is False for a repeat post."""
+    """A recorded hand and its current revision; ``created`` is False for a repeat post.
+    A correction also says which of the report's fields (:data:`REPORT_FIELDS`) it
+    ``changed`` from the last revision, and which it left out and so ``kept``."""
 
     hand: Hand
     revision: HandRevision
     created: bool
+    changed: tuple[str, ...] | None = None
+    kept: tuple[str, ...] | None = None
 
 
 def insert_hand(session: Session, table: GameTable, report: HandReport, source: str,
@@ -364,7 +530,8 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
     ``pending`` (:func:`tilecam.tables.scoring_bridge.evaluate`).
     ``number`` None takes the next place. A given ``number`` that is already recorded
     with the same content returns that hand (``created`` False: a client re-sending a
-    hand it is not sure was stored); with other content it is a :class:`Conflict`.
+    hand it is not sure was stored); with other content it is a :class:`Conflict`. A
+    closed or withdrawn table records no new hand (:func:`refuse_closed`).
     """
     lock_sheet(session, table.id)
     hands = hands_of(session, table.id)
@@ -382,10 +549,11 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
             raise Conflict(f"hand {number} is out of order: the next hand of table "
                            f"{table.id} is {nxt}")
     number = nxt
+    refuse_closed(session, table)
     place = next_place_of(table, hands)
     if place is None:
         raise Conflict(f"table {table.id} has recorded all {number - 1} hands of the session")
-    camera = source == "camera"
+    camera = source in READ_FROM_IMAGES
     ev = _evaluate(table, place, report, lenient=camera,
                    review_below=review_below if camera else 0.0)
     rnd = _round_row(session, table.id, place)
@@ -429,9 +597,83 @@ def _one_of(hands: Sequence[Hand], table_id: int, number: int) -> Hand:
     return hands[number - 1]
 
 
+#: The fields of a hand's report (:class:`HandReport`) a referee's correction gives:
+#: those it leaves out keep the last revision's values (:func:`merged_report`).
+REPORT_FIELDS = ("outcome", "hand", "winner", "discarder", "self_drawn", "last_of_kind",
+                 "kong", "last_wall_tile", "flowers", "context", "note")
+#: What a win has and a drawn hand has not: a correction that makes a win a drawn hand
+#: drops those it leaves out instead of keeping them.
+WIN_ONLY = ("hand", "winner", "discarder", "self_drawn", "last_of_kind", "kong",
+            "last_wall_tile", "flowers")
+
+
+def merged_report(last: HandReport, report: HandReport,
+                  given: Collection[str]) -> HandReport:
+    """A correction's report: the fields of ``report`` named in ``given`` laid over
+    ``last`` (the hand's last revision, :func:`tilecam.tables.places.report_of`), so that
+    a field left out keeps its value — a winner corrected alone keeps the flowers, the
+    kong and the table's note. How the win was won is taken as one: a ``discarder``
+    given ends a self-draw the correction leaves out, ``self_drawn`` true given drops a
+    discarder left out, a winner cleared (null) drops his discarder; a winner given who
+    was the last revision's discarder needs the discarder given too (ValueError). A win
+    made a drawn hand leaves the win's own fields (:data:`WIN_ONLY`) it does not give at
+    their defaults; a drawn hand given a winner, a discarder or a self-draw (and no
+    ``outcome``) is a win. The camera's reading and image are always the last revision's.
+
+    >>> won = HandReport(hand="123m456m789m234p55s", winner="E", discarder="S", flowers=2)
+    >>> merged_report(won, HandReport(winner="W"), {"winner"}).flowers
+    2
+    >>> merged_report(won, HandReport(outcome="draw"), {"outcome"}).winner is None
+    True
+    """
+    merged = replace(last, **{name: getattr(report, name) for name in REPORT_FIELDS
+                              if name in given})
+    if "outcome" not in given and merged.outcome == "draw" and (
+            report.winner is not None or report.discarder is not None or report.self_drawn):
+        merged = replace(merged, outcome="win")  # a drawn hand given its winner: a win
+    # how the win was won is one thing: a discarder given ends a self-draw left out, a
+    # self-draw given a discarder left out, a winner cleared his discarder left out
+    if "discarder" in given and report.discarder is not None and "self_drawn" not in given:
+        merged = replace(merged, self_drawn=False)
+    if "self_drawn" in given and report.self_drawn and "discarder" not in given:
+        merged = replace(merged, discarder=None)
+    if "winner" in given and report.winner is None and "discarder" not in given:
+        merged = replace(merged, discarder=None)
+    if ("discarder" not in given and merged.discarder is not None
+            and merged.discarder == merged.winner):
+        raise ValueError(f"the winner given, {merged.winner}, was the discarder of the hand's "
+                         "last revision: give the discarder too (or self_drawn true)")
+    if merged.outcome == "draw" and last.outcome != "draw":
+        bare = HandReport()
+        merged = replace(merged, **{name: getattr(bare, name) for name in WIN_ONLY
+                                    if name not in given})
+    return merged
+
+
+def _report_value(report: HandReport, name: str) -> Any:
+    """A report field as a correction compares it (a hand in the scorer's notation)."""
+    value = getattr(report, name)
+    if name == "hand" and value:
+        from tilecam.tables.scoring_bridge import normalize_hand
+
+        try:
+            return normalize_hand(value)
+        except ValueError:
+            return value
+    if name == "context":
+        return dict(value)
+    return value
+
+
 def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
-                 author: str, reason: str | None) -> Recorded:
-    """A referee's correction: a new revision of hand ``number`` (the old ones stay)."""
+                 author: str, reason: str | None,
+                 given: Collection[str] | None = None) -> Recorded:
+    """A referee's correction: a new revision of hand ``number`` (the old ones stay).
+
+    ``given``: the report's fields the referee gave (:data:`REPORT_FIELDS`); those left
+    out keep the last revision's values (:func:`merged_report`). None: ``report`` is the
+    hand's full new content, every field as it says. The :class:`Recorded` says which
+    fields the correction ``changed`` and which it ``kept``."""
     if reason is not None and not reason.strip():
         raise ValueError("a correction needs a reason")
 
@@ -441,25 +683,30 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
         hands = hands_of(session, table_id)
         hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
-        if report.recognized is None and last.recognized is not None:
+        was = report_of(last)
+        if given is not None:
+            report_ = merged_report(was, report, given)
+        elif report.recognized is None and last.recognized is not None:
             report_ = _with(report, recognized=last.recognized, image_ref=last.image_ref)
         else:
             report_ = report
         before = places_of(table, hands)
+        # a correction left pending keeps why (not a legal win, a seat unknown), and the
+        # report's note, beside the referee's reason
         ev = _evaluate(table, before[number - 1], report_)
-        # a correction left pending keeps why (not a legal win, a seat unknown) beside
-        # the referee's reason
-        note = (f"{reason}; {ev.note}" if reason and ev.note and ev.outcome == "pending"
-                else reason or ev.note)
         rev = _revision(hand, last.revision + 1, "correct", table, report_, ev, author,
-                        note, before[number - 1])
+                        reason, before[number - 1])
         hand.revisions.append(rev)
         session.flush()
         _reseat(session, table, hands, before, number, author)
         if last.outcome == flow.FALSE_CLAIM and rev.outcome != flow.FALSE_CLAIM:
             _rebook_offences(table, hands, f"hand {number}'s false-claim ruling undone by "
                              f"a correction (by {author})", _in_hands_of(hands, number))
-        return Recorded(hand, rev, True)
+        changed = tuple(name for name in REPORT_FIELDS
+                        if _report_value(was, name) != _report_value(report_, name))
+        kept = tuple(name for name in REPORT_FIELDS
+                     if given is not None and name not in given)
+        return Recorded(hand, rev, True, changed, kept)
 
     return transaction(sf, work)
 
@@ -649,7 +896,7 @@ def _rescored(session: Session, table: GameTable, hand: Hand, old: flow.Place,
                              settlement=deltas, note=f"{note}; {ruling.note}")
     report = report_of(last)
     try:
-        ev = _evaluate(table, new, report, lenient=hand.source == "camera")
+        ev = _evaluate(table, new, report, lenient=hand.source in READ_FROM_IMAGES)
     except ValueError as exc:
         ev = Evaluation("pending", last.hand_text, None, None, None, [0, 0, 0, 0],
                         f"the scorer refused this hand: {exc}")
@@ -660,9 +907,7 @@ def _rescored(session: Session, table: GameTable, hand: Hand, old: flow.Place,
                     "claim or bar before it now): a referee confirms the win (a correction) "
                     "before it counts")
         ev = Evaluation("pending", ev.hand, ev.total, ev.legal, ev.score, [0, 0, 0, 0], held)
-    return _revision(hand, last.revision + 1, "reseat", table, report, ev, author,
-                     f"{note}; {ev.note}" if ev.note and ev.outcome == "pending" else note,
-                     new)
+    return _revision(hand, last.revision + 1, "reseat", table, report, ev, author, note, new)
 
 
 def hands_of(session: Session, table_id: int) -> list[Hand]:

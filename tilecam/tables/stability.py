@@ -89,12 +89,25 @@ class Watch:
 
 
 def step(watch: Watch, reading: Reading, needed: int,
-         near: Callable[[str, str], bool] | None = None) -> tuple[Watch, str]:
+         near: Callable[[str, str], bool] | None = None,
+         same: Callable[[str, str], bool] | None = None) -> tuple[Watch, str]:
     """Advance ``watch`` (in place) by one frame; returns it and the decision. ``near(a,
     b)``: whether two hand keys may be one hand's tiles read otherwise (default: any two
     may); a hand read otherwise than the one recorded last waits for a gap only then —
     a camera that sends frames only when a hand is shown records the next, different,
-    hand at once."""
+    hand at once. ``same(a, b)``: whether a key other than the recorded one's text is
+    still the recorded hand (default: only the same text is) — a camera's key carries
+    what its frames said of the win (:func:`tilecam.tables.camera.frame_key`), and a frame
+    that says less than the recorded one (no winner) is that hand, one that says
+    otherwise (another winner) is not.
+
+    >>> w = Watch(recorded_signature="A|E>S")
+    >>> agree = lambda a, b: a.split("|")[0] == b.split("|")[0] and "W" not in a + b
+    >>> step(w, Reading("A", True, 14), 1, near=agree, same=agree)[1]
+    'recorded'
+    >>> step(w, Reading("A|W>N", True, 14), 1, near=agree, same=agree)[1]
+    'record'
+    """
     if needed < 1:
         raise ValueError(f"stable frame count must be at least 1, not {needed}")
     watch.frames_seen += 1
@@ -120,7 +133,9 @@ def step(watch: Watch, reading: Reading, needed: int,
         watch.streak += 1
     else:
         watch.signature, watch.streak = sig, 1
-    if sig == watch.recorded_signature:
+    if sig == watch.recorded_signature or (
+            same is not None and watch.recorded_signature is not None
+            and same(sig, watch.recorded_signature)):
         # the recorded hand still in view: it was never put away, whatever frames without
         # a complete hand (an arm over the tiles) came between
         watch.quiet_streak = 0

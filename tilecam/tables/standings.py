@@ -3,7 +3,9 @@
 A hand counts with its latest revision (a void or pending hand counts zero; a record
 ruled a false claim counts its penalty among the penalty points); penalties count unless
 voided. Players are ranked by total points; equal totals
-share a rank. A win counts as self-drawn as its score settled it — the score's own
+share a rank. An event ranks each player once: the player's lines at the event's tables
+summed (one name across its tables, as the sheet compares names: :class:`EventLine`),
+a withdrawn table left out. A win counts as self-drawn as its score settled it — the score's own
 ``self_drawn`` (Xiamen's 游金 or 抢杠自摸, a Zhenjiang 天胡, with the report's
 ``self_drawn`` or without), or for a score stored by an older version, which lacks it,
 the reading by win-type names (:func:`tilecam.tables.scoring_bridge.scored_self_drawn`)
@@ -109,6 +111,8 @@ class TableStandings:
             "false_claims": self.false_claims,
             "complete": self.next_hand is None,
             "next_hand": self.next_hand,
+            "closed": self.table.closed_at is not None,
+            "withdrawn": bool(self.table.withdrawn),
             "players": [p.to_dict() for p in sorted(self.players, key=_rank_order)],
         }
 
@@ -192,18 +196,89 @@ def table_standings(session: Session, table: GameTable,
     return out
 
 
+#: The counts a player's event line sums over the player's table lines.
+SUMMED = ("hand_points", "penalty_points", "wins", "self_drawn_wins", "dealt_in", "money",
+          "warnings", "bars")
+
+
+@dataclass
+class EventLine:
+    """A player's line in the event's standings: the sum of the player's lines at the
+    event's tables (:data:`SUMMED`), ranked by its total. A player is one name across the
+    event's tables, as the sheet keeps and compares names (:func:`sheet.tidy_name`: the
+    same letters, spaces at either end, invisible characters and Unicode forms aside);
+    two people of one name are one line, and one person under two spellings two lines —
+    a referee fixes a name with ``PATCH /v1/tables/{id}`` before the table's first
+    hand. A disqualification (停赛) at any table takes the player's rank."""
+
+    name: str
+    lines: list[PlayerLine] = field(default_factory=list)
+    #: 1 = most points (equal totals share a rank); None for a disqualified player
+    rank: int | None = 0
+
+    def _sum(self, what: str) -> int:
+        return sum(int(getattr(line, what)) for line in self.lines)
+
+    @property
+    def total(self) -> int:
+        return self._sum("hand_points") + self._sum("penalty_points")
+
+    @property
+    def disqualified(self) -> bool:
+        return any(line.disqualified for line in self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "player": self.name,
+            "total": self.total,
+            **{what: self._sum(what) for what in SUMMED},
+            "disqualified": self.disqualified,
+            "tables": len(self.lines),
+            # each table's line, as that table's standings give it (its rank there)
+            "lines": [line.to_dict() for line in sorted(
+                self.lines, key=lambda x: (x.table_id, x.position))],
+        }
+
+
+def _rank_players(players: list[EventLine]) -> None:
+    """Rank the event's players by total (equal totals share a rank); a disqualified
+    player takes none and the others rank among themselves."""
+    for player in players:
+        if player.disqualified:
+            player.rank = None
+    ordered = sorted((p for p in players if not p.disqualified), key=lambda p: -p.total)
+    for i, player in enumerate(ordered):
+        if i and player.total == ordered[i - 1].total:
+            player.rank = ordered[i - 1].rank
+        else:
+            player.rank = i + 1
+
+
 def event_standings(session: Session, event: Event) -> dict[str, Any]:
-    """Every player of the event ranked by total points, with each table's state."""
+    """Every player of the event ranked by total points — a player's lines at the
+    event's tables summed into one (:class:`EventLine`: a multi-session event seats a
+    player at a table per session) — with each table's state. A withdrawn table (a table
+    opened by mistake) is listed with its state and counts for nobody."""
     tables = [table_standings(session, t) for t in event.tables]
-    players = [line for t in tables for line in t.players]
-    _rank(players)
+    players: dict[str, EventLine] = {}
+    for t in tables:
+        if t.table.withdrawn:
+            continue
+        for line in t.players:
+            key = sheet.tidy_name(line.name)
+            players.setdefault(key, EventLine(line.name)).lines.append(line)
+    ranked = list(players.values())
+    _rank_players(ranked)
+    first_seat = {p.name: min((x.table_id, x.position) for x in p.lines) for p in ranked}
     return {
         "event_id": event.id,
         "event": event.name,
         "tables": [
             {k: v for k, v in t.to_dict().items() if k != "players"} for t in tables
         ],
-        "players": [p.to_dict() for p in sorted(players, key=_rank_order)],
+        "players": [p.to_dict() for p in sorted(
+            ranked, key=lambda p: (p.rank is None, p.rank or 0, first_seat[p.name]))],
     }
 
 
@@ -225,9 +300,11 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
     """The table's score sheet: one row per hand (current revision), then penalties, totals."""
     names = [p.name for p in table.players]
     money = money_apart(table.rules)  # Xiamen: four columns of bonus money after the points
+    # a penalty's player and points have their own columns (until the seventy-fourth
+    # session they went in winner and total, and a filter on winner counted them as wins)
     head = ["row", "hand", "round", "prevalent_wind", "dealer", "outcome", "hand_notation",
-            "winner", "discarder", "self_drawn", "total", "revision", "note", *names,
-            *([f"money {n}" for n in names] if money else [])]
+            "winner", "discarder", "self_drawn", "total", "revision", "note", "player",
+            "points", *names, *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
     hands = sheet.hands_of(session, table.id)
     for hand, place in zip(hands, places.places_of(table, hands), strict=False):
@@ -242,7 +319,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             # a false claim's points are its penalty: the claimed hand's total would read
             # as their score
             "" if rev.total is None or rev.outcome == FALSE_CLAIM else rev.total,
-            rev.revision, rev.note or "",
+            rev.revision, rev.note or "", "", "",
             *rev.settlement, *(revision_money(rev, hand.number) if money else []),
         ])
     pens: list[Penalty] = sheet.penalties_of(session, table.id)
@@ -251,26 +328,27 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
         paid = ([0] * 4 + deltas if pen.money else deltas + [0] * 4) if money else deltas
         rows.append([
             "penalty", pen.hand_number or "", "", "", "",
-            f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", names[pen.player], "",
-            "", pen.points, "", pen.reason or "", *paid,
+            f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", "", "", "", "", "",
+            pen.reason or "", names[pen.player], pen.points, *paid,
         ])
     st = table_standings(session, table, hands)
     totals = {p.position: p.total for p in st.players}
     kept = {p.position: p.money for p in st.players}
-    rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "",
+    rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
                  *[totals[i] for i in range(4)], *([kept[i] for i in range(4)] if money else [])])
     return _csv(rows)
 
 
 def event_standings_csv(session: Session, event: Event) -> str:
-    """The event's standings as CSV: rank, player, table, points."""
+    """The event's standings as CSV: a row per player (:class:`EventLine`) — rank,
+    player, the tables played (names, ``; `` between), points and counts summed."""
     data = event_standings(session, event)
-    rows: list[list[Any]] = [["rank", "player", "table", "total", "hand_points",
+    rows: list[list[Any]] = [["rank", "player", "tables", "total", "hand_points",
                               "penalty_points", "wins", "self_drawn_wins", "dealt_in",
                               "money", "warnings", "bars", "disqualified"]]
     for p in data["players"]:
-        rows.append([p["rank"], p["player"], p["table"], p["total"], p["hand_points"],
-                     p["penalty_points"], p["wins"], p["self_drawn_wins"], p["dealt_in"],
-                     p["money"], p["warnings"], p["bars"],
-                     "yes" if p["disqualified"] else ""])
+        rows.append([p["rank"], p["player"], "; ".join(x["table"] for x in p["lines"]),
+                     p["total"], p["hand_points"], p["penalty_points"], p["wins"],
+                     p["self_drawn_wins"], p["dealt_in"], p["money"], p["warnings"],
+                     p["bars"], "yes" if p["disqualified"] else ""])
     return _csv(rows)

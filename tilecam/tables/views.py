@@ -42,8 +42,9 @@ def event_view(event: Event) -> dict[str, Any]:
 
 def table_view(table: GameTable, next_place: flow.Place | None = None, *,
                with_next: bool = False) -> dict[str, Any]:
-    """The table and its players; ``with_next``: also ``next_hand``, the place of the
-    next hand (``next_place``; None once the session is over)."""
+    """The table and its players, and whether a referee closed it (``closed_at``,
+    ``close_reason``) or withdrew it; ``with_next``: also ``next_hand``, the place of the
+    next hand (``next_place``; None once the session is over or the table closed)."""
     out: dict[str, Any] = {
         "id": table.id,
         "event_id": table.event_id,
@@ -53,6 +54,11 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
         "settings": table.rule_settings,
         "players": [{"position": p.position, "name": p.name} for p in table.players],
         "created_at": _iso(table.created_at),
+        # the referee closed the sheet (time called): no more hands; when and why
+        "closed_at": _iso(table.closed_at),
+        "close_reason": table.close_reason,
+        # left out of the event's standings (a table opened by mistake), history kept
+        "withdrawn": bool(table.withdrawn),
     }
     if with_next:
         out["next_hand"] = None if next_place is None else place_view(table, next_place)

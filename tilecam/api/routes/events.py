@@ -4,7 +4,11 @@
 - ``GET /v1/events``, ``GET /v1/events/{id}`` (with its tables).
 - ``POST /v1/events/{id}/tables`` ``{"name", "players": [E, S, W, N], "rules", "version",
   "settings"}`` → the table and its ``api_key`` (shown this once; only its hash is kept).
-- ``GET /v1/events/{id}/standings`` (JSON) and ``/v1/events/{id}/standings.csv``.
+- ``GET /v1/events/{id}/standings`` (JSON) and ``/v1/events/{id}/standings.csv``: a line
+  per player, the player's tables summed (one name across the event's tables), each
+  table's line kept as detail; a withdrawn table counts for nobody.
+
+Bodies are read strictly (a boolean is no number, a string no boolean).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ Admin = Annotated[Caller, Depends(require_admin)]
 class EventIn(StoredIn):
     """A new event."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(min_length=1, max_length=200)
     rules: str = Field("mcr", description="rule set: mcr, xiamen or zhenjiang")
     version: str | None = Field(None, description="rule version (MCR: mil-2015 by default)")
@@ -46,7 +50,7 @@ class EventIn(StoredIn):
 class TableIn(StoredIn):
     """A new table of an event."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(min_length=1, max_length=200)
     players: list[str] = Field(
         description="four player names in their round-1 seats: East, South, West, North"

@@ -13,15 +13,23 @@ Table key (its own table only) or admin key:
   (:func:`tilecam.tables.camera.shows_a_view`), and nor is a lit one that does not show
   the surface the camera learned around the tiles (a wall, the floor:
   :mod:`tilecam.tables.surface`); the answer's ``view`` and ``view_note`` say which.
+  A frame whose ``winner``, ``discarder`` or ``self_drawn`` contradict the hand the
+  camera recorded is not that hand (:func:`tilecam.tables.camera.frame_key`).
+- ``POST /v1/tables/{id}/photos``: one photo of a hand (sent as to ``/v1/recognize``,
+  with a frame's fields, ``number`` and ``note``), read once and recorded at once with
+  the photo as its ``image_ref``; ``number`` makes a re-send idempotent.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
-  drawn hand); ``number`` makes a re-send idempotent.
+  drawn hand); ``number`` makes a re-send idempotent. Bodies are read strictly (a
+  boolean is no number, a string no boolean), as ``/v1/score`` reads them.
 - ``GET /v1/tables/{id}/hands``, ``GET /v1/tables/{id}/hands/{n}`` (with history),
   ``GET /v1/tables/{id}/standings``, ``GET /v1/tables/{id}/sheet.csv``.
 
-Admin key only (referee): ``POST /v1/tables/{id}/hands/{n}/corrections``,
+Admin key only (referee): ``POST /v1/tables/{id}/hands/{n}/corrections`` (the fields
+given replace the hand's, those left out keep the last revision's),
 ``POST /v1/tables/{id}/hands/{n}/void``, ``POST /v1/tables/{id}/penalties``,
-``POST /v1/tables/{id}/penalties/{pid}/void``. Corrections and voids add a revision;
-nothing recorded is overwritten.
+``POST /v1/tables/{id}/penalties/{pid}/void``, ``PATCH /v1/tables/{id}`` (name, players
+before the first hand, withdrawn), ``POST /v1/tables/{id}/close`` (time called: no more
+hands). Corrections and voids add a revision; nothing recorded is overwritten or deleted.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -57,7 +66,7 @@ from tilecam.api.schemas import (
     named_otherwise,
     nul_problem,
 )
-from tilecam.api.upload import FRAME_REQUEST_BODY, request_fields
+from tilecam.api.upload import FRAME_FIELDS, FRAME_REQUEST_BODY, image_request, request_fields
 from tilecam.db.engine import first_line
 from tilecam.db.models import GameTable, Penalty
 from tilecam.tables import camera, places, sheet, standings, views
@@ -67,6 +76,7 @@ from tilecam.tables.access import (
     app_settings,
     database,
     frame_reader,
+    photo_reader,
     require_admin,
     require_reader,
     require_table,
@@ -101,7 +111,7 @@ MOST_CONTEXT_CHARS = 2000
 class HandIn(StoredIn):
     """A hand reported by an automatic table (or a referee's corrected content)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     number: int | None = Field(None, ge=1, description="the hand's number on the sheet (1-16 "
                                "under MCR, more where a false claim was ruled); makes a "
                                "re-send idempotent; default: the next")
@@ -165,21 +175,37 @@ class HandIn(StoredIn):
         )
 
 
-class CorrectionIn(HandIn):
-    """A referee's correction: the hand's full new content and why."""
+def _as_last_revision(schema: dict[str, Any]) -> None:
+    """A correction's fields have no default of their own: one left out keeps the last
+    revision's value (the schema says so instead of a default)."""
+    for name, field in schema.get("properties", {}).items():
+        if name in sheet.REPORT_FIELDS:
+            field.pop("default", None)
+            field["description"] = (field.get("description", name) + "; left out: as "
+                                    "the hand's last revision")
 
+
+class CorrectionIn(HandIn):
+    """A referee's correction and why: the fields given replace the hand's; a field left
+    out keeps the last revision's value (the winner corrected alone keeps the hand, the
+    flowers, the kong and the table's note), and a win made a drawn hand drops the win's
+    fields it does not give. A field given as null clears it (a winner unknown). Sending
+    every field gives the hand exactly that content. The answer says which fields the
+    correction ``changed`` and which it ``kept``."""
+
+    model_config = ConfigDict(json_schema_extra=_as_last_revision)
     reason: str = Field(min_length=1, max_length=2000)
 
 
 class VoidIn(StoredIn):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     reason: str = Field(min_length=1, max_length=2000)
 
 
 class FalseClaimIn(StoredIn):
     """A referee rules a declared win a false claim; the hand is played on."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     reason: str = Field(min_length=1, max_length=2000)
     kind: Literal["wrong_win", "false_win"] | None = Field(
         None, description="错和 (wrong_win) or 诈和 (false_win); default: as the record "
@@ -198,7 +224,7 @@ class PenaltyIn(StoredIn):
     discard, ``slow_pung`` 碰牌 after 3 seconds: warning, 5, 10, 20 …); these take no
     points."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     player: int | str = Field(description="player name, or position 0-3 (round-1 seat)")
     kind: Literal["wrong_win", "false_win", "deduction", "payment", "bar", "warning",
                   "disqualification", "empty_claim", "early_draw", "slow_pung"]
@@ -221,6 +247,29 @@ class PenaltyIn(StoredIn):
                                    "client's name for this request, unique per table: sent "
                                    "again it finds the penalty booked (200) instead of "
                                    "booking another")
+
+
+class TablePatchIn(StoredIn):
+    """What a referee may change of a table: its name at any time, its players only while
+    its sheet holds no hand and no penalty, and whether it is withdrawn from its event's
+    standings. A field left out (or null) is left as it is."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str | None = Field(None, min_length=1, max_length=200,
+                             description="the table's new name (unique in its event)")
+    players: list[str] | None = Field(
+        None, description="four player names in their round-1 seats (East, South, West, "
+        "North); only before the sheet's first hand or penalty (else 409)")
+    withdrawn: bool | None = Field(
+        None, description="true: the table is left out of its event's standings and records "
+        "no new hand (a table opened by mistake), its history kept; false: back in")
+
+
+class CloseIn(StoredIn):
+    """Why the table's sheet is closed (e.g. the session's time called)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    reason: str = Field(min_length=1, max_length=2000)
 
 
 def _table_or_404(session: Session, table_id: int) -> GameTable:
@@ -286,6 +335,45 @@ def get_table(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
         return views.table_view(table, sheet.next_place(session, table), with_next=True)
 
 
+def _table_answer(sf: sessionmaker[Session], table_id: int) -> dict[str, Any]:
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        return views.table_view(table, sheet.next_place(session, table), with_next=True)
+
+
+@router.patch("/{table_id}", dependencies=[Depends(require_json)], responses=WRITE_ERRORS)
+def patch_table(table_id: RowId, body: TablePatchIn, sf: DB,
+                _: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: fix a table — its ``name`` (any time), its ``players`` (only before the
+    sheet's first hand or penalty: 409 after), or ``withdrawn`` (left out of the event's
+    standings and recording no new hand; nothing recorded is deleted). The table as it
+    now is."""
+    if body.name is None and body.players is None and body.withdrawn is None:
+        raise ApiError(400, "invalid_request", "give what to change: name, players or "
+                       "withdrawn")
+    try:
+        sheet.update_table(sf, table_id, name=body.name, players=body.players,
+                           withdrawn=body.withdrawn)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _table_answer(sf, table_id)
+
+
+@router.post("/{table_id}/close", dependencies=[Depends(require_json)],
+             responses=WRITE_ERRORS)
+def close_table(table_id: RowId, body: CloseIn, sf: DB,
+                caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: close the table's sheet (the session's time called): a hand posted after
+    it — by the table, a camera or a referee — is 409; its standings say ``complete`` and
+    ``closed``; corrections, voids and penalties still apply. Closing it again is 409.
+    The table as it now is (``closed_at``, ``close_reason``, no ``next_hand``)."""
+    try:
+        sheet.close_table(sf, table_id, caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _table_answer(sf, table_id)
+
+
 @router.post("/{table_id}/hands", status_code=201, dependencies=[Depends(require_json)],
              responses={**REPEAT, **WRITE_ERRORS})
 def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
@@ -332,10 +420,17 @@ def _refuse_score_fields(context: dict[str, Any]) -> None:
         raise ApiError(400, "invalid_context", f"field {problem}")
 
 
-def _frame_report(fields: dict[str, str]) -> HandReport:
-    known = {"winner", "discarder", "self_drawn", "last_of_kind", "kong", "last_wall_tile",
-             "flowers", "context"}
-    unknown = sorted(set(fields) - known)
+#: The form fields of a camera frame, besides its ``image``.
+FRAME_FIELD_NAMES = ("winner", "discarder", "self_drawn", "last_of_kind", "kong",
+                     "last_wall_tile", "flowers", "context")
+#: The form fields of a photo (``POST …/photos``): a frame's, and a posted hand's
+#: ``number`` (idempotency) and ``note``.
+PHOTO_FIELD_NAMES = (*FRAME_FIELD_NAMES, "number", "note")
+
+
+def _frame_report(fields: dict[str, str],
+                  known: tuple[str, ...] = FRAME_FIELD_NAMES) -> HandReport:
+    unknown = sorted(set(fields) - set(known))
     if unknown:
         raise ApiError(400, "invalid_request", f"unknown field(s) {', '.join(unknown)}; "
                        f"known: image, {', '.join(sorted(known))}")
@@ -469,6 +564,147 @@ async def post_frame(
         return out
 
 
+def _photo_number(fields: dict[str, str]) -> int | None:
+    """A photo's ``number`` field: None when not given; 400 unless a whole number 1 or
+    more (a sheet's record number)."""
+    text = fields.get("number", "").strip()
+    if not text:
+        return None
+    try:
+        number = int(text)
+    except ValueError:
+        raise ApiError(400, "invalid_request", f"field number={text!r} must be a whole "
+                       "number (the hand's number on the sheet)") from None
+    if not 1 <= number <= 2**31 - 1:
+        raise ApiError(400, "invalid_request", f"field number={number}: give 1 or more")
+    return number
+
+
+def _photo_note(fields: dict[str, str]) -> str | None:
+    """A photo's ``note`` field (at most 2,000 characters; empty: none)."""
+    note = fields.get("note", "")
+    if len(note) > 2000:
+        raise ApiError(400, "invalid_request", f"field note is {len(note):,} characters; "
+                       "at most 2,000")
+    return note if note.strip() else None
+
+
+#: The form fields of ``POST /v1/tables/{id}/photos`` as /docs shows them.
+PHOTO_FIELDS: dict[str, dict[str, Any]] = {
+    **FRAME_FIELDS,
+    "number": {"type": "integer", "minimum": 1, "description": "the hand's number on the "
+               "sheet: makes a re-send idempotent (the same hand again: 200 with the hand "
+               "recorded; other content: 409); default: the next"},
+    "note": {"type": "string", "maxLength": 2000, "description": "the table's note on the "
+             "hand, kept with it"},
+}
+
+
+@router.post(
+    "/{table_id}/photos", status_code=201,
+    openapi_extra=image_request(PHOTO_FIELDS, "; any field other than these is refused "
+                                "(400 invalid_request)"),
+    responses={**REPEAT, **IMAGE_ERROR_RESPONSES,
+               **errors((400, "invalid_request (a field unknown or of the wrong value, "
+                         "seats that contradict), invalid_context, invalid_hand (the photo "
+                         "shows no complete hand), or an image missing, empty or corrupt"),
+                        409),
+               503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
+                     "or the database unavailable"}})
+async def post_photo(
+    table_id: RowId,
+    request: Request,
+    sf: DB,
+    caller: TableCaller,
+    reader: Annotated[FrameReader, Depends(photo_reader)],
+    response: Response,
+) -> dict[str, Any]:
+    """Record the hand one photo shows: read once and recorded at once (no run of frames
+    as a camera's), with the photo kept as its ``image_ref`` — for a client that takes
+    one photo per hand (a phone at the table, ``/v1/recognize``'s photo). The photo is
+    sent as ``/v1/recognize``'s is (multipart ``image``, or the raw body with the fields
+    in the query) and checked the same way (its header before any decoding, its size in
+    bytes and pixels), and the fields are a camera frame's (``winner``, ``discarder``,
+    ``self_drawn`` … ``context``) with a posted hand's ``number`` and ``note``. A photo
+    that shows no complete hand is refused (400 ``invalid_hand``, naming what was read).
+    As a camera's reading, a hand the scorer refuses or a win read unsure is recorded
+    ``pending`` for a referee. 201 when new; 200 for a repeat with ``number`` (the hand
+    recorded, ``created`` false). The recognition limiter admits it as it does
+    ``/v1/recognize``."""
+    from contextlib import AbstractAsyncContextManager, nullcontext
+
+    from tilecam.api.upload import check_image_header, decode_image, read_upload
+
+    settings = app_settings(request)
+    limiter = getattr(request.app.state, "limiter", None)
+    admitted: AbstractAsyncContextManager[None] = (
+        limiter.admit() if limiter is not None else nullcontext())
+    async with admitted:
+        upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
+        fields = request_fields(request, upload)
+        report = _frame_report(fields, PHOTO_FIELD_NAMES)
+        number, note = _photo_number(fields), _photo_note(fields)
+        try:
+            check_win_seats(report)
+        except ValueError as exc:
+            raise ApiError(400, "invalid_request", str(exc)) from None
+        image_format = (await run_in_threadpool(check_image_header, upload.data,
+                                                settings.max_pixels))[0]
+
+        def table_rules() -> str:
+            with sf() as session:
+                return str(_table_or_404(session, table_id).rules)
+
+        rules = await run_in_threadpool(table_rules)
+
+        def read() -> camera.FrameReading:
+            image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
+            try:
+                return reader(image, rules, reading_context(report, rules))
+            except scoring.HandError as exc:  # a context the recognizer's scoring refuses
+                raise ApiError(400, "invalid_context", str(exc)) from None
+
+        reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+        if not reading.complete or not _parses(reading.hand):
+            seen = f"read {reading.hand}" if reading.hand else "no hand read"
+            raise ApiError(400, "invalid_hand", f"the photo shows no complete hand ({seen}, "
+                           f"{reading.tiles} tiles): photograph the whole hand, or post it "
+                           "in notation (POST …/hands)")
+
+        def record() -> camera.PhotoResult:
+            return camera.record_photo(
+                sf, table_id, reading, upload.data, image_format,
+                replace(report, note=note), settings.data_dir,
+                source="photo", author=caller.author, number=number,
+                store=settings.store_frames, review_below=settings.camera_review_below)
+
+        try:
+            result = await run_in_threadpool(record)
+        except (ValueError, LookupError) as exc:
+            raise domain_error(exc) from None
+    rec = result.recorded
+    response.status_code = 201 if rec.created else 200
+    out = {**await run_in_threadpool(functools.partial(_recorded_view, sf, table_id, rec,
+                                                       admin=caller.admin)),
+           "created": rec.created}
+    if result.image_error is not None:
+        out["image_error"] = result.image_error
+    return out
+
+
+def _parses(hand: str | None) -> bool:
+    """Whether a reading's hand is notation the sheet can keep."""
+    from tilecam.tables.scoring_bridge import normalize_hand
+
+    if not hand:
+        return False
+    try:
+        normalize_hand(hand)
+    except ValueError:
+        return False
+    return True
+
+
 @router.get("/{table_id}/hands")
 def list_hands(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
     """Every hand of the sheet with its current revision."""
@@ -492,15 +728,21 @@ def get_hand(table_id: RowId, number: RowId, sf: DB, _: Reader) -> dict[str, Any
              dependencies=[Depends(require_json)], responses=WRITE_ERRORS)
 def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
                  caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
-    """Referee: replace the hand's content with a new revision (history kept)."""
+    """Referee: correct the hand with a new revision (history kept). The fields given
+    replace the hand's; those left out keep the last revision's values. The answer's
+    ``changed`` names the fields whose value the correction changed, ``kept`` those it
+    left out."""
     if body.number is not None and body.number != number:
         raise ApiError(400, "invalid_request",
                        f"number {body.number} in the body differs from hand {number} in the URL")
+    given = body.model_fields_set & set(sheet.REPORT_FIELDS)
     try:
-        rec = sheet.correct_hand(sf, table_id, number, body.report(), caller.author, body.reason)
+        rec = sheet.correct_hand(sf, table_id, number, body.report(), caller.author,
+                                 body.reason, given)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
+    return {**_recorded_view(sf, table_id, rec, history=True, admin=caller.admin),
+            "changed": list(rec.changed or ()), "kept": list(rec.kept or ())}
 
 
 @router.post("/{table_id}/hands/{number}/void", status_code=201,
