@@ -41,10 +41,11 @@ Three evaluations:
     ceiling of end to end with these boxes, so ``exact_end_to_end`` falls short of it
     only by what the reading gets wrong; ``true_codes_failure_kinds`` sorts the scenes
     that fail there (and read right from the truth boxes) by the repair that makes them
-    right (:func:`geometry_reason`: a hand tile missed, a tile turned a quarter off, box
-    geometry, extra boxes). ``by_note_and_tilt`` splits the scenes by whether
-    the reading says a meld's claim source may be wrong, and by the rows' tilt off the
-    picture's edges, with both end-to-end figures per group (how much those notes mean).
+    right (:func:`geometry_reason`: a hand tile missed, the sideways model on the
+    rotation probabilities, a tile turned a quarter off, box geometry, extra boxes).
+    ``by_note_and_tilt`` splits the scenes by whether the reading says a meld's claim
+    source may be wrong, and by the rows' tilt off the picture's edges, with both
+    end-to-end figures per group (how much those notes mean).
     ``by_codes_shown`` splits them by whether the hand shows a white dragon face up and
     bonus tiles (:func:`_shown_group`: codes some tile sets draw their own way).
     ``face_up_kong_scenes`` gives the figures of the scenes whose truth has a kong laid as
@@ -575,6 +576,12 @@ def geometry_reason(
     still fails, by which repair makes ``read_right(detections) -> bool`` pass:
 
     - ``missed hand tile``: a tile of the hand (role not ``other``) has no box at IoU ≥ 0.5;
+    - ``sideways model``: the same detections read right without their rotation
+      probabilities (the detector's own rotations kept): what the layout reads from
+      the probabilities went wrong — mostly which tiles lie sideways
+      (:mod:`vision.layout_sideways`), also the weight of each tile's vote on the
+      row's side. Dropping the probabilities switches the layout to the rotations
+      alone, so this is tried before the truth's rotations are;
     - ``rotation (sideways)`` / ``rotation (0/180)``: the matched boxes given the truth's
       rotations read right — some tile was read a quarter turn off (a claimed tile
       missed, or a standing one taken for claimed), or only half a turn;
@@ -589,6 +596,11 @@ def geometry_reason(
     'rotation (sideways)'
     >>> geometry_reason(d.select([True, False]), t, ["meld", "meld"], lambda x: False)
     'missed hand tile'
+    >>> import dataclasses, numpy as np
+    >>> probs = np.array([[1, 0, 0, 0], [0, 1, 0, 0]], np.float32)
+    >>> p = dataclasses.replace(t, rotation_probs=probs)  # the truth's rotations
+    >>> geometry_reason(p, t, ["meld", "meld"], lambda x: x.rotation_probs is None)
+    'sideways model'
     """
     import dataclasses
 
@@ -601,6 +613,8 @@ def geometry_reason(
     found = {g for g in matched if g >= 0}
     if any(i not in found and role != "other" for i, role in enumerate(roles)):
         return "missed hand tile"
+    if d.rotation_probs is not None and read_right(dataclasses.replace(d, rotation_probs=None)):
+        return "sideways model"
     rot, boxes = d.rotations.copy(), d.boxes.copy()
     quarter = False
     for i, g in enumerate(matched):

@@ -32,12 +32,15 @@ tiles agree, the picture's side is judged from the layout: the winning tile apar
 right end, melds beyond the standing row. Tiles agreeing only loosely (under
 ``LayoutParams.turn_firm`` of their votes or fewer than ``turn_firm_votes`` sure tiles,
 as a short row left either way up does by chance) give way to such a cue when the
-picture shows one.
+picture shows one. Once the hand's rows are chosen they face one way, decided by those
+rows alone (:func:`hand_faces_away`): a player's rows all lie on the player's side of
+the table, and another player's rows say nothing of it.
 
 Only the hand's rows are read: the row with the most hand tiles and the rows chained
 to it (within ``LayoutParams.hand_row_distance`` tile heights, facing the same way),
 choosing the set whose tile count is a hand's. A wall, discards or another player's
-melds elsewhere in the picture get the role ``ignored``.
+melds elsewhere in the picture get the role ``ignored``, and so does a heap of tiles
+that lies across several rows' width (``LayoutParams.pile_spread``).
 
 The layout holds detection indices only; :meth:`Layout.hand` turns it into a
 :class:`scoring.Hand` for a given reading of the codes (the correction step tries
@@ -53,7 +56,7 @@ several readings over one layout).
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -68,6 +71,7 @@ from vision.layout_geometry import (
     gaps_along,
     link_rows,
     pitch_ratios,
+    row_spread,
     stacked_on,
 )
 from vision.layout_hand import (
@@ -442,6 +446,7 @@ def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
     rows_local = link_rows(frame, params.row_link_gap, params.row_overlap)
     if twice:
         rows_local = [r for r in ([k for k in row if k not in twice] for row in rows_local) if r]
+    rows_local = lift_added_tiles(rows_local, frame, codes, params)
     p_side = (
         None if dets.rotation_probs is None
         else sideways_probability(dets.rotation_probs, frame.frame_rotation, frame.tilt_deg)
@@ -453,6 +458,44 @@ def read_sides(dets: Detections, params: LayoutParams) -> SideReading:
         side_local.update(_sideways_flags(frame, r, params, p_side, back, side_odds))
     return SideReading(dets, params, maybe_flower, margins, frame, tuple(rows_local),
                        side_local, side_odds, tuple(sorted(twice)))
+
+
+def lift_added_tiles(rows: list[list[int]], frame: Frame, codes: Sequence[str],
+                     params: LayoutParams) -> list[list[int]]:
+    """``rows`` (from :func:`link_rows`: far to near, each along the row) with every
+    added-kong tile (加杠) that was linked into a row set in a row of its own, and the
+    rest of that row linked again without it.
+
+    An added tile lies across the rows just beyond its pung's sideways tile, between
+    the meld row and whatever lies beyond it (the flowers, a second row of the hand):
+    overlapping both by about half a tile height, it can chain them into one row, which
+    then mixes the flowers into the melds. A tile is taken for one when it lies sideways
+    (rotation 90/270 relative to the rows), face up, on a sideways tile of its kind in
+    the same row (:func:`stacked_on`), and further than that tile from the row's middle
+    (the median of its centres across the rows). Once apart, :func:`_added_tile_rows`
+    finds it on its base as it finds any added tile in a row of its own."""
+    cy = frame.cy.tolist()
+    turned = {k for k in range(len(codes)) if int(frame.rotation[k]) in (90, 270)}
+
+    def added(k: int, row: list[int], mid: float) -> bool:
+        return k in turned and codes[k] != BACK and any(
+            b != k and b in turned and codes[b] == codes[k] and stacked_on(frame, k, b)
+            and abs(cy[k] - mid) > abs(cy[b] - mid) for b in row)
+
+    out: list[list[int]] = []
+    for row in rows:
+        mid = statistics.median(cy[k] for k in row)
+        lifted = [k for k in row if added(k, row, mid)]
+        if not lifted:
+            out.append(row)
+            continue
+        rest = [k for k in row if k not in lifted]
+        sub = frame.take(rest)
+        out.extend([rest[i] for i in r]
+                   for r in link_rows(sub, params.row_link_gap, params.row_overlap))
+        out.extend([k] for k in lifted)
+    out.sort(key=lambda r: sorted(cy[k] for k in r)[len(r) // 2])  # as link_rows: far to near
+    return out
 
 
 #: IoU over which two boxes are one tile found twice (:func:`boxes_twice`): the
@@ -515,6 +558,7 @@ def analyze(
     reader = _RowReader.of(codes, dets.boxes, params, sides, side_local, main_rows,
                            {b: k for k, b in base_of.items()})
     parses, side_note = _orient_rows(reader, dets, sides.margins)
+    parses, side_note = _one_side_for_the_hand(parses, side_note, reader, dets, sides.margins)
     layout = _hand_layout(parses, reader, second_boxes, side_note, sides.side_odds)
     if sides.twice:
         layout = replace(layout, ignored=(*layout.ignored, *sides.twice), notes=(
@@ -661,6 +705,7 @@ class _RowReader:
             statistics.median(np.maximum(frame.w[order], frame.h[order]).tolist()),
             gaps=list(gaps),
             loose=loose,
+            spread=row_spread(frame, order),
         )
 
 
@@ -672,6 +717,25 @@ SIDE_UNKNOWN_NOTE = (
 )
 
 
+def _sides_known(dets: Detections) -> bool:
+    """Whether the tiles' rotations can say which side of the table a row faces.
+
+    Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
+    90); then the whole picture is judged by how players lay a hand out (see
+    :func:`across_votes`). A classifier's rotations say which side a tile faces even
+    when no tile reads 180 or 270 (a hand seen from its owner's seat, its claimed tiles
+    turned to 90)."""
+    return dets.rotation_probs is not None or bool(np.isin(dets.rotations, (180, 270)).any())
+
+
+def _firm(vote: float, weight: float, params: LayoutParams) -> bool:
+    """Whether a row's votes (:func:`row_turn_votes`) agree as a hand left either way up
+    rarely does by chance: at least ``params.turn_firm`` of their weight and
+    ``params.turn_firm_votes`` sure tiles (and agreed, :func:`row_faces_away`)."""
+    return _faces_away(vote, weight, params)[1] and abs(vote) >= max(
+        params.turn_firm * weight, params.turn_firm_votes)
+
+
 def _orient_rows(
     reader: _RowReader, dets: Detections, margins: npt.NDArray[np.float64],
 ) -> tuple[list[RowParse], str | None]:
@@ -681,22 +745,18 @@ def _orient_rows(
     A row's tiles vote (:func:`row_turn_votes`); where they agree only as loosely as a
     hand left either way up does by chance, a layout cue (:func:`across_votes`) decides
     for the whole picture; a row whose tiles do not agree faces the way of the nearest
-    row whose tiles do."""
+    row whose tiles do. This reads every row, the hand's and the others', to choose
+    the hand's rows by; :func:`_one_side_for_the_hand` then decides the hand's side from
+    its own rows."""
     params = reader.params
-    # Without a rotation classifier the detector cannot tell 180 from 0 (nor 270 from
-    # 90); then the whole picture is judged by how players lay a hand out (see
-    # across_votes). A classifier's rotations say which side a tile faces even when no
-    # tile reads 180 or 270 (a hand seen from its owner's seat, its claimed tiles turned
-    # to 90).
-    sides_known = (dets.rotation_probs is not None
-                   or bool(np.isin(dets.rotations, (180, 270)).any()))
+    sides_known = _sides_known(dets)
     parses: list[RowParse] = []
     firm: list[bool] = []  # the row's tiles agree as a hand left either way up rarely does
     for k, r in enumerate(reader.main_rows):
         vote, weight = row_turn_votes(r, reader.frame, margins, reader.sideways, reader.codes)
         upside, agreed = _faces_away(vote, weight, params)
         parses.append(reader.read(k, upside, agreed))
-        firm.append(agreed and abs(vote) >= max(params.turn_firm * weight, params.turn_firm_votes))
+        firm.append(_firm(vote, weight, params))
 
     def flip_row(k: int) -> None:
         parses[k] = reader.read(k, not parses[k].row.upside_down, parses[k].oriented)
@@ -729,6 +789,69 @@ def _orient_rows(
                 if parses[j].row.upside_down != p.row.upside_down:
                     flip_row(k)
     return parses, side_note
+
+
+def _one_side_for_the_hand(
+    parses: list[RowParse], side_note: str | None, reader: _RowReader, dets: Detections,
+    margins: npt.NDArray[np.float64],
+) -> tuple[list[RowParse], str | None]:
+    """``parses`` (:func:`_orient_rows`) with the hand's rows (:func:`select_hand_rows`)
+    read facing one way, decided by those rows alone (:func:`hand_faces_away`), and the
+    side note to give (:data:`SIDE_UNKNOWN_NOTE` when nothing says, else None).
+
+    A player's rows all lie on the player's side of the table, so one hand faces one
+    way; the rows of other players (discards, melds across the table), however firmly
+    their tiles agree, say nothing about it. Unchanged without rotations that tell the
+    sides apart (:func:`_sides_known`), where the layout decides for the whole picture."""
+    if not parses or not _sides_known(dets):
+        return parses, side_note
+    chosen = select_hand_rows(parses, reader.params)
+    votes = [row_turn_votes(reader.main_rows[k], reader.frame, margins, reader.sideways,
+                            reader.codes) for k in chosen]
+
+    def cue() -> int:  # the hand's rows read upright, as across_votes takes them
+        return across_votes([reader.read(k, False, True) for k in chosen])
+
+    side = hand_faces_away(votes, cue, reader.params)
+    upside, note = (False, SIDE_UNKNOWN_NOTE) if side is None else (side, None)
+    if note == side_note and all(parses[k].row.upside_down == upside for k in chosen):
+        return parses, side_note
+    out = list(parses)
+    for k in chosen:
+        out[k] = reader.read(k, upside, parses[k].oriented)
+    return out, note
+
+
+def hand_faces_away(votes: Sequence[tuple[float, float]], cue: Callable[[], int],
+                    params: LayoutParams) -> bool | None:
+    """Whether one hand is seen from across the table, from its rows alone: ``votes``,
+    each row's :func:`row_turn_votes` ``(sum of signed margins, sum of margins)``, and
+    ``cue``, which gives its rows' layout cue (:func:`across_votes` on the rows read
+    upright; asked only when needed). None when neither says.
+
+    In order: the firmest of the rows whose tiles agree firmly (:func:`_firm`); else
+    the layout cue when it has ``params.turn_cue_votes`` votes or more, as tiles that
+    agree only loosely may by chance; else the row whose tiles agree most strongly
+    (:func:`row_faces_away`); else the cue's sign.
+
+    >>> p = LayoutParams()
+    >>> hand_faces_away([(-6.0, 6.0), (4.0, 4.0)], lambda: 0, p)  # a firm row decides
+    False
+    >>> hand_faces_away([(1.0, 7.0), (4.0, 4.0)], lambda: -1, p)  # a loose one, no cue
+    True
+    >>> hand_faces_away([(1.0, 7.0), (4.0, 4.0)], lambda: -2, p)  # ... gives way to one
+    False
+    >>> hand_faces_away([(1.0, 7.0)], lambda: 0, p) is None  # nothing says
+    True
+    """
+    agreed = [v for v, w in votes if _faces_away(v, w, params)[1]]
+    firm = [v for v, w in votes if _firm(v, w, params)]
+    if firm:
+        return max(firm, key=abs) > 0
+    layout = cue()
+    if agreed and abs(layout) < params.turn_cue_votes:
+        return max(agreed, key=abs) > 0
+    return layout > 0 if layout else None
 
 
 def _hand_layout(

@@ -64,6 +64,12 @@ class Frame:
     def y2(self) -> Array:
         return self.cy + self.h / 2
 
+    def take(self, idx: list[int]) -> Frame:
+        """The frame of the tiles ``idx`` alone (in that order; index ``k`` of the result
+        is tile ``idx[k]``), with the same turn and tilt."""
+        return Frame(self.cx[idx], self.cy[idx], self.w[idx], self.h[idx],
+                     self.rotation[idx], self.frame_rotation, self.tilt_deg)
+
 
 def _axis_angle(vx: Array, vy: Array) -> float:
     """Dominant axis direction (radians, in (-pi/2, pi/2]) of undirected vectors: the
@@ -189,6 +195,38 @@ def link_rows(f: Frame, max_gap: float = 3.0, min_overlap: float = 0.5) -> list[
     rows = [sorted(c, key=lambda k: cx[k]) for c in comps.values()]
     rows.sort(key=lambda r: sorted(cy[k] for k in r)[len(r) // 2])
     return rows
+
+
+def row_spread(f: Frame, row: list[int]) -> float:
+    """How far the tiles ``row`` lie off one straight line: the range of their centres'
+    distances across the rows from the least-squares line through those centres, in tile
+    heights (the median long side of their boxes). 0 for fewer than three tiles.
+
+    A row of a hand lies in a band about one tile high whatever its slant against the
+    picture's other rows (a sideways tile lies along the near edge, an eighth of a tile
+    off its neighbours' centres); tiles heaped together, each overlapping the next by
+    half a tile across the rows, are chained by :func:`link_rows` into one "row" that
+    spreads over several tile heights.
+
+    >>> boxes = np.array([[x, 0.2 * x, x + 10, 0.2 * x + 14] for x in (0, 10, 20, 30)],
+    ...                  np.float32)  # a straight row, slanted against the frame
+    >>> f = Frame(*((boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2),
+    ...           np.full(4, 10.0), np.full(4, 14.0), np.zeros(4, np.int64), 0, 0.0)
+    >>> round(row_spread(f, [0, 1, 2, 3]), 3)
+    0.0
+    >>> f.cy[[1, 2]] += 14  # the middle two a whole tile height further across
+    >>> round(row_spread(f, [0, 1, 2, 3]), 3)
+    1.0
+    """
+    if len(row) < 3:
+        return 0.0
+    x = f.cx[row] - f.cx[row].mean()
+    y = f.cy[row] - f.cy[row].mean()
+    sxx = float((x * x).sum())
+    slope = float((x * y).sum()) / sxx if sxx > 0 else 0.0
+    across = y - slope * x
+    height = statistics.median(np.maximum(f.w[row], f.h[row]).tolist())
+    return float((across.max() - across.min()) / max(height, 1e-6))
 
 
 def stacked_on(f: Frame, top: int, base: int) -> bool:

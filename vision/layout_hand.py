@@ -38,6 +38,10 @@ class RowParse:
     gaps: list[float] = field(default_factory=list)  # between tiles in reading order
     #: tiles found lying on this row's sideways tiles that no meld took as its kong tile
     loose: list[int] = field(default_factory=list)
+    #: how far its tiles lie off one straight line, in tile heights
+    #: (:func:`vision.layout_geometry.row_spread`): well under one for a row, several
+    #: for a heap of tiles chained into one
+    spread: float = 0.0
 
     @property
     def count(self) -> int:
@@ -56,13 +60,11 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
     near row) seen from the same side, choosing among
     those the set whose tile count is a hand's (won, else waiting) and, at equal count,
     the nearest rows. Other rows (a wall, discards, another player's melds) are left
-    out."""
+    out, and so are heaps of tiles chained into one "row" (:func:`rows_not_heaps`)."""
     if not parses:
         return []
-    main = max(
-        range(len(parses)),
-        key=lambda k: (parses[k].count, parses[k].standing_count, parses[k].cy),
-    )
+    rows = rows_not_heaps(parses, params)
+    main = max(rows, key=lambda k: (parses[k].count, parses[k].standing_count, parses[k].cy))
     m = parses[main]
     # a row of hand tiles right beside the standing row is the player's own whichever way
     # its (often symmetric) faces vote: another player's tiles lie a table's width away
@@ -70,7 +72,7 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
     pool = [
         k
         for k, p in enumerate(parses)
-        if k != main
+        if k != main and k in rows
         and (p.row.upside_down == m.row.upside_down or not p.oriented or not m.oriented
              or (abs(p.cy - m.cy) <= beside and bool(p.runs or p.melds)))
         and (p.melds or p.runs or p.flowers)
@@ -106,6 +108,16 @@ def select_hand_rows(parses: list[RowParse], params: LayoutParams) -> list[int]:
         if best_key is None or key > best_key:
             best_key, best_set = key, [main, *chosen]
     return owner_order(best_set, parses)
+
+
+def rows_not_heaps(parses: list[RowParse], params: LayoutParams) -> list[int]:
+    """The rows of ``parses`` (indices) that may hold a hand: those lying along one line,
+    within ``params.pile_spread`` tile heights (:attr:`RowParse.spread`). A heap of tiles
+    (discards pushed together) that :func:`vision.layout_geometry.link_rows` chained into
+    one "row" holds more tiles than a hand and would be taken for it. Every row when all
+    of them spread so far (a picture of a heap alone: read what there is)."""
+    rows = [k for k, p in enumerate(parses) if p.spread <= params.pile_spread]
+    return rows or list(range(len(parses)))
 
 
 def owner_order(rows: list[int], parses: list[RowParse]) -> list[int]:

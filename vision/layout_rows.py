@@ -74,6 +74,13 @@ class LayoutParams:
     #: may be the hand's even when their tiles say they face the other way (a hand laid
     #: in two rows of bamboo, whose faces look alike turned 180°)
     hand_row_beside: float = 1.5
+    #: a "row" whose tiles lie further than this (tile heights) off one straight line
+    #: (:func:`vision.layout_geometry.row_spread`) is a heap of tiles that
+    #: :func:`vision.layout_geometry.link_rows` chained together, never the hand's: a
+    #: row lies in a band one tile high, while a heap is several tiles deep (truth boxes
+    #: of the five synthetic choice sets: 1,282 rows holding hand tiles spread at most
+    #: 0.73; 34 rows of other tiles over 1.5, up to 3.1)
+    pile_spread: float = 1.5
     cost_inner_gap: float = 1.5
     #: a tile found lying on a meld's sideways tile left out of the meld (no kong)
     cost_loose_stacked: float = 1.0

@@ -573,7 +573,10 @@ def test_a_meld_row_left_either_way_up_faces_like_the_standing_row_beside_it() -
 def test_two_tiles_of_a_short_row_agreeing_by_chance_do_not_turn_it() -> None:
     """A pung in a row of its own whose two upright tiles both happen to lie turned
     (a chance of one in two when tiles lie either way up): two votes are under
-    ``LayoutParams.turn_votes`` (3), so the row faces like the standing row beside it."""
+    ``LayoutParams.turn_votes`` (3), so the row faces like the standing row beside it.
+    Even taken as agreeing (``turn_votes=0``) they do not turn it: one hand faces one
+    way, and its standing row's tiles agree firmly (:func:`vision.layout.hand_faces_away`;
+    until the seventy-fourth session each row faced its own way and the pung read mirrored)."""
     b = (SceneBuilder().meld("CCC", sideways=0).turned(1, 2).row()
          .standing("123m456p99sN").win("N").row())
     d = b.detections()
@@ -581,7 +584,24 @@ def test_two_tiles_of_a_short_row_agreeing_by_chance_do_not_turn_it() -> None:
     assert not any(r.upside_down for r in lay.rows)
     assert canon(lay.hand(d.codes)) == canon(parse_hand("[CCC,1]123m456p99sNN"))
     lay2 = analyze(d, LayoutParams(turn_votes=0.0))
-    assert any(r.upside_down for r in lay2.rows)
+    assert not any(r.upside_down for r in lay2.rows)
+    assert canon(lay2.hand(d.codes)) == canon(parse_hand("[CCC,1]123m456p99sNN"))
+
+
+def test_two_tiles_agreeing_by_chance_do_not_turn_a_hand_whose_other_tiles_say_nothing() -> None:
+    """``LayoutParams.turn_votes``: the pung's two upright tiles both turned, beside a
+    standing row left either way up (no agreement) with no tile set apart. Two votes are
+    under ``turn_votes`` (3): the layout's cue (the meld row beyond the standing row)
+    reads the hand from the camera's side. Taken as agreeing (``turn_votes=0``), the two
+    chance votes turn the whole hand."""
+    b = (SceneBuilder().meld("CCC", sideways=0).turned(1, 2).row()
+         .standing("123m456p789sNN").turned(0, 2, 4, 6, 8, 10).row())
+    d = b.detections()
+    lay = analyze(d)
+    assert not any(r.upside_down for r in lay.rows)
+    assert lay.melds[0].claimed_from == 1
+    lay2 = analyze(d, LayoutParams(turn_votes=0.0))
+    assert all(r.upside_down for r in lay2.rows)
 
 
 def _meld_row_upright_by_chance() -> SceneBuilder:
