@@ -85,14 +85,21 @@ ImageFont.truetype(sys.argv[1], 12)' "$f" 2>/dev/null && echo "$(stat -c %s "$f"
 fi
 cp "${FONT:-$YOLO_CONFIG_DIR/Arial.ttf}" .gpu/Arial.ttf
 
-# 5. the packed mix
-if [ ! -f .gpu/data/data.yaml ]; then
+# 5. the packed mix, made again when the real-photo build changed since it was packed (the
+#    digest of the build's label and mirror tables, kept beside the pack): a pack of an
+#    older build would teach the network that build's labels (the seventy-third session
+#    mended 42 photos built mirrored)
+photos_digest="$(cat datasets/build/hk-photos/labels.csv datasets/build/hk-photos/mirror.csv \
+    | sha256sum | cut -c1-16)"
+if [ ! -f .gpu/data/data.yaml ] || [ "$(cat .gpu/data/photos-digest 2>/dev/null)" != "$photos_digest" ]; then
+  rm -rf .gpu/data .gpu/data.tgz
   .venv/bin/python train/gpu/pack.py .gpu/data --photos datasets/build/hk-photos \
       --copies-per-stem "$COPIES" --synth "$G/synth-train:$N_SYNTH" \
       --synth "$G/synth-train-b2:$N_SYNTH" --synth "$G/synth-train-p-b:100" \
       --synth "$G/synth-train-pict:100" --synth "$G/synth-train-p-c:$N_ART" \
       --synth "$G/synth-train-pict-b:$N_ART" --synth "$G/synth-table:$N_TABLE" \
       --val-synth "$G/synth-val-heldout:60" --size 512 --quality "$QUALITY" --degrade "$DEGRADE"
+  echo "$photos_digest" > .gpu/data/photos-digest
 fi
 [ -f .gpu/data.tgz ] && [ .gpu/data.tgz -nt .gpu/data/data.yaml ] || tar -czf .gpu/data.tgz -C .gpu data
 tree_kb="$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)"
