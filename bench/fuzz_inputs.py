@@ -181,8 +181,8 @@ def _ready(client: Any, seconds: float = 120.0) -> bool:
 
 def throwaway_app(folder: Path, load_model: bool, database_url: str | None = None) -> Any:
     """The service on ``database_url`` (default: a fresh SQLite database in ``folder``),
-    its data in ``folder``, with the admin key :data:`ADMIN_KEY` and the rate limit lifted
-    (a fuzzer's requests come fast)."""
+    its data in ``folder``, with the admin key :data:`ADMIN_KEY` and the rate limits (the
+    tables' keys' and the admin key's own) lifted (a fuzzer's requests come fast)."""
     from tilecam.app import create_app
     from tilecam.settings import Settings
 
@@ -190,7 +190,8 @@ def throwaway_app(folder: Path, load_model: bool, database_url: str | None = Non
     return create_app(Settings(
         load_model=load_model, database_url=url,
         data_dir=folder / "data", admin_key=ADMIN_KEY, rate_limit_per_s=1e6,
-        rate_limit_burst=1_000_000))
+        rate_limit_burst=1_000_000, admin_rate_limit_per_s=1e6,
+        admin_rate_limit_burst=1_000_000))
 
 
 def fuzz_service(seed: int, hands: int, load_model: bool) -> Failures:

@@ -104,10 +104,12 @@ def test_a_camera_told_the_sheet_s_last_hand_as_its_own_is_caught(
     fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``already_recorded`` names the camera's hand, not a hand posted after it."""
+    import tilecam.tables.camera as camera
     import tilecam.tables.sheet as sheet
 
-    monkeypatch.setattr(sheet, "last_camera_number",
-                        lambda session, table_id: len(sheet.hands_of(session, table_id)))
+    monkeypatch.setattr(
+        camera, "_shown_number",
+        lambda session, table_id, numbers, key: sheet.last_number(session, table_id))
     _fails_with(fuzz, "model already_recorded")
 
 

@@ -468,8 +468,11 @@ def test_a_closed_table_records_no_more_hands(sheet: Sheet) -> None:
     cam.show(100, XIAMEN_WIN)
     form = {"winner": "S", "self_drawn": "true", "context": json.dumps({"gold": "9s"})}
     assert photo(client, t, k, 100, **form).status_code == 409
+    # the camera shows another hand (hand 1 itself would be answered already_recorded:
+    # the hand on the sheet, as a hand a referee posted is)
+    cam.show(110, "123m456m789m789p456p55s")
     got = [client.post(f"/v1/tables/{t}/frames", headers=bearer(k), data=form,
-                       files={"image": ("f.jpg", frame(100), "image/jpeg")})
+                       files={"image": ("f.jpg", frame(110), "image/jpeg")})
            for _ in range(3)]
     assert [g.status_code for g in got] == [200, 200, 409]
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()

@@ -37,7 +37,7 @@ PenaltyKind = Literal["wrong_win", "false_win", "deduction", "payment", "bar", "
 #: A hand revision's ``outcome``.
 Outcome = Literal["win", "draw", "pending", "void", "false_claim"]
 #: Why a hand revision exists.
-Action = Literal["record", "correct", "void", "false_claim", "reseat"]
+Action = Literal["record", "correct", "void", "false_claim", "reseat", "review"]
 
 #: Player name → a whole number (points, chips or money), one entry per player.
 PER_PLAYER = "player name → {what}, one entry for each of the table's four players"
@@ -263,8 +263,9 @@ class RevisionCoreOut(Answer):
 
     revision: int = Field(description="the revision's number, from 1")
     action: Action = Field(description="record (the first), correct, void, false_claim "
-                           "(referee), or reseat (scored again where an earlier hand's change "
-                           "moved it)")
+                           "(referee), reseat (scored again where an earlier hand's change "
+                           "moved it), or review (held pending by the camera: it read the "
+                           "recorded tiles otherwise afterwards, see note)")
     outcome: Outcome = Field(description="win; draw (荒庄); pending (not settled: the winner "
                              "unknown, not a legal win, a barred winner or an unsure camera "
                              "reading — a referee decides, see note); void; false_claim (a "
@@ -678,7 +679,17 @@ class FrameOut(Answer):
     complete: bool = Field(description="the frame showed a complete hand")
     tiles: int = Field(description="tiles detected in the frame")
     hand_number: int | None = Field(description="recorded: the hand's number; "
-                                    "already_recorded: the camera's last hand; else null")
+                                    "already_recorded: the number of the hand the frame "
+                                    "shows (one the camera recorded since the table was "
+                                    "last seen cleared, or one a referee, an automatic "
+                                    "table or a photo recorded meanwhile); else null")
+    recorded_hand: str | SkipJsonSchema[None] = absent(
+        "only with status recorded or already_recorded: hand hand_number as the sheet has "
+        "it now (its latest revision), beside hand, what this frame read — they differ "
+        "where the camera reads the recorded tiles otherwise (when it does so for the "
+        "stable frame count and that reading scores otherwise, the hand is held pending "
+        "for a referee: revision action review) or a referee corrected them")
+
     recorded: HandOut | HandRecordedOut | SkipJsonSchema[None] = absent(
         "only with status recorded: the hand recorded now")
     image_error: str | SkipJsonSchema[None] = absent(

@@ -7,7 +7,11 @@ been stable and complete for ``needed`` frames — the same hand as far as the t
 rules score it (:func:`tilecam.tables.scoring_bridge.score_key`: under MCR which flower
 a bonus tile is does not count) — records the latest reading with the frame saved
 under ``data_dir/frames/`` as its image reference — all in one transaction, so
-a retried or concurrent frame cannot record the hand twice.
+a retried or concurrent frame cannot record the hand twice. Nor is a hand recorded again
+that the camera recorded since the table was last seen cleared (:class:`Memory`: every
+one, not only the last), or that a referee, an automatic table or a photo put on the
+sheet meanwhile (:func:`_sheet_hand`); a record the camera later reads otherwise, stably,
+is held for a referee (:func:`tilecam.tables.sheet.hold_for_review`).
 
 A frame with no tiles counts as the table seen empty only when it shows the table: not a
 dark frame (:func:`shows_a_view`), and — once the camera has learned the table's surface
@@ -24,10 +28,11 @@ surface's judgement errs towards the table.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,9 +40,17 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
+from tilecam.db.models import Hand
 from tilecam.tables import sheet
-from tilecam.tables.scoring_bridge import HandReport, normalize_hand, reread_of, score_key
-from tilecam.tables.stability import Reading, Watch, step
+from tilecam.tables.places import report_of
+from tilecam.tables.scoring_bridge import (
+    HandReport,
+    normalize_hand,
+    reread_of,
+    score_key,
+    tiles_apart,
+)
+from tilecam.tables.stability import MOST_REMEMBERED, Reading, Watch, step
 from tilecam.tables.surface import (
     LEARN_TILES,
     SurfaceModel,
@@ -265,6 +278,102 @@ class FrameResult:
     view: str | None = None
     #: :attr:`view` in words, with the figures it was judged by.
     view_note: str | None = None
+    #: With ``recorded``/``already_recorded``: hand :attr:`hand_number` as the sheet has it
+    #: now (its latest revision), beside :attr:`hand_text`, what this frame read.
+    recorded_hand: str | None = None
+    #: Only on the frame that held hand :attr:`hand_number` for a referee
+    #: (:func:`tilecam.tables.sheet.hold_for_review`): the held revision's note.
+    held_for_review: str | None = None
+
+
+@dataclass
+class Memory:
+    """What a table's camera remembers of the hands on the sheet between frames, kept as
+    JSON in ``camera_states.recorded_signature`` (:meth:`to_text`; a value stored before
+    the seventy-fourth session, one key, reads as one hand of unknown number)."""
+
+    #: every hand the camera took as recorded since the table was last seen cleared: its
+    #: frame key (:func:`frame_key`) and its number on the sheet (None: not known)
+    hands: list[tuple[str, int | None]] = field(default_factory=list)
+    #: how many hands the sheet held when the camera last saw the table cleared: the hands
+    #: after them are this one's, whoever recorded them; None: never seen cleared (only the
+    #: sheet's last hand may be this one's)
+    cleared_after: int | None = None
+    #: (hand number, frame key) of each reading a hand was held for a referee for
+    held: list[tuple[int, str]] = field(default_factory=list)
+
+    @classmethod
+    def from_text(cls, text: str | None) -> Memory:
+        """The memory stored as ``text`` (:meth:`to_text`, or an older single key).
+
+        >>> Memory.from_text('123m456m789m123p55p|E>S').hands
+        [('123m456m789m123p55p|E>S', None)]
+        >>> m = Memory([("A|E>S", 1), ("B", 2)], 0, [(1, "A2|E>S")])
+        >>> Memory.from_text(m.to_text()) == m
+        True
+        """
+        if not text:
+            return cls()
+        if not text.startswith("{"):  # one key, as stored before (hand notation)
+            return cls([(text, None)])
+        try:
+            data = json.loads(text)
+            hands = [(str(k), None if n is None else int(n)) for k, n in data["hands"]]
+            held = [(int(n), str(k)) for n, k in data.get("held", [])]
+            after = data.get("cleared_after")
+            return cls(hands, None if after is None else int(after), held)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("tilecam: a camera's remembered hands do not read (%s): forgotten",
+                        exc)
+            return cls()
+
+    def to_text(self) -> str | None:
+        """The memory as stored (None when there is nothing to remember)."""
+        if not self.hands and self.cleared_after is None and not self.held:
+            return None
+        return json.dumps({"v": 1, "hands": [list(h) for h in self.hands],
+                           "cleared_after": self.cleared_after,
+                           "held": [list(h) for h in self.held]},
+                          ensure_ascii=False, separators=(",", ":"))
+
+
+def _sheet_hand(hands: Sequence[Hand], key: str, rules: str,
+                cleared_after: int | None, gap: bool) -> int | None:
+    """The number of the hand on the sheet that a frame's ``key`` shows, among those
+    recorded since the table was last seen cleared (``cleared_after``; never seen cleared:
+    the sheet's last hand alone) by any source — a referee's, an automatic table's, a
+    photo's, or the camera's own as a referee corrected it — that count (not voided, not
+    ruled a false claim: a referee's word that the hand scores nothing, which a camera
+    still showing the tiles does not undo): the same hand (its tiles as
+    the rules score them, a win claim that agrees), or its tiles read otherwise (within
+    :data:`~tilecam.tables.scoring_bridge.REREAD_TILES`) — for a hand the camera did not
+    record, always; for the camera's own, only with no ``gap`` since (as
+    :func:`tilecam.tables.stability.step` judges its own records). None: no such hand."""
+    first = len(hands) if cleared_after is None else cleared_after + 1
+    for hand in reversed(hands[max(first, 1) - 1:]):
+        rev = hand.revisions[-1]
+        if not rev.hand_text or rev.outcome in ("void", "false_claim"):
+            continue  # no hand, or one that counts for nothing (a referee's void or ruling)
+        try:
+            theirs = frame_key(score_key(rev.hand_text, rules, rev.context), report_of(rev))
+        except ValueError:  # a stored hand the rules no longer parse: not this one
+            continue
+        if same_hand(key, theirs):
+            return int(hand.number)
+        if (hand.source != "camera" or not gap) and near_hand(key, theirs):
+            return int(hand.number)
+    return None
+
+
+def _shown_number(session: Session, table_id: int, numbers: Mapping[str, int | None],
+                  key: str) -> int | None:
+    """The number of the recorded hand a frame was taken for (its ``key``, which the camera
+    remembers with the number: ``numbers``) — not the sheet's last hand, nor the camera's
+    last one: a still hand seen again after a misreading recorded as another is the first
+    hand. A key remembered without a number (stored before the seventy-fourth session):
+    the camera's last hand, as answered then (:func:`tilecam.tables.sheet.last_camera_number`)."""
+    number = numbers.get(key)
+    return number if number is not None else sheet.last_camera_number(session, table_id)
 
 
 def process_frame(
@@ -281,51 +390,107 @@ def process_frame(
     """Advance the table's camera with one frame; record the hand when it is revealed.
 
     ``report`` carries what came with the frame (winner, discarder, win flags); its
-    hand is replaced by the recognized one. ``image`` is the frame as sent (JPEG); with
-    ``store`` it is kept as the recorded hand's image reference. A win read with a score
-    confidence under ``review_below`` is recorded ``pending`` for a referee.
+    hand is replaced by the recognized one, parsed as the table's rules read it under the
+    frame's context (:func:`tilecam.tables.scoring_bridge.normalize_hand`: a Xiamen
+    gold's stand-ins). ``image`` is the frame as sent; with ``store`` it is kept as the
+    recorded hand's image reference, under a name that ends as its format (``.jpg``,
+    ``.png`` …: :data:`PHOTO_SUFFIX`). A win read with a score confidence under
+    ``review_below`` is recorded ``pending`` for a referee.
+
+    A hand is recorded once, whoever records it: a frame whose hand is one of the hands
+    the camera recorded since the table was last seen cleared (:class:`Memory`), or one
+    on the sheet since then (posted by a referee, an automatic table or a photo while
+    the camera was part-way through its frames: :func:`_sheet_hand`, read under the
+    sheet's lock in the transaction that would record it), is answered
+    ``already_recorded`` with that hand's number. When the camera reads a hand it
+    recorded otherwise (within a few tiles of it, no gap since) for ``needed`` frames in
+    a row, the record is held for a referee
+    (:func:`tilecam.tables.sheet.hold_for_review`), once for each such reading.
     """
-    hand_text = None
-    if reading.hand:
-        try:
-            hand_text = normalize_hand(reading.hand)
-        except ValueError:
-            hand_text = None  # the recognizer's hand does not parse: not a hand this frame
-    complete = reading.complete and hand_text is not None
-    rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}.jpg"
+    from vision.imageio import sniff_format
+
+    suffix = PHOTO_SUFFIX.get(sniff_format(image) or "", ".jpg")
+    rel = Path("frames") / f"table-{table_id}" / f"{uuid.uuid4().hex}{suffix}"
     target = data_dir / rel
     wrote = False
 
     def work(session: Session) -> FrameResult:
         nonlocal wrote
         table = sheet.get_table(session, table_id)
+        rules = str(table.rules)
+        # the hand as the table's rules read it under the frame's context (a Xiamen meld
+        # of the gold's kind is 白板 standing in)
+        hand_text = None
+        if reading.hand:
+            try:
+                hand_text = normalize_hand(reading.hand, rules, report.context)
+            except ValueError:
+                hand_text = None  # the recognizer's hand does not parse: not a hand this frame
+        complete = reading.complete and hand_text is not None
         # frames are alike when the score is: a flower read 2f in one and 7f in the next
         # is one hand under MCR (scoring_bridge.score_key), recorded once
         # … and carry what the frame says of the win, which a recorded hand must agree with
-        key = (frame_key(score_key(hand_text, str(table.rules)), report)
+        key = (frame_key(score_key(hand_text, rules, report.context), report)
                if hand_text is not None else None)
         state = sheet.camera_state(session, table_id)
         seen, state.surface = _look(state.surface, reading)
         shows = reading.view if seen is None or seen.view == TILES else seen.shows_table
         frame = Reading(key, complete, reading.tiles, shows)
         view, note = (seen.view, seen.note) if seen is not None else (None, None)
-        watch = Watch(state.signature, state.streak, state.empty_streak,
-                      state.recorded_signature, state.frames_seen, state.quiet_streak or 0)
+        memory = Memory.from_text(state.recorded_signature)
+        numbers = dict(memory.hands)
+        gap = (state.quiet_streak or 0) >= needed  # the hand put away since the last record
+        watch = Watch(signature=state.signature, streak=state.streak,
+                      empty_streak=state.empty_streak, recorded=[k for k, _ in memory.hands],
+                      frames_seen=state.frames_seen, quiet_streak=state.quiet_streak or 0)
         watch, decision = step(watch, frame, needed, near=near_hand, same=same_hand)
-        state.signature, state.streak = watch.signature, watch.streak
-        state.empty_streak, state.recorded_signature = watch.empty_streak, watch.recorded_signature
-        state.frames_seen, state.quiet_streak = watch.frames_seen, watch.quiet_streak
-        from tilecam.db.models import utcnow
+        if watch.empty_streak >= needed:  # the table seen cleared: later hands are new
+            memory.cleared_after = sheet.last_number(session, table_id)
+            memory.held = []
+        number: int | None = None
+        held: str | None = None
+        if decision == "record":
+            assert key is not None
+            sheet.lock_sheet(session, table_id)  # as a hand posted now would take it
+            number = _sheet_hand(sheet.hands_of(session, table_id), key, rules,
+                                 memory.cleared_after, gap)
+            if number is not None:  # recorded by another (a referee …) meanwhile
+                decision = "recorded"
+        elif decision == "recorded":
+            assert watch.matched is not None
+            number = _shown_number(session, table_id, numbers, watch.matched)
+            if (watch.differs and watch.streak >= needed and number is not None
+                    and hand_text is not None and key is not None
+                    and (number, key) not in memory.held):
+                memory.held = [*memory.held, (number, key)][-MOST_REMEMBERED:]
+                apart = tiles_apart(_key_parts(key)[0], _key_parts(watch.matched)[0])
+                held = sheet.hold_for_review(
+                    session, table, number, hand_text,
+                    f"after recording this hand the camera read its tiles as {hand_text} "
+                    f"for {watch.streak} frames in a row ({apart} tile"
+                    f"{'' if apart == 1 else 's'} apart)")
 
-        state.updated_at = utcnow()
+        def remember(key_: str | None, number_: int | None) -> None:
+            if key_ is not None and number_ is not None:
+                numbers[key_] = number_
+            memory.hands = [(k, numbers.get(k)) for k in watch.recorded]
+            state.recorded_signature = memory.to_text()
+            state.signature, state.streak = watch.signature, watch.streak
+            state.empty_streak = watch.empty_streak
+            state.frames_seen, state.quiet_streak = watch.frames_seen, watch.quiet_streak
+            from tilecam.db.models import utcnow
+
+            state.updated_at = utcnow()
+
         if decision != "record":
             status = "already_recorded" if decision == "recorded" else "waiting"
-            number = None
-            if status == "already_recorded":
-                number = sheet.last_camera_number(session, table_id)
+            remember(key, number)
             session.flush()
             return FrameResult(status, watch.streak, needed, hand_text, complete,
-                               hand_number=number, view=view, view_note=note)
+                               hand_number=number, view=view, view_note=note,
+                               recorded_hand=(None if number is None else
+                                              sheet.current_text(session, table_id, number)),
+                               held_for_review=held)
         image_error: str | None = None
         if store:
             try:
@@ -338,9 +503,11 @@ def process_frame(
                        image_ref=rel.as_posix() if wrote else None)
         recorded = sheet.insert_hand(session, table, full, "camera", "camera",
                                      review_below=review_below)
+        remember(key, recorded.hand.number)
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
-                           recorded.hand.number, image_error, view, note)
+                           recorded.hand.number, image_error, view, note,
+                           recorded_hand=recorded.revision.hand_text)
 
     try:
         return sheet.transaction(sf, work)
@@ -360,8 +527,10 @@ class PhotoResult:
     image_error: str | None = None
 
 
-#: The file name ending a photo is kept under, by the format its header names.
-PHOTO_SUFFIX = {"jpeg": ".jpg", "png": ".png", "webp": ".webp"}
+#: The file name ending a photo or a camera frame is kept under, by the format its header
+#: names (:func:`vision.imageio.sniff_format`).
+PHOTO_SUFFIX = {"jpeg": ".jpg", "png": ".png", "webp": ".webp", "bmp": ".bmp",
+                "tiff": ".tif"}
 
 
 def record_photo(
@@ -389,7 +558,6 @@ def record_photo(
     (:data:`tilecam.tables.sheet.READ_FROM_IMAGES`). The camera's frames are left as they
     were: a table's camera and photos of it do not mix their runs."""
     assert reading.hand is not None
-    hand_text = normalize_hand(reading.hand)
     suffix = PHOTO_SUFFIX.get(image_format.lower(), ".img")
     rel = Path("frames") / f"table-{table_id}" / f"photo-{uuid.uuid4().hex}{suffix}"
     target = data_dir / rel
@@ -398,6 +566,8 @@ def record_photo(
     def work(session: Session) -> PhotoResult:
         nonlocal wrote
         table = sheet.get_table(session, table_id)
+        # parsed as the table's rules read it (a Xiamen gold's stand-ins)
+        hand_text = normalize_hand(str(reading.hand), str(table.rules), report.context)
         image_error: str | None = None
         if store:
             try:

@@ -19,7 +19,9 @@ A rule set with one kind (Zhenjiang 诈胡) always books that one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -31,14 +33,16 @@ class Ruling:
 
 
 def claim_kind(rules: str, hand_text: str | None, total: int | None,
-               legal: bool | None, version: str | None = None) -> Ruling | None:
+               legal: bool | None, version: str | None = None,
+               context: Mapping[str, Any] | None = None) -> Ruling | None:
     """The penalty a false claim of ``hand_text`` (notation, the claimed tile last) draws
     under ``rules``, from what the scorer made of it (``total`` None: it refused the hand;
     ``legal``); None when it cannot be told (no hand, a hand the scorer found legal, tile
     counts that make no hand, a winning tile the scorer refused for another reason such
     as an impossible win context; under a rule set of one penalty, any hand the scorer
     refused) — the referee names it then: ruling a legal win a false claim is the
-    referee's word, never inferred.
+    referee's word, never inferred. ``context``: the hand's rule-set context, which says
+    how the rules read its meld tiles (:func:`tilecam.tables.scoring_bridge.stand_ins`).
 
     >>> claim_kind("mcr", "123m456p789s11z23z4z", None, None).kind  # 诈和: 1 short of ready
     'false_win'
@@ -66,8 +70,10 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
         return None
     if total is not None:
         return Ruling("wrong_win", "a winning shape short of the minimum fan (错和)")
-    try:
-        hand = scoring.parse_hand(hand_text)
+    try:  # parsed as the rules read it under the hand's context (stand-ins)
+        from tilecam.tables.scoring_bridge import stand_ins
+
+        hand = scoring.parse_hand(hand_text, melded_as=stand_ins(rules, context))
         if not hand.standing:
             return None
         scoring.score(hand, rules=rules, version=version)
@@ -77,7 +83,8 @@ def claim_kind(rules: str, hand_text: str | None, total: int | None,
     except ValueError:
         return None
     try:
-        short = scoring.Hand(hand.melds, hand.standing[:-1], hand.flowers)
+        short = scoring.Hand(hand.melds, hand.standing[:-1], hand.flowers,
+                             melded_as=hand.melded_as)
         waits = scoring.waits(short, rules=rules, version=version)
     except ValueError:
         return None

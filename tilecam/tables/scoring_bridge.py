@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -234,19 +235,55 @@ class Evaluation:
     note: str | None
 
 
-def normalize_hand(text: str) -> str:
-    """The hand in the scorer's canonical notation (raises ValueError when malformed)."""
+def stand_ins(rules: str | None,
+              context: Mapping[str, Any] | None = None) -> tuple[tuple[str, str], ...]:
+    """The meld tiles the table's ``rules`` read as another tile under a hand's rule-set
+    ``context`` (:func:`scoring.stand_ins`: under Xiamen a meld's tile of the gold's kind
+    is a 白板 standing in), for parsing the hand as the scorer reads it; none without
+    rules, or where the context does not say (no gold, or one that is no tile: the scorer
+    refuses that itself, naming it).
+
+    >>> stand_ins("xiamen", {"gold": "5m"}), stand_ins("xiamen", {}), stand_ins("mcr", {})
+    ((('5m', 'P'),), (), ())
+    """
+    if not rules:
+        return ()
     import scoring
 
-    return scoring.format_hand(scoring.parse_hand(text))
+    try:  # the rule set's own method: a context key such as "rules" is no keyword clash
+        return tuple(scoring.get_rule_set(rules).stand_ins(dict(context or {})))
+    except ValueError:  # an unknown rule set, a context the rules refuse: as written
+        return ()
 
 
-def score_key(text: str, rules: str) -> str:
+def normalize_hand(text: str, rules: str | None = None,
+                   context: Mapping[str, Any] | None = None) -> str:
+    """The hand in the scorer's canonical notation (raises ValueError when malformed),
+    parsed as the table's ``rules`` read it under the hand's rule-set ``context``
+    (:func:`stand_ins`): a Xiamen hand with gold 5m may hold a claimed pung ``[555m,1]``
+    (three 白板) beside four golds — without the rules and context it holds 7 copies of
+    5m and is refused, as the score sheet refused it before the seventy-fourth session.
+
+    >>> normalize_hand("[555m,1]5555m123p456pPEEE", "xiamen", {"gold": "5m"})
+    '[555m,1]5555m123456pPEEE'
+    >>> normalize_hand("[555m,1]5555m123p456pPEEE")
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: 7 copies of 5m: there are only 4 of each tile
+    """
+    import scoring
+
+    return scoring.format_hand(scoring.parse_hand(text,
+                                                  melded_as=stand_ins(rules, context)))
+
+
+def score_key(text: str, rules: str, context: Mapping[str, Any] | None = None) -> str:
     """What of hand ``text`` (canonical notation) the ``rules`` score depends on
     (:meth:`scoring.rulesets.base.RuleSet.score_key`: each bonus tile named by the first
     code of its ``score_alike`` group; MCR: any bonus tile is one fan, so 2f and 7f are
     alike) — two readings of one camera frame that differ only in which flower it shows
-    have one key. A rule set with no alike codes keys the hand by its notation.
+    have one key. A rule set with no alike codes keys the hand by its notation. The hand
+    is parsed as :func:`normalize_hand` parses it (``context``: a Xiamen gold's stand-ins).
 
     >>> score_key("123456789m1235p5p27f", "mcr")
     '123456789m1235p5p 1f1f'
@@ -254,10 +291,13 @@ def score_key(text: str, rules: str) -> str:
     '123456789m1235p5p 1f5f'
     >>> score_key("123456789m1235p5p27f", "zhenjiang")
     '123456789m1235p5p27f'
+    >>> score_key("[555m,1]5555m123456pPEEE", "xiamen", {"gold": "5m"})
+    '[555m,1]5555m123456pEEPE'
     """
     import scoring
 
-    return scoring.get_rule_set(rules).score_key(scoring.parse_hand(text))
+    return scoring.get_rule_set(rules).score_key(
+        scoring.parse_hand(text, melded_as=stand_ins(rules, context)))
 
 
 #: Readings of a camera frame this many tiles or fewer apart may be the same tiles read
@@ -267,12 +307,17 @@ REREAD_TILES = 2
 
 def tiles_apart(key_a: str, key_b: str) -> int:
     """How many tiles two hand keys (:func:`score_key`) differ by: the larger side of the
-    difference of their tile multisets (melds, standing tiles and bonus tiles).
+    difference of their tile multisets (melds, standing tiles and bonus tiles), each tile
+    as written — a Xiamen meld's tile of the gold's kind too, which the rules read as a
+    白板 (a key with a claimed pung of the gold's kind beside four golds is counted, not
+    refused as too many copies).
 
     >>> tiles_apart("123456789m1235p5p 1f1f", "123456789m1235p5p 1f1f1f")
     1
     >>> tiles_apart("123456789m1235p5p", "111222333m456p7p7p")
     10
+    >>> tiles_apart("[555m,1]5555m123456pPEEE", "[555m,1]5555m123456pPEE7p")
+    1
     """
     a, b = _key_tiles(key_a), _key_tiles(key_b)
     if a is None or b is None:  # a key that does not parse is no re-reading of the other
@@ -287,18 +332,28 @@ def reread_of(key_a: str, key_b: str) -> bool:
     return tiles_apart(key_a, key_b) <= REREAD_TILES
 
 
+#: A meld in notation (``[555m,1]``): :func:`_key_tiles` reads each on its own.
+_MELD = re.compile(r"\[[^\]]*\]")
+
+
 def _key_tiles(key: str) -> Counter[str] | None:
-    """The tiles of a hand key (None when it does not parse)."""
+    """The tiles of a hand key as written (None when it does not parse). Each meld and
+    the rest are parsed apart, so that copies are counted within each only: the rules may
+    read a meld's tiles as another tile (:func:`stand_ins`), which the key does not say."""
     import scoring
 
     bare, _, bonus = key.partition(" ")
+    tiles: Counter[str] = Counter()
     try:
-        hand = scoring.parse_hand(bare)
+        for part in [*_MELD.findall(bare), _MELD.sub("", bare)]:
+            if not part:
+                continue
+            hand = scoring.parse_hand(part)
+            tiles.update(t for m in hand.melds for t in m.tiles)
+            tiles.update(hand.standing)
+            tiles.update(hand.flowers)
     except scoring.HandError:
         return None
-    tiles = Counter(t for m in hand.melds for t in m.tiles)
-    tiles.update(hand.standing)
-    tiles.update(hand.flowers)
     tiles.update(bonus[i:i + 2] for i in range(0, len(bonus), 2))
     return tiles
 
@@ -359,9 +414,9 @@ def evaluate(
     zero = [0, 0, 0, 0]
     rule_set = scoring.get_rule_set(rules)
     if report.outcome == "draw":
-        return _drawn(report, place, rule_set, rule_settings)
+        return _drawn(report, place, rules, rule_set, rule_settings)
     assert report.hand is not None
-    hand = normalize_hand(report.hand)
+    hand = normalize_hand(report.hand, rules, report.context)  # a Xiamen gold's stand-ins
     if report.winner is None:
         if not lenient:  # a table's or referee's report: the hand itself must be one
             _check_some_winner(report, place, rules, version, rule_settings, hand, rule_set)
@@ -430,12 +485,12 @@ def _check_some_winner(report: HandReport, place: Place, rules: str, version: st
     raise first
 
 
-def _drawn(report: HandReport, place: Place, rule_set: Any,
+def _drawn(report: HandReport, place: Place, rules: str, rule_set: Any,
            rule_settings: Mapping[str, Any]) -> Evaluation:
     """A drawn hand: nobody wins; the rule set's transfers of a drawn hand (Zhenjiang's
     打首搭 and 碰后打搭, seats by wind: :meth:`RuleSet.draw_transfers`) are booked, and
     named in the note."""
-    hand = normalize_hand(report.hand) if report.hand else None
+    hand = normalize_hand(report.hand, rules, report.context) if report.hand else None
     # the rule set's own fields only (HandError naming one it does not have, or a value
     # that is wrong): RuleSet.draw_transfers checks nothing by default; its seat fields
     # are the rule set's to check

@@ -372,6 +372,21 @@ def last_camera_number(session: Session, table_id: int) -> int | None:
     return None if top is None else int(top)
 
 
+def last_number(session: Session, table_id: int) -> int:
+    """How many hands the table's sheet holds (its last hand's number; 0 for none)."""
+    top = session.scalar(select(func.max(Hand.number)).where(Hand.table_id == table_id))
+    return 0 if top is None else int(top)
+
+
+def current_text(session: Session, table_id: int, number: int) -> str | None:
+    """Hand ``number``'s notation in its latest revision (None: no such hand, or a drawn
+    hand given without one) — what a camera still showing it is told was recorded."""
+    return session.scalars(
+        select(HandRevision.hand_text).join(Hand, Hand.id == HandRevision.hand_id)
+        .where(Hand.table_id == table_id, Hand.number == number)
+        .order_by(HandRevision.revision.desc()).limit(1)).first()
+
+
 def lock_sheet(session: Session, table_id: int) -> None:
     """Hold the table's row for this transaction (PostgreSQL ``FOR UPDATE``; SQLite
     takes the database's write lock anyway), so writers of one sheet go one at a time:
@@ -539,7 +554,7 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
     if number is not None:
         existing = hands[number - 1] if 1 <= number <= len(hands) else None
         if existing is not None:
-            if _same_report(first_revision(session, existing), report):
+            if _same_report(first_revision(session, existing), report, str(table.rules)):
                 return Recorded(existing, existing.revisions[-1], False)
             raise Conflict(
                 f"hand {number} of table {table.id} is already recorded with other content; "
@@ -567,11 +582,70 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
     return Recorded(hand, rev, True)
 
 
-def _same_report(rev: HandRevision, report: HandReport) -> bool:
+#: The revision a camera adds to a hand it recorded when it later reads the same tiles
+#: otherwise, stably (:func:`hold_for_review`).
+REVIEW = "review"
+
+
+def hold_for_review(session: Session, table: GameTable, number: int, reading: str,
+                    why: str) -> str | None:
+    """Hold hand ``number`` — a camera's record — for a referee, in this transaction: the
+    camera read its tiles otherwise (``reading``, notation), stably, after recording it
+    (``why``, the camera's words). A new revision (action ``review``, author ``camera``):
+    outcome ``pending``, no points moved, its note saying what was read and what that
+    reading scores at the hand's place. A referee settles it with a correction: the
+    tiles it shows, or no field at all to confirm the record as it is. Returns the note,
+    or None when nothing is held: not a camera's record, a referee's revision on it (a
+    correction, a void, a false-claim ruling: his word stands), or a reading that scores
+    as the record does (the same outcome, total, fans and points) — a settled hand whose
+    score that reading would not change is left settled."""
+    lock_sheet(session, table.id)
+    hands = hands_of(session, table.id)
+    if not 1 <= number <= len(hands):
+        return None
+    hand = hands[number - 1]
+    last = hand.revisions[-1]
+    if (hand.source != "camera" or last.action not in ("record", "reseat", REVIEW)
+            or last.outcome not in ("win", "pending") or last.hand_text is None):
+        return None
+    before = places_of(table, hands)
+    report = replace(report_of(last), hand=reading)
+    try:
+        ev: Evaluation | None = _evaluate(table, before[number - 1], report, lenient=True)
+    except ValueError:
+        ev = None
+    if ev is not None and last.outcome == "win" and (
+            ev.outcome, ev.total, list(ev.settlement), _fans(ev.score)) == (
+            last.outcome, last.total, list(last.settlement), _fans(last.score)):
+        return None
+    if ev is None or ev.total is None:
+        scores = "which the scorer does not score"
+    else:
+        scores = f"which scores {ev.total} ({ev.outcome})"
+    note = (f"held for a referee: {why}, {scores}; the record scores "
+            f"{'nothing' if last.total is None else last.total} — correct the hand with the "
+            "tiles it shows, or with no field to confirm it as recorded")
+    rev = next_revision(last, action=REVIEW, author="camera", outcome="pending",
+                        settlement=[0, 0, 0, 0], note=joined_notes(last.note, note))
+    hand.revisions.append(rev)
+    session.flush()
+    _reseat(session, table, hands, before, number, "camera")
+    return note
+
+
+def _fans(score: Mapping[str, Any] | None) -> list[str]:
+    """A stored score's fans (scoring items), to compare two scores by: each item's
+    fields but the sets it was found in (the 5p pair read 8p scores the same 单钓将)."""
+    return sorted(repr(sorted((k, repr(v)) for k, v in f.items() if k != "sets"))
+                  if isinstance(f, Mapping) else repr(f)
+                  for f in (score or {}).get("fans") or ())
+
+
+def _same_report(rev: HandRevision, report: HandReport, rules: str) -> bool:
     from tilecam.tables.scoring_bridge import normalize_hand
 
-    try:
-        text = normalize_hand(report.hand) if report.hand else None
+    try:  # parsed as the table's rules read it (a Xiamen gold's stand-ins)
+        text = normalize_hand(report.hand, rules, report.context) if report.hand else None
     except ValueError:
         return False
     return (rev.outcome in (report.outcome, "pending") and rev.hand_text == text
@@ -650,14 +724,15 @@ def merged_report(last: HandReport, report: HandReport,
     return merged
 
 
-def _report_value(report: HandReport, name: str) -> Any:
-    """A report field as a correction compares it (a hand in the scorer's notation)."""
+def _report_value(report: HandReport, name: str, rules: str) -> Any:
+    """A report field as a correction compares it (a hand in the scorer's notation, parsed
+    as the table's ``rules`` read it under the report's context)."""
     value = getattr(report, name)
     if name == "hand" and value:
         from tilecam.tables.scoring_bridge import normalize_hand
 
         try:
-            return normalize_hand(value)
+            return normalize_hand(value, rules, report.context)
         except ValueError:
             return value
     if name == "context":
@@ -703,7 +778,8 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
             _rebook_offences(table, hands, f"hand {number}'s false-claim ruling undone by "
                              f"a correction (by {author})", _in_hands_of(hands, number))
         changed = tuple(name for name in REPORT_FIELDS
-                        if _report_value(was, name) != _report_value(report_, name))
+                        if _report_value(was, name, str(table.rules))
+                        != _report_value(report_, name, str(table.rules)))
         kept = tuple(name for name in REPORT_FIELDS
                      if given is not None and name not in given)
         return Recorded(hand, rev, True, changed, kept)
@@ -826,7 +902,8 @@ def _claim_penalty(table: GameTable, kinds: Mapping[str, str], last: HandRevisio
             raise ValueError(f"a false claim under {table.rules} draws {' or '.join(kinds)}, "
                              f"not {kind!r}")
         return kind, None
-    ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal, last.version)
+    ruling = claim_kind(table.rules, last.hand_text, last.total, last.legal, last.version,
+                        last.context)
     if ruling is None:
         why = ("it is a legal win, which is a false claim only on the referee's word"
                if last.legal else "its record does not tell which (no hand, or tiles the "

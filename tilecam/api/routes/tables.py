@@ -14,7 +14,12 @@ Table key (its own table only) or admin key:
   the surface the camera learned around the tiles (a wall, the floor:
   :mod:`tilecam.tables.surface`); the answer's ``view`` and ``view_note`` say which.
   A frame whose ``winner``, ``discarder`` or ``self_drawn`` contradict the hand the
-  camera recorded is not that hand (:func:`tilecam.tables.camera.frame_key`).
+  camera recorded is not that hand (:func:`tilecam.tables.camera.frame_key`). A hand is
+  recorded once whoever records it: a frame showing a hand recorded since the table was
+  last seen cleared — by the camera, a referee, the table or a photo — is
+  ``already_recorded`` with its number and ``recorded_hand``; a hand the camera recorded
+  and then reads otherwise, stably, in a way that scores otherwise, is held ``pending``
+  for the referee (revision action ``review``).
 - ``POST /v1/tables/{id}/photos``: one photo of a hand (sent as to ``/v1/recognize``,
   with a frame's fields, ``number`` and ``note``), read once and recorded at once with
   the photo as its ``image_ref``; ``number`` makes a re-send idempotent.
@@ -39,7 +44,7 @@ import gzip
 import hashlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -559,6 +564,8 @@ async def post_frame(
             rec = result.recorded
             out["recorded"] = await run_in_threadpool(
                 functools.partial(_recorded_view, sf, table_id, rec, admin=caller.admin))
+        if result.recorded_hand is not None:
+            out["recorded_hand"] = result.recorded_hand
         if result.image_error is not None:
             out["image_error"] = result.image_error
         return out
@@ -665,7 +672,7 @@ async def post_photo(
                 raise ApiError(400, "invalid_context", str(exc)) from None
 
         reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
-        if not reading.complete or not _parses(reading.hand):
+        if not reading.complete or not _parses(reading.hand, rules, report.context):
             seen = f"read {reading.hand}" if reading.hand else "no hand read"
             raise ApiError(400, "invalid_hand", f"the photo shows no complete hand ({seen}, "
                            f"{reading.tiles} tiles): photograph the whole hand, or post it "
@@ -692,14 +699,15 @@ async def post_photo(
     return out
 
 
-def _parses(hand: str | None) -> bool:
-    """Whether a reading's hand is notation the sheet can keep."""
+def _parses(hand: str | None, rules: str, context: Mapping[str, Any]) -> bool:
+    """Whether a reading's hand is notation the sheet can keep, read as the table's
+    ``rules`` read it under the photo's ``context`` (a Xiamen gold's stand-ins)."""
     from tilecam.tables.scoring_bridge import normalize_hand
 
     if not hand:
         return False
     try:
-        normalize_hand(hand)
+        normalize_hand(hand, rules, context)
     except ValueError:
         return False
     return True
