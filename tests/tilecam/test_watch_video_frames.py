@@ -330,3 +330,20 @@ def test_a_live_source_whose_grab_fails_ends_its_frames() -> None:
 
     assert list(sample_frames(Gone(Clock()), 1.0, live=True, clock=Clock())) == []
 
+
+
+def test_a_frame_line_names_the_sheet_s_hand_when_the_camera_read_another(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Rule: the watch operator sees when the frame's reading differs from the hand the
+    sheet recorded (``recorded_hand``); a line whose reading is the sheet's says nothing
+    more."""
+    base = {"status": "already_recorded", "streak": 3, "needed": 3, "hand_number": 1,
+            "view": "tiles"}
+    watch.show_answer(7, 200, {**base, "hand": "123m456m789m123p55p",
+                               "recorded_hand": "123m456m789m123p5p5p"})
+    watch.show_answer(8, 200, {**base, "hand": "123m456m789m123p55p",
+                               "recorded_hand": "123m456m789m123p55p"})
+    first, second = (json.loads(x) for x in capsys.readouterr().out.splitlines())
+    assert first["recorded_hand"] == "123m456m789m123p5p5p"
+    assert "recorded_hand" not in second

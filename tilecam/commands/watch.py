@@ -790,5 +790,8 @@ def show_answer(posted: int, status: int, data: Mapping[str, Any],
         line["view_note"] = note
     if data.get("image_error"):  # recorded without its picture: say why
         line["image_error"] = data["image_error"]
+    recorded = data.get("recorded_hand")
+    if recorded and recorded != data.get("hand"):  # the sheet holds another reading
+        line["recorded_hand"] = recorded
     print(json.dumps(line, ensure_ascii=False), flush=True)
     return data.get("status") == "recorded"

@@ -285,9 +285,10 @@ class CameraState(Base):
     ``signature`` is the key of the latest complete reading — the hand as far as the
     table's rules score it (``tilecam.tables.scoring_bridge.score_key``: normalized
     notation, bonus tiles the rules score alike named alike) — and ``streak`` how many
-    frames in a row showed it; ``recorded_signature`` is
-    the hand last recorded from the camera (so a camera that keeps sending the same
-    revealed hand records it once); ``empty_streak`` counts frames in a row with
+    frames in a row showed it; ``recorded_signature`` holds the camera's memory as JSON
+    (``tilecam.tables.camera.Memory``: every hand recorded since the table was last seen
+    cleared, with its sheet number, so that a camera that keeps sending a revealed hand
+    records it once; an older version's plain signature still reads); ``empty_streak`` counts frames in a row with
     no tiles (a cleared table allows the same hand to be recorded again);
     ``quiet_streak`` frames in a row with no complete hand since the last record, kept
     once it reaches the stable count (only after such a gap is a hand read otherwise

@@ -17,7 +17,8 @@ const KIND_ZH = {
 const KIND_ZH_RULES = { xiamen: { false_win: "诈胡" } }; // the rules' own word, where it differs
 /* what a later revision did to the hand (its `action`; a void or false-claim ruling
  * shows in the hand's outcome) */
-const ACTION = { correct: "corrected by the referee", reseat: "scored again at its new place" };
+const ACTION = { correct: "corrected by the referee", reseat: "scored again at its new place",
+  review: "held by the camera for a referee" };
 const MAX_TABLE = 2147483647; // the largest table number the service takes
 
 const $ = (id) => document.getElementById(id);
