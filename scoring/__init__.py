@@ -377,7 +377,7 @@ def discards(
     the tile discarded (or seen elsewhere: ``seen``, as :func:`waits` takes it, the hand
     that drew holding the tile to discard) stays listed with 0 left and no score. A
     discard whose every wait is so is ready in form only (:attr:`Discard.live` false):
-    it ranks as one from ready, after every other discard one from ready
+    it ranks after every ready discard with a live wait and before those one from ready
     (:func:`~scoring.rulesets.base.discard_order`). A discard that leaves it not ready
     lists its useful draws (有效牌, :class:`UsefulDraw`): the kinds whose draw lowers
     its shanten, with the copies left of each (4 less those the hand and its melds hold,
@@ -392,7 +392,7 @@ def discards(
     [3]
     >>> d = discards("[EEE,2]123m456p789sN1s", seen="NNN")  # the other N seen
     >>> [(x.tile, x.live, [(w.tile, w.remaining) for w in x.waits.waits])
-    ...  for x in (d.discards[0], d.discards[-1])]  # 1s: waits on N in form only, ranks last
+    ...  for x in d.discards[:2]]  # 1s: waits on N in form only, after the live N
     [('N', True, [('1s', 3)]), ('1s', False, [('N', 0)])]
     """
     from scoring.rulesets.base import discard_order

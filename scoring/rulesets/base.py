@@ -520,18 +520,20 @@ class Discards:
 
 
 def discard_order(d: Discard, wilds: frozenset[str] = frozenset()
-                  ) -> tuple[int, int, bool, int, int, int, bool, int]:
-    """Sort key of :class:`Discards`: fewest from ready — a discard that leaves the hand
-    ready in form only (every wait dead: no copy left, :attr:`Waits.live`) counts as one
-    from ready, as players count it (实质一向听: it cannot win until a draw changes its
-    wait, as a hand one from ready cannot until a draw makes it ready); the most useful
-    draws (a hand not ready: :attr:`Discard.useful_draws`; one ready in form only has
-    none counted, and ranks after every other discard one from ready); the most wait
-    tiles left that make a legal win (a wait scoring under the rules' minimum is no win),
-    the highest best legal score, the most wait tiles left at all (a ready hand; a wait
-    with no copy left, its last copy discarded or seen, counts for nothing); then a wild
-    (``wilds``: a gold, a 百搭) kept rather than another tile of equal merit; then the
-    tile's kind order."""
+                  ) -> tuple[int, bool, int, int, int, int, bool, int]:
+    """Sort key of :class:`Discards`: fewest from ready; among the ready, those with a
+    live wait first — a discard that leaves the hand ready in form only (every wait dead:
+    no copy left, :attr:`Waits.live`; 形式听牌) cannot win until a draw changes its wait,
+    and ranks after every live ready discard but before those one from ready (most of
+    the draws change a dead wait into a live one, while a hand one from ready counts its
+    useful draws by shape, some of them towards dead waits too: ``[EEE,2]123p456p1111mE``
+    — discarding 1m or E leaves 122 draws that make a ready hand that can win, 1p's ten
+    useful draws none); then the most useful draws (a hand not ready:
+    :attr:`Discard.useful_draws`); the most wait tiles left that make a legal win (a wait
+    scoring under the rules' minimum is no win), the highest best legal score, the most
+    wait tiles left at all (a ready hand; a wait with no copy left, its last copy
+    discarded or seen, counts for nothing); then a wild (``wilds``: a gold, a 百搭) kept
+    rather than another tile of equal merit; then the tile's kind order."""
     w = d.waits
     live = [t for t in w.waits if t.remaining > 0]
     in_form_only = w.ready and not live
@@ -542,8 +544,8 @@ def discard_order(d: Discard, wilds: frozenset[str] = frozenset()
     left_legal = sum(t.remaining for t in live if legal(t))
     best = max((s.total for t in live for s in legal(t)), default=0)
     left = sum(t.remaining for t in live)
-    return (1 if in_form_only else w.shanten, -d.useful_draws, in_form_only, -left_legal,
-            -best, -left, d.tile in wilds, T.index(d.tile))
+    return (w.shanten, in_form_only, -d.useful_draws, -left_legal, -best, -left,
+            d.tile in wilds, T.index(d.tile))
 
 
 def with_seen(held: list[int], seen: Sequence[int] | None) -> list[int]:

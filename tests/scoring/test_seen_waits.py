@@ -150,21 +150,23 @@ def test_zhenjiang_wild_discards_named_and_seen_count_once() -> None:
     assert left(seen="2p2p2p2p") == 0
 
 
-# --- 2. ready in form only ranks as one from ready ---------------------------------
+# --- 2. ready in form only ranks after the live ready discards -------------------
 
 
-def test_a_discard_ready_in_form_only_ranks_after_those_one_from_ready() -> None:
-    """实质一向听: [EEE,2]123p456p1111mE — discarding E waits on 1m alone (all four
-    held), discarding 1m waits on E alone (all four held): ready in form only, neither
-    can win. They ranked first (shanten 0); a player discards toward a hand that can
-    win, so the discards one from ready with useful draws (1p: 10) come first."""
+def test_a_discard_ready_in_form_only_ranks_before_those_one_from_ready() -> None:
+    """形式听牌: [EEE,2]123p456p1111mE — discarding E waits on 1m alone (all four held),
+    discarding 1m waits on E alone (all four held): ready in form only, neither can win
+    as it stands (``live`` false). They still rank before the discards one from ready:
+    after 1m or E, 122 of the tiles left make a ready hand that can win, after 1p none of
+    its 10 useful draws (by shape) does (the seventy-fourth session's review; ranking
+    them last, as this session first did, gave the worse advice)."""
     d = scoring.discards("[EEE,2]123p456p1111mE")
     order = [x.tile for x in d.discards]
-    assert order[0] == "1p" and set(order[-2:]) == {"1m", "E"}
+    assert set(order[:2]) == {"1m", "E"} and order[2] == "1p"
     form = [x for x in d.discards if x.waits.ready]
     assert {x.tile for x in form} == {"1m", "E"}
     assert all(not x.live and x.to_dict()["live"] is False for x in form)
-    assert d.discards[0].to_dict()["live"] is False  # not ready: not live
+    assert d.discards[2].to_dict()["live"] is False  # not ready: not live
     assert d.shanten == 0  # by shape; the discards say which are live
 
 
@@ -172,7 +174,8 @@ def test_a_discard_ready_in_form_only_ranks_after_a_live_ready_one() -> None:
     """The N seen: discarding 1s waits on N with none left, discarding N waits on 1s."""
     d = scoring.discards("[EEE,2]123m456p789sN1s", seen="NNN")
     assert d.discards[0].tile == "N" and d.discards[0].live
-    assert d.discards[-1].tile == "1s" and not d.discards[-1].live
+    assert d.discards[1].tile == "1s" and not d.discards[1].live
+    assert all(not x.waits.ready for x in d.discards[2:])
 
 
 def test_a_discard_below_the_minimum_is_live_not_in_form_only() -> None:
@@ -211,8 +214,8 @@ def test_seen_changes_only_the_tiles_left_as_counted_by_hand(rules: str) -> None
     ``seen``, each with 4 less the hand that drew's and the seen copies left (counted
     here, the hand's tiles as written), no score where none is left; the useful draws
     are the kinds with a copy left, each with that count; ``live`` says whether a wait
-    has one; and no discard ready in form only precedes one that is live or one from
-    ready (the order rule)."""
+    has one; and the live ready discards come first, then those ready in form only,
+    then those one or more from ready (the order rule)."""
     rng = random.Random(74)
     rs = scoring.get_rule_set(rules)
     checked = form_only = 0
@@ -251,8 +254,9 @@ def test_seen_changes_only_the_tiles_left_as_counted_by_hand(rules: str) -> None
             form_only += x.waits.ready and not x.live
         first = next((i for i, x in enumerate(got.discards)
                       if x.waits.ready and not x.live), len(got.discards))
-        assert all((x.waits.ready and not x.live) or x.waits.shanten >= 2
-                   for x in got.discards[first:]), text
+        assert all(not x.live for x in got.discards[first:]), text
+        kinds = [(0 if x.live else 1 if x.waits.ready else 2) for x in got.discards]
+        assert kinds == sorted(kinds), text
         assert rs.name == got.rules
     assert checked > 20
 

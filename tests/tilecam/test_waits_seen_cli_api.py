@@ -58,21 +58,25 @@ def test_cli_refuses_a_kind_seen_more_often_than_the_hand_leaves(
     assert "--context may not set seen; use --seen" in capsys.readouterr().err
 
 
-def test_cli_puts_discards_one_from_ready_before_those_ready_in_form_only(
+def test_cli_puts_discards_ready_in_form_only_before_those_one_from_ready(
         capsys: pytest.CaptureFixture[str]) -> None:
     """[EEE,2]123p456p1111mE: discarding 1m or E leaves waits whose every copy the hand
     holds (形式听牌). Before, the text said "2 discard(s) leave it ready" and advised
-    them; now the discards one from ready come first with their useful draws, and those
-    two follow, said to be ready in form only."""
+    them as any ready discard; now it says no discard leaves a tile to win on, tells those
+    two first as ready in form only (they rank first: most draws make their wait live),
+    then the discards one from ready with their useful draws."""
     assert main(["waits", "[EEE,2]123p456p1111mE"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("[EEE,2]123456p1111mE: no discard leaves it ready with a "
-                               "tile left to win on; the best are 1 tile(s) from ready")
-    assert lines[1].startswith("  discard 1p   10 useful draw(s): ")
+    assert lines[0] == ("[EEE,2]123456p1111mE: no discard leaves it ready with a tile left "
+                        "to win on")
+    assert lines[1].startswith("  2 leave(s) it ready in form only")
     form = [line for line in lines if "waits on" in line]
     assert [line.split()[1] for line in form] == ["1m", "E"]
+    assert lines[2:4] == form
     assert all("ready in form only" in line for line in form)
     assert "E (0 left: the hand holds all four)" in form[0]
+    assert lines[4].startswith("  below ready, the best are 1 tile(s) from ready")
+    assert lines[5].startswith("  discard 1p   10 useful draw(s): ")
 
 
 def test_cli_names_why_a_wait_is_dead_when_its_copies_are_seen(
@@ -101,8 +105,8 @@ def test_api_takes_seen_as_notation_or_codes_and_answers_as_the_scorer(
                                     "self_drawn": None}
     r = client.post("/v1/waits", json={"hand": "[EEE,2]123p456p1111mE"})
     body = r.json()
-    assert body["discards"][0]["live"] is False and body["discards"][0]["tile"] == "1p"
-    assert [(d["tile"], d["ready"], d["live"]) for d in body["discards"][-2:]] == [
+    assert body["discards"][2]["live"] is False and body["discards"][2]["tile"] == "1p"
+    assert [(d["tile"], d["ready"], d["live"]) for d in body["discards"][:2]] == [
         ("1m", True, False), ("E", True, False)]
     assert "seen" in client.post("/v1/waits", json={"hand": "123m456p789sEESS"}).json()
 

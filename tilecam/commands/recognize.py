@@ -188,8 +188,8 @@ def describe(result: dict[str, Any]) -> str:
 def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
     """The discards of a hand that drew (``Discards.to_dict()``'s, best first) as ``tilecam
     waits`` tells them: those that leave it ready with their waits; when none leaves it
-    ready with a tile left to win on, the nearest to ready with their useful draws
-    (有效牌), the most first, then those ready in form only (every wait dead).
+    ready with a tile left to win on, those ready in form only (every wait dead), then
+    the nearest to ready with their useful draws (有效牌), the most first.
 
     >>> print("\\n".join(discard_lines([
     ...     {"tile": "4s", "ready": False, "shanten": 1, "waits": [], "useful_draws": 6,
@@ -218,7 +218,7 @@ def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
     further = sum(d["shanten"] > near for d in below)
     if best and further:
         out.append(f"  ({further} other discard(s) leave it further from ready)")
-    return out + [waits(d) for d in ready]
+    return [waits(d) for d in ready] + out
 
 
 def check_flowers(rules: str, flowers: int) -> None:

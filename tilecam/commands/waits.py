@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
         "left whose draw brings it nearer), the most first (and, when it is a win already, "
         "says so first, on a discard or only self-drawn: score it with tilecam score). A "
         "discard that leaves it ready in form only — no copy left of any wait, each held, "
-        "discarded or seen (--seen) — counts as one tile from ready, after the others.",
+        "discarded or seen (--seen) — ranks after those ready with a live wait and before "
+        "those one tile from ready.",
     )
     p.add_argument("hand", help="hand notation without the winning tile (or a hand that "
                    "drew, to see what to discard)")
@@ -112,34 +113,44 @@ def _scores(t: Any, discarded: str, hand: scoring.Hand) -> str:
 
 def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
     """Human-readable discard analysis (何切) of a hand that drew: the discards that leave
-    it ready with their waits, best first; else those nearest to ready with their useful
-    draws (有效牌), the most first, and any that leave it ready in form only (every wait
-    dead: no copy left), which rank after them. ``hand``: the hand analysed, as the rules
-    read its meld tiles (:func:`scoring.stand_ins`); else ``d.hand`` parsed."""
+    it ready with their waits, best first; when none leaves it ready with a tile left to
+    win on, those that leave it ready in form only (every wait dead: no copy left), which
+    rank first, then those nearest to ready with their useful draws (有效牌), the most
+    first. ``hand``: the hand analysed, as the rules read its meld tiles
+    (:func:`scoring.stand_ins`); else ``d.hand`` parsed."""
     hand = scoring.parse_hand(d.hand) if hand is None else hand
     ready = d.ready_after
     form_only = tuple(x for x in ready if not x.live)
     lines = []
+    after: list[str] = []  # the discards below ready, told after those ready in form only
     if not any(x.live for x in ready):
         below = [x for x in d.discards if not x.waits.ready]
         near = min((x.waits.shanten for x in below), default=0)
         best = [x for x in below if x.waits.shanten == near]
-        head = (f"{d.hand}: no discard leaves it ready" + (" with a tile left to win on"
-                                                           if form_only else ""))
-        if not best:
-            lines.append(head + seen_note(d.seen))
-        elif any(x.useful is None for x in best):  # rules that count no shape alone
-            lines.append(f"{head}; the best are {near} tile(s) from ready (shanten {near}): "
-                         f"discard {' or '.join(x.tile for x in best)}" + seen_note(d.seen))
+        head = f"{d.hand}: no discard leaves it ready"
+        if form_only:  # they rank first; the nearest below ready are told after them
+            lines.append(f"{head} with a tile left to win on" + seen_note(d.seen))
+            lines.append(f"  {len(form_only)} leave(s) it ready in form only (best first; "
+                         "most draws change a dead wait into a live one):")
+            head, out = "  below ready, the best are", after
         else:
-            lines.append(f"{head}; the best are {near} tile(s) from ready (shanten {near}), "
-                         "the most useful draws first:" + seen_note(d.seen))
-            lines.extend(useful_line(x.tile, x.useful_draws,
+            head, out = f"{head}; the best are", lines
+        note = "" if form_only else seen_note(d.seen)
+        if not best:
+            if not form_only:
+                lines.append(f"{d.hand}: no discard leaves it ready" + note)
+        elif any(x.useful is None for x in best):  # rules that count no shape alone
+            out.append(f"{head} {near} tile(s) from ready (shanten {near}): "
+                       f"discard {' or '.join(x.tile for x in best)}" + note)
+        else:
+            out.append(f"{head} {near} tile(s) from ready (shanten {near}), "
+                       "the most useful draws first:" + note)
+            after.extend(useful_line(x.tile, x.useful_draws,
                                      [(u.tile, u.remaining) for u in x.useful or ()])
                          for x in best)
         further = len(below) - len(best)
         if further:
-            lines.append(f"  ({further} other discard(s) leave it further from ready)")
+            after.append(f"  ({further} other discard(s) leave it further from ready)")
         ready = form_only
     else:
         lines.append(f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"
@@ -152,7 +163,7 @@ def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
         note = ("" if wins else "  — no wait makes a legal win" if live
                 else f"  — {IN_FORM_ONLY}")
         lines.append(f"  discard {x.tile:<3} waits on {waits}{note}")
-    return "\n".join(lines)
+    return "\n".join(lines + after)
 
 
 def _way(s: Score | None) -> str:

@@ -288,8 +288,9 @@ class CameraState(Base):
     frames in a row showed it; ``recorded_signature`` holds the camera's memory as JSON
     (``tilecam.tables.camera.Memory``: every hand recorded since the table was last seen
     cleared, with its sheet number, so that a camera that keeps sending a revealed hand
-    records it once; an older version's plain signature still reads); ``empty_streak`` counts frames in a row with
-    no tiles (a cleared table allows the same hand to be recorded again);
+    records it once; an older version's plain signature still reads); ``empty_streak``
+    counts frames in a row with no tiles (a cleared table allows the same hand to be
+    recorded again);
     ``quiet_streak`` frames in a row with no complete hand since the last record, kept
     once it reaches the stable count (only after such a gap is a hand read otherwise
     recorded: migration 0003); ``surface`` the table's surface as the camera learned it
