@@ -267,6 +267,10 @@ def waits(
     return dataclasses.replace(found, waits=_left(found.waits, held), seen=_seen_text(gone))
 
 
+#: The longest ``seen`` text taken (the API caps the field at 600 characters too).
+_SEEN_MAX_CHARS = 1000
+
+
 def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | None:
     """The 34 counts of the tiles ``seen`` (:func:`waits`; bonus tiles left out), None
     when none are given; a :class:`HandError` beginning ``seen:`` for a code that is none,
@@ -279,10 +283,19 @@ def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | No
         if "[" in seen or "]" in seen:
             raise HandError(f"seen: give the tiles alone, in groups ({seen!r}: write a meld "
                             "seen as its tiles, e.g. 555p, without brackets)")
-        try:
-            codes = _tile_groups(seen.replace(",", " "), 0, seen)
-        except HandError as exc:
-            raise HandError(f"seen: {exc}") from None
+        if len(seen) > _SEEN_MAX_CHARS:
+            raise HandError(f"seen: {len(seen)} characters; the tiles seen elsewhere are "
+                            f"given in at most {_SEEN_MAX_CHARS} (a table holds 144 tiles)")
+        codes = []
+        text = seen.replace(",", " ")
+        at = 0
+        for group in text.split():  # spaces and commas end a group: "1, 5m" is no 1m
+            at = text.index(group, at)
+            try:
+                codes += _tile_groups(group, at, seen)
+            except HandError as exc:
+                raise HandError(f"seen: {exc}") from None
+            at += len(group)
     elif isinstance(seen, Iterable) and not isinstance(seen, (bytes, Mapping)):
         codes = []
         for n, tile in enumerate(seen):

@@ -294,7 +294,7 @@ class Score:
     ``legal`` says whether it meets the rule set's minimum.
 
     ``self_drawn``: whether the win is one without a discard (自摸) as the rule set scores
-    and settles it — each other player pays, nobody deals in — whatever the win
+    and settles it — nobody deals in (no discarder pays for it) — whatever the win
     context's ``self_drawn`` flag alone says. Each rule set sets it by its own reading
     (:meth:`RuleSet.score`): MCR, the ``self_drawn`` flag (抢杠和, robbing a kong, is a
     win on the konger's tile); Xiamen, the flag, a robbed kong (抢杠自摸) and the win

@@ -15,7 +15,7 @@ tiles are (:meth:`Xiamen.stand_ins`, ``Hand.melded_as``): gold 5m, ``[555m,1]`` 
 Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸);
 ``kong=True`` with ``self_drawn`` is 杠上开花, off a kong among the melds.
 
-Self-drawn (``Score.self_drawn``: each other player pays, nobody deals in): the
+Self-drawn (``Score.self_drawn``: nobody deals in, no discarder pays for it): the
 ``self_drawn`` flag, a robbed kong (抢杠自摸, seed 000: 以自摸论, with or without the
 konger's seat), ``win=自摸``, and the win types won without a discard whatever the flag
 says — 游金, 双游, 三游, 三金倒 and 天和; 天听 is won either way (self-drawn with

@@ -17,9 +17,9 @@ sheet books them with the win's payments, and in a drawn hand on their own
 named for both may have made one discard): more than its 4 tiles, counting the winner's
 own, is a HandError.
 
-Self-drawn (``Score.self_drawn``: each other player pays): the ``self_drawn`` flag (自摸,
-杠开 off a kong's replacement tile), and 天胡 (``tian_hu``: the dealer's win on the deal)
-with the flag or without; robbing a kong (抢杠, ``kong`` without ``self_drawn``) is a
+Self-drawn (``Score.self_drawn``: nobody deals in, no discarder pays for it): the
+``self_drawn`` flag (自摸, 杠开 off a kong's replacement tile), and 天胡 (``tian_hu``:
+the dealer's win on the deal) with the flag or without; robbing a kong (抢杠, ``kong`` without ``self_drawn``) is a
 discard win, paid by the konger (:func:`_win_of`).
 """
 

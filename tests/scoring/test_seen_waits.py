@@ -297,3 +297,18 @@ def test_useful_draws_with_seen_match_the_reference_calculator() -> None:
             assert [(u.tile, u.remaining) for u in x.useful or ()] == want, (text, x.tile)
             compared += 1
     assert compared > 20
+
+
+def test_seen_groups_end_at_spaces_and_commas() -> None:
+    """Rule (the notation of ``seen``): a space or comma ends a group, so ranks left
+    without a suit letter are refused, not joined to the next group's letter."""
+    with pytest.raises(scoring.HandError, match="need a suit letter"):
+        scoring.waits("123m456p789sEESS", seen="1, 5m")
+    assert scoring.waits("123m456p789sEESS", seen="123m 4p,5p").to_dict()["seen"] == "123m45p"
+
+
+def test_seen_text_is_bounded() -> None:
+    """Rule: ``seen`` holds at most the table's tiles; a text far longer is refused at once
+    (a long run of digits read as one group took seconds)."""
+    with pytest.raises(scoring.HandError, match="2000 characters"):
+        scoring.waits("123m456p789sEESS", seen="1" * 2000)

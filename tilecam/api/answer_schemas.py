@@ -200,7 +200,7 @@ class ScoreOut(Answer):
     settlement: SettlementOut
     self_drawn: bool | SkipJsonSchema[None] = absent(
         "the win is one without a discard (自摸) as the rule set scores and settles it — "
-        "each other player pays, nobody deals in — whatever the self_drawn flag alone says "
+        "nobody deals in (no discarder pays for it) — whatever the self_drawn flag alone says "
         "(Xiamen 游金, 双游, 三游, 三金倒, 天和 and a robbed kong, 抢杠自摸; Zhenjiang 天胡; "
         "MCR: the flag, a robbed kong 抢杠和 being a discard win); for a score that is no "
         "legal win, the win as claimed. In every score this version makes; absent only "
