@@ -19,8 +19,8 @@ own, is a HandError.
 
 Self-drawn (``Score.self_drawn``: nobody deals in, no discarder pays for it): the
 ``self_drawn`` flag (自摸, 杠开 off a kong's replacement tile), and 天胡 (``tian_hu``:
-the dealer's win on the deal) with the flag or without; robbing a kong (抢杠, ``kong`` without ``self_drawn``) is a
-discard win, paid by the konger (:func:`_win_of`).
+the dealer's win on the deal) with the flag or without; robbing a kong (抢杠, ``kong``
+without ``self_drawn``) is a discard win, paid by the konger (:func:`_win_of`).
 """
 
 from __future__ import annotations
