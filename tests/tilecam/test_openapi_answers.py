@@ -325,7 +325,8 @@ def _xiamen(call: Recorder, cam: FakeCamera) -> None:
     fixed = call("post", "/v1/tables/{table_id}/hands/{number}/corrections", 201,
                  {**ids, "number": 3}, headers=admin(),
                  json={"winner": "S", "self_drawn": True, "reason": "S won it"})
-    assert fixed["changed"] == ["winner", "self_drawn"] and "hand" in fixed["kept"]
+    # hand 3 was held pending (its winner unknown): settled, its outcome changed too
+    assert fixed["changed"] == ["outcome", "winner", "self_drawn"] and "hand" in fixed["kept"]
     assert fixed["assumed_after"] == 2 and fixed["chips"] and fixed["money"]
     call("post", "/v1/tables/{table_id}/penalties", 201, ids, headers=admin(),
          json={"player": "Ann", "kind": "bar", "hand": 4})

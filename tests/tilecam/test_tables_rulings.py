@@ -375,7 +375,9 @@ def test_a_disqualified_player_takes_no_rank(sheet) -> None:
     assert [p["rank"] for p in ev["players"][:-1]] == [1, 1, 1, 1, 5, 5, 5]
     rows = list(csv.reader(io.StringIO(client.get(
         f"/v1/events/{event}/standings.csv", headers=admin()).text)))
-    assert rows[0][-1] == "disqualified" and rows[-1][0] == "" and rows[-1][-1] == "yes"
+    # the rows' rules in the last column (review "reviewtables", finding 4)
+    assert rows[0][-2:] == ["disqualified", "rules"] and rows[-1][0] == ""
+    assert rows[-1][-2:] == ["yes", "mcr"]
     assert client.post(f"/v1/tables/{t}/penalties/{r.json()['id']}/void", headers=admin(),
                        json={"reason": "appeal upheld"}).status_code == 200
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()

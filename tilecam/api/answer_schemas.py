@@ -371,9 +371,12 @@ class NewHandRecordedOut(HandRecordedOut):
 ReportField = Literal["outcome", "hand", "winner", "discarder", "self_drawn", "last_of_kind",
                       "kong", "last_wall_tile", "flowers", "context", "note"]
 CHANGED = ("the report's fields whose value this correction changed from the hand's last "
-           "revision")
-KEPT = ("the report's fields the correction left out, which kept the last revision's "
-        "values")
+           "revision; `outcome` whenever the hand's recorded outcome changed (a void hand "
+           "or a false claim's record reinstated, a win held pending confirmed, a win "
+           "held pending)")
+KEPT = ("the report's fields the correction left out and left unchanged (a field the "
+        "correction changed by itself — a self-draw ended by a discarder given, a win's "
+        "fields dropped by `outcome` draw — is in `changed`, not here)")
 
 
 class CorrectedHandOut(HandWithHistoryOut):
@@ -597,9 +600,10 @@ class TableStateOut(Answer):
     hands_pending: list[int] = Field(description="numbers of the hands a referee must settle")
     hands_void: list[int] = Field(description="numbers of the void hands")
     false_claims: list[int] = Field(description="numbers of the records ruled a false claim")
-    complete: bool = Field(description="the sheet takes no more hands: the session's "
-                           "rounds played, or the table closed or withdrawn")
-    next_hand: int | None = Field(description="the next hand's number; null once complete")
+    complete: bool = Field(description="the session is over: its rounds played, or the "
+                           "table closed; false for a withdrawn table (see withdrawn)")
+    next_hand: int | None = Field(description="the next hand's number; null once complete "
+                                  "or while withdrawn")
     closed: bool = Field(description="a referee closed the sheet (time called)")
     withdrawn: bool = Field(description="left out of the event's standings")
 
@@ -610,22 +614,38 @@ class TableStandingsOut(TableStateOut):
     players: list[StandingOut] = Field(description="by rank, the disqualified last")
 
 
-class EventPlayerOut(Answer):
-    """A player's line in an event's standings: the player's lines at the event's tables
-    summed (a player is one name across the event's tables, as the sheet compares names:
-    spaces at either end, invisible characters and Unicode forms aside)."""
+class EventTableLineOut(StandingOut):
+    """A player's line at one of the event's tables, with that table's rules."""
 
     EXAMPLES: ClassVar[list[dict[str, Any]]] = [
-        {"rank": 1, "player": "Bo", "total": 108, "hand_points": 108, "penalty_points": 0,
-         "wins": 1, "self_drawn_wins": 1, "dealt_in": 0, "money": 0, "warnings": 0,
-         "bars": 0, "disqualified": False, "tables": 1,
-         "lines": StandingOut.EXAMPLES},
+        {**StandingOut.EXAMPLES[0], "money": 0, "rules": "mcr"},
     ]
 
-    rank: int | None = Field(description="1 = most points (equal totals share a rank); "
-                             "null for a player disqualified at any table")
+    rules: str = Field(description="the table's rule set: the unit of its points")
+
+
+class EventPlayerOut(Answer):
+    """A player's line in an event's standings: the player's lines at the event's tables
+    of one rule set summed (a player is one name across the event's tables, as the sheet
+    compares names: spaces at either end, invisible characters and Unicode forms aside).
+    A player at tables of two rule sets has a line for each: MCR points and Xiamen or
+    Zhenjiang chips are never added together."""
+
+    EXAMPLES: ClassVar[list[dict[str, Any]]] = [
+        {"rank": 1, "player": "Bo", "rules": "mcr", "total": 108, "hand_points": 108,
+         "penalty_points": 0, "wins": 1, "self_drawn_wins": 1, "dealt_in": 0, "money": 0,
+         "warnings": 0, "bars": 0, "disqualified": False, "tables": 1,
+         "lines": EventTableLineOut.EXAMPLES},
+    ]
+
+    rank: int | None = Field(description="1 = most points among the event's lines of the "
+                             "same rules (equal totals share a rank); null for a player "
+                             "disqualified at any of those tables")
     player: str
-    total: int = Field(description="hand_points + penalty_points over the event: what ranks")
+    rules: str = Field(description="the rule set of the tables this line sums: the unit "
+                       "of its points (each rule set's lines are ranked apart)")
+    total: int = Field(description="hand_points + penalty_points over the event's tables "
+                       "of these rules: what ranks")
     hand_points: int = Field(description="points from the hands that count, every table")
     penalty_points: int = Field(description="penalties and false-claim rulings, not void")
     wins: int = Field(description="wins settled")
@@ -638,18 +658,21 @@ class EventPlayerOut(Answer):
     bars: int = Field(description="停和 rulings, not void")
     disqualified: bool = Field(description="停赛 at some table: takes no rank")
     tables: int = Field(description="the tables (seats) the player's lines come from")
-    lines: list[StandingOut] = Field(description="the player's line at each table, as that "
-                                     "table's standings give it (its rank there)")
+    lines: list[EventTableLineOut] = Field(description="the player's line at each table, "
+                                           "as that table's standings give it (its rank "
+                                           "there), with the table's rules")
 
 
 class EventStandingsOut(Answer):
-    """``GET /v1/events/{id}/standings``: every player of the event ranked together, a
-    player's tables summed; a withdrawn table counts for nobody."""
+    """``GET /v1/events/{id}/standings``: every player of the event ranked, a player's
+    tables of one rule set summed and each rule set's lines ranked apart (the event's own
+    rules first); a withdrawn table counts for nobody."""
 
     event_id: int
     event: str = Field(description="the event's name")
     tables: list[TableStateOut]
-    players: list[EventPlayerOut] = Field(description="by rank across the event, the "
+    players: list[EventPlayerOut] = Field(description="by rules (the event's first), then "
+                                          "by rank among them, the "
                                           "disqualified last")
 
 

@@ -120,7 +120,11 @@ function renderStandings(st) {
   if (st.hands_pending.length) parts.push(`pending for the referee: ${st.hands_pending.join(", ")}`);
   if (st.false_claims.length) parts.push(`false claims: ${st.false_claims.join(", ")}`);
   if (st.hands_void.length) parts.push(`void: ${st.hands_void.join(", ")}`);
-  if (st.complete) parts.push("the session is over");
+  // a withdrawn table did not end its session, and a closed one ended it early: each
+  // is said as such (both read "the session is over" before)
+  if (st.withdrawn) parts.push("withdrawn: left out of the event's standings");
+  if (st.closed) parts.push("closed by the referee");
+  else if (st.complete) parts.push("the session is over");
   $("sheet-state").textContent = parts.join("; ") + ".";
 }
 
@@ -157,11 +161,25 @@ function assumption(next, sheet) {
   return null;
 }
 
-function renderNext(next, sheet) {
+/* Why no hand comes next: the table withdrawn, closed by the referee (with the reason
+ * given), or its session played out. */
+function noNextHand(table) {
+  if (table && table.withdrawn) {
+    return "Withdrawn by the referee: this table is left out of the event's standings "
+      + "and records no hand.";
+  }
+  if (table && table.closed_at) {
+    const why = table.close_reason ? `: ${table.close_reason}` : "";
+    return `Closed by the referee${why}. No more hands are recorded.`;
+  }
+  return "The session is over.";
+}
+
+function renderNext(next, sheet, table) {
   $("next-card").hidden = false;
   if (!next) {
     $("next-title").textContent = "Next hand";
-    $("next").replaceChildren(el("p", { class: "hint" }, "The session is over."));
+    $("next").replaceChildren(el("p", { class: "hint" }, noNextHand(table)));
     return;
   }
   $("next-title").textContent = `Next hand: ${next.number}`;
@@ -282,7 +300,7 @@ function render(sheet) {
   const table = sheet.table;
   setText($("table-title"), `${table.name} · ${table.rules}`);
   renderStandings(sheet.standings);
-  renderNext(table.next_hand, sheet);
+  renderNext(table.next_hand, sheet, table);
   renderHands(sheet.hands, table.players.map((p) => p.name));
   renderPenalties(sheet.penalties, table.rules);
   $("standings-card").hidden = false;

@@ -466,20 +466,29 @@ def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
 
 
 def joined_notes(*parts: str | None) -> str | None:
-    """A revision's note from its parts, in order, each once (a part the text holds
-    already is left out: a held win's note carried into the next revision); None when
-    all are empty.
+    """A revision's note from its parts, in order, each once: a part left out only when
+    it is the same as a part kept, or as one of a kept part's "; "-separated pieces (a
+    held win's note carried into the next revision) — never because a kept part
+    contains its words (a referee's reason "2 flowers" beside a table's remark "scored
+    2 flowers" is kept); None when all are empty.
 
     >>> joined_notes("打首搭: N gets 18", "table 4: wall ran out", None)
     '打首搭: N gets 18; table 4: wall ran out'
     >>> joined_notes(None, " ", None) is None
     True
+    >>> joined_notes("scored 2 flowers", "2 flowers")
+    'scored 2 flowers; 2 flowers'
+    >>> joined_notes("held: why; remark", "remark", "held: why")
+    'held: why; remark'
     """
     out: list[str] = []
+    seen: set[str] = set()  # the whole parts kept, and each "; " piece of them
     for part in parts:
         text = (part or "").strip()
-        if text and not any(text in kept for kept in out):
+        if text and text not in seen:
             out.append(text)
+            seen.add(text)
+            seen.update(piece.strip() for piece in text.split("; "))
     return "; ".join(out) or None
 
 
@@ -740,6 +749,34 @@ def _report_value(report: HandReport, name: str, rules: str) -> Any:
     return value
 
 
+#: The outcomes of a referee's ruling that a correction changes only when it says what
+#: the hand becomes: its ``outcome``, or the tiles of a win (:func:`refuse_unstated_outcome`).
+RULED = ("void", flow.FALSE_CLAIM)
+
+
+def refuse_unstated_outcome(table_id: int, number: int, outcome: str) -> None:
+    """Refuse (:class:`Conflict`, 409) a correction that says neither ``outcome`` nor the
+    hand's tiles (``hand``) on a hand whose last revision is ``void`` or ``false_claim``
+    (:data:`RULED`): laid over the record's content it would score the hand again — a
+    void hand scoring, a false claim's ruling and its penalty undone — when the referee
+    only gave a reason or a detail (``flowers``, a winner). Such a hand keeps its state
+    unless the correction says what it becomes: ``"outcome": "win"`` (the rest as
+    recorded) or ``"draw"``, or the hand as won (``hand``: the tiles, as a correction of
+    the fifty-ninth to seventy-third sessions gave them, which always made a win). A
+    reason alone on a void or ruled hand has nothing to record (the void's and the
+    ruling's reasons are in the history)."""
+    if outcome not in RULED:
+        return
+    what = ("void" if outcome == "void" else
+            "ruled a false claim (its penalty stands)")
+    undo = ("reinstates it" if outcome == "void" else "undoes the ruling and its penalty")
+    raise Conflict(
+        f"hand {number} of table {table_id} is {what}: a correction that gives neither "
+        f"\"outcome\" nor the hand's tiles would score it again, so it is refused — give "
+        f"\"outcome\": \"win\" (the rest as recorded) or \"draw\", or the \"hand\" as "
+        f"won, which {undo}; the hand keeps its state otherwise")
+
+
 def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
                  author: str, reason: str | None,
                  given: Collection[str] | None = None) -> Recorded:
@@ -747,8 +784,12 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
 
     ``given``: the report's fields the referee gave (:data:`REPORT_FIELDS`); those left
     out keep the last revision's values (:func:`merged_report`). None: ``report`` is the
-    hand's full new content, every field as it says. The :class:`Recorded` says which
-    fields the correction ``changed`` and which it ``kept``."""
+    hand's full new content, every field as it says. A void hand or a false claim's
+    record is corrected only by a correction that gives ``outcome`` or ``hand``
+    (:func:`refuse_unstated_outcome`, 409). The :class:`Recorded` says which fields the
+    correction ``changed`` (``outcome`` whenever the revision's outcome differs from the
+    last one's: void → win, false_claim → win, pending → win, win → pending) and which it
+    ``kept`` (left out and unchanged)."""
     if reason is not None and not reason.strip():
         raise ValueError("a correction needs a reason")
 
@@ -758,6 +799,9 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
         hands = hands_of(session, table_id)
         hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
+        if given is not None and "outcome" not in given and (
+                "hand" not in given or report.hand is None):
+            refuse_unstated_outcome(table_id, number, last.outcome)
         was = report_of(last)
         if given is not None:
             report_ = merged_report(was, report, given)
@@ -777,11 +821,16 @@ def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: 
         if last.outcome == flow.FALSE_CLAIM and rev.outcome != flow.FALSE_CLAIM:
             _rebook_offences(table, hands, f"hand {number}'s false-claim ruling undone by "
                              f"a correction (by {author})", _in_hands_of(hands, number))
+        # the outcome as recorded (void, false_claim, pending, win, draw), not as the
+        # reports read it: a report has no void, false claim or held win
         changed = tuple(name for name in REPORT_FIELDS
-                        if _report_value(was, name, str(table.rules))
+                        if (name == "outcome" and last.outcome != rev.outcome)
+                        or _report_value(was, name, str(table.rules))
                         != _report_value(report_, name, str(table.rules)))
+        # left out and left as they were: a field the correction changed by itself (a
+        # self-draw ended by a discarder given, a win's fields dropped by a draw) is not kept
         kept = tuple(name for name in REPORT_FIELDS
-                     if given is not None and name not in given)
+                     if given is not None and name not in given and name not in changed)
         return Recorded(hand, rev, True, changed, kept)
 
     return transaction(sf, work)
@@ -809,7 +858,8 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         if last.outcome == flow.FALSE_CLAIM:
             raise Conflict(f"hand {number} of table {table_id} is ruled a false claim, which "
                            "takes no place of the deal, and a void would give it one: to "
-                           "undo the ruling, correct it with the hand as claimed")
+                           "undo the ruling, correct it with the hand as claimed "
+                           "(\"outcome\": \"win\")")
         rev = next_revision(last, action="void", author=author, outcome="void",
                             settlement=[0, 0, 0, 0], note=reason.strip())
         hand.revisions.append(rev)
@@ -830,8 +880,10 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
     set's points, :func:`default_penalty`). The record then takes no place of the deal:
     the next record is the same hand played on, its claimant barred from winning it
     (停和), and every later record is scored again at its place (:func:`_reseat`). A
-    correction undoes the ruling with its penalty (the record is a hand of the deal
-    again); a void is refused (:func:`void_hand`: it would give the record a place)."""
+    correction giving ``outcome`` or the hand as claimed undoes the ruling with its
+    penalty (the record is a hand of the deal again; one giving neither is refused,
+    :func:`refuse_unstated_outcome`);
+    a void is refused (:func:`void_hand`: it would give the record a place)."""
     import scoring
 
     if not reason.strip():
@@ -851,7 +903,7 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         if last.outcome == flow.FALSE_CLAIM:
             raise Conflict(f"hand {number} of table {table_id} is already ruled a false claim "
                            "(to change its penalty, correct it with the hand as claimed and "
-                           "rule again)")
+                           "rule again: the correction gives \"outcome\": \"win\")")
         if last.outcome not in ("win", "pending"):
             raise Conflict(f"hand {number} is {last.outcome}: only a declared win can be "
                            "ruled a false claim (correct it first)")

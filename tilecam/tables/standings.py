@@ -3,9 +3,11 @@
 A hand counts with its latest revision (a void or pending hand counts zero; a record
 ruled a false claim counts its penalty among the penalty points); penalties count unless
 voided. Players are ranked by total points; equal totals
-share a rank. An event ranks each player once: the player's lines at the event's tables
-summed (one name across its tables, as the sheet compares names: :class:`EventLine`),
-a withdrawn table left out. A win counts as self-drawn as its score settled it — the score's own
+share a rank. An event ranks each player once per rule set: the player's lines at the
+event's tables of one rule set summed (one name across its tables, as the sheet compares
+names: :class:`EventLine`) — never MCR points with Xiamen or Zhenjiang chips —, each rule
+set's players ranked apart, a withdrawn table left out. A win counts as self-drawn as
+its score settled it — the score's own
 ``self_drawn`` (Xiamen's 游金 or 抢杠自摸, a Zhenjiang 天胡, with the report's
 ``self_drawn`` or without), or for a score stored by an older version, which lacks it,
 the reading by win-type names (:func:`tilecam.tables.scoring_bridge.scored_self_drawn`)
@@ -96,7 +98,8 @@ class TableStandings:
     hands_void: list[int] = field(default_factory=list)
     #: Records ruled a false claim (错和, 诈和), the hand played on after them.
     false_claims: list[int] = field(default_factory=list)
-    #: The next hand's number; None once the session is over (its rounds played).
+    #: The next hand's number; None once the sheet takes no hand (its rounds played, the
+    #: table closed or withdrawn).
     next_hand: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,7 +112,9 @@ class TableStandings:
             "hands_pending": self.hands_pending,
             "hands_void": self.hands_void,
             "false_claims": self.false_claims,
-            "complete": self.next_hand is None,
+            # a withdrawn table (opened by mistake) takes no hand but did not end its
+            # session: it is ``withdrawn``, never ``complete``
+            "complete": self.next_hand is None and not self.table.withdrawn,
             "next_hand": self.next_hand,
             "closed": self.table.closed_at is not None,
             "withdrawn": bool(self.table.withdrawn),
@@ -204,7 +209,10 @@ SUMMED = ("hand_points", "penalty_points", "wins", "self_drawn_wins", "dealt_in"
 @dataclass
 class EventLine:
     """A player's line in the event's standings: the sum of the player's lines at the
-    event's tables (:data:`SUMMED`), ranked by its total. A player is one name across the
+    event's tables of one rule set (``rules``; :data:`SUMMED`), ranked by its total among
+    the event's lines of that rule set — a table's points are in its rules' units (MCR
+    points, Xiamen or Zhenjiang chips), so a player at tables of two rule sets has a line
+    for each, never one total of mixed units. A player is one name across the
     event's tables, as the sheet keeps and compares names (:func:`sheet.tidy_name`: the
     same letters, spaces at either end, invisible characters and Unicode forms aside);
     two people of one name are one line, and one person under two spellings two lines —
@@ -212,8 +220,11 @@ class EventLine:
     hand. A disqualification (停赛) at any table takes the player's rank."""
 
     name: str
+    #: the rule set of every table the line sums (its points' unit)
+    rules: str = ""
     lines: list[PlayerLine] = field(default_factory=list)
-    #: 1 = most points (equal totals share a rank); None for a disqualified player
+    #: 1 = most points among the event's lines of ``rules`` (equal totals share a rank);
+    #: None for a disqualified player
     rank: int | None = 0
 
     def _sum(self, what: str) -> int:
@@ -231,12 +242,14 @@ class EventLine:
         return {
             "rank": self.rank,
             "player": self.name,
+            "rules": self.rules,
             "total": self.total,
             **{what: self._sum(what) for what in SUMMED},
             "disqualified": self.disqualified,
             "tables": len(self.lines),
-            # each table's line, as that table's standings give it (its rank there)
-            "lines": [line.to_dict() for line in sorted(
+            # each table's line, as that table's standings give it (its rank there), with
+            # its table's rules
+            "lines": [{**line.to_dict(), "rules": self.rules} for line in sorted(
                 self.lines, key=lambda x: (x.table_id, x.position))],
         }
 
@@ -257,20 +270,24 @@ def _rank_players(players: list[EventLine]) -> None:
 
 def event_standings(session: Session, event: Event) -> dict[str, Any]:
     """Every player of the event ranked by total points — a player's lines at the
-    event's tables summed into one (:class:`EventLine`: a multi-session event seats a
-    player at a table per session) — with each table's state. A withdrawn table (a table
-    opened by mistake) is listed with its state and counts for nobody."""
+    event's tables of one rule set summed into one (:class:`EventLine`: a multi-session
+    event seats a player at a table per session) — with each table's state. The lines
+    of each rule set are ranked apart (MCR points and Xiamen chips are not one unit),
+    the event's own rule set listed first. A withdrawn table (a table opened by
+    mistake) is listed with its state and counts for nobody."""
     tables = [table_standings(session, t) for t in event.tables]
-    players: dict[str, EventLine] = {}
+    players: dict[tuple[str, str], EventLine] = {}
     for t in tables:
         if t.table.withdrawn:
             continue
+        rules = str(t.table.rules)
         for line in t.players:
-            key = sheet.tidy_name(line.name)
-            players.setdefault(key, EventLine(line.name)).lines.append(line)
+            key = (sheet.tidy_name(line.name), rules)
+            players.setdefault(key, EventLine(line.name, rules)).lines.append(line)
     ranked = list(players.values())
-    _rank_players(ranked)
-    first_seat = {p.name: min((x.table_id, x.position) for x in p.lines) for p in ranked}
+    for rules in {p.rules for p in ranked}:
+        _rank_players([p for p in ranked if p.rules == rules])
+    first_seat = {id(p): min((x.table_id, x.position) for x in p.lines) for p in ranked}
     return {
         "event_id": event.id,
         "event": event.name,
@@ -278,7 +295,8 @@ def event_standings(session: Session, event: Event) -> dict[str, Any]:
             {k: v for k, v in t.to_dict().items() if k != "players"} for t in tables
         ],
         "players": [p.to_dict() for p in sorted(
-            ranked, key=lambda p: (p.rank is None, p.rank or 0, first_seat[p.name]))],
+            ranked, key=lambda p: (p.rules != event.rules, p.rules, p.rank is None,
+                                   p.rank or 0, first_seat[id(p)]))],
     }
 
 
@@ -340,15 +358,17 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
 
 
 def event_standings_csv(session: Session, event: Event) -> str:
-    """The event's standings as CSV: a row per player (:class:`EventLine`) — rank,
-    player, the tables played (names, ``; `` between), points and counts summed."""
+    """The event's standings as CSV: a row per player and rule set (:class:`EventLine`)
+    — rank (among that rule set's rows), player, the tables played (names, ``; ``
+    between), points and counts summed, and last the rows' ``rules`` (the points'
+    unit)."""
     data = event_standings(session, event)
     rows: list[list[Any]] = [["rank", "player", "tables", "total", "hand_points",
                               "penalty_points", "wins", "self_drawn_wins", "dealt_in",
-                              "money", "warnings", "bars", "disqualified"]]
+                              "money", "warnings", "bars", "disqualified", "rules"]]
     for p in data["players"]:
         rows.append([p["rank"], p["player"], "; ".join(x["table"] for x in p["lines"]),
                      p["total"], p["hand_points"], p["penalty_points"], p["wins"],
                      p["self_drawn_wins"], p["dealt_in"], p["money"], p["warnings"],
-                     p["bars"], "yes" if p["disqualified"] else ""])
+                     p["bars"], "yes" if p["disqualified"] else "", p["rules"]])
     return _csv(rows)
