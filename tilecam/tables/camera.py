@@ -491,14 +491,8 @@ def process_frame(
                                recorded_hand=(None if number is None else
                                               sheet.current_text(session, table_id, number)),
                                held_for_review=held)
-        image_error: str | None = None
-        if store:
-            try:
-                _write(target, image)
-                wrote = True
-            except OSError as exc:  # the hand matters more than its picture: record it
-                image_error = f"the frame image was not kept: {exc.strerror or exc}: {target}"
-                log.warning("tilecam: table %d: %s", table_id, image_error)
+        image_error = _keep(target, image, table_id, "the frame image") if store else None
+        wrote = store and image_error is None
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
                        image_ref=rel.as_posix() if wrote else None)
         recorded = sheet.insert_hand(session, table, full, "camera", "camera",
@@ -568,14 +562,8 @@ def record_photo(
         table = sheet.get_table(session, table_id)
         # parsed as the table's rules read it (a Xiamen gold's stand-ins)
         hand_text = normalize_hand(str(reading.hand), str(table.rules), report.context)
-        image_error: str | None = None
-        if store:
-            try:
-                _write(target, image)
-                wrote = True
-            except OSError as exc:  # the hand matters more than its picture: record it
-                image_error = f"the photo was not kept: {exc.strerror or exc}: {target}"
-                log.warning("tilecam: table %d: %s", table_id, image_error)
+        image_error = _keep(target, image, table_id, "the photo") if store else None
+        wrote = store and image_error is None
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
                        image_ref=rel.as_posix() if wrote else None)
         recorded = sheet.insert_hand(session, table, full, source, author, number,
@@ -594,6 +582,18 @@ def record_photo(
             target.unlink(missing_ok=True)
         raise
 
+
+
+def _keep(target: Path, image: bytes, table_id: int, what: str) -> str | None:
+    """Write ``image`` (its bytes) to ``target``; None when kept, else why not — the hand
+    matters more than its picture, so it is recorded all the same (logged)."""
+    try:
+        _write(target, image)
+    except OSError as exc:
+        why = f"{what} was not kept: {exc.strerror or exc}: {target}"
+        log.warning("tilecam: table %d: %s", table_id, why)
+        return why
+    return None
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
