@@ -21,7 +21,7 @@ import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
@@ -122,7 +122,19 @@ class TableStandings:
         }
 
 
-def _rank(lines: list[PlayerLine]) -> None:
+class _Ranked(Protocol):
+    """A standings line: a table's (:class:`PlayerLine`) or an event's (:class:`EventLine`)."""
+
+    rank: int | None
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def disqualified(self) -> bool: ...
+
+
+def _rank(lines: Sequence[_Ranked]) -> None:
     """Rank ``lines`` by total (equal totals share a rank); a disqualified player (停赛)
     takes none and the others rank among themselves."""
     for line in lines:
@@ -254,20 +266,6 @@ class EventLine:
         }
 
 
-def _rank_players(players: list[EventLine]) -> None:
-    """Rank the event's players by total (equal totals share a rank); a disqualified
-    player takes none and the others rank among themselves."""
-    for player in players:
-        if player.disqualified:
-            player.rank = None
-    ordered = sorted((p for p in players if not p.disqualified), key=lambda p: -p.total)
-    for i, player in enumerate(ordered):
-        if i and player.total == ordered[i - 1].total:
-            player.rank = ordered[i - 1].rank
-        else:
-            player.rank = i + 1
-
-
 def event_standings(session: Session, event: Event) -> dict[str, Any]:
     """Every player of the event ranked by total points — a player's lines at the
     event's tables of one rule set summed into one (:class:`EventLine`: a multi-session
@@ -286,7 +284,7 @@ def event_standings(session: Session, event: Event) -> dict[str, Any]:
             players.setdefault(key, EventLine(line.name, rules)).lines.append(line)
     ranked = list(players.values())
     for rules in {p.rules for p in ranked}:
-        _rank_players([p for p in ranked if p.rules == rules])
+        _rank([p for p in ranked if p.rules == rules])
     first_seat = {id(p): min((x.table_id, x.position) for x in p.lines) for p in ranked}
     return {
         "event_id": event.id,
