@@ -433,6 +433,35 @@ FRAME_FIELD_NAMES = ("winner", "discarder", "self_drawn", "last_of_kind", "kong"
 PHOTO_FIELD_NAMES = (*FRAME_FIELD_NAMES, "number", "note")
 
 
+async def _read_table_image(
+    sf: sessionmaker[Session], table_id: int, data: bytes, report: HandReport,
+    reader: FrameReader, settings: Any, limiter: Any, *, with_view: bool,
+) -> tuple[str, camera.FrameReading]:
+    """The table's rules and an image's reading under them (a camera frame's or a
+    photo's, its header already checked), read through the recognition limiter when the
+    service has one; ``with_view``: the frame judged as a view of the table as well
+    (:func:`camera.with_view`). A context the recognizer's scoring refuses is 400
+    ``invalid_context``; an unknown table 404."""
+    from tilecam.api.upload import decode_image
+
+    def table_rules() -> str:
+        with sf() as session:
+            return str(_table_or_404(session, table_id).rules)
+
+    rules = await run_in_threadpool(table_rules)
+
+    def read() -> camera.FrameReading:
+        image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
+        try:
+            reading = reader(image, rules, reading_context(report, rules))
+        except scoring.HandError as exc:
+            raise ApiError(400, "invalid_context", str(exc)) from None
+        return camera.with_view(reading, image) if with_view else reading
+
+    reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+    return rules, reading
+
+
 def _frame_report(fields: dict[str, str],
                   known: tuple[str, ...] = FRAME_FIELD_NAMES) -> HandReport:
     unknown = sorted(set(fields) - set(known))
@@ -504,7 +533,7 @@ async def post_frame(
     read."""
     from contextlib import AbstractAsyncContextManager, nullcontext
 
-    from tilecam.api.upload import check_image_header, decode_image, read_upload
+    from tilecam.api.upload import check_image_header, read_upload
 
     settings = app_settings(request)
     limiter = getattr(request.app.state, "limiter", None)
@@ -520,24 +549,10 @@ async def post_frame(
         # the header, and a progressive JPEG's scans, read off the event loop (a crafted 15 MB
         # file costs tens of ms): what the table's scoring on this loop would queue behind
         await run_in_threadpool(check_image_header, upload.data, settings.max_pixels)
-
-        def table_rules() -> str:
-            with sf() as session:
-                return str(_table_or_404(session, table_id).rules)
-
-        rules = await run_in_threadpool(table_rules)
-
-        def read() -> camera.FrameReading:
-            image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-            try:
-                reading = reader(image, rules, reading_context(report, rules))
-            except scoring.HandError as exc:  # a context the recognizer's scoring refuses
-                raise ApiError(400, "invalid_context", str(exc)) from None
-            # a dark frame with no tiles (a covered lens) is no view of an empty table; the
-            # frame measured to learn the table's surface, or to judge a frame without tiles
-            return camera.with_view(reading, image)
-
-        reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+        # a dark frame with no tiles (a covered lens) is no view of an empty table; the
+        # frame measured to learn the table's surface, or to judge a frame without tiles
+        _, reading = await _read_table_image(sf, table_id, upload.data, report, reader,
+                                             settings, limiter, with_view=True)
 
         def process() -> camera.FrameResult:
             return camera.process_frame(sf, table_id, reading, upload.data,
@@ -640,7 +655,7 @@ async def post_photo(
     ``/v1/recognize``."""
     from contextlib import AbstractAsyncContextManager, nullcontext
 
-    from tilecam.api.upload import check_image_header, decode_image, read_upload
+    from tilecam.api.upload import check_image_header, read_upload
 
     settings = app_settings(request)
     limiter = getattr(request.app.state, "limiter", None)
@@ -657,21 +672,8 @@ async def post_photo(
             raise ApiError(400, "invalid_request", str(exc)) from None
         image_format = (await run_in_threadpool(check_image_header, upload.data,
                                                 settings.max_pixels))[0]
-
-        def table_rules() -> str:
-            with sf() as session:
-                return str(_table_or_404(session, table_id).rules)
-
-        rules = await run_in_threadpool(table_rules)
-
-        def read() -> camera.FrameReading:
-            image = decode_image(upload.data, settings.max_pixels, settings.max_upload_bytes)
-            try:
-                return reader(image, rules, reading_context(report, rules))
-            except scoring.HandError as exc:  # a context the recognizer's scoring refuses
-                raise ApiError(400, "invalid_context", str(exc)) from None
-
-        reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
+        rules, reading = await _read_table_image(sf, table_id, upload.data, report, reader,
+                                                 settings, limiter, with_view=False)
         if not reading.complete or not _parses(reading.hand, rules, report.context):
             seen = f"read {reading.hand}" if reading.hand else "no hand read"
             raise ApiError(400, "invalid_hand", f"the photo shows no complete hand ({seen}, "
