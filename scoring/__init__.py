@@ -6,12 +6,13 @@ each a rule set in :mod:`scoring.rulesets` chosen with ``rules=``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scoring import tiles as T
-from scoring.hand import Hand, HandError, Meld, NotAWinningHand, normalize_code
+from scoring.hand import Hand, HandError, Meld, NotAWinningHand, TooManyCopies, normalize_code
 from scoring.notation import _tile_groups, format_hand, format_tiles, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
 from scoring.rulesets.base import (
@@ -77,9 +78,17 @@ def _prepare(
                                          rule_context)
     except HandError:
         if isinstance(hand, str):
-            parse_hand(hand)  # a hand that is none says so first, as before the context
+            # a hand that is none says so first, as before the context; copies counted as
+            # written are not (the context decides how meld tiles read: stand-ins)
+            with contextlib.suppress(TooManyCopies):
+                parse_hand(hand)
         raise
-    return rule_set, _read_hand(rule_set, hand, context.extra), context, resolved
+    try:
+        parsed = _read_hand(rule_set, hand, context.extra)
+    except TooManyCopies:  # counted as the context reads meld tiles: one that is none
+        rule_set.check_context(context, resolved)  # (no gold given) says so first
+        raise
+    return rule_set, parsed, context, resolved
 
 
 def _read_hand(rule_set: RuleSet, hand: str | Hand, extra: Mapping[str, Any]) -> Hand:

@@ -40,6 +40,12 @@ class HandError(ValueError):
     """A hand, notation or win context that cannot be scored; the message names why."""
 
 
+class TooManyCopies(HandError):
+    """More copies of a tile than there are (4), as the hand's meld tiles are read
+    (:attr:`Hand.melded_as`): under rules that read a meld's tile as another (a Xiamen
+    gold's stand-ins) the same written hand may be fine once the rules' context is known."""
+
+
 class NotAWinningHand(HandError):
     """Tiles that make a hand of the right size but no winning shape: a win declared on
     them is a false claim (错和, 诈和), not bad input."""
@@ -200,7 +206,7 @@ class Hand:
                     stood_in[t, read_as[t]] += 1
         for t, n in counts.items():
             if n > T.COPIES:
-                raise HandError(_too_many(t, n, standing.count(t), stood_in))
+                raise TooManyCopies(_too_many(t, n, standing.count(t), stood_in))
 
     @classmethod
     def from_tiles(

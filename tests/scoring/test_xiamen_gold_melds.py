@@ -206,3 +206,19 @@ def test_api_score_and_waits_read_the_meld_as_the_rules_do(client: TestClient) -
     r = client.post("/v1/score", json={"hand": "[555m,1]PP123p456p789pEES",
                                        "self_drawn": True, **ctx})
     assert r.status_code == 400 and "5 copies of P (白板)" in r.json()["error"]["message"]
+
+
+def test_a_gold_kind_meld_without_the_gold_is_told_the_gold_is_missing() -> None:
+    """Rule: whether [555m,1] beside four 5m is too many copies depends on the gold (its
+    meld tiles are 白板 when 5m is the gold), so a Xiamen hand given no gold is told
+    that, not "7 copies of 5m" (the seventy-fourth session's diff review)."""
+    with pytest.raises(scoring.HandError, match="needs the gold"):
+        scoring.waits("[555m,1]5555m123p456pPEE", rules="xiamen")
+    with pytest.raises(scoring.HandError, match="copies of 5m"):  # MCR: too many, as written
+        scoring.waits("[555m,1]5555m123p456pPE")
+
+
+def test_tilecam_waits_tells_the_missing_gold_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """Rule: as the library, ``tilecam waits`` says the gold is missing."""
+    assert main(["waits", "[555m,1]5555m123p456pPEE", "--rules", "xiamen"]) == 2
+    assert "needs the gold" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from typing import Any
 import scoring
 import scoring.tiles
 from scoring import Discards, Score, Waits
+from scoring.hand import TooManyCopies
 from tilecam.commands.score import WAITS_OPTIONS, add_rules_arguments, rule_context, settings_of
 
 
@@ -203,11 +204,16 @@ def _parse(args: argparse.Namespace) -> scoring.Hand:
     given (:func:`scoring.stand_ins`: a Xiamen meld's tile of the gold's kind is a 白板,
     so a hand may hold it and four golds); rules or a context that are none are refused
     after the hand's own errors, by the analysis."""
+    context: dict[str, Any] = dict(rule_context(args, WAITS_CONTEXT))
     try:
-        melded_as = scoring.stand_ins(args.rules, **rule_context(args, WAITS_CONTEXT))
+        melded_as = scoring.stand_ins(args.rules, **context)
     except scoring.HandError:
         melded_as = ()
-    return scoring.parse_hand(args.hand, melded_as=melded_as)
+    try:
+        return scoring.parse_hand(args.hand, melded_as=melded_as)
+    except TooManyCopies:  # counted as written: a context that is none says so first
+        scoring.check_context(args.rules, **context)
+        raise
 
 
 #: The named options that ``--context`` may not set in ``tilecam waits``.
