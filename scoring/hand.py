@@ -14,13 +14,13 @@ says so (written kind → the tile it is, set by the rules: :meth:`RuleSet.stand
 >>> Hand((pung,), ("5m", "5m"))
 Traceback (most recent call last):
 ...
-scoring.hand.HandError: 5 copies of 5m: there are only 4 of each tile
+scoring.hand.TooManyCopies: 5 copies of 5m: there are only 4 of each tile
 >>> Hand((pung,), ("5m", "5m"), melded_as={"5m": "P"}).standing  # the pung is 3 白板
 ('5m', '5m')
 >>> Hand((pung,), ("P", "P"), melded_as={"5m": "P"})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-scoring.hand.HandError: 5 copies of P (白板): there are only 4 of each tile (2 standing, ...
+scoring.hand.TooManyCopies: 5 copies of P (白板): there are only 4 of each tile (2 standing, ...
 
 >>> h = Hand.from_tiles(["1m", "1m"], melds=[Meld.chow("1m", claimed_index=1)], winning_tile="1m")
 >>> h.standing, h.winning_tile, h.melds[0].tiles

@@ -269,7 +269,7 @@ def normalize_hand(text: str, rules: str | None = None,
     >>> normalize_hand("[555m,1]5555m123p456pPEEE")
     Traceback (most recent call last):
     ...
-    scoring.hand.HandError: 7 copies of 5m: there are only 4 of each tile
+    scoring.hand.TooManyCopies: 7 copies of 5m: there are only 4 of each tile
     """
     import scoring
 
