@@ -103,7 +103,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Mahjong hand recognition and scoring (MCR, Xiamen, Zhenjiang). "
             'Every error is JSON: {"error": {"code": "...", "message": "..."}}. '
             "Event, table and referee endpoints take a key as Authorization: Bearer KEY "
-            "(or X-Api-Key: KEY): the admin key (TILECAM_ADMIN_KEY), a table's key, or a "
+            "(or X-Api-Key: KEY): the admin key (TILECAM_ADMIN_KEY) or a named referee's "
+            "key (TILECAM_REFEREE_KEYS), a table's key, or a "
             "table's viewing key for reading its sheet — each operation says which."
         ),
         lifespan=lifespan,

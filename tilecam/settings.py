@@ -11,7 +11,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vision.shipped import shipped_model_dir
@@ -97,8 +97,13 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = ""
     #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).
     load_model: bool = True
-    #: Admin key for event/table administration; empty disables admin endpoints.
-    admin_key: str = ""
+    #: Admin key for event/table administration; empty disables admin endpoints (unless
+    #: ``referee_keys`` names some). Never shown in a repr or an error.
+    admin_key: str = Field(default="", repr=False)
+    #: Named referee keys, ``name:key`` comma-separated (``Li:secret1,Wang:secret2``):
+    #: each opens what the admin key opens, and what its holder records is written by
+    #: ``referee NAME`` (:func:`referee_keys`). Never shown in a repr or an error.
+    referee_keys: str = Field(default="", repr=False)
     #: Camera frames in a row that must show the same complete hand before it is recorded.
     stable_frames: int = Field(default=3, ge=1)
     #: Requests per second allowed per API key (table or admin key), on average.
@@ -124,6 +129,17 @@ class Settings(BaseSettings):
     @classmethod
     def _proxy_addresses(cls, value: str) -> str:
         return proxy_addresses(value)
+
+    @field_validator("referee_keys")
+    @classmethod
+    def _referee_keys(cls, value: str, info: ValidationInfo) -> str:
+        referee_keys(value, str(info.data.get("admin_key") or ""))
+        return value
+
+    @property
+    def referees(self) -> tuple[tuple[str, str], ...]:
+        """The named referee keys, ``(name, key)`` in the order given."""
+        return referee_keys(self.referee_keys, self.admin_key)
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -162,12 +178,73 @@ def proxy_addresses(value: str) -> str:
     return ",".join(tidy)
 
 
+#: The longest referee name: ``referee NAME`` is kept as a hand revision's or a
+#: penalty's author, 64 characters at most.
+REFEREE_NAME_MAX = 56
+#: Settings whose values are secrets: an error names them and never shows the value.
+SECRET_SETTINGS = frozenset({"admin_key", "referee_keys"})
+
+
+def referee_keys(value: str, admin_key: str = "") -> tuple[tuple[str, str], ...]:
+    """``TILECAM_REFEREE_KEYS`` read: ``name:key`` pairs, comma-separated, as
+    ``(name, key)`` (spaces around each trimmed; an empty entry skipped; a key may hold a
+    ``:``, a name may not). ValueError, naming the entry by its place and the referee by
+    name but never showing a key, for an entry with no name or no key, a name used twice
+    (case aside), too long or holding a control character, two referees with one key, or
+    a key equal to the admin key.
+
+    >>> referee_keys(" Li:secret-one , Wang:secret:two ")
+    (('Li', 'secret-one'), ('Wang', 'secret:two'))
+    >>> referee_keys("Li:secret-one,li:other")
+    Traceback (most recent call last):
+    ...
+    ValueError: referee name 'li' (entry 2) is given twice: each referee needs a name of their own
+    >>> referee_keys("Li:same-secret", admin_key="same-secret")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the key of referee 'Li' (entry 1) is the admin key: give each referee ...
+    """
+    out: list[tuple[str, str]] = []
+    names: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    entries = [item for item in value.split(",") if item.strip()]
+    for place, entry in enumerate(entries, 1):
+        name, colon, key = entry.partition(":")
+        name, key = name.strip(), key.strip()
+        if not colon:
+            raise ValueError(f"entry {place} has no ':' (give name:key, comma-separated)")
+        if not name:
+            raise ValueError(f"entry {place} has no referee name before its ':' (give "
+                             "name:key)")
+        if len(name) > REFEREE_NAME_MAX:
+            raise ValueError(f"referee name in entry {place} is {len(name)} characters: "
+                             f"at most {REFEREE_NAME_MAX}")
+        if not name.isprintable():
+            raise ValueError(f"referee name in entry {place} holds a control character")
+        if not key:
+            raise ValueError(f"referee {name!r} (entry {place}) has no key after its ':'")
+        if name.casefold() in names:
+            raise ValueError(f"referee name {name!r} (entry {place}) is given twice: each "
+                             "referee needs a name of their own")
+        if key in keys:
+            raise ValueError(f"referees {keys[key]!r} and {name!r} have the same key: give "
+                             "each referee a key of their own")
+        if admin_key and key == admin_key:
+            raise ValueError(f"the key of referee {name!r} (entry {place}) is the admin "
+                             "key: give each referee a key of their own")
+        names[name.casefold()] = name
+        keys[key] = name
+        out.append((name, key))
+    return tuple(out)
+
+
 class SettingsError(ValueError):
     """An environment variable holds a setting the service cannot take (one line)."""
 
 
 def describe_errors(exc: ValidationError) -> str:
-    r"""One line naming each environment variable that is wrong and why.
+    r"""One line naming each environment variable that is wrong and why (the value of a
+    secret, :data:`SECRET_SETTINGS`, not shown).
 
     >>> try:
     ...     Settings(port="abc", stable_frames=0)
@@ -175,12 +252,18 @@ def describe_errors(exc: ValidationError) -> str:
     ...     print(*describe_errors(exc).split("; "), sep="\n")
     TILECAM_PORT='abc': input should be a valid integer, unable to parse string as an integer
     TILECAM_STABLE_FRAMES=0: input should be greater than or equal to 1
+    >>> try:
+    ...     Settings(referee_keys="Li:secret-one,Wang")
+    ... except ValidationError as exc:
+    ...     print(describe_errors(exc))  # doctest: +ELLIPSIS
+    TILECAM_REFEREE_KEYS=(not shown): value error, entry 2 has no ':' (give name:key, ...)
     """
     parts = []
     for err in exc.errors():
         field = str(err["loc"][0]) if err["loc"] else "settings"
         msg = str(err["msg"])
-        parts.append(f"TILECAM_{field.upper()}={err.get('input')!r}: "
+        shown = "(not shown)" if field in SECRET_SETTINGS else repr(err.get("input"))
+        parts.append(f"TILECAM_{field.upper()}={shown}: "
                      f"{msg[:1].lower()}{msg[1:]}")
     return "; ".join(parts)
 

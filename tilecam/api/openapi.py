@@ -40,9 +40,9 @@ SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
     "bearerKey": {
         "type": "http",
         "scheme": "bearer",
-        "description": "Authorization: Bearer KEY — the admin key (TILECAM_ADMIN_KEY), a "
-                       "table's key (tc_…) or a table's viewing key (tv_…), as each "
-                       "operation says",
+        "description": "Authorization: Bearer KEY — the admin key (TILECAM_ADMIN_KEY) or a "
+                       "named referee's key (TILECAM_REFEREE_KEYS), a table's key (tc_…) or "
+                       "a table's viewing key (tv_…), as each operation says",
     },
     "apiKeyHeader": {
         "type": "apiKey",
@@ -56,10 +56,11 @@ SECURITY: list[dict[str, list[str]]] = [{"bearerKey": []}, {"apiKeyHeader": []}]
 
 #: Which key each key check takes, as /docs says it.
 KEY_KINDS: dict[Callable[..., Any], str] = {
-    require_admin: "the admin key (TILECAM_ADMIN_KEY) only; a table or viewing key gets 403",
-    require_table: "the table's own key, or the admin key; a viewing key or another "
+    require_admin: "the admin key (TILECAM_ADMIN_KEY) or a named referee's key "
+                   "(TILECAM_REFEREE_KEYS) only; a table or viewing key gets 403",
+    require_table: "the table's own key, or the admin or a referee's key; a viewing key or another "
                    "table's key gets 403",
-    require_reader: "the table's viewing key (tv_…), its own key, or the admin key; "
+    require_reader: "the table's viewing key (tv_…), its own key, or the admin or a referee's key; "
                     "another table's key gets 403",
 }
 

@@ -3,13 +3,16 @@
 - The database is opened on first use (per app and URL) and migrated to the newest
   schema (:func:`tilecam.db.upgrade`), so a fresh data dir just works.
 - Keys come as ``Authorization: Bearer KEY`` (or ``X-Api-Key: KEY``). The admin key
-  (``TILECAM_ADMIN_KEY``) opens admin and referee endpoints and may read any table; a
-  table key opens only its own table; a table's viewing key (``tv_…``) only reads it
+  (``TILECAM_ADMIN_KEY``) opens admin and referee endpoints and may read any table; so
+  does each named referee key (``TILECAM_REFEREE_KEYS``, ``name:key,…``), whose holder's
+  rulings are written by ``referee NAME`` rather than ``referee`` (:attr:`Caller.author`);
+  a table key opens only its own table; a table's viewing key (``tv_…``) only reads it
   (:func:`require_reader`). No key or an unknown key: 401; a valid key for something
   else: 403.
 - Each key (by its hash) has a token bucket (``rate_limit_per_s``, ``rate_limit_burst``);
   the admin key has its own, higher by default (``admin_rate_limit_per_s``,
-  ``admin_rate_limit_burst``: :data:`ADMIN_BUCKET`); failed authentications are limited
+  ``admin_rate_limit_burst``: :data:`ADMIN_BUCKET`), and so has each referee key, with
+  the admin key's settings; failed authentications are limited
   per client address. Over the limit: 429 with ``Retry-After``.
 """
 
@@ -83,7 +86,8 @@ def database(request: Request) -> sessionmaker[Session]:
     return sf
 
 
-#: The rate-limit bucket of the admin key (:data:`ADMIN_BUCKET`) has its own settings
+#: The rate-limit buckets of the admin key and of each referee key (:data:`ADMIN_BUCKET`,
+#: one bucket per key) have their own settings
 #: (``admin_rate_limit_per_s``, ``admin_rate_limit_burst``); every other bucket — the
 #: table and viewing keys, failed authentications — the keys' (``rate_limit_per_s``,
 #: ``rate_limit_burst``).
@@ -131,32 +135,55 @@ def _fail(request: Request, status: int, code: str, message: str) -> ApiError:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is calling: the admin (referee), or the table whose key was sent."""
+    """Who is calling: the admin (referee) — with ``referee`` the name of a named referee
+    key's holder, None for the admin key —, or the table whose key was sent."""
 
     admin: bool
     table_id: int | None
+    referee: str | None = None
 
     @property
     def author(self) -> str:
-        return "referee" if self.admin else f"table:{self.table_id}"
+        """Who what the caller records is written by: ``referee`` (the admin key),
+        ``referee NAME`` (a named referee key), ``table:ID`` (a table's key)."""
+        if not self.admin:
+            return f"table:{self.table_id}"
+        return f"referee {self.referee}" if self.referee else "referee"
+
+
+def _staff_caller(key: str, settings: Settings, table_id: int | None) -> Caller | None:
+    """The admin's or a named referee's :class:`Caller` when ``key`` is the admin key or
+    one of ``TILECAM_REFEREE_KEYS``, else None. Each configured key is compared, in
+    constant time, whichever matches."""
+    found: Caller | None = None
+    if verify_admin_key(key, settings.admin_key):
+        found = Caller(admin=True, table_id=table_id)
+    for name, referee_key in settings.referees:
+        if verify_admin_key(key, referee_key) and found is None:
+            found = Caller(admin=True, table_id=table_id, referee=name)
+    return found
 
 
 def require_admin(
     request: Request, sf: Annotated[sessionmaker[Session], Depends(database)]
 ) -> Caller:
-    """Only the admin key (401 without a key or with an unknown one, 403 with a table key)."""
+    """Only the admin key or a named referee key (401 without a key or with an unknown
+    one, 403 with a table key)."""
     settings = app_settings(request)
-    if not settings.admin_key:
+    if not settings.admin_key and not settings.referees:
         raise ApiError(403, "admin_disabled",
                        "admin endpoints are off: start the service with TILECAM_ADMIN_KEY set "
-                       "in its environment to enable them")
+                       "in its environment to enable them (or TILECAM_REFEREE_KEYS, named "
+                       "referees' keys)")
     key = presented_key(request)
     if key is None:
         raise _fail(request, 401, "unauthorized",
-                    "this endpoint needs the admin key (Authorization: Bearer KEY)")
-    if verify_admin_key(key, settings.admin_key):
+                    "this endpoint needs the admin key or a referee key "
+                    "(Authorization: Bearer KEY)")
+    caller = _staff_caller(key, settings, None)
+    if caller is not None:
         _throttle(request, ADMIN_BUCKET, hash_key(key))
-        return Caller(admin=True, table_id=None)
+        return caller
     with sf() as session:
         table = sheet.table_for_key(session, key)
         viewer = table is None and sheet.table_for_view_key(session, key) is not None
@@ -172,18 +199,19 @@ def require_table(
     request: Request,
     sf: Annotated[sessionmaker[Session], Depends(database)],
 ) -> Caller:
-    """The table's own key or the admin key; a key of another table gets 403."""
+    """The table's own key, the admin key or a named referee key; a key of another table
+    gets 403."""
     key = presented_key(request)
     if key is None:
         raise _fail(request, 401, "unauthorized",
                     f"table {table_id} needs its key (Authorization: Bearer KEY)")
-    settings = app_settings(request)
-    if settings.admin_key and verify_admin_key(key, settings.admin_key):
+    caller = _staff_caller(key, app_settings(request), table_id)
+    if caller is not None:
         _throttle(request, ADMIN_BUCKET, hash_key(key))
         with sf() as session:
             if session.get(GameTable, table_id) is None:
                 raise ApiError(404, "not_found", f"no table {table_id}")
-        return Caller(admin=True, table_id=table_id)
+        return caller
     with sf() as session:
         table = sheet.table_for_key(session, key)
         if table is None:
