@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import sys
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
@@ -136,9 +136,10 @@ class Settings(BaseSettings):
         referee_keys(value, str(info.data.get("admin_key") or ""))
         return value
 
-    @property
+    @cached_property
     def referees(self) -> tuple[tuple[str, str], ...]:
-        """The named referee keys, ``(name, key)`` in the order given."""
+        """The named referee keys, ``(name, key)`` in the order given (read once: every
+        key check of a request asks for them)."""
         return referee_keys(self.referee_keys, self.admin_key)
 
     @property
