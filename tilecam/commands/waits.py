@@ -204,13 +204,11 @@ def _parse(args: argparse.Namespace) -> scoring.Hand:
     given (:func:`scoring.stand_ins`: a Xiamen meld's tile of the gold's kind is a 白板,
     so a hand may hold it and four golds); rules or a context that are none are refused
     after the hand's own errors, by the analysis."""
+    from tilecam.tables.scoring_bridge import stand_ins
+
     context: dict[str, Any] = dict(rule_context(args, WAITS_CONTEXT))
-    try:
-        melded_as = scoring.stand_ins(args.rules, **context)
-    except scoring.HandError:
-        melded_as = ()
-    try:
-        return scoring.parse_hand(args.hand, melded_as=melded_as)
+    try:  # a context the rules refuse reads the meld tiles as written
+        return scoring.parse_hand(args.hand, melded_as=stand_ins(args.rules, context))
     except TooManyCopies:  # counted as written: a context that is none says so first
         scoring.check_context(args.rules, **context)
         raise
