@@ -250,6 +250,11 @@ class EventLine:
     def disqualified(self) -> bool:
         return any(line.disqualified for line in self.lines)
 
+    @property
+    def first_seat(self) -> tuple[int, int]:
+        """(table id, position) of the player's first seat: the order of equal ranks."""
+        return min((line.table_id, line.position) for line in self.lines)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
@@ -285,7 +290,6 @@ def event_standings(session: Session, event: Event) -> dict[str, Any]:
     ranked = list(players.values())
     for rules in {p.rules for p in ranked}:
         _rank([p for p in ranked if p.rules == rules])
-    first_seat = {id(p): min((x.table_id, x.position) for x in p.lines) for p in ranked}
     return {
         "event_id": event.id,
         "event": event.name,
@@ -294,7 +298,7 @@ def event_standings(session: Session, event: Event) -> dict[str, Any]:
         ],
         "players": [p.to_dict() for p in sorted(
             ranked, key=lambda p: (p.rules != event.rules, p.rules, p.rank is None,
-                                   p.rank or 0, first_seat[id(p)]))],
+                                   p.rank or 0, p.first_seat))],
     }
 
 
@@ -361,12 +365,10 @@ def event_standings_csv(session: Session, event: Event) -> str:
     between), points and counts summed, and last the rows' ``rules`` (the points'
     unit)."""
     data = event_standings(session, event)
-    rows: list[list[Any]] = [["rank", "player", "tables", "total", "hand_points",
-                              "penalty_points", "wins", "self_drawn_wins", "dealt_in",
-                              "money", "warnings", "bars", "disqualified", "rules"]]
+    rows: list[list[Any]] = [["rank", "player", "tables", "total", *SUMMED, "disqualified",
+                              "rules"]]
     for p in data["players"]:
         rows.append([p["rank"], p["player"], "; ".join(x["table"] for x in p["lines"]),
-                     p["total"], p["hand_points"], p["penalty_points"], p["wins"],
-                     p["self_drawn_wins"], p["dealt_in"], p["money"], p["warnings"],
-                     p["bars"], "yes" if p["disqualified"] else "", p["rules"]])
+                     p["total"], *(p[what] for what in SUMMED),
+                     "yes" if p["disqualified"] else "", p["rules"]])
     return _csv(rows)
