@@ -426,8 +426,7 @@ def _refuse_score_fields(context: dict[str, Any]) -> None:
 
 
 #: The form fields of a camera frame, besides its ``image``.
-FRAME_FIELD_NAMES = ("winner", "discarder", "self_drawn", "last_of_kind", "kong",
-                     "last_wall_tile", "flowers", "context")
+FRAME_FIELD_NAMES = tuple(FRAME_FIELDS)  # as the OpenAPI form schema lists them
 #: The form fields of a photo (``POST …/photos``): a frame's, and a posted hand's
 #: ``number`` (idempotency) and ``note``.
 PHOTO_FIELD_NAMES = (*FRAME_FIELD_NAMES, "number", "note")
