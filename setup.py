@@ -22,9 +22,10 @@ MODELS = ROOT / "models"
 
 def model_files(folder: Path) -> list[str]:
     """The names of ``folder``'s files a model reading needs: the manifest, every file
-    it names (``"file"`` keys at any depth), and the model card."""
+    it names (``"file"`` keys at any depth), the model card, and the licence notices of
+    the weights it derives from (``NOTICE-*.md``)."""
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    names = {"manifest.json", "README.md"}
+    names = {"manifest.json", "README.md"} | {p.name for p in folder.glob("NOTICE-*.md")}
 
     def walk(node: object) -> None:
         if isinstance(node, dict):

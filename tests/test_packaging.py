@@ -67,6 +67,8 @@ def test_the_wheel_takes_every_file_the_manifest_names_and_the_model_card() -> N
     manifest = json.loads((REPO / "models" / "manifest.json").read_text())
     assert manifest["detector"]["file"] in names
     assert {"manifest.json", "README.md"} <= set(names)
+    notices = {p.name for p in (REPO / "models").glob("NOTICE-*.md")}
+    assert notices <= set(names)  # the MIT notice of the weights the detector starts from
     onnx = sorted(p.name for p in (REPO / "models").glob("*.onnx"))
     assert sorted(n for n in names if n.endswith(".onnx")) == onnx  # each one is in use
 
