@@ -11,7 +11,9 @@ a retried or concurrent frame cannot record the hand twice. Nor is a hand record
 that the camera recorded since the table was last seen cleared (:class:`Memory`: every
 one, not only the last), or that a referee, an automatic table or a photo put on the
 sheet meanwhile (:func:`_sheet_hand`); a record the camera later reads otherwise, stably,
-is held for a referee (:func:`tilecam.tables.sheet.hold_for_review`).
+is held for a referee (:func:`tilecam.tables.sheet.hold_for_review`). One photo of a hand
+(:func:`record_photo`) is held to the same rule: a photo of a hand on the sheet since the
+table was last seen cleared is :class:`AlreadyRecorded` (:func:`photo_shows`).
 
 A frame with no tiles counts as the table seen empty only when it shows the table: not a
 dark frame (:func:`shows_a_view`), and — once the camera has learned the table's surface
@@ -38,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from tilecam.db.models import Hand
+from tilecam.db.models import CameraState, GameTable, Hand
 from tilecam.tables import sheet
 from tilecam.tables.places import report_of
 from tilecam.tables.scoring_bridge import (
@@ -511,6 +514,62 @@ def process_frame(
         raise
 
 
+class AlreadyRecorded(sheet.Conflict):
+    """A photo shows a hand already on the sheet (:func:`photo_shows`): nothing is
+    recorded (answered 409 ``already_recorded``, the message naming the hand)."""
+
+    def __init__(self, message: str, number: int, recorded_hand: str | None) -> None:
+        super().__init__(message)
+        self.number = number
+        self.recorded_hand = recorded_hand
+
+
+#: Who recorded a hand, by its ``source``, in an ``already_recorded`` answer's words.
+RECORDED_BY = {"camera": "by the table's camera", "photo": "from a photo",
+               "table": "by the table", "referee": "by a referee"}
+
+
+def photo_shows(session: Session, table: GameTable, hand_text: str,
+                report: HandReport) -> Hand | None:
+    """The hand on the sheet a photo's reading (``hand_text``, parsed as the table's rules
+    read it, with the photo's fields ``report``) shows, if any — the camera's own rule
+    (:func:`_sheet_hand`), read under the sheet's lock (taken here) in the transaction
+    that would record the photo: among the hands since the table's camera last saw it
+    cleared (:attr:`Memory.cleared_after`; a table without a camera, or whose camera
+    never saw it cleared: the sheet's last hand alone), one that counts (not voided, not
+    ruled a false claim) whose tiles are the photo's as the rules score them, or within
+    :data:`~tilecam.tables.scoring_bridge.REREAD_TILES` of them, with a win claim that
+    agrees. A camera's hand within those tiles counts whatever the camera saw since (no
+    ``gap``): a phone held over the table to take the photo hides the hand from the
+    camera, which is no sign that it was put away. None: a hand of its own."""
+    rules = str(table.rules)
+    sheet.lock_sheet(session, table.id)  # as the hand recorded after it takes it
+    hands = sheet.hands_of(session, table.id)
+    # read, not locked nor made: a frame locks its camera's state before the sheet
+    state = session.scalar(select(CameraState).where(CameraState.table_id == table.id))
+    cleared_after = (None if state is None
+                     else Memory.from_text(state.recorded_signature).cleared_after)
+    key = frame_key(score_key(hand_text, rules, report.context), report)
+    number = _sheet_hand(hands, key, rules, cleared_after, gap=False)
+    return None if number is None else hands[number - 1]
+
+
+def _already_recorded(table: GameTable, shown: Hand, hand_text: str) -> AlreadyRecorded:
+    """The refusal of a photo that shows hand ``shown`` (:func:`photo_shows`)."""
+    rev = shown.revisions[-1]
+    told = report_of(rev)
+    won = (f", won by {told.winner}" if told.winner else "") + (
+        " self-drawn" if told.self_drawn else f" off {told.discarder}" if told.discarder
+        else "")
+    by = RECORDED_BY.get(str(shown.source), f"by {shown.source}")
+    seen = "" if rev.hand_text == hand_text else f"; the photo reads {hand_text}"
+    return AlreadyRecorded(
+        f"the photo shows hand {shown.number} of table {table.id}, already recorded {by} "
+        f"({rev.hand_text}{won}{seen}): nothing was recorded. If it is a new hand with "
+        "the same tiles, send the photo again with new_hand=true",
+        int(shown.number), rev.hand_text)
+
+
 @dataclass(frozen=True)
 class PhotoResult:
     """A hand recorded from one photo (:func:`record_photo`): the hand (``created`` False
@@ -541,6 +600,7 @@ def record_photo(
     number: int | None = None,
     store: bool = True,
     review_below: float = 0.0,
+    new_hand: bool = False,
 ) -> PhotoResult:
     """Record the hand one photo shows (``POST /v1/tables/{id}/photos``): read once, no
     run of frames, in one transaction with the photo kept under ``data_dir/frames/`` as
@@ -550,7 +610,14 @@ def record_photo(
     one recorded, and its photo is not kept twice; other content is a conflict). A win
     read unsure is recorded pending for a referee, as a camera's is
     (:data:`tilecam.tables.sheet.READ_FROM_IMAGES`). The camera's frames are left as they
-    were: a table's camera and photos of it do not mix their runs."""
+    were: a table's camera and photos of it do not mix their runs.
+
+    A photo of a hand already on the sheet — the camera's, a referee's, the table's, an
+    earlier photo's (a phone re-sending it without ``number``) — is not recorded again:
+    :class:`AlreadyRecorded` naming it (:func:`photo_shows`), nothing written, the photo
+    not kept; ``new_hand`` records it all the same (a new hand with the same tiles). A
+    ``number`` already on the sheet is left to :func:`tilecam.tables.sheet.insert_hand`
+    (the re-send answered with the hand, or a conflict)."""
     assert reading.hand is not None
     suffix = PHOTO_SUFFIX.get(image_format.lower(), ".img")
     rel = Path("frames") / f"table-{table_id}" / f"photo-{uuid.uuid4().hex}{suffix}"
@@ -562,6 +629,11 @@ def record_photo(
         table = sheet.get_table(session, table_id)
         # parsed as the table's rules read it (a Xiamen gold's stand-ins)
         hand_text = normalize_hand(str(reading.hand), str(table.rules), report.context)
+        sheet.lock_sheet(session, table_id)  # before the sheet's hands are counted
+        if not new_hand and (number is None or number > sheet.last_number(session, table_id)):
+            shown = photo_shows(session, table, hand_text, report)
+            if shown is not None:
+                raise _already_recorded(table, shown, hand_text)
         image_error = _keep(target, image, table_id, "the photo") if store else None
         wrote = store and image_error is None
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),

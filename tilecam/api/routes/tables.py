@@ -21,8 +21,11 @@ Table key (its own table only) or admin key:
   and then reads otherwise, stably, in a way that scores otherwise, is held ``pending``
   for the referee (revision action ``review``).
 - ``POST /v1/tables/{id}/photos``: one photo of a hand (sent as to ``/v1/recognize``,
-  with a frame's fields, ``number`` and ``note``), read once and recorded at once with
-  the photo as its ``image_ref``; ``number`` makes a re-send idempotent.
+  with a frame's fields, ``number``, ``note`` and ``new_hand``), read once and recorded
+  at once with the photo as its ``image_ref``; ``number`` makes a re-send idempotent. A
+  photo of a hand already recorded since the table was last seen cleared — by the
+  camera, a referee, the table or a photo — is 409 ``already_recorded`` naming it, as a
+  frame is answered; ``new_hand=true`` records it as a new hand.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
   drawn hand); ``number`` makes a re-send idempotent. Bodies are read strictly (a
   boolean is no number, a string no boolean), as ``/v1/score`` reads them.
@@ -427,9 +430,23 @@ def _refuse_score_fields(context: dict[str, Any]) -> None:
 
 #: The form fields of a camera frame, besides its ``image``.
 FRAME_FIELD_NAMES = tuple(FRAME_FIELDS)  # as the OpenAPI form schema lists them
-#: The form fields of a photo (``POST …/photos``): a frame's, and a posted hand's
-#: ``number`` (idempotency) and ``note``.
-PHOTO_FIELD_NAMES = (*FRAME_FIELD_NAMES, "number", "note")
+#: The form fields of ``POST /v1/tables/{id}/photos`` as /docs shows them: a frame's, a
+#: posted hand's ``number`` (idempotency) and ``note``, and ``new_hand``.
+PHOTO_FIELDS: dict[str, dict[str, Any]] = {
+    **FRAME_FIELDS,
+    "number": {"type": "integer", "minimum": 1, "description": "the hand's number on the "
+               "sheet: makes a re-send idempotent (the same hand again: 200 with the hand "
+               "recorded; other content: 409); default: the next"},
+    "note": {"type": "string", "maxLength": 2000, "description": "the table's note on the "
+             "hand, kept with it"},
+    "new_hand": {"type": "boolean", "default": False, "description": "true: record the "
+                 "photo's hand even where it is a hand already on the sheet (the same "
+                 "tiles dealt again); without it such a photo — of the hand the camera, "
+                 "a referee, the table or an earlier photo recorded since the table was "
+                 "last seen cleared — is 409 already_recorded and nothing is recorded"},
+}
+#: The form fields of a photo (``POST …/photos``), as the OpenAPI form schema lists them.
+PHOTO_FIELD_NAMES = tuple(PHOTO_FIELDS)
 
 
 async def _read_table_image(
@@ -610,17 +627,6 @@ def _photo_note(fields: dict[str, str]) -> str | None:
     return note if note.strip() else None
 
 
-#: The form fields of ``POST /v1/tables/{id}/photos`` as /docs shows them.
-PHOTO_FIELDS: dict[str, dict[str, Any]] = {
-    **FRAME_FIELDS,
-    "number": {"type": "integer", "minimum": 1, "description": "the hand's number on the "
-               "sheet: makes a re-send idempotent (the same hand again: 200 with the hand "
-               "recorded; other content: 409); default: the next"},
-    "note": {"type": "string", "maxLength": 2000, "description": "the table's note on the "
-             "hand, kept with it"},
-}
-
-
 @router.post(
     "/{table_id}/photos", status_code=201,
     openapi_extra=image_request(PHOTO_FIELDS, "; any field other than these is refused "
@@ -629,7 +635,11 @@ PHOTO_FIELDS: dict[str, dict[str, Any]] = {
                **errors((400, "invalid_request (a field unknown or of the wrong value, "
                          "seats that contradict), invalid_context, invalid_hand (the photo "
                          "shows no complete hand), or an image missing, empty or corrupt"),
-                        409),
+                        (409, "already_recorded: the photo shows a hand on the sheet since "
+                         "the table was last seen cleared (the message names it; nothing "
+                         "recorded: new_hand=true records a new hand with the same tiles); "
+                         "conflict: the request contradicts what is recorded (a number "
+                         "used for other content, the table closed)")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
                      "or the database unavailable"}})
 async def post_photo(
@@ -650,8 +660,12 @@ async def post_photo(
     that shows no complete hand is refused (400 ``invalid_hand``, naming what was read).
     As a camera's reading, a hand the scorer refuses or a win read unsure is recorded
     ``pending`` for a referee. 201 when new; 200 for a repeat with ``number`` (the hand
-    recorded, ``created`` false). The recognition limiter admits it as it does
-    ``/v1/recognize``."""
+    recorded, ``created`` false). A photo of a hand already on the sheet since the table
+    was last seen cleared — the camera's, a referee's, the table's, an earlier photo's
+    (a re-send without ``number``) — is 409 ``already_recorded`` naming it, nothing
+    recorded, as the camera answers it (:func:`tilecam.tables.camera.photo_shows`);
+    ``new_hand=true`` records it as a new hand all the same. The recognition limiter
+    admits it as it does ``/v1/recognize``."""
     from contextlib import AbstractAsyncContextManager, nullcontext
 
     from tilecam.api.upload import check_image_header, read_upload
@@ -665,6 +679,7 @@ async def post_photo(
         fields = request_fields(request, upload)
         report = _frame_report(fields, PHOTO_FIELD_NAMES)
         number, note = _photo_number(fields), _photo_note(fields)
+        new_hand = _flag(fields, "new_hand")
         try:
             check_win_seats(report)
         except ValueError as exc:
@@ -684,10 +699,13 @@ async def post_photo(
                 sf, table_id, reading, upload.data, image_format,
                 replace(report, note=note), settings.data_dir,
                 source="photo", author=caller.author, number=number,
-                store=settings.store_frames, review_below=settings.camera_review_below)
+                store=settings.store_frames, review_below=settings.camera_review_below,
+                new_hand=new_hand)
 
         try:
             result = await run_in_threadpool(record)
+        except camera.AlreadyRecorded as exc:  # the camera's word for it
+            raise ApiError(409, "already_recorded", str(exc)) from None
         except (ValueError, LookupError) as exc:
             raise domain_error(exc) from None
     rec = result.recorded
