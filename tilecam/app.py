@@ -7,7 +7,9 @@ hot ``/v1/score`` path uses), so adding an endpoint module never touches this fi
 
 At startup (the lifespan) the tile detector is loaded once from
 ``Settings.model_dir`` when a model is there; ``GET /readyz`` says whether it is.
-The scoring endpoints work without a model.
+The scoring endpoints work without a model. At a clean stop the lifespan closes the
+database's engine (:func:`tilecam.db.engine.dispose_engine`): a SQLite file's
+write-ahead log is folded into it.
 
 Every error is answered as JSON ``{"error": {"code", "message"}}``
 (see :mod:`tilecam.api.errors`); request bodies are capped in size and in time
@@ -34,6 +36,7 @@ from tilecam.api.errors import install_error_handlers
 from tilecam.api.openapi import install_openapi
 from tilecam.api.routes.waits import AnalysisLimiter
 from tilecam.api.upload import FORM_OVERHEAD_BYTES, BodyLimitMiddleware
+from tilecam.db.engine import dispose_engine
 from tilecam.settings import Settings, get_settings
 
 log = logging.getLogger("tilecam.app")
@@ -93,8 +96,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            app.state.limiter.shutdown()
-            await app.state.waits_limiter.aclose()
+            try:
+                app.state.limiter.shutdown()
+                await app.state.waits_limiter.aclose()
+            finally:
+                # SQLite: the write-ahead log folded into tilecam.db, so that the file
+                # alone holds every row once the service has stopped; an app started
+                # again opens (and checks) the database afresh
+                app.state.table_db = None  # tilecam.tables.access.database's
+                dispose_engine(settings.sqlalchemy_url)
 
     app = FastAPI(
         title="tilecam",

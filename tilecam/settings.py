@@ -144,10 +144,21 @@ class Settings(BaseSettings):
 
     @property
     def sqlalchemy_url(self) -> str:
-        """The database URL to use (SQLite file in ``data_dir`` by default)."""
+        """The database URL to use (SQLite file in ``data_dir`` by default). The file's
+        path is written escaped, so that a data dir named with ``?``, ``%`` or ``#`` is
+        read back as that folder (before the seventy-fifth session ``club?night`` gave
+        the file ``club`` beside it, and ``50%41off`` the folder ``50Aoff``).
+
+        >>> from tilecam.db.engine import sqlite_file
+        >>> sqlite_file(Settings(data_dir=Path("/srv/club?night")).sqlalchemy_url)
+        PosixPath('/srv/club?night/tilecam.db')
+        """
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'tilecam.db').as_posix()}"
+        from sqlalchemy.engine import URL  # not at import: the CLI starts without it
+
+        return URL.create("sqlite", database=(self.data_dir / "tilecam.db").as_posix()
+                          ).render_as_string(hide_password=False)
 
 
 def proxy_addresses(value: str) -> str:

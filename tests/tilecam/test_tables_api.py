@@ -502,7 +502,7 @@ def test_csv_sheet_and_event_standings(setup) -> None:
     r = client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k))
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(r.text)))
-    assert rows[0][-4:] == ["Ann0", "Bo0", "Cai0", "Dan0"]
+    assert rows[0][-4:] == ["points Ann0", "points Bo0", "points Cai0", "points Dan0"]
     assert [row[0] for row in rows[1:]] == ["hand", "penalty", "total"]
     totals = [int(x) for x in rows[-1][-4:]]
     st = client.get(f"/v1/tables/{t}/standings", headers=bearer(k)).json()
@@ -668,7 +668,7 @@ def test_an_mcr_sheet_has_no_money_columns(setup) -> None:
     _, [(t, k), _] = new_event(client)
     rows = list(csv.reader(io.StringIO(
         client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
-    assert rows[0][-4:] == ["Ann0", "Bo0", "Cai0", "Dan0"]
+    assert rows[0][-4:] == ["points Ann0", "points Bo0", "points Cai0", "points Dan0"]
     hand = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                        json={"hand": PLAIN_HAND, "winner": "E", "self_drawn": True})
     assert "money" not in hand.json()

@@ -594,5 +594,5 @@ def test_sheet_csv_penalty_rows_have_their_own_player_and_points_columns(
     pen = dict(zip(head, rows[2], strict=True))
     assert (won["winner"], won["player"], won["points"]) == ("Ann0", "", "")
     assert (pen["winner"], pen["total"], pen["player"], pen["points"]) == ("", "", "Bo0", "20")
-    assert (pen["outcome"], pen["note"], pen["Bo0"]) == ("deduction", "late", "-20")
+    assert (pen["outcome"], pen["note"], pen["points Bo0"]) == ("deduction", "late", "-20")
     assert rows[-1][0] == "total" and len(rows[-1]) == len(head)

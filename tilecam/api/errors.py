@@ -25,12 +25,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from tilecam.db.engine import first_line, lasting_fault
+from tilecam.db.engine import NEWER_TILECAM, database_fault, first_line, lasting_fault
 
 log = logging.getLogger("tilecam.api")
 
@@ -76,7 +76,15 @@ class ApiError(StarletteHTTPException):
 
 
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
-    """The JSON body of an error answer."""
+    """The JSON body of an error answer. A character of ``message`` that UTF-8 cannot
+    encode (a lone UTF-16 surrogate quoted from a request: a context key, a field's
+    name) is written as its escape, so that the answer can be sent (it was a 500).
+
+    >>> print(error_body("invalid_request", "context." + chr(0xD800) + " is an object")[
+    ...     "error"]["message"])
+    context.\\ud800 is an object
+    """
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return {"error": {"code": code, "message": message}}
 
 
@@ -190,8 +198,18 @@ def unavailable(what: str, reason: str, url: str | None = None, *,
     >>> unavailable("the database cannot be opened", 'connection to server at "10.0.0.5", '
     ...             'port 5432 failed', show_reason=False)[0]  # doctest: +ELLIPSIS
     "the database cannot be opened (the reason is in the server's log; nothing ...; try again)"
+    >>> print(unavailable("the database cannot be opened", "the database is at revision "
+    ...       "0099_x, …: it was written by a newer tilecam; …", show_reason=False)[0])
+    ...       # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    the database cannot be opened (the reason is in the server's log; nothing was
+    recorded by this request; the database was written by a newer tilecam: the
+    server's operator must upgrade tilecam, or give another database: ...)
     """
     said = f"{what}: {reason} (" if show_reason else f"{what} ({REASON_LOGGED}; "
+    if NEWER_TILECAM in reason:  # tilecam.db.migrate.NewerDatabase: an intact database
+        return (f"{said}nothing was recorded by this request; the database was "
+                f"{NEWER_TILECAM}: the server's operator must upgrade tilecam, or give "
+                "another database: trying again will not help)"), {}
     if lasting_fault(reason, url):
         return (f"{said}nothing was recorded by this request; the server's "
                 "operator must repair or replace the database, or give another: trying "
@@ -215,15 +233,24 @@ def may_read_database_reason(request: Request) -> bool:
 
 async def _database_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """The database failed under a request that had opened it before (a server gone, a
-    connection that timed out, a lock held too long, a file it may not write): 503, not
-    a tilecam bug."""
-    assert isinstance(exc, OperationalError)
+    connection that timed out, a lock held too long, a file it may not write; a file
+    damaged past what the first request read, a PostgreSQL database that takes no
+    writes, a role without grants: :func:`tilecam.db.engine.database_fault`): 503, not
+    a tilecam bug. Any other database error — a uniqueness race a transaction's retries
+    did not outlast (``IntegrityError``), SQL that does not fit the schema — is
+    tilecam's: raised on, to the catch-all 500 "this is a tilecam bug" with its
+    traceback, as before (until the seventy-fifth session only ``OperationalError``
+    came here, and a damaged file or a read-only PostgreSQL was such a 500 too)."""
+    assert isinstance(exc, DBAPIError)
+    if not database_fault(exc):
+        raise exc
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
     settings = getattr(request.app.state, "settings", None)
     url = getattr(settings, "sqlalchemy_url", None)
     shown = may_read_database_reason(request)
-    message, headers = unavailable("the database did not answer", first_line(exc), url,
-                                   show_reason=shown)
+    what = ("the database did not answer" if isinstance(exc, OperationalError)
+            else "the database failed")
+    message, headers = unavailable(what, first_line(exc), url, show_reason=shown)
     if getattr(exc, "tilecam_at_commit", False):  # sheet.transaction: the commit failed
         reason = f": {first_line(exc)} (" if shown else f" ({REASON_LOGGED}; "
         message = (f"the database did not answer the commit{reason}this "
@@ -290,7 +317,9 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error_handler)
     app.add_exception_handler(StarletteHTTPException, _http_error_handler)
     app.add_exception_handler(RequestValidationError, _validation_error_handler)
-    app.add_exception_handler(OperationalError, _database_error_handler)
+    # every database error: the database's faults 503, the rest raised on to the 500
+    # below (DataError, more specific, is its own 400)
+    app.add_exception_handler(DBAPIError, _database_error_handler)
     app.add_exception_handler(PoolTimeout, _pool_timeout_handler)
     app.add_exception_handler(DataError, _data_error_handler)
     # the handler answers None, on which Starlette sends nothing (its types want a Response)

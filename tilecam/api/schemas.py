@@ -27,17 +27,54 @@ from tilecam.api.answer_schemas import SheetOut as SheetOut
 Wind = Literal["E", "S", "W", "N"]
 
 
-def nul_at(value: Any, path: str = "") -> str | None:
-    """Where in the JSON value ``value`` a string (a value or a key) holds U+0000, as a
-    dotted path (``""`` for ``value`` itself), or None.
+def shown(text: str) -> str:
+    """``text`` as a message may carry it: a character that is not Unicode text (a lone
+    UTF-16 surrogate, which JSON's ``\\ud800`` escape can send) written as its escape,
+    so that the answer naming it can itself be sent as UTF-8.
 
-    >>> nul_at({"players": ["Ann", "B" + chr(0) + "o"]})
-    'players.1'
-    >>> nul_at({"name": "Spring open"}) is None
+    >>> print(shown("gold" + chr(0xD800)))
+    gold\\ud800
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def not_text(text: str) -> bool:
+    """Whether ``text`` holds a character UTF-8 cannot encode (a lone UTF-16 surrogate,
+    U+D800 to U+DFFF): no database stores it as text, and no answer could return it.
+
+    >>> not_text(chr(0xD800)), not_text("\U0001F600"), not_text("Zoë")
+    (True, False, False)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _unstorable(text: str) -> str | None:
+    """What keeps the string ``text`` out of a score sheet, or None."""
+    if "\x00" in text:
+        return "nul"
+    return "surrogate" if not_text(text) else None
+
+
+def unstorable_at(value: Any, path: str = "") -> tuple[str, str] | None:
+    """Where in the JSON value ``value`` a string (a value or a key) cannot be stored —
+    it holds U+0000 (``"nul"``), or a character that is not Unicode text, a lone UTF-16
+    surrogate (``"surrogate"``) — as ``(dotted path, what)`` (path ``""`` for ``value``
+    itself), or None. Looks without recursion into nothing but lists and objects.
+
+    >>> unstorable_at({"players": ["Ann", "B" + chr(0) + "o"]})
+    ('players.1', 'nul')
+    >>> unstorable_at({"context": {"gold": chr(0xD800)}})
+    ('context.gold', 'surrogate')
+    >>> unstorable_at({"name": "Spring open"}) is None
     True
     """
     if isinstance(value, str):
-        return path if "\x00" in value else None
+        what = _unstorable(value)
+        return None if what is None else (path, what)
     if isinstance(value, dict):
         items: Any = value.items()
     elif isinstance(value, list | tuple):
@@ -46,9 +83,9 @@ def nul_at(value: Any, path: str = "") -> str | None:
         return None
     for key, item in items:
         here = f"{path}.{key}" if path else str(key)
-        if isinstance(key, str) and "\x00" in key:
-            return here
-        if (found := nul_at(item, here)) is not None:
+        if isinstance(key, str) and (what := _unstorable(key)) is not None:
+            return here, what
+        if (found := unstorable_at(item, here)) is not None:
             return found
     return None
 
@@ -79,24 +116,35 @@ def context_shape_problem(context: dict[str, Any]) -> str | None:
 
 
 def nul_problem(value: Any) -> str | None:
-    """Why ``value`` (a JSON value) cannot be stored in a score sheet — a string in it
-    holds U+0000, which PostgreSQL cannot store — naming where; None when it can.
+    """Why ``value`` (a JSON value) cannot be stored in a score sheet, naming where; None
+    when it can: a string in it (a value or a key) holds U+0000, which PostgreSQL cannot
+    store, or a character that is not Unicode text — a lone UTF-16 surrogate, which
+    JSON's ``\\ud800`` escape can send and Python's JSON reader lets through — which
+    neither database can store as text nor any answer return (before the seventy-fifth
+    session such a context value was recorded, then every read of the hand answered 500).
 
     >>> nul_problem({"note": "seen" + chr(0)})
     'note holds the NUL character (U+0000), which a score sheet cannot store'
+    >>> nul_problem({"context": {"gold": chr(0xD800)}})  # doctest: +ELLIPSIS
+    'context.gold holds a character that is not Unicode text (a lone UTF-16 surrogate...'
     """
-    where = nul_at(value)
-    if where is None:
+    found = unstorable_at(value)
+    if found is None:
         return None
-    return (f"{where or 'the body'} holds the NUL character (U+0000), which a score sheet "
-            "cannot store")
+    where, what = shown(found[0]) or "the body", found[1]
+    if what == "nul":
+        return f"{where} holds the NUL character (U+0000), which a score sheet cannot store"
+    return (f"{where} holds a character that is not Unicode text (a lone UTF-16 surrogate, "
+            "U+D800 to U+DFFF, such as the JSON escape \\ud800 unpaired), which a score "
+            "sheet cannot store")
 
 
 class StoredIn(BaseModel):
     """A request body the score sheet stores: no string in it (a name, a note, a reason, a
-    context value) may hold the NUL character U+0000, which PostgreSQL cannot store — a
-    422 naming where it is, on either database, so a sheet moved between them keeps
-    the same text."""
+    context value or key) may hold the NUL character U+0000, which PostgreSQL cannot
+    store, or a lone UTF-16 surrogate, which is not Unicode text (:func:`nul_problem`) —
+    a 422 naming where it is, on either database, before anything is written, so a sheet
+    moved between them keeps the same text."""
 
     @model_validator(mode="before")
     @classmethod

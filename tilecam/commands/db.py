@@ -1,15 +1,24 @@
-"""``tilecam db``: create or upgrade the event-table database (Alembic migrations)."""
+"""``tilecam db``: create or upgrade the event-table database (Alembic migrations), show
+its revision, or back a SQLite database up to one file."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("db", help="create or upgrade the event-table database")
-    p.add_argument("action", choices=["upgrade", "current"],
-                   help="upgrade: apply migrations up to the newest; current: show the revision")
+    p = sub.add_parser("db", help="create, upgrade or back up the event-table database")
+    p.add_argument("action", choices=["upgrade", "current", "backup"],
+                   help="upgrade: apply migrations up to the newest; current: show the "
+                        "revision; backup OUT: copy a SQLite database, whole and "
+                        "consistent, into the new file OUT (safe while the service runs; "
+                        "PostgreSQL: use pg_dump)")
+    p.add_argument("out", nargs="?", default=None, metavar="OUT",
+                   help="backup: the file to write (must not exist yet)")
     p.add_argument("--url", default=None,
                    help="database URL (default: TILECAM_DATABASE_URL, else SQLite in "
                         "TILECAM_DATA_DIR/tilecam.db)")
@@ -17,19 +26,30 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
     from tilecam.db import make_engine, upgrade
     from tilecam.db.engine import parsed_url, sqlite_file
-    from tilecam.db.migrate import current_revision, head_revision
+    from tilecam.db.migrate import current_revision, head_revision, known_revisions
     from tilecam.settings import get_settings
 
     if args.url is not None and not args.url.strip():
         raise ValueError("--url is empty: give a database URL, or leave --url out for "
                          "TILECAM_DATABASE_URL or the default SQLite file")
+    if (args.action == "backup") != (args.out is not None):
+        raise ValueError("give the file to write after backup (tilecam db backup OUT), and "
+                         "after backup only")
     url = args.url or get_settings().sqlalchemy_url
     shown = parsed_url(url).render_as_string(hide_password=True)  # ValueError: no URL
     file = sqlite_file(url)  # db current does not make an empty database to read
+    if args.action == "backup":
+        if file is None:
+            raise ValueError(f"{shown}: tilecam db backup copies a SQLite database file; "
+                             "back up a PostgreSQL database with pg_dump")
+        backup_sqlite(file, Path(args.out))
+        print(f"{shown}: backed up to {args.out}")
+        return 0
     if args.action == "current" and file is not None and not file.exists():
         print(f"{shown}: no database yet (tilecam db upgrade, or the service's first use, "
               "makes it)")
@@ -37,14 +57,59 @@ def run(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         if args.action == "upgrade":
-            upgrade(engine)
+            upgrade(engine)  # NewerDatabase (a ValueError) for a newer tilecam's database
         rev = current_revision(engine)
-    except SQLAlchemyError as exc:
+    except (SQLAlchemyError, CommandError) as exc:
         raise ValueError(f"cannot use the database {shown}: "
                          f"{exc.__class__.__name__}: {str(exc).splitlines()[0]}") from None
     finally:
         engine.dispose()
     head = head_revision()
-    state = "up to date" if rev == head else f"behind (newest is {head})"
+    if rev == head:
+        state = "up to date"
+    elif rev is not None and rev not in known_revisions():
+        state = (f"ahead: written by a newer tilecam (this tilecam's newest is {head}; "
+                 "upgrade tilecam to use it)")
+    else:
+        state = f"behind (newest is {head})"
     print(f"{engine.url.render_as_string(hide_password=True)}: revision {rev or 'none'}, {state}")
     return 0
+
+
+def backup_sqlite(file: Path, out: Path) -> None:
+    """Copy the SQLite database ``file`` — its write-ahead log's rows too — into the new
+    file ``out``, whole and consistent, with SQLite's online backup (safe while the
+    service writes: the copy is of one moment). ``out`` is one file (no ``-wal`` beside
+    it) that ``TILECAM_DATA_DIR``'s ``tilecam.db`` can be replaced by, the service
+    stopped. ValueError (nothing written) when there is no database, ``out`` exists, or
+    its folder does not; the copy is written beside ``out`` and renamed to it when
+    complete."""
+    if not file.is_file():
+        raise ValueError(f"no database at {file} to back up")
+    if out.exists():
+        raise ValueError(f"{out} exists: give a new file (a backup never overwrites one)")
+    if not out.parent.is_dir():
+        raise ValueError(f"no folder {out.parent} to write {out.name} in")
+    part = out.with_name(out.name + ".part")
+    try:
+        source = sqlite3.connect(file, timeout=30)
+    except sqlite3.Error as exc:
+        raise ValueError(f"cannot back up {file}: {exc}") from None
+    try:
+        part.unlink(missing_ok=True)
+        copy = sqlite3.connect(part)
+        try:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one file, whatever the source's
+            check = copy.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise ValueError(f"the copy of {file} does not check ({check}): the "
+                                 f"database may be damaged; nothing was written to {out}")
+        finally:
+            copy.close()
+        os.replace(part, out)
+    except sqlite3.Error as exc:
+        raise ValueError(f"cannot back up {file}: {exc}") from None
+    finally:
+        source.close()
+        part.unlink(missing_ok=True)

@@ -8,6 +8,7 @@ processes writing at once queue for the lock instead of failing half-way.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -19,6 +20,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
+log = logging.getLogger("tilecam.db")
 _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
 
@@ -145,14 +147,22 @@ def postgres_connect_args(url: str) -> dict[str, Any]:
         "connect_timeout": CONNECT_TIMEOUT_S}
 
 
+#: What :class:`tilecam.db.migrate.NewerDatabase` says of a database at a revision this
+#: tilecam does not ship (the API's 503 then says to upgrade tilecam, not to repair it).
+NEWER_TILECAM = "written by a newer tilecam"
+
 #: Database reasons no retry mends (a file the server may not write, one that is no
 #: database or is damaged, a schema from a newer tilecam, a path that cannot be a file):
 #: a transaction is not tried again, and the API answers without "try again" and
 #: ``Retry-After`` (:func:`tilecam.api.errors.unavailable`) — an operator must act.
 PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
                     "Can't locate revision", "Not a directory", "Permission denied",
-                    # PostgreSQL: a password refused
-                    "password authentication failed")
+                    # tilecam.db.migrate.NewerDatabase: a schema from a newer tilecam
+                    NEWER_TILECAM,
+                    # PostgreSQL: a password refused, a database that takes no writes (a
+                    # hot standby, default_transaction_read_only), a role without grants
+                    "password authentication failed", "read-only transaction",
+                    "permission denied for")
 #: PostgreSQL's refusal, at connection, of a database or role the URL names that is not
 #: there (not a relation or prepared statement that does not exist, which may pass).
 _NO_SUCH_DATABASE = re.compile(r'FATAL: +(database|role) ".*" does not exist')
@@ -192,6 +202,57 @@ def lasting_fault(reason: str, url: str | None = None) -> bool:
     return file.is_dir() or (not file.exists() and file.parent.is_dir()
                              and not os.access(file.parent, os.W_OK))
 
+
+#: PostgreSQL SQLSTATEs (or their two-character classes) that psycopg raises as a
+#: DBAPIError other than OperationalError but that are the database's or its setup's
+#: fault, not tilecam's SQL: a database that takes no writes (25006: a hot standby,
+#: ``default_transaction_read_only``), a role without the grants (42501), insufficient
+#: resources (53), an operator's intervention (57), a system or I/O error (58), a
+#: damaged page or index (XX).
+DATABASE_SQLSTATES = ("25006", "42501", "53", "57", "58", "XX")
+#: SQLite result codes (``sqlite3.Error.sqlite_errorname``, by prefix) that are the
+#: database file's fault, not tilecam's SQL: a damaged file or one that is no database
+#: (``sqlite3.DatabaseError``: SQLITE_CORRUPT, SQLITE_NOTADB), and the faults SQLite
+#: raises as OperationalError (I/O, full, read-only, cannot open, no permission).
+DATABASE_SQLITE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR", "SQLITE_FULL",
+                         "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_NOLFS",
+                         "SQLITE_PROTOCOL")
+
+
+def database_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` (a SQLAlchemy error) is the database's failure — the server gone, a
+    damaged file, a database that takes no writes, a role without grants
+    (:data:`DATABASE_SQLSTATES`, :data:`DATABASE_SQLITE_CODES`, :func:`lasting_fault`) —
+    rather than tilecam's: a uniqueness race or a constraint (``IntegrityError``, which a
+    transaction tries again and which else is a tilecam bug), SQL that does not fit the
+    schema, a value bound wrongly. Every ``OperationalError`` is the database's.
+
+    >>> from sqlalchemy.exc import DatabaseError, IntegrityError, ProgrammingError
+    >>> import sqlite3
+    >>> database_fault(DatabaseError("SELECT 1", {}, sqlite3.DatabaseError(
+    ...     "database disk image is malformed")))
+    True
+    >>> database_fault(ProgrammingError("SELECT x", {}, Exception("no such column: x")))
+    False
+    >>> database_fault(IntegrityError("INSERT", {}, Exception("UNIQUE constraint failed")))
+    False
+    """
+    from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+    if not isinstance(exc, DBAPIError) or isinstance(exc, IntegrityError):
+        return False
+    if isinstance(exc, OperationalError):
+        return True
+    orig = exc.orig
+    state = str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
+    if state and (state in DATABASE_SQLSTATES or state[:2] in DATABASE_SQLSTATES):
+        return True
+    code = str(getattr(orig, "sqlite_errorname", "") or "")
+    if code.startswith(DATABASE_SQLITE_CODES):
+        return True
+    return lasting_fault(first_line(exc))
+
+
 #: Connection execution option that marks a transaction that writes
 #: (:func:`tilecam.tables.sheet.transaction`, the migrations): on SQLite it begins with
 #: ``BEGIN IMMEDIATE``, every other with a deferred ``BEGIN``.
@@ -226,6 +287,35 @@ def get_engine(url: str) -> Engine:
         if engine is None:
             engine = _engines[url] = make_engine(url)
         return engine
+
+
+def dispose_engine(url: str) -> None:
+    """Close the cached engine of ``url``, if one was made (the service's shutdown: the
+    lifespan of :func:`tilecam.app.create_app`). A SQLite file's write-ahead log is first
+    copied into the file (``PRAGMA wal_checkpoint(PASSIVE)``, which waits for no other
+    process), and closing its last connection folds in the rest and removes
+    ``tilecam.db-wal``, so that the file the README names holds every row once the
+    service has stopped (before the seventy-fifth session every row stayed in the log
+    until SQLite's own checkpoint at 1,000 pages: a copy of ``tilecam.db`` alone, even
+    after a clean stop, held no table). A failure of the checkpoint is only logged: the
+    log is kept, and read again at the next start."""
+    with _lock:
+        engine = _engines.pop(url, None)
+    if engine is None:
+        return
+    if engine.dialect.name == "sqlite" and sqlite_file(url) is not None:
+        try:
+            raw = engine.raw_connection()  # outside a transaction, which would hold it
+            try:
+                cursor = raw.cursor()
+                cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                cursor.close()
+            finally:
+                raw.close()
+        except Exception as exc:  # a read-only or damaged file: the log stays
+            log.warning("tilecam: the database's log was not copied into it at shutdown "
+                        "(%s); it is read again at the next start", first_line(exc))
+    engine.dispose()
 
 
 def dispose_engines() -> None:

@@ -10,6 +10,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
+from tilecam.db.engine import NEWER_TILECAM
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 
@@ -21,8 +23,43 @@ def alembic_config(engine: Engine) -> Config:
     return cfg
 
 
+class NewerDatabase(ValueError):
+    """The database is at a revision this tilecam does not ship: a newer tilecam wrote it.
+    Nothing is changed; the message says to upgrade tilecam (a ValueError: the CLI prints
+    it on one line and exits 2; the API answers 503 ``database_unavailable`` with it)."""
+
+
+def known_revisions() -> set[str]:
+    """Every revision the package ships."""
+    return {script.revision for script in ScriptDirectory(str(MIGRATIONS_DIR)).walk_revisions()}
+
+
+def newer_message(revision: str) -> str:
+    """What :class:`NewerDatabase` says of a database at ``revision``.
+
+    >>> print(newer_message("0099_x"))  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    the database is at revision 0099_x, which this tilecam (newest ...) does not know:
+    it was written by a newer tilecam; upgrade tilecam to use it (nothing was changed)
+    """
+    return (f"the database is at revision {revision}, which this tilecam (newest "
+            f"{head_revision()}) does not know: it was {NEWER_TILECAM}; upgrade tilecam "
+            "to use it (nothing was changed)")
+
+
+def check_known(revision: str | None) -> None:
+    """:class:`NewerDatabase` when ``revision`` (a database's) is one this tilecam does
+    not ship; None for an empty database or a known revision."""
+    if revision is not None and revision not in known_revisions():
+        raise NewerDatabase(newer_message(revision))
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database of ``engine`` to ``revision`` (default: the newest)."""
+    """Bring the database of ``engine`` to ``revision`` (default: the newest).
+    :class:`NewerDatabase` (nothing changed) when the database is at a revision this
+    tilecam does not know — before the seventy-fifth session Alembic's "Can't locate
+    revision", which the CLI printed as a traceback and the API as a database to
+    repair or replace."""
+    check_known(current_revision(engine))
     command.upgrade(alembic_config(engine), revision)
 
 

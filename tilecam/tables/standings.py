@@ -317,14 +317,20 @@ def _csv(rows: list[list[Any]]) -> str:
 
 
 def table_sheet_csv(session: Session, table: GameTable) -> str:
-    """The table's score sheet: one row per hand (current revision), then penalties, totals."""
+    """The table's score sheet: one row per hand (current revision), then penalties, totals.
+    Every header is unique: a player's columns are ``points NAME`` (and, where the rules
+    keep money apart, ``money NAME``), whatever the players are named."""
     names = [p.name for p in table.players]
     money = money_apart(table.rules)  # Xiamen: four columns of bonus money after the points
     # a penalty's player and points have their own columns (until the seventy-fourth
-    # session they went in winner and total, and a filter on winner counted them as wins)
+    # session they went in winner and total, and a filter on winner counted them as wins);
+    # each player's points are "points NAME", as their money is "money NAME" — headed by
+    # the bare name until the seventy-fifth session, a player named "points", "hand" or
+    # "total" gave two columns one header, and a reader by header read the wrong one
     head = ["row", "hand", "round", "prevalent_wind", "dealer", "outcome", "hand_notation",
             "winner", "discarder", "self_drawn", "total", "revision", "note", "player",
-            "points", *names, *([f"money {n}" for n in names] if money else [])]
+            "points", *[f"points {n}" for n in names],
+            *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
     hands = sheet.hands_of(session, table.id)
     for hand, place in zip(hands, places.places_of(table, hands), strict=False):
