@@ -10,8 +10,10 @@ first one that is legal, with the tiles it changed, from what, to what, and how 
 
 Two kinds of constraints:
 
-- *physical* (copy counts, one of each flower, melds being sets, a tile the layout laid
-  among the flowers being a flower): the top-1 reading is
+- *physical* (copy counts — a kong shown all face down counting four of the kind given
+  for it, a Xiamen 白板 standing in for the gold in a shown chow counting as a 白板 —, one
+  of each flower, melds being sets, a tile the layout laid among the flowers being a
+  flower): the top-1 reading is
   impossible, so the cheapest legal reading is taken however unlikely (within the
   search bound); a tile of a shown meld that is not a set may also take the kind its
   meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P` (only a
@@ -31,6 +33,15 @@ Two kinds of constraints:
 Possible readings whose probability is within ``close_ratio`` of the chosen one (either
 way) are returned as alternatives, winning or not.
 
+How the bound on readings is spent (:func:`_find`): an impossible top-1 reading is first
+made possible with the tiles involved (and those their changes need changed too,
+:func:`_reach`) alone, then every reading is searched best first — a reading that keeps
+the impossibility untouched is skipped —; with a win claimed, a quarter of the bound is
+kept, while no win has been found, for the readings with at most :data:`FEW_CHANGES`
+tiles changed (many unsure tiles elsewhere can put hundreds of readings ahead of a
+one-tile misread). A search cut by the bound says so in its notes, and never that no win
+exists within ``max_win_ratio``.
+
 >>> from vision.layout_scene import SceneBuilder
 >>> from vision.layout import analyze
 >>> s = SceneBuilder().standing("123m456p78sEEECC").win("9p")
@@ -47,7 +58,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from vision.classes import BACK, BONUS, CLASSES, KINDS
@@ -82,7 +93,9 @@ SURE_MAX_RATIO = 1000.0
 class CorrectParams:
     """Search bounds and decision ratios (probability ratios, not logs)."""
 
-    #: readings popped from the search queue at most: the bound that makes the answer the
+    #: readings popped from the search queue at most, all steps of :func:`_find` together
+    #: (with a win claimed, a quarter kept for the readings of few changed tiles while no
+    #: win is found): the bound that makes the answer the
     #: same on any machine and under any load (600: on the 300 training-art scenes of
     #: ``/tmp/s8/choice2`` one hand, wrong either way, reads otherwise than under the
     #: former 20 ms cap, and a search takes at most ~55 ms on a slow 2-core CPU; model
@@ -288,7 +301,21 @@ def winning_shape_check(
                           or (typed and legal(hand, kwargs)))
         return cache[key]
 
-    return check
+    return _ShapeCheck(check, rule_set.stand_ins(kwargs))
+
+
+@dataclass(frozen=True)
+class _ShapeCheck:
+    """:func:`winning_shape_check`'s predicate under regional rules, which also says how
+    those rules read a shown meld's tiles under the context given (``stand_ins``: (written
+    kind, the tile it is) pairs, :func:`scoring.stand_ins`; Xiamen with gold 5m:
+    ``(("5m", "P"),)``); :func:`correct` takes them from it when not told."""
+
+    test: Callable[[Hand], bool]
+    stand_ins: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, hand: Hand) -> bool:
+        return self.test(hand)
 
 
 # --------------------------------------------------------------------------- search
@@ -327,16 +354,106 @@ def meld_fillers(mates: Sequence[str], chows: bool = True) -> tuple[str, ...]:
     return tuple(KINDS[suit * 9 + r] for r in ranks if 0 <= r <= 8)
 
 
-def _meld_fills(dets: Detections, layout: Layout, chows: bool = True
-                ) -> dict[int, tuple[str, ...]]:
-    """Per tile of a shown meld that is not a set as read (top-1 codes): the kinds that
+@dataclass(frozen=True)
+class _Table:
+    """What the physical checks need of one layout, worked out once per correction: the
+    hand's tiles (``in_hand``, :attr:`Layout.hand_detections`), those of its shown melds
+    (``meld_dets``), each meld's detections and whether it is a concealed kong, the kinds
+    given for kongs shown all face down (``hidden``, taken in layout order as
+    :meth:`Layout.hand` takes them), the flowers, whether the rules claim chows, and how
+    they read a shown meld's tiles (``read_as``: written kind → the tile it is,
+    :attr:`scoring.hand.Hand.melded_as`; Xiamen with gold 5m: ``{"5m": "P"}``, and
+    ``as_written`` the other way)."""
+
+    in_hand: tuple[int, ...]
+    meld_dets: frozenset[int]
+    melds: tuple[tuple[tuple[int, ...], bool], ...]
+    hidden: tuple[str, ...] = ()
+    flowers: tuple[int, ...] = ()
+    chows: bool = True
+    read_as: Mapping[str, str] = field(default_factory=dict)
+    as_written: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, layout: Layout, chows: bool = True, hidden_kinds: Sequence[str] = (),
+           stand_ins: Sequence[tuple[str, str]] = ()) -> _Table:
+        read_as = dict(stand_ins)
+        return cls(
+            tuple(layout.hand_detections),
+            frozenset(i for m in layout.melds for i in m.detections),
+            tuple((m.detections, m.concealed) for m in layout.melds),
+            tuple(hidden_kinds), tuple(layout.flowers), chows, read_as,
+            {tile: written for written, tile in read_as.items()},
+        )
+
+    def written(self, codes: Sequence[str]) -> Sequence[str]:
+        """``codes`` with the stand-in of each shown chow that is one only with it read as
+        the kind it stands in for (Xiamen, gold 5m: a claimed 4m 白板 6m is the chow 456m,
+        written ``[456m]``, its 白板 counted as one through ``read_as``) written as that
+        kind; ``codes`` itself when there is none. A pung or kong of 白板 stays as read.
+
+        >>> t = _Table((0, 1, 2), frozenset((0, 1, 2)), (((0, 1, 2), False),),
+        ...            read_as={"5m": "P"}, as_written={"P": "5m"})
+        >>> t.written(["4m", "P", "6m"]), t.written(["P", "P", "P"])
+        (['4m', '5m', '6m'], ['P', 'P', 'P'])
+        """
+        if not self.as_written or not self.chows:
+            return codes
+        out: list[str] | None = None
+        for dets, concealed in self.melds:
+            if concealed or len(dets) != 3:
+                continue
+            tiles = [codes[i] for i in dets]
+            if not any(t in self.as_written for t in tiles) or _meld_ok(tiles, False):
+                continue
+            as_written = [self.as_written.get(t, t) for t in tiles]
+            if len(set(as_written)) == 3 and _meld_ok(as_written, False):
+                out = list(codes) if out is None else out
+                for i, t in zip(dets, as_written, strict=True):
+                    out[i] = t
+        return codes if out is None else out
+
+    def held(self, codes: Sequence[str]) -> dict[str, int]:
+        """How many of each kind the hand holds under ``codes`` (written: :meth:`written`):
+        its tiles (backs left out; a shown meld's tile counted as the tile it is,
+        ``read_as``), a kong with face-down ends counted as four of its kind, and a kong
+        shown all face down as four of the kind given for it (``hidden``)."""
+        counts: dict[str, int] = {}
+        read_as = self.read_as
+        if read_as:
+            for i in self.in_hand:
+                c = codes[i]
+                if c != BACK:
+                    c = read_as.get(c, c) if i in self.meld_dets else c
+                    counts[c] = counts.get(c, 0) + 1
+        else:
+            for i in self.in_hand:
+                c = codes[i]
+                if c != BACK:
+                    counts[c] = counts.get(c, 0) + 1
+        hidden = iter(self.hidden)
+        for dets, concealed in self.melds:
+            if not concealed:
+                continue
+            faces = [codes[i] for i in dets if codes[i] != BACK]
+            kind = faces[0] if faces else next(hidden, None)
+            if kind is not None:
+                kind = read_as.get(kind, kind)
+                counts[kind] = counts.get(kind, 0) + 4 - len(faces)
+        return counts
+
+
+def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
+                written: Sequence[str] | None = None) -> dict[int, tuple[str, ...]]:
+    """Per tile of a shown meld that is not a set as read (top-1 codes, ``written`` with
+    its stand-ins when the rules have them, :meth:`_Table.written`): the kinds that
     would make it one with its mates (:func:`meld_fillers`), to be tried at
     :data:`MELD_FILL_P` when the tile's own readings do not hold them; none for a tile
     whose top-1 probability is :data:`MELD_FILL_BELOW` or more (strong evidence is not
     overridden to make a meld the layout may have grouped wrong)."""
     if MELD_FILL_P <= 0:
         return {}
-    top = dets.codes
+    top = dets.codes if written is None else written
     out: dict[int, tuple[str, ...]] = {}
     for m in layout.melds:
         codes = [top[i] for i in m.detections]
@@ -351,14 +468,16 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True
     return out
 
 
-def _slots(dets: Detections, layout: Layout, chows: bool = True) -> list[_Slot]:
+def _slots(dets: Detections, layout: Layout, chows: bool = True,
+           written: Sequence[str] | None = None) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
     tiles for flowers, and for a tile of a shown meld that is not a set as read, the
-    kinds that would make it one (:func:`_meld_fills`); face-down tiles are fixed."""
+    kinds that would make it one (:func:`_meld_fills`, judged on ``written``);
+    face-down tiles are fixed."""
     hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
-    fills = _meld_fills(dets, layout, chows)
+    fills = _meld_fills(dets, layout, chows, written)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
@@ -367,12 +486,16 @@ def _slots(dets: Detections, layout: Layout, chows: bool = True) -> list[_Slot]:
         # then, see _physical_problems) and may become any bonus code it was given
         allowed = _BONUS if top[i] in _BONUS or i in flowers else _KIND_INDEX
         seen: dict[str, float] = {}
+        own: float | None = None
         for cid, p in zip(dets.topk_ids[i].tolist(), dets.topk_probs[i].tolist(), strict=True):
             code = CLASSES[int(cid)]
+            if code == top[i] and own is None:
+                own = float(p)
             if code in allowed and code not in seen and (p > 0 or not seen):
                 seen[code] = float(p)
-        if top[i] not in seen:
-            seen = {top[i]: float(dets.confidences[i]), **seen}
+        if top[i] not in seen:  # a kind among the flowers: its own probability, not the
+            # detection's confidence (which carries the box's score too)
+            seen = {top[i]: own if own is not None else float(dets.confidences[i]), **seen}
         for code in fills.get(i, ()):
             seen.setdefault(code, MELD_FILL_P)
         items = sorted(seen.items(), key=lambda kv: -kv[1])
@@ -410,13 +533,18 @@ def _meld_ok(tiles: Sequence[str], concealed: bool, chows: bool = True) -> bool:
     return idx[0] < 27 and idx[0] % 9 <= 6 and idx == [idx[0], idx[0] + 1, idx[0] + 2]
 
 
-def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True) -> list[str]:
+def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
+                       table: _Table | None = None) -> list[str]:
     """What makes a reading physically impossible (empty when it is possible; the search
-    asks only whether, :class:`_Possible`)."""
+    asks only whether, :class:`_Possible`). ``table``: the layout's :class:`_Table`
+    (kinds of kongs shown all face down, the rules' stand-ins), by default one with
+    neither."""
     from scoring.hand import HandError
 
+    table = table or _Table.of(layout, chows)
+    codes = table.written(codes)
     problems: list[str] = []
-    counts = _held(codes, layout.hand_detections, _concealed(layout))
+    counts = table.held(codes)
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
     fl = Counter(codes[i] for i in layout.flowers)
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
@@ -434,43 +562,21 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True)
     return problems
 
 
-def _concealed(layout: Layout) -> list[tuple[int, ...]]:
-    """The detections of each concealed kong of ``layout``."""
-    return [m.detections for m in layout.melds if m.concealed]
-
-
-def _held(
-    codes: Sequence[str], in_hand: Sequence[int], concealed: Sequence[Sequence[int]]
-) -> dict[str, int]:
-    """How many of each kind the hand holds under ``codes``: its tiles ``in_hand`` (backs
-    left out), and a kong with face-down ends (``concealed``: each kong's detections)
-    counted as four of its kind."""
-    counts: dict[str, int] = {}
-    for i in in_hand:
-        c = codes[i]
-        if c != BACK:
-            counts[c] = counts.get(c, 0) + 1
-    for dets in concealed:
-        faces = [codes[i] for i in dets if codes[i] != BACK]
-        if faces:
-            counts[faces[0]] += 4 - len(faces)
-    return counts
-
-
 class _Possible:
     """Whether a reading is physically possible — :func:`_physical_problems` finds no
     problem — with the layout's index lists worked out once for a whole search (the
     search asks this of hundreds of readings)."""
 
-    def __init__(self, layout: Layout, chows: bool = True) -> None:
+    def __init__(self, layout: Layout, chows: bool = True, table: _Table | None = None
+                 ) -> None:
         self.chows = chows
-        self.in_hand = layout.hand_detections
-        self.concealed = _concealed(layout)
+        self.table = table or _Table.of(layout, chows)
         self.flowers = layout.flowers
         self.melds = [(m.detections, m.concealed) for m in layout.melds]
 
     def __call__(self, codes: Sequence[str]) -> bool:
-        if any(n > 4 for n in _held(codes, self.in_hand, self.concealed).values()):
+        codes = self.table.written(codes)
+        if any(n > 4 for n in self.table.held(codes).values()):
             return False
         seen: set[str] = set()
         for i in self.flowers:
@@ -482,19 +588,57 @@ class _Possible:
                    for dets, concealed in self.melds)
 
 
-def _involved(codes: Sequence[str], layout: Layout, chows: bool = True) -> set[int]:
-    """Detections that take part in a physical impossibility of ``codes``: every hand
-    tile of a kind held more than 4 times, every copy of a flower shown twice, every tile
-    of a meld that is not a set."""
+def _involved(codes: Sequence[str], table: _Table) -> set[int]:
+    """Detections that take part in a physical impossibility of ``codes`` (written): every
+    hand tile of a kind held more than 4 times, every copy of a flower shown twice or
+    kind among the flowers, every tile of a meld that is not a set. A possible reading
+    changes at least one of them."""
     out: set[int] = set()
-    in_hand = layout.hand_detections
-    over = {t for t, n in _held(codes, in_hand, _concealed(layout)).items() if n > 4}
-    out.update(i for i in in_hand if codes[i] in over)
-    fl = Counter(codes[i] for i in layout.flowers)
-    out.update(i for i in layout.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
-    for m in layout.melds:
-        if not _meld_ok([codes[i] for i in m.detections], m.concealed, chows):
-            out.update(m.detections)
+    over = {t for t, n in table.held(codes).items() if n > 4}
+    out.update(i for i in table.in_hand
+               if (table.read_as.get(codes[i], codes[i]) if i in table.meld_dets
+                   else codes[i]) in over)
+    fl = Counter(codes[i] for i in table.flowers)
+    out.update(i for i in table.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
+    for dets, concealed in table.melds:
+        if not _meld_ok([codes[i] for i in dets], concealed, table.chows):
+            out.update(dets)
+    return out
+
+
+#: how many times :func:`_reach` grows the involved tiles by those their changes need
+REACH_ROUNDS = 3
+
+
+def _reach(involved: set[int], codes: Sequence[str], table: _Table,
+           slots: Sequence[_Slot]) -> set[int]:
+    """``involved`` and, transitively (at most :data:`REACH_ROUNDS` times), the tiles its
+    changes may need changed too, as :func:`vision.set_counts._conflict_rows` grows its
+    rows: the tiles of a kind (or flower) that one of their other readings would fill
+    past its copies, and the mates of a tile in a shown meld. A fifth 5p read 6p beside
+    four 6p is possible only when one of those 6p changes too (a 0.99 5p read otherwise
+    198 times less probable was taken over such a reading 2.7 times less probable)."""
+    counts = table.held(codes)
+    by_code: dict[str, list[int]] = {}
+    for i in (*table.in_hand, *table.flowers):
+        by_code.setdefault(codes[i], []).append(i)
+    flowers = Counter(codes[i] for i in table.flowers)
+    meld_of = {i: dets for dets, _ in table.melds for i in dets}
+    others = {s.det: s.codes[1:] for s in slots}
+    out = set(involved)
+    frontier = set(involved)
+    for _ in range(REACH_ROUNDS):
+        grown: set[int] = set()
+        for i in frontier:
+            for code in others.get(i, ()):
+                full = flowers[code] >= 1 if code in _BONUS else counts.get(code, 0) >= 4
+                if full:
+                    grown.update(by_code.get(code, ()))
+            grown.update(meld_of.get(i, ()))
+        frontier = grown - out
+        if not frontier:
+            break
+        out |= frontier
     return out
 
 
@@ -515,15 +659,21 @@ def correct(
     hand_size: int = 14,
     is_winning: Callable[[Hand], bool] | None = None,
     hidden_kinds: Sequence[str] = (),
+    stand_ins: Sequence[tuple[str, str]] | None = None,
     params: CorrectParams | None = None,
 ) -> CorrectionResult:
     """Find the most probable legal reading of the hand laid out in ``layout``.
 
     ``claim_win``: the hand is shown as a win (default: its tile count equals
     ``hand_size``). ``is_winning``: winning-shape predicate (default for ``rules`` from
-    :func:`winning_shape_check`). ``hidden_kinds``: kinds of all-face-down kongs.
+    :func:`winning_shape_check`). ``hidden_kinds``: kinds of all-face-down kongs (each
+    counts four copies of its kind). ``stand_ins``: how the rules read a shown meld's
+    tiles (:func:`scoring.stand_ins`; default: what ``is_winning`` says when it comes
+    from :func:`winning_shape_check`, else none): under Xiamen a shown chow with a 白板
+    standing in for the gold's face is a set, its 白板 written as the gold's kind in the
+    reading's codes (as the notation writes it) and counted as a 白板, no correction.
 
-    The readings are searched best first (:func:`_search`), the chosen one picked from
+    The readings are searched best first (:func:`_find`), the chosen one picked from
     what the search found (:func:`_choose`) and the close others kept as alternatives
     (:func:`_alternatives`).
     """
@@ -531,26 +681,37 @@ def correct(
     if claim_win is None:
         claim_win = layout.tile_count == hand_size
     chows = claims_chows(rules)
-    slots = _slots(dets, layout, chows)
+    check = is_winning or winning_shape_check(rules)
+    if stand_ins is None:
+        stand_ins = getattr(check, "stand_ins", ())
+    table = _Table.of(layout, chows, hidden_kinds, stand_ins)
     base_codes = list(dets.codes)
-    top_problems = _physical_problems(base_codes, layout, chows)
-    if top_problems and not claim_win:
-        # only tiles involved in an impossibility can fix it: search over those alone
-        involved = _involved(base_codes, layout, chows)
-        slots = [sl for sl in slots if sl.det in involved]
-    readings = _Readings(slots, base_codes, layout, hidden_kinds,
-                         is_winning or winning_shape_check(rules), chows)
+    written = table.written(base_codes)
+    slots = _slots(dets, layout, chows, written)
+    top_problems = _physical_problems(base_codes, layout, chows, table)
+    involved: set[int] = set()
+    reach: set[int] = set()
+    if top_problems:
+        involved = _involved(written, table)
+        reach = _reach(involved, written, table, slots)
+        if not claim_win:
+            # only tiles involved in an impossibility, or in mending it, can fix it
+            slots = [sl for sl in slots if sl.det in reach]
+    readings = _Readings(slots, base_codes, layout, hidden_kinds, check, chows, table)
     start = tuple(0 for _ in slots)
     problems = top_problems
     if claim_win and not problems and not readings.winning(readings.build(start)):
         problems = ["not a winning hand"]
     prefer_ready = (not claim_win and params.max_ready_ratio > 0
                     and layout.tile_count == hand_size - 1)
-    found = _search(readings, params, claim_win, prefer_ready)
+    found = _find(readings, params, claim_win, prefer_ready, involved, reach)
     if found.best_phys is None:
+        n = found.popped
         found.notes.append(
-            f"no possible reading found within {found.popped} readings; the top-1 reading "
-            "is kept"
+            f"no possible reading found among the {n} reading{'s' * (n != 1)} looked at "
+            "before the search stopped; the top-1 reading is kept" if found.stop else
+            f"no possible reading within the search bounds ({n} reading{'s' * (n != 1)} "
+            "looked at); the top-1 reading is kept"
         )
         top = readings.reading(start, 0.0, False, False)
         return CorrectionResult(top, (), tuple(problems), claim_win, found.popped,
@@ -575,13 +736,16 @@ class _Readings:
     check: Callable[[Hand], bool]
     #: the rules claim chows (a shown meld may be one)
     chows: bool = True
+    #: the layout's :class:`_Table` (kongs shown all face down, the rules' stand-ins)
+    table: _Table | None = None
 
     def build(self, idx: tuple[int, ...]) -> tuple[str, ...]:
-        """Every detection's code under the reading ``idx``."""
+        """Every detection's code under the reading ``idx`` (a stand-in written as the
+        kind it stands in for, :meth:`_Table.written`)."""
         codes = list(self.base_codes)
         for s, k in zip(self.slots, idx, strict=True):
             codes[s.det] = s.codes[k]
-        return tuple(codes)
+        return tuple(self.table.written(codes) if self.table is not None else codes)
 
     def hand_of(self, codes: Sequence[str]) -> Hand | None:
         """The hand the layout lays out with ``codes``, or None when it makes none."""
@@ -618,21 +782,26 @@ class _Readings:
                 return True
         return False
 
-    def reading(self, idx: tuple[int, ...], cost: float, legal: bool, win: bool) -> Reading:
-        """The :class:`Reading` ``idx``, its changes from the top-1 codes listed."""
+    def reading(self, idx: tuple[int, ...], cost: float, legal: bool, win: bool,
+                codes: tuple[str, ...] | None = None) -> Reading:
+        """The :class:`Reading` ``idx`` (its ``codes`` when already built), its changes
+        from the top-1 codes listed."""
         changes = tuple(
             Correction(s.det, s.codes[0], s.codes[k], s.probs[0], s.probs[k])
             for s, k in zip(self.slots, idx, strict=True)
             if k
         )
-        return Reading(self.build(idx), changes, cost, legal, win)
+        return Reading(self.build(idx) if codes is None else codes, changes, cost, legal, win)
 
 
 @dataclass
 class _Found:
     """What a search found: every possible reading it looked at (best first), the most
     probable possible one, the most probable win and ready hand among them (when looked
-    for), how many readings it popped, and why it stopped early (if it did)."""
+    for), how many readings it popped, why it stopped early (``stop``: "readings" or
+    "ms", None when it looked at every reading within its bounds), and whether every
+    reading of at most :data:`FEW_CHANGES` changed tiles within the bounds was looked at
+    for a win after the search stopped (``few_done``, None when not asked)."""
 
     readings: list[Reading] = field(default_factory=list)
     best_phys: Reading | None = None
@@ -640,80 +809,197 @@ class _Found:
     best_ready: Reading | None = None
     popped: int = 0
     notes: list[str] = field(default_factory=list)
+    stop: str | None = None
+    few_done: bool | None = None
 
 
-def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
-            prefer_ready: bool) -> _Found:
-    """Best-first search over the readings, least cost first: each reading is a slot
-    index per slot, its successors raise the last changed slot or start changing a later
-    one. It stops past ``params.max_ratio``, past the bound within which a better choice
-    may still come (:func:`_search_limit`), or at ``params.max_readings`` /
-    ``params.max_ms``."""
-    slots = readings.slots
-    ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
-    max_cost = math.log(params.max_ratio)
-    close = math.log(params.close_ratio)
-    # how far past the most probable possible reading a better choice may still lie
-    margin = max(close, math.log(params.max_win_ratio) if claim_win else 0.0, ready_margin)
-    possible = _Possible(readings.layout, readings.chows)
-    heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, tuple(0 for _ in slots), -1)]
-    found = _Found()
-    ready_checks = 0
-    deadline = None if params.max_ms is None else time.perf_counter() + params.max_ms / 1000
-    while heap:
-        if found.popped >= params.max_readings:
-            found.notes.append(f"search stopped after {found.popped} readings")
-            break
-        if (deadline is not None and found.popped % 64 == 63
-                and time.perf_counter() > deadline):
-            found.notes.append(f"search stopped after {params.max_ms:g} ms")
-            break
-        cost, idx, last = heapq.heappop(heap)
-        found.popped += 1
-        if cost > max_cost or cost > _search_limit(found, close, margin, prefer_ready):
-            break
-        codes = readings.build(idx)
-        if possible(codes):
-            win = claim_win and readings.winning(codes)
-            r = readings.reading(idx, cost, True, win)
-            found.readings.append(r)
-            if found.best_phys is None:
-                found.best_phys = r
-            if win and found.best_win is None:
-                found.best_win = r
-            if (prefer_ready and found.best_ready is None
-                    and ready_checks < params.max_ready_checks
-                    and cost - found.best_phys.cost <= ready_margin):
-                ready_checks += 1
-                if readings.ready(codes):
-                    found.best_ready = r
-        # successors: raise the last changed slot, or start changing a later one
-        if last >= 0 and idx[last] + 1 < len(slots[last].codes):
-            nxt = list(idx)
-            nxt[last] += 1
-            c = cost - slots[last].deltas[idx[last]] + slots[last].deltas[idx[last] + 1]
-            heapq.heappush(heap, (c, tuple(nxt), last))
-        for q in range(last + 1, len(slots)):
-            if len(slots[q].codes) > 1:
-                nxt = list(idx)
-                nxt[q] = 1
-                heapq.heappush(heap, (cost + slots[q].deltas[1], tuple(nxt), q))
+#: when a search with a win claimed comes to its bound on readings (less a quarter of
+#: ``max_readings``, kept for this) with no win within ``max_win_ratio`` found, the rest
+#: go to the readings with at most this many tiles changed, best first: the common
+#: misreads (one tile, or two read each as the other), which many unsure tiles elsewhere
+#: would otherwise push past the bound
+FEW_CHANGES = 2
+
+
+def _find(readings: _Readings, params: CorrectParams, claim_win: bool, prefer_ready: bool,
+          involved: set[int], reach: set[int]) -> _Found:
+    """Search the readings (:func:`_search`), at most ``params.max_readings`` of them in
+    all:
+
+    1. when the top-1 reading is impossible (``involved``: the tiles taking part, a
+       possible reading changes one of them) and a win is claimed: the most probable
+       possible reading changing only the tiles involved or needed to mend them
+       (``reach``), as a hand with no win claimed is mended — so that unsure tiles
+       elsewhere cannot spend the bound before the hand is made possible;
+    2. every reading best first, from that one's bound on (a reading that changes none of
+       the tiles ``involved`` is skipped: it keeps the impossibility);
+    3. when a win is claimed and step 2 came to its bound less a quarter of
+       ``max_readings`` with no win within ``max_win_ratio`` found (it stops there, else
+       it goes on to its bound): the readings with at most :data:`FEW_CHANGES` tiles
+       changed, best first, with that quarter.
+
+    With no bound reached, the answer is that of step 2 alone: every reading within the
+    bounds is looked at, in any case."""
+    must = frozenset(q for q, s in enumerate(readings.slots) if s.det in involved)
+    deadline = (None if params.max_ms is None
+                else time.perf_counter() + params.max_ms / 1000)
+    budget = params.max_readings
+    used = 0
+    known = None
+    if involved and claim_win:
+        sub = replace(readings, slots=[s for s in readings.slots if s.det in reach])
+        sub_must = frozenset(q for q, s in enumerate(sub.slots) if s.det in involved)
+        first = _search(sub, params, False, False, budget=budget, must=sub_must,
+                        deadline=deadline, first_only=True)
+        used = first.popped
+        if first.best_phys is not None:
+            known = replace(first.best_phys,
+                            winning=readings.winning(first.best_phys.codes))
+    found = _search(readings, params, claim_win, prefer_ready, budget=budget - used,
+                    keep=params.max_readings // 4 if claim_win else 0, must=must,
+                    known=known, deadline=deadline)
+    found.popped += used
+    if found.stop is not None and found.stop != "ms" and claim_win and not _win_taken(
+            found, params):
+        few = _search(readings, params, claim_win, False, budget=budget - found.popped,
+                      must=must, known=found.best_phys, deadline=deadline,
+                      max_changes=FEW_CHANGES)
+        found.popped += few.popped
+        found.few_done = few.stop is None
+        have = {r.codes for r in found.readings}
+        found.readings += [r for r in few.readings if r.codes not in have]
+        for name in ("best_phys", "best_win"):
+            mine, theirs = getattr(found, name), getattr(few, name)
+            if theirs is not None and (mine is None or theirs.cost < mine.cost):
+                setattr(found, name, theirs)
+        if few.stop == "ms":
+            found.stop = "ms"
+    if found.stop == "ms":
+        found.notes.append(f"search stopped after {params.max_ms:g} ms")
+    elif found.stop:
+        found.notes.append(f"search stopped after {found.popped} readings")
+    found.readings.sort(key=lambda r: r.cost)
     return found
 
 
-def _search_limit(found: _Found, close: float, margin: float, prefer_ready: bool) -> float:
-    """The cost past which no reading can change the choice: within ``margin`` of the
-    most probable possible reading (the log of ``close_ratio``, or of ``max_win_ratio``
-    when a win is claimed, or the ready margin, whichever is largest), and within
-    ``close`` (the log of ``close_ratio``) of the best win or ready hand found; unbounded
-    before any possible reading is found. Both are worked out once per search."""
+def _win_taken(found: _Found, params: CorrectParams) -> bool:
+    """Whether ``found`` holds a win that :func:`_choose` takes (within
+    ``max_win_ratio`` of the most probable possible reading)."""
+    return (found.best_win is not None and found.best_phys is not None
+            and found.best_win.cost - found.best_phys.cost <= math.log(params.max_win_ratio))
+
+
+def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
+            prefer_ready: bool, *, budget: int | None = None, keep: int = 0,
+            must: frozenset[int] = frozenset(), known: Reading | None = None,
+            deadline: float | None = None, max_changes: int | None = None,
+            first_only: bool = False) -> _Found:
+    """Best-first search over the readings, least cost first: each reading is a slot
+    index per slot, its successors raise the last changed slot or start changing a later
+    one. It stops past ``params.max_ratio``, past the bound within which a better choice
+    may still come (:func:`_search_limit`), or after ``budget`` readings (default
+    ``params.max_readings``; ``keep`` fewer while no win it would take is found) / at
+    ``deadline`` (a ``time.perf_counter()`` value).
+
+    ``must``: slots of which a possible reading changes one (the tiles involved in the
+    top-1 reading's impossibility); they are changed first, and a reading that changes
+    none of them is not looked at, nor are its successors. ``known``: a possible reading
+    found before (its cost bounds the search from the start). ``max_changes``: readings
+    changing more slots are not looked at. ``first_only``: stop at the first possible
+    reading."""
+    slots = readings.slots
+    n = len(slots)
+    order = sorted(range(n), key=lambda q: (q not in must, q))
+    n_must = len(must)
+    ready_margin = math.log(params.max_ready_ratio) if prefer_ready else 0.0
+    max_cost = math.log(params.max_ratio)
+    close = math.log(params.close_ratio)
+    win_margin = math.log(params.max_win_ratio) if claim_win else None
+    # how far past the most probable possible reading a better choice may still lie
+    margin = max(close, win_margin or 0.0, ready_margin)
+    possible = _Possible(readings.layout, readings.chows, readings.table)
+    heap: list[tuple[float, tuple[int, ...], int]] = [(0.0, tuple(0 for _ in slots), -1)]
+    found = _Found()
+    seen: set[tuple[str, ...]] = set()
+    if known is not None:
+        found.readings.append(known)
+        found.best_phys = known
+        found.best_win = known if known.winning else None
+        seen.add(known.codes)
+    cap = params.max_readings if budget is None else budget
+    ready_checks = 0
+    while heap:
+        if found.popped >= cap - (keep if keep and not _win_taken(found, params) else 0):
+            found.stop = "readings"
+            break
+        if (deadline is not None and found.popped % 64 == 63
+                and time.perf_counter() > deadline):
+            found.stop = "ms"
+            break
+        cost, idx, last = heapq.heappop(heap)
+        found.popped += 1
+        if cost > max_cost or cost > _search_limit(found, close, margin, win_margin,
+                                                   prefer_ready):
+            break
+        free = bool(must) and not any(idx[q] for q in must)  # nothing involved changed
+        if not free:
+            codes = readings.build(idx)
+            if codes not in seen and possible(codes):
+                seen.add(codes)
+                win = claim_win and readings.winning(codes)
+                r = readings.reading(idx, cost, True, win, codes)
+                found.readings.append(r)
+                if found.best_phys is None or cost < found.best_phys.cost:
+                    found.best_phys = r
+                if win and (found.best_win is None or cost < found.best_win.cost):
+                    found.best_win = r
+                if (prefer_ready and found.best_ready is None
+                        and ready_checks < params.max_ready_checks
+                        and cost - found.best_phys.cost <= ready_margin):
+                    ready_checks += 1
+                    if readings.ready(codes):
+                        found.best_ready = r
+                if first_only:
+                    break
+        # successors: raise the last changed slot, or start changing a later one (in
+        # ``order``: the slots ``must`` first)
+        if last >= 0:
+            q = order[last]
+            if idx[q] + 1 < len(slots[q].codes):
+                nxt = list(idx)
+                nxt[q] += 1
+                c = cost - slots[q].deltas[idx[q]] + slots[q].deltas[idx[q] + 1]
+                heapq.heappush(heap, (c, tuple(nxt), last))
+        if max_changes is not None and sum(1 for k in idx if k) >= max_changes:
+            continue
+        for p in range(last + 1, n):
+            if free and p >= n_must:
+                break  # only slots that keep the impossibility are left
+            q = order[p]
+            if len(slots[q].codes) > 1:
+                nxt = list(idx)
+                nxt[q] = 1
+                heapq.heappush(heap, (cost + slots[q].deltas[1], tuple(nxt), p))
+    return found
+
+
+def _search_limit(found: _Found, close: float, margin: float, win_margin: float | None,
+                  prefer_ready: bool) -> float:
+    """The cost past which no reading can change the choice or its alternatives: within
+    ``margin`` of the most probable possible reading (the log of ``close_ratio``, or of
+    ``max_win_ratio`` when a win is claimed, or the ready margin, whichever is largest);
+    once a win within ``win_margin`` of it (the log of ``max_win_ratio``, None with no win
+    claimed) or a ready hand is found, within ``close`` (the log of ``close_ratio``) of
+    that one, which is then chosen (its alternatives may lie past the first bound);
+    unbounded before any possible reading is found."""
     if found.best_phys is None:
         return math.inf
     limit = found.best_phys.cost + margin
-    if found.best_win is not None:
-        limit = min(limit, found.best_win.cost + close)
+    if (win_margin is not None and found.best_win is not None
+            and found.best_win.cost - found.best_phys.cost <= win_margin):
+        limit = found.best_win.cost + close
     if prefer_ready and found.best_ready is not None:
-        limit = min(limit, found.best_ready.cost + close)
+        limit = found.best_ready.cost + close
     return limit
 
 
@@ -726,18 +1012,31 @@ def _choose(found: _Found, claim_win: bool, params: CorrectParams) -> Reading:
     assert best_phys is not None
     best_win, best_ready = found.best_win, found.best_ready
     if claim_win:
-        if best_win is not None and best_win.cost - best_phys.cost <= math.log(
-                params.max_win_ratio):
+        if _win_taken(found, params):
+            assert best_win is not None
             return best_win
-        if best_win is None:
-            found.notes.append(
-                f"no reading within {params.max_win_ratio:g} times the most probable one "
-                "makes it a win; the hand is reported as not winning"
-            )
-        else:
+        ratio = f"{params.max_win_ratio:g} times the most probable one"
+        if best_win is not None:
             found.notes.append(
                 f"a winning reading exists but is {math.exp(best_win.cost - best_phys.cost):.0f}"
                 " times less probable; the hand is reported as not winning"
+            )
+        elif found.stop is None:
+            found.notes.append(
+                f"no reading within {ratio} makes it a win; the hand is reported as not "
+                "winning"
+            )
+        elif found.few_done:
+            found.notes.append(
+                f"no reading within {ratio} with at most {FEW_CHANGES} tiles changed makes "
+                "it a win, and the search stopped before it looked at every other; the hand "
+                "is reported as not winning"
+            )
+        else:
+            found.notes.append(
+                f"no winning reading among the {found.popped} looked at: the search stopped "
+                f"before it looked at every reading within {ratio}; the hand is reported as "
+                "not winning"
             )
     elif best_ready is not None and best_ready is not best_phys:
         found.notes.append(
