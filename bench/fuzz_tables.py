@@ -1557,6 +1557,10 @@ def fuzz_tables(seed: int, steps: int, database: str = "sqlite") -> Failures:
                 refused("settings past 10^9", settings)
                 settings = {k: v for k, v in settings.items()
                             if not isinstance(v, int) or v <= MOST_SETTING}
+            if (rules == "xiamen" and settings.get("chip_stack") == 0
+                    and settings.get("cap_at_stack", True)):  # no win would pay: refused
+                refused("chip_stack 0 with the payment cap", settings)
+                settings["cap_at_stack"] = False
             t = client.post(f"/v1/events/{event['id']}/tables", headers=run.admin,
                             json={**body, "settings": settings}).json()
             played_for = rng.randint(20, 60) if rules == "xiamen" else 10**9

@@ -63,6 +63,7 @@ from scoring.rulesets.xiamen_money import (
     SET_WATER_KEYS,
     ChipPayment,
     base,
+    flower_set_note,
     flower_water,
     multiplier,
     payments,
@@ -73,6 +74,7 @@ from scoring.rulesets.xiamen_settings import (
     SETTINGS,
     WIN_NAMES,
     WIN_TYPES,
+    check_chip_stack,
     with_half_stack_false_win,
 )
 from scoring.wild import (
@@ -137,8 +139,12 @@ class Xiamen(RuleSet):
 
     def resolve_settings(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The settings, with ``false_win_money`` half of ``chip_stack`` unless given
-        (:func:`~scoring.rulesets.xiamen_settings.with_half_stack_false_win`)."""
-        return with_half_stack_false_win(given, super().resolve_settings(given))
+        (:func:`~scoring.rulesets.xiamen_settings.with_half_stack_false_win`); HandError
+        for ``chip_stack=0`` with the payment cap on, which would pay no win anything
+        (:func:`~scoring.rulesets.xiamen_settings.check_chip_stack`)."""
+        resolved = with_half_stack_false_win(given, super().resolve_settings(given))
+        check_chip_stack(resolved)
+        return resolved
 
     # ------------------------------------------------------------------ scoring
     def stand_ins(self, extra: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -204,6 +210,7 @@ class Xiamen(RuleSet):
         )
         unit = sum(f.points for f in fans)
         settlement, kill, bonus_each = _settle(win, unit, context, settings)
+        settlement = _with_flower_note(settlement, settings, hand.flowers, flowers)
         zh, en = WIN_NAMES[win.kind]
         details: dict[str, Any] = {
             "win": win.kind,
@@ -248,7 +255,8 @@ class Xiamen(RuleSet):
                 f"total {total} is not a multiple of the {win.kind} multiplier "
                 f"{multiplier(settings, win.kind)}"
             )
-        return _settle(win, unit, context, settings)[0]
+        return _with_flower_note(_settle(win, unit, context, settings)[0], settings,
+                                 hand.flowers, context.flower_count(hand))
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
         """The gold (金), which every answer needs (a score and the waits alike): ``gold``
@@ -661,6 +669,16 @@ def _settle(
         )
     )
     return Settlement("chips", tuple(paid), note), kill, (paid[0].bonus if paid else 0)
+
+
+def _with_flower_note(settlement: Settlement, settings: Mapping[str, Any],
+                      flowers: Sequence[str], count: int) -> Settlement:
+    """``settlement`` with its note saying that the flowers' full sets were not counted,
+    where a count alone cannot tell them (:func:`~scoring.rulesets.xiamen_money.
+    flower_set_note`): the score is the least the hand can be worth, and says so."""
+    note = flower_set_note(settings, flowers, count)
+    return dataclasses.replace(settlement, note=f"{settlement.note}; {note}") if note else \
+        settlement
 
 
 def _false_win_settlement(settings: Mapping[str, Any], reason: str) -> Settlement:

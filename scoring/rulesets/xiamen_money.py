@@ -114,18 +114,60 @@ def flower_water(
     settings: Mapping[str, Any], flowers: Sequence[str], count: int
 ) -> list[ScoredFan]:
     """水 items for flowers: ``count`` flowers at ``water_flower`` each, plus
-    ``water_flower_set`` for all four seasons and again for all four flowers (needs the
-    flower codes in ``flowers``)."""
+    ``water_flower_set`` for all four seasons and again for all four flowers.
+
+    The full sets are read from the flower codes in ``flowers``. Given as a count alone
+    (no codes), a set is counted only where the count proves it (RULES.md Xiamen 水: a full
+    set of four flowers or four seasons +4): 8 bonus tiles are both sets, as the 8 codes
+    are; 7 hold exactly one (the group missing a tile is the other). 4 to 6 may hold one
+    or none: no set is counted, and :func:`flower_set_note` says so.
+
+    >>> s = {k: v.default for k, v in SETTINGS.items()}
+    >>> [(f.zh, f.points) for f in flower_water(s, (), 8)]
+    [('花', 8), ('四季', 4), ('四花', 4)]
+    >>> [(f.zh, f.points) for f in flower_water(s, (), 7)]
+    [('花', 7), ('四季/四花', 4)]
+    >>> [(f.zh, f.points) for f in flower_water(s, (), 6)]
+    [('花', 6)]
+    """
     items: list[ScoredFan] = []
     if count:
         sets = tuple((f,) for f in flowers)
         items.append(ScoredFan("花", "flower", int(settings["water_flower"]), count, sets))
-    have = set(flowers)
+    value = int(settings["water_flower_set"])
     groups = ((SEASONS, "四季", "all four seasons"), (FLOWER_SET, "四花", "all four flowers"))
+    if not flowers and count == len(SEASONS) + len(FLOWER_SET):  # every bonus tile
+        return [*items, *(ScoredFan(zh, en, value, 1, (group,)) for group, zh, en in groups)]
+    if not flowers and count == len(SEASONS) + len(FLOWER_SET) - 1:  # one group lacks one
+        return [*items, ScoredFan("四季/四花", "all four seasons or all four flowers",
+                                  value, 1, ())]
+    have = set(flowers)
     for group, zh, en in groups:
         if have.issuperset(group):
-            items.append(ScoredFan(zh, en, int(settings["water_flower_set"]), 1, (group,)))
+            items.append(ScoredFan(zh, en, value, 1, (group,)))
     return items
+
+
+def flower_set_note(settings: Mapping[str, Any], flowers: Sequence[str], count: int) -> str:
+    """What the score must say when its flowers' full sets are not known: ``count``
+    flowers given as a count alone (no codes in ``flowers``), 4 to 6 of them, which may
+    or may not hold all four seasons or all four flowers; '' otherwise (codes given, a
+    count that proves its sets or can hold none, or ``water_flower_set`` 0).
+    :func:`flower_water` counts no set for such a count: the least it can be worth.
+
+    >>> s = {k: v.default for k, v in SETTINGS.items()}
+    >>> print(flower_set_note(s, (), 5))  # doctest: +ELLIPSIS
+    5 flowers given as a count: a full set of four seasons (1f-4f) or four flowers ...
+    >>> flower_set_note(s, (), 3), flower_set_note(s, (), 7), flower_set_note(s, SEASONS, 4)
+    ('', '', '')
+    """
+    value = int(settings["water_flower_set"])
+    if flowers or not value or not len(SEASONS) <= count < len(SEASONS) + len(FLOWER_SET) - 1:
+        return ""
+    return (f"{count} flowers given as a count: a full set of four seasons (1f-4f) or four "
+            f"flowers (5f-8f), +{value} 水 each, cannot be told from a count and was not "
+            "counted; list the flowers' codes after the tiles (e.g. \"… 1f2f3f4f5f\") to "
+            "score it")
 
 
 def set_water(settings: Mapping[str, Any], set_type: str, kind: int) -> int:
@@ -195,6 +237,7 @@ __all__ = [
     "ChipPayment",
     "base",
     "bonus",
+    "flower_set_note",
     "flower_water",
     "multiplier",
     "payments",

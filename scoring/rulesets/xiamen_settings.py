@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from scoring.hand import HandError
 from scoring.rulesets.base import Setting
 
 WIN_TYPES: dict[str, str] = {
@@ -67,7 +68,9 @@ SETTINGS: dict[str, Setting] = dict(
         _s("water_gold", 1, "水 for each gold (金) held at the win"),
         _s("water_flower", 1, "水 for each flower or season"),
         _s("water_flower_set", 4,
-           "extra 水 for all four seasons 春夏秋冬, and again for all four flowers 梅兰菊竹"),
+           "extra 水 for all four seasons 春夏秋冬, and again for all four flowers 梅兰菊竹 "
+           "(from the flower codes; flowers given as a count: 8 are both sets, 7 one, 4-6 "
+           "none counted, the settlement note says so)"),
         _s("water_honour_pung", 1, "水 for a melded pung of an honour (a melded number pung: 0)"),
         _s("water_concealed_triplet", 1, "水 for a concealed triplet of a number tile"),
         _s("water_concealed_triplet_honour", 2, "水 for a concealed triplet of an honour"),
@@ -98,7 +101,10 @@ SETTINGS: dict[str, Setting] = dict(
         _s("false_win_money", 50,
            "诈胡 (false win): the claimant pays each other player half a 课, outside the "
            "chips; unless set, half of chip_stack rounded down (50 at the default 100)"),
-        _s("chip_stack", 100, "chips each player starts with (杀三 empties all three)"),
+        _s("chip_stack", 100,
+           "chips each player starts a 课 with (seed 000: 100筹码; 杀三 empties all three); "
+           "at least 1 while cap_at_stack is on (0 would cap every payment at 0); 0 with "
+           "cap_at_stack=false: no 课, wins paid in full, never 杀三"),
         _s("cap_at_stack", True, "a payer pays at most the chips they have left"),
         _s("san_you_kills_three", True,
            "三游 is 杀三 by itself (seed: 无需再计算水数自然杀三): each payer pays all their "
@@ -162,3 +168,25 @@ def with_half_stack_false_win(given: Mapping[str, Any] | None,
     if not given or "false_win_money" not in given:
         resolved["false_win_money"] = max(1, int(resolved["chip_stack"]) // 2)
     return resolved
+
+
+def check_chip_stack(resolved: Mapping[str, Any]) -> None:
+    """HandError for ``chip_stack`` 0 while ``cap_at_stack`` is on: each payer would pay
+    at most the 0 chips of his stack, so no win would pay anything (a whole score sheet
+    of zeros). Seed 000 plays every 课 with its 100筹码 and knows no game without them; a
+    stake of 1 or more, or ``cap_at_stack=false`` (wins paid in full, no cap; with
+    ``chip_stack`` 0 there is then no 课 and never a 杀三), is taken.
+
+    >>> check_chip_stack({"chip_stack": 0, "cap_at_stack": False})
+    >>> check_chip_stack({"chip_stack": 0, "cap_at_stack": True})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: setting chip_stack=0 with cap_at_stack=true: ...
+    """
+    if int(resolved["chip_stack"]) == 0 and bool(resolved["cap_at_stack"]):
+        raise HandError(
+            "setting chip_stack=0 with cap_at_stack=true: every payer would pay at most the "
+            "0 chips of his stack, so no win would pay anything; give chip_stack 1 or more "
+            "(the chips a player starts a 课 (round) with, 100 in seed 000), or "
+            "cap_at_stack=false to pay wins in full without rounds or 杀三 (emptying all "
+            "three)")

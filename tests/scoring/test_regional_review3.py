@@ -131,7 +131,7 @@ def test_zhenjiang_robbed_wild_is_no_wild_discard_deal_in() -> None:
 # ---------------------------------------------------------------- F6: 杀三
 @pytest.mark.parametrize("ctx", [
     {"chips_left": 0, "chips_opposite": 0, "chips_right": 0},
-    {"settings": {"chip_stack": 0}},
+    {"settings": {"chip_stack": 1}, "chips_left": 0, "chips_opposite": 0, "chips_right": 0},
 ])
 def test_kill_three_needs_chips_to_empty(ctx: dict[str, Any]) -> None:
     """Seed 000: "9、杀三：如果一局游戏结束时某一个玩家同时清空了其他玩家的100筹码" — a

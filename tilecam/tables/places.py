@@ -141,14 +141,26 @@ def next_of(table: GameTable, where: Sequence[flow.Place]) -> flow.Place | None:
 def chip_stack(table: GameTable) -> int | None:
     """The chips each player starts a 课 with, where the table's rule set plays with chip
     stacks — it has the ``chips_left`` context field (what the left payer has) and a
-    ``chip_stack`` setting (Xiamen: 100, seed 000's 100筹码) — else None."""
+    ``chip_stack`` setting (Xiamen: 100, seed 000's 100筹码) — else None.
+
+    A table's settings are checked when it is made (:func:`tilecam.tables.sheet.
+    check_rules`). Settings stored before the scorer refused them (Xiamen ``chip_stack=0``
+    with ``cap_at_stack`` on, which paid every win 0 chips: refused since the
+    seventy-fifth session) still give their stake here, so the sheet, its places and its
+    standings read as before; scoring a hand at such a table is refused, naming the
+    setting (400, never a 500)."""
     import scoring
 
     rule_set = scoring.get_rule_set(str(table.rules))
     if "chips_left" not in rule_set.context_fields():
         return None
-    resolved = rule_set.resolve_settings(table.rule_settings or {})
-    return int(resolved["chip_stack"]) if "chip_stack" in resolved else None
+    stored = dict(table.rule_settings or {})
+    try:
+        resolved = rule_set.resolve_settings(stored)
+    except scoring.HandError:  # stored before a check the scorer has now
+        resolved = {name: s.default for name, s in rule_set.settings().items()} | stored
+    stake = resolved.get("chip_stack")
+    return stake if isinstance(stake, int) and not isinstance(stake, bool) else None
 
 
 def report_of(rev: HandRevision) -> HandReport:
