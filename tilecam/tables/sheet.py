@@ -129,11 +129,13 @@ def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> No
 
 
 def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:
-    """A new event (rules checked against the scorer's registry)."""
+    """A new event (rules checked against the scorer's registry; its name as kept:
+    :func:`kept_name`)."""
     if not visible(name):
         raise ValueError("an event needs a name")
+    kept = kept_name(name, "an event's name")
     check_rules(rules, version, {})
-    event = Event(name=tidy_name(name), rules=rules, version=version)
+    event = Event(name=kept, rules=rules, version=version)
     session.add(event)
     session.flush()
     return event
@@ -161,6 +163,34 @@ def tidy_name(text: str) -> str:
     """
     kept = "".join(ch for ch in text if ch not in _NOTHING)
     return unicodedata.normalize("NFC", kept).strip()
+
+
+#: The most characters an event's, a table's or a player's name has as kept
+#: (:func:`tidy_name`), as the database's columns hold them.
+MOST_NAME_CHARS = 200
+
+
+def kept_name(name: str, what: str) -> str:
+    """``name`` as kept (:func:`tidy_name`); ValueError naming ``what`` when it is
+    longer than :data:`MOST_NAME_CHARS` so. The bound counts the name as kept — Unicode
+    NFC can make one character typed two (a composition exclusion: ``\\u0958`` is kept
+    as ``\\u0915\\u093c``), or two typed one (``e`` and a combining accent) — so every
+    database takes or refuses a name alike, in these words (before the seventy-fifth
+    session's review a name checked as typed could be refused by PostgreSQL in its own
+    words, or stored longer by SQLite).
+
+    >>> kept_name("e\\u0301" * 200, "a table's name") == "\\u00e9" * 200
+    True
+    >>> kept_name("\\u0958" * 101, "a table's name")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a table's name may have at most 200 characters as kept (...: this one has 202)
+    """
+    kept = tidy_name(name)
+    if len(kept) > MOST_NAME_CHARS:
+        raise ValueError(f"{what} may have at most {MOST_NAME_CHARS} characters as kept "
+                         f"(Unicode NFC: this one has {len(kept)})")
+    return kept
 
 
 def visible(text: str) -> bool:
@@ -209,10 +239,11 @@ def create_table(
 
 
 def _table_name(name: str) -> str:
-    """A table's name as kept (:func:`tidy_name`); ValueError when it shows nothing."""
+    """A table's name as kept (:func:`kept_name`); ValueError when it shows nothing or
+    is too long so."""
     if not visible(name):
         raise ValueError("a table needs a name")
-    return tidy_name(name).strip()
+    return kept_name(name, "a table's name")
 
 
 def player_names(players: Sequence[str]) -> list[str]:
@@ -226,8 +257,8 @@ def player_names(players: Sequence[str]) -> list[str]:
         raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
     if len(set(names)) != 4:
         raise ValueError("the four player names must differ")
-    if any(len(p) > 200 for p in names):
-        raise ValueError("a player name may have at most 200 characters")
+    if any(len(p) > MOST_NAME_CHARS for p in names):
+        raise ValueError(f"a player name may have at most {MOST_NAME_CHARS} characters")
     return names
 
 
@@ -423,25 +454,32 @@ def check_report_context(table: GameTable, report: HandReport) -> None:
     the hand: a field the rules do not have or a value that is none (MCR given a gold, a
     gold that is no tile code) and, for a win, what the rules need whatever the hand (the
     Xiamen gold, the Zhenjiang 百搭: :meth:`scoring.rulesets.base.RuleSet.check_context`),
-    or a ``dealer`` against the winner's seat. A drawn hand needs no gold or 百搭; its
-    fields are checked as the rule set reads them. Seat fields given as seat winds are
-    read as the scorer reads them (from the winner's seat:
-    :func:`tilecam.tables.scoring_bridge.reading_context`). Before the seventy-fourth
+    or a ``dealer`` against the winner's seat. A drawn hand needs no gold or 百搭; one
+    given (a field of the rule set's ``tile_context``) is checked as a win's is — a tile
+    code, the gold and the indicator agreeing — and its other fields as the rule set
+    reads them (before the seventy-fifth session's review a drawn hand's ``{"gold":
+    "zz"}`` was recorded). Seat fields given as seat winds are read as the scorer reads
+    them (from the winner's seat: :func:`tilecam.tables.scoring_bridge.reading_context`;
+    a drawn hand's are the rule set's to check, by seat wind). Before the seventy-fourth
     session these were 400 ``invalid_hand`` on a table's hands and corrections."""
     import scoring
 
     if context_clash(report.context) is not None:  # the scorer names it (ContextClash)
         return
-    rule_set = scoring.get_rule_set(str(table.rules))
+    rules = str(table.rules)
+    rule_set = scoring.get_rule_set(rules)
+    settings = {k: v for k, v in (table.rule_settings or {}).items()
+                if not (k == "version" and table.version is not None)}
     try:
-        if report.outcome != "win":
-            rule_set.resolve_context({k: v for k, v in report.context.items()
-                                      if k not in rule_set.seat_context})
+        if report.outcome == "win":
+            scoring.check_context(rules, version=table.version, settings=settings,
+                                  **reading_context(report, rules))
             return
-        settings = {k: v for k, v in (table.rule_settings or {}).items()
-                    if not (k == "version" and table.version is not None)}
-        scoring.check_context(str(table.rules), version=table.version, settings=settings,
-                              **reading_context(report, str(table.rules)))
+        fields = {k: v for k, v in report.context.items() if k not in rule_set.seat_context}
+        if any(fields.get(k) is not None for k in rule_set.tile_context):
+            scoring.check_context(rules, version=table.version, settings=settings, **fields)
+        else:
+            rule_set.resolve_context(fields)
     except scoring.HandError as exc:
         raise RulesError(str(exc)) from None
 

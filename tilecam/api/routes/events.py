@@ -37,12 +37,19 @@ CSV_ANSWER: dict[int | str, dict[str, Any]] = {
 DB = Annotated[sessionmaker[Session], Depends(database)]
 Admin = Annotated[Caller, Depends(require_admin)]
 
+#: What a name's bound counts (:func:`tilecam.tables.sheet.kept_name`): the name as kept,
+#: so that every database answers a name too long alike (400 ``invalid_request``). Before
+#: the seventy-fifth session's review an event's or a table's name was counted as sent
+#: (a 422 past 200), and one that Unicode NFC made longer reached the database.
+NAME_BOUND = (f"at most {sheet.MOST_NAME_CHARS} characters as kept (invisible characters "
+              "left out, Unicode NFC, outer spaces off)")
+
 
 class EventIn(StoredIn):
     """A new event."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, description=f"the event's name: {NAME_BOUND}")
     rules: str = Field("mcr", description="rule set: mcr, xiamen or zhenjiang")
     version: str | None = Field(None, description="rule version (MCR: mil-2015 by default)")
 
@@ -51,9 +58,11 @@ class TableIn(StoredIn):
     """A new table of an event."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, description=f"the table's name (unique in its event): "
+                      f"{NAME_BOUND}")
     players: list[str] = Field(
-        description="four player names in their round-1 seats: East, South, West, North"
+        description="four player names in their round-1 seats: East, South, West, North; "
+        f"each {NAME_BOUND}"
     )
     rules: str | None = Field(None, description="defaults to the event's rules")
     version: str | None = None

@@ -61,7 +61,7 @@ from sqlalchemy.orm import Session, sessionmaker
 import scoring
 from tilecam.api.deps import require_json
 from tilecam.api.errors import REASON_LOGGED, ApiError
-from tilecam.api.routes.events import domain_error
+from tilecam.api.routes.events import NAME_BOUND, domain_error
 from tilecam.api.schemas import (
     IMAGE_ERROR_RESPONSES,
     SCORE_NAMES,
@@ -72,7 +72,9 @@ from tilecam.api.schemas import (
     context_shape_problem,
     errors,
     named_otherwise,
+    not_text,
     nul_problem,
+    shown,
 )
 from tilecam.api.upload import FRAME_FIELDS, FRAME_REQUEST_BODY, image_request, request_fields
 from tilecam.db.engine import first_line
@@ -93,6 +95,49 @@ from tilecam.tables.camera import FrameReader
 from tilecam.tables.scoring_bridge import HandReport, check_win_seats, reading_context
 
 log = logging.getLogger("tilecam.api")
+
+
+def as_text(value: Any) -> Any:
+    """The JSON value ``value`` with each string in it (a value or a key) that is not
+    Unicode text — it holds a lone UTF-16 surrogate — written with that character as its
+    escape (:func:`tilecam.api.schemas.shown`: the six characters ``\\ud800``); the
+    rest as it is. Nothing is stored so now (a stored body holding one is a 422), but a
+    score sheet written before the seventy-fifth session may keep one in a revision's
+    JSON columns (a drawn hand's context ``{"gold": "\\ud800"}``, a camera's reading).
+    A hand's answers pass through it — the hand list, a hand and its history, a write's
+    answer that shows them (a referee's correction mending such a hand), the whole sheet
+    (:func:`json_bytes`) — where the serializer failed before: a 500 on every read of
+    the hand, of its history for good, and on the correction although it was recorded.
+
+    >>> as_text({"gold": chr(0xD800), "k" + chr(0xDC00): [1, "5m"]}) == {
+    ...     "gold": "\\\\ud800", "k\\\\udc00": [1, "5m"]}
+    True
+    """
+    if isinstance(value, str):
+        return shown(value) if not_text(value) else value
+    if isinstance(value, dict):
+        return {as_text(k): as_text(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_text(v) for v in value]
+    return value
+
+
+def json_bytes(content: Any) -> bytes:
+    """``content`` as compact UTF-8 JSON, a string in it that is not Unicode text
+    written with :func:`as_text` instead of failing the answer (a 500 on every read of
+    the hand — of its history for good — before the seventy-fifth session's review). An
+    answer all of whose text is Unicode is written as before, in the same bytes.
+
+    >>> print(json_bytes({"gold": chr(0xD800), "note": "荒庄"}).decode())
+    {"gold":"\\\\ud800","note":"荒庄"}
+    """
+    try:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(as_text(content), ensure_ascii=False,
+                          separators=(",", ":")).encode("utf-8")
+
+
 #: Every table route names a table (404 when there is none).
 router = APIRouter(prefix="/v1/tables", tags=["tables"], responses=errors(404))
 
@@ -263,8 +308,9 @@ class TablePatchIn(StoredIn):
     standings. A field left out (or null) is left as it is."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str | None = Field(None, min_length=1, max_length=200,
-                             description="the table's new name (unique in its event)")
+    name: str | None = Field(None, min_length=1,
+                             description=f"the table's new name (unique in its event): "
+                                         f"{NAME_BOUND}")
     players: list[str] | None = Field(
         None, description="four player names in their round-1 seats (East, South, West, "
         "North); only before the sheet's first hand or penalty (else 409)")
@@ -332,7 +378,7 @@ def _hand_view(session: Session, table: GameTable, number: int, history: bool) -
         raise ApiError(404, "not_found", f"table {table.id} has no hand {number}")
     where = places.places_of(table, hands)
     hand = sheet.load_history(session, hands[number - 1]) if history else hands[number - 1]
-    return views.hand_view(hand, table, where[number - 1], history=history)
+    return dict(as_text(views.hand_view(hand, table, where[number - 1], history=history)))
 
 
 @router.get("/{table_id}")
@@ -739,8 +785,8 @@ def list_hands(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
         table = _table_or_404(session, table_id)
         hands = sheet.hands_of(session, table_id)
         where = places.places_of(table, hands)
-        return {"table_id": table_id, "hands": [
-            views.hand_view(h, table, p) for h, p in zip(hands, where, strict=False)]}
+        return {"table_id": table_id, "hands": [  # as_text: what an older tilecam stored
+            as_text(views.hand_view(h, table, p)) for h, p in zip(hands, where, strict=False)]}
 
 
 @router.get("/{table_id}/hands/{number}")
@@ -911,7 +957,7 @@ def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Respons
             "penalties": [views.penalty_view(p, table)
                           for p in sheet.penalties_of(session, table_id)],
         }
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = json_bytes(body)
     etag = f'"sheet-{table_id}-{hashlib.sha256(data).hexdigest()[:32]}"'
     headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
     if etag in (t.strip() for t in request.headers.get("if-none-match", "").split(",")):
