@@ -775,7 +775,8 @@ class _Readings:
             if shown[kind] >= 4:
                 continue
             try:
-                whole = Hand(hand.melds, (*hand.standing, kind), hand.flowers)
+                whole = Hand(hand.melds, (*hand.standing, kind), hand.flowers,
+                             melded_as=hand.melded_as)
             except HandError:
                 continue
             if self.check(whole):

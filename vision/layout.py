@@ -93,7 +93,7 @@ from vision.layout_sideways import (
 from vision.postprocess import edge_gaps, iou_matrix
 
 if TYPE_CHECKING:
-    from scoring.hand import Hand
+    from scoring.hand import Hand, Meld
 
 __all__ = [
     "FLOWER",
@@ -108,6 +108,8 @@ __all__ = [
     "Row",
     "SideReading",
     "analyze",
+    "flowers_among_standing",
+    "meld_as_written",
     "read_sides",
 ]
 
@@ -136,6 +138,13 @@ class Layout:
     #: For each tile the sideways model judged: its log-odds over the layout's threshold
     #: (> 0 sideways); how sure the layout was (a flip's cost, :func:`analyze`'s ``flip``).
     side_margins: tuple[tuple[int, float], ...] = ()
+    #: How the rules read a shown meld's tiles (:func:`scoring.stand_ins`; Xiamen, gold
+    #: 5m: ``(("5m", "P"),)``): what :meth:`hand` gives every hand it builds unless told
+    #: otherwise. :func:`analyze` knows no rules and leaves it empty;
+    #: :func:`vision.recognize.recognize_detections` sets it before the correction, so
+    #: that every reading's hand (:func:`vision.correct.correct`) counts a stand-in as
+    #: the tile it is. Not part of the layout's equality.
+    melded_as: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def hand_detections(self) -> list[int]:
@@ -176,25 +185,119 @@ class Layout:
         self,
         codes: Sequence[str],
         hidden_kinds: Sequence[str] = (),
+        melded_as: Sequence[tuple[str, str]] | None = None,
     ) -> Hand:
         """The :class:`scoring.Hand` under ``codes`` (one code per detection).
 
         The winning tile set apart goes last in the standing tiles. ``hidden_kinds``
-        gives, in order, the kinds of concealed kongs shown all face down. Raises
-        ``scoring.HandError`` when the codes make no valid hand.
+        gives, in order, the kinds of concealed kongs shown all face down. ``melded_as``
+        (default: :attr:`melded_as`): how the rules read a shown meld's tiles
+        (:func:`scoring.stand_ins`; Xiamen, gold 5m: ``(("5m", "P"),)``, a meld's 5m is
+        a 白板 standing in), given to the hand (:attr:`scoring.hand.Hand.melded_as`) so
+        that its copies are counted as the tiles are — four golds standing beside the
+        chow ``[456m]`` — and a claimed chow that is a set only with its stand-in read
+        as the kind it stands in for (``4m P 6m``) is that chow
+        (:func:`meld_as_written`). Raises ``scoring.HandError`` when the codes make no
+        valid hand.
+
+        >>> from vision.layout_rows import MeldLayout
+        >>> lay = Layout(melds=(MeldLayout((0, 1, 2), 0, 1),), standing=(3, 4, 5, 6, 7))
+        >>> codes = ["4m", "P", "6m", "5m", "5m", "5m", "5m", "E"]
+        >>> lay.hand(codes, melded_as=(("5m", "P"),)).melds[0].tiles
+        ('4m', '5m', '6m')
+        >>> replace(lay, melded_as=(("5m", "P"),)).hand(codes).standing[:4]
+        ('5m', '5m', '5m', '5m')
+        >>> lay.hand(codes)
+        Traceback (most recent call last):
+        ...
+        scoring.hand.HandError: chow 4m6mP is not three consecutive tiles of one suit
         """
         from scoring.hand import Hand
 
+        stand_ins = self.melded_as if melded_as is None else tuple(melded_as)
         hidden = list(hidden_kinds)
         melds = []
         for m in self.melds:
             all_down = m.concealed and all(codes[i] == BACK for i in m.detections)
-            melds.append(m.meld(codes, hidden.pop(0) if all_down and hidden else None))
+            melds.append(meld_as_written(m, codes, hidden.pop(0) if all_down and hidden
+                                         else None, stand_ins))
         standing = [codes[i] for i in self.standing]
         if self.winning is not None:
             standing.append(codes[self.winning])
         flowers = [codes[i] for i in self.flowers]
-        return Hand(tuple(melds), tuple(standing), tuple(flowers))
+        return Hand(tuple(melds), tuple(standing), tuple(flowers), melded_as=stand_ins)
+
+
+def flowers_among_standing(layout: Layout) -> list[int]:
+    """The tiles ``layout`` lays among its flowers that stand *between two standing
+    tiles* of one row (the winning tile counts as one): the nearest tiles that are not
+    flowers on either side of it in the row's reading order are standing tiles. Flowers
+    are set aside as they are drawn and laid apart from the standing tiles — at a row's
+    end, beyond the melds, in a row of their own — so a "flower" standing among them is
+    more likely a kind misread (:func:`vision.recognize.reread_standing_flower`). In the
+    rows' reading order, rows as :attr:`Layout.rows` lists them.
+
+    >>> from vision.layout_scene import SceneBuilder
+    >>> b = SceneBuilder().standing("123m456p78s").standing("1f").standing("EEEN")
+    >>> flowers_among_standing(analyze(b.win("N").detections()))
+    [8]
+    >>> b = SceneBuilder().standing("123m456p789sEEEN").win("N").flowers("1f2f")
+    >>> flowers_among_standing(analyze(b.detections()))
+    []
+    """
+    standing = set(layout.standing)
+    if layout.winning is not None:
+        standing.add(layout.winning)
+    flowers = set(layout.flowers)
+    out = []
+    for row in layout.rows:
+        tiles = row.detections
+        for k, d in enumerate(tiles):
+            if d not in flowers:
+                continue
+            left = next((x for x in reversed(tiles[:k]) if x not in flowers), None)
+            right = next((x for x in tiles[k + 1:] if x not in flowers), None)
+            if left in standing and right in standing:
+                out.append(d)
+    return out
+
+
+def meld_as_written(
+    m: MeldLayout, codes: Sequence[str], hidden_kind: str | None = None,
+    melded_as: Sequence[tuple[str, str]] = (),
+) -> Meld:
+    """``m.meld(codes, hidden_kind)`` (:meth:`MeldLayout.meld`), but a claimed chow that is
+    a set only with its stand-ins (``melded_as``: (written kind, the tile it is) pairs,
+    :func:`scoring.stand_ins`) read as the kinds they stand in for is that chow, as the
+    notation writes it: Xiamen, gold 5m, ``4m P 6m`` is ``[456m]``, its 5m a 白板
+    (:attr:`scoring.hand.Hand.melded_as`). A pung or kong of 白板 stays as read, as
+    :meth:`vision.correct._Table.written` reads it.
+
+    >>> from vision.layout_rows import MeldLayout
+    >>> m = MeldLayout((0, 1, 2), 0, 1)
+    >>> meld_as_written(m, ["4m", "P", "6m"], None, (("5m", "P"),)).tiles
+    ('4m', '5m', '6m')
+    >>> meld_as_written(m, ["P", "P", "P"], None, (("5m", "P"),)).tiles
+    ('P', 'P', 'P')
+    """
+    from scoring.hand import HandError
+
+    try:
+        return m.meld(codes, hidden_kind)
+    except HandError as exc:
+        error = exc
+    as_written = {tile: written for written, tile in melded_as}
+    tiles = [codes[i] for i in m.detections]
+    written = [as_written.get(t, t) for t in tiles]
+    if m.concealed or len(tiles) != 3 or written == tiles or len(set(written)) != 3:
+        raise error
+    trial = list(codes)
+    for i, t in zip(m.detections, written, strict=True):
+        trial[i] = t
+    try:
+        return m.meld(trial, hidden_kind)
+    except HandError:
+        raise error from None
 
 
 def _sideways_flags(

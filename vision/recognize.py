@@ -52,8 +52,10 @@ decided by its tile count; ``win`` given as a bool means the same, while a strin
 The steps between layout and score that change what was read are rules of their own
 modules, tried in a fixed order by :func:`recognize_detections`: boxes scored under the
 detector's threshold (:mod:`vision.weak_boxes`), flowers read as kinds
-(:mod:`vision.flower_rereads`), boxes and sideways tiles (:mod:`vision.tile_rereads`), all
-held to one :class:`vision.rewrite.WinTest`.
+(:mod:`vision.flower_rereads`), a kind read as a flower standing among the standing tiles
+of a win claimed one tile short (:func:`reread_standing_flower`), boxes and sideways
+tiles (:mod:`vision.tile_rereads`), all held to one :class:`vision.rewrite.WinTest`
+(whose layouts read a shown meld's tiles as the rules do: :attr:`Layout.melded_as`).
 
 >>> from vision.layout_scene import SceneBuilder
 >>> b = SceneBuilder().standing("123m456p789s").meld("EEE", sideways=1).standing("N", apart=True)
@@ -75,7 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vision import level_reread
-from vision.classes import BACK, BONUS
+from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
 from vision.correct import (
     Correction,
     CorrectionResult,
@@ -94,9 +96,9 @@ from vision.flower_rereads import (
     reread_row_flowers_as_kinds,
     reread_set_apart_flowers,
 )
-from vision.layout import Layout, LayoutParams, analyze
+from vision.layout import STANDING, WINNING, Layout, LayoutParams, analyze, flowers_among_standing
 from vision.layout_edges import edge_note, rows_past_edge
-from vision.rewrite import Rewrite, WinTest, as_laid_ratio, index_of_box
+from vision.rewrite import Rewrite, WinTest, as_laid_ratio, index_of_box, promote, rereads
 from vision.sharpness import blur_note
 from vision.tile_rereads import (
     drop_straddling_box,
@@ -441,7 +443,9 @@ def _distinct_hands(chosen: Hand | None, alts: tuple[dict[str, Any], ...]
     """``alts`` with a reading of the chosen hand in another order (two unsure tiles
     read each as the other: 1s↔4s) written as the chosen hand — "the same hand, read
     another way", as a reading of its very text is — and without a second reading of a
-    hand already listed; the page once showed such a reading as another hand."""
+    hand already listed; the page once showed such a reading as another hand. The
+    alternatives' hands are read with the chosen hand's stand-ins
+    (:attr:`scoring.hand.Hand.melded_as`: a Xiamen chow ``[456m]`` beside four golds 5m)."""
     from scoring import format_hand, parse_hand
     from scoring.notation import canonical_hand
 
@@ -450,7 +454,8 @@ def _distinct_hands(chosen: Hand | None, alts: tuple[dict[str, Any], ...]
     out = []
     for alt in alts:
         if alt["hand"] is not None:
-            key = canonical_hand(parse_hand(alt["hand"]))
+            melded_as = chosen.melded_as if chosen is not None else ()
+            key = canonical_hand(parse_hand(alt["hand"], melded_as=melded_as))
             if key in seen:
                 continue
             seen.add(key)
@@ -549,7 +554,8 @@ def _kong_laid_flat_note(plain: Recognition,
         if kind in BONUS or row[k:k + 4] != [kind] * 4 or (k and row[k - 1] == kind):
             continue
         kong = scoring.Hand((*hand.melds, Meld("kong", (kind,) * 4)),
-                            tuple(row[:k] + row[k + 4:]), hand.flowers)
+                            tuple(row[:k] + row[k + 4:]), hand.flowers,
+                            melded_as=hand.melded_as)
         try:
             waits = scoring.waits(kong, rules=plain.rules, **_waits_kwargs(
                 _split_context(context)[0]))
@@ -626,17 +632,21 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         apart_notes, apart_changes = (*apart_notes, *row_notes), (*apart_changes, *row_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
     layout = without_flowers(layout, dets, rule_set)
+    # every hand read from this layout reads a meld's tiles as the rules do (a Xiamen
+    # chow [456m] of 4m 白板 6m, gold 5m, beside the four golds is not five 5m)
+    stand_ins = tuple(rule_set.stand_ins(ctx))
+    layout = replace(layout, melded_as=stand_ins)
     check = winning_shape_check(rules, ctx)
     # told it is no win, a hand over a won hand's count is no hand at all: the rules that
     # read tiles out of it (a flower read as a kind, a box found twice) are tried as for a
     # win, and the win they make is a hand that drew; the rules that add a tile to make a
     # win are not (a waiting hand is a tile short of one)
     rewrite = None if win_flag is False and layout.tile_count <= size else _rewrite(
-        dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
-            dets, layout, rules, size, check, hidden)), given.flip_sideways,
-        adding=win_flag is not False)
+        dets, layout, params, _StandInsTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
+            dets, layout, rules, size, check, hidden), melded_as=stand_ins), given.flip_sideways,
+        adding=win_flag is not False, claimed=win_flag is True)
     if rewrite is not None:
-        dets, layout = rewrite.dets, rewrite.layout
+        dets, layout = rewrite.dets, replace(rewrite.layout, melded_as=stand_ins)
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
@@ -679,7 +689,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         rules=rules, image=image, calibration=calibration,
     )
     try:
-        hand = layout.hand(codes, hidden)
+        hand = layout.hand(codes, hidden)  # with the rules' stand-ins (layout.melded_as)
     except scoring.HandError as exc:
         timings["score"] = 0.0
         return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
@@ -724,20 +734,89 @@ def without_flowers(layout: Layout, dets: Detections, rule_set: Any) -> Layout:
 
 
 def _rewrite(dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
-             flip_sideways: bool, adding: bool = True) -> Rewrite | None:
+             flip_sideways: bool, adding: bool = True, claimed: bool = False
+             ) -> Rewrite | None:
     """The first of the rules' re-readings that makes the hand laid out a win held to
     ``test`` (each a module's rule, tried in this fixed order), or None; ``adding``
-    False leaves out the rules that add a tile (a stacked box split, a weak box taken)."""
+    False leaves out the rules that add a tile (a stacked box split, a weak box taken);
+    ``claimed``: the win was claimed (``claim_win``), which a flower standing among the
+    standing tiles needs to be read as a kind (:func:`reread_standing_flower`)."""
     return (
         (adding and split_stacked_box(dets, layout, params, test))
         or (adding and take_weak_added_tile(dets, layout, params, test))
         or (adding and complete_from_weak(dets, layout, params, test))
+        or (adding and claimed and reread_standing_flower(dets, layout, params, test))
         or reread_extra_as_flower(dets, layout, params, test)
         or drop_straddling_box(dets, layout, params, test)
         or reread_back_or_white(dets, layout, params, test)
         or reread_flower_runs(dets, layout, params, test)
         or (flip_unclear_sideways(dets, layout, params, test) if flip_sideways else None)
     )
+
+
+@dataclass(frozen=True)
+class _StandInsTest(WinTest):
+    """:class:`vision.rewrite.WinTest` whose rules' layouts (each :func:`analyze`'s own,
+    which knows no rules) read a shown meld's tiles as the rules do
+    (:attr:`Layout.melded_as`): a Xiamen hand holding the four golds beside a chow
+    ``[456m]`` of 4m 白板 6m (gold 5m) is no "5 copies of 5m" when a rule mends it (a
+    weakly seen tile taken, a sideways tile flipped)."""
+
+    melded_as: tuple[tuple[str, str], ...] = ()
+
+    def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
+        return super().wins(dets, replace(layout, melded_as=self.melded_as))
+
+
+def reread_standing_flower(dets: Detections, layout: Layout, params: LayoutParams,
+                           test: WinTest) -> Rewrite | None:
+    """A claimed win one tile short whose missing tile stands among the standing tiles
+    read as a flower: a tile read (top-1) as a flower that stands between two standing
+    tiles of a row (:func:`vision.layout.flowers_among_standing`) is read as its
+    likeliest kind among its alternatives instead, when the layout then stands it in
+    the hand (standing or winning, the hand gaining exactly that tile), the hand is
+    ``test.hand_size`` tiles and that reading wins (:meth:`WinTest.wins`), and the whole
+    override is within ``test.max_ratio``: the flower's probability over the kind's
+    times the winning correction's own ratio (the correction's rule for a win, across
+    the re-reading). Tried likeliest first (the smallest ratio); None when none wins.
+
+    Only for a claimed win (:func:`_rewrite`'s ``claimed``): a hand of 13 tiles (MCR)
+    with a flower among them is also how a waiting hand looks, and read so, a misread
+    flower would make a win the player did not claim. Under rules without flowers
+    (Zhenjiang) every flower inside the hand's rows is a kind already
+    (:func:`vision.flower_rereads.reread_row_flowers_as_kinds`); a flower laid apart
+    (at a row's end, beyond the melds, in a row of its own) is never tried."""
+    if layout.tile_count != test.hand_size - 1:
+        return None
+    picks: list[tuple[float, int, int]] = []  # (flower's p over the kind's, tile, k)
+    for i in flowers_among_standing(layout):
+        if int(dets.topk_ids[i, 0]) not in BONUS_IDS:  # a kind laid with a flower: the
+            continue  # correction reads it (its own "laid among the flowers" problem)
+        for j in range(1, dets.topk_ids.shape[1]):
+            cid, p = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
+            if cid in BONUS_IDS or CLASSES[cid] == BACK:
+                continue
+            if p > 0:  # the likeliest kind only (top-k is ordered)
+                picks.append((float(dets.topk_probs[i, 0]) / p, i, j))
+            break
+    hand = set(layout.hand_detections)
+    for ratio, i, j in sorted(picks):
+        if ratio > test.max_ratio:
+            break
+        trial = promote(dets, [(i, j)])
+        t_lay = replace(analyze(trial, params), melded_as=layout.melded_as)
+        if (t_lay.roles(len(trial))[i] not in (STANDING, WINNING)
+                or set(t_lay.hand_detections) != hand | {i}):
+            continue
+        result = test.wins(trial, t_lay)
+        if result is None or ratio * result.best.ratio > test.max_ratio:
+            continue
+        changes, notes = rereads(
+            dets, trial, [(float(dets.topk_probs[i, j]), i)],
+            "a flower standing among the standing tiles of a win claimed one tile short",
+            as_flower=False)
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None
 
 
 def _with_changes_first(result: CorrectionResult, first: Sequence[Correction],
