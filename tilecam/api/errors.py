@@ -237,10 +237,13 @@ async def _database_error_handler(request: Request, exc: Exception) -> JSONRespo
     damaged past what the first request read, a PostgreSQL database that takes no
     writes, a role without grants: :func:`tilecam.db.engine.database_fault`): 503, not
     a tilecam bug. Any other database error — a uniqueness race a transaction's retries
-    did not outlast (``IntegrityError``), SQL that does not fit the schema — is
-    tilecam's: raised on, to the catch-all 500 "this is a tilecam bug" with its
-    traceback, as before (until the seventy-fifth session only ``OperationalError``
-    came here, and a damaged file or a read-only PostgreSQL was such a 500 too)."""
+    did not outlast (``IntegrityError``), SQL that does not fit the schema (PostgreSQL's
+    ``ProgrammingError``; SQLite's ``OperationalError`` saying "no such column", a
+    syntax error: :func:`tilecam.db.engine.sql_fault`) — is tilecam's: raised on, to
+    the catch-all 500 "this is a tilecam bug" with its traceback, on either database
+    (until the seventy-fifth session only ``OperationalError`` came here, and a damaged
+    file or a read-only PostgreSQL was such a 500 too; until its review every SQLite
+    ``OperationalError``, wrong SQL included, was the 503 "try again")."""
     assert isinstance(exc, DBAPIError)
     if not database_fault(exc):
         raise exc

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -82,34 +84,110 @@ def backup_sqlite(file: Path, out: Path) -> None:
     service writes: the copy is of one moment). ``out`` is one file (no ``-wal`` beside
     it) that ``TILECAM_DATA_DIR``'s ``tilecam.db`` can be replaced by, the service
     stopped. ValueError (nothing written) when there is no database, ``out`` exists, or
-    its folder does not; the copy is written beside ``out`` and renamed to it when
-    complete."""
+    its folder does not.
+
+    No file but ``out`` is ever replaced or removed, ``out`` included: the copy is
+    written to a new file of its own beside ``out`` (a name made up for it, created only
+    where no file has it: ``OUT.<random>.part``), and published as ``out`` with a hard
+    link, which fails where ``out`` exists by then (another backup, another program);
+    where the folder's file system has no hard links, ``out`` is created only where it
+    does not exist (``O_EXCL``) and the copy's bytes written into it. The temporary
+    file is removed in every case. Before the seventy-fifth session's review the copy
+    was ``OUT.part``, which a backup deleted whoever's it was, and ``out`` was replaced
+    (``os.replace``) had it appeared meanwhile. A destination that cannot be written is
+    named as such (``cannot write OUT``), not as the database."""
     if not file.is_file():
         raise ValueError(f"no database at {file} to back up")
-    if out.exists():
+    if os.path.lexists(out):  # a link to nowhere too: it is a file of the user's
         raise ValueError(f"{out} exists: give a new file (a backup never overwrites one)")
     if not out.parent.is_dir():
         raise ValueError(f"no folder {out.parent} to write {out.name} in")
-    part = out.with_name(out.name + ".part")
     try:
         source = sqlite3.connect(file, timeout=30)
     except sqlite3.Error as exc:
         raise ValueError(f"cannot back up {file}: {exc}") from None
+    part: Path | None = None
     try:
-        part.unlink(missing_ok=True)
-        copy = sqlite3.connect(part)
+        part = _new_part(out)
         try:
-            source.backup(copy)
-            copy.execute("PRAGMA journal_mode=DELETE")  # one file, whatever the source's
-            check = copy.execute("PRAGMA quick_check").fetchone()
+            copy = sqlite3.connect(part)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot write {out}: {exc} (in {out.parent})") from None
+        try:
+            try:
+                source.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")  # one file, whatever the source's
+                check = copy.execute("PRAGMA quick_check").fetchone()
+            except sqlite3.Error as exc:
+                raise ValueError(f"cannot back up {file} to {out}: {exc}; nothing was "
+                                 f"written to {out}") from None
             if check is None or check[0] != "ok":
                 raise ValueError(f"the copy of {file} does not check ({check}): the "
                                  f"database may be damaged; nothing was written to {out}")
         finally:
             copy.close()
-        os.replace(part, out)
-    except sqlite3.Error as exc:
-        raise ValueError(f"cannot back up {file}: {exc}") from None
+        _publish(part, out)
     finally:
         source.close()
-        part.unlink(missing_ok=True)
+        if part is not None:
+            part.unlink(missing_ok=True)
+
+
+def _new_part(out: Path) -> Path:
+    """A new, empty file beside ``out`` for its copy to be written in: a name made up for
+    it and created only where no file has it (``O_EXCL``), so that no other file —
+    another backup's, the user's — is ever written or removed. ValueError naming ``out``
+    when its folder cannot be written."""
+    for _ in range(100):
+        part = out.with_name(f"{out.name}.{secrets.token_hex(6)}.part")
+        try:
+            os.close(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ValueError(f"cannot write {out}: {exc.strerror or exc} "
+                             f"(in {out.parent})") from None
+        return part
+    raise ValueError(f"cannot write {out}: no new file name for its copy in {out.parent}")
+
+
+def _publish(part: Path, out: Path) -> None:
+    """Give the complete copy ``part`` the name ``out``, only where ``out`` does not exist
+    (a hard link; else a new file created with ``O_EXCL`` and the bytes copied in): never
+    replacing a file. ``part`` is left for the caller to remove."""
+    try:
+        os.link(part, out)
+    except FileExistsError:
+        raise ValueError(f"{out} exists: give a new file (a backup never overwrites one; "
+                         "it appeared while the copy was written)") from None
+    except OSError:  # a file system without hard links: create out itself, exclusively
+        try:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            raise ValueError(f"{out} exists: give a new file (a backup never overwrites "
+                             "one; it appeared while the copy was written)") from None
+        except OSError as exc:
+            raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
+        try:
+            with os.fdopen(fd, "wb") as dst, open(part, "rb") as src:
+                shutil.copyfileobj(src, dst)
+                dst.flush()
+                os.fsync(dst.fileno())
+        except OSError as exc:
+            os.unlink(out)  # the file made just now, half written
+            raise ValueError(f"cannot write {out}: {exc.strerror or exc}") from None
+    _sync_folder(out.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a new name in ``folder`` durable (where the platform can: best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -219,13 +219,60 @@ DATABASE_SQLITE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_IOERR", "SQL
                          "SQLITE_PROTOCOL")
 
 
+#: What SQLite says (result code ``SQLITE_ERROR``) when a statement itself is wrong — a
+#: table or column the schema does not have, a syntax error, a function or a transaction
+#: misused: tilecam's SQL, which PostgreSQL raises as ``ProgrammingError`` but Python's
+#: ``sqlite3`` as ``OperationalError``, beside the database's own faults (locked, busy,
+#: full, read-only, I/O, cannot open), which never say these (:func:`sql_fault`).
+SQLITE_SQL_FAULTS = re.compile(
+    r"no such (table|column|function|index|view|trigger|savepoint|collation sequence|module)"
+    r"|syntax error|unrecognized token|incomplete input|too many SQL variables"
+    r"|has no column named|columns but \d+ values were supplied|\d+ values for \d+ columns"
+    r"|ambiguous column name|wrong number of arguments to function|misuse of "
+    r"|already exists|duplicate column name|sub-select returns|row value misused"
+    r"|term out of range|do not have the same number of result columns|too many columns"
+    r"|cannot start a transaction within a transaction|no transaction is active")
+
+
+def sql_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` (a SQLAlchemy error) is SQLite's ``OperationalError`` for a statement
+    that is itself wrong (:data:`SQLITE_SQL_FAULTS`, by its message; result code
+    ``SQLITE_ERROR`` where the driver gives one): tilecam's SQL, a bug no retry mends —
+    the one place an ``OperationalError`` is told from the database's failure
+    (:func:`database_fault`, :func:`tilecam.tables.sheet.transaction`).
+
+    >>> from sqlalchemy.exc import OperationalError
+    >>> import sqlite3
+    >>> sql_fault(OperationalError("SELECT x", {}, sqlite3.OperationalError(
+    ...     "no such column: x")))
+    True
+    >>> sql_fault(OperationalError("BEGIN", {}, sqlite3.OperationalError(
+    ...     "database is locked")))
+    False
+    """
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    orig = getattr(exc, "orig", None)
+    if not isinstance(exc, OperationalError) or not isinstance(orig, sqlite3.OperationalError):
+        return False
+    if getattr(orig, "sqlite_errorname", None) not in (None, "SQLITE_ERROR"):
+        return False
+    return SQLITE_SQL_FAULTS.search(str(orig)) is not None
+
+
 def database_fault(exc: BaseException) -> bool:
     """Whether ``exc`` (a SQLAlchemy error) is the database's failure — the server gone, a
     damaged file, a database that takes no writes, a role without grants
     (:data:`DATABASE_SQLSTATES`, :data:`DATABASE_SQLITE_CODES`, :func:`lasting_fault`) —
     rather than tilecam's: a uniqueness race or a constraint (``IntegrityError``, which a
     transaction tries again and which else is a tilecam bug), SQL that does not fit the
-    schema, a value bound wrongly. Every ``OperationalError`` is the database's.
+    schema, a value bound wrongly. An ``OperationalError`` is the database's (locked,
+    busy, full, read-only, I/O, a server gone) unless it is SQLite's for wrong SQL ("no
+    such column", a syntax error: :func:`sql_fault`), which is tilecam's on SQLite as its
+    ``ProgrammingError`` is on PostgreSQL (until the seventy-fifth session's review every
+    ``OperationalError`` was the database's, and such a bug a 503 "try again" on SQLite).
 
     >>> from sqlalchemy.exc import DatabaseError, IntegrityError, ProgrammingError
     >>> import sqlite3
@@ -236,13 +283,18 @@ def database_fault(exc: BaseException) -> bool:
     False
     >>> database_fault(IntegrityError("INSERT", {}, Exception("UNIQUE constraint failed")))
     False
+    >>> from sqlalchemy.exc import OperationalError
+    >>> database_fault(OperationalError("SELECT x", {}, sqlite3.OperationalError(
+    ...     "no such column: x"))), database_fault(OperationalError("BEGIN", {},
+    ...     sqlite3.OperationalError("database is locked")))
+    (False, True)
     """
     from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
     if not isinstance(exc, DBAPIError) or isinstance(exc, IntegrityError):
         return False
     if isinstance(exc, OperationalError):
-        return True
+        return not sql_fault(exc)
     orig = exc.orig
     state = str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
     if state and (state in DATABASE_SQLSTATES or state[:2] in DATABASE_SQLSTATES):

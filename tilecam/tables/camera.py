@@ -617,7 +617,10 @@ def record_photo(
     :class:`AlreadyRecorded` naming it (:func:`photo_shows`), nothing written, the photo
     not kept; ``new_hand`` records it all the same (a new hand with the same tiles). A
     ``number`` already on the sheet is left to :func:`tilecam.tables.sheet.insert_hand`
-    (the re-send answered with the hand, or a conflict)."""
+    (the re-send answered with the hand, or a conflict). A new hand at a table that
+    records none — closed, withdrawn (:func:`tilecam.tables.sheet.refuse_closed`) or its
+    session over — is that :class:`~tilecam.tables.sheet.Conflict` before any
+    ``already_recorded``, whose advice (``new_hand``) could not help there."""
     assert reading.hand is not None
     suffix = PHOTO_SUFFIX.get(image_format.lower(), ".img")
     rel = Path("frames") / f"table-{table_id}" / f"photo-{uuid.uuid4().hex}{suffix}"
@@ -630,9 +633,14 @@ def record_photo(
         # parsed as the table's rules read it (a Xiamen gold's stand-ins)
         hand_text = normalize_hand(str(reading.hand), str(table.rules), report.context)
         sheet.lock_sheet(session, table_id)  # before the sheet's hands are counted
-        if not new_hand and (number is None or number > sheet.last_number(session, table_id)):
-            shown = photo_shows(session, table, hand_text, report)
+        if number is None or number > sheet.last_number(session, table_id):  # a new hand
+            # a closed or withdrawn table's 409 first: already_recorded's "send it again
+            # with new_hand=true" would only meet it next (review of session 75)
+            sheet.refuse_closed(session, table)
+            shown = None if new_hand else photo_shows(session, table, hand_text, report)
             if shown is not None:
+                # a session over records no new hand either: say so, not new_hand=true
+                sheet.refuse_no_place(table, sheet.hands_of(session, table_id))
                 raise _already_recorded(table, shown, hand_text)
         image_error = _keep(target, image, table_id, "the photo") if store else None
         wrote = store and image_error is None

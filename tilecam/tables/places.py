@@ -147,8 +147,9 @@ def chip_stack(table: GameTable) -> int | None:
     check_rules`). Settings stored before the scorer refused them (Xiamen ``chip_stack=0``
     with ``cap_at_stack`` on, which paid every win 0 chips: refused since the
     seventy-fifth session) still give their stake here, so the sheet, its places and its
-    standings read as before; scoring a hand at such a table is refused, naming the
-    setting (400, never a 500)."""
+    standings read as before; scoring a win or a penalty's default amount at such a table
+    is refused (400 ``invalid_context``, never a 500), naming the setting and what a
+    referee can do instead (:func:`tilecam.tables.sheet.refused_settings`)."""
     import scoring
 
     rule_set = scoring.get_rule_set(str(table.rules))

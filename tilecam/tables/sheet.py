@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
-from tilecam.db.engine import WRITE, first_line, lasting_fault
+from tilecam.db.engine import WRITE, first_line, lasting_fault, sql_fault
 from tilecam.db.models import (
     CameraState,
     Event,
@@ -85,7 +85,9 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
     """Run ``work`` in one transaction, retrying on a uniqueness race or a busy database.
     A database that cannot be reached at all (no statement ran), or that fails for a
     reason no retry mends (a read-only file, :func:`tilecam.db.engine.lasting_fault`),
-    is not tried again: the error goes up at once (answered 503 ``database_unavailable``).
+    is not tried again: the error goes up at once (answered 503
+    ``database_unavailable``); nor is SQL that is wrong (SQLite's "no such column":
+    :func:`tilecam.db.engine.sql_fault`), a tilecam bug answered 500.
     On SQLite the transaction begins ``IMMEDIATE`` (:data:`tilecam.db.engine.WRITE`):
     writers queue for the write lock; reads elsewhere begin deferred. A failure of the
     commit itself is not tried again (it may have been recorded) and is marked
@@ -107,7 +109,7 @@ def transaction(sf: sessionmaker[Session], work: Callable[[Session], T], attempt
                     raise
                 unreachable = isinstance(exc, OperationalError) and exc.statement is None
                 lasting = isinstance(exc, OperationalError) and lasting_fault(first_line(exc))
-                if attempt == attempts or unreachable or lasting:
+                if attempt == attempts or unreachable or lasting or sql_fault(exc):
                     raise
                 log.info("tilecam: transaction retry %d after %s", attempt, type(exc).__name__)
                 time.sleep(0.01 * attempt)
@@ -126,6 +128,31 @@ def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> No
         scoring.resolved_settings(scoring.get_rule_set(rules), version, settings)
     except scoring.HandError as exc:
         raise RulesError(str(exc)) from None
+
+
+def refused_settings(table: GameTable) -> RulesError | None:
+    """The error to answer, in place of the scorer's, when the scorer refuses ``table``'s
+    stored settings (:func:`check_rules`) — settings stored before it refused them, as
+    Xiamen ``chip_stack`` 0 with ``cap_at_stack`` on (refused since the seventy-fifth
+    session: every win paid 0) — else None. The scorer's own advice ("give chip_stack 1
+    or more") cannot be followed at such a table, since a table's settings cannot be
+    changed: the error says what a referee can do instead. Its sheet still reads as
+    recorded (:func:`tilecam.tables.places.chip_stack`); nothing is changed here."""
+    try:
+        check_rules(str(table.rules), table.version, dict(table.rule_settings or {}))
+    except RulesError as exc:
+        why, _, advice = str(exc).partition("; ")
+        new = f" made with settings this tilecam takes ({advice})" if advice else ""
+        return RulesError(
+            f"table {table.id} keeps settings {dict(table.rule_settings or {})} stored by an "
+            f"older tilecam, which this one refuses ({why}); a table's settings cannot be "
+            "changed, so no win at this table can be scored or corrected, nor a penalty "
+            "take its default amount: a referee may void a hand (POST /v1/tables/"
+            f"{table.id}/hands/N/void), record or correct a drawn hand given no gold, "
+            "give a penalty's points (and money) in the request, and close this table (POST "
+            f"/v1/tables/{table.id}/close) to play on at a new one (POST /v1/events/"
+            f"{table.event_id}/tables){new}")
+    return None
 
 
 def create_event(session: Session, name: str, rules: str, version: str | None) -> Event:
@@ -285,6 +312,15 @@ def refuse_closed(session: Session, table: GameTable) -> None:
     if withdrawn:
         raise Conflict(f"table {table.id} is withdrawn from its event: it records no more "
                        "hands")
+
+
+def refuse_no_place(table: GameTable, hands: Sequence[Hand]) -> flow.Place:
+    """The place of the hand after ``hands`` (the table's, all of them: :func:`hands_of`);
+    :class:`Conflict` when the session is over and the sheet records no new hand."""
+    place = next_place_of(table, hands)
+    if place is None:
+        raise Conflict(f"table {table.id} has recorded all {len(hands)} hands of the session")
+    return place
 
 
 def close_table(sf: sessionmaker[Session], table_id: int, author: str,
@@ -481,7 +517,8 @@ def check_report_context(table: GameTable, report: HandReport) -> None:
         else:
             rule_set.resolve_context(fields)
     except scoring.HandError as exc:
-        raise RulesError(str(exc)) from None
+        # settings stored before the scorer refused them: say what a referee can do
+        raise refused_settings(table) or RulesError(str(exc)) from None
 
 
 def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
@@ -612,9 +649,7 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
                            f"{table.id} is {nxt}")
     number = nxt
     refuse_closed(session, table)
-    place = next_place_of(table, hands)
-    if place is None:
-        raise Conflict(f"table {table.id} has recorded all {number - 1} hands of the session")
+    place = refuse_no_place(table, hands)
     camera = source in READ_FROM_IMAGES
     ev = _evaluate(table, place, report, lenient=camera,
                    review_below=review_below if camera else 0.0)
@@ -1323,7 +1358,9 @@ def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
     (Zhenjiang 诈胡: 6 base chips to each) uses it, times ``base_chip`` when it has one; one
     with ``false_win_money`` (Xiamen 诈胡: half of ``chip_stack`` to each unless the
     table sets it, 50 at the default stake, outside the chips, 课外) pays that in money.
-    Otherwise the referee must give the points (ValueError).
+    Otherwise the referee must give the points (ValueError). Settings the scorer now
+    refuses are :class:`RulesError` (400 ``invalid_context``: :func:`refused_settings`;
+    before the seventy-fifth session's review a ``HandError``, 400 ``invalid_hand``).
     """
     if table.rules == "mcr" and kind in MCR_PENALTY_POINTS:
         return MCR_PENALTY_POINTS[kind], False
@@ -1331,7 +1368,10 @@ def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
         import scoring
 
         rule_set = scoring.get_rule_set(table.rules)
-        resolved = rule_set.resolve_settings(table.rule_settings or {})
+        try:
+            resolved = rule_set.resolve_settings(table.rule_settings or {})
+        except scoring.HandError as exc:  # settings stored before the scorer refused them
+            raise refused_settings(table) or RulesError(str(exc)) from None
         if "false_win" in resolved:
             return int(resolved["false_win"]) * int(resolved.get("base_chip", 1)), False
         if "false_win_money" in resolved:
