@@ -240,6 +240,29 @@ def test_a_table_stored_with_chip_stack_0_says_what_a_referee_can_do(
     assert r.status_code == 201, r.text
 
 
+def test_a_photo_of_a_win_at_a_table_stored_with_chip_stack_0_is_the_same_400(
+        api: tuple[TestClient, FakeCamera, str]) -> None:
+    """Xiamen seed 000 stakes (课 of 100 chips): at a table stored with ``chip_stack`` 0
+    and the cap on, a photo of a win is answered as a posted win is — 400
+    ``invalid_context`` saying what a referee can do — not recorded ``pending`` with the
+    scorer's advice to change a setting that no route changes."""
+    client, cam, url = api
+    _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(update(GameTable).where(GameTable.id == t)
+                         .values(rule_settings={"chip_stack": 0}))
+    finally:
+        engine.dispose()
+    cam.show(120, PLAIN)
+    status, code, message = error(photo(client, t, k, 120, winner="S", self_drawn="true",
+                                        context='{"gold": "9s"}'))
+    assert (status, code) == (400, "invalid_context")
+    assert "cannot be changed" in message and f"/v1/tables/{t}/close" in message
+    assert client.get(f"/v1/tables/{t}/hands", headers=admin()).json()["hands"] == []
+
+
 def test_refused_settings_is_none_for_settings_the_scorer_takes() -> None:
     ok = GameTable(id=1, event_id=1, rules="xiamen", rule_settings={"chip_stack": 1})
     assert sheet.refused_settings(ok) is None

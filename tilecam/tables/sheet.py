@@ -525,6 +525,11 @@ def _evaluate(table: GameTable, place: flow.Place, report: HandReport,
               lenient: bool = False, review_below: float = 0.0) -> Evaluation:
     if not lenient:  # a camera's frame was checked so before it was read
         check_report_context(table, report)
+    elif report.outcome == "win" and (bad := refused_settings(table)) is not None:
+        # a photo's or a camera's win at a table whose stored settings the scorer refuses:
+        # the same 400 as a posted win, not a pending hand whose note gives the scorer's
+        # advice to change a setting no route changes
+        raise bad
     try:  # the evaluation's own words only: the report's note is added by _revision
         ev = evaluate(replace(report, note=None), place, table.rules, table.version,
                       table.rule_settings or {}, lenient=lenient, review_below=review_below)
