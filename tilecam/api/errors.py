@@ -30,6 +30,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from tilecam.api.schemas import shown
 from tilecam.db.engine import NEWER_TILECAM, database_fault, first_line, lasting_fault
 
 log = logging.getLogger("tilecam.api")
@@ -84,8 +85,7 @@ def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
     ...     "error"]["message"])
     context.\\ud800 is an object
     """
-    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return {"error": {"code": code, "message": message}}
+    return {"error": {"code": code, "message": shown(message)}}
 
 
 def error_response(
