@@ -529,12 +529,12 @@ RECORDED_BY = {"camera": "by the table's camera", "photo": "from a photo",
                "table": "by the table", "referee": "by a referee"}
 
 
-def photo_shows(session: Session, table: GameTable, hand_text: str,
+def photo_shows(session: Session, table: GameTable, hands: Sequence[Hand], hand_text: str,
                 report: HandReport) -> Hand | None:
-    """The hand on the sheet a photo's reading (``hand_text``, parsed as the table's rules
-    read it, with the photo's fields ``report``) shows, if any — the camera's own rule
-    (:func:`_sheet_hand`), read under the sheet's lock (taken here) in the transaction
-    that would record the photo: among the hands since the table's camera last saw it
+    """The hand among ``hands`` (the sheet's, read by the caller under the sheet's lock in
+    the transaction that would record the photo) a photo's reading (``hand_text``, parsed
+    as the table's rules read it, with the photo's fields ``report``) shows, if any — the
+    camera's own rule (:func:`_sheet_hand`): among the hands since the table's camera last saw it
     cleared (:attr:`Memory.cleared_after`; a table without a camera, or whose camera
     never saw it cleared: the sheet's last hand alone), one that counts (not voided, not
     ruled a false claim) whose tiles are the photo's as the rules score them, or within
@@ -543,8 +543,6 @@ def photo_shows(session: Session, table: GameTable, hand_text: str,
     ``gap``): a phone held over the table to take the photo hides the hand from the
     camera, which is no sign that it was put away. None: a hand of its own."""
     rules = str(table.rules)
-    sheet.lock_sheet(session, table.id)  # as the hand recorded after it takes it
-    hands = sheet.hands_of(session, table.id)
     # read, not locked nor made: a frame locks its camera's state before the sheet
     state = session.scalar(select(CameraState).where(CameraState.table_id == table.id))
     cleared_after = (None if state is None
@@ -637,10 +635,12 @@ def record_photo(
             # a closed or withdrawn table's 409 first: already_recorded's "send it again
             # with new_hand=true" would only meet it next (review of session 75)
             sheet.refuse_closed(session, table)
-            shown = None if new_hand else photo_shows(session, table, hand_text, report)
+            hands = sheet.hands_of(session, table_id)
+            shown = None if new_hand else photo_shows(session, table, hands, hand_text,
+                                                      report)
             if shown is not None:
                 # a session over records no new hand either: say so, not new_hand=true
-                sheet.refuse_no_place(table, sheet.hands_of(session, table_id))
+                sheet.refuse_no_place(table, hands)
                 raise _already_recorded(table, shown, hand_text)
         image_error = _keep(target, image, table_id, "the photo") if store else None
         wrote = store and image_error is None
