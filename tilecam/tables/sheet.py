@@ -214,10 +214,16 @@ def kept_name(name: str, what: str) -> str:
     ValueError: a table's name may have at most 200 characters as kept (...: this one has 202)
     """
     kept = tidy_name(name)
+    _check_kept_length(kept, what)
+    return kept
+
+
+def _check_kept_length(kept: str, what: str) -> None:
+    """ValueError naming ``what`` when the name ``kept`` (as kept: :func:`tidy_name`) is
+    longer than :data:`MOST_NAME_CHARS`."""
     if len(kept) > MOST_NAME_CHARS:
         raise ValueError(f"{what} may have at most {MOST_NAME_CHARS} characters as kept "
                          f"(Unicode NFC: this one has {len(kept)})")
-    return kept
 
 
 def visible(text: str) -> bool:
@@ -279,13 +285,13 @@ def player_names(players: Sequence[str]) -> list[str]:
     if len(players) != 4:
         raise ValueError(f"a table needs four player names (East, South, West, North), "
                          f"not {len(players)}")
-    names = [tidy_name(p).strip() for p in players]
+    names = [tidy_name(p) for p in players]
     if blank := [i + 1 for i, p in enumerate(names) if not visible(p)]:
         raise ValueError(f"player name {blank[0]} of 4 is empty: each player needs a name")
     if len(set(names)) != 4:
         raise ValueError("the four player names must differ")
-    if any(len(p) > MOST_NAME_CHARS for p in names):
-        raise ValueError(f"a player name may have at most {MOST_NAME_CHARS} characters")
+    for i, name in enumerate(names):
+        _check_kept_length(name, f"player name {i + 1} of 4")
     return names
 
 
