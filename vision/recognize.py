@@ -642,7 +642,7 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     # win, and the win they make is a hand that drew; the rules that add a tile to make a
     # win are not (a waiting hand is a tile short of one)
     rewrite = None if win_flag is False and layout.tile_count <= size else _rewrite(
-        dets, layout, params, _StandInsTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
+        dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
             dets, layout, rules, size, check, hidden), melded_as=stand_ins), given.flip_sideways,
         adding=win_flag is not False, claimed=win_flag is True)
     if rewrite is not None:
@@ -752,20 +752,6 @@ def _rewrite(dets: Detections, layout: Layout, params: LayoutParams, test: WinTe
         or reread_flower_runs(dets, layout, params, test)
         or (flip_unclear_sideways(dets, layout, params, test) if flip_sideways else None)
     )
-
-
-@dataclass(frozen=True)
-class _StandInsTest(WinTest):
-    """:class:`vision.rewrite.WinTest` whose rules' layouts (each :func:`analyze`'s own,
-    which knows no rules) read a shown meld's tiles as the rules do
-    (:attr:`Layout.melded_as`): a Xiamen hand holding the four golds beside a chow
-    ``[456m]`` of 4m 白板 6m (gold 5m) is no "5 copies of 5m" when a rule mends it (a
-    weakly seen tile taken, a sideways tile flipped)."""
-
-    melded_as: tuple[tuple[str, str], ...] = ()
-
-    def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
-        return super().wins(dets, replace(layout, melded_as=self.melded_as))
 
 
 def reread_standing_flower(dets: Detections, layout: Layout, params: LayoutParams,

@@ -39,7 +39,11 @@ class WinTest:
     :func:`vision.correct.correct`'s own rule for a win, kept across the rule's new
     layout: the guess is made only so the hand wins, so codes its layout makes a physical
     necessity (a meld that is not a set until a surely read tile is read as another) count
-    as forcing the win — the error a false win claim shows."""
+    as forcing the win — the error a false win claim shows. ``melded_as``: the rules'
+    stand-ins (:attr:`vision.layout.Layout.melded_as`), given to each rule's layout —
+    :func:`vision.layout.analyze`'s own, which knows no rules — so that it reads a shown
+    meld's tiles as the rules do (a Xiamen hand holding the four golds beside a chow
+    ``[456m]`` of 4m 白板 6m, gold 5m, is no "5 copies of 5m")."""
 
     rules: str
     hand_size: int
@@ -47,9 +51,12 @@ class WinTest:
     hidden_kinds: Sequence[str] = ()
     base_ratio: Callable[[], float] = lambda: 1.0
     max_ratio: float = CorrectParams.max_win_ratio
+    melded_as: tuple[tuple[str, str], ...] = ()
 
     def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
         """The correction of ``layout`` when its best reading is such a win, else None."""
+        if self.melded_as:
+            layout = replace(layout, melded_as=self.melded_as)
         if layout.tile_count != self.hand_size:
             return None
         result = correct(dets, layout, rules=self.rules, claim_win=True,

@@ -82,7 +82,7 @@ def test_an_alternative_reading_of_four_golds_has_its_hand_and_score() -> None:
 def test_a_rule_that_mends_a_four_golds_hand_reads_the_chow_as_the_rules_do() -> None:
     """A tile only weakly seen (the 1p) is taken to complete the win: the rules' win test
     builds its hand on a layout of its own, which reads the meld tiles as the rules do
-    too (``_StandInsTest``)."""
+    too (``WinTest.melded_as``)."""
     full = _four_golds().detections()
     k = full.codes.index("1p")
     d = replace(full.select([i for i in range(len(full)) if i != k]), weak=full.select([k]))
