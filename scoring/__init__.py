@@ -256,9 +256,23 @@ def waits(
     seen: that kind counts the more of the two. A kind seen more often than the 4 copies
     less the hand's leave is a :class:`HandError` naming the kind and both counts.
 
+    With ``seen`` given, a wait is also scored as the rules score a win on the last tile
+    of its kind where they have one (MCR 和绝张, 4 fan: :func:`_last_of_kind`): when the
+    other three copies are in sight — among ``seen`` and in the hand's own melds — and
+    the hand holds none standing (concealed), both its discard and its self-drawn score
+    count it. Without ``seen`` no wait counts it: the hand's melds alone do not say that
+    the rest of the table shows none (``seen=""`` says so: nothing seen elsewhere).
+
     >>> w = waits("123m456p789s1122z", seen="EES")  # waits on E and S: both E are seen
     >>> [(t.tile, t.remaining, t.discard is None) for t in w.waits], w.live, w.seen
     ([('E', 0, True), ('S', 1, False)], True, 'EES')
+    >>> w = waits("[345m,1]45m789s123sEE", seen="33m")  # 3m: one in the chow, two seen
+    >>> [(t.tile, t.remaining, t.discard.total, t.self_drawn.legal) for t in w.waits]
+    [('3m', 1, 7, True), ('6m', 4, 2, False)]
+    >>> [f.zh for f in w.waits[0].discard.fans]
+    ['和绝张', '一般高', '老少副', '缺一门']
+    >>> waits("[345m,1]45m789s123sEE").waits[0].discard.total  # no seen: no 和绝张
+    3
     """
     gone = _seen_counts(seen, rules)
     rule_set, parsed, context, resolved = _prepare(
@@ -273,7 +287,8 @@ def waits(
     if gone is None:
         return found
     held = rule_set.held(parsed, context, gone)
-    return dataclasses.replace(found, waits=_left(found.waits, held), seen=_seen_text(gone))
+    left = _last_of_kind(rule_set, parsed, _left(found.waits, held), held, context, resolved)
+    return dataclasses.replace(found, waits=left, seen=_seen_text(gone))
 
 
 #: The longest ``seen`` text taken (the API caps the field at 600 characters too).
@@ -351,6 +366,44 @@ def _left(found: tuple[WaitTile, ...], held: Sequence[int]) -> tuple[WaitTile, .
     return tuple(out)
 
 
+def _last_of_kind(rule_set: RuleSet, kept: Hand, found: tuple[WaitTile, ...],
+                  held: Sequence[int], context: WinContext,
+                  settings: Mapping[str, Any]) -> tuple[WaitTile, ...]:
+    """``found`` (the waits of ``kept``, a hand one tile short of a win, with their tiles
+    left: :func:`_left`) with each wait on the last tile of its kind scored as such (MCR
+    和绝张, ``last_of_kind``), where the rules read that field (:attr:`RuleSet.win_fields`;
+    not Xiamen or Zhenjiang, which have no such win). A wait is one when the other three
+    copies are in sight — ``held`` (the tiles out of the wall: :meth:`RuleSet.held`, the
+    tiles seen elsewhere and, in :func:`discards`, the copy just discarded) holds three
+    of its kind — and ``kept`` holds none of it standing: they are in its melds, seen
+    elsewhere or discarded. Its discard and self-drawn scores are the rules' scores of
+    the win with that field (a score the rules refuse so is kept as it was). Only
+    :func:`waits` and :func:`discards` given ``seen`` ask this: without it the table is
+    not known."""
+    if "last_of_kind" not in rule_set.win_fields:
+        return found
+    out = []
+    for t in found:
+        k = T.index(t.tile)
+        if held[k] != T.COPIES - 1 or t.tile in kept.standing:
+            out.append(t)
+            continue
+        won = dataclasses.replace(kept, standing=(*kept.standing, t.tile))
+        scores: list[Score | None] = []
+        for drawn, before in ((False, t.discard), (True, t.self_drawn)):
+            if before is None:
+                scores.append(None)
+                continue
+            try:
+                scores.append(rule_set.score(
+                    won, dataclasses.replace(context, self_drawn=drawn, last_of_kind=True),
+                    settings))
+            except HandError:
+                scores.append(before)
+        out.append(dataclasses.replace(t, discard=scores[0], self_drawn=scores[1]))
+    return tuple(out)
+
+
 def drew(hand: str | Hand, rules: str = "mcr", **rule_context: Any) -> bool:
     """Whether ``hand`` is of a win's size — a hand that drew and must discard, for
     :func:`discards` — rather than one tile short of a win, for :func:`waits`; a hand of
@@ -407,6 +460,12 @@ def discards(
     rules count their shapes alone (:meth:`RuleSet.draw_shanten`; else None, and those
     discards rank by tile order).
 
+    With ``seen`` given, a wait on the last tile of its kind scores it as :func:`waits`
+    does (MCR 和绝张): the other three copies in sight — seen elsewhere, in the hand's
+    melds or the copy discarded — and none kept standing; so does the hand as it stands
+    won on its last tile (``win``, ``win_on_discard``, ``win_self_drawn``) when the other
+    three are seen or in its melds and it holds no other standing.
+
     >>> d = discards("[EEE,2]123m456p789sN1s")
     >>> [(x.tile, x.waits.shanten, [w.tile for w in x.waits.waits]) for x in d.ready_after]
     [('1s', 0, ['N']), ('N', 0, ['1s'])]
@@ -416,6 +475,10 @@ def discards(
     >>> [(x.tile, x.live, [(w.tile, w.remaining) for w in x.waits.waits])
     ...  for x in d.discards[:2]]  # 1s: waits on N in form only, after the live N
     [('N', True, [('1s', 3)]), ('1s', False, [('N', 0)])]
+    >>> d = discards("[345m,1]345m789s123sEE", seen="3m")  # let 3m go: one in the chow,
+    >>> x = next(x for x in d.discards if x.tile == "3m")  # one seen, one discarded
+    >>> [(w.tile, w.remaining, "和绝张" in [f.zh for f in w.discard.fans]) for w in x.waits.waits]
+    [('3m', 1, True), ('6m', 4, False)]
     """
     from scoring.rulesets.base import discard_order
 
@@ -444,11 +507,18 @@ def discards(
         kept.remove(tile)
         rest = dataclasses.replace(parsed, standing=tuple(kept))
         w = rule_set.waits(rest, context, resolved)
-        w = dataclasses.replace(w, waits=_left(w.waits, held), seen=shown)
+        left = _left(w.waits, held)
+        if gone is not None:  # the tiles in sight known: 和绝张 where the rules have it
+            left = _last_of_kind(rule_set, rest, left, held, context, resolved)
+        w = dataclasses.replace(w, waits=left, seen=shown)
         useful = None if w.ready else _useful_draws(rule_set, rest, held, w.shanten, context,
                                                     resolved)
         out.append(Discard(tile, w, useful))
-    on_discard, self_drawn, win = _as_won(rule_set, parsed, context, resolved)
+    last = parsed.standing[-1]  # the hand as it stands won on its last tile: 和绝张 too
+    on_discard, self_drawn, win = _as_won(
+        rule_set, parsed, context, resolved,
+        last_of_kind=(gone is not None and "last_of_kind" in rule_set.win_fields
+                      and held[T.index(last)] == T.COPIES and parsed.standing.count(last) == 1))
     return Discards(rule_set.name, resolved.get("version"), str(parsed),
                     tuple(sorted(out, key=lambda d: discard_order(d, wilds))), win, on_discard,
                     self_drawn, shown)
@@ -487,10 +557,14 @@ def _one_draw(rule_set: RuleSet, kept: Hand, tile: str, context: WinContext,
     return T.NUM_KINDS if after is None else after[0]
 
 
-def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
-            settings: Mapping[str, Any]) -> tuple[Score | None, Score | None, Score | None]:
+def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext, settings: Mapping[str, Any],
+            *, last_of_kind: bool = False
+            ) -> tuple[Score | None, Score | None, Score | None]:
     """``hand`` scored as a win on its last tile on a discard and self-drawn (each None
-    where the scorer refuses it), and the win it is — the first legal one of the two,
+    where the scorer refuses it; ``last_of_kind``: each as a win on the last tile of its
+    kind, 和绝张 — :func:`discards` given ``seen`` sets it when the other three copies
+    are in sight and the hand holds no other standing), and the win it is — the first
+    legal one of the two,
     else, when it has a winning shape, the first scored (under MCR's 8 fan, a context
     the rules refuse); all None when it is no win. A rule set with fields that say what
     the tiles are (the gold, the 百搭: ``tile_context``) answers a hand of no winning
@@ -499,8 +573,8 @@ def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext,
     ways: list[Score | None] = []
     for drawn in (False, True):
         try:
-            ways.append(rule_set.score(hand, dataclasses.replace(context, self_drawn=drawn),
-                                       settings))
+            ways.append(rule_set.score(hand, dataclasses.replace(
+                context, self_drawn=drawn, last_of_kind=last_of_kind), settings))
         except HandError:
             ways.append(None)
     scored = [s for s in ways if s is not None]

@@ -212,7 +212,9 @@ def _random_drawn(rng: random.Random, rules: str) -> tuple[str, dict[str, str], 
 def test_seen_changes_only_the_tiles_left_as_counted_by_hand(rules: str) -> None:
     """Seeing tiles changes no shape: each discard's waits are those found without
     ``seen``, each with 4 less the hand that drew's and the seen copies left (counted
-    here, the hand's tiles as written), no score where none is left; the useful draws
+    here, the hand's tiles as written), no score where none is left, else the same
+    score — but under MCR with 和绝张 (4 fan) added where one copy is left and the kept
+    hand holds none standing (the other three in sight); the useful draws
     are the kinds with a copy left, each with that count; ``live`` says whether a wait
     has one; and the live ready discards come first, then those ready in form only,
     then those one or more from ready (the order rule)."""
@@ -237,9 +239,17 @@ def test_seen_changes_only_the_tiles_left_as_counted_by_hand(rules: str) -> None
             old = before[x.tile]
             assert x.waits.shanten == old.waits.shanten
             assert [t.tile for t in x.waits.waits] == [t.tile for t in old.waits.waits]
+            kept = list(hand.standing)
+            kept.remove(x.tile)
             for t, o in zip(x.waits.waits, old.waits.waits, strict=True):
                 left = max(0, 4 - gone[T.index(t.tile)])
                 assert t.remaining == left, (text, x.tile, t.tile)
+                if rules == "mcr" and left == 1 and t.tile not in kept:  # 和绝张 (4 fan)
+                    for s, plain_s in ((t.discard, o.discard), (t.self_drawn, o.self_drawn)):
+                        assert s is not None and plain_s is not None
+                        assert s.total == plain_s.total + 4, (text, x.tile, t.tile)
+                        assert "和绝张" in [f.zh for f in s.fans]
+                    continue
                 assert (t.discard, t.self_drawn) == ((o.discard, o.self_drawn) if left
                                                      else (None, None))
             assert x.live == (x.waits.ready and any(t.remaining for t in x.waits.waits))

@@ -171,9 +171,13 @@ async def waits(
     in the notation or as codes, which the tiles left of each wait and useful draw do not
     count (a wait with none left: 0 left, no score; a hand whose every wait is so is
     ``live: false``, ready in form only); a kind seen more often than the hand leaves is a
-    400 ``invalid_hand`` naming it (:func:`scoring.waits`). Analyses run one at a time by
-    default (``TILECAM_WAITS_CONCURRENCY``), eight admitted per slot; past them the
-    answer is 503 ``busy`` with ``Retry-After``.
+    400 ``invalid_hand`` naming it (:func:`scoring.waits`). With ``seen`` given, MCR
+    scores a wait on the last tile of its kind as 和绝张 (4 fan), on a discard and
+    self-drawn: the other three copies in sight — seen, in the hand's own melds or the
+    copy a discard lets go — and none held standing; without ``seen`` no wait counts
+    和绝张 (the request's ``last_of_kind`` flag is a win flag: it does not apply here).
+    Analyses run one at a time by default (``TILECAM_WAITS_CONCURRENCY``), eight admitted
+    per slot; past them the answer is 503 ``busy`` with ``Retry-After``.
     """
     if "seen" in req.rule_context:  # scoring.waits' own argument, not a context field
         raise ApiError(400, "invalid_context", "rule_context may not set seen; give it as a "
