@@ -534,7 +534,11 @@ class TableOut(Answer):
     closed_at: datetime | None = Field(description="when a referee closed the sheet (time "
                                        "called: no more hands); null while open")
     close_reason: str | None = Field(description="why it was closed, and by whom; null "
-                                     "while open")
+                                     "while open unless it was reopened: then also the "
+                                     "record of its closes and reopenings, a line each "
+                                     "('closed <time>: <reason> (by …)', 'reopened "
+                                     "<time>: …'), oldest first, after the close that "
+                                     "stands")
     withdrawn: bool = Field(description="left out of the event's standings and recording no "
                             "new hand (a table opened by mistake), its history kept")
 

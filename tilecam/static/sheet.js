@@ -98,7 +98,50 @@ function th(text, attrs = {}) {
   return el("th", { scope: "col", ...attrs }, text);
 }
 
-function renderStandings(st) {
+/* A table's closings, read from its close_reason as tilecam.tables.closings keeps them:
+ * while closed, the close that stands (its first line, with who closed it); and, once a
+ * referee reopened it, the record of earlier closes and reopenings, a line each,
+ * "closed <time>: <reason> (by …)" or "reopened <time>: …", oldest first. */
+const CLOSING = /^(closed|reopened) (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)): ([\s\S]*)$/;
+
+function closingsOf(table) {
+  const text = (table && table.close_reason) || "";
+  if (!text) return { current: null, record: [] };
+  const lines = text.split("\n");
+  const closed = Boolean(table.closed_at);
+  let first = 0;
+  if (closed) {
+    first = lines.findIndex((line, i) => i > 0 && CLOSING.test(line));
+    if (first < 0) first = lines.length;
+  }
+  const record = lines.slice(first).map((line) => {
+    const m = CLOSING.exec(line);
+    return m ? { action: m[1], at: m[2], reason: m[3] } : { action: "", at: null, reason: line };
+  });
+  return { current: closed ? lines.slice(0, first).join(" ") : null, record };
+}
+
+function when(at) {
+  const time = new Date(at);
+  return Number.isNaN(time.getTime()) ? at : time.toLocaleString();
+}
+
+/* The record of a table closed and reopened, on one line: every close and reopening
+ * before the close that stands (if any), with when, why and by whom. */
+function renderClosings(table) {
+  const { current, record } = closingsOf(table);
+  const shown = record.length > 0;
+  $("closings").hidden = !shown;
+  if (!shown) {
+    $("closings").textContent = "";
+    return;
+  }
+  const entries = record.map((c) => (c.at ? `${c.action} ${when(c.at)}: ${c.reason}` : c.reason));
+  const head = current === null ? "Closed and reopened by the referee" : "Before this close";
+  setText($("closings"), `${head}: ${entries.join("; ")}.`);
+}
+
+function renderStandings(st, table) {
   const rows = [el("tr", {}, th("#"), th("Player"), th("Total", { class: "v" }),
     th("Hands", { class: "v" }), th("Penal\u00adties", { class: "v", title: "penalties" }))];
   for (const p of st.players) {
@@ -124,7 +167,8 @@ function renderStandings(st) {
   // is said as such (both read "the session is over" before)
   if (st.withdrawn) parts.push("withdrawn: left out of the event's standings");
   if (st.closed) parts.push("closed by the referee");
-  else if (st.complete) parts.push("the session is over");
+  else if (closingsOf(table).record.length) parts.push("reopened by the referee");
+  if (!st.closed && st.complete) parts.push("the session is over");
   $("sheet-state").textContent = parts.join("; ") + ".";
 }
 
@@ -169,7 +213,8 @@ function noNextHand(table) {
       + "and records no hand.";
   }
   if (table && table.closed_at) {
-    const why = table.close_reason ? `: ${table.close_reason}` : "";
+    const reason = closingsOf(table).current; // the close that stands, not the record
+    const why = reason ? `: ${reason}` : "";
     return `Closed by the referee${why}. No more hands are recorded.`;
   }
   return "The session is over.";
@@ -299,7 +344,8 @@ function clearSheet() {
 function render(sheet) {
   const table = sheet.table;
   setText($("table-title"), `${table.name} · ${table.rules}`);
-  renderStandings(sheet.standings);
+  renderStandings(sheet.standings, table);
+  renderClosings(table);
   renderNext(table.next_hand, sheet, table);
   renderHands(sheet.hands, table.players.map((p) => p.name));
   renderPenalties(sheet.penalties, table.rules);

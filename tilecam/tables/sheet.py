@@ -32,7 +32,7 @@ from tilecam.db.models import (
     Round,
     utcnow,
 )
-from tilecam.tables import flow
+from tilecam.tables import closings, flow
 from tilecam.tables.false_claims import Ruling, claim_kind
 from tilecam.tables.keys import hash_key, new_key, new_view_key
 from tilecam.tables.offences import earlier_offences, offence_points, rebooked_steps
@@ -309,12 +309,14 @@ def refuse_closed(session: Session, table: GameTable) -> None:
     """:class:`Conflict` when ``table`` records no new hand: the referee closed it (time
     called: :func:`close_table`) or withdrew it (:func:`update_table`). Read from the
     database under the sheet's lock, so a close that committed a moment ago counts."""
-    closed_at, reason, withdrawn = session.execute(
+    closed_at, text, withdrawn = session.execute(
         select(GameTable.closed_at, GameTable.close_reason, GameTable.withdrawn)
         .where(GameTable.id == table.id)).one()
     if closed_at is not None:
+        reason, _ = closings.split(text, True)  # the close that stands, not the record
         raise Conflict(f"table {table.id} is closed ({reason}): it records no more hands; "
-                       "a referee may still correct, void and penalise what it holds")
+                       "a referee may still correct, void and penalise what it holds, or "
+                       f"reopen it (POST /v1/tables/{table.id}/reopen)")
     if withdrawn:
         raise Conflict(f"table {table.id} is withdrawn from its event: it records no more "
                        "hands")
@@ -334,8 +336,10 @@ def close_table(sf: sessionmaker[Session], table_id: int, author: str,
     """The referee closes the table's sheet (the session's time called, seed 000/001:
     当比赛已到规定时间…比赛结束，按已取得的分数计算成绩): no hand is recorded after it (409),
     its standings say ``complete`` and ``closed``; what it holds may still be corrected,
-    voided and penalised. Closing a closed table is a :class:`Conflict`."""
-    if not reason.strip():
+    voided and penalised. Closing a closed table is a :class:`Conflict`. The reason is
+    kept on one line with who closed it, before the record of earlier closings, if the
+    table was reopened (:mod:`tilecam.tables.closings`)."""
+    if not closings.one_line(reason):
         raise ValueError("closing a table needs a reason")
 
     def work(session: Session) -> GameTable:
@@ -343,9 +347,42 @@ def close_table(sf: sessionmaker[Session], table_id: int, author: str,
         table = get_table(session, table_id)
         session.refresh(table)
         if table.closed_at is not None:
-            raise Conflict(f"table {table_id} is already closed ({table.close_reason})")
+            raise Conflict(f"table {table_id} is already closed "
+                           f"({closings.current_reason(table)})")
+        table.close_reason = closings.closed_text(table, reason, author)
         table.closed_at = utcnow()
-        table.close_reason = f"{reason.strip()} (by {author})"
+        session.flush()
+        return table
+
+    return transaction(sf, work)
+
+
+def reopen_table(sf: sessionmaker[Session], table_id: int, author: str,
+                 reason: str) -> GameTable:
+    """The referee reopens a table's sheet closed by mistake (or time called too early):
+    it records hands again where it stood — the hands recorded before stay, the next
+    hand's place and the standings go on from them — and its standings no longer say
+    ``closed``. Nothing is deleted: the close it undoes (when, why, by whom) and the
+    reopening (when, ``reason``, ``author``) are kept in the table's record of closings
+    (:mod:`tilecam.tables.closings`), which the sheet shows. A table that is not closed
+    is a :class:`Conflict` (a withdrawn one is brought back by ``withdrawn: false``)."""
+    if not closings.one_line(reason):
+        raise ValueError("reopening a table needs a reason")
+
+    def work(session: Session) -> GameTable:
+        lock_sheet(session, table_id)
+        table = get_table(session, table_id)
+        session.refresh(table)
+        if table.closed_at is None:
+            record = closings.closings(table)
+            last = f" (it was {record[-1].line()})" if record else ""
+            withdrawn = (f"; it is withdrawn from its event: PATCH /v1/tables/{table_id} "
+                         '{"withdrawn": false} brings it back') if table.withdrawn else ""
+            raise Conflict(f"table {table_id} is not closed: there is nothing to "
+                           f"reopen{last}{withdrawn}")
+        now = utcnow()
+        table.close_reason = closings.reopened_text(table, reason, author, now)
+        table.closed_at = None
         session.flush()
         return table
 

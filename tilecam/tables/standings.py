@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
-from tilecam.tables import places, sheet
+from tilecam.tables import closings, places, sheet
 from tilecam.tables.flow import FALSE_CLAIM
 from tilecam.tables.scoring_bridge import scored_self_drawn
 from tilecam.tables.settlement import (
@@ -317,9 +317,11 @@ def _csv(rows: list[list[Any]]) -> str:
 
 
 def table_sheet_csv(session: Session, table: GameTable) -> str:
-    """The table's score sheet: one row per hand (current revision), then penalties, totals.
-    Every header is unique: a player's columns are ``points NAME`` (and, where the rules
-    keep money apart, ``money NAME``), whatever the players are named."""
+    """The table's score sheet: one row per hand (current revision), then penalties, each
+    close of the sheet and each reopening (rows ``closed`` and ``reopened``, oldest first:
+    the time, the reason and who gave it in ``note``), totals. Every header is unique: a
+    player's columns are ``points NAME`` (and, where the rules keep money apart, ``money
+    NAME``), whatever the players are named."""
     names = [p.name for p in table.players]
     money = money_apart(table.rules)  # Xiamen: four columns of bonus money after the points
     # a penalty's player and points have their own columns (until the seventy-fourth
@@ -357,6 +359,15 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", "", "", "", "", "",
             pen.reason or "", names[pen.player], pen.points, *paid,
         ])
+    # each close of the sheet and each reopening, oldest first (the close that stands now
+    # last), when, why and by whom in its note: a table closed by mistake and reopened
+    # shows both, its hands before and after kept
+    for closing in closings.closings(table):
+        row: list[Any] = [""] * len(head)
+        row[0] = closing.action
+        row[head.index("note")] = (closing.reason if closing.at is None
+                                   else f"{closing.at}: {closing.reason}")
+        rows.append(row)
     st = table_standings(session, table, hands)
     totals = {p.position: p.total for p in st.players}
     kept = {p.position: p.money for p in st.players}

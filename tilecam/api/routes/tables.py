@@ -37,7 +37,9 @@ given replace the hand's, those left out keep the last revision's),
 ``POST /v1/tables/{id}/hands/{n}/void``, ``POST /v1/tables/{id}/penalties``,
 ``POST /v1/tables/{id}/penalties/{pid}/void``, ``PATCH /v1/tables/{id}`` (name, players
 before the first hand, withdrawn), ``POST /v1/tables/{id}/close`` (time called: no more
-hands). Corrections and voids add a revision; nothing recorded is overwritten or deleted.
+hands), ``POST /v1/tables/{id}/reopen`` (a close undone: hands recorded again, the close
+and the reopening kept in the table's record of closings). Corrections and voids add a
+revision; nothing recorded is overwritten or deleted.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 import scoring
+from tilecam.api.answer_schemas import TableWithNextOut
 from tilecam.api.deps import require_json
 from tilecam.api.errors import REASON_LOGGED, ApiError
 from tilecam.api.routes.events import NAME_BOUND, domain_error
@@ -323,7 +326,16 @@ class CloseIn(StoredIn):
     """Why the table's sheet is closed (e.g. the session's time called)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    reason: str = Field(min_length=1, max_length=2000)
+    reason: str = Field(min_length=1, max_length=2000, description="why (kept on one line, "
+                        "with who closed it, in close_reason)")
+
+
+class ReopenIn(StoredIn):
+    """Why a closed table's sheet is reopened (closed by mistake, time called too early)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    reason: str = Field(min_length=1, max_length=2000, description="why (kept on one line, "
+                        "with who reopened it, in the table's record of closings)")
 
 
 def _table_or_404(session: Session, table_id: int) -> GameTable:
@@ -420,9 +432,41 @@ def close_table(table_id: RowId, body: CloseIn, sf: DB,
     """Referee: close the table's sheet (the session's time called): a hand posted after
     it — by the table, a camera or a referee — is 409; its standings say ``complete`` and
     ``closed``; corrections, voids and penalties still apply. Closing it again is 409.
-    The table as it now is (``closed_at``, ``close_reason``, no ``next_hand``)."""
+    The table as it now is (``closed_at``, ``close_reason``, no ``next_hand``). A table
+    closed by mistake is reopened by ``POST …/reopen``."""
     try:
         sheet.close_table(sf, table_id, caller.author, body.reason)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return _table_answer(sf, table_id)
+
+
+#: The answers of ``POST …/reopen``: the table (the close's model, named here rather
+#: than in :data:`tilecam.api.openapi.ANSWERS`; ``response_model=None``, so that the
+#: return type adds nothing to it), and why it is refused.
+REOPEN_ANSWERS: dict[int | str, dict[str, Any]] = {
+    200: {"model": TableWithNextOut, "description": "the table, open again: closed_at "
+          "null, close_reason the record of its closings, next_hand where it stood"},
+    **errors((400, "invalid_request: a reason that shows nothing"),
+             (409, "conflict: the table is not closed (nothing to reopen; a withdrawn "
+              "table is brought back by PATCH withdrawn false)"))}
+
+
+@router.post("/{table_id}/reopen", dependencies=[Depends(require_json)], response_model=None,
+             responses=REOPEN_ANSWERS)
+def reopen_table(table_id: RowId, body: ReopenIn, sf: DB,
+                 caller: Annotated[Caller, Depends(require_admin)]) -> dict[str, Any]:
+    """Referee: reopen a table's sheet closed by mistake (or time called too early) — who
+    may close a table may reopen it. It records hands again (posted, a camera's, a
+    photo's) where it stood: the hands recorded before stay, and the next hand's place
+    and the standings go on from them; its standings no longer say ``closed``. Nothing
+    is deleted: the close it undoes and the reopening, each with its time, reason and
+    who gave it, are kept as lines of ``close_reason`` (``closed <time>: <reason> (by
+    …)``, ``reopened <time>: …``; closed again, the new reason comes first), and the
+    sheet's CSV and page show them. A table that is not closed is 409. The table as it
+    now is (``closed_at`` null, ``next_hand``)."""
+    try:
+        sheet.reopen_table(sf, table_id, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     return _table_answer(sf, table_id)
