@@ -39,7 +39,10 @@ def default_data_dir(root: Path = REPO_ROOT) -> Path:
 class Settings(BaseSettings):
     """All service settings with their defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="TILECAM_", extra="ignore")
+    #: ``hide_input_in_errors``: a ValidationError's text (a traceback) never shows a
+    #: value, so never a key; :func:`describe_errors` shows those that are no secret.
+    model_config = SettingsConfigDict(env_prefix="TILECAM_", extra="ignore",
+                                      hide_input_in_errors=True)
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -98,11 +101,14 @@ class Settings(BaseSettings):
     #: Load the detector at startup when ``model_dir`` holds a model (tests turn this off).
     load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints (unless
-    #: ``referee_keys`` names some). Never shown in a repr or an error.
+    #: ``referee_keys`` names some). Spaces and line ends around it are trimmed (a CRLF
+    #: env file's ``\r``); one holding any other character than printable ASCII ``!``
+    #: to ``~`` is refused (:func:`key_fault`). Never shown in a repr or an error.
     admin_key: str = Field(default="", repr=False)
     #: Named referee keys, ``name:key`` comma-separated (``Li:secret1,Wang:secret2``):
     #: each opens what the admin key opens, and what its holder records is written by
-    #: ``referee NAME`` (:func:`referee_keys`). Never shown in a repr or an error.
+    #: ``referee NAME`` (:func:`referee_keys`; each key trimmed and checked as the admin
+    #: key is). Never shown in a repr or an error.
     referee_keys: str = Field(default="", repr=False)
     #: Camera frames in a row that must show the same complete hand before it is recorded.
     stable_frames: int = Field(default=3, ge=1)
@@ -129,6 +135,11 @@ class Settings(BaseSettings):
     @classmethod
     def _proxy_addresses(cls, value: str) -> str:
         return proxy_addresses(value)
+
+    @field_validator("admin_key")
+    @classmethod
+    def _admin_key(cls, value: str) -> str:
+        return checked_admin_key(value)
 
     @field_validator("referee_keys")
     @classmethod
@@ -190,6 +201,57 @@ def proxy_addresses(value: str) -> str:
     return ",".join(tidy)
 
 
+def key_fault(key: str) -> str | None:
+    r"""What in ``key`` (trimmed already) no client can send as the configured key, in
+    words that never show the key; None when each character is printable ASCII other
+    than the space (``!`` to ``~``). A key is sent in an HTTP header, which the service
+    reads as Latin-1 and trims: a key with a space, a line end or another control
+    character inside, or a letter outside ASCII (``é``, ``密``) would be taken at start
+    and then refused on every request ("the key is not valid").
+
+    >>> key_fault("tc_Secret-0123:~!") is None
+    True
+    >>> key_fault("two words"), key_fault("secret\r\nmore"), key_fault("clé")
+    ('a space', 'a line end (CR or LF)', 'a letter or sign outside ASCII (such as é or 密)')
+    """
+    for char in key:
+        if "!" <= char <= "~":
+            continue
+        if char == " ":
+            return "a space"
+        if char in "\r\n":
+            return "a line end (CR or LF)"
+        if char == "\t":
+            return "a tab"
+        if char < " " or char == "\x7f":
+            return "a control character"
+        return "a letter or sign outside ASCII (such as é or 密)"
+    return None
+
+
+#: How a key may be written, said after :func:`key_fault`'s fault.
+KEY_CHARACTERS = ("a key is sent in an HTTP header, so use printable ASCII letters, "
+                  "digits and signs (! to ~) only")
+
+
+def checked_admin_key(value: str) -> str:
+    r"""``TILECAM_ADMIN_KEY`` trimmed (an empty key, or one of spaces alone, disables the
+    admin key); ValueError, never showing the key, for one :func:`key_fault` refuses.
+
+    >>> checked_admin_key(" choose-a-long-secret\r\n")
+    'choose-a-long-secret'
+    >>> checked_admin_key("geheimer-schlüssel")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the admin key holds a letter or sign outside ASCII (such as é or 密); ...
+    """
+    key = value.strip()
+    fault = key_fault(key)
+    if fault is not None:
+        raise ValueError(f"the admin key holds {fault}; {KEY_CHARACTERS}")
+    return key
+
+
 #: The longest referee name: ``referee NAME`` is kept as a hand revision's or a
 #: penalty's author, 64 characters at most.
 REFEREE_NAME_MAX = 56
@@ -235,6 +297,10 @@ def referee_keys(value: str, admin_key: str = "") -> tuple[tuple[str, str], ...]
             raise ValueError(f"referee name in entry {place} holds a control character")
         if not key:
             raise ValueError(f"referee {name!r} (entry {place}) has no key after its ':'")
+        fault = key_fault(key)
+        if fault is not None:
+            raise ValueError(f"the key of referee {name!r} (entry {place}) holds {fault}; "
+                             f"{KEY_CHARACTERS}")
         if name.casefold() in names:
             raise ValueError(f"referee name {name!r} (entry {place}) is given twice: each "
                              "referee needs a name of their own")

@@ -481,7 +481,9 @@ def post_frame(server: str, table: int, key: str, jpeg: bytes,
     ``context`` …); returns (status, JSON body, Retry-After s). A request that could not
     be sent whole raises ``urllib.error.URLError``; one sent whose answer did not come
     raises another ``OSError`` (a timeout, a connection reset) or
-    ``http.client.HTTPException``: the server may have taken it."""
+    ``http.client.HTTPException``: the server may have taken it. A ``key`` no header
+    can carry raises ValueError (:func:`table_key`), which never shows it."""
+    key = table_key(key)  # never into a header http.client refuses, saying the key
     boundary = uuid.uuid4().hex
     parts = [
         f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
@@ -595,6 +597,34 @@ def default_server(environ: Mapping[str, str] | None = None) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{int(text)}"
 
 
+def table_key(value: str | None) -> str:
+    r"""The table's key (``--key`` or ``TILECAM_TABLE_KEY``) trimmed — an env file saved
+    with CRLF line ends leaves a ``\r`` after it, and the server trims what it is sent.
+    ValueError, never showing the key, when there is none, or when it holds a space, a
+    line end or another character outside printable ASCII
+    (:func:`tilecam.settings.key_fault`): a key the server mints never does, and
+    ``http.client`` would refuse it in the header with a message holding the whole key.
+
+    >>> table_key("tc_Abc-123\r\n")
+    'tc_Abc-123'
+    >>> table_key("tc_Abc 123")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the table's key (--key or TILECAM_TABLE_KEY) holds a space: give it as ...
+    """
+    from tilecam.settings import key_fault
+
+    key = (value or "").strip()
+    if not key:
+        raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
+    fault = key_fault(key)
+    if fault is not None:
+        raise ValueError(f"the table's key (--key or TILECAM_TABLE_KEY) holds {fault}: give "
+                         "it as the server minted it (tc_…: printable ASCII letters, digits "
+                         "and signs)")
+    return key
+
+
 def check_args(args: argparse.Namespace) -> None:
     """ValueError naming an option with a value the watch cannot use (before the source
     is opened); ``args.server`` None becomes :func:`default_server`."""
@@ -606,8 +636,7 @@ def check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"--every must be a number of seconds, 0 or more, not {args.every}")
     if not 1 <= args.quality <= 100:
         raise ValueError(f"--quality must be 1-100, not {args.quality}")
-    if not args.key:
-        raise ValueError("give the table's key with --key or TILECAM_TABLE_KEY")
+    args.key = table_key(args.key)
     if args.retries < 0:
         raise ValueError(f"--retries must be 0 or more, not {args.retries}")
     for name, value, least in (("--max-frames", args.max_frames, 0),
