@@ -10,6 +10,11 @@ Melds: ``[123m,2]`` chow, 2nd tile claimed (``[123m]`` claimed tile unknown);
 ``[EEEE]`` concealed kong; ``[EEEE,1]`` melded kong; ``[EEEE,5]``-``[EEEE,7]`` kong
 added to a pung claimed from 1-3. Flowers anywhere in the string go to ``Hand.flowers``.
 
+A Chinese keyboard's forms of the notation's characters read as them, one character for
+one (:func:`fold_width`, not NFKC: ``²`` and ``①`` are no digits), so an error's position
+is that of the text as typed: full-width ``［１２３ｍ，２］`` (U+FF01-U+FF5E), ``【`` ``】``
+(the bracket keys in Chinese mode), ``、`` read as the comma, and the ideographic space.
+
 >>> h = parse_hand("[EEE,2][SSSS,1]WWWNN55pN")
 >>> [m.kind for m in h.melds], h.standing[-1]
 (['pung', 'kong'], 'N')
@@ -21,6 +26,12 @@ added to a pung claimed from 1-3. Flowers anywhere in the string go to ``Hand.fl
 Traceback (most recent call last):
 ...
 scoring.hand.HandError: unknown character 'x' at position 3 of '12x'
+>>> parse_hand("【EEE，2】［SSSS，1］ＷＷＷＮＮ５５ｐＮ") == parse_hand("[EEE,2][SSSS,1]WWWNN55pN")
+True
+>>> parse_hand("【123m，²】456p")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+scoring.hand.HandError: meld 【123m，²】 ... '²' at position 7 after the comma is not a digit (0-9)
 """
 
 from __future__ import annotations
@@ -31,52 +42,86 @@ from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld, normalize_code
 
 _SUIT_LETTERS = "mpszf"
+_DIGITS = "0123456789"  # ASCII only: str.isdigit() is true of '²' and '①' too
+
+#: :func:`fold_width`'s table: each character to the one ASCII character it reads as.
+_FOLD: dict[int, str] = {
+    **{c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)},  # full-width ASCII: ［１ｍ，］
+    0x3000: " ",  # ideographic space
+    0x3010: "[", 0x3011: "]",  # 【 】: the [ ] keys of a Chinese input method
+    0x3001: ",",  # 、 ideographic comma
+}  # fmt: skip
+
+
+def fold_width(text: str) -> str:
+    """``text`` with a Chinese keyboard's forms of the notation's characters written as
+    ASCII, one character for one (so positions in it are positions in ``text``).
+
+    >>> fold_width("【123ｍ，２】４５６p　E、")
+    '[123m,2]456p E,'
+    """
+    return text.translate(_FOLD)
 
 
 def _tile_groups(text: str, offset: int, whole: str) -> list[str]:
-    """Codes of a run of tile groups (``123m55pEE``); ``offset`` places errors in ``whole``."""
+    """Codes of a run of tile groups (``123m55pEE``); ``offset`` places errors in ``whole``.
+    ``text`` is read as :func:`fold_width` writes it; errors name its characters as given."""
     out: list[str] = []
-    pending: list[tuple[str, int]] = []
-    for n, ch in enumerate(text):
+    pending: list[tuple[str, str, int]] = []  # (digit, as given, position)
+    for n, given in enumerate(text):
         pos = offset + n + 1
+        ch = given.translate(_FOLD)
         if ch.isspace():
             continue
-        if ch.isdigit():
-            pending.append((ch, pos))
+        if ch in _DIGITS:
+            pending.append((ch, given, pos))
         elif ch in _SUIT_LETTERS:
             if not pending:
-                raise HandError(f"suit letter {ch!r} at position {pos} of {whole!r} has no ranks")
-            for digit, dpos in pending:
-                out.append(normalize_code(digit + ch, f"at position {dpos} of {whole!r}"))
+                raise HandError(
+                    f"suit letter {given!r} at position {pos} of {whole!r} has no ranks")
+            for digit, as_given, dpos in pending:
+                try:
+                    out.append(normalize_code(digit + ch))
+                except HandError:
+                    raise HandError(f"unknown tile code {as_given + given!r} at position "
+                                    f"{dpos} of {whole!r}") from None
             pending = []
         elif ch == "]":
-            raise HandError(f"']' at position {pos} of {whole!r} has no matching '['")
+            raise HandError(f"{given!r} at position {pos} of {whole!r} has no matching '['")
         elif ch in T.HONOURS:
             if pending:
-                digits = "".join(d for d, _ in pending)
+                digits = "".join(g for _, g, _ in pending)
                 raise HandError(
-                    f"ranks {digits!r} before {ch!r} at position {pos} of {whole!r} need a suit"
+                    f"ranks {digits!r} before {given!r} at position {pos} of {whole!r} need a "
+                    "suit"
                 )
             out.append(ch)
         else:
-            raise HandError(f"unknown character {ch!r} at position {pos} of {whole!r}")
+            raise HandError(f"unknown character {given!r} at position {pos} of {whole!r}")
     if pending:
-        digits = "".join(d for d, _ in pending)
+        digits = "".join(g for _, g, _ in pending)
         raise HandError(f"ranks {digits!r} at the end of {whole!r} need a suit letter (m p s z f)")
     return out
 
 
 def _parse_meld(body: str, offset: int, whole: str) -> Meld:
-    """One bracketed meld; ``body`` is the text between the brackets."""
-    where = f"meld [{body}] at position {offset} of {whole!r}"
-    tile_text, sep, num_text = body.partition(",")
+    """One bracketed meld; ``body`` is the text between the brackets as given, from
+    ``whole``'s index ``offset`` on (read as :func:`fold_width` writes it)."""
+    where = f"meld {whole[offset - 1 : offset + len(body) + 1]} at position {offset} of {whole!r}"
+    comma = fold_width(body).find(",")
     number: int | None = None
-    if sep:
-        num_text = num_text.strip()
-        if not num_text.isdigit():
-            raise HandError(f"{where}: {num_text!r} after the comma is not a number")
-        number = int(num_text)
-    codes = _tile_groups(tile_text, offset, whole)
+    if comma >= 0:
+        after = fold_width(body[comma + 1 :])
+        digits = after.strip()
+        if not digits:
+            raise HandError(f"{where}: no number after the comma")
+        bad = next((i for i, c in enumerate(digits) if c not in _DIGITS), None)
+        if bad is not None:
+            at = comma + 1 + len(after) - len(after.lstrip()) + bad  # its index in body
+            raise HandError(f"{where}: {body[at]!r} at position {offset + at + 1} after the "
+                            "comma is not a digit (0-9)")
+        number = int(digits)
+    codes = _tile_groups(body if comma < 0 else body[:comma], offset, whole)
     if any(T.is_flower(c) for c in codes):
         raise HandError(f"{where}: flowers are never part of a set")
     idx = sorted(T.index(c) for c in codes)
@@ -116,15 +161,16 @@ def parse_hand(text: str, *,
         raise HandError(f"a hand string is needed, not {type(text).__name__}")
     if not text.strip():
         raise HandError("empty hand string")
+    folded = fold_width(text)  # one for one: positions in it are positions in text
     melds: list[Meld] = []
     loose: list[str] = []
     pos = 0
-    while pos < len(text):
-        ch = text[pos]
+    while pos < len(folded):
+        ch = folded[pos]
         if ch == "[":
-            end = text.find("]", pos)
+            end = folded.find("]", pos)
             if end < 0:
-                raise HandError(f"'[' at position {pos + 1} of {text!r} is never closed")
+                raise HandError(f"{text[pos]!r} at position {pos + 1} of {text!r} is never closed")
             if loose and any(not T.is_flower(c) for c in loose):
                 raise HandError(
                     f"meld at position {pos + 1} of {text!r} comes after standing tiles; "
@@ -134,9 +180,9 @@ def parse_hand(text: str, *,
             pos = end + 1
             continue
         if ch == "]":
-            raise HandError(f"']' at position {pos + 1} of {text!r} has no matching '['")
-        end = text.find("[", pos)
-        end = len(text) if end < 0 else end
+            raise HandError(f"{text[pos]!r} at position {pos + 1} of {text!r} has no matching '['")
+        end = folded.find("[", pos)
+        end = len(folded) if end < 0 else end
         loose.extend(_tile_groups(text[pos:end], pos, text))
         pos = end
     standing = tuple(c for c in loose if not T.is_flower(c))

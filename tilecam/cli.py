@@ -8,11 +8,16 @@ Commands are discovered, so adding one never touches this file.
 Exit codes: 0 success, 2 bad input (a clear message on stderr, also for a path given
 that cannot be used), 1 other failure (a file-system error such as a full disk: one line
 too, never a traceback).
+
+Output that the terminal's encoding cannot write (Chinese fan and tile names on an
+English Windows redirect, cp1252) is written escaped (``\\u5e73\\u548c``), not refused:
+:func:`escape_unwritable`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -68,8 +73,32 @@ def version_text() -> str:
     return f"tilecam {__version__} (model {model}; Python {platform.python_version()})"
 
 
+def escape_unwritable(*streams: object) -> None:
+    r"""Have each text stream write a character its encoding cannot as a backslash escape
+    (``errors="backslashreplace"``, as Python's stderr already does) instead of raising
+    UnicodeEncodeError: ``tilecam score … > out.txt`` on a cp1252 console then writes
+    ``\u5e73\u548c`` for 平和 and its exit code stays 0. A stream set to anything but
+    ``strict`` (``surrogateescape``: undecodable bytes round-trip), or that cannot be
+    reconfigured (a test's or an embedding program's), is left as it is.
+
+    >>> import io
+    >>> out = io.TextIOWrapper(io.BytesIO(), encoding="cp1252")
+    >>> escape_unwritable(out)
+    >>> print("平和 All Chows", file=out)
+    >>> out.flush(); out.buffer.getvalue()
+    b'\\u5e73\\u548c All Chows\n'
+    """
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None or getattr(stream, "errors", None) != "strict":
+            continue
+        with contextlib.suppress(AttributeError, OSError, ValueError):  # closed, detached…
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
+    escape_unwritable(sys.stdout, sys.stderr)
     try:  # importing every command takes a moment: Ctrl-C then is no traceback either
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -80,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except UnicodeEncodeError as exc:  # a ValueError, but no mistake of the user's
+        print(f"tilecam {args.command}: error: {_encode_error_text(exc)}", file=sys.stderr)
+        return 1
     except (UserError, ValueError, FileNotFoundError) as exc:
         text = _os_error_text(exc) if isinstance(exc, OSError) else str(exc)
         print(f"tilecam {args.command}: error: {text}", file=sys.stderr)
@@ -96,6 +128,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: Errors that come from a path the user gave (exit 2, bad input); other OSErrors exit 1.
 _PATH_ERRORS = (NotADirectoryError, IsADirectoryError, PermissionError, FileExistsError)
+
+
+def _encode_error_text(exc: UnicodeEncodeError) -> str:
+    """One line for text that could not be encoded (written to a stream that
+    :func:`escape_unwritable` could not set), with how to have the output in UTF-8.
+
+    >>> try:
+    ...     "平和".encode("cp1252")
+    ... except UnicodeEncodeError as exc:
+    ...     print(_encode_error_text(exc))  # doctest: +ELLIPSIS
+    'charmap' codec can't encode ... (where the output cannot take them: set PYTHONUTF8=1 ...)
+    """
+    return (f"{exc} (where the output cannot take them: set PYTHONUTF8=1 or "
+            "PYTHONIOENCODING=utf-8)")
 
 
 def _os_error_text(exc: OSError) -> str:

@@ -170,12 +170,13 @@ def test_cli_waits_and_score_read_the_meld_as_the_rules_do(
     白板, not "the hand holds all four"."""
     ctx = ["--rules", "xiamen", "--context", "gold=5m"]
     assert main(["waits", READY, *ctx]) == 0
-    assert "5m  3 left" in capsys.readouterr().out
+    assert "5m 五万  3 left" in capsys.readouterr().out
     assert main(["waits", "[555m,1]5555m123p456pPEE", *ctx, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ready"] is True
     assert main(["waits", DREW, *ctx, "--seen", "5m5m5m"]) == 0
     out = capsys.readouterr().out
-    assert "5m (0 left: the others are held or seen)" in out and "holds all four" not in out
+    assert "5m 五万 (0 left: the others are held or seen)" in out
+    assert "holds all four" not in out
     assert main(["score", WON_ON_GOLD, *ctx, "--self-drawn", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 20
     assert main(["score", FOUR_GOLDS, *ctx, "--self-drawn", "--json"]) == 0

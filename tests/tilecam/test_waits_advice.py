@@ -53,8 +53,8 @@ def test_cli_lists_a_dead_wait_without_a_score(capsys: pytest.CaptureFixture[str
     assert main(["waits", "1s8s5s1s5s1s3s1s8s4s3s4s4s4s"]) == 0
     lines = capsys.readouterr().out.splitlines()
     ones = next(line for line in lines if line.startswith("  discard 1s"))
-    assert "1s (0 left: its last copy is this discard)" in ones
-    assert "4s (0 left: the hand holds all four)" in ones
+    assert "1s 一条 (0 left: its last copy is this discard)" in ones
+    assert "4s 四条 (0 left: the hand holds all four)" in ones
     fours = next(line for line in lines if line.startswith("  discard 4s"))
     assert "ready in form only" in fours
     order = [line.split()[1] for line in lines if line.startswith("  discard ")]

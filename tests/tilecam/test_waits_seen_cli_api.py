@@ -6,6 +6,7 @@ checks."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -35,8 +36,8 @@ def test_cli_seen_lowers_the_tiles_left_and_says_what_it_counted(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == ("123m456p789sEESS: ready, waits on 2 kind(s) (tiles seen "
                         "elsewhere: EES)")
-    assert lines[1].split() == ["E", "0", "left;", "discard:", "-;", "self-drawn:", "-"]
-    assert lines[2].startswith("  S   1 left;  discard: 11")
+    assert lines[1].split() == ["E", "东", "0", "left;", "discard:", "-;", "self-drawn:", "-"]
+    assert lines[2].startswith("  S 南     1 left;  discard: 11")
     assert main(["waits", "123m456p789sEESS", "--seen", "EESS", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert (body["ready"], body["live"], body["seen"]) == (True, False, "EESS")
@@ -74,9 +75,9 @@ def test_cli_puts_discards_ready_in_form_only_before_those_one_from_ready(
     assert [line.split()[1] for line in form] == ["1m", "E"]
     assert lines[2:4] == form
     assert all("ready in form only" in line for line in form)
-    assert "E (0 left: the hand holds all four)" in form[0]
+    assert "E 东 (0 left: the hand holds all four)" in form[0]
     assert lines[4].startswith("  below ready, the best are 1 tile(s) from ready")
-    assert lines[5].startswith("  discard 1p   10 useful draw(s): ")
+    assert lines[5].startswith("  discard 1p 一饼  10 useful draw(s): ")
 
 
 def test_cli_names_why_a_wait_is_dead_when_its_copies_are_seen(
@@ -85,9 +86,9 @@ def test_cli_names_why_a_wait_is_dead_when_its_copies_are_seen(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("2 discard(s) leave it ready (best first) (tiles seen "
                              "elsewhere: NNN)")
-    assert lines[1].startswith("  discard N   waits on 1s (3 left: discard 13")
-    assert lines[2].startswith("  discard 1s  waits on N (0 left: the others are held or "
-                               "seen)  — ready in form only")
+    assert lines[1].startswith("  discard N 北    waits on 1s 一条 (3 left: discard 13")
+    assert lines[2].startswith("  discard 1s 一条 waits on N 北 (0 left: the others are "
+                               "held or seen)  — ready in form only")
 
 
 # --- POST /v1/waits seen -----------------------------------------------------------
@@ -143,11 +144,13 @@ def test_recognize_text_prints_the_useful_draws_of_a_hand_not_ready_as_waits_doe
         capsys: pytest.CaptureFixture[str]) -> None:
     """456m789p4s5s7s9sEESS leaves no discard ready: the text printed no discard at all,
     though the JSON has each with its useful draws (有效牌); now the best, the most
-    first, as tilecam waits prints them."""
+    first, as tilecam waits prints them (waits names each tile in Chinese too)."""
     text = describe(_reading("456m789p4s5s7s9sEESS")).splitlines()
     assert main(["waits", "456m789p4s5s7s9sEESS"]) == 0
     waits = capsys.readouterr().out.splitlines()[1:]
-    assert text[-len(waits):] == waits
+    assert "  discard 5s 五条   8 useful draw(s): 8s 八条 (4), E 东 (2), S 南 (2)" in waits
+    codes = [re.sub(r" [\u4e00-\u9fff]+", "", line).split() for line in waits]
+    assert [line.split() for line in text[-len(waits):]] == codes
     assert "  discard 5s    8 useful draw(s): 8s (4), E (2), S (2)" in text
     assert "  (6 other discard(s) leave it further from ready)" in text
 

@@ -27,9 +27,10 @@ def test_cli_shows_useful_draws_of_discards_not_ready(capsys: pytest.CaptureFixt
     assert main(["waits", "456m789p4s5s7s9sEESS"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "the most useful draws first" in lines[0]
-    assert lines[1].split() == ["discard", "4s", "12", "useful", "draw(s):", "6s", "(4),",
-                                "8s", "(4),", "E", "(2),", "S", "(2)"]
-    assert lines[6].startswith("  discard 5s    8 useful draw(s): 8s (4)")
+    assert lines[1].split() == ["discard", "4s", "四条", "12", "useful", "draw(s):", "6s",
+                                "六条", "(4),", "8s", "八条", "(4),", "E", "东", "(2),", "S",
+                                "南", "(2)"]
+    assert lines[6].startswith("  discard 5s 五条   8 useful draw(s): 8s 八条 (4)")
     assert lines[-1] == "  (6 other discard(s) leave it further from ready)"
 
 

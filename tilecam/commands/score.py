@@ -15,6 +15,7 @@ import argparse
 import json
 import shlex
 import sys
+import unicodedata
 from typing import Any, BinaryIO, TextIO
 
 import scoring
@@ -185,14 +186,36 @@ def score_args(args: argparse.Namespace) -> Score:
     )
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: 2 for each East Asian wide or full-width
+    character (汉字, ［), 1 for the others.
+
+    >>> display_width("平和"), display_width("5s 五条"), display_width("All Chows")
+    (4, 7, 9)
+    """
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` with spaces after it to fill ``width`` terminal columns (``f"{t:<{w}}"``
+    by :func:`display_width`: a Chinese name lines up as an English one does).
+
+    >>> pad("平和", 10) + "|", pad("三色三步高", 10) + "|"
+    ('平和      |', '三色三步高|')
+    """
+    return text + " " * max(0, width - display_width(text))
+
+
 def format_score(hand: str, s: Score) -> str:
-    """Human-readable result: one line per fan with the sets that form it."""
+    """Human-readable result: one line per fan with the sets that form it (the Chinese
+    names padded by their width on screen, so that the English ones line up)."""
     lines = [f"{hand}   ({s.rules}{' ' + s.version if s.version else ''})"]
     width = max((len(f.en) for f in s.fans), default=0)
+    zh_width = max((display_width(f.zh) for f in s.fans), default=0)
     for f in s.fans:
         count = f" x{f.count}" if f.count > 1 else ""
         sets = "; ".join(" ".join(occ) for occ in f.sets)
-        lines.append(f"  {f.zh}\t{f.en:<{width}} {f.value:>3}{count:<4} {sets}")
+        lines.append(f"  {pad(f.zh, zh_width)}  {f.en:<{width}} {f.value:>3}{count:<4} {sets}")
     lines.append(f"total {s.total}" + ("" if s.legal else "  (NOT a legal win)"))
     lines.extend(settlement_lines(s.settlement, s.details))
     return "\n".join(lines)

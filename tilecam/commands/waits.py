@@ -19,7 +19,15 @@ import scoring
 import scoring.tiles
 from scoring import Discards, Score, Waits
 from scoring.hand import TooManyCopies
-from tilecam.commands.score import WAITS_OPTIONS, add_rules_arguments, rule_context, settings_of
+from scoring.tiles import ZH_NAMES
+from tilecam.commands.score import (
+    WAITS_OPTIONS,
+    add_rules_arguments,
+    display_width,
+    pad,
+    rule_context,
+    settings_of,
+)
 
 
 def register(sub: Any) -> None:
@@ -61,26 +69,49 @@ def seen_note(seen: str) -> str:
     return f" (tiles seen elsewhere: {seen})" if seen else ""
 
 
-def useful_line(tile: str, count: int, useful: list[tuple[str, int]]) -> str:
+def named(tile: str) -> str:
+    """A tile's code with its Chinese name (:data:`scoring.tiles.ZH_NAMES`), as the page
+    shows a tile: ``5s 五条``.
+
+    >>> named("5s"), named("E"), named("1f")
+    ('5s 五条', 'E 东', '1f 春')
+    """
+    zh = ZH_NAMES.get(tile)
+    return f"{tile} {zh}" if zh else tile
+
+
+#: The terminal columns of the widest :func:`named` kind (``5s 五条``): the column of
+#: tiles in ``tilecam waits`` is padded to it.
+NAMED_WIDTH = max(display_width(named(t)) for t in scoring.tiles.KINDS)
+
+
+def useful_line(tile: str, count: int, useful: list[tuple[str, int]],
+                names: bool = False) -> str:
     """One discard below ready with its useful draws (有效牌): ``count`` tiles in all, and
-    each kind with its copies left, as ``tilecam waits`` and ``tilecam recognize`` print
-    them.
+    each kind with its copies left, as ``tilecam recognize`` prints them (and ``tilecam
+    waits``, with ``names``: each tile with its Chinese name, :func:`named`).
 
     >>> useful_line("5s", 8, [("8s", 4), ("E", 2), ("S", 2)])
     '  discard 5s    8 useful draw(s): 8s (4), E (2), S (2)'
+    >>> useful_line("5s", 8, [("8s", 4), ("E", 2)], names=True)
+    '  discard 5s 五条   8 useful draw(s): 8s 八条 (4), E 东 (2)'
     """
-    draws = ", ".join(f"{t} ({n})" for t, n in useful) or "none left"
-    return f"  discard {tile:<3} {count:>3} useful draw(s): {draws}"
+    if not names:
+        draws = ", ".join(f"{t} ({n})" for t, n in useful) or "none left"
+        return f"  discard {tile:<3} {count:>3} useful draw(s): {draws}"
+    draws = ", ".join(f"{named(t)} ({n})" for t, n in useful) or "none left"
+    return f"  discard {pad(named(tile), NAMED_WIDTH)} {count:>3} useful draw(s): {draws}"
 
 
 def format_waits(w: Waits) -> str:
-    """Human-readable wait analysis."""
+    """Human-readable wait analysis: each tile waited on with its Chinese name
+    (:func:`named`)."""
     if not w.ready:
         return (f"{w.hand}: not ready, {w.shanten} tile(s) from ready (shanten {w.shanten})"
                 + seen_note(w.seen))
     lines = [f"{w.hand}: ready, waits on {len(w.waits)} kind(s)" + seen_note(w.seen)]
     for t in w.waits:
-        parts = [f"  {t.tile:<3} {t.remaining} left"]
+        parts = [f"  {pad(named(t.tile), NAMED_WIDTH)}  {t.remaining} left"]
         for label, s in (("discard", t.discard), ("self-drawn", t.self_drawn)):
             if s is None:
                 parts.append(f"{label}: -")
@@ -117,8 +148,9 @@ def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
     it ready with their waits, best first; when none leaves it ready with a tile left to
     win on, those that leave it ready in form only (every wait dead: no copy left), which
     rank first, then those nearest to ready with their useful draws (有效牌), the most
-    first. ``hand``: the hand analysed, as the rules read its meld tiles
-    (:func:`scoring.stand_ins`); else ``d.hand`` parsed."""
+    first; each tile with its Chinese name (:func:`named`). ``hand``: the hand analysed,
+    as the rules read its meld tiles (:func:`scoring.stand_ins`); else ``d.hand``
+    parsed."""
     hand = scoring.parse_hand(d.hand) if hand is None else hand
     ready = d.ready_after
     form_only = tuple(x for x in ready if not x.live)
@@ -142,12 +174,13 @@ def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
                 lines.append(f"{d.hand}: no discard leaves it ready" + note)
         elif any(x.useful is None for x in best):  # rules that count no shape alone
             out.append(f"{head} {near} tile(s) from ready (shanten {near}): "
-                       f"discard {' or '.join(x.tile for x in best)}" + note)
+                       f"discard {' or '.join(named(x.tile) for x in best)}" + note)
         else:
             out.append(f"{head} {near} tile(s) from ready (shanten {near}), "
                        "the most useful draws first:" + note)
             after.extend(useful_line(x.tile, x.useful_draws,
-                                     [(u.tile, u.remaining) for u in x.useful or ()])
+                                     [(u.tile, u.remaining) for u in x.useful or ()],
+                                     names=True)
                          for x in best)
         further = len(below) - len(best)
         if further:
@@ -157,13 +190,13 @@ def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
         lines.append(f"{d.hand}: {len(ready)} discard(s) leave it ready (best first)"
                      + seen_note(d.seen))
     for x in ready:
-        waits = "; ".join(f"{t.tile} ({t.remaining} left: {_scores(t, x.tile, hand)})"
+        waits = "; ".join(f"{named(t.tile)} ({t.remaining} left: {_scores(t, x.tile, hand)})"
                           for t in x.waits.waits)
         live = [t for t in x.waits.waits if t.remaining]
         wins = any(s is not None and s.legal for t in live for s in (t.discard, t.self_drawn))
         note = ("" if wins else "  — no wait makes a legal win" if live
                 else f"  — {IN_FORM_ONLY}")
-        lines.append(f"  discard {x.tile:<3} waits on {waits}{note}")
+        lines.append(f"  discard {pad(named(x.tile), NAMED_WIDTH)} waits on {waits}{note}")
     return "\n".join(lines + after)
 
 
