@@ -586,7 +586,7 @@ def _as_won(rule_set: RuleSet, hand: Hand, context: WinContext, settings: Mappin
 
 
 def shape_wins(rule_set: RuleSet, hand: Hand, context: Mapping[str, Any],
-               settings: Mapping[str, Any]) -> bool:
+               settings: Mapping[str, Any], whole: bool = False) -> bool:
     """Whether ``hand`` has a winning shape under ``rule_set``, a rule set with fields
     that say what the tiles are (:attr:`~scoring.rulesets.base.RuleSet.tile_context`:
     the Xiamen gold, the Zhenjiang 百搭), which answers a hand of no winning shape with a
@@ -601,16 +601,42 @@ def shape_wins(rule_set: RuleSet, hand: Hand, context: Mapping[str, Any],
     Used by :func:`discards` (is the hand that drew a win?) and by the reader of photos
     (``vision.correct.winning_shape_check``).
 
+    ``whole``: ``context`` is the whole win context as :func:`score` takes it (its
+    general fields — ``self_drawn``, ``kong``, ``discarder`` … — and the rule set's own;
+    those left out are :func:`score`'s defaults: a win on a discard unless self-drawn),
+    and the rules say which of it decides the shape
+    (:meth:`~scoring.rulesets.base.RuleSet.shape_context`): a Zhenjiang 百搭 won on a
+    discard is its own face, a Xiamen gold cannot be won on a discard, 游金 has a shape of
+    its own. The reader of photos asks so, to read the tiles as a win that can be.
+
     >>> zj = get_rule_set("zhenjiang")
     >>> plain = resolved_settings(zj, None, None)
     >>> [shape_wins(zj, parse_hand(h), {"indicator": "1m", "kong": True}, plain)
     ...  for h in ("111p456m789m123pSS", "111p456m789m123pSN", "111p46m789m123pSS2m")]
     [True, False, True]
+    >>> shape_wins(zj, parse_hand("111p46m789m123pSS2m"), {"indicator": "1m"}, plain,
+    ...            whole=True)  # the 百搭 2m won on a discard is its own face
+    False
     """
-    tiles = {k: v for k, v in context.items() if k in rule_set.tile_context}
     try:
-        return rule_set.score(hand, WinContext(self_drawn=True,
-                                               extra=rule_set.resolve_context(tiles)),
-                              settings).legal
+        if whole:
+            shape = _shape_context(rule_set, hand, context)
+        else:
+            tiles = {k: v for k, v in context.items() if k in rule_set.tile_context}
+            shape = WinContext(self_drawn=True, extra=rule_set.resolve_context(tiles))
+        return shape is not None and rule_set.score(hand, shape, settings).legal
     except HandError:
         return False
+
+
+def _shape_context(rule_set: RuleSet, hand: Hand,
+                   context: Mapping[str, Any]) -> WinContext | None:
+    """:func:`shape_wins`'s context under ``whole``: the :class:`WinContext` of the whole
+    ``context`` (``version`` and ``settings`` left out), narrowed by the rules
+    (:meth:`~scoring.rulesets.base.RuleSet.shape_context`); HandError for a field the
+    scorer refuses."""
+    given = {k: v for k, v in context.items() if k not in ("version", "settings")}
+    generic = {f.name: given.pop(f.name) for f in dataclasses.fields(WinContext)
+               if f.name != "extra" and f.name in given}
+    whole = WinContext(**generic, extra=rule_set.resolve_context(given))
+    return rule_set.shape_context(hand, whole)

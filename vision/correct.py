@@ -183,6 +183,39 @@ class CorrectionResult:
     notes: tuple[str, ...] = field(default=())
 
 
+def with_rereads_first(result: CorrectionResult,
+                       rereads: Sequence[Correction]) -> CorrectionResult:
+    """``result``, a correction of detections some of whose tiles a rule re-read first
+    (``rereads``: each from the detector's top-1 to the code the rule gave it, a flower
+    read as a kind, a kind as a flower), with those changes listed first among its best
+    reading's changes, one per tile from what the detector read: a re-read tile that the
+    correction then read as another code is one change from the detector's top-1 and its
+    probability to that code (seventy-sixth session; before, the correction's change
+    named the re-read code as if the detector had read it, and the re-read was dropped),
+    one it left as re-read is the re-read (kept when the reading still holds that code),
+    and one it read back as the detector's top-1 is none.
+
+    >>> re = Correction(7, "1f", "2m", 0.6, 0.3)
+    >>> then = Correction(7, "2m", "3m", 0.3, 0.08)
+    >>> best = Reading(("3m",) * 8, (then,), 1.3, True, True)
+    >>> [(c.before, c.after, round(c.ratio, 2)) for c in
+    ...  with_rereads_first(CorrectionResult(best), [re]).best.changes]
+    [('1f', '3m', 7.5)]
+    """
+    own = {c.tile: c for c in result.best.changes}
+    first: list[Correction] = []
+    for c in rereads:
+        later = own.get(c.tile)
+        if later is None:
+            if result.best.codes[c.tile] == c.after:
+                first.append(c)
+        elif later.after != c.before:
+            first.append(Correction(c.tile, c.before, later.after, c.p_before, later.p_after))
+    dropping = {c.tile for c in rereads}
+    return replace(result, best=replace(result.best, changes=(
+        *first, *[c for c in result.best.changes if c.tile not in dropping])))
+
+
 # --------------------------------------------------------------------------- shapes
 def _is_std(counts: list[int], sets: int) -> bool:
     from scoring.wild import is_complete
@@ -258,6 +291,40 @@ def claims_chows(rules: str) -> bool:
     return claims is None or "chow" in claims
 
 
+def no_chow_problem(tiles: Sequence[str]) -> str:
+    """What is wrong with a shown meld of ``tiles`` not all of one kind under rules that
+    claim no chows (Zhenjiang): it is no pung or kong — not "a chow that is not three in
+    a row", which is MCR's (:class:`scoring.hand.Meld`) and the scorer's word for it.
+
+    >>> no_chow_problem(["5p", "5p", "2m"])
+    'meld 2m5p5p is not a pung or kong (these rules claim no chows)'
+    """
+    from scoring.tiles import sort_key
+
+    return (f"meld {''.join(sorted(tiles, key=sort_key))} is not a pung or kong (these rules "
+            "claim no chows)")
+
+
+def no_chow_wording(message: str, chows: bool) -> str:
+    """``message``, a reason a hand could not be made, in the words of rules that claim
+    no chows (``chows`` false): a shown meld that is "not three consecutive tiles" is no
+    pung or kong (:func:`no_chow_problem`); any other message, or any under rules that
+    claim chows, as it is.
+
+    >>> no_chow_wording("chow 2m5p5p is not three consecutive tiles of one suit", False)
+    'meld 2m5p5p is not a pung or kong (these rules claim no chows)'
+    >>> no_chow_wording("chow 2m5p5p is not three consecutive tiles of one suit", True)
+    'chow 2m5p5p is not three consecutive tiles of one suit'
+    """
+    import re
+
+    found = None if chows else re.fullmatch(
+        r"chow (\S+) is not three consecutive tiles of one suit", message)
+    if found is None:
+        return message
+    return (f"meld {found.group(1)} is not a pung or kong (these rules claim no chows)")
+
+
 def winning_shape_check(
     rules: str, score_kwargs: Mapping[str, Any] | None = None
 ) -> Callable[[Hand], bool]:
@@ -267,14 +334,23 @@ def winning_shape_check(
     self-drawn win with only the fields of ``score_kwargs`` that say what the tiles are
     (:attr:`scoring.rulesets.base.RuleSet.tile_context`: the gold, the 百搭), under the
     rules' default settings; a hand the scorer refuses, or scores as not legal (regional
-    rule sets answer an incomplete hand with ``legal=False``), is not a win. When
-    ``score_kwargs`` names a win that needs no shape
+    rule sets answer an incomplete hand with ``legal=False``), is not a win. The parts of
+    the context that decide which tiles win are asked too (``shape_wins(…, whole=True)``,
+    :meth:`~scoring.rulesets.base.RuleSet.shape_context`; seventy-sixth session): a
+    Zhenjiang 百搭 won on a discard or robbed from a kong is its own face, a Xiamen gold
+    cannot be won on a discard, 游金/双游/三游 have a shape of their own — the context's
+    ``self_drawn`` etc. as :func:`scoring.score` reads them (left out: a discard win).
+    When ``score_kwargs`` names a win that needs no shape
     (:attr:`~scoring.rulesets.base.RuleSet.shape_free_wins`: 三金倒, 三游), a hand of no
     winning shape is asked ``scoring.score`` with them all too. A shape the context
     alone forbids (a Xiamen gold held on a discard win) is still a winning shape: the
     score says why it is not legal, and the search does not re-read the gold as some
-    other tile to make a legal discard win (sixty-eighth session). One score per
-    reading, as before: each answer is kept by the reading's notation."""
+    other tile to make a legal discard win (sixty-eighth session). The predicate's
+    ``shape_only`` is the question without the win's origin and type (the tiles' fields
+    alone, as before): :func:`correct` falls back on it when no reading within
+    ``max_win_ratio`` is a win on the context, so that a sure 诈胡 is still scored and its
+    score says why. One score per reading and question: each answer is kept by the
+    reading's notation."""
     if rules == "mcr":
         return mcr_winning_shape
     import scoring
@@ -297,11 +373,20 @@ def winning_shape_check(
     def check(hand: Hand) -> bool:
         key = scoring.format_hand(hand)
         if key not in cache:
-            cache[key] = (scoring.shape_wins(rule_set, hand, kwargs, settings)
+            cache[key] = (scoring.shape_wins(rule_set, hand, kwargs, settings, whole=True)
                           or (typed and legal(hand, kwargs)))
         return cache[key]
 
-    return _ShapeCheck(check, rule_set.stand_ins(kwargs))
+    plain: dict[str, bool] = {}
+
+    def shape_only(hand: Hand) -> bool:
+        key = scoring.format_hand(hand)
+        if key not in plain:
+            plain[key] = (scoring.shape_wins(rule_set, hand, kwargs, settings)
+                          or (typed and legal(hand, kwargs)))
+        return plain[key]
+
+    return _ShapeCheck(check, rule_set.stand_ins(kwargs), shape_only)
 
 
 @dataclass(frozen=True)
@@ -313,6 +398,9 @@ class _ShapeCheck:
 
     test: Callable[[Hand], bool]
     stand_ins: tuple[tuple[str, str], ...] = ()
+    #: the winning shape with only the fields that say what the tiles are (not the win's
+    #: origin or type): what :func:`correct` falls back on (None: no fallback)
+    shape_only: Callable[[Hand], bool] | None = None
 
     def __call__(self, hand: Hand) -> bool:
         return self.test(hand)
@@ -414,23 +502,20 @@ class _Table:
         return codes if out is None else out
 
     def held(self, codes: Sequence[str]) -> dict[str, int]:
-        """How many of each kind the hand holds under ``codes`` (written: :meth:`written`):
-        its tiles (backs left out; a shown meld's tile counted as the tile it is,
-        ``read_as``), a kong with face-down ends counted as four of its kind, and a kong
-        shown all face down as four of the kind given for it (``hidden``)."""
+        """How many of each kind the hand holds under ``codes`` as read (not
+        :meth:`written`: a tile's face is the tile it is): its tiles (backs left out), a
+        kong with face-down ends counted as four of the kind its faces show, and a kong
+        shown all face down as four of the kind given for it (``hidden``, written as the
+        notation writes it: read through ``read_as``). A 白板 standing in for the gold in
+        a shown chow shows a 白板 face and counts as one; a tile showing the gold's own
+        face in a shown meld is a gold (Xiamen golds are never melded: seven 5m faces
+        beside gold 5m are three too many, seventy-sixth session; before, every meld
+        tile of the gold's kind counted as a 白板)."""
         counts: dict[str, int] = {}
-        read_as = self.read_as
-        if read_as:
-            for i in self.in_hand:
-                c = codes[i]
-                if c != BACK:
-                    c = read_as.get(c, c) if i in self.meld_dets else c
-                    counts[c] = counts.get(c, 0) + 1
-        else:
-            for i in self.in_hand:
-                c = codes[i]
-                if c != BACK:
-                    counts[c] = counts.get(c, 0) + 1
+        for i in self.in_hand:
+            c = codes[i]
+            if c != BACK:
+                counts[c] = counts.get(c, 0) + 1
         hidden = iter(self.hidden)
         for dets, concealed in self.melds:
             if not concealed:
@@ -438,19 +523,22 @@ class _Table:
             faces = [codes[i] for i in dets if codes[i] != BACK]
             kind = faces[0] if faces else next(hidden, None)
             if kind is not None:
-                kind = read_as.get(kind, kind)
+                kind = kind if faces else self.read_as.get(kind, kind)
                 counts[kind] = counts.get(kind, 0) + 4 - len(faces)
         return counts
 
 
 def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
-                written: Sequence[str] | None = None) -> dict[int, tuple[str, ...]]:
+                written: Sequence[str] | None = None,
+                read_as: Mapping[str, str] | None = None) -> dict[int, tuple[str, ...]]:
     """Per tile of a shown meld that is not a set as read (top-1 codes, ``written`` with
     its stand-ins when the rules have them, :meth:`_Table.written`): the kinds that
     would make it one with its mates (:func:`meld_fillers`), to be tried at
     :data:`MELD_FILL_P` when the tile's own readings do not hold them; none for a tile
     whose top-1 probability is :data:`MELD_FILL_BELOW` or more (strong evidence is not
-    overridden to make a meld the layout may have grouped wrong)."""
+    overridden to make a meld the layout may have grouped wrong). A chow's filler of a
+    kind the rules read otherwise in a meld (``read_as``: Xiamen, gold 5m, ``{"5m":
+    "P"}``) is the tile that shows there: the 白板 standing in, not a melded gold."""
     if MELD_FILL_P <= 0:
         return {}
     top = dets.codes if written is None else written
@@ -462,14 +550,18 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
         for k, i in enumerate(m.detections):
             if float(dets.topk_probs[i, 0]) >= MELD_FILL_BELOW:
                 continue
-            fills = meld_fillers(codes[:k] + codes[k + 1:], chows)
+            mates = codes[:k] + codes[k + 1:]
+            fills = meld_fillers(mates, chows)
+            if read_as and len(set(mates)) > 1:
+                fills = tuple(read_as.get(f, f) for f in fills)
             if fills:
                 out[i] = fills
     return out
 
 
 def _slots(dets: Detections, layout: Layout, chows: bool = True,
-           written: Sequence[str] | None = None) -> list[_Slot]:
+           written: Sequence[str] | None = None,
+           read_as: Mapping[str, str] | None = None) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
     tiles for flowers, and for a tile of a shown meld that is not a set as read, the
     kinds that would make it one (:func:`_meld_fills`, judged on ``written``);
@@ -477,7 +569,7 @@ def _slots(dets: Detections, layout: Layout, chows: bool = True,
     hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
-    fills = _meld_fills(dets, layout, chows, written)
+    fills = _meld_fills(dets, layout, chows, written, read_as)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
@@ -542,9 +634,9 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
     from scoring.hand import HandError
 
     table = table or _Table.of(layout, chows)
+    counts = table.held(codes)
     codes = table.written(codes)
     problems: list[str] = []
-    counts = table.held(codes)
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
     fl = Counter(codes[i] for i in layout.flowers)
     problems += [f"{n} copies of flower {t} (there is 1)" for t, n in fl.items() if n > 1]
@@ -553,6 +645,9 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
     for m in layout.melds:
         tiles = [codes[i] for i in m.detections]
         if _meld_ok(tiles, m.concealed, chows):
+            continue
+        if not chows and not m.concealed and BACK not in tiles and len(set(tiles)) > 1:
+            problems.append(no_chow_problem(tiles))
             continue
         try:
             m.meld(codes, hidden_kind="E")
@@ -575,9 +670,10 @@ class _Possible:
         self.melds = [(m.detections, m.concealed) for m in layout.melds]
 
     def __call__(self, codes: Sequence[str]) -> bool:
-        codes = self.table.written(codes)
+        """``codes``: as read (not written, :meth:`_Table.held`)."""
         if any(n > 4 for n in self.table.held(codes).values()):
             return False
+        codes = self.table.written(codes)
         seen: set[str] = set()
         for i in self.flowers:
             c = codes[i]
@@ -589,19 +685,18 @@ class _Possible:
 
 
 def _involved(codes: Sequence[str], table: _Table) -> set[int]:
-    """Detections that take part in a physical impossibility of ``codes`` (written): every
-    hand tile of a kind held more than 4 times, every copy of a flower shown twice or
-    kind among the flowers, every tile of a meld that is not a set. A possible reading
-    changes at least one of them."""
+    """Detections that take part in a physical impossibility of ``codes`` (as read, not
+    written): every hand tile of a kind held more than 4 times, every copy of a flower
+    shown twice or kind among the flowers, every tile of a meld that is not a set (as
+    written, :meth:`_Table.written`). A possible reading changes at least one of them."""
     out: set[int] = set()
     over = {t for t, n in table.held(codes).items() if n > 4}
-    out.update(i for i in table.in_hand
-               if (table.read_as.get(codes[i], codes[i]) if i in table.meld_dets
-                   else codes[i]) in over)
+    out.update(i for i in table.in_hand if codes[i] in over)
     fl = Counter(codes[i] for i in table.flowers)
     out.update(i for i in table.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
+    written = table.written(codes)
     for dets, concealed in table.melds:
-        if not _meld_ok([codes[i] for i in dets], concealed, table.chows):
+        if not _meld_ok([written[i] for i in dets], concealed, table.chows):
             out.update(dets)
     return out
 
@@ -613,9 +708,10 @@ REACH_ROUNDS = 3
 def _reach(involved: set[int], codes: Sequence[str], table: _Table,
            slots: Sequence[_Slot]) -> set[int]:
     """``involved`` and, transitively (at most :data:`REACH_ROUNDS` times), the tiles its
-    changes may need changed too, as :func:`vision.set_counts._conflict_rows` grows its
-    rows: the tiles of a kind (or flower) that one of their other readings would fill
-    past its copies, and the mates of a tile in a shown meld. A fifth 5p read 6p beside
+    changes may need changed too (``codes`` as read, not written), as
+    :func:`vision.set_counts._conflict_rows` grows its rows: the tiles of a kind (or
+    flower) that one of their other readings would fill past its copies, and the mates
+    of a tile in a shown meld. A fifth 5p read 6p beside
     four 6p is possible only when one of those 6p changes too (a 0.99 5p read otherwise
     198 times less probable was taken over such a reading 2.7 times less probable)."""
     counts = table.held(codes)
@@ -671,7 +767,16 @@ def correct(
     tiles (:func:`scoring.stand_ins`; default: what ``is_winning`` says when it comes
     from :func:`winning_shape_check`, else none): under Xiamen a shown chow with a 白板
     standing in for the gold's face is a set, its 白板 written as the gold's kind in the
-    reading's codes (as the notation writes it) and counted as a 白板, no correction.
+    reading's codes (as the notation writes it) and counted as a 白板, no correction;
+    the hands built for the win test read a meld's tiles so too (the layout's
+    ``melded_as`` set to them when it has none: :func:`vision.recognize.recognize_detections`
+    sets it, a caller of this function need not).
+
+    With a win claimed and no reading within ``max_win_ratio`` a win on the context, a
+    reading of winning shape by the tiles' fields alone (``is_winning.shape_only``,
+    :func:`winning_shape_check`: a Zhenjiang 百搭 won on a discard read as wild, a Xiamen
+    gold won on a discard) within that ratio is taken as the win instead, so the score
+    says why it is not legal (a 诈胡), as before the seventy-sixth session.
 
     The readings are searched best first (:func:`_find`), the chosen one picked from
     what the search found (:func:`_choose`) and the close others kept as alternatives
@@ -684,24 +789,29 @@ def correct(
     check = is_winning or winning_shape_check(rules)
     if stand_ins is None:
         stand_ins = getattr(check, "stand_ins", ())
+    if stand_ins and not layout.melded_as:
+        layout = replace(layout, melded_as=tuple(stand_ins))
     table = _Table.of(layout, chows, hidden_kinds, stand_ins)
     base_codes = list(dets.codes)
     written = table.written(base_codes)
-    slots = _slots(dets, layout, chows, written)
+    slots = _slots(dets, layout, chows, written, table.read_as)
     top_problems = _physical_problems(base_codes, layout, chows, table)
     involved: set[int] = set()
     reach: set[int] = set()
     if top_problems:
-        involved = _involved(written, table)
-        reach = _reach(involved, written, table, slots)
+        involved = _involved(base_codes, table)
+        reach = _reach(involved, base_codes, table, slots)
         if not claim_win:
             # only tiles involved in an impossibility, or in mending it, can fix it
             slots = [sl for sl in slots if sl.det in reach]
     readings = _Readings(slots, base_codes, layout, hidden_kinds, check, chows, table)
     start = tuple(0 for _ in slots)
     problems = top_problems
+    shape_only = getattr(check, "shape_only", None)
     if claim_win and not problems and not readings.winning(readings.build(start)):
         problems = ["not a winning hand"]
+        if shape_only is not None and readings.winning(readings.build(start), shape_only):
+            problems = ["a winning shape, but no win on this win context"]
     prefer_ready = (not claim_win and params.max_ready_ratio > 0
                     and layout.tile_count == hand_size - 1)
     found = _find(readings, params, claim_win, prefer_ready, involved, reach)
@@ -716,10 +826,38 @@ def correct(
         top = readings.reading(start, 0.0, False, False)
         return CorrectionResult(top, (), tuple(problems), claim_win, found.popped,
                                 tuple(found.notes))
+    said = len(found.notes)
     chosen = _choose(found, claim_win, params)
+    if claim_win and not chosen.winning and shape_only is not None:
+        fallback = _shape_only_win(found, readings, shape_only, params)
+        if fallback is not None:
+            chosen = fallback
+            del found.notes[said:]
+            found.notes.append(
+                f"no reading within {params.max_win_ratio:g} times the most probable one is a "
+                "win on this win context; the reading of winning shape by its tiles alone is "
+                "scored, and the score says why it is not legal")
     alts = _alternatives(found.readings, chosen, params)
     return CorrectionResult(chosen, alts, tuple(problems), claim_win, found.popped,
                             tuple(found.notes))
+
+
+def _shape_only_win(found: _Found, readings: _Readings, shape_only: Callable[[Hand], bool],
+                    params: CorrectParams) -> Reading | None:
+    """The most probable reading ``found`` within ``max_win_ratio`` of the most probable
+    possible one that ``shape_only`` takes for a win, marked winning (in ``found``'s
+    readings too), or None."""
+    if found.best_phys is None:
+        return None
+    bound = found.best_phys.cost + math.log(params.max_win_ratio)
+    for k in sorted(range(len(found.readings)), key=lambda k: found.readings[k].cost):
+        r = found.readings[k]
+        if r.cost > bound:
+            break
+        if readings.winning(r.codes, shape_only):
+            found.readings[k] = replace(r, winning=True)
+            return found.readings[k]
+    return None
 
 
 @dataclass(frozen=True)
@@ -742,10 +880,26 @@ class _Readings:
     def build(self, idx: tuple[int, ...]) -> tuple[str, ...]:
         """Every detection's code under the reading ``idx`` (a stand-in written as the
         kind it stands in for, :meth:`_Table.written`)."""
+        return self.written(self.build_read(idx))
+
+    def build_read(self, idx: tuple[int, ...]) -> tuple[str, ...]:
+        """Every detection's code under the reading ``idx`` as read (not written: what
+        :meth:`_Table.held` counts)."""
         codes = list(self.base_codes)
         for s, k in zip(self.slots, idx, strict=True):
             codes[s.det] = s.codes[k]
+        return tuple(codes)
+
+    def written(self, codes: Sequence[str]) -> tuple[str, ...]:
+        """``codes`` as read, written (:meth:`_Table.written`)."""
         return tuple(self.table.written(codes) if self.table is not None else codes)
+
+    def read_of(self, reading: Reading) -> tuple[str, ...]:
+        """``reading``'s codes as read: the top-1 codes with its changes."""
+        codes = list(self.base_codes)
+        for c in reading.changes:
+            codes[c.tile] = c.after
+        return tuple(codes)
 
     def hand_of(self, codes: Sequence[str]) -> Hand | None:
         """The hand the layout lays out with ``codes``, or None when it makes none."""
@@ -757,10 +911,12 @@ class _Readings:
         except HandError:
             return None
 
-    def winning(self, codes: Sequence[str]) -> bool:
-        """Whether ``codes`` make a hand of winning shape."""
+    def winning(self, codes: Sequence[str],
+                check: Callable[[Hand], bool] | None = None) -> bool:
+        """Whether ``codes`` make a hand of winning shape (``check``: another predicate
+        than the search's own)."""
         hand = self.hand_of(codes)
-        return hand is not None and self.check(hand)
+        return hand is not None and (check or self.check)(hand)
 
     def ready(self, codes: Sequence[str]) -> bool:
         """Whether ``codes`` make a hand that one more tile of some kind would win (听)."""
@@ -926,7 +1082,7 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
         found.readings.append(known)
         found.best_phys = known
         found.best_win = known if known.winning else None
-        seen.add(known.codes)
+        seen.add(readings.read_of(known))
     cap = params.max_readings if budget is None else budget
     ready_checks = 0
     while heap:
@@ -944,9 +1100,10 @@ def _search(readings: _Readings, params: CorrectParams, claim_win: bool,
             break
         free = bool(must) and not any(idx[q] for q in must)  # nothing involved changed
         if not free:
-            codes = readings.build(idx)
-            if codes not in seen and possible(codes):
-                seen.add(codes)
+            read = readings.build_read(idx)
+            codes = readings.written(read)
+            if read not in seen and possible(read):
+                seen.add(read)
                 win = claim_win and readings.winning(codes)
                 r = readings.reading(idx, cost, True, win, codes)
                 found.readings.append(r)

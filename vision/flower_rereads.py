@@ -7,7 +7,10 @@ layout then lays them among the flowers and the hand is what the rules need (a w
 the right tile count, or the same hand): a win made by a flower read as its winning tile
 (:func:`flower_not_win`), tiles set apart from the hand (:func:`reread_set_apart_flowers`,
 :func:`reread_doubtful_apart_flowers`), and a hand over its size (:func:`reread_extra_as_flower`,
-:func:`reread_flower_runs`; :mod:`vision.flower_runs` finds the runs).
+:func:`reread_flower_runs`; :mod:`vision.flower_runs` finds the runs). Under rules played
+without flowers the other way round: a tile read as a flower inside a row
+(:func:`reread_row_flowers_as_kinds`), or apart where it makes a claimed win
+(:func:`reread_apart_flower_as_kind`), is read as its kind.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
@@ -361,3 +365,55 @@ def reread_row_flowers_as_kinds(
         "read as a flower inside the hand's row, under rules played without flowers",
         as_flower=False)
     return trial, t_lay, notes, changes
+
+
+def reread_apart_flower_as_kind(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
+    apart: Sequence[int],
+) -> Rewrite | None:
+    """Under rules played without flowers (Zhenjiang's 136 tiles), a win claimed and the
+    hand one tile short (``test.hand_size`` - 1): a tile read as a flower that the layout
+    laid apart with the flowers (``apart``; they are left out of the hand:
+    :func:`vision.recognize.without_flowers`) — the winning tile set apart, say — is a
+    tile of the set misread, as one inside a row is
+    (:func:`reread_row_flowers_as_kinds`), so its likeliest kind among its alternatives
+    is read instead when the layout then lays it in the hand (standing or as the winning
+    tile), the hand gaining exactly that tile, and that reading wins
+    (:meth:`WinTest.wins`) within ``test.max_ratio`` all told: the flower's probability
+    over the kind's times the winning correction's own ratio (the correction may read
+    the tile as another of its kinds). Tried likeliest first; None when none wins
+    (seventy-sixth session; before, such a tile was left out and the claimed win
+    reported as none). Only for a claimed win: a flower apart from a hand one tile short
+    is as often a stray bonus tile beside a waiting hand."""
+    if layout.tile_count != test.hand_size - 1:
+        return None
+    picks: list[tuple[float, int, int]] = []  # (flower's p over the kind's, tile, k)
+    for i in apart:
+        if int(dets.topk_ids[i, 0]) not in BONUS_IDS:
+            continue
+        for j in range(1, dets.topk_ids.shape[1]):
+            cid, p = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
+            if cid in BONUS_IDS or CLASSES[cid] == BACK:
+                continue
+            if p > 0:  # the likeliest kind only (top-k is ordered)
+                picks.append((float(dets.topk_probs[i, 0]) / p, i, j))
+            break
+    hand = set(layout.hand_detections)
+    for ratio, i, j in sorted(picks):
+        if ratio > test.max_ratio:
+            break
+        trial = promote(dets, [(i, j)])
+        t_lay = replace(analyze(trial, params), melded_as=layout.melded_as)
+        if (t_lay.roles(len(trial))[i] not in (STANDING, WINNING)
+                or set(t_lay.hand_detections) != hand | {i}):
+            continue
+        # the other flowers are left out of the hand as before (the caller says so)
+        result = test.wins(trial, replace(t_lay, flowers=()))
+        if result is None or ratio * result.best.ratio > test.max_ratio:
+            continue
+        changes, notes = rereads(
+            dets, trial, [(float(dets.topk_probs[i, j]), i)],
+            "read as a flower apart from the hand, under rules played without flowers, "
+            "where it makes the claimed win", as_flower=False)
+        return Rewrite(trial, t_lay, notes, result, changes)
+    return None

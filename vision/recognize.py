@@ -83,8 +83,11 @@ from vision.correct import (
     CorrectionResult,
     CorrectParams,
     Reading,
+    claims_chows,
     correct,
+    no_chow_wording,
     winning_shape_check,
+    with_rereads_first,
 )
 from vision.detections import Detections
 from vision.exposure import dark_note
@@ -354,6 +357,11 @@ def _score_unmarked_winning(
             totals[tile] = scoring.score(_with_winning(hand, tile), rules=rules, **ctx).total
         except scoring.HandError:
             continue
+    if (str(ctx.get("win")) in scoring.get_rule_set(rules).shape_free_wins
+            and all(v == chosen.total for v in totals.values())):
+        # a win with no winning tile (Xiamen 三金倒; 三游, won by discarding the third
+        # gold), which scores alike whichever tile is last: nothing to set apart
+        return chosen, []
     note = f"{UNMARKED_WINNING_NOTE}, {hand.standing[-1]} ({chosen.total})"
     if totals:
         others = ", ".join(f"{t} {v}" for t, v in totals.items())
@@ -631,6 +639,9 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         dets, layout, row_notes, row_changes = reread_row_flowers_as_kinds(dets, layout, params)
         apart_notes, apart_changes = (*apart_notes, *row_notes), (*apart_changes, *row_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]
+    # under rules without flowers, the tiles laid with the flowers are left out of the
+    # hand; one of them may still be a claimed win's tile misread (reread_apart_flower_as_kind)
+    dropped = () if rule_set.game.get("flowers", True) else tuple(layout.flowers)
     layout = without_flowers(layout, dets, rule_set)
     # every hand read from this layout reads a meld's tiles as the rules do (a Xiamen
     # chow [456m] of 4m 白板 6m, gold 5m, beside the four golds is not five 5m)
@@ -641,16 +652,28 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     # read tiles out of it (a flower read as a kind, a box found twice) are tried as for a
     # win, and the win they make is a hand that drew; the rules that add a tile to make a
     # win are not (a waiting hand is a tile short of one)
-    rewrite = None if win_flag is False and layout.tile_count <= size else _rewrite(
-        dets, layout, params, WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
-            dets, layout, rules, size, check, hidden), melded_as=stand_ins), given.flip_sideways,
-        adding=win_flag is not False, claimed=win_flag is True)
-    if rewrite is not None:
-        dets, layout = rewrite.dets, replace(rewrite.layout, melded_as=stand_ins)
+    rewrite = None
+    if win_flag is not False or layout.tile_count > size:
+        from vision.flower_rereads import reread_apart_flower_as_kind
+
+        test = WinTest(rules, size, check, hidden, base_ratio=as_laid_ratio(
+            dets, layout, rules, size, check, hidden), melded_as=stand_ins)
+        rewrite = (_rewrite(dets, layout, params, test, given.flip_sideways,
+                            adding=win_flag is not False, claimed=win_flag is True)
+                   or (win_flag is True and dropped
+                       and reread_apart_flower_as_kind(dets, layout, params, test, dropped))
+                   or None)
+    if rewrite is not None:  # (rules without flowers: any flower left out again)
+        dets, layout = rewrite.dets, without_flowers(
+            replace(rewrite.layout, melded_as=stand_ins), rewrite.dets, rule_set)
     t1 = time.perf_counter()
     timings["layout"] = (t1 - t0) * 1000
     count = layout.tile_count
-    claim_win = win_flag if win_flag is not None else count == size
+    # a win is claimed by the tile count of a won hand, or of a win the context names
+    # that the rules take on another count (Xiamen 三游 or a non-dealer's 三金倒 at the
+    # opening, on 16 tiles: RuleSet.win_counts)
+    claim_win = (win_flag if win_flag is not None
+                 else count == size or count in rule_set.win_counts(ctx))
     if rewrite is None:
         result = correct(
             dets, layout, rules=rules, claim_win=claim_win, hand_size=size, is_winning=check,
@@ -659,14 +682,14 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     else:  # its winning correction was found by the rule: report that one, not a rerun
         result = rewrite.result
         if rewrite.changes:  # the re-read tiles are corrections too: list them first
-            result = _with_changes_first(
-                result, [c for c in rewrite.changes if result.best.codes[c.tile] == c.after],
-                {c.tile for c in rewrite.changes})
+            result = with_rereads_first(result, rewrite.changes)
     if apart_changes:  # listed first too; a rewrite may have dropped a box before them
         apart = [replace(c, tile=index_of_box(dets, box))
                  for c, box in zip(apart_changes, apart_boxes, strict=True)]
-        apart = [c for c in apart if c.tile >= 0 and result.best.codes[c.tile] == c.after]
-        result = _with_changes_first(result, apart, {c.tile for c in apart})
+        result = with_rereads_first(result, [c for c in apart if c.tile >= 0])
+    # each re-read tile is one change from the detector's top-1, the correction's after it
+    # included (with_rereads_first); the top-1 reading's problems are those with them read
+    reread = bool(apart_changes or (rewrite is not None and rewrite.changes))
     t2 = time.perf_counter()
     timings["correct"] = (t2 - t1) * 1000
     if win_flag is None and given.doubt_flowers and claim_win and result.best.winning:
@@ -683,7 +706,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     if deduced:
         notes.append(deduced)
     if result.problems:
-        notes.append("top-1 reading: " + "; ".join(result.problems))
+        head = "top-1 reading after the re-reads above" if reread else "top-1 reading"
+        notes.append(f"{head}: " + "; ".join(result.problems))
     base: dict[str, Any] = dict(
         detections=dets, layout=layout, correction=result, codes=codes, roles=roles,
         rules=rules, image=image, calibration=calibration,
@@ -692,7 +716,8 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
         hand = layout.hand(codes, hidden)  # with the rules' stand-ins (layout.melded_as)
     except scoring.HandError as exc:
         timings["score"] = 0.0
-        return Recognition(hand=None, unscorable=str(exc), notes=tuple(notes), ms=timings, **base)
+        return Recognition(hand=None, unscorable=no_chow_wording(str(exc), claims_chows(rules)),
+                           notes=tuple(notes), ms=timings, **base)
     refused = False
     drew = None
     if count not in (size, size - 1) and win_flag is None:

@@ -733,6 +733,25 @@ class RuleSet(ABC):
         rules refuse such a context themselves. Default: none, each tile as written."""
         return ()
 
+    def shape_context(self, hand: Hand, context: WinContext) -> WinContext | None:
+        """The win context a reader of photos asks whether ``hand`` is a win with, out of
+        ``context``, the whole context given (:func:`scoring.shape_wins` with
+        ``whole=True``): what of it decides which tiles win — None when no reading with
+        this winning tile can be a win at all. Default: a self-drawn win with only the
+        :attr:`tile_context` fields (the rest may make a win illegal, not its shape).
+        Zhenjiang adds the win's origin (a 百搭 won on a discard or robbed from a kong is its
+        own face); Xiamen the 游金/双游/三游 win type, and None for a gold won on a discard
+        (seed 000: a discarded gold cannot be claimed or won on)."""
+        tiles = {k: v for k, v in context.extra.items() if k in self.tile_context}
+        return WinContext(self_drawn=True, extra=self.resolve_context(tiles))
+
+    def win_counts(self, context: Mapping[str, Any]) -> tuple[int, ...]:
+        """The tile counts (each kong counted as 3) a win is declared on under the win
+        ``context`` given (fields as :func:`scoring.score` takes them; a reader of photos
+        takes a hand of one of these counts as a win claimed). Default: ``hand_size``.
+        Xiamen: also 16 for 三游 and for a non-dealer's 三金倒 at the opening."""
+        return (self.hand_size,)
+
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
         """Raise :class:`HandError` naming what is wrong with a win context that every
         answer needs, whatever the hand and whether it wins or waits: a field the rules

@@ -264,6 +264,45 @@ class Xiamen(RuleSet):
         type fits the other fields is :meth:`score`'s to check: the waits take none."""
         _gold_of(context.extra)
 
+    def shape_context(self, hand: Hand, context: WinContext) -> WinContext | None:
+        """The gold, and the win type where it has a shape of its own (游金, 双游, 三游:
+        five sets beside a gold paired with the drawn tile, or a lone gold); None for a
+        win on a discard whose winning tile is the gold (seed 000: a discarded gold cannot
+        be claimed or won on). A gold *held* on a discard win stays a winning shape: the
+        score says why it is not legal (sixty-eighth session). A context the scorer
+        refuses is asked as the default (the score says what is wrong)."""
+        base = super().shape_context(hand, context)
+        try:
+            win = _win_of(context)
+        except HandError:
+            return base
+        on_discard = win.kind == "discard" or (win.kind == "tian_ting" and not win.self_drawn)
+        if on_discard and hand.standing and T.index(hand.standing[-1]) == win.gold:
+            return None
+        if base is None or win.kind not in ("you_jin", "shuang_you", "san_you"):
+            return base
+        return dataclasses.replace(base, extra={**base.extra, "win": context.extra["win"]})
+
+    def win_counts(self, context: Mapping[str, Any]) -> tuple[int, ...]:
+        """17, and the counts of :data:`_SIZES` for the win type given (三游: 16 or 17; 三金倒
+        at the opening: 16 for a non-dealer); 17 alone for a context it cannot read.
+
+        >>> x = Xiamen()
+        >>> x.win_counts({"gold": "5m", "win": "三游"}), x.win_counts({"win": "三金倒",
+        ...     "opening": True}), x.win_counts({"self_drawn": True})
+        ((16, 17), (16,), (17,))
+        """
+        fields = self.context_fields()
+        try:
+            extra = self.resolve_context({k: v for k, v in context.items() if k in fields})
+            kind = WIN_TYPES[str(extra["win"])]
+        except (HandError, KeyError):
+            return (self.hand_size,)
+        if kind == "three_golds":
+            kind = "three_golds_opening" if extra["opening"] else "three_golds_later"
+        found = _SIZES.get((kind, bool(extra["dealer"]))) or _SIZES.get((kind, None))
+        return found[0] if found else (self.hand_size,)
+
     # ------------------------------------------------------------------ waits
     def waits(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Waits:
         gold = _gold_of(context.extra)

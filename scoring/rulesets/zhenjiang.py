@@ -25,6 +25,7 @@ without ``self_drawn``) is a discard win, paid by the konger (:func:`_win_of`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -240,6 +241,16 @@ class Zhenjiang(RuleSet):
         }
         return Score(self.name, None, per_payer, True, tuple(fans), settlement, details,
                      self_drawn=win.self_drawn)
+
+    def shape_context(self, hand: Hand, context: WinContext) -> WinContext | None:
+        """The 百搭 and the win's origin: a 百搭 won on a discard, or robbed from a kong
+        (``kong`` and not self-drawn), is its own face, not wild (seed 001; :meth:`score`'s
+        ``own_face``), so which tiles win depends on it; a self-drawn win (天胡 too) is
+        asked as one, without the rest (a 杠开 with no kong, 打首搭 …: the score's to say)."""
+        base = super().shape_context(hand, context)
+        if base is None or context.self_drawn or context.extra.get("tian_hu"):
+            return base
+        return dataclasses.replace(base, self_drawn=False, kong=context.kong)
 
     def check_context(self, context: WinContext, settings: Mapping[str, Any]) -> None:
         """The 百搭, which every answer needs (a score and the waits alike): ``indicator``

@@ -1,6 +1,9 @@
 """``vision.correct.winning_shape_check`` on regional rules: the question is
-:func:`scoring.shape_wins`'s, each reading's answer kept, and a win that needs no shape
-(Xiamen 三金倒) asked with the whole context."""
+:func:`scoring.shape_wins`'s with the whole context (``whole=True``: the win's origin and
+type where the rules say they decide the shape, seventy-sixth session), its
+``shape_only`` the question :func:`scoring.discards` asks (the tiles' fields alone), each
+reading's answer kept, and a win that needs no shape (Xiamen 三金倒) asked with the whole
+context."""
 
 from __future__ import annotations
 
@@ -30,19 +33,22 @@ def test_it_asks_what_discards_asks(rules: str, context: dict[str, Any]) -> None
     check = winning_shape_check(rules, context)
     for text in HANDS[rules]:
         hand = parse_hand(text)
-        assert check(hand) is scoring.shape_wins(rule_set, hand, context, settings), text
+        assert check(hand) is scoring.shape_wins(rule_set, hand, context, settings,
+                                                 whole=True), text
+        shape_only = check.shape_only  # type: ignore[attr-defined]
+        assert shape_only(hand) is scoring.shape_wins(rule_set, hand, context, settings), text
 
 
 def test_each_reading_is_scored_once(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[str] = []
     real = scoring.shape_wins
 
-    def counting(rule_set: Any, hand: Any, *rest: Any) -> bool:
+    def counting(rule_set: Any, hand: Any, *rest: Any, **kw: Any) -> bool:
         asked.append(str(hand))
-        return real(rule_set, hand, *rest)
+        return real(rule_set, hand, *rest, **kw)
 
     monkeypatch.setattr(scoring, "shape_wins", counting)
-    check = winning_shape_check("zhenjiang", {"indicator": "1m"})
+    check = winning_shape_check("zhenjiang", {"indicator": "1m", "self_drawn": True})
     hands = [parse_hand(h) for h in HANDS["zhenjiang"]]
     first = [check(h) for h in hands]
     assert [check(h) for h in hands] == first == [True, True, False]
