@@ -391,7 +391,8 @@ def test_sheet_csv_headers_are_unique_whatever_the_players_are_named(
     assert sqlite_client.post(f"/v1/tables/{t}/penalties", headers=admin(), json={
         "player": "Dan", "kind": "deduction", "points": 10,
         "reason": "late"}).status_code == 201
-    text_ = sqlite_client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text
+    text_ = sqlite_client.get(f"/v1/tables/{t}/sheet.csv",
+                              headers=bearer(k)).content.decode("utf-8-sig")
     head = next(csv.reader(io.StringIO(text_)))
     assert len(head) == len(set(head)), head
     assert head[-4:] == ["points points", "points hand", "points total", "points Dan"]

@@ -134,3 +134,52 @@ def test_a_regional_hand_is_counted_in_chips(sheet_server: str, browser: Any) ->
         browser.get(f"{sheet_server}/sheet#table={t}&key={view}")
         hand = wait_for(lambda: cells(browser, "hands"), what="the hands")[0]
         assert f"{total} chip" in hand[1] and "point" not in hand[1], hand
+
+
+def test_each_hand_names_its_fans_and_fan_takes_no_plural(sheet_server: str,
+                                                          browser: Any) -> None:
+    """Each hand names its fans under its notation — the Chinese name (marked zh-Hans),
+    the English one and the value, ``1×2`` for a fan counted twice — as the phone page
+    lists a score's (review "i18n" of session 76, finding 6); a claim ruled false names
+    the fans "as claimed"; the total is "N fan", as the phone page writes it (the sheet
+    wrote "N fans"). A regional hand names its items too."""
+    from selenium.webdriver.common.by import By
+
+    with httpx.Client(base_url=sheet_server) as api:
+        _, [(t, k)] = new_event(api, tables=1)  # type: ignore[arg-type]
+        assert api.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+            "hand": "111m999m11p123s789s", "winner": "E",
+            "self_drawn": True}).status_code == 201
+        assert api.post(f"/v1/tables/{t}/hands", headers=bearer(k), json={
+            "hand": PLAIN_HAND, "winner": "N", "discarder": "E"}).status_code == 201
+        assert api.post(f"/v1/tables/{t}/hands/2/false-claim", headers=admin(), json={
+            "reason": "错和", "kind": "wrong_win"}).status_code == 201
+        first, second = api.get(f"/v1/tables/{t}/hands", headers=bearer(k)).json()["hands"]
+        browser.get(f"{sheet_server}/sheet#table={t}&key={k}")
+        wait_for(lambda: len(cells(browser, "hands")) == 4, what="the hands")
+        lines = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#hands small.fan-list")]
+        assert len(lines) == 2, lines  # newest first: the false claim, then the win
+        pill = browser.find_element(By.CSS_SELECTOR, "#hands tr[data-hand='1'] .pill").text
+        assert pill == f"win · winner Ann0 · {first['total']} fan", pill
+        for f in first["score"]["fans"]:
+            value = f"{f['value']}×{f['count']}" if f["count"] > 1 else str(f["value"])
+            assert f"{f['zh']} {f['en']} {value}" in lines[1], lines[1]
+        assert "幺九刻 Pung of Terminals or Honors 1×2" in lines[1]
+        assert lines[0].startswith("as claimed: 清龙 Pure Straight 16 · ")
+        assert len(second["score"]["fans"]) == lines[0].count(" · ") + 1
+        marked = browser.find_elements(By.CSS_SELECTOR,
+                                       "#hands small.fan-list span[lang='zh-Hans']")
+        assert "幺九刻" in [m.text for m in marked]
+        screenshot(browser, "sheet-fans.png")
+
+        _, [(z, zk)] = new_event(api, rules="zhenjiang", tables=1)  # type: ignore[arg-type]
+        r = api.post(f"/v1/tables/{z}/hands", headers=bearer(zk), json={
+            "hand": "123m456m789m234pEE", "winner": "N", "discarder": "E",
+            "context": {"indicator": "1m"}})
+        assert r.status_code == 201, r.text
+        browser.get(f"{sheet_server}/sheet#table={z}&key={zk}")
+        line = wait_for(lambda: browser.find_element(By.CSS_SELECTOR,
+                                                     "#hands small.fan-list").text,
+                        what="the regional hand's items")
+        for f in r.json()["score"]["fans"]:
+            assert f"{f['zh']} {f['en']} {f['value']}" in line, line

@@ -501,7 +501,7 @@ def test_csv_sheet_and_event_standings(setup) -> None:
                 json={"player": "Bo0", "kind": "false_win"})
     r = client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k))
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(r.text)))
+    rows = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert rows[0][-4:] == ["points Ann0", "points Bo0", "points Cai0", "points Dan0"]
     assert [row[0] for row in rows[1:]] == ["hand", "penalty", "total"]
     totals = [int(x) for x in rows[-1][-4:]]
@@ -509,7 +509,7 @@ def test_csv_sheet_and_event_standings(setup) -> None:
     assert totals == [next(p["total"] for p in st["players"] if p["position"] == i)
                       for i in range(4)]
     ev = client.get(f"/v1/events/{event_id}/standings.csv", headers=admin())
-    erows = list(csv.reader(io.StringIO(ev.text)))
+    erows = list(csv.reader(io.StringIO(ev.content.decode("utf-8-sig"))))
     assert erows[0][:3] == ["rank", "player", "tables"] and len(erows) == 9
     assert erows[1][1:3] == ["Ann0", "T1"]
 
@@ -605,7 +605,7 @@ def test_xiamen_bonus_money_is_kept_apart_from_the_chips(setup) -> None:
     line = {p["player"]: p for p in st["players"]}
     assert (line["Bo0"]["money"], line["Bo0"]["total"]) == (150, 3 * chips)
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     assert rows[0][-4:] == ["money Ann0", "money Bo0", "money Cai0", "money Dan0"]
     assert rows[1][-8:] == [str(-chips), str(3 * chips), str(-chips), str(-chips),
                             "-50", "150", "-50", "-50"]
@@ -634,7 +634,7 @@ def test_xiamen_false_win_is_paid_in_money_apart_from_the_chips(setup) -> None:
     line = {p["player"]: (p["money"], p["penalty_points"]) for p in st["players"]}
     assert line == {"Ann0": (50, 4), "Bo0": (50, -12), "Cai0": (-150, 4), "Dan0": (50, 4)}
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     assert [r[-8:] for r in rows if r[0] == "penalty"] == [
         ["0", "0", "0", "0", "50", "50", "-150", "50"], ["4", "-12", "4", "4", "0", "0", "0", "0"]]
     assert client.post(f"/v1/tables/{t}/penalties/{p.json()['id']}/void", headers=admin(),
@@ -667,7 +667,7 @@ def test_an_mcr_sheet_has_no_money_columns(setup) -> None:
     client, _, _ = setup
     _, [(t, k), _] = new_event(client)
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     assert rows[0][-4:] == ["points Ann0", "points Bo0", "points Cai0", "points Dan0"]
     hand = client.post(f"/v1/tables/{t}/hands", headers=bearer(k),
                        json={"hand": PLAIN_HAND, "winner": "E", "self_drawn": True})

@@ -197,7 +197,8 @@ def test_event_standings_never_add_mcr_points_to_xiamen_chips(sheet: Sheet) -> N
         assert p["money"] == 0 or p["rules"] == "xiamen"
     assert next(p["rank"] for p in ev["players"] if p["rules"] == "xiamen") == 1
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/events/{event}/standings.csv", headers=admin()).text)))
+        client.get(f"/v1/events/{event}/standings.csv",
+                   headers=admin()).content.decode("utf-8-sig"))))
     assert rows[0][-1] == "rules" and [r[-1] for r in rows[1:]] == ["mcr"] * 4 + ["xiamen"] * 4
 
 

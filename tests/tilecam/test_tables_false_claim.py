@@ -84,7 +84,7 @@ def test_mcr_wrong_win_is_penalized_and_the_hand_played_on_at_its_place(sheet) -
     pen = {p["player"]: p["penalty_points"] for p in st["players"]}
     assert pen == {"Ann0": 10, "Bo0": -30, "Cai0": 10, "Dan0": 10}
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     claim_row = next(r for r in rows if r[0] == "hand" and r[1] == "1")
     assert claim_row[5] == "false_claim" and claim_row[-4:] == ["10", "-30", "10", "10"]
     totals = {n.removeprefix("points "): int(v)

@@ -167,7 +167,7 @@ def test_a_reseat_keeps_the_reports_note_and_the_transfer_note(sheet: Sheet) -> 
     assert after["note"].startswith("打首搭: N gets 18; table 4: wall ran out; hand 1 changed "
                                     "who deals after it")
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     head, two = rows[0], next(r for r in rows if r[:2] == ["hand", "2"])
     assert two[head.index("note")] == after["note"]
 
@@ -497,7 +497,8 @@ def test_a_withdrawn_table_is_left_out_of_the_event_standings(sheet: Sheet) -> N
     assert [p["player"] for p in ev["players"]] == ["Ann0", "Cai0", "Dan0", "Bo0"]
     assert [(s["table_id"], s["withdrawn"]) for s in ev["tables"]] == [(t, False), (u, True)]
     assert error(post(client, u, uk, outcome="draw"))[:2] == (409, "conflict")
-    rows = client.get(f"/v1/events/{event}/standings.csv", headers=admin()).text
+    rows = client.get(f"/v1/events/{event}/standings.csv",
+                      headers=admin()).content.decode("utf-8-sig")
     assert "Ann1" not in rows
     client.patch(f"/v1/tables/{u}", headers=admin(), json={"withdrawn": False})
     ev = client.get(f"/v1/events/{event}/standings", headers=admin()).json()
@@ -565,7 +566,8 @@ def test_event_standings_total_a_player_across_the_events_tables(sheet: Sheet) -
         ("S1-T1", 45, 1), ("S2-T1", 45, 1)]
     assert ann["wins"] == 2 and ev["players"][-1]["dealt_in"] == 2
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/events/{event}/standings.csv", headers=admin()).text)))
+        client.get(f"/v1/events/{event}/standings.csv",
+                   headers=admin()).content.decode("utf-8-sig"))))
     assert rows[0][:4] == ["rank", "player", "tables", "total"]
     assert rows[1][:4] == ["1", "Ann", "S1-T1; S2-T1", "90"] and len(rows) == 5
     # a disqualification at one table takes the player's event rank
@@ -587,7 +589,7 @@ def test_sheet_csv_penalty_rows_have_their_own_player_and_points_columns(
     client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                 json={"player": "Bo0", "kind": "deduction", "points": 20, "reason": "late"})
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     head = rows[0]
     assert head[head.index("note") + 1:head.index("note") + 3] == ["player", "points"]
     won = dict(zip(head, rows[1], strict=True))

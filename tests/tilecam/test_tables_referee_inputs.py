@@ -159,7 +159,7 @@ def test_messages_name_what_is_wrong(sheet) -> None:
                 json={"hand": LOW_WIN, "winner": "S", "discarder": "E"})
     client.post(f"/v1/tables/{t}/hands/1/false-claim", headers=admin(), json={"reason": "x"})
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     head, row = rows[0], next(r for r in rows if r[0] == "hand")
     assert row[head.index("outcome")] == "false_claim" and row[head.index("total")] == ""
 

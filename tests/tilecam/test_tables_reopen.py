@@ -80,7 +80,7 @@ def record(close_reason: str) -> list[tuple[str, str]]:
 
 
 def csv_rows(client: TestClient, t: int) -> list[dict[str, str]]:
-    text = client.get(f"/v1/tables/{t}/sheet.csv", headers=admin()).text
+    text = client.get(f"/v1/tables/{t}/sheet.csv", headers=admin()).content.decode("utf-8-sig")
     return list(csv.DictReader(io.StringIO(text)))
 
 

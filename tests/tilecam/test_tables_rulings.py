@@ -374,7 +374,7 @@ def test_a_disqualified_player_takes_no_rank(sheet) -> None:
     # the other table's four on 0 points, then this table's three who paid Dan0's win
     assert [p["rank"] for p in ev["players"][:-1]] == [1, 1, 1, 1, 5, 5, 5]
     rows = list(csv.reader(io.StringIO(client.get(
-        f"/v1/events/{event}/standings.csv", headers=admin()).text)))
+        f"/v1/events/{event}/standings.csv", headers=admin()).content.decode("utf-8-sig"))))
     # the rows' rules in the last column (review "reviewtables", finding 4)
     assert rows[0][-2:] == ["disqualified", "rules"] and rows[-1][0] == ""
     assert rows[-1][-2:] == ["yes", "mcr"]

@@ -282,7 +282,7 @@ def test_xiamen_robbing_a_kong_counts_as_self_drawn_not_a_deal_in_by_the_konger(
             for p in st["players"]}
     assert line == {"Ann0": (0, 0, 0), "Bo0": (1, 1, 0), "Cai0": (0, 0, 0), "Dan0": (0, 0, 0)}
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     row = dict(zip(rows[0], rows[1], strict=False))
     assert (row["winner"], row["discarder"], row["self_drawn"]) == ("Bo0", "Ann0", "yes")
 
@@ -299,7 +299,7 @@ def test_mcr_robbing_a_kong_is_still_a_deal_in_by_the_konger(
     line = {p["player"]: (p["self_drawn_wins"], p["dealt_in"]) for p in st["players"]}
     assert line["Bo0"] == (0, 0) and line["Ann0"] == (0, 1)
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     assert dict(zip(rows[0], rows[1], strict=False))["self_drawn"] == "no"
 
 
@@ -424,7 +424,7 @@ def _sheet_self_drawn(client: TestClient, t: int, k: str) -> tuple[Any, ...]:
     wins = [(p["wins"], p["self_drawn_wins"]) for p in st["players"] if p["wins"]]
     dealt_in = sum(p["dealt_in"] for p in st["players"])
     rows = list(csv.reader(io.StringIO(
-        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).text)))
+        client.get(f"/v1/tables/{t}/sheet.csv", headers=bearer(k)).content.decode("utf-8-sig"))))
     return wins, dealt_in, dict(zip(rows[0], rows[1], strict=False))["self_drawn"]
 
 

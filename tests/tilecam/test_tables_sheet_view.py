@@ -24,8 +24,13 @@ def test_the_whole_sheet_is_the_four_reads_in_one(sheet) -> None:
     assert body["table"] == client.get(base, headers=bearer(k)).json()
     assert body["standings"] == client.get(f"{base}/standings", headers=bearer(k)).json()
     hands = client.get(f"{base}/hands", headers=bearer(k)).json()["hands"]
-    assert body["hands"] == [{k: v for k, v in h.items() if k not in ("score", "recognized")}
-                             for h in hands]  # read a hand for its score
+    # read a hand for its score: the sheet keeps only its fans, less their sets
+    assert body["hands"] == [
+        {**{k: v for k, v in h.items() if k not in ("score", "recognized")},
+         "fans": [{k: v for k, v in f.items() if k != "sets"} for f in h["score"]["fans"]]}
+        for h in hands]
+    assert body["hands"][0]["fans"] and all(
+        set(f) == {"zh", "en", "value", "count"} for f in body["hands"][0]["fans"])
     assert body["penalties"] == client.get(f"{base}/penalties",
                                            headers=bearer(k)).json()["penalties"]
     assert body["table"]["next_hand"]["barred"] == [{"seat": "E", "player": "Bo0"}]

@@ -333,6 +333,27 @@ class SheetHandOut(PlaceOut, RevisionCoreOut):
         "/v1/tables/{id}/photos), table (automatic table) or referee")
 
 
+class SheetFanOut(Answer):
+    """One of a hand's fans on the whole sheet: the stored score's fan (:class:`FanOut`)
+    less the sets that form it."""
+
+    zh: str = Field(description="its Chinese name", examples=["清一色"])
+    en: str = Field(description="its English name", examples=["Full Flush"])
+    value: int = Field(description="points of one occurrence (MCR: fan)")
+    count: int = Field(description="occurrences")
+
+
+class SheetRowOut(SheetHandOut):
+    """A hand in the whole sheet, with its score's fans."""
+
+    fans: list[SheetFanOut] | None = Field(
+        description="the fans of the score stored with the hand's current revision (the "
+        "scorer's answer when it was recorded, as GET /v1/tables/{id}/hands/{n} has it in "
+        "score.fans, less each fan's sets), by name and value; null where nothing was "
+        "scored (a draw, a hand the scorer refused). A false claim's are those of the win "
+        "as claimed; a void hand's, those it had before the void")
+
+
 class HandOut(SheetHandOut, RevisionOut):
     """A hand at its place in the sheet's deal, with its current revision."""
 
@@ -738,8 +759,8 @@ class SheetOut(Answer):
 
     table: TableWithNextOut = Field(description="as GET /v1/tables/{id}")
     standings: TableStandingsOut = Field(description="as GET /v1/tables/{id}/standings")
-    hands: list[SheetHandOut] = Field(description="as GET /v1/tables/{id}/hands, less each "
-                                      "hand's score and recognized")
+    hands: list[SheetRowOut] = Field(description="as GET /v1/tables/{id}/hands, less each "
+                                     "hand's score and recognized, plus the score's fans")
     penalties: list[PenaltyOut] = Field(description="as GET /v1/tables/{id}/penalties")
 
 

@@ -47,10 +47,18 @@ function signed(n) {
 }
 
 function unit(rules, n) {
-  // MCR counts fan; Xiamen and Zhenjiang count chips (their settlement's unit, as the
-  // phone page says)
-  const word = rules === "mcr" ? "fan" : "chip";
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+  // as the phone page writes a total: MCR counts fan (番), which takes no plural ("21
+  // fan"); Xiamen and Zhenjiang count chips, their settlement's unit ("1 chip", "3 chips")
+  if (rules === "mcr") return `${n} fan`;
+  return `${n} chip${n === 1 ? "" : "s"}`;
+}
+
+/* A hand's fans — those of the score stored with it, which the sheet gives with each hand
+ * (`fans`) — on one line, as the phone page lists a score's: the Chinese name, the
+ * English one and the value ("value×count" for a fan counted more than once). */
+function fansLine(fans) {
+  return (fans || []).map((f) =>
+    `${f.zh} ${f.en} ${f.count > 1 ? `${f.value}×${f.count}` : f.value}`).join(" · ");
 }
 
 /* ------------------------------------------------------------------ HTTP */
@@ -272,8 +280,12 @@ function renderHands(hands, names) {
     const changed = h.revision > 1 && ACTION[h.action]
       ? `${ACTION[h.action]} (revision ${h.revision})` : "";
     const note = h.note && (h.outcome !== "win" || changed) ? h.note : "";
+    // a false claim's fans are the win's as claimed: its points are the penalty
+    const fans = fansLine(h.fans);
+    const fansText = fans && h.outcome === "false_claim" ? `as claimed: ${fans}` : fans;
     const cell = el("td", { class: "what", colspan: String(names.length) }, el("span", { class: `pill ${h.outcome}` }, what.join(" · ")),
       h.hand ? el("small", { class: "notation" }, h.hand) : null,
+      fans ? el("small", { class: "fan-list" }, fansText) : null,
       changed ? el("small", { class: "changed" }, changed + (note ? `: ${note}` : "")) : null,
       note && !changed ? el("small", {}, note) : null);
     rows.push(el("tr", { "data-hand": String(h.number), class: changed ? "changed" : null },

@@ -143,6 +143,15 @@ class Caller:
     referee: str | None = None
 
     @property
+    def is_admin_key(self) -> bool:
+        """Whether the caller holds the admin key itself (``TILECAM_ADMIN_KEY``) — the
+        operator's — and not a named referee key: :attr:`admin` is true for both, but only
+        the admin key is told the database driver's own reason for a failure (it names the
+        database's host, port and user), as
+        :func:`tilecam.api.errors.may_read_database_reason` decides for a 503."""
+        return self.admin and self.referee is None
+
+    @property
     def author(self) -> str:
         """Who what the caller records is written by: ``referee`` (the admin key),
         ``referee NAME`` (a named referee key), ``table:ID`` (a table's key)."""

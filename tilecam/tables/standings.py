@@ -35,6 +35,7 @@ from tilecam.tables.settlement import (
     revision_money,
     revision_seats,
 )
+from tilecam.tables.views import fans_text, fans_view
 
 
 @dataclass
@@ -309,8 +310,18 @@ def _cell(value: Any) -> Any:
     return value
 
 
+#: What every CSV the service serves begins with: the UTF-8 byte-order mark (U+FEFF).
+#: Excel on Windows opens a double-clicked ``.csv`` without it in the system's legacy
+#: code page (GBK/cp936 on Chinese Windows, cp1252 on English Windows), and every Chinese
+#: name on the sheet comes out garbled (review "i18n" of session 76, finding 3); with it,
+#: Excel reads UTF-8. Python readers take it off with ``encoding="utf-8-sig"``.
+BOM = "\ufeff"
+
+
 def _csv(rows: list[list[Any]]) -> str:
+    """``rows`` as CSV text, after :data:`BOM` (served as ``text/csv; charset=utf-8``)."""
     buf = io.StringIO()
+    buf.write(BOM)
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerows([[_cell(v) for v in row] for row in rows])
     return buf.getvalue()
@@ -321,7 +332,12 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
     close of the sheet and each reopening (rows ``closed`` and ``reopened``, oldest first:
     the time, the reason and who gave it in ``note``), totals. Every header is unique: a
     player's columns are ``points NAME`` (and, where the rules keep money apart, ``money
-    NAME``), whatever the players are named."""
+    NAME``), whatever the players are named. A hand's ``fans`` are those of the score
+    stored with it (nothing scored again), by Chinese and English name and value, ``; ``
+    between (:func:`tilecam.tables.views.fans_text`: ``清一色 Full Flush 24; 自摸
+    Self-Drawn 1``); a false claim's are the win's as claimed, which its empty ``total``
+    says did not count. The text begins with the UTF-8 byte-order mark (:data:`BOM`), for
+    Excel."""
     names = [p.name for p in table.players]
     money = money_apart(table.rules)  # Xiamen: four columns of bonus money after the points
     # a penalty's player and points have their own columns (until the seventy-fourth
@@ -330,7 +346,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
     # the bare name until the seventy-fifth session, a player named "points", "hand" or
     # "total" gave two columns one header, and a reader by header read the wrong one
     head = ["row", "hand", "round", "prevalent_wind", "dealer", "outcome", "hand_notation",
-            "winner", "discarder", "self_drawn", "total", "revision", "note", "player",
+            "winner", "discarder", "self_drawn", "total", "fans", "revision", "note", "player",
             "points", *[f"points {n}" for n in names],
             *([f"money {n}" for n in names] if money else [])]
     rows: list[list[Any]] = [head]
@@ -347,7 +363,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
             # a false claim's points are its penalty: the claimed hand's total would read
             # as their score
             "" if rev.total is None or rev.outcome == FALSE_CLAIM else rev.total,
-            rev.revision, rev.note or "", "", "",
+            fans_text(fans_view(rev.score)), rev.revision, rev.note or "", "", "",
             *rev.settlement, *(revision_money(rev, hand.number) if money else []),
         ])
     pens: list[Penalty] = sheet.penalties_of(session, table.id)
@@ -356,7 +372,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
         paid = ([0] * 4 + deltas if pen.money else deltas + [0] * 4) if money else deltas
         rows.append([
             "penalty", pen.hand_number or "", "", "", "",
-            f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", "", "", "", "", "",
+            f"{pen.kind} (void)" if pen.voided_at else pen.kind, "", "", "", "", "", "", "",
             pen.reason or "", names[pen.player], pen.points, *paid,
         ])
     # each close of the sheet and each reopening, oldest first (the close that stands now
@@ -371,7 +387,7 @@ def table_sheet_csv(session: Session, table: GameTable) -> str:
     st = table_standings(session, table, hands)
     totals = {p.position: p.total for p in st.players}
     kept = {p.position: p.money for p in st.players}
-    rows.append(["total", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
+    rows.append(["total", *[""] * head.index("points"),
                  *[totals[i] for i in range(4)], *([kept[i] for i in range(4)] if money else [])])
     return _csv(rows)
 
@@ -380,7 +396,7 @@ def event_standings_csv(session: Session, event: Event) -> str:
     """The event's standings as CSV: a row per player and rule set (:class:`EventLine`)
     — rank (among that rule set's rows), player, the tables played (names, ``; ``
     between), points and counts summed, and last the rows' ``rules`` (the points'
-    unit)."""
+    unit). It begins with the UTF-8 byte-order mark (:data:`BOM`), for Excel."""
     data = event_standings(session, event)
     rows: list[list[Any]] = [["rank", "player", "tables", "total", *SUMMED, "disqualified",
                               "rules"]]

@@ -131,6 +131,40 @@ def revision_view(rev: HandRevision, table: GameTable, number: int) -> dict[str,
     return out
 
 
+def fans_view(score: Any) -> list[dict[str, Any]] | None:
+    """The fans of a revision's stored score (``HandRevision.score``, the scorer's
+    answer as it was recorded: nothing is scored again), each ``{"zh", "en", "value",
+    "count"}`` — the score's own, less the sets that form them (``GET …/hands/{n}``
+    has those); None where nothing was scored (a draw, a hand the scorer refused).
+
+    >>> fans_view({"fans": [{"zh": "清一色", "en": "Full Flush", "value": 24, "count": 1,
+    ...                      "sets": [["123m"]]}]})
+    [{'zh': '清一色', 'en': 'Full Flush', 'value': 24, 'count': 1}]
+    >>> fans_view(None) is None
+    True
+    """
+    fans = score.get("fans") if isinstance(score, dict) else None
+    if not isinstance(fans, list):
+        return None
+    return [{"zh": f.get("zh", ""), "en": f.get("en", ""), "value": f.get("value", 0),
+             "count": f.get("count", 1)} for f in fans if isinstance(f, dict)]
+
+
+def fans_text(fans: list[dict[str, Any]] | None) -> str:
+    """:func:`fans_view`'s fans on one line, as the sheet's CSV writes them: each fan's
+    Chinese and English names and its value — ``value×count`` for a fan counted more
+    than once, as the phone page writes it —, ``; `` between; empty where none.
+
+    >>> fans_text([{"zh": "清一色", "en": "Full Flush", "value": 24, "count": 1},
+    ...            {"zh": "幺九刻", "en": "Pung of Terminals or Honors", "value": 1,
+    ...             "count": 2}])
+    '清一色 Full Flush 24; 幺九刻 Pung of Terminals or Honors 1×2'
+    """
+    return "; ".join(
+        f"{f['zh']} {f['en']} {f['value']}" + (f"×{f['count']}" if f["count"] > 1 else "")
+        for f in fans or ())
+
+
 def hand_view(hand: Hand, table: GameTable, place: flow.Place, history: bool = False,
               current: HandRevision | None = None) -> dict[str, Any]:
     """The hand's ``place`` (as the sheet's deal gives it now) and current revision (and

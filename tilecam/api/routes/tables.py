@@ -81,8 +81,8 @@ from tilecam.api.schemas import (
 )
 from tilecam.api.upload import FRAME_FIELDS, FRAME_REQUEST_BODY, image_request, request_fields
 from tilecam.db.engine import first_line
-from tilecam.db.models import GameTable, Penalty
-from tilecam.tables import camera, places, sheet, standings, views
+from tilecam.db.models import GameTable, Hand, Penalty
+from tilecam.tables import camera, flow, places, sheet, standings, views
 from tilecam.tables.access import (
     Caller,
     RowId,
@@ -346,21 +346,22 @@ def _table_or_404(session: Session, table_id: int) -> GameTable:
 
 
 def _recorded_view(sf: sessionmaker[Session], table_id: int, rec: sheet.Recorded,
-                   history: bool = False, *, admin: bool) -> dict[str, Any]:
+                   history: bool = False, *, admin_key: bool) -> dict[str, Any]:
     """The answer to a write of hand ``rec`` (committed): the hand at its place, read
-    back; when that read fails, what :func:`_after_commit` answers (``admin``: the caller
-    holds the admin key)."""
+    back; when that read fails, what :func:`_after_commit` answers (``admin_key``: the
+    caller holds the admin key itself, not a referee key)."""
     def view() -> dict[str, Any]:
         with sf() as session:
             table = _table_or_404(session, table_id)
             return _hand_view(session, table, rec.hand.number, history)
 
     return _after_commit(view, {"table_id": table_id, "number": rec.hand.number},
-                         f"/v1/tables/{table_id}/hands/{rec.hand.number}", admin=admin)
+                         f"/v1/tables/{table_id}/hands/{rec.hand.number}",
+                         admin_key=admin_key)
 
 
 def _after_commit(view: Callable[[], dict[str, Any]], ids: dict[str, Any],
-                  where: str, *, admin: bool) -> dict[str, Any]:
+                  where: str, *, admin_key: bool) -> dict[str, Any]:
     """``view()``, the answer to a write already committed; when the database fails to
     read it back (a lock held past the busy timeout, a pool exhausted, a connection
     lost), the write still stands: the ids of what was recorded, ``recorded: true`` and
@@ -368,16 +369,16 @@ def _after_commit(view: Callable[[], dict[str, Any]], ids: dict[str, Any],
     recorded, which a client would answer by sending the write again.
 
     The driver's reason (which may name the database's host, port, user or file) is
-    logged, and said in ``view_error`` only to the admin key's holder (``admin``), as a
-    503 ``database_unavailable`` says it
-    (:func:`tilecam.api.errors.may_read_database_reason`); a table key reads that it is
-    in the server's log."""
+    logged, and said in ``view_error`` only to the admin key's holder (``admin_key``:
+    :attr:`Caller.is_admin_key`), as a 503 ``database_unavailable`` says it
+    (:func:`tilecam.api.errors.may_read_database_reason`); a named referee key and a
+    table key read that it is in the server's log."""
     try:
         return view()
     except (DBAPIError, PoolTimeout) as exc:  # the database's failure, not a view's bug
         log.warning("recorded, but reading it back failed (%s): %s", where, exc,
                     exc_info=exc)
-        reason = first_line(exc) if admin else REASON_LOGGED
+        reason = first_line(exc) if admin_key else REASON_LOGGED
         return {**ids, "recorded": True,
                 "view_error": f"recorded; reading it back failed ({reason}): "
                               f"GET {where} shows it"}
@@ -484,7 +485,8 @@ def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     response.status_code = 201 if rec.created else 200
-    return {**_recorded_view(sf, table_id, rec, admin=caller.admin), "created": rec.created}
+    return {**_recorded_view(sf, table_id, rec, admin_key=caller.is_admin_key),
+            "created": rec.created}
 
 
 def _flag(fields: dict[str, str], name: str) -> bool:
@@ -684,7 +686,8 @@ async def post_frame(
         if result.recorded is not None:
             rec = result.recorded
             out["recorded"] = await run_in_threadpool(
-                functools.partial(_recorded_view, sf, table_id, rec, admin=caller.admin))
+                functools.partial(_recorded_view, sf, table_id, rec,
+                                  admin_key=caller.is_admin_key))
         if result.recorded_hand is not None:
             out["recorded_hand"] = result.recorded_hand
         if result.image_error is not None:
@@ -801,7 +804,7 @@ async def post_photo(
     rec = result.recorded
     response.status_code = 201 if rec.created else 200
     out = {**await run_in_threadpool(functools.partial(_recorded_view, sf, table_id, rec,
-                                                       admin=caller.admin)),
+                                                       admin_key=caller.is_admin_key)),
            "created": rec.created}
     if result.image_error is not None:
         out["image_error"] = result.image_error
@@ -858,7 +861,8 @@ def correct_hand(table_id: RowId, number: RowId, body: CorrectionIn, sf: DB,
                                  body.reason, given)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return {**_recorded_view(sf, table_id, rec, history=True, admin=caller.admin),
+    return {**_recorded_view(sf, table_id, rec, history=True,
+                             admin_key=caller.is_admin_key),
             "changed": list(rec.changed or ()), "kept": list(rec.kept or ())}
 
 
@@ -871,7 +875,7 @@ def void_hand(table_id: RowId, number: RowId, body: VoidIn, sf: DB,
         rec = sheet.void_hand(sf, table_id, number, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
+    return _recorded_view(sf, table_id, rec, history=True, admin_key=caller.is_admin_key)
 
 
 @router.post("/{table_id}/hands/{number}/false-claim", status_code=201,
@@ -886,7 +890,7 @@ def rule_false_claim(table_id: RowId, number: RowId, body: FalseClaimIn, sf: DB,
                                      body.kind, body.points)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _recorded_view(sf, table_id, rec, history=True, admin=caller.admin)
+    return _recorded_view(sf, table_id, rec, history=True, admin_key=caller.is_admin_key)
 
 
 def _player_position(table: GameTable, player: int | str) -> int:
@@ -928,18 +932,19 @@ def add_penalty(table_id: RowId, body: PenaltyIn, sf: DB,
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
     response.status_code = 201 if created else 200
-    return {**_penalty_answer(sf, table_id, pen, admin=caller.admin), "created": created}
+    return {**_penalty_answer(sf, table_id, pen, admin_key=caller.is_admin_key),
+            "created": created}
 
 
 def _penalty_answer(sf: sessionmaker[Session], table_id: int, pen: Penalty,
-                    *, admin: bool) -> dict[str, Any]:
+                    *, admin_key: bool) -> dict[str, Any]:
     """The answer to a committed penalty write (see :func:`_after_commit`)."""
     def view() -> dict[str, Any]:
         with sf() as session:
             return views.penalty_view(pen, _table_or_404(session, table_id))
 
     return _after_commit(view, {"id": pen.id, "table_id": table_id},
-                         f"/v1/tables/{table_id}/penalties", admin=admin)
+                         f"/v1/tables/{table_id}/penalties", admin_key=admin_key)
 
 
 @router.post("/{table_id}/penalties/{penalty_id}/void", dependencies=[Depends(require_json)],
@@ -951,7 +956,7 @@ def void_penalty(table_id: RowId, penalty_id: RowId, body: VoidIn, sf: DB,
         pen = sheet.void_penalty(sf, table_id, penalty_id, caller.author, body.reason)
     except (ValueError, LookupError) as exc:
         raise domain_error(exc) from None
-    return _penalty_answer(sf, table_id, pen, admin=caller.admin)
+    return _penalty_answer(sf, table_id, pen, admin_key=caller.is_admin_key)
 
 
 @router.get("/{table_id}/penalties")
@@ -971,8 +976,20 @@ def table_standings(table_id: RowId, sf: DB, _: Reader) -> dict[str, Any]:
 
 
 #: What the whole sheet leaves out of each hand (``GET .../hands/{n}`` has them): the
-#: scorer's full answer and the camera's reading, most of a hand's bytes.
+#: scorer's full answer and the camera's reading, most of a hand's bytes. The score's
+#: fans are kept, less their sets (``fans``: :func:`_sheet_hand`).
 SHEET_LEAVES_OUT = ("score", "recognized")
+
+
+def _sheet_hand(hand: Hand, table: GameTable, place: flow.Place) -> dict[str, Any]:
+    """A hand as the whole sheet gives it: :func:`tilecam.tables.views.hand_view` less
+    :data:`SHEET_LEAVES_OUT`, with ``fans``, the stored score's fans by name and value
+    (:func:`tilecam.tables.views.fans_view`; null where nothing was scored), so that the
+    sheet says which fans made a hand's total."""
+    view = views.hand_view(hand, table, place)
+    out = {k: v for k, v in view.items() if k not in SHEET_LEAVES_OUT}
+    out["fans"] = views.fans_view(view.get("score"))
+    return out
 
 
 @router.get("/{table_id}/sheet", responses={
@@ -983,11 +1000,11 @@ SHEET_LEAVES_OUT = ("score", "recognized")
 def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Response:
     """The whole sheet in one answer — the table with its next hand, the standings, every
     hand's current revision (less its ``score`` and ``recognized``: read the hand for
-    them) and the penalties — as ``GET /v1/tables/{id}``, ``.../standings``,
-    ``.../hands`` and ``.../penalties`` give them: what the score-sheet page reads every
-    few seconds, one request against the key's rate limit instead of four. The answer
-    has an ``ETag``; sent back in ``If-None-Match`` while the sheet is unchanged, it
-    gets 304 and no body."""
+    them; but with its score's ``fans``, each by name and value) and the penalties — as
+    ``GET /v1/tables/{id}``, ``.../standings``, ``.../hands`` and ``.../penalties`` give
+    them: what the score-sheet page reads every few seconds, one request against the
+    key's rate limit instead of four. The answer has an ``ETag``; sent back in
+    ``If-None-Match`` while the sheet is unchanged, it gets 304 and no body."""
     with sf() as session:
         table = _table_or_404(session, table_id)
         hands = sheet.hands_of(session, table_id)
@@ -995,9 +1012,7 @@ def whole_sheet(table_id: RowId, sf: DB, _: Reader, request: Request) -> Respons
         body = {
             "table": views.table_view(table, places.next_of(table, where), with_next=True),
             "standings": standings.table_standings(session, table, hands).to_dict(),
-            "hands": [{k: v for k, v in views.hand_view(h, table, p).items()
-                       if k not in SHEET_LEAVES_OUT}
-                      for h, p in zip(hands, where, strict=False)],
+            "hands": [_sheet_hand(h, table, p) for h, p in zip(hands, where, strict=False)],
             "penalties": [views.penalty_view(p, table)
                           for p in sheet.penalties_of(session, table_id)],
         }
@@ -1064,7 +1079,9 @@ def mint_table_key(table_id: RowId, sf: DB,
     200: {"description": "the sheet as CSV (an attachment)",
           "content": {"text/csv": {"schema": {"type": "string"}}}}})
 def sheet_csv(table_id: RowId, sf: DB, _: Reader) -> Response:
-    """The score sheet as CSV: a row per hand, per penalty, and the totals."""
+    """The score sheet as CSV: a row per hand (with its fans), per penalty, and the
+    totals. UTF-8, beginning with its byte-order mark: without it, Excel on Windows reads
+    a double-clicked CSV in the system's legacy code page and garbles Chinese names."""
     with sf() as session:
         text = standings.table_sheet_csv(session, _table_or_404(session, table_id))
     return Response(text, media_type="text/csv; charset=utf-8", headers={
