@@ -13,7 +13,7 @@ from typing import Any
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld, NotAWinningHand, TooManyCopies, normalize_code
-from scoring.notation import _tile_groups, format_hand, format_tiles, parse_hand
+from scoring.notation import _tile_groups, fold_width, format_hand, format_tiles, parse_hand
 from scoring.rulesets import get_rule_set, rule_sets
 from scoring.rulesets.base import (
     Discard,
@@ -300,23 +300,26 @@ def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | No
     when none are given; a :class:`HandError` beginning ``seen:`` for a code that is none,
     a meld in brackets, or a bonus tile under rules played without them. Too many of a
     kind for the hand is :meth:`RuleSet.held`'s to refuse
-    (:func:`~scoring.rulesets.base.with_seen`)."""
+    (:func:`~scoring.rulesets.base.with_seen`). A Chinese keyboard's characters read as
+    in hand notation (:func:`~scoring.notation.fold_width`: ``【】``, ``，`` and ``、``
+    as commas, full-width ranks and letters), errors quoting the text as given."""
     if seen is None:
         return None
     if isinstance(seen, str):
-        if "[" in seen or "]" in seen:
+        folded = fold_width(seen)  # one for one: its positions are those of seen
+        if "[" in folded or "]" in folded:
             raise HandError(f"seen: give the tiles alone, in groups ({seen!r}: write a meld "
                             "seen as its tiles, e.g. 555p, without brackets)")
         if len(seen) > _SEEN_MAX_CHARS:
             raise HandError(f"seen: {len(seen)} characters; the tiles seen elsewhere are "
                             f"given in at most {_SEEN_MAX_CHARS} (a table holds 144 tiles)")
         codes = []
-        text = seen.replace(",", " ")
+        text = folded.replace(",", " ")
         at = 0
         for group in text.split():  # spaces and commas end a group: "1, 5m" is no 1m
             at = text.index(group, at)
-            try:
-                codes += _tile_groups(group, at, seen)
+            try:  # the group as given: an error names its characters as typed
+                codes += _tile_groups(seen[at : at + len(group)], at, seen)
             except HandError as exc:
                 raise HandError(f"seen: {exc}") from None
             at += len(group)
@@ -326,9 +329,10 @@ def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | No
             if not isinstance(tile, str):
                 raise HandError(f"seen: tile {n + 1} is {type(tile).__name__}, not a tile code")
             try:
-                codes.append(normalize_code(tile.strip(), f"(seen tile {n + 1})"))
-            except HandError as exc:
-                raise HandError(f"seen: {exc}") from None
+                codes.append(normalize_code(fold_width(tile).strip(), f"(seen tile {n + 1})"))
+            except HandError:
+                raise HandError(f"seen: unknown tile code {tile.strip()!r} (seen tile "
+                                f"{n + 1})") from None
     else:
         raise HandError(f"seen: the tiles seen elsewhere as notation or tile codes, not "
                         f"{type(seen).__name__}")

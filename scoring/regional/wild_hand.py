@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError, Meld, normalize_code
+from scoring.notation import fold_width
 from scoring.wild import WildSet
 
 WINDS_CYCLE = ("E", "S", "W", "N")
@@ -34,10 +35,19 @@ def next_kind(i: int) -> int:
 
 
 def kind_of(tile: str, what: str) -> int:
-    """Kind index of a tile code given as ``what`` (e.g. "the gold indicator");
-    HandError for flowers and unknown codes."""
+    """Kind index of a tile code given as ``what`` (e.g. "the gold indicator"), a Chinese
+    keyboard's full-width characters read as in hand notation
+    (:func:`~scoring.notation.fold_width`); HandError for flowers and unknown codes.
+
+    >>> T.code(kind_of("５p", "the gold")), T.code(kind_of("　Ｅ ", "the 百搭"))
+    ('5p', 'E')
+    >>> kind_of("²p", "the gold")
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: the gold '²p' is not a tile code
+    """
     try:
-        code = normalize_code(tile.strip(), f"as {what}")
+        code = normalize_code(fold_width(tile).strip(), f"as {what}")
     except HandError:
         raise HandError(f"{what} {tile!r} is not a tile code") from None
     if T.is_flower(code):

@@ -302,7 +302,8 @@ async def _client_disconnect_handler(request: Request, exc: Exception) -> None:
     received = getattr(request.scope.get(BODY_CLOCK), "received", None)
     declared = request.headers.get("content-length")
     got = "" if received is None else f"{received:,}" + (
-        f" of {int(declared):,}" if declared and declared.isdigit() else "") + " bytes read; "
+        f" of {int(declared):,}" if declared and declared.isascii() and declared.isdigit()
+        else "") + " bytes read; "  # not int() of a '²' (isdigit() is true of it)
     client = request.client.host if request.client else "unknown"
     log.warning("client %s went away before its request's body was read (%snothing done, "
                 "no answer sent): %s %s", client, got, request.method, request.url.path)

@@ -174,8 +174,10 @@ def describe(result: dict[str, Any]) -> str:
                 note=st.get("note")), s.get("details")))
     if "waits" in result:
         w = result["waits"]
-        if w["ready"]:
-            lines.append("waits on: " + " ".join(t["tile"] for t in w["waits"]))
+        if w["ready"]:  # each tile with its Chinese name, as tilecam waits names it
+            from tilecam.commands.waits import named
+
+            lines.append("waits on: " + ", ".join(named(t["tile"]) for t in w["waits"]))
         else:
             lines.append(f"not ready: {w['shanten']} tile(s) from ready")
     if "unscorable" in result:
@@ -187,22 +189,30 @@ def describe(result: dict[str, Any]) -> str:
 
 def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
     """The discards of a hand that drew (``Discards.to_dict()``'s, best first) as ``tilecam
-    waits`` tells them: those that leave it ready with their waits; when none leaves it
-    ready with a tile left to win on, those ready in form only (every wait dead), then
-    the nearest to ready with their useful draws (有效牌), the most first.
+    waits`` tells them, each tile with its Chinese name: those that leave it ready with
+    their waits; when none leaves it ready with a tile left to win on, those ready in form
+    only (every wait dead), then the nearest to ready with their useful draws (有效牌), the
+    most first.
 
     >>> print("\\n".join(discard_lines([
     ...     {"tile": "4s", "ready": False, "shanten": 1, "waits": [], "useful_draws": 6,
     ...      "useful": [{"tile": "6s", "remaining": 4}, {"tile": "E", "remaining": 2}]},
     ...     {"tile": "S", "ready": False, "shanten": 2, "waits": [], "useful_draws": 9,
     ...      "useful": []}])))
-      discard 4s    6 useful draw(s): 6s (4), E (2)
+      discard 4s 四条   6 useful draw(s): 6s 六条 (4), E 东 (2)
       (1 other discard(s) leave it further from ready)
+    >>> print("\\n".join(discard_lines([
+    ...     {"tile": "N", "ready": True, "waits": [{"tile": "1s"}, {"tile": "4s"}]},
+    ...     {"tile": "1s", "ready": True, "live": False, "waits": [{"tile": "N"}]}])))
+      discard N 北    waits on 1s 一条, 4s 四条
+      discard 1s 一条 waits on N 北 (ready in form only: none left of any)
     """
-    from tilecam.commands.waits import useful_line
+    from tilecam.commands.score import pad
+    from tilecam.commands.waits import NAMED_WIDTH, named, useful_line
 
     def waits(d: dict[str, Any]) -> str:
-        return (f"  discard {d['tile']}: waits on " + " ".join(t["tile"] for t in d["waits"])
+        return (f"  discard {pad(named(d['tile']), NAMED_WIDTH)} waits on "
+                + ", ".join(named(t["tile"]) for t in d["waits"])
                 + ("" if d.get("live", True) else " (ready in form only: none left of any)"))
 
     ready = [d for d in discards if d["ready"]]
@@ -213,7 +223,8 @@ def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
     near = min((d["shanten"] for d in below), default=0)
     best = [d for d in below if d["shanten"] == near and d.get("useful_draws") is not None]
     out = [useful_line(d["tile"], d["useful_draws"],
-                       [(u["tile"], u["remaining"]) for u in d.get("useful") or []])
+                       [(u["tile"], u["remaining"]) for u in d.get("useful") or []],
+                       names=True)
            for d in best]
     further = sum(d["shanten"] > near for d in below)
     if best and further:

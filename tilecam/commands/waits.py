@@ -53,8 +53,11 @@ def register(sub: Any) -> None:
                    help="tiles seen elsewhere — others' discards and melds, not your own — "
                    "in the notation (e.g. 5p5pEEE9s; repeatable): the tiles left of each "
                    "wait and useful draw do not count them, and a wait with none left is "
-                   "dead (0 left, no score). A wild seen counts as its kind; bonus tiles "
-                   "are ignored (no hand waits on one)")
+                   "dead (0 left, no score); a wait whose other three copies are in sight "
+                   "(these, your own melds, the copy a hand that drew discards) and none "
+                   "held standing is scored 和绝张 (MCR: last of its kind; without --seen "
+                   "none is, and --seen '' says nothing is seen). A wild seen counts as its "
+                   "kind; bonus tiles are ignored (no hand waits on one)")
     add_rules_arguments(p)
     p.set_defaults(func=run)
 

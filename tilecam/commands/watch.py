@@ -287,24 +287,40 @@ def file_fields(path: Path) -> dict[str, str]:
     return frame_fields(data, f"--fields {path}")
 
 
+def camera_index(source: str) -> int | None:
+    """The index of the camera ``source`` names (``0`` for ``/dev/video0``), written in
+    ASCII digits; None for any other source (``str.isdigit()`` is true of ``²``, ``①``
+    and full-width ``２`` too, which ``int()`` fails on or reads as another number).
+
+    >>> camera_index("0"), camera_index("12"), camera_index("²"), camera_index("２")
+    (0, 12, None, None)
+    """
+    return int(source) if source.isascii() and source.isdigit() else None
+
+
 def open_source(source: str) -> Any:
     """An opened ``cv2.VideoCapture`` for ``source``; ValueError when it cannot be opened."""
     import cv2
 
-    target: str | int = source
-    if source.isdigit():
-        target = int(source)
-    cap = cv2.VideoCapture(target)
+    index = camera_index(source)
+    cap = cv2.VideoCapture(source if index is None else index)
     if not cap.isOpened():
+        # digits that are not ASCII (², ①, a Chinese keyboard's ２) are tried as a file
+        hint = ("; a camera is given by its index in ASCII digits (0-9), e.g. --source 0"
+                if index is None and source.strip().isdigit() else "")
         raise ValueError(f"cannot open video source {source!r} (not a readable file, device "
-                         "or stream)")
+                         f"or stream{hint})")
     return cap
 
 
 def is_live(source: str) -> bool:
-    """Whether ``source`` is a live camera/stream (sampled by wall clock) rather than a file."""
-    return source.isdigit() or source.startswith(("/dev/", "rtsp://", "rtsps://", "http://",
-                                                  "https://", "udp://", "tcp://"))
+    """Whether ``source`` is a live camera/stream (sampled by wall clock) rather than a file.
+
+    >>> is_live("0"), is_live("rtsp://cam/1"), is_live("hand.mp4"), is_live("²")
+    (True, True, False, False)
+    """
+    return camera_index(source) is not None or source.startswith(
+        ("/dev/", "rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://"))
 
 
 #: Frames in a row of a video file that do not read and are skipped; one more stops the
@@ -580,10 +596,14 @@ def default_server(environ: Mapping[str, str] | None = None) -> str:
     Traceback (most recent call last):
     ...
     ValueError: TILECAM_PORT='abc' is not a port (a whole number 0-65535): ... with --server
+    >>> default_server({"TILECAM_PORT": "²"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: TILECAM_PORT='²' is not a port (a whole number 0-65535): ... with --server
     """
     env = os.environ if environ is None else environ
     text = (env.get("TILECAM_PORT") or "").strip() or "8000"
-    if not text.isdigit() or int(text) > 65535:
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:  # not ² nor ２
         raise ValueError(f"TILECAM_PORT={text!r} is not a port (a whole number 0-65535): set "
                          "it as for tilecam serve, or give the server's URL with --server")
     if int(text) == 0:
