@@ -796,7 +796,10 @@ def reread_standing_flower(dets: Detections, layout: Layout, params: LayoutParam
     flower would make a win the player did not claim. Under rules without flowers
     (Zhenjiang) every flower inside the hand's rows is a kind already
     (:func:`vision.flower_rereads.reread_row_flowers_as_kinds`); a flower laid apart
-    (at a row's end, beyond the melds, in a row of its own) is never tried."""
+    (at a row's end, beyond the melds, in a row of its own) is not tried here: with a
+    claimed win :func:`vision.flower_rereads.reread_apart_flower_as_kind` tries it, after
+    the other rules (seventy-sixth session); without one it is left out of the hand
+    (:func:`without_flowers`)."""
     if layout.tile_count != test.hand_size - 1:
         return None
     picks: list[tuple[float, int, int]] = []  # (flower's p over the kind's, tile, k)
