@@ -107,7 +107,10 @@ def _tile_groups(text: str, offset: int, whole: str) -> list[str]:
 def _parse_meld(body: str, offset: int, whole: str) -> Meld:
     """One bracketed meld; ``body`` is the text between the brackets as given, from
     ``whole``'s index ``offset`` on (read as :func:`fold_width` writes it)."""
-    where = f"meld {whole[offset - 1 : offset + len(body) + 1]} at position {offset} of {whole!r}"
+    shown = whole[offset - 1 : offset + len(body) + 1]
+    if not shown.isprintable():  # a control character typed in: escaped, as in whole!r
+        shown = repr(shown)[1:-1]
+    where = f"meld {shown} at position {offset} of {whole!r}"
     comma = fold_width(body).find(",")
     number: int | None = None
     if comma >= 0:

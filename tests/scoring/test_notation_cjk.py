@@ -137,3 +137,11 @@ def test_a_hand_in_full_width_parses_as_the_same_hand_or_the_same_error(text: st
 
 def _positions(message: str) -> list[str]:
     return re.findall(r"position \d+", message)
+
+
+def test_a_meld_error_shows_a_control_character_escaped() -> None:
+    """Notation errors never pass a typed control character (an escape sequence) to the
+    terminal raw: the meld quoted in the message is escaped as the whole hand is."""
+    with pytest.raises(HandError) as err:
+        parse_hand("[12\x1b3m,1x]456m789sEEE")
+    assert "\x1b" not in str(err.value) and "meld [12\\x1b3m,1x] at position 1" in str(err.value)

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +172,14 @@ def test_every_tile_named_is_the_rules_pages_name(capsys: pytest.CaptureFixture[
     assert code == 0
     for rank in range(1, 10):
         assert f"{rank}m {ZH_NAMES[f'{rank}m']}" in out
+
+
+def test_an_ideographic_space_parts_a_batch_line_as_a_space_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tilecam score --batch splits a line as a shell would; the space a Chinese keyboard
+    types (U+3000) between the hand and a flag parts them too, not read into the hand."""
+    batch = tmp_path / "hands.txt"
+    batch.write_text("123m456p789s123sEE\u3000--self-drawn\n", encoding="utf-8")
+    assert main(["score", "--batch", str(batch), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["self_drawn"] is True

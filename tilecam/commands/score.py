@@ -275,7 +275,8 @@ def _run_batch(path: str, as_json: bool, out: TextIO,
                 text = raw.decode("utf-8").strip().lstrip("\ufeff")  # a BOM (Notepad)
                 if not text or text.startswith("#"):
                     continue
-                args = parser.parse_args(shlex.split(text))
+                # an ideographic space (a Chinese keyboard's) parts words as a space does
+                args = parser.parse_args(shlex.split(text.replace("\u3000", " ")))
                 if args.json and not as_json:  # the output is the whole batch's
                     raise HandError("--json on a line: give it with --batch (it is the whole "
                                     "batch's output)")
