@@ -191,7 +191,7 @@ class Xiamen(RuleSet):
         gold_sets = (tuple(used) if len(used) == golds
                      else ((f"{GOLD}({T.code(win.gold)})",),) * golds)
         gold_items = (
-            [ScoredFan(GOLD, "gold held", int(settings["water_gold"]), golds, gold_sets)]
+            [ScoredFan(GOLD, "Gold Held", int(settings["water_gold"]), golds, gold_sets)]
             if golds
             else []
         )
@@ -203,7 +203,7 @@ class Xiamen(RuleSet):
             drawn=int(extra["drawn_hands"]),
         )
         fans = (
-            ScoredFan("底", "base (dealer)" if win.dealer else "base", bottom),
+            ScoredFan("底", "Base (Dealer)" if win.dealer else "Base", bottom),
             *gold_items,
             *flower_items,
             *items,
@@ -667,7 +667,7 @@ def _best_water(
             value = set_water(settings, set_type, T.index("E") if honour else 0)
             if group and value:
                 label_zh = zh if set_type == "melded_pung" else zh + ("(字)" if honour else "")
-                label_en = en + (" of honours" if honour and set_type != "melded_pung" else "")
+                label_en = en + (" of Honours" if honour and set_type != "melded_pung" else "")
                 fans.append(
                     ScoredFan(label_zh, label_en, value, len(group), tuple((g,) for g in group))
                 )

@@ -28,13 +28,13 @@ FLOWER_SET = ("5f", "6f", "7f", "8f")
 
 SET_WATER_KEYS: dict[str, tuple[str, str, str, str]] = {
     # set type: (setting for number tiles, setting for honours, 中文, English)
-    "melded_pung": ("", "water_honour_pung", "碰(字)", "melded honour pung"),
+    "melded_pung": ("", "water_honour_pung", "碰(字)", "Melded Honour Pung"),
     "concealed_triplet": (
-        "water_concealed_triplet", "water_concealed_triplet_honour", "暗刻", "concealed triplet"
+        "water_concealed_triplet", "water_concealed_triplet_honour", "暗刻", "Concealed Triplet"
     ),
-    "melded_kong": ("water_melded_kong", "water_melded_kong_honour", "明杠", "melded kong"),
+    "melded_kong": ("water_melded_kong", "water_melded_kong_honour", "明杠", "Melded Kong"),
     "concealed_kong": (
-        "water_concealed_kong", "water_concealed_kong_honour", "暗杠", "concealed kong"
+        "water_concealed_kong", "water_concealed_kong_honour", "暗杠", "Concealed Kong"
     ),
 }
 
@@ -133,13 +133,13 @@ def flower_water(
     items: list[ScoredFan] = []
     if count:
         sets = tuple((f,) for f in flowers)
-        items.append(ScoredFan("花", "flower", int(settings["water_flower"]), count, sets))
+        items.append(ScoredFan("花", "Flower", int(settings["water_flower"]), count, sets))
     value = int(settings["water_flower_set"])
-    groups = ((SEASONS, "四季", "all four seasons"), (FLOWER_SET, "四花", "all four flowers"))
+    groups = ((SEASONS, "四季", "All Four Seasons"), (FLOWER_SET, "四花", "All Four Flowers"))
     if not flowers and count == len(SEASONS) + len(FLOWER_SET):  # every bonus tile
         return [*items, *(ScoredFan(zh, en, value, 1, (group,)) for group, zh, en in groups)]
     if not flowers and count == len(SEASONS) + len(FLOWER_SET) - 1:  # one group lacks one
-        return [*items, ScoredFan("四季/四花", "all four seasons or all four flowers",
+        return [*items, ScoredFan("四季/四花", "All Four Seasons or All Four Flowers",
                                   value, 1, ())]
     have = set(flowers)
     for group, zh, en in groups:

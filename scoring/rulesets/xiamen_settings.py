@@ -36,15 +36,15 @@ WIN_TYPES: dict[str, str] = {
 """Accepted ``win=`` values (English and Chinese) → canonical win type."""
 
 WIN_NAMES: dict[str, tuple[str, str]] = {
-    "discard": ("平胡", "discard win"),
-    "self_drawn": ("自摸", "self-drawn"),
-    "you_jin": ("游金", "gold tour"),
-    "shuang_you": ("双游", "double gold tour"),
-    "san_you": ("三游", "triple gold tour"),
-    "three_golds_opening": ("三金倒(起手)", "three golds at the opening"),
-    "three_golds_later": ("三金倒", "three golds"),
-    "tian_ting": ("天听", "ready at the deal"),
-    "tian_he": ("天和", "heavenly win"),
+    "discard": ("平胡", "Discard Win"),
+    "self_drawn": ("自摸", "Self-Drawn"),
+    "you_jin": ("游金", "Gold Tour"),
+    "shuang_you": ("双游", "Double Gold Tour"),
+    "san_you": ("三游", "Triple Gold Tour"),
+    "three_golds_opening": ("三金倒(起手)", "Three Golds at the Opening"),
+    "three_golds_later": ("三金倒", "Three Golds"),
+    "tian_ting": ("天听", "Ready at the Deal"),
+    "tian_he": ("天和", "Heavenly Win"),
 }
 """Scored win type → (中文, English)."""
 

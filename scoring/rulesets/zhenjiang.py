@@ -209,7 +209,8 @@ class Zhenjiang(RuleSet):
         # the first reading (in decompositions' order) alone: four 百搭 make thousands
         first = best_reading(counts, wilds, free_face=win.wild)
         if first is None:
-            return _false_win(hand, win, settings, transfers)
+            own = ("robbed from a kong" if robbed else "won on a discard") if own_face else ""
+            return _false_win(hand, win, settings, transfers, own, wilds)
         # 脱搭: no 百搭 needed as a wild (a 百搭 used as its own face counts as none).
         natural = list(counts)
         natural[win.wild] += wilds
@@ -226,7 +227,7 @@ class Zhenjiang(RuleSet):
         if deal_in:
             extra = int(settings["wild_deal_in"])
             fans.append(
-                ScoredFan("打搭放冲", "won on a discarded 百搭", extra, 1, ((T.code(winning),),))
+                ScoredFan("打搭放冲", "Won on a Discarded 百搭", extra, 1, ((T.code(winning),),))
             )
         base = int(settings["base_chip"])
         per_payer = sum(f.points for f in fans) * base
@@ -523,18 +524,18 @@ def _wild_copies_gone(hand: Hand, wild: int, first: str, after: Sequence[str], *
 def _win_items(win: _Win, no_wild: bool, settings: Mapping[str, Any]) -> ScoredFan:
     """The win's scoring item (exactly one applies)."""
     if win.tian_hu:
-        return ScoredFan("天胡", "heavenly win", int(settings["tian_hu"]))
+        return ScoredFan("天胡", "Heavenly Win", int(settings["tian_hu"]))
     if win.kong_win:
         if not no_wild:
-            return ScoredFan("杠开", "out on a kong replacement, with 百搭",
+            return ScoredFan("杠开", "Out on a Kong Replacement, with 百搭",
                              int(settings["kong_win_with_wild"]))
         key = f"kong_win_no_wild_{win.kong_win}"
         zh = "脱搭明杠杠开" if win.kong_win == "melded" else "脱搭暗杠杠开"
-        en = f"out on a {win.kong_win} kong replacement, no 百搭 (脱搭)"
+        en = f"Out on a {win.kong_win.title()} Kong Replacement, No 百搭 (脱搭)"
         return ScoredFan(zh, en, int(settings[key]))
     if win.self_drawn:
-        return ScoredFan("自摸", "self-drawn", int(settings["win_self_drawn"]))
-    return ScoredFan("冲", "won on a discard", int(settings["win_discard"]))
+        return ScoredFan("自摸", "Self-Drawn", int(settings["win_self_drawn"]))
+    return ScoredFan("冲", "Won on a Discard", int(settings["win_discard"]))
 
 
 def _settle(per_payer: int, win: _Win, context: WinContext) -> Settlement:
@@ -556,14 +557,35 @@ def _false_win_settlement(amount: int) -> Settlement:
 
 
 def _false_win(
-    hand: Hand, win: _Win, settings: Mapping[str, Any], transfers: list[Transfer]
+    hand: Hand, win: _Win, settings: Mapping[str, Any], transfers: list[Transfer],
+    own: str = "", wilds: int = 0,
 ) -> Score:
+    """诈胡: the hand is not complete. ``own``: how the winning 百搭 came when it is its own
+    face ("won on a discard", "robbed from a kong"; '' otherwise), ``wilds``: the 百搭 then
+    left to play as wilds, so the reason names the tiles as they were read.
+
+    >>> from scoring.notation import parse_hand
+    >>> s = {k: v.default for k, v in SETTINGS.items()}
+    >>> w = _Win(T.index("2m"), False, False, "", "", ())
+    >>> _false_win(parse_hand("111p456789m123pS2m"), w, s, [], "won on a discard"
+    ...            ).details["reason"]  # doctest: +NORMALIZE_WHITESPACE
+    'not complete: the tiles do not form four sets and a pair with the winning 2m as its own
+    face (a 百搭 won on a discard is not wild); a declared win is 诈胡'
+    """
     amount = int(settings["false_win"]) * int(settings["base_chip"])
     settlement = _false_win_settlement(amount)
-    reason = (
-        f"not complete: the tiles do not form four sets and a pair with {T.code(win.wild)} "
-        "(百搭) as wilds; a declared win is 诈胡"
-    )
+    code = T.code(win.wild)
+    if own:
+        others = f" and the other {code} (百搭) as wilds" if wilds else ""
+        reason = (
+            f"not complete: the tiles do not form four sets and a pair with the winning {code} "
+            f"as its own face (a 百搭 {own} is not wild){others}; a declared win is 诈胡"
+        )
+    else:
+        reason = (
+            f"not complete: the tiles do not form four sets and a pair with {code} "
+            "(百搭) as wilds; a declared win is 诈胡"
+        )
     return Score(
         "zhenjiang",
         None,

@@ -28,6 +28,9 @@ pytest.importorskip("selenium.webdriver", reason="selenium (dev extra) is missin
 
 __all__ = ["browser"]  # the fixture, shared with the phone page's tests
 
+#: A settlement's seats as the page names them: the table's Chinese beside the English.
+SEAT = {"left": "left (上家)", "opposite": "opposite (对家)", "right": "right (下家)"}
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
@@ -70,12 +73,13 @@ def test_a_zhenjiang_hand_typed_shows_its_transfers_and_net(server: str, browser
     hand = "123m456m789m234pEE"
     want = scoring.score(hand, rules="zhenjiang", indicator="1m", self_drawn=True,
                          first_wild_discard="right")
-    net = ", ".join(f"{seat} {n:+d}" for seat, n in want.details["net"].items())
+    net = ", ".join(f"{SEAT.get(seat, seat)} {n:+d}" for seat, n in want.details["net"].items())
     type_hand(browser, hand)
     wait_for(lambda: "Net" in text(browser, "settlement"), what="the net")
     got = text(browser, "settlement")
     assert f"Net (chips): {net}" in got
-    assert "Transfers: winner → right 6 (打首搭); left → right 6 (打首搭)" in got
+    assert ("Transfers: winner → right (下家) 6 (打首搭); left (上家) → right (下家) 6 (打首搭)"
+            in got)
     assert text(browser, "head-total") == f"{want.total} chip" + ("" if want.total == 1 else "s")
     assert "fan" not in text(browser, "head-total")
 
@@ -89,30 +93,32 @@ def test_regional_results_say_chips_their_false_win_and_every_amount(
                       first_wild_discard="right")
     got = shown(browser, z)
     assert got["big"] == "1 chip" and got["head"] == "1 chip" and got["pill"] == "legal win"
-    assert "Settlement (chips): winner +1; left pays 1" in got["settlement"]
-    assert "Net (chips): winner -5, left -7, opposite -6, right +18" in got["settlement"]
+    assert "Settlement (chips): winner +1; left (上家) pays 1" in got["settlement"]
+    assert ("Net (chips): winner -5, left (上家) -7, opposite (对家) -6, right (下家) +18"
+            in got["settlement"])
     # Zhenjiang 诈胡: the claimant pays each other player; no "pays -6", no minimum
     f = scoring.score("123m456m789m234pES", rules="zhenjiang", indicator="1m", discarder=1)
     got = shown(browser, f)
     assert got["pill"] == "not a win: 诈胡" and got["head"] == "✗ 0 chips"  # not by colour alone
     assert "pays -" not in got["settlement"] and "minimum" not in got["settlement"]
-    assert "claimant -18; left receives 6, opposite receives 6, right receives 6" in (
-        got["settlement"])
+    assert ("claimant -18; left (上家) receives 6, opposite (对家) receives 6, right (下家) "
+            "receives 6") in got["settlement"]
     assert f"Not a win (诈胡): {f.details['reason']}" in got["settlement"]
-    assert "Net (chips): claimant -18, left +6, opposite +6, right +6" in got["settlement"]
+    assert ("Net (chips): claimant -18, left (上家) +6, opposite (对家) +6, right (下家) +6"
+            in got["settlement"])
     # Xiamen 游金: the bonus money apart from the chips is shown
     x = scoring.score("123m456m789m234p567p9s 1f 3p", rules="xiamen", gold="9s", win="游金",
                       dealer=True)
     got = shown(browser, x)
     assert got["big"] == "72 chips" and got["pill"] == "legal win"
-    assert ("winner +216, +150 bonus money apart from the chips; left pays 72 + 50 bonus "
-            "money, opposite pays 72 + 50 bonus money") in got["settlement"]
+    assert ("winner +216, +150 bonus money apart from the chips; left (上家) pays 72 + 50 "
+            "bonus money, opposite (对家) pays 72 + 50 bonus money") in got["settlement"]
     # Xiamen 诈胡: the claimant pays money, no chips
     xf = scoring.score("123m456m789m234p567p12s", rules="xiamen", gold="9s")
     got = shown(browser, xf)
     assert got["pill"] == "not a win: 诈胡" and got["big"] == "0 chips"
-    assert ("claimant 0, -150 money apart from the chips; left receives 50 money apart "
-            "from the chips") in got["settlement"]
+    assert ("claimant 0, -150 money apart from the chips; left (上家) receives 50 money "
+            "apart from the chips") in got["settlement"]
 
 
 def test_mcr_results_read_as_before(server: str, browser: Any) -> None:
@@ -121,8 +127,8 @@ def test_mcr_results_read_as_before(server: str, browser: Any) -> None:
     got = shown(browser, s)
     assert got["big"] == f"{s.total} fan" and got["head"] == f"{s.total} fan"
     assert got["pill"] == "legal win"
-    assert got["settlement"] == (f"Settlement (points): left pays 8, opposite pays {8 + s.total},"
-                                 f" right pays 8 — {s.settlement.note}")
+    assert got["settlement"] == (f"Settlement (points): left (上家) pays 8, opposite (对家) pays "
+                                 f"{8 + s.total}, right (下家) pays 8 — {s.settlement.note}")
     low = scoring.score("[123m,1]456m789p234s5s5s", discarder=3)
     got = shown(browser, low)
     assert got["pill"] == "below the minimum" and got["head"] == "✗ 3 fan"

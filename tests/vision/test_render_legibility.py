@@ -123,7 +123,7 @@ def test_a_fan_name_with_chinese_is_drawn_in_english(monkeypatch: pytest.MonkeyP
     rec, _, _ = drawn(monkeypatch, r, (500, 900))
     texts = [c.text for c in rec.calls if c.kind == "text"]
     assert all(t.isascii() and "??" not in t for t in texts)
-    assert any("out on a concealed kong replacement, no wild: " in t for t in texts)
+    assert any("Out on a Concealed Kong Replacement, No wild: " in t for t in texts)
 
 
 def test_meld_notation_on_a_background_clear_of_its_outline(

@@ -75,6 +75,21 @@ function tileWords(code) {
   return `${code[0]} ${code[0] === "1" && suit !== "bamboo" ? suit.replace(/s$/, "") : suit}`;
 }
 
+/** A tile as the page writes it in text: its code and Chinese name, "5m 五万" (the code
+ * alone when the rules' names are not loaded). */
+function tileText(code) {
+  return state.zh[code] ? `${code} ${state.zh[code]}` : String(code);
+}
+
+/* seat offsets' names in a settlement, with the Chinese a table uses */
+const SEAT_ZH = { left: "上家", opposite: "对家", right: "下家" };
+
+/** A settlement's payer or seat: "left (上家)", "opposite (对家)", "right (下家)"; a role
+ * ("winner", "discarder", "other", "claimant") as it is. */
+function seatText(name) {
+  return SEAT_ZH[name] ? `${name} (${SEAT_ZH[name]})` : String(name);
+}
+
 /* ------------------------------------------------------------------ HTTP */
 async function api(path, options = {}) {
   let response;
@@ -556,7 +571,7 @@ function fieldInput(name, spec) {
     input = el("select", common, el("option", { value: "null" }, "—"),
       state.classes.filter((c) => !/f$/.test(c) && c !== "back").map((c) => el("option", {
         value: JSON.stringify(c), selected: c === spec.default,
-      }, `${c} ${state.zh[c] || ""}`)));
+      }, tileText(c))));
   } else if (typeof spec.default === "boolean") {
     input = el("input", { ...common, type: "checkbox", checked: spec.default });
     return [el("label", { class: "toggle" }, input, ` ${name.replace(/_/g, " ")}`), hint];
@@ -650,12 +665,13 @@ function signed(n) {
 function paymentText(p, unit) {
   const bonus = Number(p.bonus || 0);
   const chips = p.amount < 0 ? `receives ${-p.amount}` : `pays ${p.amount}`;
-  if (bonus > 0) return `${p.payer} ${chips} + ${bonus} bonus money`;
+  const payer = seatText(p.payer);
+  if (bonus > 0) return `${payer} ${chips} + ${bonus} bonus money`;
   if (bonus < 0) {
-    return p.amount === 0 ? `${p.payer} receives ${-bonus} money apart from the ${unit}`
-      : `${p.payer} ${chips}, receives ${-bonus} money apart from the ${unit}`;
+    return p.amount === 0 ? `${payer} receives ${-bonus} money apart from the ${unit}`
+      : `${payer} ${chips}, receives ${-bonus} money apart from the ${unit}`;
   }
-  return `${p.payer} ${chips}`;
+  return `${payer} ${chips}`;
 }
 
 /** A regional settlement, line by line: why a claimed win is none, the winner's (or the
@@ -680,7 +696,7 @@ function regionalSettlement(score) {
   } else if (s.note) {
     lines.push(`Settlement (${unit}): ${s.note}`);
   }
-  const seat = (name) => (name === "winner" && !score.legal ? "claimant" : name);
+  const seat = (name) => (name === "winner" && !score.legal ? "claimant" : seatText(name));
   const events = d.events || [];
   if (events.length) {
     lines.push("Transfers: " + events.map((e) =>
@@ -709,7 +725,8 @@ function renderScore(score) {
   )));
   const s = score.settlement;
   setText($("settlement"), !mcr && s ? regionalSettlement(score) : s && s.payments
-    ? `Settlement (${s.unit}): ` + s.payments.map((p) => `${p.payer} pays ${p.amount}`).join(", ")
+    ? `Settlement (${s.unit}): `
+      + s.payments.map((p) => `${seatText(p.payer)} pays ${p.amount}`).join(", ")
       + (s.note ? ` — ${s.note}` : "")
     : "");
   $("result").hidden = false;
@@ -747,11 +764,12 @@ function renderDiscards(d) {
           el("th", { class: "v" }, "Best"))),
         el("tbody", {}, ready.map((x) => el("tr", {},
           el("td", {}, el("span", { class: "tile" }, x.tile, el("small", {}, state.zh[x.tile] || ""))),
-          el("td", { class: "wrap" }, x.waits.map((t) => `${t.tile} (${t.remaining} left)`).join(", ")),
+          el("td", { class: "wrap" },
+            x.waits.map((t) => `${tileText(t.tile)} (${t.remaining} left)`).join(", ")),
           el("td", { class: "v" }, best(x) ? String(best(x)) : "–"))))),
     );
   } else {
-    const tiles = d.discards.filter((x) => x.shanten === d.shanten).map((x) => x.tile);
+    const tiles = d.discards.filter((x) => x.shanten === d.shanten).map((x) => tileText(x.tile));
     box.replaceChildren(el("p", {}, `No discard leaves it ready: the best (${tiles.join(", ")}) `
       + `leave it ${d.shanten} tile change(s) from ready (向听).`));
   }
@@ -1363,7 +1381,7 @@ function openPicker(index, where = "overlay") {
   };
   const number = state.numbered.has(index) ? ` (#${index} on the photo)` : "";
   setText($("picker-title"),
-    `Which tile is this? Read as ${tile.code} ${state.zh[tile.code] || ""}${number}`);
+    `Which tile is this? Read as ${tileText(tile.code)}${number}`);
   const alts = (tile.topk || []).map((a) => a.code).filter((c) => c !== tile.code).slice(0, 4);
   $("picker-top").replaceChildren(...alts.map((c) => tileButton(c, pick, tile.code)));
   const starts = new Set(["1m", "1p", "1s", "E", "1f"]);
