@@ -280,7 +280,10 @@ def _mcr(call: Recorder, cam: FakeCamera, monkeypatch: pytest.MonkeyPatch) -> No
         assert shoot(30) == ["waiting", "waiting", "recorded"]
         assert call.answers[-1].body["recorded"]["recorded"] is True
     # one photo a hand: recorded at once, sent again with its number, one whose photo
-    # cannot be kept, one whose reading back fails
+    # cannot be kept, one whose reading back fails — after the camera saw the table
+    # cleared, and each later one a new hand (new_hand): since the seventy-sixth session
+    # a photo while a hand recorded since the table was last seen cleared stands is a
+    # second win of the deal, 409 already_recorded
     photos = "/v1/tables/{table_id}/photos"
     cam.show(90, OTHER_HAND)
 
@@ -288,13 +291,14 @@ def _mcr(call: Recorder, cam: FakeCamera, monkeypatch: pytest.MonkeyPatch) -> No
         return call("post", photos, status, ids, headers=key, data=form,
                     files={"image": ("p.jpg", frame(90), "image/jpeg")})
 
+    assert shoot(120) == ["waiting"] * 3
     number = snap(201, winner="S", discarder="E")["number"]
     assert snap(200, winner="S", discarder="E", number=str(number))["created"] is False
     with monkeypatch.context() as m:
         m.setattr(camera, "_write", full_disk)
-        assert snap(201, winner="W", self_drawn="true")["image_error"]
+        assert snap(201, winner="W", self_drawn="true", new_hand="true")["image_error"]
         m.setattr(routes, "_hand_view", locked)
-        assert snap(201, winner="N", self_drawn="true")["recorded"] is True
+        assert snap(201, winner="N", self_drawn="true", new_hand="true")["recorded"] is True
     # the referee fixes the table's name, then calls time
     call("patch", "/v1/tables/{table_id}", 200, ids, headers=ref, json={"name": "T1 main"})
     closed = call("post", "/v1/tables/{table_id}/close", 200, ids, headers=ref,

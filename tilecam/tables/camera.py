@@ -13,7 +13,15 @@ one, not only the last), or that a referee, an automatic table or a photo put on
 sheet meanwhile (:func:`_sheet_hand`); a record the camera later reads otherwise, stably,
 is held for a referee (:func:`tilecam.tables.sheet.hold_for_review`). One photo of a hand
 (:func:`record_photo`) is held to the same rule: a photo of a hand on the sheet since the
-table was last seen cleared is :class:`AlreadyRecorded` (:func:`photo_shows`).
+table was last seen cleared is :class:`AlreadyRecorded` (:func:`photo_shows`). A photo is
+held to more than a frame: where the camera has seen the table cleared, a photo of any
+complete hand while a hand recorded since then stands (whoever recorded it) is
+:class:`AlreadyRecorded` too, however far its reading is from that hand
+(:func:`photo_deal_hand`) — a deal has one win, so a second one before the table is seen
+cleared is far likelier the hand misread (a bad photo, glare) than a new one; until the
+seventy-sixth session a photo read more than 2 tiles from it was recorded, and paid, as a
+second hand of the deal. ``new_hand`` says it is a new hand. A camera's frames keep their
+own rule: a far reading is another hand at once (below).
 
 A frame with no tiles counts as the table seen empty only when it shows the table: not a
 dark frame (:func:`shows_a_view`), and — once the camera has learned the table's surface
@@ -529,6 +537,14 @@ RECORDED_BY = {"camera": "by the table's camera", "photo": "from a photo",
                "table": "by the table", "referee": "by a referee"}
 
 
+def _cleared_after(session: Session, table: GameTable) -> int | None:
+    """:attr:`Memory.cleared_after` of ``table``'s camera (None: no camera, or one that
+    never saw the table cleared) — read, not locked nor made: a frame locks its camera's
+    state before the sheet."""
+    state = session.scalar(select(CameraState).where(CameraState.table_id == table.id))
+    return None if state is None else Memory.from_text(state.recorded_signature).cleared_after
+
+
 def photo_shows(session: Session, table: GameTable, hands: Sequence[Hand], hand_text: str,
                 report: HandReport) -> Hand | None:
     """The hand among ``hands`` (the sheet's, read by the caller under the sheet's lock in
@@ -541,31 +557,112 @@ def photo_shows(session: Session, table: GameTable, hands: Sequence[Hand], hand_
     :data:`~tilecam.tables.scoring_bridge.REREAD_TILES` of them, with a win claim that
     agrees. A camera's hand within those tiles counts whatever the camera saw since (no
     ``gap``): a phone held over the table to take the photo hides the hand from the
-    camera, which is no sign that it was put away. None: a hand of its own."""
+    camera, which is no sign that it was put away. None: a hand of its own — or, where
+    the table was seen cleared, a second win of the deal (:func:`photo_deal_hand`)."""
     rules = str(table.rules)
-    # read, not locked nor made: a frame locks its camera's state before the sheet
-    state = session.scalar(select(CameraState).where(CameraState.table_id == table.id))
-    cleared_after = (None if state is None
-                     else Memory.from_text(state.recorded_signature).cleared_after)
     key = frame_key(score_key(hand_text, rules, report.context), report)
-    number = _sheet_hand(hands, key, rules, cleared_after, gap=False)
+    number = _sheet_hand(hands, key, rules, _cleared_after(session, table), gap=False)
     return None if number is None else hands[number - 1]
+
+
+@dataclass(frozen=True)
+class DealHand:
+    """The win already recorded in the deal a photo would win again
+    (:func:`photo_deal_hand`): the hand, how many tiles its tiles and the photo's are
+    apart as the rules score them (:func:`~tilecam.tables.scoring_bridge.tiles_apart`),
+    and whether their win claims agree (:func:`claims_agree`)."""
+
+    hand: Hand
+    apart: int
+    agrees: bool
+
+
+def photo_deal_hand(session: Session, table: GameTable, hands: Sequence[Hand],
+                    hand_text: str, report: HandReport) -> DealHand | None:
+    """The win a photo's complete hand (``hand_text``, parsed as the table's rules read
+    it, with the photo's fields ``report``) would be a second one of, in one deal: where
+    the table's camera has seen it cleared (:attr:`Memory.cleared_after`), a hand recorded
+    since — by the camera, a photo, a referee or the table — that stands (not voided, not
+    ruled a false claim; the hand's tiles on the sheet), with no drawn deal recorded after
+    it (which says a deal ended since). Asked when the photo shows none of them
+    (:func:`photo_shows`): its reading is more than
+    :data:`~tilecam.tables.scoring_bridge.REREAD_TILES` tiles from each, or its win claim
+    contradicts theirs. Under every rule set here a deal has one win (MCR's 截和 and
+    Zhenjiang's 无一炮双响 give a discard to one claimant; a Xiamen win ends the deal),
+    so a second complete hand before the table is seen cleared is far likelier that
+    hand misread (glare, a bad photo) than a new one. Of several, the nearest in tiles,
+    the latest of those as near. None where no hand stands since the table was seen
+    cleared, or where its camera never saw it cleared, or there is no camera: there no
+    deal's end is seen, and a far reading is taken for a new hand, as the camera takes
+    its own (:mod:`tilecam.tables.stability`)."""
+    cleared_after = _cleared_after(session, table)
+    if cleared_after is None:
+        return None
+    rules = str(table.rules)
+    key = frame_key(score_key(hand_text, rules, report.context), report)
+    best: DealHand | None = None
+    for hand in reversed(hands[max(cleared_after, 0):]):
+        rev = hand.revisions[-1]
+        if rev.outcome in ("void", "false_claim"):
+            continue  # counts for nothing: a referee's void or ruling (the hand plays on)
+        if rev.outcome == "draw" or not rev.hand_text:
+            break  # a drawn deal recorded since: the hands before it were earlier deals'
+        try:
+            theirs = frame_key(score_key(rev.hand_text, rules, rev.context), report_of(rev))
+        except ValueError:  # a stored hand the rules no longer parse: not compared
+            continue
+        apart = tiles_apart(_key_parts(key)[0], _key_parts(theirs)[0])
+        if best is None or apart < best.apart:
+            best = DealHand(hand, apart, claims_agree(key, theirs))
+    return best
+
+
+def _won(told: HandReport) -> str:
+    """How a hand was won, as an ``already_recorded`` message puts it after its tiles
+    (``, won by S off E``; empty where the report says nothing of it).
+
+    >>> _won(HandReport(winner="S", discarder="E")), _won(HandReport(self_drawn=True))
+    (', won by S off E', ' self-drawn')
+    """
+    return (f", won by {told.winner}" if told.winner else "") + (
+        " self-drawn" if told.self_drawn else f" off {told.discarder}" if told.discarder
+        else "")
 
 
 def _already_recorded(table: GameTable, shown: Hand, hand_text: str) -> AlreadyRecorded:
     """The refusal of a photo that shows hand ``shown`` (:func:`photo_shows`)."""
     rev = shown.revisions[-1]
-    told = report_of(rev)
-    won = (f", won by {told.winner}" if told.winner else "") + (
-        " self-drawn" if told.self_drawn else f" off {told.discarder}" if told.discarder
-        else "")
     by = RECORDED_BY.get(str(shown.source), f"by {shown.source}")
     seen = "" if rev.hand_text == hand_text else f"; the photo reads {hand_text}"
     return AlreadyRecorded(
         f"the photo shows hand {shown.number} of table {table.id}, already recorded {by} "
-        f"({rev.hand_text}{won}{seen}): nothing was recorded. If it is a new hand with "
-        "the same tiles, send the photo again with new_hand=true",
+        f"({rev.hand_text}{_won(report_of(rev))}{seen}): nothing was recorded. If it is a "
+        "new hand with the same tiles, send the photo again with new_hand=true",
         int(shown.number), rev.hand_text)
+
+
+#: Who recorded a hand, by its ``source``, as the subject of a second win's refusal.
+RECORDER = {"camera": "the table's camera", "photo": "a photo", "table": "the table",
+            "referee": "a referee"}
+
+
+def _second_win(table: GameTable, deal: DealHand, hand_text: str,
+                report: HandReport) -> AlreadyRecorded:
+    """The refusal of a photo that would be a second win of the deal
+    (:func:`photo_deal_hand`)."""
+    shown = deal.hand
+    rev = shown.revisions[-1]
+    who = RECORDER.get(str(shown.source), str(shown.source))
+    apart = ("the same tiles" if deal.apart == 0 else
+             f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
+    if not deal.agrees:
+        apart += ", won otherwise"
+    return AlreadyRecorded(
+        f"{who} recorded hand {shown.number} of table {table.id} ({rev.hand_text}"
+        f"{_won(report_of(rev))}) since the table was last seen cleared; this photo reads "
+        f"{hand_text}{_won(report)}, {apart}: nothing was recorded (one deal has one "
+        "win) — if it is a new hand, post it with new_hand=true; to fix the recorded hand, "
+        "a referee corrects it", int(shown.number), rev.hand_text)
 
 
 @dataclass(frozen=True)
@@ -613,7 +710,10 @@ def record_photo(
     A photo of a hand already on the sheet — the camera's, a referee's, the table's, an
     earlier photo's (a phone re-sending it without ``number``) — is not recorded again:
     :class:`AlreadyRecorded` naming it (:func:`photo_shows`), nothing written, the photo
-    not kept; ``new_hand`` records it all the same (a new hand with the same tiles). A
+    not kept; and nor is, where the camera has seen the table cleared, a photo of another
+    complete hand while one recorded since then stands — a second win of one deal,
+    :class:`AlreadyRecorded` naming the recorded hand and how far apart the two read
+    (:func:`photo_deal_hand`). ``new_hand`` records it all the same (a new hand). A
     ``number`` already on the sheet is left to :func:`tilecam.tables.sheet.insert_hand`
     (the re-send answered with the hand, or a conflict). A new hand at a table that
     records none — closed, withdrawn (:func:`tilecam.tables.sheet.refuse_closed`) or its
@@ -638,10 +738,15 @@ def record_photo(
             hands = sheet.hands_of(session, table_id)
             shown = None if new_hand else photo_shows(session, table, hands, hand_text,
                                                       report)
-            if shown is not None:
+            deal = (None if new_hand or shown is not None else
+                    photo_deal_hand(session, table, hands, hand_text, report))
+            if shown is not None or deal is not None:
                 # a session over records no new hand either: say so, not new_hand=true
                 sheet.refuse_no_place(table, hands)
-                raise _already_recorded(table, shown, hand_text)
+                if shown is not None:
+                    raise _already_recorded(table, shown, hand_text)
+                assert deal is not None
+                raise _second_win(table, deal, hand_text, report)
         image_error = _keep(target, image, table_id, "the photo") if store else None
         wrote = store and image_error is None
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),

@@ -25,7 +25,10 @@ Table key (its own table only) or admin key:
   at once with the photo as its ``image_ref``; ``number`` makes a re-send idempotent. A
   photo of a hand already recorded since the table was last seen cleared — by the
   camera, a referee, the table or a photo — is 409 ``already_recorded`` naming it, as a
-  frame is answered; ``new_hand=true`` records it as a new hand.
+  frame is answered; and so, where the camera has seen the table cleared, is a photo of
+  any other complete hand while one recorded since then stands (one deal, one win: a
+  reading more than 2 tiles off is likelier that hand misread than a new one);
+  ``new_hand=true`` records it as a new hand.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
   drawn hand); ``number`` makes a re-send idempotent. Bodies are read strictly (a
   boolean is no number, a string no boolean), as ``/v1/score`` reads them.
@@ -532,10 +535,13 @@ PHOTO_FIELDS: dict[str, dict[str, Any]] = {
     "note": {"type": "string", "maxLength": 2000, "description": "the table's note on the "
              "hand, kept with it"},
     "new_hand": {"type": "boolean", "default": False, "description": "true: record the "
-                 "photo's hand even where it is a hand already on the sheet (the same "
-                 "tiles dealt again); without it such a photo — of the hand the camera, "
-                 "a referee, the table or an earlier photo recorded since the table was "
-                 "last seen cleared — is 409 already_recorded and nothing is recorded"},
+                 "photo's hand as a new hand even where it is a hand already on the sheet "
+                 "(the same tiles dealt again) or a second win of the deal; without it "
+                 "such a photo — of the hand the camera, a referee, the table or an "
+                 "earlier photo recorded since the table was last seen cleared, or, where "
+                 "the camera has seen the table cleared, of any complete hand while one "
+                 "recorded since then stands — is 409 already_recorded and nothing is "
+                 "recorded"},
 }
 #: The form fields of a photo (``POST …/photos``), as the OpenAPI form schema lists them.
 PHOTO_FIELD_NAMES = tuple(PHOTO_FIELDS)
@@ -729,8 +735,11 @@ def _photo_note(fields: dict[str, str]) -> str | None:
                          "seats that contradict), invalid_context, invalid_hand (the photo "
                          "shows no complete hand), or an image missing, empty or corrupt"),
                         (409, "already_recorded: the photo shows a hand on the sheet since "
-                         "the table was last seen cleared (the message names it; nothing "
-                         "recorded: new_hand=true records a new hand with the same tiles); "
+                         "the table was last seen cleared, or — where the camera has seen "
+                         "the table cleared — a hand recorded since then stands and the "
+                         "photo would be a second win of the deal, however far apart they "
+                         "read (the message names the hand, and says how many tiles apart; "
+                         "nothing recorded: new_hand=true records a new hand); "
                          "conflict: the request contradicts what is recorded (a number "
                          "used for other content, the table closed)")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
@@ -756,8 +765,16 @@ async def post_photo(
     recorded, ``created`` false). A photo of a hand already on the sheet since the table
     was last seen cleared — the camera's, a referee's, the table's, an earlier photo's
     (a re-send without ``number``) — is 409 ``already_recorded`` naming it, nothing
-    recorded, as the camera answers it (:func:`tilecam.tables.camera.photo_shows`);
-    ``new_hand=true`` records it as a new hand all the same. The recognition limiter
+    recorded, as the camera answers it (:func:`tilecam.tables.camera.photo_shows`).
+    Where the table's camera has seen it cleared, a photo of any complete hand while a
+    hand recorded since then stands is 409 ``already_recorded`` too, the message naming
+    that hand and how many tiles apart the two read: one deal has one win, and a photo
+    read more than 2 tiles from it (glare, a bad photo) is likelier that hand misread
+    than a new one (:func:`tilecam.tables.camera.photo_deal_hand`; a referee corrects a
+    recorded hand read wrong). ``new_hand=true`` records it as a new hand all the same.
+    A table whose camera never saw it cleared, or without a camera, sees no deal end:
+    there only a photo of the sheet's last hand, within 2 tiles, is refused. Camera
+    frames keep their own rule. The recognition limiter
     admits it as it does ``/v1/recognize``."""
     from contextlib import AbstractAsyncContextManager, nullcontext
 
