@@ -79,7 +79,10 @@ def test_an_output_folder_that_is_a_file_is_a_one_line_error(
         pytest.skip("no tile art installed (../shared/tileart): synth cannot render")
     taken = tmp_path / "taken"
     taken.write_text("a file, not a folder")
-    assert main(["dataset", "synth", "--out", str(taken), "--count", "1", "--quiet"]) == 2
+    # one installed set named: --art default adds a note on stderr first where one of its
+    # sets (fluffy, from ../shared) is missing
+    assert main(["dataset", "synth", "--out", str(taken), "--count", "1", "--quiet",
+                 "--art", available_sets()[0]]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tilecam dataset: error: not a directory: ")
     assert str(taken) in err and "Traceback" not in err

@@ -38,10 +38,13 @@ def test_prepare_packs_only_sets_it_makes() -> None:
 
 
 #: What ``train/gpu/prepare.sh`` packs for a lent GPU (``.gpu/data.tgz``, the ultralytics
-#: wheel, ``start.pt`` and the font), KiB, as built in the sixty-ninth session with its
-#: default WebP quality 55 (the sixty-fourth's, at 60: 33,838 KiB — the grown tree then
-#: passed the limit).
-GPU_PACK_KIB = 32_075
+#: wheel, ``start.pt`` and the font), KiB, as rebuilt on the mended build in the
+#: seventy-fifth session (the sixty-ninth's, 32,075 KiB, was kept here until the
+#: seventy-sixth, when the tree passed it; the sixty-fourth's, at WebP quality 60: 33,838
+#: KiB). Where the pack is built (``.gpu/``) its own size is used instead.
+GPU_PACK_KIB = 31_548
+#: The packed files the device call carries (model card step 22's ``carry``).
+GPU_PACK_FILES = (".gpu/data.tgz", ".gpu/whl", ".gpu/start.pt", ".gpu/Arial.ttf")
 #: What the device tool carries in all: the working tree and the packed files, KiB.
 DEVICE_CARRY_KIB = 64 * 1024
 
@@ -58,5 +61,10 @@ def test_the_tracked_tree_leaves_room_for_the_gpu_pack() -> None:
                            check=True).stdout.split(b"\0")
     tree = sum((REPO / f.decode()).stat().st_size for f in files
                if f and (REPO / f.decode()).is_file())
-    assert tree // 1024 + GPU_PACK_KIB < DEVICE_CARRY_KIB, (
-        f"tree {tree // 1024} KiB + pack {GPU_PACK_KIB} KiB passes {DEVICE_CARRY_KIB} KiB")
+    pack = GPU_PACK_KIB
+    if all((REPO / p).exists() for p in GPU_PACK_FILES):  # built here: measure it
+        pack = sum(f.stat().st_size for p in GPU_PACK_FILES
+                   for f in ([REPO / p] if (REPO / p).is_file() else (REPO / p).rglob("*"))
+                   if f.is_file()) // 1024
+    assert tree // 1024 + pack < DEVICE_CARRY_KIB, (
+        f"tree {tree // 1024} KiB + pack {pack} KiB passes {DEVICE_CARRY_KIB} KiB")

@@ -118,7 +118,7 @@ def test_an_image_one_or_two_pixels_thin_reads_as_no_tiles_not_an_error(
 
 
 def test_a_hand_on_a_long_strip_is_found_by_a_grid_cut_along_it(
-    scenes: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    scenes: list[tuple[np.ndarray, np.ndarray, np.ndarray]], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 5, any size: a rendered hand on the left of an 8:1 strip (a panorama) is
     shrunk 10× at the detector's input, below what it can see; the grid pass cuts such a
@@ -131,7 +131,13 @@ def test_a_hand_on_a_long_strip_is_found_by_a_grid_cut_along_it(
     strip = np.full((band.shape[0], 8 * band.shape[0] + band.shape[1], 3), 90, np.uint8)
     strip[:, : band.shape[1]] = band
     shifted = boxes - np.array([max(x1, 0), max(y1, 0)] * 2, np.float32)
-    det = load_detector(default_model_dir()).detect(strip)
+    detector = load_detector(default_model_dir())
+    # whether the first pass still sees a few tiles, so that the region pass runs instead,
+    # depends on the art the scene is drawn with (fluffy from ../shared, else the Debian
+    # kmahjongg set, on which the region pass finds them too): the grid pass is what is
+    # tested here, so the region pass is turned off for this detection
+    monkeypatch.setattr(detector, "_region_pass", lambda *a, **k: None)
+    det = detector.detect(strip)
     m = match(shifted, det.boxes, det.confidences, 0.5)
     right = sum(1 for d, g in enumerate(m.tolist()) if g >= 0 and det.class_ids[d] == ids[g])
     assert det.meta["zoom_pass"].startswith("grid")
