@@ -122,7 +122,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from scoring import Discards, Hand, Meld, Score, Waits
-    from vision.imageio import ImageSource
+    from vision.imageio import ImageSource, Photo
 
 #: ``context`` keys passed on to :func:`scoring.waits` (the others describe the win).
 _WAITS_KEYS = ("seat_wind", "prevalent_wind", "version", "settings")
@@ -998,20 +998,33 @@ def recognize(
     rows tilted further (:mod:`vision.level_reread` says which, and when the level reading
     replaces them). A reading that still does not win is read once more with the layout's
     unsure sideways judgements open to change (:func:`flip_unclear_sideways`), and
-    replaced when that wins."""
+    replaced when that wins.
+
+    A large photo (a long side of twice :data:`vision.imageio.READ_MIN_LONG_SIDE` or
+    more: a 12 MP phone photo) is read from its picture reduced by 2, 4, ...
+    (:func:`vision.imageio.load_for_reading`: 2016 × 1512 for 4032 × 3024; a JPEG file
+    decoded reduced, not decoded whole at all) when the tiles found there are big enough
+    there (:func:`vision.zoom.big_enough`) — the photo would show the detector no more of
+    them — and the level re-read cuts its region from that picture too; smaller tiles
+    are read from the photo itself, a second detection (:func:`_detect_photo`). Boxes are
+    always given in the photo's pixels (EXIF orientation applied)."""
     import os
 
     from vision.detect import detect, load_detector
-    from vision.imageio import MAX_DECODABLE_PIXELS, load_image
+    from vision.imageio import MAX_DECODABLE_PIXELS, load_for_reading
 
     check_request(rules, context)  # before the detector's time is spent
     name = os.fsdecode(image) if isinstance(image, (str, os.PathLike)) else None
     t0 = time.perf_counter()
     # an array is decoded already (the service under its own TILECAM_MAX_PIXELS)
-    pixels = load_image(image, max_array_pixels=MAX_DECODABLE_PIXELS)
+    photo = load_for_reading(image, max_array_pixels=MAX_DECODABLE_PIXELS)
     t1 = time.perf_counter()
     run = detector if detector is not None else detect
-    dets = below_threshold_as_weak(run(pixels) if detections is None else detections)
+    if detections is None:
+        found, picture = _detect_photo(run, photo)
+    else:  # the caller's detection of the photo: the level re-read's picture follows it
+        found, picture = detections, _picture_for(photo, detections.boxes)
+    dets = below_threshold_as_weak(found)
     t2 = time.perf_counter()
     ms = {"load": (t1 - t0) * 1000, "detect": (t2 - t1) * 1000}
     used = detector if detector is not None else load_detector()
@@ -1022,18 +1035,17 @@ def recognize(
     may_win = _split_context(context)[1] is not False
     why = level_reread.reason(rec, len(dets), _hand_size(rules), may_win)
     if why is not None:
-        level = _recognize_straightened(pixels, dets, rec.layout.tilt_deg, run, rules,
-                                        context, name, ms, calibration, layout_params)
+        level = _recognize_straightened(photo.size, picture, dets, rec.layout.tilt_deg, run,
+                                        rules, context, name, ms, calibration, layout_params)
         if level_reread.take(why, rec, level):
-            return _with_picture_note(level, pixels)
+            return _with_picture_note(level, picture)
         rec = replace(rec, ms={**rec.ms, "straighten": level.ms["straighten"]})  # time spent
     if rec.score is None and rec.layout.side_margins and may_win:
         flipped = recognize_detections(dets, rules, context, image=name, ms=rec.ms,
                                        calibration=calibration, layout_params=layout_params)
         if flipped.score is not None:
             rec = _with_both_times(flipped, rec)
-    return _with_picture_note(_with_edge_note(rec, (int(pixels.shape[1]), int(pixels.shape[0]))),
-                              pixels)
+    return _with_picture_note(_with_edge_note(rec, photo.size), picture)
 
 
 def _with_picture_note(rec: Recognition, pixels: npt.NDArray[np.uint8]) -> Recognition:
@@ -1088,24 +1100,59 @@ def _detect_level(run: Any, region: npt.NDArray[np.uint8]) -> Detections:
     return level
 
 
+def _picture_for(photo: Photo, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
+    """The picture the tiles of ``boxes`` (in the photo's pixels) are read from: the
+    ``photo``'s reduced picture (:func:`vision.imageio.load_for_reading`) when they are big
+    enough there (:func:`vision.zoom.big_enough`), else the photo's own pixels."""
+    from vision.zoom import big_enough
+
+    if not photo.reduced:
+        return photo.picture
+    reduction = max(photo.size[0] / photo.picture.shape[1],
+                    photo.size[1] / photo.picture.shape[0])
+    return photo.picture if big_enough(boxes, reduction) else photo.pixels
+
+
+def _detect_photo(run: Any, photo: Photo) -> tuple[Detections, npt.NDArray[np.uint8]]:
+    """The detection by ``run`` of ``photo`` (boxes in its pixels) and the picture it
+    read: the photo's reduced picture when the tiles found there are big enough there
+    (:func:`_picture_for`), else the photo's own pixels, detected again (a large photo of
+    small tiles: the reduced picture was read for nothing)."""
+    from vision.straighten import reduced_back
+
+    if not photo.reduced:
+        return run(photo.picture), photo.picture
+    small = photo.picture
+    found = reduced_back(run(small), photo.size, (int(small.shape[1]), int(small.shape[0])))
+    picture = _picture_for(photo, found.boxes)
+    return (found, small) if picture is small else (run(picture), picture)
+
+
 def _recognize_straightened(
-    pixels: npt.NDArray[np.uint8], dets: Detections, tilt: float, run: Any, rules: str,
+    size: tuple[int, int], picture: npt.NDArray[np.uint8], dets: Detections,
+    tilt: float, run: Any, rules: str,
     context: Mapping[str, Any] | None, name: str | None, ms: dict[str, float],
     calibration: Mapping[str, Any] | None, layout_params: LayoutParams | None = None,
 ) -> Recognition:
     """Read the hand again from the region of ``dets`` turned by ``tilt`` degrees so its
-    rows lie level; the recognition's boxes are then given in ``pixels``' coordinates
-    (the box around each turned box) and a note says what was done."""
-    from vision.straighten import detections_back, straight_region
+    rows lie level, cut from ``picture`` (the ``size`` = (width, height) photo's pixels or
+    its reduced picture: :func:`_picture_for`); the recognition's boxes are then given in
+    the photo's pixels (the box around each turned box) and a note says what was done."""
+    from vision.straighten import detections_back, from_reduced, straight_region
 
     t0 = time.perf_counter()
-    region, a = straight_region(pixels, dets.boxes, tilt)
+    shown = (int(picture.shape[1]), int(picture.shape[0]))
+    rx, ry = shown[0] / size[0], shown[1] / size[1]  # picture px per photo px (1: the photo)
+    boxes = dets.boxes if shown == size else dets.boxes * np.array([rx, ry, rx, ry],
+                                                                   np.float32)
+    region, a = straight_region(picture, boxes, tilt)
+    if shown != size:
+        a = from_reduced(a, (1 / rx, 1 / ry))
     level = _detect_level(run, region)
     ms = {**ms, "straighten": (time.perf_counter() - t0) * 1000}
     rec = recognize_detections(level, rules, context, image=name, ms=ms,
                                calibration=calibration, layout_params=layout_params,
                                flip_sideways=False)
-    size = (int(pixels.shape[1]), int(pixels.shape[0]))
     note = (f"the rows lay {abs(tilt):.0f}° off the photo's edges: read again from the photo "
             "turned level")
     return replace(rec, detections=detections_back(rec.detections, a, size),

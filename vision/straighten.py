@@ -8,7 +8,10 @@ and the tiles larger; :func:`detections_back` brings that detection's boxes back
 photo's pixels (the axis-aligned box around each turned box) for the caller's output.
 
 All coordinates are pixels; ``A`` is a 2 × 3 affine matrix from photo pixels to region
-pixels.
+pixels. A region cut from a reduced picture of the photo (:func:`vision.imageio.halved`)
+has its map from the photo's own pixels by :func:`from_reduced`, so its boxes come back
+in the photo's pixels all the same; so do a whole reduced picture's detections
+(:func:`reduced_back`).
 
 >>> img = np.zeros((960, 1280, 3), np.uint8)
 >>> boxes = np.array([[600, 400, 640, 450], [640, 440, 680, 490]], np.float32)
@@ -72,6 +75,41 @@ def straight_region(
     region = cv2.warpAffine(image, a, (rw, rh), flags=cv2.INTER_LINEAR,
                             borderValue=(114, 114, 114))
     return np.asarray(region, np.uint8), a
+
+
+def from_reduced(a: npt.NDArray[np.float64],
+                 reduction: tuple[float, float]) -> npt.NDArray[np.float64]:
+    """``a``, a map from the pixels of a picture of the photo reduced ``reduction`` =
+    ``(rx, ry)`` times along x and y, as a map from the photo's own pixels.
+
+    >>> a = np.array([[1.0, 0.0, -10.0], [0.0, 1.0, -20.0]])
+    >>> from_reduced(a, (2.0, 2.0)).tolist()
+    [[0.5, 0.0, -10.0], [0.0, 0.5, -20.0]]
+    """
+    out = np.asarray(a, np.float64).copy()
+    out[:, 0] /= reduction[0]
+    out[:, 1] /= reduction[1]
+    return out
+
+
+def reduced_back(dets: Detections, image_wh: tuple[int, int],
+                 read_wh: tuple[int, int]) -> Detections:
+    """``dets``, found by a detector given a ``read_wh`` = ``(width, height)`` picture of a
+    ``image_wh`` photo (reduced, :func:`vision.imageio.halved`), with their boxes, and
+    their weak boxes', in the photo's pixels (:func:`detections_back`). Their boxes are in
+    the pixels of their ``image_size`` (a detector that reports it), else of the picture;
+    ``dets`` itself when those are the photo's.
+
+    >>> d = Detections.from_lists([(10, 20, 30, 50)], ["5p"], image_size=(2016, 1512))
+    >>> back = reduced_back(d, (4032, 3024), (2016, 1512))
+    >>> back.boxes.tolist(), back.image_size
+    ([[20.0, 40.0, 60.0, 100.0]], (4032, 3024))
+    """
+    size = dets.image_size or read_wh
+    if tuple(size) == tuple(image_wh):
+        return dets
+    a = from_reduced(np.eye(2, 3), (image_wh[0] / size[0], image_wh[1] / size[1]))
+    return detections_back(dets, a, image_wh)
 
 
 def apply_affine(a: npt.NDArray[np.float64], boxes: npt.ArrayLike) -> F32:
