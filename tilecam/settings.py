@@ -102,8 +102,9 @@ class Settings(BaseSettings):
     load_model: bool = True
     #: Admin key for event/table administration; empty disables admin endpoints (unless
     #: ``referee_keys`` names some). Spaces and line ends around it are trimmed (a CRLF
-    #: env file's ``\r``); one holding any other character than printable ASCII ``!``
-    #: to ``~`` is refused (:func:`key_fault`). Never shown in a repr or an error.
+    #: env file's ``\r``), a space or tab inside it kept; one holding another character
+    #: than printable ASCII ``!`` to ``~`` is refused (:func:`key_fault`). Never shown in
+    #: a repr or an error.
     admin_key: str = Field(default="", repr=False)
     #: Named referee keys, ``name:key`` comma-separated (``Li:secret1,Wang:secret2``):
     #: each opens what the admin key opens, and what its holder records is written by
@@ -201,21 +202,31 @@ def proxy_addresses(value: str) -> str:
     return ",".join(tidy)
 
 
-def key_fault(key: str) -> str | None:
-    r"""What in ``key`` (trimmed already) no client can send as the configured key, in
-    words that never show the key; None when each character is printable ASCII other
-    than the space (``!`` to ``~``). A key is sent in an HTTP header, which the service
-    reads as Latin-1 and trims: a key with a space, a line end or another control
-    character inside, or a letter outside ASCII (``é``, ``密``) would be taken at start
-    and then refused on every request ("the key is not valid").
+def key_fault(key: str, *, inner_blanks: bool = False) -> str | None:
+    r"""What in ``key`` (trimmed already) keeps it from working as a key, in words that
+    never show the key; None when each character is printable ASCII ``!`` to ``~`` — or,
+    with ``inner_blanks`` (the admin and referee keys), a space or a tab between them.
 
-    >>> key_fault("tc_Secret-0123:~!") is None
-    True
+    A key is sent in an HTTP header, whose value keeps a space or a tab inside it (the
+    service trims only its ends), so a passphrase such as ``correct horse battery
+    staple`` works as typed; a line end or another control character cannot be sent in
+    one. A letter outside ASCII is sent differently by each client: ``curl`` sends ``é``
+    as its UTF-8 bytes, which the service (reading a header as Latin-1) takes for
+    ``Ã©``, while Python's ``http.client`` sends it as one Latin-1 byte, read back as
+    ``é``, and cannot send ``密`` at all; such a key would be "not valid" from some
+    clients and not others. An invisible character (a byte-order mark left by an editor,
+    a zero-width space pasted with the key, a space other than ASCII's) is named by its
+    code point, which can never be part of a good key, so that the key can be mended.
+
+    >>> key_fault("tc_Secret-0123:~!") is None, key_fault("two words", inner_blanks=True)
+    (True, None)
     >>> key_fault("two words"), key_fault("secret\r\nmore"), key_fault("clé")
     ('a space', 'a line end (CR or LF)', 'a letter or sign outside ASCII (such as é or 密)')
+    >>> key_fault("\ufeffsecret"), key_fault("sec\u200bret")
+    ('U+FEFF, an invisible byte-order mark', 'U+200B (zero width space), an invisible character')
     """
     for char in key:
-        if "!" <= char <= "~":
+        if "!" <= char <= "~" or (inner_blanks and char in " \t"):
             continue
         if char == " ":
             return "a space"
@@ -225,13 +236,45 @@ def key_fault(key: str) -> str | None:
             return "a tab"
         if char < " " or char == "\x7f":
             return "a control character"
+        if not char.isprintable():
+            return _unseen(char)
         return "a letter or sign outside ASCII (such as é or 密)"
     return None
 
 
+def _unseen(char: str) -> str:
+    r"""A character outside ASCII that shows nothing (:meth:`str.isprintable` false), in
+    words naming it by its code point — never the key it is in.
+
+    >>> for char in "\u00a0", "\u2028", "\x85", chr(0xDCFF):
+    ...     print(_unseen(char))
+    U+00A0 (no-break space), a space other than ASCII's
+    U+2028 (line separator), a line end other than CR or LF
+    U+0085, a control character
+    the byte 0xFF, which is not UTF-8
+    """
+    import unicodedata
+
+    code = ord(char)
+    if code == 0xFEFF:
+        return "U+FEFF, an invisible byte-order mark"
+    if 0xDC80 <= code <= 0xDCFF:  # how os.environ keeps a byte that is not UTF-8
+        return f"the byte 0x{code - 0xDC00:02X}, which is not UTF-8"
+    name = unicodedata.name(char, "").lower()
+    point = f"U+{code:04X}" + (f" ({name})" if name else "")
+    kind = unicodedata.category(char)
+    if kind == "Zs":
+        return f"{point}, a space other than ASCII's"
+    if kind in ("Zl", "Zp"):
+        return f"{point}, a line end other than CR or LF"
+    if kind == "Cc":
+        return f"{point}, a control character"
+    return f"{point}, an invisible character"
+
+
 #: How a key may be written, said after :func:`key_fault`'s fault.
-KEY_CHARACTERS = ("a key is sent in an HTTP header, so use printable ASCII letters, "
-                  "digits and signs (! to ~) only")
+KEY_CHARACTERS = ("a key is sent in an HTTP header, so use only printable ASCII letters, "
+                  "digits and signs (! to ~), and spaces between them")
 
 
 def checked_admin_key(value: str) -> str:
@@ -246,7 +289,7 @@ def checked_admin_key(value: str) -> str:
     ValueError: the admin key holds a letter or sign outside ASCII (such as é or 密); ...
     """
     key = value.strip()
-    fault = key_fault(key)
+    fault = key_fault(key, inner_blanks=True)
     if fault is not None:
         raise ValueError(f"the admin key holds {fault}; {KEY_CHARACTERS}")
     return key
@@ -297,7 +340,7 @@ def referee_keys(value: str, admin_key: str = "") -> tuple[tuple[str, str], ...]
             raise ValueError(f"referee name in entry {place} holds a control character")
         if not key:
             raise ValueError(f"referee {name!r} (entry {place}) has no key after its ':'")
-        fault = key_fault(key)
+        fault = key_fault(key, inner_blanks=True)
         if fault is not None:
             raise ValueError(f"the key of referee {name!r} (entry {place}) holds {fault}; "
                              f"{KEY_CHARACTERS}")

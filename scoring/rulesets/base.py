@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from scoring import tiles as T
 from scoring.hand import Hand, HandError
+from scoring.notation import fold_width
 
 #: The largest number a setting or rule-specific context field takes: chips, points, fan,
 #: factors and counts of hands are far below it, and a bound keeps a score's figures
@@ -162,10 +163,12 @@ class WinContext:
         for name in ("self_drawn", "last_of_kind", "kong", "last_wall_tile"):
             if not isinstance(getattr(self, name), bool):
                 raise HandError(f"{name} must be true or false")
-        for name in ("seat_wind", "prevalent_wind"):
+        for name in ("seat_wind", "prevalent_wind"):  # as a Chinese keyboard types it too
             value = getattr(self, name)
-            if value not in T.WINDS:
+            wind = fold_width(value).strip() if isinstance(value, str) else value
+            if wind not in T.WINDS:
                 raise HandError(f"{name} {value!r} is not a wind (E, S, W or N)")
+            object.__setattr__(self, name, wind)
         if isinstance(self.flowers, bool) or not isinstance(self.flowers, int):
             raise HandError("flowers must be a whole number")
         if not 0 <= self.flowers <= 8:

@@ -119,7 +119,19 @@ def total_line(s: dict[str, Any], st: dict[str, Any]) -> str:
 
 
 def describe(result: dict[str, Any]) -> str:
-    """Human-readable summary of a recognition's JSON."""
+    """Human-readable summary of a recognition's JSON, each tile named with its code and
+    its Chinese name as ``tilecam waits`` names it (:func:`tilecam.commands.waits.named`).
+
+    >>> print(describe({"image": "x.jpg", "tiles": [{"role": "standing"}], "hand": "-",
+    ...                 "melds": [], "alternatives": [], "notes": [],
+    ...                 "corrections": [{"tile": 3, "from": "5p", "to": "6p", "p_from": 0.4,
+    ...                                  "p_to": 0.3, "ratio": 1.333}]}))
+    x.jpg: 1 tiles found, 1 in the hand
+    hand: -
+    corrected tile 3: 5p 五饼 -> 6p 六饼 (p 0.40 vs 0.30, 1.3x)
+    """
+    from tilecam.commands.waits import named
+
     lines = []
     tiles = result["tiles"]
     found = sum(t["role"] != "ignored" for t in tiles)
@@ -147,7 +159,7 @@ def describe(result: dict[str, Any]) -> str:
         lines.append(f"  meld {m['notation']}: {m['kind']} {src}{added}")
     for c in result["corrections"]:
         lines.append(
-            f"corrected tile {c['tile']}: {c['from']} -> {c['to']} "
+            f"corrected tile {c['tile']}: {named(c['from'])} -> {named(c['to'])} "
             f"(p {c['p_from']:.2f} vs {c['p_to']:.2f}, {c['ratio']:.1f}x)"
         )
     for a in result["alternatives"]:
@@ -175,8 +187,6 @@ def describe(result: dict[str, Any]) -> str:
     if "waits" in result:
         w = result["waits"]
         if w["ready"]:  # each tile with its Chinese name, as tilecam waits names it
-            from tilecam.commands.waits import named
-
             lines.append("waits on: " + ", ".join(named(t["tile"]) for t in w["waits"]))
         else:
             lines.append(f"not ready: {w['shanten']} tile(s) from ready")
@@ -223,8 +233,7 @@ def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
     near = min((d["shanten"] for d in below), default=0)
     best = [d for d in below if d["shanten"] == near and d.get("useful_draws") is not None]
     out = [useful_line(d["tile"], d["useful_draws"],
-                       [(u["tile"], u["remaining"]) for u in d.get("useful") or []],
-                       names=True)
+                       [(u["tile"], u["remaining"]) for u in d.get("useful") or []])
            for d in best]
     further = sum(d["shanten"] > near for d in below)
     if best and further:

@@ -78,8 +78,10 @@ def register(sub: Any) -> None:
 
 
 def port_number(text: str) -> int:
-    """``--port``'s value as a whole number (:func:`run` checks its range). ``make serve``
-    passes ``TILECAM_PORT`` (or ``PORT=``) here, so the message names them too.
+    """``--port``'s value as a whole number in ASCII digits (:func:`run` checks its
+    range), as ``TILECAM_PORT`` is read: ``int()`` alone took a Chinese keyboard's
+    ``８８６１`` (and ``٨٨``) too. ``make serve`` passes ``TILECAM_PORT`` (or ``PORT=``)
+    here, so the message names them too.
 
     >>> port_number("8080")
     8080
@@ -87,13 +89,20 @@ def port_number(text: str) -> int:
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: 'abc' is not a port (a whole number 0-65535; ...
+    >>> port_number("８８６１")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '８８６１' is not a port (a whole number 0-65535 in ASCII ...
     """
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a port (a whole number 0-65535; make serve passes TILECAM_PORT "
-            "or PORT= here)") from None
+    if text.isascii():
+        try:
+            return int(text)
+        except ValueError:
+            pass
+    ascii_only = "" if text.isascii() else " in ASCII digits 0-9"
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a port (a whole number 0-65535{ascii_only}; make serve passes "
+        "TILECAM_PORT or PORT= here)")
 
 
 def check_runtime_settings() -> None:

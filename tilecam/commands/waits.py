@@ -88,20 +88,16 @@ def named(tile: str) -> str:
 NAMED_WIDTH = max(display_width(named(t)) for t in scoring.tiles.KINDS)
 
 
-def useful_line(tile: str, count: int, useful: list[tuple[str, int]],
-                names: bool = False) -> str:
+def useful_line(tile: str, count: int, useful: list[tuple[str, int]]) -> str:
     """One discard below ready with its useful draws (有效牌): ``count`` tiles in all, and
-    each kind with its copies left, as ``tilecam recognize`` prints them (and ``tilecam
-    waits``, with ``names``: each tile with its Chinese name, :func:`named`).
+    each kind with its copies left, each tile with its Chinese name (:func:`named`), as
+    ``tilecam waits`` and ``tilecam recognize`` print them.
 
-    >>> useful_line("5s", 8, [("8s", 4), ("E", 2), ("S", 2)])
-    '  discard 5s    8 useful draw(s): 8s (4), E (2), S (2)'
-    >>> useful_line("5s", 8, [("8s", 4), ("E", 2)], names=True)
+    >>> useful_line("5s", 8, [("8s", 4), ("E", 2)])
     '  discard 5s 五条   8 useful draw(s): 8s 八条 (4), E 东 (2)'
+    >>> useful_line("E", 0, [])
+    '  discard E 东      0 useful draw(s): none left'
     """
-    if not names:
-        draws = ", ".join(f"{t} ({n})" for t, n in useful) or "none left"
-        return f"  discard {tile:<3} {count:>3} useful draw(s): {draws}"
     draws = ", ".join(f"{named(t)} ({n})" for t, n in useful) or "none left"
     return f"  discard {pad(named(tile), NAMED_WIDTH)} {count:>3} useful draw(s): {draws}"
 
@@ -182,8 +178,7 @@ def format_discards(d: Discards, hand: scoring.Hand | None = None) -> str:
             out.append(f"{head} {near} tile(s) from ready (shanten {near}), "
                        "the most useful draws first:" + note)
             after.extend(useful_line(x.tile, x.useful_draws,
-                                     [(u.tile, u.remaining) for u in x.useful or ()],
-                                     names=True)
+                                     [(u.tile, u.remaining) for u in x.useful or ()])
                          for x in best)
         further = len(below) - len(best)
         if further:

@@ -92,7 +92,9 @@ class GameTable(Base):
     #: When the referee closed the sheet (time called; migration 0011): no hand is
     #: recorded after it. None while the table is open.
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    #: Why it was closed (the referee's words, with who closed it).
+    #: Why it was closed (the referee's words, with who closed it), and once it has been
+    #: reopened the record of its closings and reopenings, a line each (the whole of it
+    #: while the table is open again; :mod:`tilecam.tables.closings`).
     close_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: Left out of the event's standings (a table opened by mistake; migration 0011),
     #: its history kept.

@@ -54,7 +54,8 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
         "settings": table.rule_settings,
         "players": [{"position": p.position, "name": p.name} for p in table.players],
         "created_at": _iso(table.created_at),
-        # the referee closed the sheet (time called): no more hands; when and why
+        # the referee closed the sheet (time called): no more hands; when and why, and
+        # after a reopening the record of closings too (tilecam.tables.closings)
         "closed_at": _iso(table.closed_at),
         "close_reason": table.close_reason,
         # left out of the event's standings (a table opened by mistake), history kept
@@ -147,7 +148,17 @@ def fans_view(score: Any) -> list[dict[str, Any]] | None:
     if not isinstance(fans, list):
         return None
     return [{"zh": f.get("zh", ""), "en": f.get("en", ""), "value": f.get("value", 0),
-             "count": f.get("count", 1)} for f in fans if isinstance(f, dict)]
+             "count": _count(f.get("count"))} for f in fans if isinstance(f, dict)]
+
+
+def _count(value: Any) -> int:
+    """A saved fan's ``count``: 1 where it is missing, null or not a whole number (no
+    tilecam wrote such a score, but the sheet's CSV failed on one, 500).
+
+    >>> _count(2), _count(None), _count("2"), _count(True)
+    (2, 1, 1, 1)
+    """
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def fans_text(fans: list[dict[str, Any]] | None) -> str:
