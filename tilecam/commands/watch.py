@@ -622,8 +622,10 @@ def table_key(value: str | None) -> str:
     with CRLF line ends leaves a ``\r`` after it, and the server trims what it is sent.
     ValueError, never showing the key, when there is none, or when it holds a space, a
     line end or another character outside printable ASCII
-    (:func:`tilecam.settings.key_fault`): a key the server mints never does, and
-    ``http.client`` would refuse it in the header with a message holding the whole key.
+    (:func:`tilecam.settings.key_fault`): a key the server mints never does, so such a
+    key is a mistyped one — and ``http.client`` refuses a line end in a header with a
+    message holding the whole key, and sends a letter outside ASCII as the server may not
+    read it.
 
     >>> table_key("tc_Abc-123\r\n")
     'tc_Abc-123'
