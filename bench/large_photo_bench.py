@@ -27,7 +27,9 @@ included). The bench prints, per set:
   alternating passes (:mod:`bench._timing`), so a slow spell of the machine falls on
   all alike;
 - how many 12 MP photos were first read from their reduced picture and how many were
-  read at full size (tiles too small in the reduced picture: :func:`vision.recognize.recognize`);
+  read at full size (tiles too small in the reduced picture: their crops cut from the
+  photo's pixels, :meth:`vision.detect.Detector.detect`; a checkout before that detected
+  such a photo again at full size);
 - agreement counts: the codes found (every tile's final code, as a multiset) on the
   12 MP version equal those found on it at full size (listing the photos that differ),
   those on the original (hk) or the truth's (synthetic; and the same for the 1280 × 960
@@ -44,7 +46,7 @@ Usage::
         [--fine-px PX] [--json]
 
 ``--fine-px`` sets :data:`vision.zoom.FINE_TILE_PX` (the tile size in the reduced
-picture under which a photo is read at full size) for the run.
+picture under which a photo's crops are cut at full size) for the run.
 
 The test photos are made once into ``--work`` and reused. To measure the code before a
 change, run this file from a worktree of it (``git worktree add``): the bench imports
@@ -161,7 +163,9 @@ def make_synth_mid(out: Path, count: int) -> list[dict[str, Any]]:
 
 class ReadSizes:
     """Records the size of every picture :meth:`vision.detect.Detector.detect` is given
-    (a detector's whole-photo reads and the level re-reads alike)."""
+    (a detector's whole-photo reads and the level re-reads alike); given a reduced
+    :class:`vision.imageio.Photo`, its picture's size, then the photo's when the detector
+    asked for its pixels (crops cut at full size)."""
 
     def __init__(self) -> None:
         from vision.detect import Detector
@@ -170,9 +174,13 @@ class ReadSizes:
         original = Detector.detect
 
         def detect(det: Any, image: Any, **kw: Any) -> Any:
-            shape = getattr(image, "shape", None)
+            picture = getattr(image, "picture", image)  # a Photo: its picture
+            shape = getattr(picture, "shape", None)
             self.seen.append((int(shape[1]), int(shape[0])) if shape is not None else (0, 0))
-            return original(det, image, **kw)
+            found = original(det, image, **kw)
+            if getattr(image, "reduced", False) and getattr(image, "has_pixels", False):
+                self.seen.append(tuple(image.size))
+            return found
 
         setattr(Detector, "detect", detect)  # noqa: B010 (a bench's probe, this process only)
 

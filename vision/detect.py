@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from vision.confidence import CalibrationError, check_calibration
 from vision.denoise import smooth_if_grainy
 from vision.detections import ROTATIONS, Detections
 from vision.exposure import brighten_if_dark
-from vision.imageio import MAX_DECODABLE_PIXELS, ImageSource, load_image_reduced
+from vision.imageio import MAX_DECODABLE_PIXELS, ImageSource, Photo, load_image_reduced
 from vision.manifest import (
     MANIFEST,
     ClassifierSpec,
@@ -58,6 +58,7 @@ from vision.row_fill import RowFill, in_rows
 from vision.set_counts import within_one_set
 from vision.sharpness import crop_sharpness
 from vision.zoom import (
+    big_enough,
     chained_to,
     grid_cells,
     grid_shape,
@@ -131,6 +132,40 @@ def keep_thresholds(
         taken = in_rows(det.boxes, scores, det.topk_probs[:, 0], scores >= out, row_fill)
         out[taken] = np.minimum(out[taken], row_fill.min_score)
     return out
+
+
+class _Cut:
+    """The larger picture of the same photo that :meth:`Detector.detect` cuts the zoom
+    region and the crops from when the tiles are small in the picture ``img`` it detected
+    in: got from ``full`` when first needed and prepared as the detector prepares a frame
+    (brightened, smoothed: judged on its own pixels, as when the photo is given whole).
+    :meth:`box` takes boxes in ``img``'s pixels to the larger picture's; ``factor`` is
+    its pixels per ``img`` pixel, ``(4,)`` for xyxy boxes."""
+
+    def __init__(self, img: npt.NDArray[np.uint8], spec: Any,
+                 full: Callable[[], npt.NDArray[np.uint8]]) -> None:
+        self._img = img
+        self._spec = spec
+        self._full = full
+        self._picture: npt.NDArray[np.uint8] | None = None
+        self.factor = np.ones(4, np.float32)
+
+    @property
+    def picture(self) -> npt.NDArray[np.uint8]:
+        if self._picture is None:
+            pixels, _ = brighten_if_dark(self._full(), self._spec.brighten_below,
+                                         self._spec.brighten_to)
+            pixels, _ = smooth_if_grainy(pixels, self._spec.denoise_above,
+                                         self._spec.denoise_sigma)
+            self._picture = pixels
+            self.factor = np.array([pixels.shape[1] / self._img.shape[1],
+                                    pixels.shape[0] / self._img.shape[0]] * 2, np.float32)
+        return self._picture
+
+    def box(self, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """``boxes`` in ``img``'s pixels, in :attr:`picture`'s."""
+        _ = self.picture  # sets the factor
+        return np.asarray(boxes * self.factor, np.float32)
 
 
 class Detector:
@@ -269,7 +304,7 @@ class Detector:
     def __repr__(self) -> str:
         return f"Detector({self.name!r}, dir={str(self.model_dir)!r}, {self.backend.name})"
 
-    def __call__(self, image: ImageSource) -> Detections:
+    def __call__(self, image: ImageSource | Photo) -> Detections:
         return self.detect(image)
 
     def _low_conf(self) -> float:
@@ -327,6 +362,7 @@ class Detector:
         boxes: npt.NDArray[np.float32],
         scores: npt.NDArray[np.float32],
         scale: float,
+        cut: _Cut | None = None,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float, str]:
         """The second look (see :meth:`detect`): the region pass when the tiles found
         look small and sit close together, else the grid pass when few tiles were found
@@ -334,7 +370,8 @@ class Detector:
         (class-agnostic NMS). Returns boxes, scores, the enlargement (1.0 when there was
         no second pass) and which pass ran (``"none"``, ``"region"``, ``"grid"`` or
         ``"grid+region"``: with ``zoom_region_after_grid``, the region pass over the tiles
-        the cells found when they are still small)."""
+        the cells found when they are still small). The grid's cells are cut from ``img``,
+        the region from ``cut``'s picture when given (boxes always in ``img``'s pixels)."""
         spec = self.spec
         if spec.zoom_below <= 0:
             return boxes, scores, 1.0, "none"
@@ -344,7 +381,7 @@ class Detector:
         if not few_small and zoom_region(strong, (width, height), scale,
                                          below=spec.zoom_below) is None:
             return boxes, scores, 1.0, "none"  # tiles big enough
-        zoomed = self._region_pass(img, boxes, scores, scale)
+        zoomed = self._region_pass(img, boxes, scores, scale, cut)
         if zoomed is not None:
             return (*zoomed, "region")
         # grid pass: few or very small tiles, on frames the first pass shrank enough
@@ -363,7 +400,7 @@ class Detector:
         boxes, scores = self._merge(boxes, scores, found_b, found_s)
         grid_gain = min(gains)
         if spec.zoom_region_after_grid:  # tiles the cells found still small: look closer
-            zoomed = self._region_pass(img, boxes, scores, scale * grid_gain)
+            zoomed = self._region_pass(img, boxes, scores, scale * grid_gain, cut)
             if zoomed is not None:
                 zb, zs, gain = zoomed
                 return zb, zs, round(gain * grid_gain, 3), "grid+region"
@@ -375,11 +412,13 @@ class Detector:
         boxes: npt.NDArray[np.float32],
         scores: npt.NDArray[np.float32],
         scale: float,
+        cut: _Cut | None = None,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float] | None:
         """The region pass over ``boxes`` seen at ``scale`` input px per ``img`` px (see
         :meth:`detect`): the merged boxes and scores and the enlargement, or None when the
         tiles found are not small, too few, or their region cannot be enlarged
-        ``zoom_min_gain`` times."""
+        ``zoom_min_gain`` times. The region is cut from ``cut``'s picture when given (the
+        photo at full size: the same input size, more detail), boxes in ``img``'s pixels."""
         spec = self.spec
         height, width = img.shape[:2]
         strong = boxes[self._strong(scores)]
@@ -399,8 +438,16 @@ class Detector:
         gain = min(sw / (x2 - x1), sh / (y2 - y1)) / scale
         if gain < spec.zoom_min_gain:
             return None
-        zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), size=(sw, sh))
-        zb = zb + np.array([x1, y1, x1, y1], np.float32)
+        if cut is None:
+            zb, zs, _ = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]), size=(sw, sh))
+            zb = zb + np.array([x1, y1, x1, y1], np.float32)
+        else:  # the same region of the larger picture, at the same input size
+            big = cut.picture
+            bx1, by1, bx2, by2 = (round(float(v)) for v in
+                                  cut.box(np.array([x1, y1, x2, y2], np.float32)))
+            bx2, by2 = min(bx2, big.shape[1]), min(by2, big.shape[0])
+            zb, zs, _ = self._locate(np.ascontiguousarray(big[by1:by2, bx1:bx2]), size=(sw, sh))
+            zb = (zb + np.array([bx1, by1, bx1, by1], np.float32)) / cut.factor
         return (*self._merge(boxes, scores, [zb], [zs]), round(gain, 3))
 
     def _merge(
@@ -422,12 +469,23 @@ class Detector:
         manifest's ``contain``; ``ranked`` the tile scores ``(n,)``."""
         return pp.nms(boxes, ranked, self.iou, self.max_det, self.spec.contain)
 
-    def detect(self, image: ImageSource, *, other_scales: bool = True) -> Detections:
-        """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`).
+    def detect(self, image: ImageSource | Photo, *, other_scales: bool = True) -> Detections:
+        """Tiles in ``image`` (path, encoded bytes or BGR array; see :func:`load_image`;
+        or a :class:`vision.imageio.Photo`).
 
         A large JPEG is decoded at a reduced scale that still covers the detector input
         (see :func:`vision.imageio.load_image_reduced`); boxes are always in pixels of
         the full-resolution image, whose ``(width, height)`` is ``image_size``.
+
+        A :class:`~vision.imageio.Photo` (:func:`vision.imageio.load_for_reading`) is
+        detected in its ``picture``: the first pass, the other scales and the grid cells
+        see the same input from it as from the photo (one 512 px input either way). When
+        the picture is reduced and the tiles found are small there (under
+        :data:`vision.zoom.FINE_TILE_PX`: :func:`vision.zoom.big_enough`), the region pass
+        and every crop are cut from the photo's own ``pixels`` instead (decoded then,
+        brightened and smoothed as a frame given whole is), as when the photo is given
+        whole; else from the picture, and the pixels are never asked for. Boxes are in the
+        photo's pixels, ``image_size`` its ``size``.
 
         **Other scales** (manifest ``scales``, e.g. ``[384]``): when the first pass found
         3 or more tiles and they are not small (median short side at least
@@ -466,8 +524,15 @@ class Detector:
         t0 = time.perf_counter()
         # an array is decoded already (the service under its own TILECAM_MAX_PIXELS):
         # only the decoder's ceiling applies to it, not the default limit again
-        img, size = load_image_reduced(image, min_long_side=self._min_long_side,
-                                       max_array_pixels=MAX_DECODABLE_PIXELS)
+        full: Callable[[], npt.NDArray[np.uint8]] | None = None
+        if isinstance(image, Photo):  # read from its picture; its pixels when tiles are small
+            img, size = image.picture, image.size
+            if image.reduced:
+                photo = image
+                full = lambda: photo.pixels  # noqa: E731
+        else:
+            img, size = load_image_reduced(image, min_long_side=self._min_long_side,
+                                           max_array_pixels=MAX_DECODABLE_PIXELS)
         t_decoded = time.perf_counter()
         shown = img
         img, level = brighten_if_dark(img, self.spec.brighten_below, self.spec.brighten_to)
@@ -481,8 +546,11 @@ class Detector:
         passes = [self.spec.imgsz]
         if other_scales:
             boxes, scores, passes = self._other_scales(img, boxes, scores, scale)
+        # small tiles in a reduced picture: the region and the crops from the photo's pixels
+        cut = (_Cut(img, self.spec, full)
+               if full is not None and not big_enough(boxes[self._strong(scores)]) else None)
         t_detect = time.perf_counter()
-        boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale)
+        boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale, cut)
         t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
@@ -497,7 +565,9 @@ class Detector:
         crop_meta: dict[str, Any] = {}  # which classifier read the crops, when there is a choice
         if self.classifier is not None and self.classifier_spec is not None:
             assert self._cls_ids is not None
-            crops = crop_batch(img, boxes, self.classifier_spec.size)
+            # the picture the crops are cut from, and the boxes in its pixels
+            picture, cut_boxes = (img, boxes) if cut is None else (cut.picture, cut.box(boxes))
+            crops = crop_batch(picture, cut_boxes, self.classifier_spec.size)
             crop_classifier = self._crop_classifier(crops, crop_meta)
             cls_probs, rot_probs = classify_views(
                 crop_classifier.run,
@@ -513,8 +583,8 @@ class Detector:
             rotations = np.asarray(ROTATIONS, np.int64)[rot_probs.argmax(axis=1)]
             rotation_probs = np.asarray(rot_probs, np.float32)
             t_read = time.perf_counter()
-            probs = self._read_again(img, boxes, probs, bool(crop_meta.get("blurred")))
-            probs = self._read_numerals(img, boxes, probs, rotation_probs)
+            probs = self._read_again(picture, cut_boxes, probs, bool(crop_meta.get("blurred")))
+            probs = self._read_numerals(picture, cut_boxes, probs, rotation_probs)
             read_ms = (time.perf_counter() - t_read) * 1000
         one_set_changed: int | None = None  # tiles the one-set rule read otherwise
         if self.spec.one_set:
@@ -726,7 +796,7 @@ def load_detector(model_dir: str | Path | None = None, **options: Any) -> Detect
         return _CACHE[path]
 
 
-def detect(image: ImageSource, *, detector: Detector | None = None,
+def detect(image: ImageSource | Photo, *, detector: Detector | None = None,
            other_scales: bool = True) -> Detections:
     """Tiles in ``image`` using ``detector`` or the cached default one from ``models/``
     (``other_scales``: see :meth:`Detector.detect`)."""

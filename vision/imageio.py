@@ -1354,6 +1354,11 @@ class Photo:
         return (int(self.picture.shape[1]), int(self.picture.shape[0])) != self.size
 
     @property
+    def has_pixels(self) -> bool:
+        """Whether the photo's own pixels are at hand: given, or decoded since asked for."""
+        return self._pixels is not None
+
+    @property
     def pixels(self) -> npt.NDArray[np.uint8]:
         """The photo's own pixels (``picture`` itself when it was not reduced)."""
         if self._pixels is None:

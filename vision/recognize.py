@@ -983,8 +983,9 @@ def recognize(
     text is the reading's ``image``), the encoded bytes of a JPEG/PNG/WebP/BMP/TIFF file
     (``bytes``, ``bytearray``, ``memoryview``), or a BGR pixel array (uint8; uint16
     scaled by its bit depth, the smallest of 8, 10, 12, 14 or 16 that holds its
-    brightest value, :func:`vision.imageio.uint16_bits`; bool black and white).
-    ``detector``: a loaded
+    brightest value, :func:`vision.imageio.uint16_bits`; bool black and white). A
+    :class:`vision.imageio.Photo` already loaded (:func:`vision.imageio.load_for_reading`:
+    the service's, under its own limits) is taken as it is. ``detector``: a loaded
     :class:`vision.detect.Detector` (or any callable image → Detections); default: the
     shipped model. ``detections``: the detector's output for ``image`` when already at
     hand (benchmarks). ``layout_params``: the layout's settings (default
@@ -1006,18 +1007,22 @@ def recognize(
     decoded reduced, not decoded whole at all) when the tiles found there are big enough
     there (:func:`vision.zoom.big_enough`) — the photo would show the detector no more of
     them — and the level re-read cuts its region from that picture too; smaller tiles
-    are read from the photo itself, a second detection (:func:`_detect_photo`). Boxes are
-    always given in the photo's pixels (EXIF orientation applied)."""
+    are found in that picture too, but their region pass, their crops and the level
+    re-read are cut from the photo itself (:meth:`vision.detect.Detector.detect`; a
+    detector of another kind detects the photo itself again: :func:`_detect_photo`).
+    Boxes are always given in the photo's pixels (EXIF orientation applied)."""
     import os
 
     from vision.detect import detect, load_detector
-    from vision.imageio import MAX_DECODABLE_PIXELS, load_for_reading
+    from vision.imageio import MAX_DECODABLE_PIXELS, Photo, load_for_reading
 
     check_request(rules, context)  # before the detector's time is spent
     name = os.fsdecode(image) if isinstance(image, (str, os.PathLike)) else None
     t0 = time.perf_counter()
-    # an array is decoded already (the service under its own TILECAM_MAX_PIXELS)
-    photo = load_for_reading(image, max_array_pixels=MAX_DECODABLE_PIXELS)
+    # an array is decoded already, a Photo loaded already (the service under its own
+    # TILECAM_MAX_PIXELS)
+    photo = image if isinstance(image, Photo) else load_for_reading(
+        image, max_array_pixels=MAX_DECODABLE_PIXELS)
     t1 = time.perf_counter()
     run = detector if detector is not None else detect
     if detections is None:
@@ -1115,13 +1120,27 @@ def _picture_for(photo: Photo, boxes: npt.NDArray[np.float32]) -> npt.NDArray[np
 
 def _detect_photo(run: Any, photo: Photo) -> tuple[Detections, npt.NDArray[np.uint8]]:
     """The detection by ``run`` of ``photo`` (boxes in its pixels) and the picture it
-    read: the photo's reduced picture when the tiles found there are big enough there
-    (:func:`_picture_for`), else the photo's own pixels, detected again (a large photo of
-    small tiles: the reduced picture was read for nothing)."""
+    read. A :class:`vision.detect.Detector` (or :func:`vision.detect.detect`) is given the
+    photo itself and detects once in its reduced picture, cutting its crops from the
+    photo's own pixels when the tiles are small there (:meth:`vision.detect.Detector.detect`):
+    the picture read is then the pixels, else the reduced picture. Any other callable is
+    given the reduced picture, and when the tiles it finds are not big enough there
+    (:func:`_picture_for`) the photo's own pixels, detected again."""
+    from vision.detect import Detector, detect
+    from vision.imageio import Photo
     from vision.straighten import reduced_back
 
     if not photo.reduced:
         return run(photo.picture), photo.picture
+    if isinstance(run, Detector) or run is detect:
+        asked: list[bool] = []
+
+        def pixels() -> npt.NDArray[np.uint8]:
+            asked.append(True)
+            return photo.pixels
+
+        found = run(Photo(photo.picture, photo.size, decode=pixels))
+        return found, (photo.pixels if asked else photo.picture)
     small = photo.picture
     found = reduced_back(run(small), photo.size, (int(small.shape[1]), int(small.shape[0])))
     picture = _picture_for(photo, found.boxes)

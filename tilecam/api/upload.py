@@ -478,6 +478,34 @@ def decode_image(data: bytes, max_pixels: int, max_bytes: int) -> Any:
         raise ApiError(400, "invalid_image", str(exc)) from None
 
 
+def load_photo(data: bytes, max_pixels: int, max_bytes: int) -> Any:
+    """An upload as a :class:`vision.imageio.Photo` for :func:`vision.recognize.recognize`,
+    under the same limits and with the same errors as :func:`decode_image` (the header
+    checked first, then the file decoded): a large JPEG is decoded reduced
+    (:func:`vision.imageio.load_for_reading`), and whole only when its ``pixels`` are
+    asked for (small tiles, an annotated image) — also a 400 when that decode fails.
+
+    CPU work: call it in the recognition pool.
+    """
+    from vision.imageio import ImageError, Photo, load_for_reading
+
+    check_image_header(data, max_pixels)
+    try:
+        photo = load_for_reading(data, max_pixels=max_pixels, max_bytes=max_bytes)
+    except ImageError as exc:
+        raise ApiError(400, "invalid_image", str(exc)) from None
+    if photo.has_pixels:
+        return photo
+
+    def pixels() -> Any:
+        try:
+            return photo.pixels
+        except ImageError as exc:
+            raise ApiError(400, "invalid_image", str(exc)) from None
+
+    return Photo(photo.picture, photo.size, decode=pixels)
+
+
 _WIND = {"type": "string", "enum": ["E", "S", "W", "N"]}
 _FLAG = {"type": "boolean", "default": False}
 _RAW_TYPES = ("image/jpeg", "image/png", "image/webp", "application/octet-stream")

@@ -33,7 +33,7 @@ from tilecam.api.errors import ApiError, describe_validation_errors
 from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, ErrorOut, RecognizeOptions, RecognizeOut
 from tilecam.api.upload import (
     RECOGNIZE_REQUEST_BODY,
-    decode_image,
+    load_photo,
     read_upload,
     request_fields,
 )
@@ -193,9 +193,10 @@ def _recognize(
     """Decode, detect, lay out, correct and score (runs in the recognition pool)."""
     from vision.recognize import recognize as run_recognition
 
-    image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
+    # a large JPEG decoded reduced, whole only when its pixels are needed
+    photo = load_photo(data, settings.max_pixels, settings.max_upload_bytes)
     try:
-        result = run_recognition(image, rules, context, detector=detector)
+        result = run_recognition(photo, rules, context, detector=detector)
     except scoring.HandError as exc:  # a context the recognizer refuses
         raise ApiError(400, "invalid_context", str(exc)) from None
     out = result.to_dict()
@@ -203,7 +204,7 @@ def _recognize(
     for tile, record in zip(out["tiles"], result.detections.to_records(), strict=True):
         tile["topk"] = record["topk"]
     out["image"] = filename
-    out["image_size"] = [int(image.shape[1]), int(image.shape[0])]
+    out["image_size"] = [int(photo.size[0]), int(photo.size[1])]
     if annotate:
-        out["annotated_jpeg"] = annotated_jpeg(image, result)
+        out["annotated_jpeg"] = annotated_jpeg(photo.pixels, result)
     return out
