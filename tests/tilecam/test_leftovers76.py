@@ -349,3 +349,18 @@ def test_describe_names_a_corrected_flower() -> None:
     text = describe({**base, "corrections": [{"tile": 2, "from": "1f", "to": "2f",
                                               "p_from": 0.5, "p_to": 0.45, "ratio": 1.111}]})
     assert "corrected tile 2: 1f 春 -> 2f 夏 (p 0.50 vs 0.45, 1.1x)" in text
+
+
+def test_a_score_recorded_before_the_title_case_names_is_the_same_score() -> None:
+    """A camera's re-reading is held for a referee only when its score differs from the
+    record's: a Xiamen or Zhenjiang record scored before the seventy-sixth session named
+    its fans in lower case (``self-drawn``), the same fans now ``Self-Drawn`` — the same
+    score, not one changed."""
+    from tilecam.tables.sheet import _fans
+
+    old = {"fans": [{"zh": "自摸", "en": "self-drawn", "value": 1, "count": 1,
+                     "sets": ["123m"]}]}
+    new = {"fans": [{"zh": "自摸", "en": "Self-Drawn", "value": 1, "count": 1,
+                     "sets": ["456m"]}]}
+    assert _fans(old) == _fans(new)
+    assert _fans(old) != _fans({"fans": [{**new["fans"][0], "value": 2}]})

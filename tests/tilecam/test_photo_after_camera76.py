@@ -15,6 +15,7 @@ without a camera, sees no deal end: there a far photo is recorded, as before.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -271,3 +272,46 @@ def test_the_photo_route_documents_the_second_win(api: Api) -> None:
     assert "second win of the deal" in form["properties"]["new_hand"]["description"]
     assert "second win of the deal" in operation["responses"]["409"]["description"]
     assert "one deal has one win" in operation["description"]
+
+
+FALSE_WIN = "123p456p789p123s79s"  # not complete: declared a win, 错和/诈胡
+
+
+@pytest.mark.parametrize(("rules", "context"), [
+    ("mcr", {}), ("zhenjiang", {"indicator": "3m"})])
+def test_an_unruled_false_claim_is_no_win_of_the_deal(
+    api: Api, rules: str, context: dict[str, str]
+) -> None:
+    """A declared win the scorer finds none (MCR 错和/诈和, Zhenjiang 诈胡; Xiamen's 诈胡
+    is pending so too), posted by the table and awaiting the referee's ruling, is no win
+    of the deal: the hand plays on, so a photo of the deal's real win is recorded, as
+    before the seventy-sixth session's one-win rule (which refused it 409)."""
+    client, _, _ = api
+    t, k = new_table(client, rules=rules)
+    cleared(client, t, k)
+    body: dict[str, Any] = {"hand": FALSE_WIN, "winner": "S", "discarder": "E"}
+    if context:
+        body["context"] = context
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json=body)
+    assert r.status_code == 201 and r.json()["outcome"] == "pending", r.text
+    fields = {"winner": "W", "discarder": "N"}
+    if context:
+        fields["context"] = json.dumps(context)
+    r = photo(client, t, k, L_STILL, **fields)
+    assert r.status_code == 201, r.text
+    assert [n for n, _, _ in hands(client, t, k)] == [1, 2]
+
+
+def test_a_refusal_names_a_referee_s_corrected_tiles_as_the_referee_s(api: Api) -> None:
+    """The camera recorded hand 1, a referee corrected its tiles: a photo then refused
+    says the tiles are as a referee corrected them, and does not ask for a correction."""
+    client, _, _ = api
+    t, k = new_table(client)
+    cleared(client, t, k)
+    assert frames(client, t, k, L_STILL, 3)[-1] == ("recorded", 1)
+    r = client.post(f"/v1/tables/{t}/hands/1/corrections", headers=admin(),
+                    json={"hand": MISREAD, **WIN, "reason": "a 789p seen"})
+    assert r.status_code in (200, 201), r.text
+    status, code, message = error(photo(client, t, k, L_STILL, **WIN))
+    assert (status, code) == (409, "already_recorded"), message
+    assert "as a referee corrected it" in message and "a referee corrects it" not in message

@@ -605,6 +605,13 @@ def photo_deal_hand(session: Session, table: GameTable, hands: Sequence[Hand],
         rev = hand.revisions[-1]
         if rev.outcome in ("void", "false_claim"):
             continue  # counts for nothing: a referee's void or ruling (the hand plays on)
+        if (rev.outcome == "pending" and rev.legal is False
+                and str(hand.source) not in sheet.READ_FROM_IMAGES):
+            # a declared win the scorer finds none (错和/诈和, 诈胡), posted by the table
+            # or a referee and awaiting the ruling: the deal plays on (or, Xiamen, is
+            # dealt again), so it is no win of the deal; a reading of a camera's or a
+            # photo's refused for its context may be this win misread, and counts
+            continue
         if rev.outcome == "draw" or not rev.hand_text:
             break  # a drawn deal recorded since: the hands before it were earlier deals'
         try:
@@ -657,12 +664,16 @@ def _second_win(table: GameTable, deal: DealHand, hand_text: str,
              f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
     if not deal.agrees:
         apart += ", won otherwise"
+    # the tiles are a referee's, not the recorder's (a later reseat keeps them)
+    corrected = any(r.action == "correct" for r in shown.revisions)
     return AlreadyRecorded(
         f"{who} recorded hand {shown.number} of table {table.id} ({rev.hand_text}"
-        f"{_won(report_of(rev))}) since the table was last seen cleared; this photo reads "
-        f"{hand_text}{_won(report)}, {apart}: nothing was recorded (one deal has one "
-        "win) — if it is a new hand, post it with new_hand=true; to fix the recorded hand, "
-        "a referee corrects it", int(shown.number), rev.hand_text)
+        f"{_won(report_of(rev))}{', as a referee corrected it' if corrected else ''}) "
+        f"since the table was last seen cleared; this photo reads {hand_text}"
+        f"{_won(report)}, {apart}: nothing was recorded (one deal has one win) — if it is "
+        "a new hand, post it with new_hand=true"
+        f"{'' if corrected else '; to fix the recorded hand, a referee corrects it'}",
+        int(shown.number), rev.hand_text)
 
 
 @dataclass(frozen=True)

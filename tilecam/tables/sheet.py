@@ -765,8 +765,10 @@ def hold_for_review(session: Session, table: GameTable, number: int, reading: st
 
 def _fans(score: Mapping[str, Any] | None) -> list[str]:
     """A stored score's fans (scoring items), to compare two scores by: each item's
-    fields but the sets it was found in (the 5p pair read 8p scores the same 单钓将)."""
-    return sorted(repr(sorted((k, repr(v)) for k, v in f.items() if k != "sets"))
+    fields but the sets it was found in (the 5p pair read 8p scores the same 单钓将) and
+    its English name (the seventy-sixth session wrote the regional ones in Title Case: a
+    record scored before is the same score)."""
+    return sorted(repr(sorted((k, repr(v)) for k, v in f.items() if k not in ("sets", "en")))
                   if isinstance(f, Mapping) else repr(f)
                   for f in (score or {}).get("fans") or ())
 
