@@ -367,6 +367,26 @@ def reread_row_flowers_as_kinds(
     return trial, t_lay, notes, changes
 
 
+def likeliest_kinds(dets: Detections, tiles: Sequence[int]) -> list[tuple[float, int, int]]:
+    """For each of ``tiles`` read as a flower or season (top-1), its likeliest kind among
+    its alternatives (not a bonus tile, not a back): ``(ratio, tile, k)`` with ``ratio``
+    the flower's probability over that kind's and ``k`` the kind's index in the tile's
+    top-k; a tile whose alternatives hold no kind with a probability is left out. Sorted
+    by ratio, likeliest re-read first."""
+    picks: list[tuple[float, int, int]] = []
+    for i in tiles:
+        if int(dets.topk_ids[i, 0]) not in BONUS_IDS:
+            continue
+        for j in range(1, dets.topk_ids.shape[1]):
+            cid, p = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
+            if cid in BONUS_IDS or CLASSES[cid] == BACK:
+                continue
+            if p > 0:  # the likeliest kind only (top-k is ordered)
+                picks.append((float(dets.topk_probs[i, 0]) / p, i, j))
+            break
+    return sorted(picks)
+
+
 def reread_apart_flower_as_kind(
     dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
     apart: Sequence[int],
@@ -387,19 +407,8 @@ def reread_apart_flower_as_kind(
     is as often a stray bonus tile beside a waiting hand."""
     if layout.tile_count != test.hand_size - 1:
         return None
-    picks: list[tuple[float, int, int]] = []  # (flower's p over the kind's, tile, k)
-    for i in apart:
-        if int(dets.topk_ids[i, 0]) not in BONUS_IDS:
-            continue
-        for j in range(1, dets.topk_ids.shape[1]):
-            cid, p = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
-            if cid in BONUS_IDS or CLASSES[cid] == BACK:
-                continue
-            if p > 0:  # the likeliest kind only (top-k is ordered)
-                picks.append((float(dets.topk_probs[i, 0]) / p, i, j))
-            break
     hand = set(layout.hand_detections)
-    for ratio, i, j in sorted(picks):
+    for ratio, i, j in likeliest_kinds(dets, apart):
         if ratio > test.max_ratio:
             break
         trial = promote(dets, [(i, j)])

@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vision import level_reread
-from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
+from vision.classes import BACK, BONUS
 from vision.correct import (
     Correction,
     CorrectionResult,
@@ -93,6 +93,7 @@ from vision.detections import Detections
 from vision.exposure import dark_note
 from vision.flower_rereads import (
     flower_not_win,
+    likeliest_kinds,
     reread_doubtful_apart_flowers,
     reread_extra_as_flower,
     reread_flower_runs,
@@ -802,19 +803,10 @@ def reread_standing_flower(dets: Detections, layout: Layout, params: LayoutParam
     (:func:`without_flowers`)."""
     if layout.tile_count != test.hand_size - 1:
         return None
-    picks: list[tuple[float, int, int]] = []  # (flower's p over the kind's, tile, k)
-    for i in flowers_among_standing(layout):
-        if int(dets.topk_ids[i, 0]) not in BONUS_IDS:  # a kind laid with a flower: the
-            continue  # correction reads it (its own "laid among the flowers" problem)
-        for j in range(1, dets.topk_ids.shape[1]):
-            cid, p = int(dets.topk_ids[i, j]), float(dets.topk_probs[i, j])
-            if cid in BONUS_IDS or CLASSES[cid] == BACK:
-                continue
-            if p > 0:  # the likeliest kind only (top-k is ordered)
-                picks.append((float(dets.topk_probs[i, 0]) / p, i, j))
-            break
     hand = set(layout.hand_detections)
-    for ratio, i, j in sorted(picks):
+    # a kind laid with a flower is left to the correction (its own "laid among the
+    # flowers" problem): only tiles read as flowers are tried
+    for ratio, i, j in likeliest_kinds(dets, flowers_among_standing(layout)):
         if ratio > test.max_ratio:
             break
         trial = promote(dets, [(i, j)])
