@@ -363,6 +363,7 @@ class Detector:
         scores: npt.NDArray[np.float32],
         scale: float,
         cut: _Cut | None = None,
+        edge_px: float = 2.0,
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], float, str]:
         """The second look (see :meth:`detect`): the region pass when the tiles found
         look small and sit close together, else the grid pass when few tiles were found
@@ -393,7 +394,7 @@ class Detector:
         for cell in grid_cells((width, height), spec.zoom_grid, shape=shape):
             x1, y1, x2, y2 = cell
             cb, cs, cell_scale = self._locate(np.ascontiguousarray(img[y1:y2, x1:x2]))
-            keep = ~touches_inner_edge(cb, cell, (width, height))
+            keep = ~touches_inner_edge(cb, cell, (width, height), tolerance=edge_px)
             found_b.append(cb[keep] + np.array([x1, y1, x1, y1], np.float32))
             found_s.append(cs[keep])
             gains.append(cell_scale / scale)
@@ -550,7 +551,10 @@ class Detector:
         cut = (_Cut(img, self.spec, full)
                if full is not None and not big_enough(boxes[self._strong(scores)]) else None)
         t_detect = time.perf_counter()
-        boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale, cut)
+        # a grid cell drops tiles within 2 of the photo's px of its inner sides (cut
+        # there, found whole next door): fewer of a reduced picture's px
+        edge_px = 2.0 * min(1.0, img.shape[1] / size[0]) if size[0] else 2.0
+        boxes, scores, gain, zoom_pass = self._zoom(img, boxes, scores, scale, cut, edge_px)
         t_zoom = time.perf_counter()
         if not len(boxes):
             det = Detections.empty(size, self.topk)
