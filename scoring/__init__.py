@@ -329,7 +329,7 @@ def _seen_counts(seen: str | Iterable[str] | None, rules: str) -> list[int] | No
             if not isinstance(tile, str):
                 raise HandError(f"seen: tile {n + 1} is {type(tile).__name__}, not a tile code")
             try:
-                codes.append(normalize_code(fold_width(tile).strip(), f"(seen tile {n + 1})"))
+                codes.append(normalize_code(fold_width(tile).strip()))
             except HandError:
                 raise HandError(f"seen: unknown tile code {tile.strip()!r} (seen tile "
                                 f"{n + 1})") from None

@@ -70,7 +70,7 @@ def _tile_groups(text: str, offset: int, whole: str) -> list[str]:
     pending: list[tuple[str, str, int]] = []  # (digit, as given, position)
     for n, given in enumerate(text):
         pos = offset + n + 1
-        ch = given.translate(_FOLD)
+        ch = fold_width(given)
         if ch.isspace():
             continue
         if ch in _DIGITS:
@@ -111,10 +111,11 @@ def _parse_meld(body: str, offset: int, whole: str) -> Meld:
     if not shown.isprintable():  # a control character typed in: escaped, as in whole!r
         shown = repr(shown)[1:-1]
     where = f"meld {shown} at position {offset} of {whole!r}"
-    comma = fold_width(body).find(",")
+    folded = fold_width(body)  # one for one: its positions are those of body
+    comma = folded.find(",")
     number: int | None = None
     if comma >= 0:
-        after = fold_width(body[comma + 1 :])
+        after = folded[comma + 1 :]
         digits = after.strip()
         if not digits:
             raise HandError(f"{where}: no number after the comma")

@@ -291,6 +291,10 @@ def claims_chows(rules: str) -> bool:
     return claims is None or "chow" in claims
 
 
+#: A shown meld not all of one kind, in the words of rules that claim no chows.
+_NO_CHOW = "meld {} is not a pung or kong (these rules claim no chows)"
+
+
 def no_chow_problem(tiles: Sequence[str]) -> str:
     """What is wrong with a shown meld of ``tiles`` not all of one kind under rules that
     claim no chows (Zhenjiang): it is no pung or kong — not "a chow that is not three in
@@ -301,8 +305,7 @@ def no_chow_problem(tiles: Sequence[str]) -> str:
     """
     from scoring.tiles import sort_key
 
-    return (f"meld {''.join(sorted(tiles, key=sort_key))} is not a pung or kong (these rules "
-            "claim no chows)")
+    return _NO_CHOW.format("".join(sorted(tiles, key=sort_key)))
 
 
 def no_chow_wording(message: str, chows: bool) -> str:
@@ -322,7 +325,7 @@ def no_chow_wording(message: str, chows: bool) -> str:
         r"chow (\S+) is not three consecutive tiles of one suit", message)
     if found is None:
         return message
-    return (f"meld {found.group(1)} is not a pung or kong (these rules claim no chows)")
+    return _NO_CHOW.format(found.group(1))
 
 
 def winning_shape_check(

@@ -47,7 +47,7 @@ def kind_of(tile: str, what: str) -> int:
     scoring.hand.HandError: the gold '²p' is not a tile code
     """
     try:
-        code = normalize_code(fold_width(tile).strip(), f"as {what}")
+        code = normalize_code(fold_width(tile).strip())
     except HandError:
         raise HandError(f"{what} {tile!r} is not a tile code") from None
     if T.is_flower(code):

@@ -126,10 +126,10 @@ def backup_sqlite(file: Path, out: Path) -> None:
                              f"{_printable(out.name)} in it")
         raise ValueError(f"no folder {_printable(out.parent)} to write "
                          f"{_printable(out.name)} in")
-    name_max = _name_max(out.parent)
-    if len(os.fsencode(out.name)) > name_max:
+    name_max, name_bytes = _name_max(out.parent), len(os.fsencode(out.name))
+    if name_bytes > name_max:
         raise ValueError(f"cannot write {_printable(out)}: its name is "
-                         f"{len(os.fsencode(out.name))} bytes long, and the file system of "
+                         f"{name_bytes} bytes long, and the file system of "
                          f"{_printable(out.parent)} allows at most {name_max} bytes in a "
                          "file name (a character such as 中 takes 3 bytes): give a shorter "
                          "name")
