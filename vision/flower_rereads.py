@@ -405,10 +405,27 @@ def reread_apart_flower_as_kind(
     (seventy-sixth session; before, such a tile was left out and the claimed win
     reported as none). Only for a claimed win: a flower apart from a hand one tile short
     is as often a stray bonus tile beside a waiting hand."""
+    # the other flowers are left out of the hand as before (the caller says so)
+    return flower_as_kind_win(
+        dets, layout, params, test, apart,
+        "read as a flower apart from the hand, under rules played without flowers, where "
+        "it makes the claimed win", without_flowers=True)
+
+
+def flower_as_kind_win(
+    dets: Detections, layout: Layout, params: LayoutParams, test: WinTest,
+    tiles: Sequence[int], why: str, *, without_flowers: bool = False,
+) -> Rewrite | None:
+    """A claimed win one tile short (``test.hand_size`` - 1) made by reading one of
+    ``tiles`` (read as flowers) as its likeliest kind (:func:`likeliest_kinds`), likeliest
+    first: kept when the layout then lays that tile in the hand (standing or winning), the
+    hand gaining exactly it, and the reading wins (:meth:`WinTest.wins`; with
+    ``without_flowers`` the layout's other flowers are left out of the hand) within
+    ``test.max_ratio`` all told. The change is noted with ``why``; None when none wins."""
     if layout.tile_count != test.hand_size - 1:
         return None
     hand = set(layout.hand_detections)
-    for ratio, i, j in likeliest_kinds(dets, apart):
+    for ratio, i, j in likeliest_kinds(dets, tiles):
         if ratio > test.max_ratio:
             break
         trial = promote(dets, [(i, j)])
@@ -416,13 +433,10 @@ def reread_apart_flower_as_kind(
         if (t_lay.roles(len(trial))[i] not in (STANDING, WINNING)
                 or set(t_lay.hand_detections) != hand | {i}):
             continue
-        # the other flowers are left out of the hand as before (the caller says so)
-        result = test.wins(trial, replace(t_lay, flowers=()))
+        result = test.wins(trial, replace(t_lay, flowers=()) if without_flowers else t_lay)
         if result is None or ratio * result.best.ratio > test.max_ratio:
             continue
-        changes, notes = rereads(
-            dets, trial, [(float(dets.topk_probs[i, j]), i)],
-            "read as a flower apart from the hand, under rules played without flowers, "
-            "where it makes the claimed win", as_flower=False)
+        changes, notes = rereads(dets, trial, [(float(dets.topk_probs[i, j]), i)], why,
+                                 as_flower=False)
         return Rewrite(trial, t_lay, notes, result, changes)
     return None

@@ -92,17 +92,17 @@ from vision.correct import (
 from vision.detections import Detections
 from vision.exposure import dark_note
 from vision.flower_rereads import (
+    flower_as_kind_win,
     flower_not_win,
-    likeliest_kinds,
     reread_doubtful_apart_flowers,
     reread_extra_as_flower,
     reread_flower_runs,
     reread_row_flowers_as_kinds,
     reread_set_apart_flowers,
 )
-from vision.layout import STANDING, WINNING, Layout, LayoutParams, analyze, flowers_among_standing
+from vision.layout import Layout, LayoutParams, analyze, flowers_among_standing
 from vision.layout_edges import edge_note, rows_past_edge
-from vision.rewrite import Rewrite, WinTest, as_laid_ratio, index_of_box, promote, rereads
+from vision.rewrite import Rewrite, WinTest, as_laid_ratio, index_of_box
 from vision.sharpness import blur_note
 from vision.tile_rereads import (
     drop_straddling_box,
@@ -801,28 +801,11 @@ def reread_standing_flower(dets: Detections, layout: Layout, params: LayoutParam
     claimed win :func:`vision.flower_rereads.reread_apart_flower_as_kind` tries it, after
     the other rules (seventy-sixth session); without one it is left out of the hand
     (:func:`without_flowers`)."""
-    if layout.tile_count != test.hand_size - 1:
-        return None
-    hand = set(layout.hand_detections)
     # a kind laid with a flower is left to the correction (its own "laid among the
     # flowers" problem): only tiles read as flowers are tried
-    for ratio, i, j in likeliest_kinds(dets, flowers_among_standing(layout)):
-        if ratio > test.max_ratio:
-            break
-        trial = promote(dets, [(i, j)])
-        t_lay = replace(analyze(trial, params), melded_as=layout.melded_as)
-        if (t_lay.roles(len(trial))[i] not in (STANDING, WINNING)
-                or set(t_lay.hand_detections) != hand | {i}):
-            continue
-        result = test.wins(trial, t_lay)
-        if result is None or ratio * result.best.ratio > test.max_ratio:
-            continue
-        changes, notes = rereads(
-            dets, trial, [(float(dets.topk_probs[i, j]), i)],
-            "a flower standing among the standing tiles of a win claimed one tile short",
-            as_flower=False)
-        return Rewrite(trial, t_lay, notes, result, changes)
-    return None
+    return flower_as_kind_win(
+        dets, layout, params, test, flowers_among_standing(layout),
+        "a flower standing among the standing tiles of a win claimed one tile short")
 
 
 def _with_changes_first(result: CorrectionResult, first: Sequence[Correction],
