@@ -183,3 +183,16 @@ def test_an_ideographic_space_parts_a_batch_line_as_a_space_does(
     batch.write_text("123m456p789s123sEE\u3000--self-drawn\n", encoding="utf-8")
     assert main(["score", "--batch", str(batch), "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[0])["self_drawn"] is True
+
+
+def test_the_text_header_shows_a_chinese_keyboard_hand_in_the_notation(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tilecam score and tilecam waits head their text with the hand: one typed on a
+    Chinese keyboard (【EEE，2】１２３ｍ…) is shown as the notation reads it, beside the
+    lines in standard notation, not as typed."""
+    typed = "【EEE，2】１２３ｍ456p789s99s"
+    assert main(["score", typed]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("[EEE,2]123m456p789s99s   (mcr")
+    assert main(["waits", typed]) == 0
+    assert capsys.readouterr().out.startswith("[EEE,2]123m456p789s99s: this hand is a win")

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, TextIO
 
 import scoring
 from scoring import HandError, Score
+from scoring.notation import fold_width
 
 
 def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
@@ -209,7 +210,8 @@ def pad(text: str, width: int) -> str:
 def format_score(hand: str, s: Score) -> str:
     """Human-readable result: one line per fan with the sets that form it (the Chinese
     names padded by their width on screen, so that the English ones line up)."""
-    lines = [f"{hand}   ({s.rules}{' ' + s.version if s.version else ''})"]
+    # the hand as typed, a Chinese keyboard's characters as the notation reads them
+    lines = [f"{fold_width(hand)}   ({s.rules}{' ' + s.version if s.version else ''})"]
     width = max((len(f.en) for f in s.fans), default=0)
     zh_width = max((display_width(f.zh) for f in s.fans), default=0)
     for f in s.fans:

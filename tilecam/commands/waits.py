@@ -19,6 +19,7 @@ import scoring
 import scoring.tiles
 from scoring import Discards, Score, Waits
 from scoring.hand import TooManyCopies
+from scoring.notation import fold_width
 from scoring.tiles import ZH_NAMES
 from tilecam.commands.score import (
     WAITS_OPTIONS,
@@ -267,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(drew.to_dict(), ensure_ascii=False))
         else:
-            win = format_win(args.hand, drew)  # a win already: tilecam score scores it
+            win = format_win(fold_width(args.hand), drew)  # a win already: tilecam score scores it
             if win is not None:
                 print(win)
             print(format_discards(drew, hand))
