@@ -545,23 +545,22 @@ def _cleared_after(session: Session, table: GameTable) -> int | None:
     return None if state is None else Memory.from_text(state.recorded_signature).cleared_after
 
 
-def photo_shows(session: Session, table: GameTable, hands: Sequence[Hand], hand_text: str,
-                report: HandReport) -> Hand | None:
+def photo_shows(hands: Sequence[Hand], key: str, rules: str,
+                cleared_after: int | None) -> Hand | None:
     """The hand among ``hands`` (the sheet's, read by the caller under the sheet's lock in
-    the transaction that would record the photo) a photo's reading (``hand_text``, parsed
-    as the table's rules read it, with the photo's fields ``report``) shows, if any — the
-    camera's own rule (:func:`_sheet_hand`): among the hands since the table's camera last saw it
-    cleared (:attr:`Memory.cleared_after`; a table without a camera, or whose camera
-    never saw it cleared: the sheet's last hand alone), one that counts (not voided, not
+    the transaction that would record the photo) a photo's reading shows, if any (``key``:
+    its :func:`frame_key`, the tiles parsed as the table's ``rules`` read them, with the
+    photo's fields) — the camera's own rule (:func:`_sheet_hand`): among the hands since
+    the table's camera last saw it cleared (``cleared_after``, :func:`_cleared_after`; a
+    table without a camera, or whose camera never saw it cleared: the sheet's last hand
+    alone), one that counts (not voided, not
     ruled a false claim) whose tiles are the photo's as the rules score them, or within
     :data:`~tilecam.tables.scoring_bridge.REREAD_TILES` of them, with a win claim that
     agrees. A camera's hand within those tiles counts whatever the camera saw since (no
     ``gap``): a phone held over the table to take the photo hides the hand from the
     camera, which is no sign that it was put away. None: a hand of its own — or, where
     the table was seen cleared, a second win of the deal (:func:`photo_deal_hand`)."""
-    rules = str(table.rules)
-    key = frame_key(score_key(hand_text, rules, report.context), report)
-    number = _sheet_hand(hands, key, rules, _cleared_after(session, table), gap=False)
+    number = _sheet_hand(hands, key, rules, cleared_after, gap=False)
     return None if number is None else hands[number - 1]
 
 
@@ -577,11 +576,11 @@ class DealHand:
     agrees: bool
 
 
-def photo_deal_hand(session: Session, table: GameTable, hands: Sequence[Hand],
-                    hand_text: str, report: HandReport) -> DealHand | None:
-    """The win a photo's complete hand (``hand_text``, parsed as the table's rules read
-    it, with the photo's fields ``report``) would be a second one of, in one deal: where
-    the table's camera has seen it cleared (:attr:`Memory.cleared_after`), a hand recorded
+def photo_deal_hand(hands: Sequence[Hand], key: str, rules: str,
+                    cleared_after: int | None) -> DealHand | None:
+    """The win a photo's complete hand (``key`` as :func:`photo_shows` takes it) would be
+    a second one of, in one deal: where the table's camera has seen it cleared
+    (``cleared_after``, :attr:`Memory.cleared_after`), a hand recorded
     since — by the camera, a photo, a referee or the table — that stands (not voided, not
     ruled a false claim; the hand's tiles on the sheet), with no drawn deal recorded after
     it (which says a deal ended since). Asked when the photo shows none of them
@@ -595,11 +594,8 @@ def photo_deal_hand(session: Session, table: GameTable, hands: Sequence[Hand],
     cleared, or where its camera never saw it cleared, or there is no camera: there no
     deal's end is seen, and a far reading is taken for a new hand, as the camera takes
     its own (:mod:`tilecam.tables.stability`)."""
-    cleared_after = _cleared_after(session, table)
     if cleared_after is None:
         return None
-    rules = str(table.rules)
-    key = frame_key(score_key(hand_text, rules, report.context), report)
     best: DealHand | None = None
     for hand in reversed(hands[max(cleared_after, 0):]):
         rev = hand.revisions[-1]
@@ -747,10 +743,15 @@ def record_photo(
             # with new_hand=true" would only meet it next (review of session 75)
             sheet.refuse_closed(session, table)
             hands = sheet.hands_of(session, table_id)
-            shown = None if new_hand else photo_shows(session, table, hands, hand_text,
-                                                      report)
-            deal = (None if new_hand or shown is not None else
-                    photo_deal_hand(session, table, hands, hand_text, report))
+            shown: Hand | None = None
+            deal: DealHand | None = None
+            if not new_hand:  # the photo's reading, and the camera's clear, read once
+                rules = str(table.rules)
+                key = frame_key(score_key(hand_text, rules, report.context), report)
+                cleared_after = _cleared_after(session, table)
+                shown = photo_shows(hands, key, rules, cleared_after)
+                if shown is None:
+                    deal = photo_deal_hand(hands, key, rules, cleared_after)
             if shown is not None or deal is not None:
                 # a session over records no new hand either: say so, not new_hand=true
                 sheet.refuse_no_place(table, hands)
