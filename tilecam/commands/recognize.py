@@ -269,10 +269,11 @@ def all_down_kongs(rec: Any) -> int:
 
 def read_photo(pixels: Any, args: argparse.Namespace, context: dict[str, Any],
                detector: Any) -> Any:
-    """The recognition of ``pixels``. A ``--flowers`` count is the flowers of a photo that
-    shows none: the photo is read without it first (the detector run once), and read
-    with it only when it shows no flower; a photo that shows another number of flowers
-    is refused (ValueError), as the scorer would refuse every reading of it."""
+    """The recognition of ``pixels`` (an array, or a :class:`vision.imageio.Photo`). A
+    ``--flowers`` count is the flowers of a photo that shows none: the photo is read
+    without it first (the detector run once), and read with it only when it shows no
+    flower; a photo that shows another number of flowers is refused (ValueError), as
+    the scorer would refuse every reading of it."""
     from vision.recognize import recognize
 
     flowers = context.pop("flowers", 0)
@@ -299,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tilecam.commands._model import check_model_dir
     from vision.annotate import same_files, target_problem
-    from vision.imageio import load_image
+    from vision.imageio import load_for_reading
     from vision.recognize import check_request
 
     context = build_context(args)
@@ -312,13 +313,16 @@ def run(args: argparse.Namespace) -> int:
         if same_files([args.annotate], [args.image]):
             raise ValueError(f"--annotate: {args.annotate} is the photo read: writing it "
                              "would replace the photo; give another name")
-    pixels = load_image(args.image)  # a missing or bad file fails before a model loads
+    # a missing or bad file fails before a model loads; loaded as the service loads an
+    # upload (a large JPEG decoded reduced, whole only when small tiles or --annotate need
+    # its pixels), so that the command and POST /v1/recognize read a photo alike
+    photo = load_for_reading(args.image)
     detector = None
     if args.model:
         from vision.detect import load_detector
 
         detector = load_detector(args.model)
-    rec = read_photo(pixels, args, context, detector)
+    rec = read_photo(photo, args, context, detector)
     out = rec.to_dict()
     out["image"] = args.image  # as given, as detect echoes it
     if args.hidden_kong and len(args.hidden_kong) > (down := all_down_kongs(rec)):
@@ -332,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.render import render
 
         try:
-            save_image(args.annotate, render(pixels, rec))
+            save_image(args.annotate, render(photo.pixels, rec))
         except ValueError as exc:  # the reading is still given, then the error
             problem = str(exc)
     if args.json:
