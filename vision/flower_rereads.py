@@ -7,7 +7,11 @@ layout then lays them among the flowers and the hand is what the rules need (a w
 the right tile count, or the same hand): a win made by a flower read as its winning tile
 (:func:`flower_not_win`), tiles set apart from the hand (:func:`reread_set_apart_flowers`,
 :func:`reread_doubtful_apart_flowers`), and a hand over its size (:func:`reread_extra_as_flower`,
-:func:`reread_flower_runs`; :mod:`vision.flower_runs` finds the runs). Under rules played
+:func:`reread_flower_runs`; :mod:`vision.flower_runs` finds the runs). Each flower is in the
+set once, so no tile is re-read as a code another tile is read as, wherever it lies
+(:func:`vision.flower_runs.bonus_codes_read`), and a flower with no code left to take — a
+misread flower next to the real one it was read as — is read as a free one
+(:func:`reread_flowers_read_twice`). Under rules played
 without flowers the other way round: a tile read as a flower inside a row
 (:func:`reread_row_flowers_as_kinds`), or apart where it makes a claimed win
 (:func:`reread_apart_flower_as_kind`), is read as its kind.
@@ -22,8 +26,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
-from vision.correct import Correction, CorrectionResult
+from vision.correct import SURE_MAX_RATIO, SURE_P, Correction, CorrectionResult
 from vision.detections import Detections
+from vision.flower_runs import bonus_codes_read
 from vision.layout import FLOWER, IGNORED, MELD, STANDING, WINNING, Layout, LayoutParams, analyze
 from vision.rewrite import REREAD_RATIO, Rewrite, WinTest, promote, rereads
 
@@ -104,7 +109,8 @@ def reread_set_apart_flowers(
                     if int(dets.topk_ids[i, j]) in BONUS_IDS
                     and dets.topk_probs[i, j] >= SET_APART_FLOWER_P]
     # each flower exists once: likeliest readings first, none a flower already read
-    used = {dets.codes[i] for i in layout.flowers}
+    # (anywhere: a real flower ignored beside them joins the flowers with them)
+    used = bonus_codes_read(dets, layout)
     chosen: dict[int, int] = {}
     for _, i, j in sorted(options, reverse=True):
         code = CLASSES[int(dets.topk_ids[i, j])]
@@ -126,7 +132,8 @@ def _laid_as_flowers(
     dets: Detections, layout: Layout, params: LayoutParams, tiles: list[int],
     read: Callable[[list[int]], Detections],
 ) -> tuple[list[int], Detections, Layout] | None:
-    """The tiles of ``tiles`` (ignored by ``layout``) that, read as flowers by ``read``
+    """The tiles of ``tiles`` (ignored by ``layout``, or laid among its flowers with no
+    bonus code they may take: :func:`reread_flowers_read_twice`) that, read as flowers by ``read``
     (tiles → detections with their new codes), the layout lays among the flowers while
     the hand stays the same detections with the same tile count and no tile read as a
     kind lies among the flowers: those it does not lay there are dropped and the rest
@@ -163,7 +170,9 @@ def reread_doubtful_apart_flowers(
     a :class:`Correction` per re-read tile (unchanged and empty when none is kept)."""
     from vision.flower_runs import as_flowers, doubtful_apart
 
-    used = {dets.codes[i] for i in layout.flowers}
+    # every flower read, the ignored ones too: a row of flowers the layout left out for a
+    # doubtful tile in it joins the flowers with that tile (its 1f is no free code)
+    used = bonus_codes_read(dets, layout)
     # a tile read as a kind among the flowers counts against the eight too; never below
     # none (a negative slice would keep all but the last few)
     room = max(0, len(BONUS) - len(used))
@@ -201,6 +210,94 @@ def _guessed_flowers(
         for c in changes
     )
     return changes, notes
+
+
+def flower_options(dets: Detections, i: int) -> list[str]:
+    """The bonus codes the correction may read tile ``i`` (laid among the flowers) as:
+    its own code when it is one, and each bonus code of its top-k with a probability —
+    for a tile read at :data:`vision.correct.SURE_P` or more, only those at most
+    :data:`vision.correct.SURE_MAX_RATIO` times less probable (strong evidence)."""
+    top = float(dets.topk_probs[i, 0])
+    out = [dets.codes[i]] if dets.codes[i] in BONUS else []
+    for c, p in zip(dets.topk_ids[i].tolist(), dets.topk_probs[i].tolist(), strict=True):
+        code = CLASSES[int(c)]
+        if (int(c) in BONUS_IDS and p > 0 and code not in out
+                and (top < SURE_P or p * SURE_MAX_RATIO >= top)):
+            out.append(code)
+    return out
+
+
+def flowers_with_no_free_code(dets: Detections, layout: Layout) -> tuple[list[int], set[str]]:
+    """Tiles ``layout`` lays among the flowers that no reading of the correction can make
+    a flower of their own, and the codes the others take. Each flower is in the set once,
+    so the correction reads the flowers as distinct bonus codes, each tile one of its
+    :func:`flower_options`; when no such reading exists (two tiles read 4f and neither
+    has another bonus code among its alternatives; a kind laid there whose flower
+    alternatives the others hold) it finds none and the hand is refused. The tiles are
+    matched to codes surest reading first (top-1 probability; an augmenting path may move
+    a matched tile to another of its options), so the weakest readings are the ones left
+    over; a tile read at :data:`vision.correct.SURE_P` or more left over is not returned
+    (strong evidence keeps its problem, as in the correction). Returns the tiles left over
+    (detection indices) and the codes held: the matched ones and every bonus code a
+    tile anywhere is read as (:func:`vision.flower_runs.bonus_codes_read`)."""
+    tiles = sorted((i for i in layout.flowers if dets.codes[i] != BACK),
+                   key=lambda i: -float(dets.topk_probs[i, 0]))
+    options = {i: flower_options(dets, i) for i in tiles}
+    owner: dict[str, int] = {}
+
+    def place(i: int, seen: set[str]) -> bool:
+        """Match tile ``i`` to a code, moving matched tiles along augmenting paths."""
+        for code in options[i]:
+            if code in seen:
+                continue
+            seen.add(code)
+            if code not in owner or place(owner[code], seen):
+                owner[code] = i
+                return True
+        return False
+
+    left = [i for i in tiles if not place(i, set())]
+    stuck = [i for i in left if float(dets.topk_probs[i, 0]) < SURE_P]
+    return stuck, set(owner) | bonus_codes_read(dets, layout)
+
+
+def reread_flowers_read_twice(
+    dets: Detections, layout: Layout, params: LayoutParams
+) -> tuple[Detections, Layout, tuple[str, ...], tuple[Correction, ...]]:
+    """A misread flower next to a real one: a flower read as the code of another flower
+    in the photo (1f read 4f beside the real 4f, the numerals the classifier confuses
+    most), or a kind laid among the flowers whose only bonus alternatives are flowers
+    read elsewhere, has no reading the correction may take — each flower is in the set
+    once, and a tile among the flowers may only become a bonus code its top-k gives — so
+    the whole hand was refused ("flower 4f appears twice"). Only when the correction has
+    no reading at all: the tiles left over when the flowers are matched to distinct codes
+    surest first (:func:`flowers_with_no_free_code`; none read at
+    :data:`vision.correct.SURE_P` or more) are read as
+    free bonus codes (:func:`vision.flower_runs.as_flowers`; at most as many as are free),
+    kept on the set-apart rules' conditions: the layout still lays each among the flowers,
+    lays no other kind there, and the hand is the same detections with the same tile
+    count. Under MCR every flower is 1 fan, so the score does not depend on which; the
+    note says which flower was not read. Returns the detections, their layout, a note and
+    a :class:`Correction` per re-read tile (unchanged and empty when none is kept)."""
+    from vision.flower_runs import as_flowers
+
+    stuck, held = flowers_with_no_free_code(dets, layout)
+    stuck = stuck[:max(0, len(BONUS) - len(held & set(BONUS)))]
+    kept = _laid_as_flowers(dets, layout, params, stuck,
+                            lambda tiles: as_flowers(dets, tiles, held))
+    if kept is None:
+        return dets, layout, (), ()
+    tiles, trial, t_lay = kept
+    changes: tuple[Correction, ...] = ()
+    notes: tuple[str, ...] = ()
+    for i in tiles:
+        why = (f"{dets.codes[i]} is read surer on another tile, each flower is in the set "
+               "once, and its alternatives give no other flower" if dets.codes[i] in BONUS
+               else "laid among the flowers, and its flower alternatives are read on "
+               "other tiles")
+        c, n = _guessed_flowers(dets, trial, [i], why, show_p=False)
+        changes, notes = (*changes, *c), (*notes, *n)
+    return trial, t_lay, notes, changes
 
 
 #: Most flower readings :func:`reread_extra_as_flower` pairs up when a hand is two over.
@@ -284,7 +381,7 @@ def reread_flower_runs(
     from vision.flower_runs import as_flowers, flower_runs, run_choices
 
     over = layout.tile_count - test.hand_size
-    used = {dets.codes[i] for i in layout.flowers}
+    used = bonus_codes_read(dets, layout)
     if not 1 <= over <= min(FLOWER_RUN_MAX_OVER, len(BONUS) - len(used)):
         return None
     runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P, FLOWER_RUN_FAIR_P, FLOWER_RUN_BONUS_P)

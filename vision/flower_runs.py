@@ -121,6 +121,15 @@ def bonus_probability(dets: Detections, i: int) -> float:
                                        strict=True) if int(c) in BONUS_IDS))
 
 
+def bonus_codes_read(dets: Detections, layout: Layout) -> set[str]:
+    """The codes no tile may be re-read as a flower with: those of the tiles ``layout``
+    lays among the flowers (a kind laid there counts against the eight too), and every
+    bonus code a face-up tile of ``dets`` is read as (top-1) wherever it lies — each
+    flower is in the set once, and a row of real flowers the layout left out of the hand
+    (role ``ignored``) joins the flowers once a doubtful tile beside it is re-read."""
+    return {dets.codes[i] for i in layout.flowers} | {c for c in dets.codes if c in BONUS}
+
+
 def as_flowers(dets: Detections, tiles: Sequence[int], used: set[str]) -> Detections:
     """``dets`` with each of ``tiles`` read as a bonus code none of ``used`` nor another
     of ``tiles`` holds: its likeliest bonus alternative in its top-k, else the first free
