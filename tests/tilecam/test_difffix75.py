@@ -91,7 +91,7 @@ def test_a_photo_of_the_last_hand_at_a_closed_table_is_the_closed_tables_409(
     assert r.status_code == 200, r.text
     for fields in (WIN, {**WIN, "new_hand": "true"}):
         status, code, message = error(photo(client, t, k, 120, **fields))
-        assert (status, code) == (409, "conflict"), message
+        assert (status, code) == (409, f"table_{how}"), message
         assert f"table {t} is {how}" in message and "new_hand" not in message
     # a re-send with its number stays idempotent at a closed table, as a posted hand's
     again = photo(client, t, k, 120, number="1", **WIN)
@@ -111,7 +111,7 @@ def test_a_photo_of_the_last_hand_of_a_finished_session_says_the_session_is_over
                        json={"hand": STILL, **WIN}).status_code == 201
     cam.show(120, STILL)
     status, code, message = error(photo(client, t, k, 120, **WIN))
-    assert (status, code) == (409, "conflict"), message
+    assert (status, code) == (409, "session_over"), message
     assert "recorded all 16 hands of the session" in message
 
 
@@ -240,11 +240,12 @@ def test_a_table_stored_with_chip_stack_0_says_what_a_referee_can_do(
     assert r.status_code == 201, r.text
 
 
-def test_a_photo_of_a_win_at_a_table_stored_with_chip_stack_0_is_the_same_400(
+def test_a_photo_of_a_win_at_a_table_stored_with_chip_stack_0_is_refused_at_once(
         api: tuple[TestClient, FakeCamera, str]) -> None:
     """Xiamen seed 000 stakes (课 of 100 chips): at a table stored with ``chip_stack`` 0
-    and the cap on, a photo of a win is answered as a posted win is — 400
-    ``invalid_context`` saying what a referee can do — not recorded ``pending`` with the
+    and the cap on, a photo of a win is answered as a posted win is — 409
+    ``table_settings_refused`` (since the seventy-seventh session: the table's fault, not
+    the photo's) saying what a referee can do — not recorded ``pending`` with the
     scorer's advice to change a setting that no route changes."""
     client, cam, url = api
     _, [(t, k)] = new_event(client, rules="xiamen", tables=1)
@@ -258,7 +259,7 @@ def test_a_photo_of_a_win_at_a_table_stored_with_chip_stack_0_is_the_same_400(
     cam.show(120, PLAIN)
     status, code, message = error(photo(client, t, k, 120, winner="S", self_drawn="true",
                                         context='{"gold": "9s"}'))
-    assert (status, code) == (400, "invalid_context")
+    assert (status, code) == (409, "table_settings_refused")
     assert "cannot be changed" in message and f"/v1/tables/{t}/close" in message
     assert client.get(f"/v1/tables/{t}/hands", headers=admin()).json()["hands"] == []
 

@@ -82,7 +82,7 @@ def test_frames_document_their_own_fields_not_recognize_s(spec: Spec) -> None:
     frames = op(spec, "post", "/v1/tables/{table_id}/frames")
     fields = form_fields(frames)
     assert set(fields) == {"image", "winner", "discarder", "self_drawn", "last_of_kind", "kong",
-                           "last_wall_tile", "flowers", "context"}
+                           "last_wall_tile", "flowers", "context", "seq"}
     for recognize_only in ("rules", "version", "seat_wind", "settings", "rule_context"):
         assert recognize_only not in fields
     for seat in ("winner", "discarder"):

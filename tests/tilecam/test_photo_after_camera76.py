@@ -260,7 +260,7 @@ def test_a_closed_table_answers_its_own_409_first(api: Api) -> None:
     assert client.post(f"/v1/tables/{t}/close", headers=admin(),
                        json={"reason": "time"}).status_code in (200, 201)
     status, code, message = error(photo(client, t, k, L_MISREAD, **WIN))
-    assert (status, code) == (409, "conflict") and "new_hand" not in message, message
+    assert (status, code) == (409, "table_closed") and "new_hand" not in message, message
 
 
 def test_the_photo_route_documents_the_second_win(api: Api) -> None:

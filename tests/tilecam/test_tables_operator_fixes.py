@@ -436,11 +436,11 @@ def test_a_tables_players_can_be_fixed_only_before_its_first_hand(sheet: Sheet) 
     assert error(client.patch(f"/v1/tables/{t}", headers=admin(),
                               json={"players": ["A", "A", "B", "C"]}))[0] == 400
     assert error(client.patch(f"/v1/tables/{t}", headers=admin(), json={"name": "T2"}))[
-        :2] == (409, "conflict")
+        :2] == (409, "name_taken")
     post(client, t, k, hand=WIN, winner="E", discarder="S")
     status, code, message = error(client.patch(
         f"/v1/tables/{t}", headers=admin(), json={"players": ["Ann", "Bo", "Cia", "Dan"]}))
-    assert (status, code) == (409, "conflict") and "before the first hand" in message
+    assert (status, code) == (409, "players_fixed") and "before the first hand" in message
     r = client.patch(f"/v1/tables/{t}", headers=admin(), json={"name": " Final "})
     assert r.status_code == 200 and r.json()["name"] == "Final"
     hand = client.get(f"/v1/tables/{t}/hands/1", headers=bearer(k)).json()
@@ -463,7 +463,7 @@ def test_a_closed_table_records_no_more_hands(sheet: Sheet) -> None:
     assert r.json()["closed_at"] and r.json()["close_reason"] == "time called (by referee)"
     assert r.json()["next_hand"] is None
     status, code, message = error(post(client, t, k, outcome="draw"))
-    assert (status, code) == (409, "conflict") and "closed (time called" in message
+    assert (status, code) == (409, "table_closed") and "closed (time called" in message
     assert post(client, t, k, number=1, **win).status_code == 200  # a repeat is still one
     cam.show(100, XIAMEN_WIN)
     form = {"winner": "S", "self_drawn": "true", "context": json.dumps({"gold": "9s"})}
@@ -481,7 +481,7 @@ def test_a_closed_table_records_no_more_hands(sheet: Sheet) -> None:
     assert client.post(f"/v1/tables/{t}/penalties", headers=admin(),
                        json={"player": 0, "kind": "warning"}).status_code == 201
     assert error(client.post(f"/v1/tables/{t}/close", headers=admin(),
-                             json={"reason": "again"}))[:2] == (409, "conflict")
+                             json={"reason": "again"}))[:2] == (409, "already_closed")
 
 
 def test_a_withdrawn_table_is_left_out_of_the_event_standings(sheet: Sheet) -> None:
@@ -496,7 +496,7 @@ def test_a_withdrawn_table_is_left_out_of_the_event_standings(sheet: Sheet) -> N
     ev = client.get(f"/v1/events/{event}/standings", headers=admin()).json()
     assert [p["player"] for p in ev["players"]] == ["Ann0", "Cai0", "Dan0", "Bo0"]
     assert [(s["table_id"], s["withdrawn"]) for s in ev["tables"]] == [(t, False), (u, True)]
-    assert error(post(client, u, uk, outcome="draw"))[:2] == (409, "conflict")
+    assert error(post(client, u, uk, outcome="draw"))[:2] == (409, "table_withdrawn")
     rows = client.get(f"/v1/events/{event}/standings.csv",
                       headers=admin()).content.decode("utf-8-sig")
     assert "Ann1" not in rows

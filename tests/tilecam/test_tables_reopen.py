@@ -134,7 +134,7 @@ def test_a_camera_and_a_photo_record_again_once_the_table_is_reopened(sheet: She
     assert [shoot(100).status_code for _ in range(3)] == [200, 200, 409]
     photo = client.post(f"/v1/tables/{t}/photos", headers=bearer(k), data=form,
                         files={"image": ("p.jpg", frame(110), "image/jpeg")})
-    assert error(photo)[:2] == (409, "conflict") and "reopen" in error(photo)[2]
+    assert error(photo)[:2] == (409, "table_closed") and "reopen" in error(photo)[2]
     assert reopen(client, t, "closed too early").status_code == 200
     got = shoot(100)
     assert got.status_code == 200 and got.json()["status"] == "recorded", got.text
@@ -151,20 +151,20 @@ def test_a_camera_and_a_photo_record_again_once_the_table_is_reopened(sheet: She
 
 
 def test_a_table_that_is_not_closed_is_409_saying_so(sheet: Sheet) -> None:
-    """Never closed: 409 ``conflict``, "not closed: there is nothing to reopen". Reopened
+    """Never closed: 409 ``not_closed``, "not closed: there is nothing to reopen". Reopened
     already (a re-send): 409 naming the reopening that stands. Withdrawn (not closed): 409
     saying how a withdrawn table comes back. Nothing is recorded by any of them."""
     client, _ = sheet
     event, [(t, _k), (u, _uk)] = new_event(client)
     status, code, message = error(reopen(client, t, "oops"))
-    assert (status, code) == (409, "conflict") and "not closed" in message, message
+    assert (status, code) == (409, "not_closed") and "not closed" in message, message
     assert "nothing to reopen" in message and "withdrawn" not in message
     table = client.get(f"/v1/tables/{t}", headers=admin()).json()
     assert (table["closed_at"], table["close_reason"]) == (None, None)
     close(client, t, "time called")
     assert reopen(client, t, "mistake").status_code == 200
     status, code, message = error(reopen(client, t, "mistake"))
-    assert (status, code) == (409, "conflict")
+    assert (status, code) == (409, "not_closed")
     assert "not closed" in message and "reopened" in message and "mistake (by referee)" in message
     assert len(record(client.get(f"/v1/tables/{t}", headers=admin()).json()["close_reason"])) == 2
     client.patch(f"/v1/tables/{u}", headers=admin(), json={"withdrawn": True})

@@ -718,9 +718,11 @@ class TableKeyOut(Answer):
 class FrameOut(Answer):
     """``POST /v1/tables/{id}/frames``: what the camera frame showed."""
 
-    status: Literal["waiting", "recorded", "already_recorded"] = Field(
+    status: Literal["waiting", "recorded", "already_recorded", "stale"] = Field(
         description="waiting (not yet stable or complete), recorded (this frame recorded "
-        "the hand) or already_recorded (the hand shown was recorded before)")
+        "the hand), already_recorded (the hand shown was recorded before) or stale (its "
+        "seq is not greater than the last one counted: a frame sent again or delivered "
+        "late, not read, counted for nothing; view_note names the last seq counted)")
     streak: int = Field(description="frames in a row that showed this hand")
     needed: int = Field(description="frames in a row needed to record it")
     hand: str | None = Field(description="the hand read, in notation; null when none")

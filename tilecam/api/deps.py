@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
-from tilecam.api.errors import ApiError
+from tilecam.api.errors import ApiError, timeout_error
 from tilecam.settings import Settings
 
 T = TypeVar("T")
@@ -31,14 +31,18 @@ class RecognitionLimiter:
     ``slots`` jobs run at once. A request waits up to ``timeout_s`` seconds
     for a slot, then gets 503 ``busy``; a job that runs longer than what is left of
     ``timeout_s`` answers 503 ``timeout`` (the job finishes in the background and
-    only then frees its slot, so the bound on concurrent work always holds).
+    only then frees its slot, so the bound on concurrent work always holds), whose
+    message says whether the time went on waiting for a slot or on running, with
+    ``Retry-After`` (:func:`tilecam.api.errors.timeout_error`).
     """
 
     #: The words and figures of its answers and threads; a limiter of other work (the wait
     #: analyses: :class:`tilecam.api.routes.waits.AnalysisLimiter`) sets its own.
     work = "recognition"
     requests = "image requests"
-    timeout_text = "recognition did not finish within {timeout_s:g} s; try a smaller image"
+    timeout_text = "recognition did not finish within {timeout_s:g} s"
+    #: Said to a request that timed out running (not waiting for a slot).
+    timeout_advice = "try a smaller image"
     retry_after_s = 2
     queue_per_slot = 16
     thread_prefix = "recognize"
@@ -78,6 +82,7 @@ class RecognitionLimiter:
         """Run ``fn(*args, **kwargs)`` in the pool within the limits; returns its result."""
         start = time.monotonic()
         await self.take_slot()
+        queued_s = time.monotonic() - start
         self.running += 1
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
@@ -91,8 +96,15 @@ class RecognitionLimiter:
         try:
             return await asyncio.wait_for(asyncio.shield(future), left)
         except TimeoutError:
-            raise ApiError(
-                503, "timeout", self.timeout_text.format(timeout_s=self.timeout_s)) from None
+            raise self.timed_out(queued_s) from None
+
+    def timed_out(self, queued_s: float) -> ApiError:
+        """The 503 ``timeout`` of a job that took a slot after ``queued_s`` seconds and
+        did not finish within ``timeout_s`` in all."""
+        return timeout_error(self.timeout_text.format(timeout_s=self.timeout_s),
+                             self.timeout_s, queued_s, slots=self.slots,
+                             in_progress=self.admitted, requests=self.requests,
+                             retry_after_s=self.retry_after_s, advice=self.timeout_advice)
 
     async def take_slot(self) -> None:
         """Wait up to ``timeout_s`` for a slot (the caller releases it); 503 ``busy``

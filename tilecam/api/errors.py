@@ -19,6 +19,7 @@ traceback.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,6 +94,53 @@ def error_response(
 ) -> JSONResponse:
     """A JSON error answer with the given status."""
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
+
+
+def timeout_error(text: str, timeout_s: float, queued_s: float, *, slots: int,
+                  in_progress: int, requests: str, retry_after_s: int,
+                  advice: str = "") -> ApiError:
+    """503 ``timeout`` for work that did not finish within ``timeout_s`` seconds
+    (``text`` says so), of which it spent ``queued_s`` waiting for one of the ``slots``
+    (``in_progress``: the ``requests`` admitted now, queued and running). The message
+    says where the time went: mostly waiting behind other requests — the server is busy,
+    and a smaller image would not help — or running, where ``advice`` (a smaller image)
+    may. ``Retry-After`` (whole seconds): what the wait in the queue took, at least
+    ``retry_after_s`` and at most ``timeout_s``, when it waited; ``retry_after_s`` when
+    it ran long (its work goes on in the background, holding its slot till it ends).
+
+    >>> busy = timeout_error("recognition did not finish within 30 s", 30.0, 27.25,
+    ...                      slots=2, in_progress=14, requests="image requests",
+    ...                      retry_after_s=2, advice="try a smaller image")
+    >>> print(busy.message)  # doctest: +NORMALIZE_WHITESPACE
+    recognition did not finish within 30 s: it waited 27.2 s in the queue for one of the
+    server's 2 slots, behind other requests (14 image requests in progress), and ran
+    2.8 s: the server is busy, not the request too large; send fewer at once, and
+    retry after Retry-After
+    >>> busy.headers
+    {'Retry-After': '28'}
+    >>> long = timeout_error("recognition did not finish within 30 s", 30.0, 0.4, slots=2,
+    ...                      in_progress=1, requests="image requests", retry_after_s=2,
+    ...                      advice="try a smaller image")
+    >>> print(long.message)  # doctest: +NORMALIZE_WHITESPACE
+    recognition did not finish within 30 s: it ran 29.6 s (after 0.4 s in the queue);
+    try a smaller image
+    >>> long.headers
+    {'Retry-After': '2'}
+    """
+    queued_s = min(max(0.0, queued_s), timeout_s)
+    ran_s = timeout_s - queued_s
+    if queued_s >= ran_s:
+        wait = min(max(retry_after_s, math.ceil(queued_s)), max(1, math.ceil(timeout_s)))
+        message = (f"{text}: it waited {queued_s:.1f} s in the queue for one of the "
+                   f"server's {slots} slots, behind other requests ({in_progress} "
+                   f"{requests} in progress), and ran {ran_s:.1f} s: the server is busy, "
+                   "not the request too large; send fewer at once, and retry after "
+                   "Retry-After")
+    else:
+        wait = retry_after_s
+        message = (f"{text}: it ran {ran_s:.1f} s (after {queued_s:.1f} s in the queue)"
+                   + (f"; {advice}" if advice else ""))
+    return ApiError(503, "timeout", message, headers={"Retry-After": str(wait)})
 
 
 def describe_validation_errors(errors: Sequence[Any]) -> str:

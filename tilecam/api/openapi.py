@@ -14,6 +14,9 @@ FastAPI builds the description from the routes; :func:`install_openapi` then
   the image routes document their own);
 - documents every 422 in the service's own shape ``{"error": {"code", "message"}}``
   (:mod:`tilecam.api.errors`), not FastAPI's ``{"detail": [...]}``;
+- lists the machine codes of a 409 (:data:`tilecam.tables.sheet.CONFLICT_CODES`) at
+  each operation that answers one, and what each means at the error's ``code``
+  (``ErrorDetail``);
 - describes the JSON answers of the event, table and health routes field by field
   (:data:`ANSWERS`, the models of :mod:`tilecam.api.answer_schemas`), which their return
   type ``dict[str, Any]`` would leave a bare ``type: object``.
@@ -34,6 +37,7 @@ from tilecam.api import answer_schemas as out
 from tilecam.api.deps import require_json
 from tilecam.api.schemas import ERROR_TEXTS, ErrorOut
 from tilecam.tables.access import database, require_admin, require_reader, require_table
+from tilecam.tables.sheet import CONFLICT_CODES
 
 #: The security schemes: a key is sent either way (``tilecam.tables.access``).
 SECURITY_SCHEMES: dict[str, dict[str, Any]] = {
@@ -200,6 +204,32 @@ def _add_body_errors(operation: dict[str, Any]) -> None:
             "description": text, "content": {"application/json": {"schema": ERROR_REF}}})
 
 
+def conflict_note() -> str:
+    """What a 409's description adds: the codes it may carry (:data:`CONFLICT_CODES`).
+
+    >>> print(conflict_note())  # doctest: +ELLIPSIS
+    A 409's code says which conflict it is (ErrorDetail.code says what each means): conflict, ...
+    """
+    return ("A 409's code says which conflict it is (ErrorDetail.code says what each "
+            f"means): {', '.join(CONFLICT_CODES)}.")
+
+
+def _describe_conflicts(schema: dict[str, Any], models: dict[str, Any]) -> None:
+    """Add :func:`conflict_note` to every 409 answer, and each code's meaning to the
+    error's ``code`` field."""
+    note = conflict_note()
+    for path in schema.get("paths", {}).values():
+        for operation in path.values():
+            answer = operation.get("responses", {}).get("409")
+            if answer is not None and note not in answer.get("description", ""):
+                answer["description"] = f"{answer.get('description', '')}\n\n{note}".strip()
+    code = models.get("ErrorDetail", {}).get("properties", {}).get("code")
+    if code is not None:
+        meanings = "; ".join(f"{name}: {text}" for name, text in CONFLICT_CODES.items())
+        code["description"] = ("a short machine word for what is wrong (invalid_hand, "
+                               f"rate_limited …); a 409's says which conflict — {meanings}")
+
+
 def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
     components = schema.setdefault("components", {})
     components.setdefault("securitySchemes", {}).update(SECURITY_SCHEMES)
@@ -235,6 +265,7 @@ def _finish(schema: dict[str, Any], routes: list[APIRoute]) -> dict[str, Any]:
             if answer is not None:
                 answer["description"] = ERROR_TEXTS[422]
                 answer["content"] = {"application/json": {"schema": ERROR_REF}}
+    _describe_conflicts(schema, models)
     for unused in ("HTTPValidationError", "ValidationError"):
         if unused not in str(schema.get("paths")):
             models.pop(unused, None)

@@ -22,6 +22,11 @@ Slow or idle clients cannot hold the server (:func:`server_options`):
 ``X-Forwarded-For``/``X-Forwarded-Proto`` are believed only from the proxies named in
 ``TILECAM_FORWARDED_ALLOW_IPS`` (none by default: uvicorn's own default believed them
 from 127.0.0.1, so a local client could pick its address for the per-address limits).
+
+The access log never holds a key sent in a URL (``?key=tc_…``, which the service does not
+take but a client may send): the value of a query parameter named like a key, or that is
+a table or viewing key, is written ``[redacted]`` (:class:`RedactKeys`, in
+:func:`log_config`).
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ import copy
 import errno
 import json
 import logging
+import re
 import socket
 import weakref
 from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import unquote_plus
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -46,6 +53,68 @@ FILE_HEADROOM = 100
 #: Seconds a request refused for the worker's capacity is told to wait (``Retry-After``):
 #: connections come and go in well under that.
 CAPACITY_RETRY_AFTER_S = 2
+
+
+#: A query parameter whose value is a secret, by its name (any case, ``-`` or ``_``):
+#: ``key``, ``api_key``, ``X-Api-Key``, ``token``, ``access_token``, ``secret``,
+#: ``password``, ``auth``, ``authorization`` …
+SECRET_PARAMETER = re.compile(r"key|token|secret|passw|auth", re.IGNORECASE)
+#: A query value that is a table's key (``tc_…``) or viewing key (``tv_…``), whatever
+#: the parameter's name (:mod:`tilecam.tables.keys`).
+KEY_VALUE = re.compile(r"\A\s*t[cv]_", re.IGNORECASE)
+#: What a secret query value is written as in the access log.
+REDACTED = "[redacted]"
+
+
+def redacted_path(path: str) -> str:
+    """``path`` (a request's path and query, as uvicorn's access log writes it) with the
+    value of each key-like query parameter (:data:`SECRET_PARAMETER`, :data:`KEY_VALUE`)
+    written :data:`REDACTED`; the path and the other parameters as they came.
+
+    >>> redacted_path("/v1/tables/13/hands?key=tc_abc&page=2")
+    '/v1/tables/13/hands?key=[redacted]&page=2'
+    >>> redacted_path("/v1/tables/13?k=tv_abc&X-Api-Key=s3cret&api%5Fkey=x")
+    '/v1/tables/13?k=[redacted]&X-Api-Key=[redacted]&api%5Fkey=[redacted]'
+    >>> redacted_path("/v1/score?rules=mcr"), redacted_path("/healthz")
+    ('/v1/score?rules=mcr', '/healthz')
+    """
+    base, mark, query = path.partition("?")
+    if not mark:
+        return path
+    parts = []
+    for part in query.split("&"):
+        name, equals, value = part.partition("=")
+        if equals and (SECRET_PARAMETER.search(unquote_plus(name))
+                       or KEY_VALUE.match(unquote_plus(value))):
+            part = f"{name}={REDACTED}"
+        parts.append(part)
+    return f"{base}?{'&'.join(parts)}"
+
+
+class RedactKeys(logging.Filter):
+    """A filter of uvicorn's access log (``uvicorn.access``) that writes each request's
+    key-like query values :data:`REDACTED` (:func:`redacted_path`): uvicorn logs the
+    whole query, so a key sent as ``?key=tc_…`` was kept in full in the server's log. A
+    record of another shape is let through as it is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) == 5 and isinstance(args[2], str):
+            record.args = (*args[:2], redacted_path(args[2]), *args[3:])
+        return True
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration, with :class:`RedactKeys` on its access log (each
+    worker process applies it)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact_keys"] = {
+        "()": f"{RedactKeys.__module__}.{RedactKeys.__qualname__}"}
+    access = config.setdefault("loggers", {}).setdefault("uvicorn.access", {})
+    access["filters"] = [*access.get("filters", []), "redact_keys"]
+    return config
 
 
 def register(sub: Any) -> None:
@@ -153,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level=args.log_level,
         access_log=not args.no_access_log,
+        log_config=log_config(),
         timeout_graceful_shutdown=5,
         **server_options(settings, proxies),
     )

@@ -24,8 +24,10 @@ not answer (restarting, the network down a moment) is tried again with the same 
 (``--retries`` times, 2 s apart; each try said on stderr) before the watch gives up —
 but only while the frame was not sent whole: a frame sent whose answer never came (a
 read timeout, the connection dropped after the request) may have been counted by the
-server, so it is not sent again (the endpoint takes no frame id to tell a re-send from
-a new frame); the watch says so on stderr and goes on with the next frame.
+server, so it is not sent again; the watch says so on stderr and goes on with the next
+frame. Each frame goes with a ``seq`` (:class:`FrameSeq`: milliseconds since 1970, one
+more than the last where the clock has not moved on), so that the server answers a
+frame that reaches it twice, or late, ``stale`` and counts it once.
 
 Each frame goes with the fields the table needs to score the hand (``--winner``,
 ``--discarder``, ``--self-drawn``, …, ``--context KEY=VALUE`` such as Xiamen's
@@ -705,6 +707,55 @@ class Unanswered:
         return again
 
 
+class FrameSeq:
+    """The ``seq`` of each frame the watch posts (``POST /v1/tables/{id}/frames``): the
+    wall clock in milliseconds since 1970, or one more than the last where the clock has
+    not moved on (or went back) — growing within one watch, and past the last watch's
+    after a restart, so that a new watch's frames are not taken for late ones.
+
+    >>> s = FrameSeq(clock_ms=lambda: 1000)
+    >>> s.next(), s.next(), FrameSeq(clock_ms=lambda: 5).next()
+    (1000, 1001, 5)
+    """
+
+    def __init__(self, clock_ms: Callable[[], int] | None = None) -> None:
+        self.clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
+        self.last: int | None = None
+
+    def next(self) -> int:
+        """The next frame's ``seq``."""
+        now = int(self.clock_ms())
+        self.last = now if self.last is None else max(now, self.last + 1)
+        return self.last
+
+
+#: Words of a server's ``invalid_context`` message that say a rule field is missing
+#: (the scorer's "Xiamen needs the gold (金): pass gold=KIND …").
+MISSING_FIELD_WORDS = (" needs ", "missing")
+
+
+def context_hint(code: str, message: str, context_given: bool) -> str:
+    """What to add to the watch's stop message for a server's refusal ``code`` with
+    ``message``: the ``--context`` advice only where a rule field may be missing — an
+    ``invalid_context`` that is no key the context may not set, with no context given,
+    or whose message names a missing field (a table whose settings the scorer refuses
+    is refused with ``table_settings_refused``, and a gold given was not the fault).
+
+    >>> context_hint("invalid_context", "Xiamen needs the gold", True) != ""
+    True
+    >>> context_hint("invalid_context", "chip_stack=0 is refused", True)
+    ''
+    >>> context_hint("table_settings_refused", "…", False)
+    ''
+    """
+    if code != "invalid_context" or "may not set" in message:
+        return ""
+    if context_given and not any(w in message for w in MISSING_FIELD_WORDS):
+        return ""
+    return (" (give the table's rule fields with --context KEY=VALUE, e.g. gold=5m or "
+            "indicator=3m, or with --fields FILE)")
+
+
 class Refusals:
     """Frames in a row the server refused (4xx) for one reason; at ``stop_after`` of them
     the watch stops, saying why — the next frames would be refused alike."""
@@ -715,9 +766,10 @@ class Refusals:
         self.count = 0
 
     def answered(self, status: int, data: Mapping[str, Any], posted: int,
-                 recorded: int) -> None:
+                 recorded: int, context_given: bool = False) -> None:
         """Count the answer to one frame; ValueError once ``stop_after`` frames in a row
-        were refused for the same reason."""
+        were refused for the same reason (``context_given``: the frame went with a
+        context, :func:`context_hint`)."""
         error = data.get("error")
         error = error if isinstance(error, dict) else {}
         if not 400 <= status < 500:
@@ -729,9 +781,7 @@ class Refusals:
         if self.count < self.stop_after:
             return
         message = error.get("message") or f"HTTP {status}"
-        missing = reason[1] == "invalid_context" and "may not set" not in str(message)
-        hint = (" (give the table's rule fields with --context KEY=VALUE, e.g. gold=5m or "
-                "indicator=3m, or with --fields FILE)" if missing else "")
+        hint = context_hint(reason[1], str(message), context_given)
         raise ValueError(f"the server refused {self.count} frames in a row (HTTP {status} "
                          f"{reason[1] or 'error'}): {message}{hint}; {posted} frames posted, "
                          f"{recorded} hands recorded")
@@ -747,6 +797,7 @@ def run(args: argparse.Namespace) -> int:
     refusals = Refusals(getattr(args, "stop_after", 3))
     views = Views()
     skips = Skips()
+    seqs = FrameSeq()
     stream = frames(args.source, args.every, skips=skips)
     try:
         for image in stream:
@@ -758,10 +809,11 @@ def run(args: argparse.Namespace) -> int:
                     print(json.dumps({"frame": posted + 1, "fields_kept": str(exc)},
                                      ensure_ascii=False), file=sys.stderr, flush=True)
             answer: tuple[int, dict[str, Any], float] | None = None
+            sent = {**fields, "seq": str(seqs.next())}  # one seq for the frame's tries
             while True:
                 answer = None
                 try:
-                    answer = post_frame(args.server, args.table, args.key, jpeg, fields)
+                    answer = post_frame(args.server, args.table, args.key, jpeg, sent)
                 except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
                     if unanswered.note(posted + 1, exc):
                         time.sleep(RETRY_WAIT_S)
@@ -775,7 +827,8 @@ def run(args: argparse.Namespace) -> int:
             if answer is not None:
                 unanswered.count = 0
                 recorded += show_answer(posted, answer[0], answer[1], views)
-                refusals.answered(answer[0], answer[1], posted, recorded)
+                refusals.answered(answer[0], answer[1], posted, recorded,
+                                  context_given=bool(fields.get("context")))
             if args.max_frames and posted >= args.max_frames:
                 break
     except SourceError as exc:  # the source gave up: say what the watch did until then

@@ -13,13 +13,21 @@
   the admin key has its own, higher by default (``admin_rate_limit_per_s``,
   ``admin_rate_limit_burst``: :data:`ADMIN_BUCKET`), and so has each referee key, with
   the admin key's settings; failed authentications are limited
-  per client address. Over the limit: 429 with ``Retry-After``.
+  per client address. Over the limit: 429 with ``Retry-After``, whose whole seconds the
+  message says too.
+
+The refused keys' limit is per address, not per key: it bounds guessing from one place
+(each guess is another key, so a limit per key would bound nothing). Its cost falls on
+clients behind one address (a NAT, a proxy) that send wrong keys — after a device with a
+stale key has spent the address's refusals, another wrong key from there is 429 rather
+than 401 — never on a valid key, which this limit does not hold back; that 429's message
+says the key was refused as well, and why (:func:`_fail`), so that sending it again is
+not mistaken for the cure.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,7 +44,7 @@ from tilecam.settings import Settings
 from tilecam.tables import sheet
 from tilecam.tables.camera import FrameReader, FrameReading, reading_from_recognition
 from tilecam.tables.keys import VIEW_PREFIX, hash_key, verify_admin_key, verify_key
-from tilecam.tables.ratelimit import RateLimiter
+from tilecam.tables.ratelimit import RateLimiter, retry_after_s
 
 log = logging.getLogger("tilecam.api")
 _init_lock = threading.Lock()
@@ -111,10 +119,14 @@ def _limiter(request: Request, name: str) -> RateLimiter:
 
 def _throttle(request: Request, bucket: str, key: str,
               what: str = "too many requests with this key") -> None:
+    """429 ``rate_limited`` when ``key``'s token bucket of ``bucket`` is empty: ``what``
+    and the whole seconds to wait, which ``Retry-After`` gives too
+    (:func:`tilecam.tables.ratelimit.retry_after_s`)."""
     wait = _limiter(request, bucket).check(key)
     if wait > 0:
-        raise ApiError(429, "rate_limited", f"{what}: retry in {wait:.1f} s",
-                       headers={"Retry-After": str(max(1, math.ceil(wait)))})
+        seconds = retry_after_s(wait)
+        raise ApiError(429, "rate_limited", f"{what}: retry in {seconds} s",
+                       headers={"Retry-After": str(seconds)})
 
 
 def presented_key(request: Request) -> str | None:
@@ -126,9 +138,15 @@ def presented_key(request: Request) -> str | None:
 
 
 def _fail(request: Request, status: int, code: str, message: str) -> ApiError:
+    """The refusal (``status``, ``code``, ``message``: a 401 or 403) of a request's key,
+    counted against its address: past the address's limit it is a 429 instead, whose
+    message says that the request is refused anyway, and why — sending it again as it
+    is will not help — and that a valid key is not held back."""
     client = request.client.host if request.client else "unknown"
     _throttle(request, "auth_fail_limiter", f"fail:{client}",
-              "too many refused keys from this address")
+              f"this request is refused ({status} {code}: {message}), and too many "
+              "refused keys came from this address: sent again as it is, it is refused "
+              "again (a valid key is not held back by this limit)")
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return ApiError(status, code, message, headers=headers)
 

@@ -266,7 +266,8 @@ def near_hand(a: str, b: str) -> bool:
 @dataclass(frozen=True)
 class FrameResult:
     """The answer to one frame: ``status`` is ``waiting``, ``recorded`` (this frame
-    recorded the hand) or ``already_recorded``; ``streak``/``needed`` frames;
+    recorded the hand), ``already_recorded`` or ``stale`` (its ``seq`` not after the last
+    frame counted: :func:`is_stale`; it counted for nothing); ``streak``/``needed`` frames;
     ``complete``: the frame showed a complete hand (one the recognizer called complete
     and whose notation parses)."""
 
@@ -295,6 +296,34 @@ class FrameResult:
     #: Only on the frame that held hand :attr:`hand_number` for a referee
     #: (:func:`tilecam.tables.sheet.hold_for_review`): the held revision's note.
     held_for_review: str | None = None
+    #: The greatest ``seq`` the table's camera counted, after this frame (None: no frame
+    #: with a ``seq`` yet).
+    last_seq: int | None = None
+
+
+def _stale(seq: int, last_seq: int, streak: int, needed: int) -> FrameResult:
+    """The answer to a stale frame (:func:`is_stale`): the camera's run as it stands."""
+    return FrameResult("stale", streak, needed, None, False, view_note=(
+        f"frame seq {seq} is not after the last frame counted (seq {last_seq}): a frame "
+        "sent again or delivered late, it counted for nothing"), last_seq=last_seq)
+
+
+def stale_frame(sf: sessionmaker[Session], table_id: int, seq: int | None,
+                needed: int) -> FrameResult | None:
+    """The answer to a frame numbered ``seq`` when it is stale (:func:`is_stale`) as the
+    table's camera stands now, read without a lock — so that a stale frame is not read
+    (recognition is the costly part); :func:`process_frame` asks again under the camera's
+    lock. None: not stale (or no ``seq``)."""
+    if seq is None:
+        return None
+    with sf() as session:
+        state = session.scalar(select(CameraState).where(CameraState.table_id == table_id))
+        if state is None:
+            return None
+        last = Memory.from_text(state.recorded_signature).last_seq
+        if last is None or not is_stale(seq, last):
+            return None
+        return _stale(seq, last, int(state.streak or 0), needed)
 
 
 @dataclass
@@ -312,6 +341,9 @@ class Memory:
     cleared_after: int | None = None
     #: (hand number, frame key) of each reading a hand was held for a referee for
     held: list[tuple[int, str]] = field(default_factory=list)
+    #: the greatest ``seq`` of the frames the camera counted (:func:`is_stale`); None: no
+    #: frame with a ``seq`` yet
+    last_seq: int | None = None
 
     @classmethod
     def from_text(cls, text: str | None) -> Memory:
@@ -319,7 +351,7 @@ class Memory:
 
         >>> Memory.from_text('123m456m789m123p55p|E>S').hands
         [('123m456m789m123p55p|E>S', None)]
-        >>> m = Memory([("A|E>S", 1), ("B", 2)], 0, [(1, "A2|E>S")])
+        >>> m = Memory([("A|E>S", 1), ("B", 2)], 0, [(1, "A2|E>S")], last_seq=7)
         >>> Memory.from_text(m.to_text()) == m
         True
         """
@@ -332,7 +364,9 @@ class Memory:
             hands = [(str(k), None if n is None else int(n)) for k, n in data["hands"]]
             held = [(int(n), str(k)) for n, k in data.get("held", [])]
             after = data.get("cleared_after")
-            return cls(hands, None if after is None else int(after), held)
+            seq = data.get("seq")
+            return cls(hands, None if after is None else int(after), held,
+                       None if seq is None else int(seq))
         except (ValueError, TypeError, KeyError) as exc:
             log.warning("tilecam: a camera's remembered hands do not read (%s): forgotten",
                         exc)
@@ -340,12 +374,35 @@ class Memory:
 
     def to_text(self) -> str | None:
         """The memory as stored (None when there is nothing to remember)."""
-        if not self.hands and self.cleared_after is None and not self.held:
+        if (not self.hands and self.cleared_after is None and not self.held
+                and self.last_seq is None):
             return None
-        return json.dumps({"v": 1, "hands": [list(h) for h in self.hands],
-                           "cleared_after": self.cleared_after,
-                           "held": [list(h) for h in self.held]},
-                          ensure_ascii=False, separators=(",", ":"))
+        data: dict[str, Any] = {"v": 1, "hands": [list(h) for h in self.hands],
+                                "cleared_after": self.cleared_after,
+                                "held": [list(h) for h in self.held]}
+        if self.last_seq is not None:  # an older tilecam reads past it
+            data["seq"] = self.last_seq
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+#: The greatest frame ``seq`` taken (a signed 64-bit integer, as JSON and the databases
+#: keep it exactly): milliseconds since 1970 fit it for millions of years.
+MOST_SEQ = 2**63 - 1
+
+
+def is_stale(seq: int | None, last_seq: int | None) -> bool:
+    """Whether a frame numbered ``seq`` by its camera is stale: not after the last frame
+    the table's camera counted (``last_seq``, :attr:`Memory.last_seq`) — a frame sent
+    again after its answer was lost, or one a store-and-forward camera delivers late.
+    Such a frame counts for nothing: not in the run of frames of a hand, not as the
+    table seen cleared (until the seventy-seventh session a hand's frames delivered after
+    the clear recorded, and paid, the hand a second time). A frame without ``seq``, or the
+    first with one, is never stale.
+
+    >>> is_stale(5, 7), is_stale(7, 7), is_stale(8, 7), is_stale(None, 7), is_stale(0, None)
+    (True, True, False, False, False)
+    """
+    return seq is not None and last_seq is not None and seq <= last_seq
 
 
 def _sheet_hand(hands: Sequence[Hand], key: str, rules: str,
@@ -397,8 +454,13 @@ def process_frame(
     data_dir: Path,
     store: bool = True,
     review_below: float = 0.0,
+    seq: int | None = None,
 ) -> FrameResult:
     """Advance the table's camera with one frame; record the hand when it is revealed.
+
+    ``seq``: the frame's number from its camera (None: not numbered). A frame whose
+    ``seq`` is not after the greatest one counted is ``stale`` (:func:`is_stale`) and
+    changes nothing; otherwise it becomes the greatest.
 
     ``report`` carries what came with the frame (winner, discarder, win flags); its
     hand is replaced by the recognized one, parsed as the table's rules read it under the
@@ -444,11 +506,15 @@ def process_frame(
         key = (frame_key(score_key(hand_text, rules, report.context), report)
                if hand_text is not None else None)
         state = sheet.camera_state(session, table_id)
+        memory = Memory.from_text(state.recorded_signature)
+        if seq is not None and memory.last_seq is not None and is_stale(seq, memory.last_seq):
+            return _stale(seq, memory.last_seq, int(state.streak or 0), needed)
+        if seq is not None:
+            memory.last_seq = seq
         seen, state.surface = _look(state.surface, reading)
         shows = reading.view if seen is None or seen.view == TILES else seen.shows_table
         frame = Reading(key, complete, reading.tiles, shows)
         view, note = (seen.view, seen.note) if seen is not None else (None, None)
-        memory = Memory.from_text(state.recorded_signature)
         numbers = dict(memory.hands)
         gap = (state.quiet_streak or 0) >= needed  # the hand put away since the last record
         watch = Watch(signature=state.signature, streak=state.streak,
@@ -501,7 +567,7 @@ def process_frame(
                                hand_number=number, view=view, view_note=note,
                                recorded_hand=(None if number is None else
                                               sheet.current_text(session, table_id, number)),
-                               held_for_review=held)
+                               held_for_review=held, last_seq=memory.last_seq)
         image_error = _keep(target, image, table_id, "the frame image") if store else None
         wrote = store and image_error is None
         full = replace(report, hand=hand_text, recognized=dict(reading.recognized),
@@ -512,7 +578,8 @@ def process_frame(
         session.flush()
         return FrameResult("recorded", watch.streak, needed, hand_text, complete, recorded,
                            recorded.hand.number, image_error, view, note,
-                           recorded_hand=recorded.revision.hand_text)
+                           recorded_hand=recorded.revision.hand_text,
+                           last_seq=memory.last_seq)
 
     try:
         return sheet.transaction(sf, work)
@@ -523,11 +590,13 @@ def process_frame(
 
 
 class AlreadyRecorded(sheet.Conflict):
-    """A photo shows a hand already on the sheet (:func:`photo_shows`): nothing is
-    recorded (answered 409 ``already_recorded``, the message naming the hand)."""
+    """A photo — or a table's hand posted without ``number`` (:func:`record_posted_hand`)
+    — shows a hand already on the sheet (:func:`photo_shows`), or a second win of the deal
+    (:func:`photo_deal_hand`): nothing is recorded (answered 409 ``already_recorded``, the
+    message naming the hand)."""
 
     def __init__(self, message: str, number: int, recorded_hand: str | None) -> None:
-        super().__init__(message)
+        super().__init__(message, "already_recorded")
         self.number = number
         self.recorded_hand = recorded_hand
 
@@ -779,6 +848,137 @@ def record_photo(
             target.unlink(missing_ok=True)
         raise
 
+
+
+class SettingsRefused(sheet.Conflict):
+    """A table whose stored settings the scorer refuses
+    (:func:`tilecam.tables.sheet.refused_settings`: Xiamen ``chip_stack`` 0, stored before
+    the seventy-fifth session) can record no win: a camera frame, a photo or a posted win
+    there is refused at once (answered 409 ``table_settings_refused``), before its image
+    is read — the fault is the table's, not the frame's, and the same for every frame."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "table_settings_refused")
+
+
+def refuse_settings(table: GameTable, done: str) -> None:
+    """:class:`SettingsRefused` when the scorer refuses ``table``'s stored settings as the
+    sheet scores a win under them, saying ``done`` (``"this camera frame was not read"``
+    …) and what a referee can do (:func:`tilecam.tables.sheet.refused_settings`: a
+    table's settings cannot be changed — ``PATCH`` takes its name, players and
+    ``withdrawn`` only)."""
+    settings = {k: v for k, v in (table.rule_settings or {}).items()
+                if not (k == "version" and table.version is not None)}
+    try:  # as a posted win is checked (sheet.check_report_context): the table's version
+        # before a settings version stored beside it (a table of the seventy-second
+        # session's, still scored under its own)
+        sheet.check_rules(str(table.rules), table.version, settings)
+    except sheet.RulesError as exc:
+        raise SettingsRefused(f"{done}: {sheet.refused_settings(table) or exc}") from None
+
+
+def _posted_shows(table: GameTable, shown: Hand, hand_text: str) -> AlreadyRecorded:
+    """The refusal of a hand posted without ``number`` that is hand ``shown``
+    (:func:`photo_shows`)."""
+    rev = shown.revisions[-1]
+    by = RECORDED_BY.get(str(shown.source), f"by {shown.source}")
+    seen = "" if rev.hand_text == hand_text else f"; the post gives {hand_text}"
+    return AlreadyRecorded(
+        f"the hand posted without number is hand {shown.number} of table {table.id}, "
+        f"already recorded {by} ({rev.hand_text}{_won(report_of(rev))}{seen}): nothing was "
+        f"recorded. Post it with number={shown.number} to be answered with that record, "
+        "or, if it is a new hand with the same tiles, with new_hand=true",
+        int(shown.number), rev.hand_text)
+
+
+def _posted_second_win(table: GameTable, deal: DealHand, hand_text: str,
+                       report: HandReport) -> AlreadyRecorded:
+    """The refusal of a hand posted without ``number`` that would be a second win of the
+    deal (:func:`photo_deal_hand`)."""
+    shown = deal.hand
+    rev = shown.revisions[-1]
+    who = RECORDER.get(str(shown.source), str(shown.source))
+    apart = ("the same tiles" if deal.apart == 0 else
+             f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
+    if not deal.agrees:
+        apart += ", won otherwise"
+    return AlreadyRecorded(
+        f"{who} recorded hand {shown.number} of table {table.id} ({rev.hand_text}"
+        f"{_won(report_of(rev))}) since the table was last seen cleared; the hand posted "
+        f"without number gives {hand_text}{_won(report)}, {apart}: nothing was recorded "
+        f"(one deal has one win). Post it with number={shown.number} if it is that hand "
+        "(a referee corrects a record read wrong), or with new_hand=true if it is a new hand",
+        int(shown.number), rev.hand_text)
+
+
+def record_posted_hand(sf: sessionmaker[Session], table_id: int, report: HandReport,
+                       source: str, author: str, number: int | None = None,
+                       new_hand: bool = False) -> sheet.Recorded:
+    """Record a hand posted in notation (``POST /v1/tables/{id}/hands``) in one
+    transaction, as :func:`tilecam.tables.sheet.record_hand` does — and, for a win posted
+    by the table's own key (``source`` ``table``) without ``number`` at a table with a
+    camera, held to the rule a photo is held to (:func:`record_photo`): a hand on the
+    sheet since the table was last seen cleared (:func:`photo_shows`) or, where the camera
+    has seen it cleared, a second win of the deal (:func:`photo_deal_hand`) is
+    :class:`AlreadyRecorded`, nothing written, unless ``new_hand``. Until the
+    seventy-seventh session an automatic table posting, without ``number``, the hand its
+    camera had recorded recorded (and paid) it twice. With ``number`` a re-send is
+    answered with the record (idempotent, as before); a referee's post is his word and is
+    not checked; a drawn hand has no tiles to compare. A win at a table whose stored
+    settings the scorer refuses is :class:`SettingsRefused` first
+    (:func:`refuse_settings`)."""
+
+    if report.outcome != "win":
+        return sheet.record_hand(sf, table_id, report, source, author, number)
+    with sf() as session:  # what decides the way: read, not locked (neither goes back)
+        table = sheet.get_table(session, table_id)
+        if number is None or number > sheet.last_number(session, table_id):
+            refuse_settings(table, "this win was not recorded")  # a re-send: as before
+        state = session.scalar(select(CameraState).where(CameraState.table_id == table_id))
+        has_camera = state is not None and bool(state.frames_seen)
+    if not (has_camera and source == "table" and number is None and not new_hand
+            and report.hand):
+        return sheet.record_hand(sf, table_id, report, source, author, number)
+
+    def work(session: Session) -> sheet.Recorded:
+        table = sheet.get_table(session, table_id)
+        refusal = _posted_again(session, table, report)
+        # the post's own faults first (a hand the scorer refuses: 400; the table closed,
+        # its session over: 409 conflict), as they are answered to a new hand
+        recorded = sheet.insert_hand(session, table, report, source, author, number)
+        if refusal is not None:
+            raise refusal  # nothing written: the transaction is rolled back
+        return recorded
+
+    return sheet.transaction(sf, work)
+
+
+def _posted_again(session: Session, table: GameTable,
+                  report: HandReport) -> AlreadyRecorded | None:
+    """The refusal of a win posted without ``number`` at a table with a camera (one that
+    sent a frame) that is a hand on the sheet since the table was last seen cleared, or a
+    second win of the deal (the photo rule: :func:`photo_shows`, :func:`photo_deal_hand`),
+    read under the sheet's lock; None when it is neither, or its hand does not parse
+    (:func:`tilecam.tables.sheet.insert_hand` refuses it). A table with no camera is not
+    asked (:func:`record_posted_hand`): an automatic table alone may win with the same
+    tiles two deals running, and its re-send is made safe by ``number``."""
+    state = session.scalar(select(CameraState).where(CameraState.table_id == table.id))
+    if state is None:  # pragma: no cover - a table is made with its camera's state
+        return None
+    rules = str(table.rules)
+    try:
+        hand_text = normalize_hand(str(report.hand), rules, report.context)
+        key = frame_key(score_key(hand_text, rules, report.context), report)
+    except ValueError:
+        return None
+    sheet.lock_sheet(session, table.id)  # before the sheet's hands are counted
+    hands = sheet.hands_of(session, table.id)
+    cleared_after = Memory.from_text(state.recorded_signature).cleared_after
+    shown = photo_shows(hands, key, rules, cleared_after)
+    if shown is not None:
+        return _posted_shows(table, shown, hand_text)
+    deal = photo_deal_hand(hands, key, rules, cleared_after)
+    return None if deal is None else _posted_second_win(table, deal, hand_text, report)
 
 
 def _keep(target: Path, image: bytes, table_id: int, what: str) -> str | None:

@@ -18,6 +18,7 @@ full yet. Every check costs O(1) amortised, however many keys there are.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -25,6 +26,18 @@ from collections.abc import Callable
 
 #: Full buckets dropped from the old end at each check, at most (amortised cleaning).
 SWEEP_PER_CHECK = 2
+
+
+def retry_after_s(wait: float) -> int:
+    """The whole seconds a client over the limit is told to wait, ``Retry-After``'s
+    figure and the 429 message's alike: ``wait`` (seconds until a token is free,
+    :meth:`RateLimiter.check`) rounded up, at least 1 — a message saying "retry in 0.0 s"
+    next to ``Retry-After: 1`` told the client two things.
+
+    >>> retry_after_s(0.04), retry_after_s(1.0), retry_after_s(1.2)
+    (1, 1, 2)
+    """
+    return max(1, math.ceil(wait))
 
 
 class RateLimiter:

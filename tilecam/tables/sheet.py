@@ -68,8 +68,51 @@ log = logging.getLogger("tilecam.tables")
 T = TypeVar("T")
 
 
+#: The machine codes of a :class:`Conflict` (the ``code`` of its 409 answer), and when
+#: each is raised: a client acts on the code, not on the message's English.
+CONFLICT_CODES: dict[str, str] = {
+    "conflict": "the request contradicts what is recorded (no more specific code)",
+    "name_taken": "another table of the event has that name",
+    "table_closed": "the table is closed: it records no more hands until a referee "
+                    "reopens it",
+    "table_withdrawn": "the table is withdrawn from its event: it records no more hands",
+    "session_over": "the table has recorded every hand of its session",
+    "already_closed": "the table is closed already",
+    "not_closed": "the table is not closed: there is nothing to reopen",
+    "players_fixed": "the table's sheet holds hands or penalties: its players may not "
+                     "change",
+    "number_taken": "that hand number is recorded already with other content",
+    "already_recorded": "the hand a photo shows, or a win a table posts without a "
+                        "number, is on the sheet already (the message names it)",
+    "out_of_order": "that hand number is not the table's next",
+    "table_settings_refused": "the table's stored settings score no win (a Xiamen "
+                              "chip_stack 0 of an older tilecam): nothing is read or "
+                              "recorded there",
+    "outcome_unstated": "a correction of a void or ruled hand must say its outcome or "
+                        "its tiles",
+    "already_void": "the hand or penalty is void already",
+    "false_claim_ruled": "the hand is ruled a false claim: it takes no void, and its "
+                         "claimant's penalty is booked already",
+    "already_ruled": "the hand is ruled a false claim already",
+    "not_a_win": "only a declared win can be ruled a false claim",
+    "request_id_taken": "that request_id booked another penalty already",
+    "already_disqualified": "the player is disqualified already",
+    "already_barred": "the player may not win that hand already",
+}
+
+
 class Conflict(ValueError):
-    """The request contradicts what is recorded (answered 409)."""
+    """The request contradicts what is recorded (answered 409). ``code`` (one of
+    :data:`CONFLICT_CODES`; ``conflict`` by default) is the answer's machine code.
+
+    >>> exc = Conflict("table 3 is closed", "table_closed")
+    >>> str(exc), exc.code, Conflict("x").code
+    ('table 3 is closed', 'table_closed', 'conflict')
+    """
+
+    def __init__(self, message: str, code: str = "conflict") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class NotFound(LookupError):
@@ -302,7 +345,7 @@ def _name_free(session: Session, event_id: int, name: str,
         select(GameTable.id).where(GameTable.event_id == event_id, GameTable.name == name,
                                    GameTable.id != (table_id or 0)))
     if taken is not None:
-        raise Conflict(f"event {event_id} already has a table named {name!r}")
+        raise Conflict(f"event {event_id} already has a table named {name!r}", "name_taken")
 
 
 def refuse_closed(session: Session, table: GameTable) -> None:
@@ -316,10 +359,10 @@ def refuse_closed(session: Session, table: GameTable) -> None:
         reason, _ = closings.split(text, True)  # the close that stands, not the record
         raise Conflict(f"table {table.id} is closed ({reason}): it records no more hands; "
                        "a referee may still correct, void and penalise what it holds, or "
-                       f"reopen it (POST /v1/tables/{table.id}/reopen)")
+                       f"reopen it (POST /v1/tables/{table.id}/reopen)", "table_closed")
     if withdrawn:
         raise Conflict(f"table {table.id} is withdrawn from its event: it records no more "
-                       "hands")
+                       "hands", "table_withdrawn")
 
 
 def refuse_no_place(table: GameTable, hands: Sequence[Hand]) -> flow.Place:
@@ -327,7 +370,8 @@ def refuse_no_place(table: GameTable, hands: Sequence[Hand]) -> flow.Place:
     :class:`Conflict` when the session is over and the sheet records no new hand."""
     place = next_place_of(table, hands)
     if place is None:
-        raise Conflict(f"table {table.id} has recorded all {len(hands)} hands of the session")
+        raise Conflict(f"table {table.id} has recorded all {len(hands)} hands of the session",
+                       "session_over")
     return place
 
 
@@ -348,7 +392,7 @@ def close_table(sf: sessionmaker[Session], table_id: int, author: str,
         session.refresh(table)
         if table.closed_at is not None:
             raise Conflict(f"table {table_id} is already closed "
-                           f"({closings.current_reason(table)})")
+                           f"({closings.current_reason(table)})", "already_closed")
         table.close_reason = closings.closed_text(table, reason, author)
         table.closed_at = utcnow()
         session.flush()
@@ -379,7 +423,7 @@ def reopen_table(sf: sessionmaker[Session], table_id: int, author: str,
             withdrawn = (f"; it is withdrawn from its event: PATCH /v1/tables/{table_id} "
                          '{"withdrawn": false} brings it back') if table.withdrawn else ""
             raise Conflict(f"table {table_id} is not closed: there is nothing to "
-                           f"reopen{last}{withdrawn}")
+                           f"reopen{last}{withdrawn}", "not_closed")
         now = utcnow()
         table.close_reason = closings.reopened_text(table, reason, author, now)
         table.closed_at = None
@@ -416,7 +460,8 @@ def update_table(sf: sessionmaker[Session], table_id: int, *, name: str | None =
                     raise Conflict(
                         f"table {table_id} holds {recorded} hand(s) and {booked} "
                         "penalty(ies), each naming its players: the players may change only "
-                        "before the first hand (open a new table for other players)")
+                        "before the first hand (open a new table for other players)",
+                        "players_fixed")
                 for player, new in zip(table.players, names, strict=True):
                     player.name = new
         if withdrawn is not None:
@@ -690,11 +735,10 @@ def insert_hand(session: Session, table: GameTable, report: HandReport, source: 
                 return Recorded(existing, existing.revisions[-1], False)
             raise Conflict(
                 f"hand {number} of table {table.id} is already recorded with other content; "
-                "a referee can correct it"
-            )
+                "a referee can correct it", "number_taken")
         if number != nxt:
             raise Conflict(f"hand {number} is out of order: the next hand of table "
-                           f"{table.id} is {nxt}")
+                           f"{table.id} is {nxt}", "out_of_order")
     number = nxt
     refuse_closed(session, table)
     place = refuse_no_place(table, hands)
@@ -897,7 +941,7 @@ def refuse_unstated_outcome(table_id: int, number: int, outcome: str) -> None:
         f"hand {number} of table {table_id} is {what}: a correction that gives neither "
         f"\"outcome\" nor the hand's tiles would score it again, so it is refused — give "
         f"\"outcome\": \"win\" (the rest as recorded) or \"draw\", or the \"hand\" as "
-        f"won, which {undo}; the hand keeps its state otherwise")
+        f"won, which {undo}; the hand keeps its state otherwise", "outcome_unstated")
 
 
 def correct_hand(sf: sessionmaker[Session], table_id: int, number: int, report: HandReport,
@@ -977,12 +1021,12 @@ def void_hand(sf: sessionmaker[Session], table_id: int, number: int, author: str
         hand = _one_of(hands, table_id, number)
         last = hand.revisions[-1]
         if last.outcome == "void":
-            raise Conflict(f"hand {number} of table {table_id} is already void")
+            raise Conflict(f"hand {number} of table {table_id} is already void", "already_void")
         if last.outcome == flow.FALSE_CLAIM:
             raise Conflict(f"hand {number} of table {table_id} is ruled a false claim, which "
                            "takes no place of the deal, and a void would give it one: to "
                            "undo the ruling, correct it with the hand as claimed "
-                           "(\"outcome\": \"win\")")
+                           "(\"outcome\": \"win\")", "false_claim_ruled")
         rev = next_revision(last, action="void", author=author, outcome="void",
                             settlement=[0, 0, 0, 0], note=reason.strip())
         hand.revisions.append(rev)
@@ -1026,10 +1070,11 @@ def rule_false_claim(sf: sessionmaker[Session], table_id: int, number: int, auth
         if last.outcome == flow.FALSE_CLAIM:
             raise Conflict(f"hand {number} of table {table_id} is already ruled a false claim "
                            "(to change its penalty, correct it with the hand as claimed and "
-                           "rule again: the correction gives \"outcome\": \"win\")")
+                           "rule again: the correction gives \"outcome\": \"win\")",
+                           "already_ruled")
         if last.outcome not in ("win", "pending"):
             raise Conflict(f"hand {number} is {last.outcome}: only a declared win can be "
-                           "ruled a false claim (correct it first)")
+                           "ruled a false claim (correct it first)", "not_a_win")
         if last.winner is None:
             raise ValueError(f"the claimant's seat of hand {number} is not known: correct "
                              "the hand with its winner first")
@@ -1265,7 +1310,7 @@ def add_penalty(sf: sessionmaker[Session], table_id: int, player: int, kind: str
                         f"request_id {request_id!r} booked penalty {booked.id} already (a "
                         f"{booked.kind} of {table.players[booked.player].name}, hand "
                         f"{booked.hand_number}): give another request_id for another "
-                        "penalty")
+                        "penalty", "request_id_taken")
                 return booked, False
         if kind in NO_POINTS or kind in REPEAT_OFFENCES:
             pts, in_money = _no_points(table, kind, points, money, hand_number)
@@ -1318,12 +1363,12 @@ def _not_twice(table: GameTable, kind: str, player: int, hands: Sequence[Hand],
     if kind == "disqualification" and any(
             p.kind == kind and p.player == player and p.voided_at is None
             for p in table.penalties):
-        raise Conflict(f"{name} is disqualified already (停赛)")
+        raise Conflict(f"{name} is disqualified already (停赛)", "already_disqualified")
     if kind == "bar" and hand_number is not None and any(
             places[n - 1].wind_of(player) in places[n - 1].barred
             for n in hand_records(hands, hand_number)):
         raise Conflict(f"{name} may not win hand {hand_number} already (停和: a false claim "
-                       "or a bar in it)")
+                       "or a bar in it)", "already_barred")
 
 
 def _no_points(table: GameTable, kind: str, points: int | None, money: bool | None,
@@ -1397,7 +1442,8 @@ def _not_ruled_already(hands: Sequence[Hand], number: int, player: int, kind: st
     if rev.outcome == flow.FALSE_CLAIM and rev.winner is not None and rev.seats \
             and int(rev.seats[rev.winner]) == player:
         raise Conflict(f"hand {number} is ruled a false claim, which booked this player's "
-                       "penalty already: correct the ruling instead of adding another")
+                       "penalty already: correct the ruling instead of adding another",
+                       "false_claim_ruled")
 
 
 def default_penalty(table: GameTable, kind: str) -> tuple[int, bool]:
@@ -1445,7 +1491,7 @@ def void_penalty(sf: sessionmaker[Session], table_id: int, penalty_id: int, auth
         if pen is None or pen.table_id != table_id:
             raise NotFound(f"table {table_id} has no penalty {penalty_id}")
         if pen.voided_at is not None:
-            raise Conflict(f"penalty {penalty_id} is already void")
+            raise Conflict(f"penalty {penalty_id} is already void", "already_void")
         bar = pen.kind == "bar" and pen.hand_number is not None
         if bar or pen.kind in REPEAT_OFFENCES:
             table = get_table(session, table_id)

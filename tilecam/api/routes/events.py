@@ -75,7 +75,7 @@ def domain_error(exc: Exception) -> ApiError:
     if isinstance(exc, sheet.NotFound):
         return ApiError(404, "not_found", str(exc))
     if isinstance(exc, sheet.Conflict):
-        return ApiError(409, "conflict", str(exc))
+        return ApiError(409, exc.code, str(exc))  # table_closed, session_over …
     if isinstance(exc, sheet.RulesError):
         return ApiError(400, "invalid_context", str(exc))
     from scoring import HandError

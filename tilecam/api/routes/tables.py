@@ -19,7 +19,10 @@ Table key (its own table only) or admin key:
   last seen cleared — by the camera, a referee, the table or a photo — is
   ``already_recorded`` with its number and ``recorded_hand``; a hand the camera recorded
   and then reads otherwise, stably, in a way that scores otherwise, is held ``pending``
-  for the referee (revision action ``review``).
+  for the referee (revision action ``review``). An optional ``seq`` (a whole number 0 or
+  more the camera gives each frame, growing) makes a frame sent again or delivered late
+  ``stale``: counted for nothing (:func:`tilecam.tables.camera.is_stale`). A table has one
+  camera state: one frame source per table.
 - ``POST /v1/tables/{id}/photos``: one photo of a hand (sent as to ``/v1/recognize``,
   with a frame's fields, ``number``, ``note`` and ``new_hand``), read once and recorded
   at once with the photo as its ``image_ref``; ``number`` makes a re-send idempotent. A
@@ -30,8 +33,15 @@ Table key (its own table only) or admin key:
   reading more than 2 tiles off is likelier that hand misread than a new one);
   ``new_hand=true`` records it as a new hand.
 - ``POST /v1/tables/{id}/hands``: an automatic table posts the hand in notation (or a
-  drawn hand); ``number`` makes a re-send idempotent. Bodies are read strictly (a
-  boolean is no number, a string no boolean), as ``/v1/score`` reads them.
+  drawn hand); ``number`` makes a re-send idempotent. A win the table's key posts without
+  ``number`` at a table with a camera is held to a photo's rule: 409 ``already_recorded``
+  when it is a hand recorded since the table was last seen cleared, or a second win of
+  the deal, unless ``new_hand`` is true (:func:`tilecam.tables.camera.record_posted_hand`).
+  Bodies are read strictly (a boolean is no number, a string no boolean), as
+  ``/v1/score`` reads them.
+- A table whose stored settings the scorer refuses (Xiamen ``chip_stack`` 0, stored by
+  an older tilecam) answers a frame, a photo and a posted win 409
+  ``table_settings_refused`` at once, before the image is read.
 - ``GET /v1/tables/{id}/hands``, ``GET /v1/tables/{id}/hands/{n}`` (with history),
   ``GET /v1/tables/{id}/standings``, ``GET /v1/tables/{id}/sheet.csv``.
 
@@ -82,7 +92,7 @@ from tilecam.api.schemas import (
     nul_problem,
     shown,
 )
-from tilecam.api.upload import FRAME_FIELDS, FRAME_REQUEST_BODY, image_request, request_fields
+from tilecam.api.upload import FRAME_FIELDS, image_request, request_fields
 from tilecam.db.engine import first_line
 from tilecam.db.models import GameTable, Hand, Penalty
 from tilecam.tables import camera, flow, places, sheet, standings, views
@@ -254,6 +264,17 @@ class CorrectionIn(HandIn):
 
     model_config = ConfigDict(json_schema_extra=_as_last_revision)
     reason: str = Field(min_length=1, max_length=2000)
+
+
+class PostedHandIn(HandIn):
+    """A hand an automatic table (or a referee) posts: :class:`HandIn` and ``new_hand``."""
+
+    new_hand: bool = Field(False, description="true: record a win posted by the table's "
+                           "key without number at a table with a camera even where it is "
+                           "a hand recorded since the "
+                           "table was last seen cleared, or a second win of the deal; "
+                           "without it such a post is 409 already_recorded and nothing is "
+                           "recorded (a photo's rule)")
 
 
 class VoidIn(StoredIn):
@@ -476,16 +497,32 @@ def reopen_table(table_id: RowId, body: ReopenIn, sf: DB,
     return _table_answer(sf, table_id)
 
 
+#: The 409s of ``POST …/hands``.
+HAND_CONFLICTS = errors(400, (409, "already_recorded: a win the table's key posts without "
+                              "number at a table with a camera is a hand recorded since "
+                              "the table was last seen "
+                              "cleared, or a second win of the deal (new_hand=true records "
+                              "it); table_settings_refused: the table's stored settings "
+                              "score no win; conflict: a number used for other content, "
+                              "the table closed"))
+
+
 @router.post("/{table_id}/hands", status_code=201, dependencies=[Depends(require_json)],
-             responses={**REPEAT, **WRITE_ERRORS})
-def post_hand(table_id: RowId, body: HandIn, sf: DB, caller: TableCaller,
+             responses={**REPEAT, **HAND_CONFLICTS})
+def post_hand(table_id: RowId, body: PostedHandIn, sf: DB, caller: TableCaller,
               response: Response) -> dict[str, Any]:
-    """Record a hand reported by an automatic table: 201 when new, 200 for a repeat."""
+    """Record a hand reported by an automatic table: 201 when new, 200 for a repeat (a
+    ``number`` already recorded with the same content). A win the table's key posts
+    without ``number`` at a table with a camera (one that sent a frame) that is a hand
+    recorded since the table was last seen cleared —
+    by its camera, a photo, a referee or an earlier post — or, where the camera has seen
+    the table cleared, a second win of the deal is 409 ``already_recorded`` naming it,
+    nothing recorded, as a photo is answered; ``new_hand=true`` records it."""
     try:
         source = "referee" if caller.admin else "table"
-        rec = sheet.record_hand(sf, table_id, body.report(), source, caller.author,
-                                body.number)
-    except (ValueError, LookupError) as exc:
+        rec = camera.record_posted_hand(sf, table_id, body.report(), source, caller.author,
+                                        body.number, new_hand=body.new_hand)
+    except (ValueError, LookupError) as exc:  # already_recorded, table_settings_refused …
         raise domain_error(exc) from None
     response.status_code = 201 if rec.created else 200
     return {**_recorded_view(sf, table_id, rec, admin_key=caller.is_admin_key),
@@ -523,8 +560,21 @@ def _refuse_score_fields(context: dict[str, Any]) -> None:
         raise ApiError(400, "invalid_context", f"field {problem}")
 
 
+#: The form fields of a camera frame (``POST …/frames``) as /docs shows them: the win's
+#: fields and the frame's ``seq``.
+CAMERA_FIELDS: dict[str, dict[str, Any]] = {
+    **FRAME_FIELDS,
+    "seq": {"type": "integer", "minimum": 0, "maximum": camera.MOST_SEQ,
+            "description": "the frame's number from its camera, growing with each frame "
+            "(e.g. milliseconds since 1970): a frame whose seq is not greater than the last "
+            "one counted at this table (sent again, delivered late) is answered status "
+            "stale and counts for nothing; without it, every frame counts"},
+}
 #: The form fields of a camera frame, besides its ``image``.
-FRAME_FIELD_NAMES = tuple(FRAME_FIELDS)  # as the OpenAPI form schema lists them
+FRAME_FIELD_NAMES = tuple(CAMERA_FIELDS)  # as the OpenAPI form schema lists them
+#: ``openapi_extra`` of ``POST /v1/tables/{id}/frames``.
+FRAME_REQUEST_BODY = image_request(
+    CAMERA_FIELDS, "; any field other than these is refused (400 invalid_request)")
 #: The form fields of ``POST /v1/tables/{id}/photos`` as /docs shows them: a frame's, a
 #: posted hand's ``number`` (idempotency) and ``note``, and ``new_hand``.
 PHOTO_FIELDS: dict[str, dict[str, Any]] = {
@@ -547,6 +597,20 @@ PHOTO_FIELDS: dict[str, dict[str, Any]] = {
 PHOTO_FIELD_NAMES = tuple(PHOTO_FIELDS)
 
 
+def _table_rules(sf: sessionmaker[Session], table_id: int, done: str) -> str:
+    """The rules of table ``table_id``, to read a camera frame or a photo with; 404 for no
+    such table, 409 ``table_settings_refused`` (its message beginning with ``done``) when
+    the scorer refuses its stored settings (:func:`tilecam.tables.camera.refuse_settings`)
+    — no image of it need be read, every win there is refused."""
+    with sf() as session:
+        table = _table_or_404(session, table_id)
+        try:
+            camera.refuse_settings(table, done)
+        except camera.SettingsRefused as exc:
+            raise domain_error(exc) from None
+        return str(table.rules)
+
+
 async def _read_table_image(
     sf: sessionmaker[Session], table_id: int, data: bytes, report: HandReport,
     reader: FrameReader, settings: Any, limiter: Any, *, with_view: bool,
@@ -555,14 +619,13 @@ async def _read_table_image(
     photo's, its header already checked), read through the recognition limiter when the
     service has one; ``with_view``: the frame judged as a view of the table as well
     (:func:`camera.with_view`). A context the recognizer's scoring refuses is 400
-    ``invalid_context``; an unknown table 404."""
+    ``invalid_context``; an unknown table 404; a table whose stored settings the scorer
+    refuses 409 ``table_settings_refused``, before the image is read."""
     from tilecam.api.upload import decode_image
 
-    def table_rules() -> str:
-        with sf() as session:
-            return str(_table_or_404(session, table_id).rules)
-
-    rules = await run_in_threadpool(table_rules)
+    done = ("this camera frame was not read (nor will any other be)" if with_view
+            else "this photo was not read")
+    rules = await run_in_threadpool(_table_rules, sf, table_id, done)
 
     def read() -> camera.FrameReading:
         image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
@@ -629,7 +692,9 @@ def _frame_report(fields: dict[str, str],
                **IMAGE_ERROR_RESPONSES,
                **errors((400, "invalid_request (a field unknown or of the wrong value, "
                          "seats that contradict), invalid_context, or an image missing, "
-                         "empty or corrupt"), 409),
+                         "empty or corrupt"),
+                        (409, "table_settings_refused: the table's stored settings score no "
+                         "win (nothing read); conflict: the table closed or withdrawn")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
                      "or the database unavailable"}})
 async def post_frame(
@@ -644,7 +709,11 @@ async def post_frame(
     A frame is an image request as ``/v1/recognize`` is: the recognition limiter admits it
     for its whole life (upload, wait, recognition, recording), so ``TILECAM_RECOGNIZE_QUEUE``
     bounds frames too — past it, 503 ``busy`` with ``Retry-After`` before the upload is
-    read."""
+    read.
+
+    A frame with ``seq`` not greater than the last one counted at this table is answered
+    ``stale`` without being read, and counts for nothing. At a table whose stored
+    settings the scorer refuses, every frame is 409 ``table_settings_refused``, unread."""
     from contextlib import AbstractAsyncContextManager, nullcontext
 
     from tilecam.api.upload import check_image_header, read_upload
@@ -655,7 +724,9 @@ async def post_frame(
         limiter.admit() if limiter is not None else nullcontext())
     async with admitted:
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
-        report = _frame_report(request_fields(request, upload))
+        fields = request_fields(request, upload)
+        report = _frame_report(fields)
+        seq = _frame_seq(fields)
         try:
             check_win_seats(report)
         except ValueError as exc:
@@ -663,6 +734,12 @@ async def post_frame(
         # the header, and a progressive JPEG's scans, read off the event loop (a crafted 15 MB
         # file costs tens of ms): what the table's scoring on this loop would queue behind
         await run_in_threadpool(check_image_header, upload.data, settings.max_pixels)
+        stale = await run_in_threadpool(camera.stale_frame, sf, table_id, seq,
+                                        settings.stable_frames)
+        if stale is not None:  # sent again, or late: not read (recognition costs)
+            await run_in_threadpool(_table_rules, sf, table_id,
+                                    "this camera frame was not read (nor will any other be)")
+            return _frame_answer(stale, 0)
         # a dark frame with no tiles (a covered lens) is no view of an empty table; the
         # frame measured to learn the table's surface, or to judge a frame without tiles
         _, reading = await _read_table_image(sf, table_id, upload.data, report, reader,
@@ -672,23 +749,13 @@ async def post_frame(
             return camera.process_frame(sf, table_id, reading, upload.data,
                                         settings.stable_frames, report, settings.data_dir,
                                         store=settings.store_frames,
-                                        review_below=settings.camera_review_below)
+                                        review_below=settings.camera_review_below, seq=seq)
 
         try:
             result = await run_in_threadpool(process)
         except (ValueError, LookupError) as exc:
             raise domain_error(exc) from None
-        out: dict[str, Any] = {
-            "status": result.status,
-            "streak": result.streak,
-            "needed": result.needed,
-            "hand": result.hand_text,
-            "complete": result.complete,
-            "tiles": reading.tiles,
-            "hand_number": result.hand_number,
-            "view": result.view,
-            "view_note": result.view_note,
-        }
+        out = _frame_answer(result, reading.tiles)
         if result.recorded is not None:
             rec = result.recorded
             out["recorded"] = await run_in_threadpool(
@@ -699,6 +766,38 @@ async def post_frame(
         if result.image_error is not None:
             out["image_error"] = result.image_error
         return out
+
+
+def _frame_seq(fields: dict[str, str]) -> int | None:
+    """A frame's ``seq`` field: None when not given; 400 unless a whole number from 0 to
+    :data:`tilecam.tables.camera.MOST_SEQ`."""
+    text = fields.get("seq", "").strip()
+    if not text:
+        return None
+    if not text.isascii() or not text.isdigit():
+        raise ApiError(400, "invalid_request", f"field seq={text[:40]!r} must be a whole "
+                       "number 0 or more (the frame's number from its camera)")
+    if len(text) > 19 or int(text) > camera.MOST_SEQ:
+        raise ApiError(400, "invalid_request", f"field seq={text[:40]}: give at most "
+                       f"{camera.MOST_SEQ}")
+    return int(text)
+
+
+def _frame_answer(result: camera.FrameResult, tiles: int) -> dict[str, Any]:
+    """The JSON answer to a frame (:class:`tilecam.api.schemas.FrameOut`) less its
+    ``recorded`` hand: ``tiles`` detected (0 for a frame not read: a stale one, whose
+    ``view_note`` names the last ``seq`` counted)."""
+    return {
+        "status": result.status,
+        "streak": result.streak,
+        "needed": result.needed,
+        "hand": result.hand_text,
+        "complete": result.complete,
+        "tiles": tiles,
+        "hand_number": result.hand_number,
+        "view": result.view,
+        "view_note": result.view_note,
+    }
 
 
 def _photo_number(fields: dict[str, str]) -> int | None:
@@ -740,6 +839,8 @@ def _photo_note(fields: dict[str, str]) -> str | None:
                          "photo would be a second win of the deal, however far apart they "
                          "read (the message names the hand, and says how many tiles apart; "
                          "nothing recorded: new_hand=true records a new hand); "
+                         "table_settings_refused: the table's stored settings score no win "
+                         "(nothing read); "
                          "conflict: the request contradicts what is recorded (a number "
                          "used for other content, the table closed)")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
@@ -814,9 +915,7 @@ async def post_photo(
 
         try:
             result = await run_in_threadpool(record)
-        except camera.AlreadyRecorded as exc:  # the camera's word for it
-            raise ApiError(409, "already_recorded", str(exc)) from None
-        except (ValueError, LookupError) as exc:
+        except (ValueError, LookupError) as exc:  # already_recorded: the camera's word
             raise domain_error(exc) from None
     rec = result.recorded
     response.status_code = 201 if rec.created else 200

@@ -62,6 +62,7 @@ class AnalysisLimiter(RecognitionLimiter):
     work = "analysis"
     requests = "wait analyses"
     timeout_text = "the wait analysis did not finish within {timeout_s:g} s"
+    timeout_advice = ""
     retry_after_s = RETRY_AFTER_S
     queue_per_slot = QUEUE_PER_SLOT
     thread_prefix = "waits"
