@@ -153,13 +153,42 @@ def test_frames_without_seq_count_as_before(api: Api) -> None:
     assert post_frame(client, t, k, L_A, 6).json()["status"] == "recorded"
 
 
-@pytest.mark.parametrize("bad", ["-1", "1.5", "x", "٣", str(2**63), "1" * 40])
+@pytest.mark.parametrize("bad", ["-1", "1.5", "x", "٣", str(2**63), "1" * 40, "", " "])
 def test_a_seq_that_is_no_whole_number_is_refused(api: Api, bad: str) -> None:
     client, cam, _ = api
     t, k = new_table(client)
     r = post_frame(client, t, k, L_A, bad)
     assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_request"
     assert "seq" in r.json()["error"]["message"] and cam.calls == 0
+
+
+def test_a_restarted_camera_says_so_and_its_frames_count_again(api: Api) -> None:
+    """A camera that restarts and counts from 0 again (or a seq sent by mistake, the
+    greatest) left every later frame ``stale`` for good, a reopened table too:
+    ``POST …/camera/restart`` (the table's key or a referee) forgets the last seq. The
+    hand the camera recorded stays known: its frames after the restart are
+    ``already_recorded``, not a second hand."""
+    client, cam, _ = api
+    t, k = new_table(client)
+    assert statuses(client, t, k, [(L_A, 100), (L_A, 101), (L_A, 102)])[-1][0] == "recorded"
+    stuck = post_frame(client, t, k, L_B, 1).json()
+    assert stuck["status"] == "stale"
+    assert f"/v1/tables/{t}/camera/restart" in stuck["view_note"]
+    r = client.post(f"/v1/tables/{t}/camera/restart", headers=bearer(k))
+    assert r.status_code == 200, r.text
+    assert r.json() == {"table_id": t, "forgotten_seq": 102}
+    assert statuses(client, t, k, [(L_A, 0)]) == [("already_recorded", 4)]
+    assert statuses(client, t, k, [(L_B, 1), (L_B, 2), (L_B, 3)])[-1][0] == "recorded"
+    assert hands(client, t) == [(1, NA, "camera"),
+                                (2, scoring.format_hand(scoring.parse_hand(B)), "camera")]
+    again = client.post(f"/v1/tables/{t}/camera/restart", headers=admin())
+    assert again.json() == {"table_id": t, "forgotten_seq": 3}
+    other, other_key = new_table(client)
+    assert client.post(f"/v1/tables/{t}/camera/restart",
+                       headers=bearer(other_key)).status_code in (401, 403)
+    assert client.post("/v1/tables/999/camera/restart", headers=admin()).status_code == 404
+    assert client.post(f"/v1/tables/{other}/camera/restart", headers=bearer(other_key)
+                       ).json() == {"table_id": other, "forgotten_seq": None}
 
 
 def test_seq_0_and_the_greatest_are_taken(api: Api) -> None:

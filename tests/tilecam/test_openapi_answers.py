@@ -255,6 +255,9 @@ def _mcr(call: Recorder, cam: FakeCamera, monkeypatch: pytest.MonkeyPatch) -> No
         assert shoot(60) == ["waiting", "waiting", "recorded"]
     assert call.answers[-1].body["image_error"]
     assert shoot(120) == ["waiting"] * 3
+    # a camera that restarted its frame count (these frames had no seq: none forgotten)
+    assert call("post", "/v1/tables/{table_id}/camera/restart", 200, ids,
+                headers=key)["forgotten_seq"] is None
     call("get", "/v1/tables/{table_id}/standings", 200, ids, headers=key)
     call("get", "/v1/tables/{table_id}/sheet", 200, ids, headers=key)
     call("get", "/v1/events/{event_id}", 200, ids, headers=ref)

@@ -708,6 +708,15 @@ class ViewKeyOut(Answer):
     view_key: str = Field(description="tv_…: reads the sheet, records nothing")
 
 
+class CameraRestartOut(Answer):
+    """The table's camera started its frame count again (``POST …/camera/restart``)."""
+
+    table_id: int
+    forgotten_seq: int | None = Field(
+        description="the last frame seq the table had counted, now forgotten (null: none "
+        "was counted): the next frame counts whatever its seq")
+
+
 class TableKeyOut(Answer):
     """A table's new key, shown only now (the one before stops working)."""
 

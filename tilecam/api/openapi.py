@@ -99,6 +99,8 @@ ANSWERS: dict[tuple[str, str], dict[int, tuple[AnswerModels, str]]] = {
     ("post", "/v1/tables/{table_id}/close"): {200: (out.TableWithNextOut,
                                                     "the table, closed")},
     ("post", "/v1/tables/{table_id}/frames"): {200: (out.FrameOut, "what the frame showed")},
+    ("post", "/v1/tables/{table_id}/camera/restart"): {200: (
+        out.CameraRestartOut, "the last frame seq counted, forgotten")},
     ("post", "/v1/tables/{table_id}/photos"): {
         status: ((out.PhotoHandOut, out.PhotoHandRecordedOut),
                  "the hand the photo shows, recorded at its place (or, where reading it back "

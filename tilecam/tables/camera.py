@@ -301,11 +301,33 @@ class FrameResult:
     last_seq: int | None = None
 
 
-def _stale(seq: int, last_seq: int, streak: int, needed: int) -> FrameResult:
+def _stale(table_id: int, seq: int, last_seq: int, streak: int, needed: int) -> FrameResult:
     """The answer to a stale frame (:func:`is_stale`): the camera's run as it stands."""
     return FrameResult("stale", streak, needed, None, False, view_note=(
         f"frame seq {seq} is not after the last frame counted (seq {last_seq}): a frame "
-        "sent again or delivered late, it counted for nothing"), last_seq=last_seq)
+        "sent again or delivered late, it counted for nothing; a camera that started its "
+        f"count again says so with POST /v1/tables/{table_id}/camera/restart"),
+        last_seq=last_seq)
+
+
+def restart_seq(sf: sessionmaker[Session], table_id: int) -> int | None:
+    """Forget the last frame ``seq`` the table's camera counted (:attr:`Memory.last_seq`),
+    so that its next frame counts whatever its ``seq``: a camera that restarted and counts
+    from 0 again, or whose clock went back, or a table stuck behind a ``seq`` sent by
+    mistake (every later frame was answered ``stale``). Nothing else of the camera's
+    memory changes: a hand it recorded is still known, so a restart does not let that
+    hand's frames record it again. Returns the ``seq`` forgotten (None: there was none).
+    :class:`tilecam.tables.sheet.NotFound` for no such table."""
+
+    def work(session: Session) -> int | None:
+        sheet.get_table(session, table_id)
+        state = sheet.camera_state(session, table_id)
+        memory = Memory.from_text(state.recorded_signature)
+        forgotten, memory.last_seq = memory.last_seq, None
+        state.recorded_signature = memory.to_text()
+        return forgotten
+
+    return sheet.transaction(sf, work)
 
 
 def stale_frame(sf: sessionmaker[Session], table_id: int, seq: int | None,
@@ -323,7 +345,7 @@ def stale_frame(sf: sessionmaker[Session], table_id: int, seq: int | None,
         last = Memory.from_text(state.recorded_signature).last_seq
         if last is None or not is_stale(seq, last):
             return None
-        return _stale(seq, last, int(state.streak or 0), needed)
+        return _stale(table_id, seq, last, int(state.streak or 0), needed)
 
 
 @dataclass
@@ -508,7 +530,7 @@ def process_frame(
         state = sheet.camera_state(session, table_id)
         memory = Memory.from_text(state.recorded_signature)
         if seq is not None and memory.last_seq is not None and is_stale(seq, memory.last_seq):
-            return _stale(seq, memory.last_seq, int(state.streak or 0), needed)
+            return _stale(table_id, seq, memory.last_seq, int(state.streak or 0), needed)
         if seq is not None:
             memory.last_seq = seq
         seen, state.surface = _look(state.surface, reading)

@@ -768,12 +768,31 @@ async def post_frame(
         return out
 
 
+@router.post("/{table_id}/camera/restart", responses=WRITE_ERRORS)
+def restart_camera(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
+    """The table's camera (its key) or a referee: the camera started its frame count
+    again — it restarted and counts ``seq`` from 0, its clock went back, or a ``seq`` sent
+    by mistake left every frame answered ``stale``. The last ``seq`` counted is forgotten
+    (``forgotten_seq``; null when there was none), so the next frame counts whatever its
+    ``seq``; the hands the camera recorded stay known, so their frames do not record them
+    again."""
+    try:
+        forgotten = camera.restart_seq(sf, table_id)
+    except (ValueError, LookupError) as exc:
+        raise domain_error(exc) from None
+    return {"table_id": table_id, "forgotten_seq": forgotten}
+
+
 def _frame_seq(fields: dict[str, str]) -> int | None:
     """A frame's ``seq`` field: None when not given; 400 unless a whole number from 0 to
-    :data:`tilecam.tables.camera.MOST_SEQ`."""
-    text = fields.get("seq", "").strip()
-    if not text:
+    :data:`tilecam.tables.camera.MOST_SEQ` (given empty too: a camera meaning to number
+    its frames would lose the protection without a word)."""
+    if "seq" not in fields:
         return None
+    text = fields["seq"].strip()
+    if not text:
+        raise ApiError(400, "invalid_request", "field seq is empty: give the frame's number "
+                       "from its camera (a whole number 0 or more), or leave the field out")
     if not text.isascii() or not text.isdigit():
         raise ApiError(400, "invalid_request", f"field seq={text[:40]!r} must be a whole "
                        "number 0 or more (the frame's number from its camera)")
