@@ -3,12 +3,22 @@ seventy-seventh session, finding 5: each was ``conflict``, and a machine had to 
 English to act): ``table_closed``, ``already_closed``, ``not_closed``,
 ``session_over``, ``number_taken`` … (:data:`tilecam.tables.sheet.CONFLICT_CODES`);
 ``/openapi.json`` lists them. A 409 raised for no coded conflict stays ``conflict``.
+
+The polish of review 77 (finding 3): the 409 texts of /openapi.json still described the
+frames', hands' and photos' conflicts (and every other route's, through the shared
+``ERROR_TEXTS[409]``) as ``conflict``, which no route answers now. Each operation's 409
+now names the codes that operation answers (:data:`tilecam.api.openapi.
+OPERATION_CONFLICTS`), and every 409 these tests provoke is checked against its route's
+text (:func:`error`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import tempfile
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +37,7 @@ from test_tables_helpers import (
 )
 
 import tilecam.tables.sheet as sheet_module
+from tilecam.api.openapi import OPERATION_CONFLICTS
 from tilecam.tables.sheet import CONFLICT_CODES, Conflict
 
 WIN = "123m456m789m234p55s"  # MCR: 21 on a discard
@@ -43,8 +54,37 @@ def api(tmp_path: Path) -> Iterator[Api]:
 
 
 def error(r: Any) -> tuple[int, str]:
+    """An error answer's status and code; a 409's code must be one its route's 409 text
+    in /openapi.json names (:func:`conflict_text`)."""
     assert r.status_code >= 400, r.text
-    return r.status_code, r.json()["error"]["code"]
+    code: str = r.json()["error"]["code"]
+    if r.status_code == 409:
+        text = conflict_text(r.request.method, r.request.url.path)
+        assert re.search(rf"\b{code}\b", text), (code, text)
+    return r.status_code, code
+
+
+@lru_cache(maxsize=1)
+def service_spec() -> dict[str, Any]:
+    """The service's /openapi.json (it does not depend on what a database holds)."""
+    with tempfile.TemporaryDirectory(prefix="conflict-codes77-") as name:
+        folder = Path(name)
+        app, _ = make_app(database_url("sqlite", folder), folder / "data")
+        for client in client_for(app):
+            spec: dict[str, Any] = client.get("/openapi.json").json()
+            return spec
+    raise AssertionError("no client")
+
+
+def conflict_text(method: str, path: str) -> str:
+    """The 409 description of the operation that answers ``method path`` (a path with
+    its ids, ``/v1/tables/3/hands``); "" where it documents no 409."""
+    for template, operations in service_spec()["paths"].items():
+        pattern = re.sub(r"\{[^}]+\}", "[^/]+", template)
+        if re.fullmatch(pattern, path) and method.lower() in operations:
+            answer = operations[method.lower()].get("responses", {}).get("409", {})
+            return str(answer.get("description", ""))
+    raise AssertionError(f"no operation answers {method} {path}")
 
 
 def hand(client: TestClient, t: int, k: str, **body: Any) -> Any:
@@ -155,14 +195,59 @@ def test_the_route_answers_a_coded_conflict_with_its_code() -> None:
 
 
 def test_openapi_lists_the_conflict_codes(api: Api) -> None:
-    """Each 409 answer of /openapi.json names the codes; the error's ``code`` field says
-    what each means."""
+    """Each 409 answer of /openapi.json names the codes its operation answers
+    (OPERATION_CONFLICTS, each a code of CONFLICT_CODES, with its meaning) and no other
+    code; the error's ``code`` field says what each means. Before the polish every 409
+    text named ``conflict`` (frames: "conflict: the table closed or withdrawn"; the
+    shared text: "conflict: … a number or request_id already used"), which no route
+    answers now, and listed every code at every operation."""
     client, _ = api
     schema = client.get("/openapi.json").json()
-    answers = [op["responses"]["409"] for ops in schema["paths"].values()
-               for op in ops.values() if "409" in op.get("responses", {})]
-    assert len(answers) >= 10
-    assert all("table_closed" in a["description"] and "session_over" in a["description"]
-               for a in answers)
+    answers = {(method, path): op["responses"]["409"]["description"]
+               for path, ops in schema["paths"].items() for method, op in ops.items()
+               if "409" in op.get("responses", {})}
+    assert len(answers) >= 12
+    assert set(answers) <= set(OPERATION_CONFLICTS), "an operation's codes are not named"
+    for operation, text in answers.items():
+        codes = OPERATION_CONFLICTS[operation]
+        assert codes and set(codes) <= set(CONFLICT_CODES) - {"conflict"}, operation
+        named = {c for c in CONFLICT_CODES if re.search(rf"\b{c}\b", text)}
+        assert named == set(codes), (operation, sorted(named ^ set(codes)), text)
+        assert not re.search(r"\bconflict\b", text), (operation, text)
+        assert f"{codes[0]} ({CONFLICT_CODES[codes[0]]})" in text, text
+    frames = answers[("post", "/v1/tables/{table_id}/frames")]
+    assert "table_closed" in frames and "number_taken" not in frames, frames
     code = schema["components"]["schemas"]["ErrorDetail"]["properties"]["code"]
     assert all(f"{name}: " in code["description"] for name in CONFLICT_CODES)
+
+
+def test_the_camera_restart_documents_no_409(api: Api) -> None:
+    """``POST …/camera/restart`` shares the writes' ``responses=`` but raises no
+    conflict (:func:`tilecam.tables.camera.restart_seq`): its 409 is left out rather than
+    described with codes it cannot answer."""
+    client, _ = api
+    schema = client.get("/openapi.json").json()
+    restart = schema["paths"]["/v1/tables/{table_id}/camera/restart"]["post"]
+    assert "409" not in restart["responses"]
+
+
+def test_false_claims_and_corrections_say_their_codes(api: Api) -> None:
+    """A draw ruled a false claim: ``not_a_win``; a win ruled twice: ``already_ruled``;
+    that hand voided: ``false_claim_ruled``; a correction of it saying neither outcome
+    nor tiles: ``outcome_unstated`` — each named in its route's 409 text
+    (:func:`error`)."""
+    client, _ = api
+    t, k = new_table(client)
+    assert hand(client, t, k, hand=WIN, winner="E", discarder="S").status_code == 201
+    assert hand(client, t, k, outcome="draw").status_code == 201
+    hands = f"/v1/tables/{t}/hands"
+    assert error(admin_post(client, f"{hands}/2/false-claim", reason="x")) == (
+        409, "not_a_win")
+    ruled = admin_post(client, f"{hands}/1/false-claim", reason="x", kind="wrong_win")
+    assert ruled.status_code == 201, ruled.text
+    assert error(admin_post(client, f"{hands}/1/false-claim", reason="x")) == (
+        409, "already_ruled")
+    assert error(admin_post(client, f"{hands}/1/void", reason="x")) == (
+        409, "false_claim_ruled")
+    assert error(admin_post(client, f"{hands}/1/corrections", reason="x",
+                            discarder="N")) == (409, "outcome_unstated")

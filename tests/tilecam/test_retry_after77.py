@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from test_tables_helpers import bearer, client_for, database_url, make_app, new_table
 
 from tilecam.api.deps import RecognitionLimiter
-from tilecam.api.errors import ApiError
+from tilecam.api.errors import MOST_RETRY_AFTER_S, ApiError, timeout_error
 
 
 def timed_out(limiter: RecognitionLimiter, first_s: float, second_s: float) -> ApiError:
@@ -54,7 +54,7 @@ def test_a_timeout_spent_in_the_queue_says_so_with_retry_after() -> None:
     exc = timed_out(RecognitionLimiter(slots=1, timeout_s=2.5), 2.2, 2.0)
     assert (exc.status_code, exc.code) == (503, "timeout")
     assert exc.message.startswith("recognition did not finish within 2.5 s: it waited 2.")
-    assert "s in the queue for one of the server's 1 slots" in exc.message, exc.message
+    assert "s in the queue for the server's only slot," in exc.message, exc.message
     assert "the server is busy" in exc.message and "smaller image" not in exc.message
     assert exc.headers == {"Retry-After": "3"}
 
@@ -118,3 +118,31 @@ def test_a_refused_key_past_the_addresss_limit_says_it_is_refused_anyway(
     assert "sent again as it is, it is refused again" in message
     assert "a valid key is not held back" in message and message.endswith("retry in 1 s")
     assert get(slow_keys, t, k).status_code == 200
+
+
+@pytest.mark.parametrize("timeout_s", [600.0, 1e6])
+def test_retry_after_of_a_long_wait_in_the_queue_is_at_most_a_minute(
+        timeout_s: float) -> None:
+    """Polish of review 77, finding 6: ``TILECAM_REQUEST_TIMEOUT_S`` has no upper bound,
+    and a 503 ``timeout`` that waited in the queue gave its whole wait as Retry-After
+    (599 s for a 600 s timeout, 999999 s for 1e6 s). It is now capped at
+    MOST_RETRY_AFTER_S (60 s); a short wait still gives its own seconds."""
+    exc = timeout_error(f"recognition did not finish within {timeout_s:g} s", timeout_s,
+                        timeout_s - 1.0, slots=2, in_progress=9,
+                        requests="image requests", retry_after_s=2)
+    assert MOST_RETRY_AFTER_S == 60
+    assert exc.headers == {"Retry-After": "60"}, exc.headers
+    short = timeout_error("recognition did not finish within 30 s", 30.0, 17.5, slots=2,
+                          in_progress=9, requests="image requests", retry_after_s=2)
+    assert short.headers == {"Retry-After": "18"}
+
+
+def test_the_timeout_message_names_one_slot_in_the_singular() -> None:
+    """Polish of review 77, finding 6: one slot was "one of the server's 1 slots"; it is
+    "the server's only slot", and two are still "one of the server's 2 slots"."""
+    one, two = (timeout_error("recognition did not finish within 30 s", 30.0, 29.0,
+                              slots=slots, in_progress=4, requests="image requests",
+                              retry_after_s=2) for slots in (1, 2))
+    assert "in the queue for the server's only slot, behind" in one.message, one.message
+    assert "1 slots" not in one.message
+    assert "in the queue for one of the server's 2 slots, behind" in two.message

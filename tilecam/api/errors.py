@@ -96,6 +96,23 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
+#: The longest ``Retry-After`` (seconds) a 503 ``timeout`` that waited in the queue gives:
+#: the wait it took tells how busy the server is, but a ``TILECAM_REQUEST_TIMEOUT_S`` of
+#: 600 s (the setting has no upper bound) made it 599 s, holding a client back for ten
+#: minutes when a slot may free up in a second; past a minute a client should look again.
+MOST_RETRY_AFTER_S = 60
+
+
+def slots_text(slots: int) -> str:
+    """Which slot a request waited for, in words: ``the server's only slot`` for one,
+    ``one of the server's N slots`` for more.
+
+    >>> slots_text(1), slots_text(2)
+    ("the server's only slot", "one of the server's 2 slots")
+    """
+    return "the server's only slot" if slots == 1 else f"one of the server's {slots} slots"
+
+
 def timeout_error(text: str, timeout_s: float, queued_s: float, *, slots: int,
                   in_progress: int, requests: str, retry_after_s: int,
                   advice: str = "") -> ApiError:
@@ -105,8 +122,9 @@ def timeout_error(text: str, timeout_s: float, queued_s: float, *, slots: int,
     says where the time went: mostly waiting behind other requests — the server is busy,
     and a smaller image would not help — or running, where ``advice`` (a smaller image)
     may. ``Retry-After`` (whole seconds): what the wait in the queue took, at least
-    ``retry_after_s`` and at most ``timeout_s``, when it waited; ``retry_after_s`` when
-    it ran long (its work goes on in the background, holding its slot till it ends).
+    ``retry_after_s`` and at most ``timeout_s`` or :data:`MOST_RETRY_AFTER_S` (60 s),
+    when it waited; ``retry_after_s`` when it ran long (its work goes on in the
+    background, holding its slot till it ends).
 
     >>> busy = timeout_error("recognition did not finish within 30 s", 30.0, 27.25,
     ...                      slots=2, in_progress=14, requests="image requests",
@@ -126,13 +144,19 @@ def timeout_error(text: str, timeout_s: float, queued_s: float, *, slots: int,
     try a smaller image
     >>> long.headers
     {'Retry-After': '2'}
+    >>> slow = timeout_error("recognition did not finish within 600 s", 600.0, 599.0,
+    ...                      slots=1, in_progress=3, requests="image requests",
+    ...                      retry_after_s=2)
+    >>> slow.headers, "for the server's only slot," in slow.message
+    ({'Retry-After': '60'}, True)
     """
     queued_s = min(max(0.0, queued_s), timeout_s)
     ran_s = timeout_s - queued_s
     if queued_s >= ran_s:
-        wait = min(max(retry_after_s, math.ceil(queued_s)), max(1, math.ceil(timeout_s)))
-        message = (f"{text}: it waited {queued_s:.1f} s in the queue for one of the "
-                   f"server's {slots} slots, behind other requests ({in_progress} "
+        wait = min(max(retry_after_s, math.ceil(queued_s)), max(1, math.ceil(timeout_s)),
+                   MOST_RETRY_AFTER_S)
+        message = (f"{text}: it waited {queued_s:.1f} s in the queue for "
+                   f"{slots_text(slots)}, behind other requests ({in_progress} "
                    f"{requests} in progress), and ran {ran_s:.1f} s: the server is busy, "
                    "not the request too large; send fewer at once, and retry after "
                    "Retry-After")

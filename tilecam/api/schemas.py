@@ -636,8 +636,8 @@ ERROR_TEXTS: dict[int, str] = {
     403: "forbidden: a key of another kind or another table; admin_disabled: the "
          "service was started without TILECAM_ADMIN_KEY in its environment",
     404: "not_found: no such table, event, hand or penalty",
-    409: "conflict: the request contradicts what is recorded (e.g. a number or "
-         "request_id already used for something else)",
+    409: "the request contradicts what is recorded: the error's code says how (each "
+         "operation names the codes it answers)",
     413: "payload_too_large / image_too_large: over the byte or pixel limit",
     415: "unsupported_media_type: the body is not sent as JSON "
          "(Content-Type: application/json)",

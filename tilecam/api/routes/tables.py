@@ -473,7 +473,7 @@ REOPEN_ANSWERS: dict[int | str, dict[str, Any]] = {
     200: {"model": TableWithNextOut, "description": "the table, open again: closed_at "
           "null, close_reason the record of its closings, next_hand where it stood"},
     **errors((400, "invalid_request: a reason that shows nothing"),
-             (409, "conflict: the table is not closed (nothing to reopen; a withdrawn "
+             (409, "not_closed: the table is not closed (nothing to reopen; a withdrawn "
               "table is brought back by PATCH withdrawn false)"))}
 
 
@@ -503,8 +503,10 @@ HAND_CONFLICTS = errors(400, (409, "already_recorded: a win the table's key post
                               "the table was last seen "
                               "cleared, or a second win of the deal (new_hand=true records "
                               "it); table_settings_refused: the table's stored settings "
-                              "score no win; conflict: a number used for other content, "
-                              "the table closed"))
+                              "score no win; number_taken: the number is recorded with "
+                              "other content; out_of_order: it is not the next; "
+                              "table_closed, table_withdrawn, session_over: the table "
+                              "records no more hands"))
 
 
 @router.post("/{table_id}/hands", status_code=201, dependencies=[Depends(require_json)],
@@ -694,7 +696,8 @@ def _frame_report(fields: dict[str, str],
                          "seats that contradict), invalid_context, or an image missing, "
                          "empty or corrupt"),
                         (409, "table_settings_refused: the table's stored settings score no "
-                         "win (nothing read); conflict: the table closed or withdrawn")),
+                         "win (nothing read); table_closed, table_withdrawn, "
+                         "session_over: the table records no more hands")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
                      "or the database unavailable"}})
 async def post_frame(
@@ -860,8 +863,10 @@ def _photo_note(fields: dict[str, str]) -> str | None:
                          "nothing recorded: new_hand=true records a new hand); "
                          "table_settings_refused: the table's stored settings score no win "
                          "(nothing read); "
-                         "conflict: the request contradicts what is recorded (a number "
-                         "used for other content, the table closed)")),
+                         "number_taken: the number is recorded with other content; "
+                         "out_of_order: it is not the next; table_closed, "
+                         "table_withdrawn, session_over: the table records no more "
+                         "hands")),
                503: {"model": ErrorOut, "description": "no model loaded, busy, timed out, "
                      "or the database unavailable"}})
 async def post_photo(
