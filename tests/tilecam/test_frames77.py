@@ -168,7 +168,7 @@ def test_a_restarted_camera_says_so_and_its_frames_count_again(api: Api) -> None
     ``POST …/camera/restart`` (the table's key or a referee) forgets the last seq. The
     hand the camera recorded stays known: its frames after the restart are
     ``already_recorded``, not a second hand."""
-    client, cam, _ = api
+    client, _, _ = api
     t, k = new_table(client)
     assert statuses(client, t, k, [(L_A, 100), (L_A, 101), (L_A, 102)])[-1][0] == "recorded"
     stuck = post_frame(client, t, k, L_B, 1).json()
