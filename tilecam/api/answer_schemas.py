@@ -550,6 +550,12 @@ class TableOut(Answer):
     settings: dict[str, Any] = Field(description="the rule-set settings the table was "
                                      "opened with (GET /v1/rules lists them); {} for the "
                                      "defaults")
+    settings_refused: str | None = Field(
+        description="null while the scorer takes the table's settings; "
+        "else the message a win at the table (a camera frame, a photo, a posted hand, a "
+        "correction) is refused with: settings stored by an older tilecam that this one "
+        "refuses, which cannot be changed; it says what a referee can do (void a hand, "
+        "close the table and play on at a new one)")
     players: list[PlayerOut] = Field(min_length=4, max_length=4)
     created_at: datetime = Field(description=TIME)
     closed_at: datetime | None = Field(description="when a referee closed the sheet (time "

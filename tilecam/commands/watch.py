@@ -8,7 +8,10 @@ A cheap computer beside the table runs::
 a video file. A frame is taken every ``--every`` seconds (of video time for a file, of
 wall-clock time for a live camera), JPEG-encoded and posted to
 ``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429 answer is
-waited out (``Retry-After``); the server decides when a hand is revealed.
+waited out (``Retry-After``); so is a 503 that gives one (the server busy, or the frame's
+recognition past its time: at most :data:`MOST_BUSY_WAIT_S`, 60 s), the frame sent again
+up to :data:`BUSY_RESENDS` (2) times, each wait said on stderr, before its 503 is shown
+and the watch goes on with the next frame; the server decides when a hand is revealed.
 
 A live camera's frame is its newest: the frames its stream kept in a buffer while the
 last one was posted are dropped, so that a post slower than ``--every`` does not leave
@@ -64,6 +67,13 @@ import numpy as np
 
 #: Seconds between tries of a server that does not answer.
 RETRY_WAIT_S = 2.0
+#: The longest a 503's ``Retry-After`` is waited out (s): a server that asks for more is
+#: tried again after this.
+MOST_BUSY_WAIT_S = 60.0
+#: Times a frame answered 503 with ``Retry-After`` (the server busy, or its recognition
+#: past its time) is sent again, each after the wait, before the watch shows the 503 and
+#: goes on with the next frame: a frame too slow to read would be slow every time.
+BUSY_RESENDS = 2
 
 
 def register(sub: Any) -> None:
@@ -707,6 +717,26 @@ class Unanswered:
         return again
 
 
+def busy_wait(frame: int, answer: tuple[int, Mapping[str, Any], float], resends: int) -> bool:
+    """After a 503 that gives ``Retry-After`` (``answer``: status, body, Retry-After s),
+    wait it out — at most :data:`MOST_BUSY_WAIT_S` — and say so on stderr; whether to
+    send frame ``frame`` again (it was sent again ``resends`` times: up to
+    :data:`BUSY_RESENDS`). Any other answer: no wait, False (a 503 without
+    ``Retry-After`` is shown and the watch goes on, as before)."""
+    status, data, retry_after_s = answer
+    if status != 503 or retry_after_s <= 0:
+        return False
+    wait_s = min(retry_after_s, MOST_BUSY_WAIT_S)
+    again = resends < BUSY_RESENDS
+    error = data.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    line: dict[str, Any] = {"frame": frame, "http": status, "code": code, "waited_s": wait_s,
+                            "sent_again": again, "resends": resends, "of": BUSY_RESENDS}
+    print(json.dumps(line), file=sys.stderr, flush=True)
+    time.sleep(wait_s)
+    return again
+
+
 class FrameSeq:
     """The ``seq`` of each frame the watch posts (``POST /v1/tables/{id}/frames``): the
     wall clock in milliseconds since 1970, or one more than the last where the clock has
@@ -810,6 +840,7 @@ def run(args: argparse.Namespace) -> int:
                                      ensure_ascii=False), file=sys.stderr, flush=True)
             answer: tuple[int, dict[str, Any], float] | None = None
             sent = {**fields, "seq": str(seqs.next())}  # one seq for the frame's tries
+            busy = 0  # the frame's resends after a 503 with Retry-After
             while True:
                 answer = None
                 try:
@@ -821,6 +852,9 @@ def run(args: argparse.Namespace) -> int:
                     break  # sent, maybe counted: on with the next frame
                 if answer[0] == 429:
                     time.sleep(max(answer[2], 1.0))
+                    continue
+                if busy_wait(posted + 1, answer, busy):
+                    busy += 1
                     continue
                 break
             posted += 1

@@ -889,14 +889,10 @@ def refuse_settings(table: GameTable, done: str) -> None:
     …) and what a referee can do (:func:`tilecam.tables.sheet.refused_settings`: a
     table's settings cannot be changed — ``PATCH`` takes its name, players and
     ``withdrawn`` only)."""
-    settings = {k: v for k, v in (table.rule_settings or {}).items()
-                if not (k == "version" and table.version is not None)}
-    try:  # as a posted win is checked (sheet.check_report_context): the table's version
-        # before a settings version stored beside it (a table of the seventy-second
-        # session's, still scored under its own)
-        sheet.check_rules(str(table.rules), table.version, settings)
-    except sheet.RulesError as exc:
-        raise SettingsRefused(f"{done}: {sheet.refused_settings(table) or exc}") from None
+    # as a posted win is checked: the table's version before a settings version stored
+    # beside it (sheet.scored_settings)
+    if (refused := sheet.refused_settings(table)) is not None:
+        raise SettingsRefused(f"{done}: {refused}")
 
 
 def _posted_shows(table: GameTable, shown: Hand, hand_text: str) -> AlreadyRecorded:

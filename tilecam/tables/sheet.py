@@ -173,16 +173,29 @@ def check_rules(rules: str, version: str | None, settings: dict[str, Any]) -> No
         raise RulesError(str(exc)) from None
 
 
+def scored_settings(table: GameTable) -> dict[str, Any]:
+    """``table``'s stored settings as the scorer is given them: a settings ``version``
+    stored beside the table's own version left out (a table of the seventy-second
+    session's, stored before such a clash was refused, is scored under its event's
+    version, as :func:`tilecam.tables.scoring_bridge.evaluate` scores it)."""
+    return {k: v for k, v in (table.rule_settings or {}).items()
+            if not (k == "version" and table.version is not None)}
+
+
 def refused_settings(table: GameTable) -> RulesError | None:
     """The error to answer, in place of the scorer's, when the scorer refuses ``table``'s
-    stored settings (:func:`check_rules`) — settings stored before it refused them, as
-    Xiamen ``chip_stack`` 0 with ``cap_at_stack`` on (refused since the seventy-fifth
-    session: every win paid 0) — else None. The scorer's own advice ("give chip_stack 1
-    or more") cannot be followed at such a table, since a table's settings cannot be
-    changed: the error says what a referee can do instead. Its sheet still reads as
-    recorded (:func:`tilecam.tables.places.chip_stack`); nothing is changed here."""
+    stored settings (:func:`check_rules`, given :func:`scored_settings`, as a win is
+    scored) — settings stored before it refused them, as Xiamen ``chip_stack`` 0 with
+    ``cap_at_stack`` on (refused since the seventy-fifth session: every win paid 0) —
+    else None. The scorer's own advice ("give chip_stack 1 or more") cannot be followed
+    at such a table, since a table's settings cannot be changed: the error says what a
+    referee can do instead. Its sheet still reads as recorded
+    (:func:`tilecam.tables.places.chip_stack`); nothing is changed here. A settings
+    ``version`` that differs from the table's (stored before the seventy-second
+    session's review) is not refused: a win there is scored under the table's version.
+    Before the seventy-seventh session it was, for a photo's or a camera's win only."""
     try:
-        check_rules(str(table.rules), table.version, dict(table.rule_settings or {}))
+        check_rules(str(table.rules), table.version, scored_settings(table))
     except RulesError as exc:
         why, _, advice = str(exc).partition("; ")
         new = f" made with settings this tilecam takes ({advice})" if advice else ""
@@ -592,8 +605,7 @@ def check_report_context(table: GameTable, report: HandReport) -> None:
         return
     rules = str(table.rules)
     rule_set = scoring.get_rule_set(rules)
-    settings = {k: v for k, v in (table.rule_settings or {}).items()
-                if not (k == "version" and table.version is not None)}
+    settings = scored_settings(table)
     try:
         if report.outcome == "win":
             scoring.check_context(rules, version=table.version, settings=settings,

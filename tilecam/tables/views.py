@@ -6,7 +6,7 @@ from datetime import UTC
 from typing import Any
 
 from tilecam.db.models import Event, GameTable, Hand, HandRevision, Penalty
-from tilecam.tables import flow
+from tilecam.tables import flow, sheet
 from tilecam.tables.settlement import (
     money_apart,
     payment_receiver,
@@ -44,7 +44,11 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
                with_next: bool = False) -> dict[str, Any]:
     """The table and its players, and whether a referee closed it (``closed_at``,
     ``close_reason``) or withdrew it; ``with_next``: also ``next_hand``, the place of the
-    next hand (``next_place``; None once the session is over or the table closed)."""
+    next hand (``next_place``; None once the session is over or the table closed).
+    ``settings_refused``: the error every win there is answered with when the scorer
+    refuses the table's stored settings (:func:`tilecam.tables.sheet.refused_settings`:
+    settings stored by an older tilecam), so that an operator sees it before the first
+    frame; None when it takes them."""
     out: dict[str, Any] = {
         "id": table.id,
         "event_id": table.event_id,
@@ -52,6 +56,7 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
         "rules": table.rules,
         "version": table.version,
         "settings": table.rule_settings,
+        "settings_refused": _settings_refused(table),
         "players": [{"position": p.position, "name": p.name} for p in table.players],
         "created_at": _iso(table.created_at),
         # the referee closed the sheet (time called): no more hands; when and why, and
@@ -64,6 +69,12 @@ def table_view(table: GameTable, next_place: flow.Place | None = None, *,
     if with_next:
         out["next_hand"] = None if next_place is None else place_view(table, next_place)
     return out
+
+
+def _settings_refused(table: GameTable) -> str | None:
+    """What the scorer's refusal of ``table``'s stored settings says, or None."""
+    refused = sheet.refused_settings(table)
+    return None if refused is None else str(refused)
 
 
 def place_view(table: GameTable, place: flow.Place) -> dict[str, Any]:

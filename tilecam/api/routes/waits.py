@@ -87,9 +87,13 @@ class AnalysisLimiter(RecognitionLimiter):
     async def _answer_in_worker(self, function: Callable[..., Any],
                                 args: tuple[Any, ...]) -> bytes:
         """Take a slot (within ``timeout_s``) and its worker; run the job in it within
-        what is left of ``timeout_s``, and free the slot as soon as it ends either way."""
+        what is left of ``timeout_s``, and free the slot as soon as it ends either way.
+        Past ``timeout_s``: 503 ``timeout`` with ``Retry-After`` and the time spent in the
+        queue and running (:meth:`timed_out`, as in the thread pool; before the
+        seventy-seventh session this one had neither)."""
         start = time.monotonic()
         await self.take_slot()
+        queued_s = time.monotonic() - start
         self.running += 1
         worker = self._idle.pop()
         try:
@@ -98,8 +102,7 @@ class AnalysisLimiter(RecognitionLimiter):
                 raise TimeoutError
             return await worker.run(function, args, left)
         except TimeoutError:
-            raise ApiError(
-                503, "timeout", self.timeout_text.format(timeout_s=self.timeout_s)) from None
+            raise self.timed_out(queued_s) from None
         except WorkerGone as exc:
             log.warning("waits: %s", exc)
             raise ApiError(503, "unavailable", f"the wait analysis did not finish: {exc}; "
@@ -149,8 +152,9 @@ _WAITS_DOC: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorOut,
           "description": "busy (every analysis slot taken and the queue full, or no slot "
           "free within the time budget; with Retry-After), timeout (the analysis ran "
-          "past TILECAM_REQUEST_TIMEOUT_S) or unavailable (its worker process ended "
-          "before it answered, or could not be started; with Retry-After)"},
+          "past TILECAM_REQUEST_TIMEOUT_S; with Retry-After) or unavailable (its worker "
+          "process ended before it answered, or could not be started; with "
+          "Retry-After)"},
 }  # fmt: skip
 
 
