@@ -20,6 +20,7 @@ Hands in notation: ``123m456m789m123p55p`` (hand A, S wins off E), ``[SSS,1]123m
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -387,3 +388,19 @@ def test_watch_gives_the_context_advice_only_where_a_field_may_be_missing() -> N
     with pytest.raises(ValueError) as caught:
         watch.Refusals(1).answered(409, settings, 1, 0)
     assert "--context" not in str(caught.value)
+
+
+def test_watch_shows_the_way_out_on_every_stale_frame(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A watch whose frames are all ``stale`` (the table's last seq ahead of its clock)
+    printed bare ``"status": "stale"`` lines for ever; each now carries the server's note,
+    which names ``POST …/camera/restart``."""
+    note = ("frame seq 5 is not after the last frame counted (seq 9): …; a camera that "
+            "started its count again says so with POST /v1/tables/3/camera/restart")
+    views = watch.Views()
+    for frame_no in (1, 2):
+        assert not watch.show_answer(frame_no, 200, {
+            "status": "stale", "streak": 0, "needed": 3, "hand": None, "hand_number": None,
+            "view": None, "view_note": note}, views)
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["view_note"] for x in lines] == [note, note]

@@ -912,7 +912,9 @@ def show_answer(posted: int, status: int, data: Mapping[str, Any],
     The line carries the frame's ``view`` (``tiles``, ``table``, ``unlearned``,
     ``elsewhere``, ``unreadable``, ``dark``), and its ``view_note`` when the view is one of
     :data:`NO_TABLE_VIEWS` — with ``views`` (the watch's), only on the frame where it
-    changed to it, not on every frame after it; without, whenever it is one."""
+    changed to it, not on every frame after it; without, whenever it is one — and on
+    every ``stale`` frame (the table's last ``seq`` is ahead of this watch's: the note
+    names ``POST /v1/tables/{id}/camera/restart``)."""
     if status in (401, 403, 404):
         error = data.get("error")
         message = error.get("message") if isinstance(error, dict) else None
@@ -926,6 +928,10 @@ def show_answer(posted: int, status: int, data: Mapping[str, Any],
     note = (views if views is not None else Views()).note(data)
     if note is not None:  # the camera shows no table: say why, once
         line["view_note"] = note
+    if data.get("status") == "stale" and data.get("view_note"):
+        # its seq not after the table's last (this watch's clock went back, or a seq
+        # sent by mistake): the note says how to get out (POST …/camera/restart)
+        line["view_note"] = data["view_note"]
     if data.get("image_error"):  # recorded without its picture: say why
         line["image_error"] = data["image_error"]
     recorded = data.get("recorded_hand")
