@@ -228,7 +228,9 @@ def test_table_stored_with_chip_stack_zero_still_reads_and_refuses_new_hands(
         tables: tuple[TestClient, str]) -> None:
     """Seed 000 (a 课 of 100筹码): a table stored with ``chip_stack`` 0 and the cap on
     before it was refused still shows its sheet and standings (no 500); a hand posted to
-    it is refused with a 400 naming the setting, not recorded as 0 chips."""
+    it is refused naming the setting, not recorded as 0 chips — 409
+    ``table_settings_refused`` since the seventy-seventh session (the table's fault, not
+    the hand's; it was 400 ``invalid_context``)."""
     client, url = tables
     r = _table(client, {"chip_stack": 1})
     assert r.status_code == 201, r.text
@@ -247,7 +249,7 @@ def test_table_stored_with_chip_stack_zero_still_reads_and_refuses_new_hands(
     h = client.post(f"/v1/tables/{t}/hands", headers=auth,
                     json={"hand": PLAIN, "winner": "S", "self_drawn": True,
                           "context": {"gold": "9s"}})
-    assert h.status_code == 400, h.text
+    assert (h.status_code, h.json()["error"]["code"]) == (409, "table_settings_refused"), h.text
     assert "chip_stack=0" in h.text
 
 
