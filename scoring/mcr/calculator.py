@@ -25,7 +25,7 @@ from scoring.mcr.versions import (
     VOIDED_SUIT_HONOUR_FANS,
     Version,
 )
-from scoring.mcr.waits import basic_waits, formal_waits
+from scoring.mcr.waits import formal_waits
 from scoring.tiles import code, index
 
 Table = dict[str, list[tuple[str, ...]]]
@@ -570,18 +570,11 @@ def knitted_fans(reading: Reading, w: Win) -> Table:
     _extend(table, suit_fans(masks, honours))
     _extend(table, tile_hog_fans(w.all_counts, (t4,) if k4 == KONG else ()))
     win = w.win
-    if w.version.knitted_wait_ruling:
-        if not w.melds:
-            rest = list(w.counts)
-            for i in seq:
-                rest[i] -= 1
-            if rest[win] > 0:
-                rest[win] -= 1
-                if len(basic_waits(rest)) == 1:
-                    _wait_fans(w, [(k4, t4), (PAIR, pair[1])], table)
-        elif w.counts[win] > 1:
-            _add(table, "single_wait", (set_text(PAIR, pair[1]),))
-    elif (win not in seq or w.counts[win] > 1) and w.single_wait():
+    # 边/嵌/钓 by the whole hand's formal wait, never on a tile inside the 组合龙. This is
+    # also the MIL ruling (judge the part outside the 组合龙): before the winning tile the
+    # 组合龙 is complete whenever the winning tile is outside it, and no other reading or
+    # knitted straight fits the 4 tiles beside it, so the two waits are the same kinds.
+    if (win not in seq or w.counts[win] > 1) and w.single_wait():
         _wait_fans(w, [(k, t) for k, t, c in reading.sets if c], table)
     _winds([p for p in pungs if 27 <= p[0] <= 30], w, table)
     return _finish(table, w, yaojiu, (code(win),))

@@ -34,8 +34,10 @@ class Version:
       双同刻 / 三同刻.
     - ``kong_fans_with_many_kongs``: beside 三杠/四杠, concealed kongs also count
       暗杠/双暗杠 (98, WMO); when False (MIL) they only count as concealed pungs.
-    - ``knitted_wait_ruling``: 边张/坎张/单钓将 in a 组合龙 hand are judged on the part
-      outside the 组合龙 (MIL offline ruling, as the reference calculator does).
+
+    No field for 边张/坎张/单钓将 in a 组合龙 hand: the MIL ruling (judge the part outside
+    the 组合龙) and the formal wait of the whole hand agree on every such hand, so all
+    versions share one rule (``calculator.knitted_fans``).
     """
 
     name: str
@@ -50,20 +52,19 @@ class Version:
     all_terminals_count_double_pung: bool
     all_terminals_count_triple_pung: bool
     kong_fans_with_many_kongs: bool
-    knitted_wait_ruling: bool
 
 
 VERSIONS: dict[str, Version] = {
     v.name: v
     for v in (
         Version("98-strict", "98严格版", 4, 3, 6, "self_drawn",
-                False, False, False, False, False, True, False),
+                False, False, False, False, False, True),
         Version("98-supplement", "98增补版", 4, 5, 6, "self_drawn",
-                True, True, False, False, False, True, False),
+                True, True, False, False, False, True),
         Version("wmo-2006", "世界麻将组织2006版", 4, 6, 8, "fully_concealed_hand",
-                True, True, True, True, True, True, False),
+                True, True, True, True, True, True),
         Version("mil-2015", "国际麻将联盟2015版", 4, 5, 6, "self_drawn",
-                True, True, False, False, True, False, True),
+                True, True, False, False, True, False),
     )
 }  # fmt: skip
 """The four presets by name."""

@@ -16,7 +16,10 @@ from scoring.mcr.fans import FANS
 from scoring.rulesets.base import WinContext
 
 # Intended differences (tilecam vs pymahjonggb, mil-2015). Each is either avoided by the
-# hand generator (the context is made consistent) or checked by its own test.
+# hand generator (the context is made consistent) or checked by its own test. Not a
+# difference: 边张/坎张/单钓将 in a 组合龙 hand. The reference judges them on the part
+# outside the 组合龙 (MIL ruling), tilecam on the whole hand's formal wait, in every
+# version; the two agree on every 组合龙 win (test_knitted_wait77).
 DIFFERENCES: dict[str, str] = {
     "last_tile_inferred": (
         "The reference sets 和绝张 by itself when the winner's own melds hold the other three "
@@ -40,11 +43,6 @@ DIFFERENCES: dict[str, str] = {
         "双暗刻 on a discard). Totals agree; the test accepts the reference's fans when they "
         "are exactly one of tilecam's equal-total readings."
     ),
-    "knitted_straight_waits": (
-        "In a 组合龙 hand the reference judges 边张/坎张/单钓将 on the part outside the "
-        "组合龙 (MIL offline ruling). tilecam does the same under mil-2015 only; the other "
-        "versions use the formal wait of the whole hand."
-    ),
 }
 
 _EN_TO_ID = {f.en: f.id for f in FANS.values()}
@@ -67,7 +65,7 @@ def ref_tile(code: str) -> str:
 
 def reference_args(hand: Hand, ctx: dict[str, Any]) -> dict[str, Any]:
     """Keyword arguments of ``MahjongGB.MahjongFanCalculator`` for a hand and context."""
-    packs = []
+    packs: list[tuple[str, str, int | None]] = []
     for m in hand.melds:
         if m.kind == "chow":
             index = 1 if m.claimed_index is None else m.claimed_index + 1

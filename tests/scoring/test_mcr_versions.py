@@ -172,7 +172,6 @@ VERSION_ROW_FANS = {
     "七对", "全不靠", "七星不靠", "十三幺", "四暗刻", "连七对", "九莲宝灯",  # forced concealed
     "绿一色", "字一色", "清幺九", "混幺九", "全大", "全中", "全小",  # with seven pairs
     "大三元", "小三元", "三风刻", "一色四同顺", "一色四节高",  # with one voided suit
-    "组合龙",  # the knitted-wait ruling
     "明杠", "暗杠", "双明杠", "明暗杠", "双暗杠", "三杠", "四杠",  # kong values and rows
 }
 
