@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from vision.classes import BACK, BONUS, BONUS_IDS, CLASSES
 from vision.correct import SURE_MAX_RATIO, SURE_P, Correction, CorrectionResult
 from vision.detections import Detections
@@ -257,7 +259,9 @@ def flowers_with_no_free_code(dets: Detections, layout: Layout) -> tuple[list[in
         return False
 
     left = [i for i in tiles if not place(i, set())]
-    stuck = [i for i in left if float(dets.topk_probs[i, 0]) < SURE_P]
+    # in float32, as the probabilities are: float32(0.9) is under the float 0.9, and a
+    # tile read "0.90" is read sure
+    stuck = [i for i in left if dets.topk_probs[i, 0] < np.float32(SURE_P)]
     return stuck, set(owner) | bonus_codes_read(dets, layout)
 
 

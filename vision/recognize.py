@@ -637,9 +637,12 @@ def _recognize_once(dets: Detections, params: LayoutParams, given: _Given) -> Re
     dets, layout, apart_notes, apart_changes = reread_set_apart_flowers(dets, layout, params)
     dets, layout, doubt_notes, doubt_changes = reread_doubtful_apart_flowers(dets, layout, params)
     apart_notes, apart_changes = (*apart_notes, *doubt_notes), (*apart_changes, *doubt_changes)
-    dets, layout, twice_notes, twice_changes = reread_flowers_read_twice(dets, layout, params)
-    apart_notes, apart_changes = (*apart_notes, *twice_notes), (*apart_changes, *twice_changes)
-    if not rule_set.game.get("flowers", True):  # a "flower" inside the row is a misread kind
+    if rule_set.game.get("flowers", True):  # a game played without flowers has none twice
+        dets, layout, twice_notes, twice_changes = reread_flowers_read_twice(
+            dets, layout, params)
+        apart_notes, apart_changes = (*apart_notes, *twice_notes), (*apart_changes,
+                                                                    *twice_changes)
+    else:  # a "flower" inside the row is a misread kind
         dets, layout, row_notes, row_changes = reread_row_flowers_as_kinds(dets, layout, params)
         apart_notes, apart_changes = (*apart_notes, *row_notes), (*apart_changes, *row_changes)
     apart_boxes = [dets.boxes[c.tile].copy() for c in apart_changes]

@@ -153,3 +153,22 @@ def test_no_ninth_flower_is_made_up() -> None:
     p = LayoutParams(hand_size=14)
     out, _, notes, changes = reread_flowers_read_twice(d, analyze(d, p), p)
     assert out is d and notes == () and changes == ()
+
+
+def test_a_flower_read_at_exactly_0_9_is_sure() -> None:
+    """The probabilities are float32, and float32 0.9 is under the float 0.9: a second 4f
+    read "0.90" was re-read as 1f (review of the seventy-seventh session). Read at SURE_P,
+    it is strong evidence and keeps its problem."""
+    d = _won_with_flowers_then([("4f", 0.9), ("2p", 0.05)], own_row=False)
+    r = recognize_detections(d, "mcr")
+    assert r.hand is None and not any("read surer" in n for n in r.notes)
+
+
+def test_no_flower_is_re_read_under_rules_played_without_flowers() -> None:
+    """Zhenjiang plays no flowers (its tiles laid apart are misread kinds): the flower read
+    twice is not matched to a free flower code there (it was, with a correction naming a
+    flower the game does not have)."""
+    d = _won_with_flowers_then([("4f", 0.6), ("2p", 0.3)], own_row=False)
+    r = recognize_detections(d, "zhenjiang", {"indicator": "9m"})
+    assert not any("read surer on another tile" in n for n in r.notes)
+    assert all(c["to"] not in BONUS for c in r.to_dict()["corrections"])
