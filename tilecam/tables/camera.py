@@ -740,6 +740,14 @@ RECORDER = {"camera": "the table's camera", "photo": "a photo", "table": "the ta
             "referee": "a referee"}
 
 
+def _how_far(deal: DealHand) -> str:
+    """How far a second win's reading is from the deal's hand, in a refusal's words
+    ("the same tiles", "3 tiles apart, won otherwise" …)."""
+    apart = ("the same tiles" if deal.apart == 0 else
+             f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
+    return apart if deal.agrees else apart + ", won otherwise"
+
+
 def _second_win(table: GameTable, deal: DealHand, hand_text: str,
                 report: HandReport) -> AlreadyRecorded:
     """The refusal of a photo that would be a second win of the deal
@@ -747,10 +755,7 @@ def _second_win(table: GameTable, deal: DealHand, hand_text: str,
     shown = deal.hand
     rev = shown.revisions[-1]
     who = RECORDER.get(str(shown.source), str(shown.source))
-    apart = ("the same tiles" if deal.apart == 0 else
-             f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
-    if not deal.agrees:
-        apart += ", won otherwise"
+    apart = _how_far(deal)
     # the tiles are a referee's, not the recorder's (a later reseat keeps them)
     corrected = any(r.action == "correct" for r in shown.revisions)
     return AlreadyRecorded(
@@ -916,10 +921,7 @@ def _posted_second_win(table: GameTable, deal: DealHand, hand_text: str,
     shown = deal.hand
     rev = shown.revisions[-1]
     who = RECORDER.get(str(shown.source), str(shown.source))
-    apart = ("the same tiles" if deal.apart == 0 else
-             f"{deal.apart} tile{'' if deal.apart == 1 else 's'} apart")
-    if not deal.agrees:
-        apart += ", won otherwise"
+    apart = _how_far(deal)
     return AlreadyRecorded(
         f"{who} recorded hand {shown.number} of table {table.id} ({rev.hand_text}"
         f"{_won(report_of(rev))}) since the table was last seen cleared; the hand posted "
