@@ -1,7 +1,7 @@
 """The access log keeps no key sent in a URL (the table-client review of the
 seventy-seventh session, finding 7a): ``GET /v1/tables/13/hands?key=tc_…`` was written in
 full by uvicorn's access log. ``tilecam serve`` now gives uvicorn a logging
-configuration (:func:`tilecam.commands.serve.log_config`) whose access log writes the
+configuration (:func:`tilecam.access_log.log_config`) whose access log writes the
 value of a key-like query parameter ``[redacted]``.
 
 The polish of review 77 (finding 2) closes what that missed: a key with no ``=``, behind
