@@ -222,9 +222,9 @@ def test_openapi_lists_the_conflict_codes(api: Api) -> None:
 
 
 def test_the_camera_restart_documents_no_409(api: Api) -> None:
-    """``POST …/camera/restart`` shares the writes' ``responses=`` but raises no
-    conflict (:func:`tilecam.tables.camera.restart_seq`): its 409 is left out rather than
-    described with codes it cannot answer."""
+    """``POST …/camera/restart`` raises no conflict
+    (:func:`tilecam.tables.camera.restart_seq`): it documents no 409 rather than one
+    with codes it cannot answer."""
     client, _ = api
     schema = client.get("/openapi.json").json()
     restart = schema["paths"]["/v1/tables/{table_id}/camera/restart"]["post"]

@@ -209,8 +209,7 @@ def _add_body_errors(operation: dict[str, Any]) -> None:
 #: The 409 codes each operation can answer, ``(method, path)``: what the score sheet
 #: (:mod:`tilecam.tables.sheet`) and the camera (:mod:`tilecam.tables.camera`) raise in
 #: the work the route does. The routes share ``responses=`` texts (``WRITE_ERRORS``), so
-#: the codes are named here; an operation listed with none (the camera's restart, whose
-#: shared ``responses=`` names a 409 it cannot answer) has its 409 left out.
+#: the codes are named here.
 OPERATION_CONFLICTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/v1/events/{event_id}/tables"): ("name_taken",),
     ("patch", "/v1/tables/{table_id}"): ("name_taken", "players_fixed"),
@@ -221,7 +220,6 @@ OPERATION_CONFLICTS: dict[tuple[str, str], tuple[str, ...]] = {
         "session_over", "number_taken", "out_of_order"),
     ("post", "/v1/tables/{table_id}/frames"): (
         "table_settings_refused", "table_closed", "table_withdrawn", "session_over"),
-    ("post", "/v1/tables/{table_id}/camera/restart"): (),
     ("post", "/v1/tables/{table_id}/photos"): (
         "already_recorded", "table_settings_refused", "table_closed", "table_withdrawn",
         "session_over", "number_taken", "out_of_order"),
@@ -249,9 +247,9 @@ def conflict_note(codes: Iterable[str]) -> str:
 
 def _describe_conflicts(schema: dict[str, Any], models: dict[str, Any]) -> None:
     """Add :func:`conflict_note` (its :data:`OPERATION_CONFLICTS`) to each operation's
-    409 answer, or leave the 409 out where the operation can answer none; and add each
-    code's meaning to the error's ``code`` field. An operation not listed keeps its text
-    with every code named (``tests/tilecam/test_conflict_codes77.py`` lists none so)."""
+    409 answer, and each code's meaning to the error's ``code`` field. An operation not
+    listed keeps its text with every code named
+    (``tests/tilecam/test_conflict_codes77.py`` lists none so)."""
     for path, operations in schema.get("paths", {}).items():
         for method, operation in operations.items():
             responses = operation.get("responses", {})
@@ -259,9 +257,6 @@ def _describe_conflicts(schema: dict[str, Any], models: dict[str, Any]) -> None:
             if answer is None:
                 continue
             codes = OPERATION_CONFLICTS.get((method, path), tuple(CONFLICT_CODES))
-            if not codes:
-                del responses["409"]
-                continue
             note = conflict_note(codes)
             if note not in answer.get("description", ""):
                 answer["description"] = f"{answer.get('description', '')}\n\n{note}".strip()

@@ -771,7 +771,7 @@ async def post_frame(
         return out
 
 
-@router.post("/{table_id}/camera/restart", responses=WRITE_ERRORS)
+@router.post("/{table_id}/camera/restart")  # no body, no conflict: 404 alone
 def restart_camera(table_id: RowId, sf: DB, _: TableCaller) -> dict[str, Any]:
     """The table's camera (its key) or a referee: the camera started its frame count
     again — it restarted and counts ``seq`` from 0, its clock went back, or a ``seq`` sent
