@@ -38,6 +38,8 @@ const state = {
   altButton: null,   // the "use" button of the alternative used last
   photoHand: null,   // the hand box's text as the page last put it from the photo
   keptPhoto: null,   // a photo refused for its win context: sent again when that changes
+  retryPhoto: null,  // a photo the server did not read (busy, slow, unreached): sent again by a button
+  retryTimer: null,  // the wait (Retry-After) before that button is enabled
   shownRules: null,  // the rule set whose fields the page shows
   chosen: {},        // rule set → {version, fields, flowers} the user chose, kept for the session
   takenFlowers: null, // {hand, flowers}: flowers taken out of a typed hand by rules without them
@@ -108,7 +110,7 @@ async function api(path, options = {}) {
  * again (Retry-After). A photo over a size limit (413) is said in words a phone user can
  * act on, with the limit the server named (its bytes, megabytes or megapixels). */
 function errorText(err, photo = false) {
-  let text = err.message;
+  let text = (photo && busyText(err)) || err.message;
   if (photo && err.status === 413) {
     const limit = /(\d+(?:\.\d+)?) (MiB|megapixels)/.exec(text || "");
     const said = limit ? ` (its limit is ${limit[1]} ${limit[2] === "MiB" ? "MB" : limit[2]})` : "";
@@ -120,6 +122,58 @@ function errorText(err, photo = false) {
   if (err.retryAfter) text += ` Try again in ${err.retryAfter} s.`;
   else if (err.code === "not_json" && err.status >= 500) text += " Try again in a moment.";
   return text;
+}
+
+/** What a photo's 503 ``busy`` or ``timeout``, or 429, means to a phone user, or null: the
+ * server's words are for programs ("send fewer at once, and retry after Retry-After"). A
+ * ``timeout`` says where its time went, as the service writes it
+ * (tilecam.api.errors.timeout_error): waiting in the queue behind other photos, or
+ * reading this one; seconds as whole numbers. */
+function busyText(err) {
+  const message = String(err.message || "");
+  if (err.code === "timeout") {
+    const queued = /waited (\d+(?:\.\d+)?) s in the queue/.exec(message);
+    if (queued) {
+      return "the server is busy reading other photos: this one waited "
+        + `${Math.round(Number(queued[1]))} s for its turn and was not read`;
+    }
+    const ran = /\bit ran (\d+(?:\.\d+)?) s/.exec(message);
+    return "reading this photo took longer than the server allows"
+      + (ran ? ` (${Math.round(Number(ran[1]))} s)` : "");
+  }
+  if (err.code === "busy") return "the server is busy reading other photos";
+  if (err.status === 429) return "too many photos were sent just now";
+  return null;
+}
+
+/** Whether a photo that failed with ``err`` (``why``: the page's own abort reason) is
+ * worth sending again as it is: the server was busy or slow (503 other than no model,
+ * 429, 408, a gateway's 502 or 504) or not reached, or gave no answer in time. */
+function retryable(err, why) {
+  if (why === "timeout" || err.code === "network") return true;
+  if (err.status === 503) return err.code !== "not_ready";
+  return [408, 429, 502, 504].includes(err.status);
+}
+
+/** Keep ``file`` after a failure the server may not repeat (see :func:`retryable`):
+ * "Send the photo again" sends it, enabled once ``seconds`` (Retry-After) have passed —
+ * a hand at the table is mixed for the next deal, and cannot be photographed again. */
+function offerRetry(file, seconds) {
+  clearTimeout(state.retryTimer);
+  state.retryPhoto = file;
+  const button = $("photo-again-btn");
+  button.disabled = seconds > 0;
+  state.retryTimer = seconds > 0 ? setTimeout(() => { button.disabled = false; },
+    seconds * 1000) : null;
+  $("photo-again").hidden = false;
+}
+
+/** No photo to send again (a photo is being sent, or a newer one chosen). */
+function dropRetry() {
+  clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+  state.retryPhoto = null;
+  $("photo-again").hidden = true;
 }
 
 const postJSON = (path, data) => api(path, {
@@ -1006,6 +1060,7 @@ function setBusy(on) {
 async function onPhoto(file, again = false) {
   if (!file) return;
   state.keptPhoto = null; // a newer photo replaces one kept after a refusal
+  dropRetry(); // (or it is that photo, sent again)
   const seq = ++state.photoSeq;
   if (state.upload) state.upload.abort("superseded");
   const upload = new AbortController();
@@ -1049,9 +1104,14 @@ async function onPhoto(file, again = false) {
     const why = upload.signal.aborted ? upload.signal.reason : null;
     if (why === "cancel") return;
     const kept = hadPhoto ? " The previous photo and its reading are still shown." : "";
+    // (not named ``again``: that is this function's parameter, read below)
+    const resend = retryable(err, why) && err.code !== "unreadable_field"
+      ? " The photo is kept: “Send the photo again” sends it"
+        + (err.retryAfter ? " once the wait is over." : ".") : "";
+    if (resend) offerRetry(file, why === "timeout" ? 0 : err.retryAfter || 0);
     if (why === "timeout") {
       showError(`Photo: no answer from the server in ${Math.round(limit / 1000)} s: `
-        + "the connection or the server may be down. Try again." + kept);
+        + "the connection or the server may be down. Try again." + resend + kept);
     } else if (err.code === "invalid_context" && !again && !neededText() && sent
                && contextKey(context()) !== contextKey(sent)) {
       // refused for a context the controls no longer show (the indicator chosen while it
@@ -1076,7 +1136,7 @@ async function onPhoto(file, again = false) {
       // "send a JPEG" is advice for a program, not for a phone
       showError(`Photo: HEIC photos cannot be read. ${HEIC_ADVICE}${kept}`);
     } else {
-      showError(`Photo: ${errorText(err, true)}${kept}`);
+      showError(`Photo: ${errorText(err, true)}${resend}${kept}`);
     }
   } finally {
     clearTimeout(timer);
@@ -1455,6 +1515,9 @@ async function init() {
     handNote(""); syncFlowerStepper(); syncAltButtons();
   });
   $("rules").addEventListener("change", onRulesChange);
+  $("photo-again-btn").addEventListener("click", () => {
+    if (state.retryPhoto) onPhoto(state.retryPhoto);
+  });
   $("busy-cancel").addEventListener("click", () => {
     if (state.upload) state.upload.abort("cancel");
   });

@@ -74,7 +74,7 @@ async function api(path) {
     if (!abort.signal.aborted) console.warn(`${path}: ${err.message}`); // the browser's words
     throw new Error(abort.signal.aborted
       ? `the server did not answer in ${TIMEOUT_MS / 1000} s`
-      : "cannot reach the server: check the connection; the page tries again by itself");
+      : "cannot reach the server: check the connection");
   } finally {
     clearTimeout(timer);
   }
@@ -228,6 +228,30 @@ function noNextHand(table) {
   return "The session is over.";
 }
 
+/* A table whose stored settings this tilecam refuses (the table view's
+ * `settings_refused`: settings an older tilecam stored, which no route can change): no win
+ * is scored or recorded there, whatever the next-hand card shows. Said in a player's words,
+ * with what the referee can do, and the service's own message (which names the setting
+ * and the referee's requests) folded under it; left as it is while the message is the
+ * same, so that a referee who opened it is not closed again by the next read. */
+function renderRefused(table) {
+  const box = $("settings-refused");
+  const why = (table && table.settings_refused) || "";
+  if (box.dataset.why === why) return;
+  box.dataset.why = why;
+  box.hidden = !why;
+  if (!why) {
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(
+    el("p", {}, "No win can be recorded or scored at this table: its rule settings, "
+      + "stored by an older tilecam, are refused by this one, and a table's settings "
+      + "cannot be changed. Ask the referee: a drawn hand can still be recorded, a hand "
+      + "voided and a penalty given, or the table closed and play moved to a new one."),
+    el("details", {}, el("summary", {}, "What the server says"), el("span", {}, why)));
+}
+
 function renderNext(next, sheet, table) {
   $("next-card").hidden = false;
   if (!next) {
@@ -359,9 +383,45 @@ function render(sheet) {
   renderStandings(sheet.standings, table);
   renderClosings(table);
   renderNext(table.next_hand, sheet, table);
+  renderRefused(table);
   renderHands(sheet.hands, table.players.map((p) => p.name));
   renderPenalties(sheet.penalties, table.rules);
   $("standings-card").hidden = false;
+}
+
+/* A 429 that refuses the key itself (too many refused keys from this address: the
+ * service's "this request is refused (401 unauthorized: …)"), whose status and reason it
+ * names: sent again, it is refused again. */
+const REFUSED_KEY = /^this request is refused \((40[13]) [a-z_]+: ([\s\S]*?)\), and too many/;
+
+/** The status a read's error stands for: a 429 refusing the key (REFUSED_KEY) is that
+ * refusal's 401 or 403, its own otherwise. */
+function keyStatus(err) {
+  const refused = err.status === 429 && REFUSED_KEY.exec(err.message || "");
+  return refused ? Number(refused[1]) : err.status;
+}
+
+/* Why a read failed, in a reader's words, and (``wait``, ms; 0 when the page stops
+ * reading) when the page reads again by itself — the server's Retry-After when it gave a
+ * longer one — so that nobody reloads the page, or waits for a "retry in 4 s" the page
+ * does not keep. A 429's "too many requests with this key" is said with whom the key is
+ * shared; a 422 names the request's fields (path.table_id: …), which the reader never
+ * typed. */
+function readError(err, wait) {
+  const status = keyStatus(err);
+  const hint = status === 401 || status === 403 || status === 422
+    ? " Check the table number and its key." : "";
+  let why = err.message.trim().replace(/[.!?]$/, "");
+  if (status === 422) why = `the server takes no table ${state.table}`;
+  else if (status !== err.status) {
+    why = `the key was refused (${REFUSED_KEY.exec(err.message)[2]}), and too many refused `
+      + "keys came from this network";
+  } else if (status === 429) {
+    why = "too many requests with this key just now (every phone or device using it counts)";
+  }
+  const again = wait > 0 ? ` The page reads it again in ${Math.ceil(wait / 1000)} s by itself.`
+    : "";
+  return `Cannot read the sheet: ${why}.${hint}${again}`;
 }
 
 async function read(seq) {
@@ -390,21 +450,18 @@ async function read(seq) {
     $("updated").className = "pill ok";
   } catch (err) {
     if (seq !== state.seq) return;
-    const hint = err.status === 401 || err.status === 403 || err.status === 422
-      ? " Check the table number and its key." : "";
-    // a 422 names the request's fields (path.table_id: …), which the reader never typed
-    const why = err.status === 422 ? `the server takes no table ${state.table}` : err.message;
-    showError(`Cannot read the sheet: ${why}.${hint}`);
+    const status = keyStatus(err);
+    const final = status === 401 || status === 403 || status === 404 || status === 422;
+    if (!final && err.retryAfter) wait = Math.max(wait, err.retryAfter * 1000);
+    showError(readError(err, final ? 0 : wait));
     state.reading = "failed"; // (the alert says so, once: see showError)
     $("updated").textContent = "not updated";
     $("updated").className = "pill bad";
-    if (err.status === 401 || err.status === 403 || err.status === 404
-        || err.status === 422) {
+    if (final) {
       clearSheet();
       showForm(true);
       return; // no more reads until the address or the form says otherwise
     }
-    if (err.retryAfter) wait = Math.max(wait, err.retryAfter * 1000);
   }
   if (seq === state.seq) schedule(wait);
 }
