@@ -186,7 +186,8 @@ def test_a_429_refusing_the_key_stops_the_reads_and_asks_for_the_key(
         assert answer.status_code == 429, answer.text
         message = answer.json()["error"]["message"]
         assert message.startswith("this request is refused (401 unauthorized")
-    plan = {f"/v1/tables/{t}/sheet": [error_answer(429, "rate_limited", message, 5)]}
+        assert answer.json()["error"]["code"] == "keys_refused"
+    plan = {f"/v1/tables/{t}/sheet": [error_answer(429, "keys_refused", message, 5)]}
     open_sheet(browser, base, t, "tv_wrong", plan)
     said = wait_for(lambda: text(browser, "error"), what="the refusal")
     assert "the key was refused (the key is not valid)" in said, said

@@ -643,8 +643,8 @@ ERROR_TEXTS: dict[int, str] = {
          "(Content-Type: application/json)",
     422: "invalid_request: a request of the wrong shape or types (the message names "
          "each field)",
-    429: "rate_limited: too many requests for this key (or refused keys from this "
-         "address); see Retry-After",
+    429: "rate_limited: too many requests for this key; keys_refused: too many refused "
+         "keys from this address, and this request's key is refused too; see Retry-After",
     503: "database_unavailable or busy: nothing was recorded; Retry-After where trying "
          "again may help",
 }

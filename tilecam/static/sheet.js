@@ -389,15 +389,16 @@ function render(sheet) {
   $("standings-card").hidden = false;
 }
 
-/* A 429 that refuses the key itself (too many refused keys from this address: the
- * service's "this request is refused (401 unauthorized: …)"), whose status and reason it
- * names: sent again, it is refused again. */
+/* A 429 ``keys_refused``, refusing the key itself (too many refused keys from this
+ * address: the service's "this request is refused (401 unauthorized: …)"), whose status
+ * and reason it names: sent again, it is refused again. */
 const REFUSED_KEY = /^this request is refused \((40[13]) [a-z_]+: ([\s\S]*?)\), and too many/;
 
 /** The status a read's error stands for: a 429 refusing the key (REFUSED_KEY) is that
  * refusal's 401 or 403, its own otherwise. */
 function keyStatus(err) {
-  const refused = err.status === 429 && REFUSED_KEY.exec(err.message || "");
+  const refused = err.status === 429 && err.code === "keys_refused"
+    && REFUSED_KEY.exec(err.message || "");
   return refused ? Number(refused[1]) : err.status;
 }
 

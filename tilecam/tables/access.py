@@ -118,14 +118,15 @@ def _limiter(request: Request, name: str) -> RateLimiter:
 
 
 def _throttle(request: Request, bucket: str, key: str,
-              what: str = "too many requests with this key") -> None:
-    """429 ``rate_limited`` when ``key``'s token bucket of ``bucket`` is empty: ``what``
+              what: str = "too many requests with this key",
+              code: str = "rate_limited") -> None:
+    """429 ``code`` when ``key``'s token bucket of ``bucket`` is empty: ``what``
     and the whole seconds to wait, which ``Retry-After`` gives too
     (:func:`tilecam.tables.ratelimit.retry_after_s`)."""
     wait = _limiter(request, bucket).check(key)
     if wait > 0:
         seconds = retry_after_s(wait)
-        raise ApiError(429, "rate_limited", f"{what}: retry in {seconds} s",
+        raise ApiError(429, code, f"{what}: retry in {seconds} s",
                        headers={"Retry-After": str(seconds)})
 
 
@@ -141,12 +142,13 @@ def _fail(request: Request, status: int, code: str, message: str) -> ApiError:
     """The refusal (``status``, ``code``, ``message``: a 401 or 403) of a request's key,
     counted against its address: past the address's limit it is a 429 instead, whose
     message says that the request is refused anyway, and why — sending it again as it
-    is will not help — and that a valid key is not held back."""
+    is will not help — and that a valid key is not held back. Its code is
+    ``keys_refused``, not ``rate_limited``: waiting does not make the key valid."""
     client = request.client.host if request.client else "unknown"
     _throttle(request, "auth_fail_limiter", f"fail:{client}",
               f"this request is refused ({status} {code}: {message}), and too many "
               "refused keys came from this address: sent again as it is, it is refused "
-              "again (a valid key is not held back by this limit)")
+              "again (a valid key is not held back by this limit)", code="keys_refused")
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return ApiError(status, code, message, headers=headers)
 
