@@ -295,12 +295,26 @@ def read_photo(pixels: Any, args: argparse.Namespace, context: dict[str, Any],
                      detector=detector, detections=dets)
 
 
+def image_error_text(name: str, exc: Exception) -> str:
+    """The error of a photo that cannot be read, naming the file once: ``exc``'s message
+    where it names it already (a missing or empty file), else after the name (a
+    truncated JPEG, a file that is no image), as ``tilecam detect`` writes it.
+
+    >>> image_error_text("a.jpg", ValueError("truncated JPEG: the end-of-image marker is missing"))
+    'a.jpg: truncated JPEG: the end-of-image marker is missing'
+    >>> image_error_text("a.jpg", ValueError("no such image file: a.jpg"))
+    'no such image file: a.jpg'
+    """
+    text = str(exc)
+    return text if name in text else f"{name}: {text}"
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
     from tilecam.commands._model import check_model_dir
     from vision.annotate import same_files, target_problem
-    from vision.imageio import load_for_reading
+    from vision.imageio import ImageError, load_for_reading
     from vision.recognize import check_request
 
     context = build_context(args)
@@ -316,7 +330,10 @@ def run(args: argparse.Namespace) -> int:
     # a missing or bad file fails before a model loads; loaded as the service loads an
     # upload (a large JPEG decoded reduced, whole only when small tiles or --annotate need
     # its pixels), so that the command and POST /v1/recognize read a photo alike
-    photo = load_for_reading(args.image)
+    try:
+        photo = load_for_reading(args.image)
+    except ImageError as exc:  # which file, as tilecam detect says it
+        raise ValueError(image_error_text(args.image, exc)) from None
     detector = None
     if args.model:
         from vision.detect import load_detector

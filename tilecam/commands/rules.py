@@ -49,7 +49,7 @@ def run_show(args: argparse.Namespace) -> int:
     rule_set = get_rule_set(args.name)
     info = rule_set.describe()
     if args.json:
-        print(json.dumps(info, ensure_ascii=False, indent=2))
+        print(json.dumps(with_versions(info), ensure_ascii=False, indent=2))
         return 0
     print(f"{info['name']}: {info['title']} ({info['hand_size']} tiles in a winning hand)")
     standard = {"name", "title", "hand_size", "settings", "context"}
@@ -77,6 +77,23 @@ def run_show(args: argparse.Namespace) -> int:
             choices = f" [{', '.join(_text(c) for c in s['choices'])}]" if "choices" in s else ""
             print(f"  {name:<{width}}  {default:>6}  {s['description']}{choices}")
     return 0
+
+
+def with_versions(info: dict[str, Any]) -> dict[str, Any]:
+    """A rule set's ``describe()`` with ``versions`` (the ``version`` setting's choices,
+    ``[]`` for a rule set without versions) and ``default_version`` (its default, or
+    None) added, as ``GET /v1/rules`` gives each rule set: ``rules show NAME --json`` is
+    that rule set's entry there.
+
+    >>> info = with_versions({"settings": {"version": {"default": "b", "choices": ["a", "b"]}}})
+    >>> info["versions"], info["default_version"]
+    (['a', 'b'], 'b')
+    >>> with_versions({"settings": {}})
+    {'settings': {}, 'versions': [], 'default_version': None}
+    """
+    version = info["settings"].get("version")
+    return {**info, "versions": list(version.get("choices") or []) if version else [],
+            "default_version": version["default"] if version else None}
 
 
 #: The penalties a table's referee books under any rules (``POST

@@ -168,10 +168,27 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def score_args(args: argparse.Namespace) -> Score:
-    """Score the hand an argument namespace describes (HandError on bad input)."""
-    return scoring.score(
-        args.hand,
+def check_context_first(kwargs: dict[str, Any]) -> None:
+    """Refuse a win context that cannot be on its own — an unknown version or setting, a
+    rule-specific field that is none, the Xiamen gold or Zhenjiang 百搭 not given,
+    flowers under rules without them — before the hand is read (HandError), as
+    ``POST /v1/score`` and ``/v1/waits`` do (their 400 ``invalid_context`` comes before
+    ``invalid_hand``): a command whose hand and context are both wrong names the same
+    problem as the service. ``kwargs``: those of :func:`scoring.score` or
+    :func:`scoring.waits` (``seen`` aside).
+
+    >>> check_context_first({"rules": "xiamen", "gold": "9s", "seat_wind": "S"})
+    >>> check_context_first({"rules": "zhenjiang", "wild": "W", "flowers": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.hand.HandError: Zhenjiang plays 136 tiles without flowers: flowers=1 cannot be ...
+    """
+    scoring.check_context(**{k: v for k, v in kwargs.items() if k != "seen"})
+
+
+def score_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`scoring.score` that an argument namespace gives."""
+    return dict(
         rules=args.rules,
         version=args.rules_version,
         self_drawn=args.self_drawn,
@@ -185,6 +202,14 @@ def score_args(args: argparse.Namespace) -> Score:
         settings=settings_of(args),
         **rule_context(args),
     )
+
+
+def score_args(args: argparse.Namespace) -> Score:
+    """Score the hand an argument namespace describes (HandError on bad input: the win
+    context's own mistakes first, then the hand's, as ``POST /v1/score`` answers)."""
+    kwargs = score_kwargs(args)
+    check_context_first(kwargs)
+    return scoring.score(args.hand, **kwargs)
 
 
 def display_width(text: str) -> int:

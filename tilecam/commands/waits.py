@@ -24,6 +24,7 @@ from scoring.tiles import ZH_NAMES
 from tilecam.commands.score import (
     WAITS_OPTIONS,
     add_rules_arguments,
+    check_context_first,
     display_width,
     pad,
     rule_context,
@@ -251,7 +252,6 @@ WAITS_CONTEXT = {**WAITS_OPTIONS, "seen": "--seen"}
 
 
 def run(args: argparse.Namespace) -> int:
-    hand = _parse(args)
     kwargs: dict[str, Any] = dict(
         rules=args.rules,
         version=args.rules_version,
@@ -263,6 +263,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.seen:
         kwargs["seen"] = " ".join(args.seen)
+    # the context's own mistakes before the hand's, as POST /v1/waits answers
+    check_context_first(kwargs)
+    hand = _parse(args)
     if scoring.drew(hand, args.rules):  # 14 in MCR: what to discard; 13: the waits
         drew = scoring.discards(hand, **kwargs)
         if args.json:
