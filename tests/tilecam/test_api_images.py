@@ -25,6 +25,7 @@ from tilecam.api.errors import ApiError
 from tilecam.app import create_app
 from tilecam.settings import Settings
 from vision.detections import Detections
+from vision.imageio import Photo
 
 
 class FakeDetector:
@@ -33,9 +34,12 @@ class FakeDetector:
     def __init__(self) -> None:
         self.shapes: list[tuple[int, ...]] = []
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        self.shapes.append(image.shape)
-        h, w = image.shape[:2]
+    def __call__(self, image: np.ndarray | Photo) -> Detections:
+        # the routes hand a detector the upload as loaded for reading (a Photo: a large
+        # JPEG decoded reduced); the picture it reads is its ``picture``
+        picture = image.picture if isinstance(image, Photo) else image
+        self.shapes.append(picture.shape)
+        h, w = picture.shape[:2]
         return Detections.from_lists(
             [(0, 0, 10, 14), (10, 0, 20, 14), (20, 0, 30, 14)],
             ["1m", "2m", "3m"],

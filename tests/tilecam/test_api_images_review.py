@@ -22,7 +22,7 @@ from tilecam.app import create_app
 from tilecam.settings import Settings
 from vision.detect import Detector
 from vision.detections import Detections
-from vision.imageio import DEFAULT_MAX_PIXELS, MAX_JPEG_SCANS
+from vision.imageio import DEFAULT_MAX_PIXELS, MAX_JPEG_SCANS, Photo
 
 
 class FakeDetector:
@@ -31,9 +31,11 @@ class FakeDetector:
     def __init__(self) -> None:
         self.shapes: list[tuple[int, ...]] = []
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        self.shapes.append(image.shape)
-        return Detections.from_lists([], [], [], image_size=(image.shape[1], image.shape[0]))
+    def __call__(self, image: np.ndarray | Photo) -> Detections:
+        picture = image.picture if isinstance(image, Photo) else image  # the routes send a Photo
+        self.shapes.append(picture.shape)
+        return Detections.from_lists([], [], [],
+                                     image_size=(picture.shape[1], picture.shape[0]))
 
 
 SETTINGS = Settings(

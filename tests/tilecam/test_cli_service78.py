@@ -223,3 +223,52 @@ def test_detect_finds_the_tiles_the_service_finds(
         assert (mine["rotation"], mine["face_down"]) == (theirs["rotation"], theirs["face_down"])
         assert mine["confidence"] == pytest.approx(theirs["confidence"], abs=1e-3)
         assert mine["box"] == pytest.approx(theirs["box"], abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def large_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real photo enlarged to 4032×3024, a 12 MP phone photo's size, as a JPEG."""
+    if not PHOTO.is_file():
+        pytest.skip(f"no hk-photos photo: {PHOTO} is missing")
+    if not (default_model_dir() / MANIFEST).is_file():
+        pytest.skip(f"no shipped model: {default_model_dir() / MANIFEST} is missing")
+    bgr = cv2.imread(str(PHOTO))
+    assert bgr is not None, PHOTO
+    path = tmp_path_factory.mktemp("large") / "large.jpg"
+    big = cv2.resize(bgr, (4032, 3024), interpolation=cv2.INTER_CUBIC)
+    assert cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def centre(tile: dict[str, Any]) -> tuple[float, float]:
+    """Twice a tile's box centre (x, y), pixels: the order tiles are compared in."""
+    x0, y0, x1, y1 = tile["box"]
+    return (x0 + x1, y0 + y1)
+
+
+def test_detect_reads_a_large_photo_as_recognize_does(
+        large_photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 12 MP JPEG: ``tilecam detect`` and ``POST /v1/detect`` find the boxes (1e-3 px)
+    and confidences the detector finds in the photo as ``tilecam recognize`` and ``POST
+    /v1/recognize`` load it (``load_for_reading``: a large JPEG decoded reduced). Before,
+    the two detect paths decoded the JPEG whole: boxes moved up to 3 px and confidences
+    up to 0.016 between a photo's detections and those its reading starts from."""
+    from vision.detect import load_detector
+    from vision.imageio import load_for_reading
+
+    reading = load_detector().detect(load_for_reading(large_photo)).to_records()
+    settings = Settings(data_dir=tmp_path, waits_processes=False)
+    upload = {"image": ("large.jpg", large_photo.read_bytes(), "image/jpeg")}
+    with TestClient(create_app(settings), raise_server_exceptions=False) as c:
+        detected = c.post("/v1/detect", files=upload)
+    assert detected.status_code == 200, detected.text
+    code, out, _ = command(["detect", "--json", str(large_photo)], capsys)
+    assert code == 0
+    want = sorted(reading, key=centre)
+    assert len(want) >= 10  # the hand was found at all
+    for tiles in (json.loads(out)["tiles"], detected.json()["tiles"]):
+        assert len(tiles) == len(want)
+        for mine, theirs in zip(sorted(tiles, key=centre), want, strict=True):
+            assert mine["code"] == theirs["code"]
+            assert mine["box"] == pytest.approx(theirs["box"], abs=1e-3)
+            assert mine["confidence"] == pytest.approx(theirs["confidence"], abs=1e-3)

@@ -27,7 +27,7 @@ from tilecam.api.upload import decode_image
 from tilecam.app import create_app
 from tilecam.settings import Settings
 from vision.detections import Detections
-from vision.imageio import ImageError, load_image, load_image_reduced
+from vision.imageio import ImageError, Photo, load_image, load_image_reduced
 
 H, W = 240, 320
 
@@ -182,8 +182,9 @@ def test_a_truncated_jpeg_upload_is_400_invalid_image_like_any_truncated_jpeg() 
 
 
 class _Detector:
-    def __call__(self, image: np.ndarray) -> Detections:
-        h, w = image.shape[:2]
+    def __call__(self, image: np.ndarray | Photo) -> Detections:
+        picture = image.picture if isinstance(image, Photo) else image  # the routes send a Photo
+        h, w = picture.shape[:2]
         return Detections.from_lists([(0, 0, 10, 14)], ["1m"], [0.9], image_size=(w, h))
 
 

@@ -83,7 +83,7 @@ def tile_records(det: Any) -> list[dict[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     from vision.annotate import annotate, folder_problem, same_files, save_image, target_problem
     from vision.detect import load_detector
-    from vision.imageio import ImageError, load_image
+    from vision.imageio import ImageError, load_for_reading
 
     if args.conf is not None and not 0 <= args.conf <= 1:
         raise ValueError(f"--conf must be between 0 and 1, got {args.conf}")
@@ -106,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
     for i, name in enumerate(args.images):
         start = time.perf_counter()
         try:
-            image = load_image(Path(name))
-            det = detector.detect(image)
+            # loaded as POST /v1/detect and /v1/recognize load an upload (a large JPEG
+            # decoded reduced, whole only when small tiles or --annotate need its pixels)
+            photo = load_for_reading(Path(name))
+            det = detector.detect(photo)
             ms = round((time.perf_counter() - start) * 1000, 1)
         except ImageError as exc:
             failed += 1
@@ -118,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"tilecam detect: error: {text}", file=sys.stderr, flush=True)
             continue
         tiles = tile_records(det)
-        width, height = det.image_size or (image.shape[1], image.shape[0])
+        width, height = det.image_size or photo.size
         written, problem = None, None
         if targets:
             try:
-                written = save_image(targets[i], annotate(image, det))
+                written = save_image(targets[i], annotate(photo.pixels, det))
             except ValueError as exc:  # this image's picture only: the others go on
                 failed += 1
                 problem = f"annotated image not written: {exc}"

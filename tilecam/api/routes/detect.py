@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
 from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, DetectOut
-from tilecam.api.upload import DETECT_REQUEST_BODY, decode_image, read_upload
+from tilecam.api.upload import DETECT_REQUEST_BODY, load_photo, read_upload
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
@@ -39,10 +39,12 @@ async def detect(
 
 def _detect(data: bytes, settings: Any, detector: Any) -> dict[str, Any]:
     """Decode and detect (runs in the recognition pool)."""
-    image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
-    found = detector(image)
+    # loaded as /v1/recognize loads it (a large JPEG decoded reduced), so that both
+    # routes find the same tiles in the same photo
+    photo = load_photo(data, settings.max_pixels, settings.max_upload_bytes)
+    found = detector(photo)
     return {
-        "image_size": list(found.image_size or (image.shape[1], image.shape[0])),
+        "image_size": list(found.image_size or photo.size),
         "tiles": found.to_records(),
         "meta": found.meta,
     }
