@@ -71,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         if args.action == "upgrade":
-            upgrade(engine)  # NewerDatabase (a ValueError) for a newer tilecam's database
+            # NewerDatabase (a ValueError) for a newer tilecam's database
+            copy = upgrade(engine)
+            if copy is not None:
+                print(f"{shown}: its copy from before the upgrade is {_printable(copy)} "
+                      "(to go back to the tilecam that wrote it, put the copy in place "
+                      f"of {_printable(file or copy)})")
         rev = current_revision(engine)
     except (SQLAlchemyError, CommandError) as exc:
         raise ValueError(f"cannot use the database {shown}: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from alembic import context
 
 from tilecam.db.engine import WRITE
+from tilecam.db.migrate import BEFORE_UPGRADE
 from tilecam.db.models import Base
 
 #: PostgreSQL advisory lock id held while migrating.
@@ -38,5 +39,11 @@ with engine.connect() as connection:
             # Server processes starting together migrate one at a time (SQLite gets the
             # same from BEGIN IMMEDIATE on the one transaction above).
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+        # tilecam.db.migrate.upgrade: copy a database that holds an older schema before
+        # any revision changes it — here, locked, where a process that waited for
+        # another's upgrade finds it done and copies nothing
+        before = config.attributes.get(BEFORE_UPGRADE)
+        if before is not None:
+            before(context.get_context().get_current_revision())
         context.run_migrations()
     connection.commit()
