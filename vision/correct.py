@@ -389,7 +389,8 @@ def winning_shape_check(
                           or (typed and legal(hand, kwargs)))
         return plain[key]
 
-    return _ShapeCheck(check, rule_set.stand_ins(kwargs), shape_only)
+    key = (rules, repr(sorted(kwargs.items(), key=lambda kv: str(kv[0]))))
+    return _ShapeCheck(check, rule_set.stand_ins(kwargs), shape_only, key)
 
 
 @dataclass(frozen=True)
@@ -404,6 +405,9 @@ class _ShapeCheck:
     #: the winning shape with only the fields that say what the tiles are (not the win's
     #: origin or type): what :func:`correct` falls back on (None: no fallback)
     shape_only: Callable[[Hand], bool] | None = None
+    #: the question it answers, ``(rules, the context given)``: two predicates with one
+    #: key answer alike (:class:`vision.rewrite.RecentCorrections` keeps corrections by it)
+    key: tuple[str, str] | None = field(default=None, compare=False)
 
     def __call__(self, hand: Hand) -> bool:
         return self.test(hand)
@@ -879,6 +883,11 @@ class _Readings:
     chows: bool = True
     #: the layout's :class:`_Table` (kongs shown all face down, the rules' stand-ins)
     table: _Table | None = None
+    #: the hand each reading's codes made (:meth:`hand_of`), kept for the search's
+    #: second look at its readings (:func:`_shape_only_win`, which under Xiamen asks
+    #: hundreds of them again when none wins)
+    hands: dict[tuple[str, ...], Hand | None] = field(
+        default_factory=dict, compare=False, repr=False)
 
     def build(self, idx: tuple[int, ...]) -> tuple[str, ...]:
         """Every detection's code under the reading ``idx`` (a stand-in written as the
@@ -905,14 +914,20 @@ class _Readings:
         return tuple(codes)
 
     def hand_of(self, codes: Sequence[str]) -> Hand | None:
-        """The hand the layout lays out with ``codes``, or None when it makes none."""
+        """The hand the layout lays out with ``codes``, or None when it makes none (each
+        worked out once, :attr:`hands`)."""
         from scoring.hand import HandError
 
+        key = tuple(codes)
+        if key in self.hands:
+            return self.hands[key]
         try:
-            return self.layout.hand(
+            hand: Hand | None = self.layout.hand(
                 codes, hidden_kinds=self.hidden_kinds or _fillers(codes, self.layout))
         except HandError:
-            return None
+            hand = None
+        self.hands[key] = hand
+        return hand
 
     def winning(self, codes: Sequence[str],
                 check: Callable[[Hand], bool] | None = None) -> bool:

@@ -4,14 +4,18 @@ The rules of :func:`vision.recognize.recognize_detections` that change what was 
 taking weakly seen boxes (:mod:`vision.weak_boxes`), re-reading tiles as flowers
 (:mod:`vision.flower_rereads`), leaving out, turning or splitting boxes
 (:mod:`vision.tile_rereads`) — each try new detections and their layout and keep them only
-when they pass a :class:`WinTest`; what they keep is a :class:`Rewrite`. The helpers here
-move a tile's alternative reading to the front (:func:`promote`) and write the
-corrections and notes of re-read tiles (:func:`rereads`).
+when they pass a :class:`WinTest`; what they keep is a :class:`Rewrite`. The same win
+asked again of the same tiles (a hand read twice, with and without kongs laid face up)
+is answered from the corrections kept a moment (:class:`RecentCorrections`). The
+helpers here move a tile's alternative reading to the front (:func:`promote`) and write
+the corrections and notes of re-read tiles (:func:`rereads`).
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -54,14 +58,14 @@ class WinTest:
     melded_as: tuple[tuple[str, str], ...] = ()
 
     def wins(self, dets: Detections, layout: Layout) -> CorrectionResult | None:
-        """The correction of ``layout`` when its best reading is such a win, else None."""
+        """The correction of ``layout`` when its best reading is such a win, else None
+        (the correction itself taken from :data:`CORRECTIONS` when the same question was
+        asked a moment before)."""
         if self.melded_as:
             layout = replace(layout, melded_as=self.melded_as)
         if layout.tile_count != self.hand_size:
             return None
-        result = correct(dets, layout, rules=self.rules, claim_win=True,
-                         hand_size=self.hand_size, is_winning=self.is_winning,
-                         hidden_kinds=self.hidden_kinds)
+        result = CORRECTIONS.correct(dets, layout, self)
         if not result.best.winning:
             return None
         if result.best.ratio > self.max_ratio and (
@@ -75,6 +79,83 @@ class WinTest:
         except HandError:
             return None
         return result
+
+
+#: How many corrections :data:`CORRECTIONS` keeps, per thread: a reading asks a dozen
+#: or so (each rule's tries), so the last reading's all stay while the one before is
+#: being read again.
+RECENT_CORRECTIONS = 64
+
+
+class RecentCorrections:
+    """The last :data:`RECENT_CORRECTIONS` corrections :meth:`WinTest.wins` ran in this
+    thread, by what they were asked of, so that the same question asked again is not
+    searched again. :func:`vision.recognize.recognize_detections` reads a hand over its
+    size that holds four alike twice (without, then with, kongs laid as four face-up
+    tiles), and each time its rules try the same re-readings: the same tiles read as
+    flowers (:func:`vision.flower_rereads.reread_flower_runs`), the same layout, the same
+    win claimed. Under Xiamen each such correction scores every reading it looks at
+    (up to ``CorrectParams.max_readings``, and again by the tiles alone when none wins),
+    so the second reading cost as much again: fuzz seed 177 item 838, 60 tiles, took
+    ~3 s of CPU (seventy-eighth session).
+
+    The key is everything :func:`vision.correct.correct` reads: the detections' codes,
+    confidences and top-k (their bytes), the layout (its equality, and its
+    ``melded_as``, which equality leaves out), the rules, the hand size, the kinds of
+    hidden kongs and the win predicate (its ``key`` when it has one,
+    :func:`vision.correct.winning_shape_check`; else the predicate itself) — so an answer
+    kept is the answer the search would give. A question whose key cannot be hashed is
+    searched each time."""
+
+    def __init__(self, size: int = RECENT_CORRECTIONS) -> None:
+        self.size = size
+        self._local = threading.local()
+
+    def _kept(self) -> OrderedDict[Any, CorrectionResult]:
+        kept = getattr(self._local, "kept", None)
+        if kept is None:
+            kept = self._local.kept = OrderedDict()
+        return kept
+
+    def clear(self) -> None:
+        """Forget this thread's corrections."""
+        self._kept().clear()
+
+    def correct(self, dets: Detections, layout: Layout, test: WinTest) -> CorrectionResult:
+        """:func:`vision.correct.correct` of ``dets`` laid out as ``layout`` with the win
+        of ``test`` claimed (its rules, hand size, predicate and hidden kongs), kept."""
+        key = _question(dets, layout, test)
+        kept = self._kept()
+        if key is not None and key in kept:
+            kept.move_to_end(key)
+            return kept[key]
+        result = correct(dets, layout, rules=test.rules, claim_win=True,
+                         hand_size=test.hand_size, is_winning=test.is_winning,
+                         hidden_kinds=test.hidden_kinds)
+        if key is not None:
+            kept[key] = result
+            while len(kept) > self.size:
+                kept.popitem(last=False)
+        return result
+
+
+def _question(dets: Detections, layout: Layout, test: WinTest) -> tuple[Any, ...] | None:
+    """What :meth:`RecentCorrections.correct` keeps a correction by (see there), or None
+    when it cannot be hashed."""
+    arrays = tuple((a.dtype.str, a.shape, a.tobytes()) for a in (
+        dets.class_ids, dets.confidences, dets.topk_ids, dets.topk_probs))
+    check = getattr(test.is_winning, "key", None) or test.is_winning
+    key = (arrays, layout, layout.melded_as, test.rules, test.hand_size,
+           tuple(test.hidden_kinds), check)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+#: The corrections :meth:`WinTest.wins` asked for last (per thread).
+CORRECTIONS = RecentCorrections()
 
 
 def box_text(box: Any) -> str:
