@@ -97,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
         if (problem := check(targets[0])) is not None:
             raise ValueError(f"--annotate: {problem}")
         if clash := same_files(targets, args.images):
-            out, photo = clash[0]
-            raise ValueError(f"--annotate: {out} is the input image {photo}: writing it "
+            out, source = clash[0]
+            raise ValueError(f"--annotate: {out} is the input image {source}: writing it "
                              "would replace the photo; give another name")
     options = {"conf": args.conf} if args.conf is not None else {}
     detector = load_detector(args.model_dir, **options)
