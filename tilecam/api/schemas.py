@@ -361,6 +361,17 @@ IMAGE_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+#: What ``flowers`` means with a photo (``POST /v1/recognize``, ``tilecam recognize
+#: --flowers``: :mod:`vision.flower_count`).
+PHOTO_FLOWERS_DOC = (
+    "flowers of a photo that shows none (0-8 bonus tiles, set aside off-camera): the photo "
+    "is read without the count first and read with it only when it shows no flower; the "
+    "flowers a photo shows are read from it and counted, and a count that differs from "
+    "them is refused (400); rules played without flowers (Zhenjiang) refuse any count "
+    "(400 invalid_context, before the photo is decoded)"
+)
+
+
 class RecognizeOptions(WinContext):
     """Form fields (or query parameters) of ``POST /v1/recognize``."""
 
@@ -370,6 +381,7 @@ class RecognizeOptions(WinContext):
     hidden_kongs: str | None = Field(
         None, max_length=40, description="kinds of kongs shown all face down, e.g. 'E 5p'"
     )
+    flowers: int = Field(0, ge=0, le=8, description=PHOTO_FLOWERS_DOC)
 
 
 # --- Answers documented for /docs only -------------------------------------------------

@@ -243,20 +243,19 @@ def discard_lines(discards: list[dict[str, Any]]) -> list[str]:
 
 def check_flowers(rules: str, flowers: int) -> None:
     """A ``--flowers`` count the rules cannot take whatever the photo: refused before it
-    is read (Zhenjiang plays without flowers)."""
-    import scoring
+    is read (Zhenjiang plays without flowers), as :func:`vision.flower_count.check_flowers`
+    refuses it for ``POST /v1/recognize``."""
+    from vision.flower_count import check_flowers as check
 
-    rule_set = scoring.get_rule_set(rules)
-    if flowers and not rule_set.game.get("flowers", True):
-        raise scoring.HandError(f"{rule_set.title} plays without flowers: --flowers "
-                                f"{flowers} cannot be (leave it out)")
+    check(rules, flowers, "--flowers")
 
 
 def shown_flowers(rec: Any) -> list[str]:
-    """The flowers of a reading: those of its hand, else those its layout set apart."""
-    if rec.hand is not None:
-        return list(rec.hand.flowers)
-    return [rec.codes[i] for i in rec.layout.flowers]
+    """The flowers of a reading: those of its hand, else those its layout set apart
+    (:func:`vision.flower_count.shown_flowers`)."""
+    from vision.flower_count import shown_flowers as shown
+
+    return shown(rec)
 
 
 def all_down_kongs(rec: Any) -> int:
@@ -270,29 +269,16 @@ def all_down_kongs(rec: Any) -> int:
 def read_photo(pixels: Any, args: argparse.Namespace, context: dict[str, Any],
                detector: Any) -> Any:
     """The recognition of ``pixels`` (an array, or a :class:`vision.imageio.Photo`). A
-    ``--flowers`` count is the flowers of a photo that shows none: the photo is read
-    without it first (the detector run once), and read with it only when it shows no
-    flower; a photo that shows another number of flowers is refused (ValueError), as
-    the scorer would refuse every reading of it."""
-    from vision.recognize import recognize
+    ``--flowers`` count is the flowers of a photo that shows none, read as ``POST
+    /v1/recognize`` reads its ``flowers`` field (:func:`vision.flower_count.read_with_flowers`):
+    the photo is read without it first (the detector run once), and read with it only
+    when it shows no flower; a photo that shows another number of flowers is refused
+    (ValueError), as the scorer would refuse every reading of it."""
+    from vision.flower_count import read_with_flowers
 
-    flowers = context.pop("flowers", 0)
-    if not flowers:
-        return recognize(pixels, rules=args.rules, context=context, detector=detector)
-    from vision.detect import detect
-
-    dets = detector(pixels) if detector is not None else detect(pixels)
-    rec = recognize(pixels, rules=args.rules, context=context, detector=detector,
-                    detections=dets)
-    shown = shown_flowers(rec)
-    if shown and len(shown) != flowers:
-        raise ValueError(f"--flowers {flowers}: the photo shows {len(shown)} flower(s) "
-                         f"({' '.join(shown)}), which are read from it and counted: leave "
-                         "--flowers out (it is for a photo that shows no flower)")
-    if shown:
-        return rec
-    return recognize(pixels, rules=args.rules, context={**context, "flowers": flowers},
-                     detector=detector, detections=dets)
+    flowers = int(context.pop("flowers", 0) or 0)
+    return read_with_flowers(pixels, args.rules, context, flowers, detector=detector,
+                             name="--flowers")
 
 
 def image_error_text(name: str, exc: Exception) -> str:

@@ -1087,6 +1087,10 @@ async function onPhoto(file, again = false) {
     form.append("image", blob, file.name || "photo.jpg");
     const ctx = context();
     sent = ctx;
+    const stepped = state.flowers; // the stepper as the photo went (the last hand's count)
+    // no count is sent: the flowers a photo shows are read from it, and the stepper is for
+    // flowers it does not show, counted after the reading through /v1/score (the total of
+    // /v1/recognize's ``flowers`` and of tilecam recognize --flowers for such a photo)
     for (const [k, v] of Object.entries(ctx)) {
       if (k === "flowers") continue;
       form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
@@ -1097,8 +1101,10 @@ async function onPhoto(file, again = false) {
     if (state.photo) URL.revokeObjectURL(state.photo.url);
     state.photo = { url: URL.createObjectURL(blob), blob, name: file.name || "photo.jpg" };
     state.readWithFlowers = (state.ruleSets[ctx.rules] || {}).flowers !== false;
-    // a control changed while the photo was read: score with what the controls show now
-    showRecognition(rec, contextKey(context()) !== contextKey(ctx));
+    // a control changed while the photo was read: score with what the controls show now;
+    // a flower count stepped meanwhile is this photo's, kept (else 0: the last hand's)
+    const counted = state.flowers !== stepped ? state.flowers : 0;
+    showRecognition(rec, contextKey(context()) !== contextKey(ctx) || counted > 0, counted);
   } catch (err) {
     if (seq !== state.photoSeq) return;
     const why = upload.signal.aborted ? upload.signal.reason : null;
@@ -1163,8 +1169,10 @@ function meldsOf(rec) {
 }
 
 /** Show the recognizer's answer. ``stale``: the win context changed while the photo
- * was read, so the answer's score is for other controls: score the hand again. */
-function showRecognition(rec, stale = false) {
+ * was read, so the answer's score is for other controls: score the hand again.
+ * ``flowers``: the stepper's count for this photo (flowers it does not show, stepped
+ * while it was read; a photo that shows flowers counts its own). */
+function showRecognition(rec, stale = false, flowers = 0) {
   state.scoreSeq++; // a score answer still on its way is for the hand shown before
   state.rec = rec;
   state.detached = false;
@@ -1256,7 +1264,7 @@ function showRecognition(rec, stale = false) {
   $("notes").replaceChildren(...notes);
   handNote("");
   $("hand").value = rec.hand || handFromTiles();
-  setFlowers(0);
+  setFlowers(flowers);
   applyFlowerRule(); // rules without flowers chosen while the photo was read
   markPhotoHand();
   renderHandTiles();

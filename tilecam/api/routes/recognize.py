@@ -3,8 +3,12 @@
 Send the photo as multipart field ``image`` (other form fields: the win context —
 ``rules``, ``version``, ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``,
 ``seat_wind``, ``prevalent_wind``, ``discarder``, ``settings`` and ``rule_context`` as
-JSON objects, ``win`` and ``hidden_kongs``), or as a raw ``image/*`` body with the same
-options in the query string.
+JSON objects, ``win``, ``hidden_kongs`` and ``flowers``), or as a raw ``image/*`` body
+with the same options in the query string.
+
+``flowers`` (0-8, a count of bonus tiles) is the flowers of a photo that shows none (set
+aside off-camera), as ``tilecam recognize --flowers``: both read it with
+:func:`vision.flower_count.read_with_flowers`, so one photo and one count give one score.
 
 The answer is ``Recognition.to_dict()`` (the JSON of ``tilecam recognize --json``) plus
 ``image_size`` and, per tile, the detector's ``topk`` alternatives; with ``?annotate=1``
@@ -30,18 +34,34 @@ from pydantic import ValidationError
 import scoring
 from tilecam.api.deps import DetectorDep, LimiterDep, SettingsDep
 from tilecam.api.errors import ApiError, describe_validation_errors
-from tilecam.api.schemas import IMAGE_ERROR_RESPONSES, ErrorOut, RecognizeOptions, RecognizeOut
+from tilecam.api.schemas import (
+    IMAGE_ERROR_RESPONSES,
+    PHOTO_FLOWERS_DOC,
+    ErrorOut,
+    RecognizeOptions,
+    RecognizeOut,
+)
 from tilecam.api.upload import (
-    RECOGNIZE_REQUEST_BODY,
+    RECOGNIZE_FIELDS,
+    image_request,
     load_photo,
     read_upload,
     request_fields,
 )
+from vision.flower_count import MAX_FLOWERS, FlowerCountError, check_flowers, read_with_flowers
 
 router = APIRouter(prefix="/v1", tags=["vision"])
 
 #: Largest side of the annotated JPEG, pixels (keeps the answer small).
 ANNOTATE_MAX_SIDE = 1280
+
+#: The form fields (and query parameters) of this route for /docs: the shared ones and
+#: ``flowers`` (:class:`tilecam.api.schemas.RecognizeOptions`).
+FIELDS: dict[str, dict[str, Any]] = {
+    **RECOGNIZE_FIELDS,
+    "flowers": {"type": "integer", "minimum": 0, "maximum": MAX_FLOWERS, "default": 0,
+                "description": PHOTO_FLOWERS_DOC},
+}
 
 
 def parse_options(fields: Mapping[str, str]) -> RecognizeOptions:
@@ -63,7 +83,7 @@ def parse_options(fields: Mapping[str, str]) -> RecognizeOptions:
             if not isinstance(value, dict):
                 raise ApiError(422, "invalid_request", f"{key} must be a JSON object")
             data[key] = value
-    for key in ("version", "discarder", "win", "hidden_kongs"):
+    for key in ("version", "discarder", "win", "hidden_kongs", "flowers"):
         if data.get(key) == "":
             data.pop(key)
     try:
@@ -111,13 +131,16 @@ def recognition_context(opts: RecognizeOptions) -> dict[str, Any]:
     return ctx
 
 
-def check_context(rules: str, context: dict[str, Any]) -> None:
+def check_context(rules: str, context: dict[str, Any], flowers: int = 0) -> None:
     """Refuse an unknown rule set, version, setting, rule-specific field or a win context
     that cannot be up front (400, :func:`vision.recognize.check_request`), so that a bad
-    request is not answered as an "unscorable" photo, nor after the photo is decoded."""
+    request is not answered as an "unscorable" photo, nor after the photo is decoded; a
+    count of ``flowers`` (tiles) the rules cannot take (Zhenjiang: none) first, as
+    ``tilecam recognize --flowers`` refuses it (:func:`vision.flower_count.check_flowers`)."""
     from vision.recognize import check_request
 
     try:
+        check_flowers(rules, flowers)
         check_request(rules, context)
     except scoring.HandError as exc:
         raise ApiError(400, "invalid_context", str(exc)) from None
@@ -144,13 +167,15 @@ def annotated_jpeg(image: Any, recognition: Any) -> str:
 
 
 @router.post(
-    "/recognize", openapi_extra=RECOGNIZE_REQUEST_BODY,
+    "/recognize", openapi_extra=image_request(FIELDS),
     responses={200: {"model": RecognizeOut, "description": "Recognition.to_dict(): the "
                      "tiles read, the hand, and its score, waits or why it is unscorable"},
                **IMAGE_ERROR_RESPONSES,
                400: {"model": ErrorOut, "description": "an image missing, empty or corrupt, "
                      "a field given twice, or invalid_context (an unknown rule set, version, "
-                     "setting or context field)"}},
+                     "setting or context field; flowers under rules without them; flowers "
+                     "given for a photo that shows another number of flowers, both counts "
+                     "named)"}},
 )
 async def recognize(
     request: Request,
@@ -165,7 +190,11 @@ async def recognize(
     fields, or as a raw image body with the same fields in the query string. ``settings``
     and ``rule_context`` are JSON objects; ``win`` says whether the photo shows a win
     (default: by the tile count) and ``hidden_kongs`` the kinds of kongs shown all face
-    down. Exactly one of ``score`` (a win), ``waits`` (one tile short) or ``unscorable``
+    down. ``flowers`` (0-8) counts the flowers of a photo that shows none (set aside
+    off-camera): the photo is read without it first and with it only when it shows no
+    flower; a photo showing another number of flowers is refused (400 ``invalid_context``
+    naming both counts), as are flowers under rules without them (Zhenjiang), before the
+    photo is decoded. Exactly one of ``score`` (a win), ``waits`` (one tile short) or ``unscorable``
     is in the answer (``waits`` and ``unscorable`` may come together); a hand that drew
     and must discard has ``unscorable`` and ``discards`` (each discard with its waits).
     """
@@ -173,10 +202,10 @@ async def recognize(
         upload = await read_upload(request, settings.max_upload_bytes, settings.request_timeout_s)
         opts = parse_options(request_fields(request, upload))
         context = recognition_context(opts)
-        check_context(opts.rules, context)
+        check_context(opts.rules, context, opts.flowers)
         result = await limiter.run(
             _recognize, upload.data, upload.filename, opts.rules, context, settings, detector,
-            annotate,
+            annotate, opts.flowers,
         )  # fmt: skip
         return JSONResponse(result)
 
@@ -189,14 +218,17 @@ def _recognize(
     settings: Any,
     detector: Any,
     annotate: bool,
+    flowers: int = 0,
 ) -> dict[str, Any]:
-    """Decode, detect, lay out, correct and score (runs in the recognition pool)."""
-    from vision.recognize import recognize as run_recognition
-
+    """Decode, detect, lay out, correct and score (runs in the recognition pool);
+    ``flowers``: the count (tiles) for a photo that shows none
+    (:func:`vision.flower_count.read_with_flowers`)."""
     # a large JPEG decoded reduced, whole only when its pixels are needed
     photo = load_photo(data, settings.max_pixels, settings.max_upload_bytes)
     try:
-        result = run_recognition(photo, rules, context, detector=detector)
+        result = read_with_flowers(photo, rules, context, flowers, detector=detector)
+    except FlowerCountError as exc:  # the photo shows another number of flowers
+        raise ApiError(400, "invalid_context", str(exc)) from None
     except scoring.HandError as exc:  # a context the recognizer refuses
         raise ApiError(400, "invalid_context", str(exc)) from None
     out = result.to_dict()
