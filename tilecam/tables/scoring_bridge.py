@@ -222,6 +222,38 @@ class HandReport:
         )
 
 
+def image_flowers_clash(hand: str | None, flowers: int, name: str = "flowers") -> str | None:
+    """Why a count of ``flowers`` (bonus tiles, 0-8) given with an image (a camera
+    frame's or a table photo's field ``flowers``) cannot go with the hand read from it
+    (``hand``, notation), as :mod:`vision.flower_count` gives the count's one meaning: the
+    flowers of an image that shows none. An image that shows exactly ``flowers`` of them
+    keeps its reading (the scorer counts them once); one that shows another number is
+    refused, the message naming both counts (:func:`vision.flower_count.count_clash`).
+    None when they agree, when no count is given, or when ``hand`` is none or no hand
+    (nothing is scored from it).
+
+    >>> image_flowers_clash("123m456m789m234p55s12f", 2) is None  # the two it shows
+    True
+    >>> image_flowers_clash("123m456m789m234p55s", 2) is None  # shows none: 2 set aside
+    True
+    >>> image_flowers_clash("123m456m789m234p55s1f", 2)  # doctest: +NORMALIZE_WHITESPACE
+    'flowers 2: the photo shows 1 flower(s) (1f), which are read from it and counted:
+    leave flowers out (it is for a photo that shows no flower)'
+    """
+    import scoring
+    from vision.flower_count import count_clash
+
+    if not flowers or not hand:
+        return None
+    try:
+        shown = list(scoring.parse_hand(hand).flowers)
+    except ValueError:  # no hand: nothing of it is scored
+        return None
+    if not shown or len(shown) == flowers:
+        return None
+    return count_clash(flowers, shown, name)
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """The scored content of a hand revision."""

@@ -7,6 +7,13 @@ Table key (its own table only) or admin key:
   JPEG/PNG body); optional fields ``winner``, ``discarder`` (seat winds of the hand, E =
   dealer), ``self_drawn``, ``last_of_kind``, ``kong``, ``last_wall_tile``, ``flowers``,
   ``context`` (JSON object of rule-set fields, e.g. ``{"gold": "5m"}`` for Xiamen).
+  ``flowers`` (0-8) means what it means to ``/v1/recognize`` (:mod:`vision.flower_count`):
+  the flowers of a frame that shows none; a hand showing exactly that many counts them
+  once, and rules without flowers (Zhenjiang) refuse a count above 0 (400
+  ``invalid_context``) before the frame is read. A camera's complete hand showing another
+  number is recorded ``pending`` with the scorer's refusal for the referee, as any hand
+  the scorer refuses (nobody is at an automatic table to send it again); a table photo's
+  is 400 ``invalid_context`` naming both counts, as a posted hand's is refused.
   The hand is recorded once it is complete and the same in ``TILECAM_STABLE_FRAMES``
   frames in a row; a camera that keeps sending it gets ``already_recorded``. A dark frame
   with no tiles (a covered lens) is no view of the table, not the table seen empty
@@ -628,6 +635,7 @@ async def _read_table_image(
     done = ("this camera frame was not read (nor will any other be)" if with_view
             else "this photo was not read")
     rules = await run_in_threadpool(_table_rules, sf, table_id, done)
+    _refuse_flower_count(rules, report)
 
     def read() -> camera.FrameReading:
         image = decode_image(data, settings.max_pixels, settings.max_upload_bytes)
@@ -639,6 +647,37 @@ async def _read_table_image(
 
     reading = await (limiter.run(read) if limiter is not None else run_in_threadpool(read))
     return rules, reading
+
+
+def _refuse_flower_count(rules: str, report: HandReport) -> None:
+    """400 ``invalid_context`` for an image's ``flowers`` (a count of bonus tiles) that
+    the table's ``rules`` take from no image — rules played without flowers (Zhenjiang)
+    — before the image is decoded, as ``/v1/recognize`` refuses it
+    (:func:`vision.flower_count.check_flowers`). Before, a camera's frames were read and
+    their hand recorded ``pending`` with the scorer's refusal."""
+    from vision.flower_count import check_flowers
+
+    try:
+        check_flowers(rules, report.flowers)
+    except scoring.HandError as exc:
+        raise ApiError(400, "invalid_context", str(exc)) from None
+
+
+def _refuse_flower_clash(report: HandReport, reading: camera.FrameReading) -> None:
+    """400 ``invalid_context`` naming both counts for a complete hand read from a table
+    photo that shows a number of flowers other than the field ``flowers`` gives: the
+    count is for an image that shows none, as ``/v1/recognize`` reads it
+    (:func:`tilecam.tables.scoring_bridge.image_flowers_clash`); the person who sent the
+    photo can send it again without the count, as after a posted hand's refusal. An
+    image that shows exactly that many keeps its reading, its flowers counted once.
+    Before, such a hand was recorded ``pending`` for a referee. (A camera's frame is not
+    refused: its hand goes ``pending`` with the scorer's refusal.)"""
+    from tilecam.tables.scoring_bridge import image_flowers_clash
+
+    if not reading.complete:
+        return
+    if (problem := image_flowers_clash(reading.hand, report.flowers)) is not None:
+        raise ApiError(400, "invalid_context", problem)
 
 
 def _frame_report(fields: dict[str, str],
@@ -928,6 +967,7 @@ async def post_photo(
             raise ApiError(400, "invalid_hand", f"the photo shows no complete hand ({seen}, "
                            f"{reading.tiles} tiles): photograph the whole hand, or post it "
                            "in notation (POST …/hands)")
+        _refuse_flower_clash(report, reading)  # the flowers it shows, against the count
 
         def record() -> camera.PhotoResult:
             return camera.record_photo(
