@@ -168,3 +168,18 @@ def test_a_posted_hand_with_its_flowers_and_the_count_scores_as_score_does(api: 
 ])
 def test_image_flowers_clash(hand: str, flowers: int, clash: bool) -> None:
     assert (image_flowers_clash(hand, flowers) is not None) is clash
+
+
+def test_a_posted_zhenjiang_hand_with_flowers_is_refused_as_score_refuses_it(
+        api: Api) -> None:
+    """Zhenjiang plays 136 tiles, no flowers: a table's hand posted with flowers=1 is 400
+    ``invalid_context`` in ``/v1/score``'s words (was ``invalid_hand`` "remove the
+    flowers", the words for flowers written in the hand), nothing recorded."""
+    client, _ = api
+    t, k = new_table(client, rules="zhenjiang")
+    body = {"hand": "123m456m789m234p55s", **WIN, "flowers": 1, "context": {"wild": "9p"}}
+    r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json=body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["code"] == "invalid_context"
+    assert "without flowers: flowers=1 cannot be (leave it out)" in r.json()["error"]["message"]
+    assert sheet(client, t) == []

@@ -600,6 +600,7 @@ def check_report_context(table: GameTable, report: HandReport) -> None:
     a drawn hand's are the rule set's to check, by seat wind). Before the seventy-fourth
     session these were 400 ``invalid_hand`` on a table's hands and corrections."""
     import scoring
+    from vision.flower_count import check_flowers
 
     if context_clash(report.context) is not None:  # the scorer names it (ContextClash)
         return
@@ -607,6 +608,10 @@ def check_report_context(table: GameTable, report: HandReport) -> None:
     rule_set = scoring.get_rule_set(rules)
     settings = scored_settings(table)
     try:
+        # flowers under rules without them (Zhenjiang), in /v1/score's words, whatever
+        # the outcome (was 400 invalid_hand "remove the flowers", as of flowers written
+        # in the hand)
+        check_flowers(rules, report.flowers)
         if report.outcome == "win":
             scoring.check_context(rules, version=table.version, settings=settings,
                                   **reading_context(report, rules))
