@@ -764,6 +764,27 @@ class RuleSet(ABC):
         none beyond :meth:`resolve_context`."""
         return None
 
+    def refuse_flowers(self, flowers: int, given: str | None = None) -> None:
+        """Raise :class:`HandError` for a count of ``flowers`` (bonus tiles, 0-8) under
+        rules played without flowers (``game["flowers"]`` false: Zhenjiang), whatever the
+        hand: every answer that takes a count words it so (``/v1/score``, ``/v1/recognize``,
+        a table's hands, frames and photos, the commands). ``given``: the count as the
+        caller was given it (default ``flowers=N``; the commands write ``--flowers N``).
+
+        >>> from scoring.rulesets import get_rule_set
+        >>> get_rule_set("mcr").refuse_flowers(2)
+        >>> try:
+        ...     get_rule_set("zhenjiang").refuse_flowers(2, "--flowers 2")
+        ... except HandError as exc:
+        ...     print(exc)
+        Zhenjiang plays 136 tiles without flowers: --flowers 2 cannot be (leave it out)
+        """
+        if flowers and not self.game.get("flowers", True):
+            name = self.title.split(" (", 1)[0]
+            raise HandError(f"{name} plays {self.game.get('tiles', 136)} tiles without "
+                            f"flowers: {given or f'flowers={flowers}'} cannot be (leave it "
+                            "out)")
+
     @abstractmethod
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         """Score a winning hand (its last standing tile is the winning tile). The score

@@ -261,9 +261,7 @@ class Zhenjiang(RuleSet):
         gone (:func:`_wilds_gone`, for any hand, ready or not). A flower count is refused
         too: the rules play 136 tiles, none of them a flower."""
         _wild_of(context.extra)
-        if context.flowers:
-            raise HandError(f"Zhenjiang plays 136 tiles without flowers: flowers="
-                            f"{context.flowers} cannot be (leave it out)")
+        self.refuse_flowers(context.flowers)
 
     def settle(
         self,

@@ -88,6 +88,12 @@ def score_total(client: TestClient, hand: str, flowers: int) -> int:
     return int(r.json()["total"])
 
 
+#: What every answer that takes a flower count says of one under Zhenjiang (``/v1/score``'s
+#: words, :meth:`scoring.rulesets.base.RuleSet.refuse_flowers`).
+ZHENJIANG_FLOWERS = ("Zhenjiang plays 136 tiles without flowers: flowers=1 cannot be "
+                     "(leave it out)")
+
+
 def test_a_frame_showing_the_flowers_it_is_sent_with_counts_them_once(api: Api) -> None:
     """MCR 花牌 1 fan each: 2 flowers shown and flowers=2 are 2 fan, not 4."""
     client, _ = api
@@ -135,7 +141,7 @@ def test_a_zhenjiang_frame_with_flowers_is_refused_before_it_is_read(api: Api) -
     r = post_frames(client, t, k, L_ZJ, flowers="1", context=json.dumps({"wild": "9p"}))
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == "invalid_context"
-    assert "without flowers: flowers=1" in r.json()["error"]["message"]
+    assert r.json()["error"]["message"] == ZHENJIANG_FLOWERS
     assert cam.calls == 0 and sheet(client, t) == []
     r = post_frames(client, t, k, L_ZJ, flowers="0", context=json.dumps({"wild": "9p"}))
     assert r.json()["status"] == "recorded", r.text
@@ -181,5 +187,9 @@ def test_a_posted_zhenjiang_hand_with_flowers_is_refused_as_score_refuses_it(
     r = client.post(f"/v1/tables/{t}/hands", headers=bearer(k), json=body)
     assert r.status_code == 400, r.text
     assert r.json()["error"]["code"] == "invalid_context"
-    assert "without flowers: flowers=1 cannot be (leave it out)" in r.json()["error"]["message"]
+    assert r.json()["error"]["message"] == ZHENJIANG_FLOWERS
+    # /v1/score words it so
+    said = client.post("/v1/score", json={"hand": body["hand"], "rules": "zhenjiang",
+                                          "flowers": 1, "rule_context": {"wild": "9p"}})
+    assert said.status_code == 400 and said.json()["error"]["message"] == ZHENJIANG_FLOWERS
     assert sheet(client, t) == []
