@@ -331,3 +331,21 @@ def test_db_upgrade_prints_where_the_copy_from_before_is(
     assert "up to date" in out
     assert main(["db", "upgrade", "--url", url]) == 0
     assert "copy" not in capsys.readouterr().out
+
+
+def test_a_database_with_a_long_name_is_upgraded_its_copy_named_shorter(
+        tmp_path: Path) -> None:
+    """A database file whose name is 200 bytes: its copy's name (the name and ~60 bytes
+    of revision and time) would pass the file system's 255, and the upgrade stopped with
+    "File name too long" (exit 1; the service 503 on every request) where before the
+    copies it upgraded; the copy is now named shorter, whole and at the old revision."""
+    _, short = old_database(tmp_path)
+    file = short.rename(tmp_path / ("t" * 197 + ".db"))
+    before = rows(file)
+    engine = make_engine(f"sqlite:///{file}")
+    copy = upgrade(engine)
+    engine.dispose()
+    assert copy is not None and copies(tmp_path) == [copy]
+    assert len(copy.name.encode()) <= 255 and copy.name.startswith("t" * 100)
+    assert revision_of(copy) == OLD_REVISION and rows(copy) == before
+    assert revision_of(file) == head_revision()

@@ -10,6 +10,7 @@ upgraded, and nothing downgrades one.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -144,6 +145,11 @@ def _before_upgrade(engine: Engine, destination: str,
     return before
 
 
+#: The longest name (bytes) a copy taken before an upgrade gets: most file systems take
+#: 255 bytes in a name (ext4, XFS, APFS, NTFS's 255 UTF-16 units).
+BACKUP_NAME_MAX = 255
+
+
 def backup_name(file: Path, revision: str, when: datetime, attempt: int = 0) -> Path:
     """Where the copy of the SQLite ``file`` at ``revision`` is written before an upgrade
     at ``when`` (UTC): beside it, named for the revision it is at and the time to the
@@ -155,11 +161,23 @@ def backup_name(file: Path, revision: str, when: datetime, attempt: int = 0) -> 
     >>> backup_name(Path("/srv/t"), "0009_camera_surface",
     ...             datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC), attempt=1).name
     't.before-upgrade-from-0009_camera_surface-20261207T210509Z-2'
+
+    A database whose name leaves no room for that is named shorter in the copy (the
+    file system takes at most :data:`BACKUP_NAME_MAX` bytes in a name; a 200-byte name
+    stopped the upgrade with "File name too long"):
+
+    >>> name = backup_name(Path("/srv/" + "中" * 70 + ".db"), "0002_append_only_history",
+    ...                    datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC)).name
+    >>> len(name.encode()), name.endswith("-20261207T210509Z.db")
+    (254, True)
     """
     stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     again = f"-{attempt + 1}" if attempt else ""
-    return file.with_name(f"{file.stem}.before-upgrade-from-{revision}-{stamp}{again}"
-                          f"{file.suffix}")
+    tail = f".before-upgrade-from-{revision}-{stamp}{again}{file.suffix}"
+    stem = file.stem
+    while stem and len(os.fsencode(stem + tail)) > BACKUP_NAME_MAX:
+        stem = stem[:-1]  # whole characters: a long database name is cut, not refused
+    return file.with_name(stem + tail)
 
 
 def backup_file(file: Path, current: str, target: str) -> Path:
@@ -173,11 +191,11 @@ def backup_file(file: Path, current: str, target: str) -> Path:
     reason = ""
     for attempt in range(20):
         out = backup_name(file, current, when, attempt)
-        if out.exists():
-            continue
         try:
+            if out.exists():
+                continue
             backup_sqlite(file, out)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:  # OSError: a name the file system refuses
             reason = str(exc)
             if out.exists():  # another process's copy took the name meanwhile
                 continue
