@@ -123,3 +123,30 @@ def test_post_frame_refuses_a_bad_key_before_sending(
     with pytest.raises(ValueError) as err:
         watch.post_frame("http://127.0.0.1:9", 1, key, b"jpeg")
     assert says in str(err.value) and SECRET not in str(err.value)
+
+
+def test_a_429_refusing_the_key_stops_the_watch_at_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 429 ``keys_refused`` (a wrong key, past the address's refused keys) stops the
+    watch on the first frame, saying why, as a 401 does: it waited out the 429's
+    Retry-After and resent the frame for good, printing nothing, each resend one more
+    refused key against the address."""
+    import numpy as np
+
+    posts: list[int] = []
+    refused = ("this request is refused (401 unauthorized: unknown key), and too many "
+               "refused keys came from this address: sent again as it is, it is refused "
+               "again (a valid key is not held back by this limit): retry in 1 s")
+
+    def post(*_args: object, **_kwargs: object) -> tuple[int, dict[str, object], float]:
+        posts.append(1)
+        assert len(posts) < 4, "the frame was sent again and again"
+        return 429, {"error": {"code": "keys_refused", "message": refused}}, 1.0
+
+    monkeypatch.setattr(watch, "frames",
+                        lambda *a, **k: (f for f in [np.zeros((8, 8, 3), np.uint8)]))
+    monkeypatch.setattr(watch, "post_frame", post)
+    monkeypatch.setattr(watch.time, "sleep", lambda _s: None)
+    code = main(["watch", "--table", "1", "--source", "x", "--key", "tc_wrong"])
+    assert code == 2 and posts == [1]
+    assert f"the server refused the frames: {refused}" in capsys.readouterr().err

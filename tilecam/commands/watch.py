@@ -7,11 +7,13 @@ A cheap computer beside the table runs::
 ``--source``: an RTSP/HTTP stream URL, a device (``/dev/video0`` or its index ``0``) or
 a video file. A frame is taken every ``--every`` seconds (of video time for a file, of
 wall-clock time for a live camera), JPEG-encoded and posted to
-``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429 answer is
-waited out (``Retry-After``); so is a 503 that gives one (the server busy, or the frame's
-recognition past its time: at most :data:`MOST_BUSY_WAIT_S`, 60 s), the frame sent again
-up to :data:`BUSY_RESENDS` (2) times, each wait said on stderr, before its 503 is shown
-and the watch goes on with the next frame; the server decides when a hand is revealed.
+``POST /v1/tables/{id}/frames``; each answer is printed as one line. A 429
+``rate_limited`` answer is waited out (``Retry-After``; a 429 ``keys_refused`` is a
+refused key, which stops the watch as a 401 does); so is a 503 that gives one (the
+server busy, or the frame's recognition past its time: at most
+:data:`MOST_BUSY_WAIT_S`, 60 s), the frame sent again up to :data:`BUSY_RESENDS` (2)
+times, each wait said on stderr, before its 503 is shown and the watch goes on with the
+next frame; the server decides when a hand is revealed.
 
 A live camera's frame is its newest: the frames its stream kept in a buffer while the
 last one was posted are dropped, so that a post slower than ``--every`` does not leave
@@ -850,7 +852,7 @@ def run(args: argparse.Namespace) -> int:
                         time.sleep(RETRY_WAIT_S)
                         continue
                     break  # sent, maybe counted: on with the next frame
-                if answer[0] == 429:
+                if answer[0] == 429 and not key_refused(answer[0], answer[1]):
                     time.sleep(max(answer[2], 1.0))
                     continue
                 if busy_wait(posted + 1, answer, busy):
@@ -904,10 +906,27 @@ class Views:
         return note if isinstance(note, str) and note else str(view)
 
 
+def key_refused(status: int, data: Mapping[str, Any]) -> bool:
+    """Whether an answer is a 429 ``keys_refused``: this request's key refused, and too
+    many refused keys from this address. It is a refused key, not a pace to wait out:
+    sent again it is refused again, and counts against the address again (a watch with a
+    wrong key waited out its ``Retry-After`` and resent the frame for good, printing
+    nothing).
+
+    >>> key_refused(429, {"error": {"code": "keys_refused", "message": "…"}})
+    True
+    >>> key_refused(429, {"error": {"code": "rate_limited"}}), key_refused(401, {})
+    (False, False)
+    """
+    error = data.get("error")
+    return status == 429 and isinstance(error, dict) and error.get("code") == "keys_refused"
+
+
 def show_answer(posted: int, status: int, data: Mapping[str, Any],
                 views: Views | None = None) -> bool:
     """Print the server's answer to frame ``posted`` as one line; whether it recorded a
-    hand. A refused key stops the watch (ValueError).
+    hand. A refused key stops the watch (ValueError): a 401, 403, 404 or 429
+    ``keys_refused`` (:func:`key_refused`).
 
     The line carries the frame's ``view`` (``tiles``, ``table``, ``unlearned``,
     ``elsewhere``, ``unreadable``, ``dark``), and its ``view_note`` when the view is one of
@@ -915,7 +934,7 @@ def show_answer(posted: int, status: int, data: Mapping[str, Any],
     changed to it, not on every frame after it; without, whenever it is one — and on
     every ``stale`` frame (the table's last ``seq`` is ahead of this watch's: the note
     names ``POST /v1/tables/{id}/camera/restart``)."""
-    if status in (401, 403, 404):
+    if status in (401, 403, 404) or key_refused(status, data):
         error = data.get("error")
         message = error.get("message") if isinstance(error, dict) else None
         raise ValueError(f"the server refused the frames: {message or f'HTTP {status}'}")
