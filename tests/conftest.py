@@ -16,6 +16,16 @@ PhotoAndTurned = Callable[[int], tuple[np.ndarray, np.ndarray]]
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
+@pytest.fixture(autouse=True)
+def _forget_corrections() -> None:
+    """Each test starts with no corrections kept (:data:`vision.rewrite.CORRECTIONS`, the
+    last ones asked in a thread): a test that patches the scorer or the correction and
+    asks a question an earlier test asked would else get the earlier answer."""
+    rewrite = sys.modules.get("vision.rewrite")  # not imported: nothing kept
+    if rewrite is not None:
+        rewrite.CORRECTIONS.clear()
+
+
 @pytest.fixture
 def photo_and_turned() -> PhotoAndTurned:
     """``make(seed)``: a 96 px "photo" and the export's copy of it turned 30°, its corners
