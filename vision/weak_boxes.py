@@ -105,9 +105,11 @@ def take_weak_flowers(
 ) -> tuple[Detections, Layout, tuple[str, ...]]:
     """Flowers the detector saw too weakly to keep: a box of ``dets.weak`` whose top-k
     holds a bonus code with probability at least ``params.flower_alt_p`` is added when the
-    layout then lays it among the hand's flowers and nothing else changes (the same tile
-    count). A flower is never part of the hand's shape, so this needs no win; flowers of
-    an unfamiliar set are what the detector scores lowest (on held-out art 17 of the 40
+    layout then lays it among the hand's flowers, where they lie already
+    (:func:`_laid_with_the_flowers`: not alone beside a hand whose flowers lie elsewhere,
+    as dice beside the row lie), and nothing else changes (the same tile count). A
+    flower is never part of the hand's shape, so this needs no win; flowers of an
+    unfamiliar set are what the detector scores lowest (on held-out art 17 of the 40
     scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on it).
     A weak box lying :data:`WEAK_FLOWER_COVER` or more over a kept box is a second look at
     tiles already seen and never taken (a box straddling two flowers of the row read as a
@@ -127,12 +129,14 @@ def take_weak_flowers(
     ]
     taken: list[int] = []
     notes: list[str] = []
+    kept = len(dets)  # the detector's kept boxes: those before the taken ones
     for i in maybe[: 2 * MAX_WEAK_FLOWERS]:
         if _over_kept(weak.boxes[i], dets) or _likeliest_bonus(weak, i) in shown:
             continue
         trial = dets.join(weak.select([i]))
         t_lay = analyze(trial, params)
-        if t_lay.roles(len(trial))[-1] != FLOWER or t_lay.tile_count != layout.tile_count:
+        if (t_lay.roles(len(trial))[-1] != FLOWER or t_lay.tile_count != layout.tile_count
+                or not _laid_with_the_flowers(layout, t_lay, len(trial) - 1, kept)):
             continue
         notes.append(
             f"took a weakly seen flower ({weak.codes[i]}, score "
@@ -148,6 +152,22 @@ def take_weak_flowers(
         rest[taken] = False
         dets = replace(dets, weak=weak.select(rest))
     return dets, layout, tuple(notes)
+
+
+def _laid_with_the_flowers(before: Layout, after: Layout, k: int, kept: int) -> bool:
+    """Whether detection ``k``, laid among the flowers by ``after``, lies where the hand's
+    flowers lie. A player lays all the flowers in one place: in line at the end of the
+    hand's row, or in a row of flowers apart. So a weak box is laid with them when its row
+    holds a tile the detector kept (a detection index below ``kept``) or a flower
+    ``before`` lays already; a weak box in a row of its own is a flower only while
+    ``before`` lays none (a lone flower set apart), not beside a hand whose flowers lie
+    elsewhere — dice beside the row look like that (hk-photos val ``hand_052``: a die
+    read 8f taken beside a hand whose 7f lay at the row's end)."""
+    if not before.flowers:
+        return True
+    return any(k in row.detections
+               and any(d != k and (d < kept or d in before.flowers) for d in row.detections)
+               for row in after.rows)
 
 
 #: A weak box lying this much over a kept box (over the smaller area) is a second look at
