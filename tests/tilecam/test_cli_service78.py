@@ -183,18 +183,24 @@ def test_recognize_names_the_photo_it_cannot_read(
     assert err == f"tilecam recognize: error: {cut}: {message}\n"
 
 
-@pytest.fixture(scope="module")
-def turned_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real photo stored turned a quarter left with EXIF orientation 6 (a viewer,
-    and both readers, turn it back)."""
+def real_photo() -> np.ndarray:
+    """:data:`PHOTO`'s pixels (BGR), skipping the test without it or the shipped model."""
     if not PHOTO.is_file():
         pytest.skip(f"no hk-photos photo: {PHOTO} is missing")
     if not (default_model_dir() / MANIFEST).is_file():
         pytest.skip(f"no shipped model: {default_model_dir() / MANIFEST} is missing")
-    from PIL import Image
-
     bgr = cv2.imread(str(PHOTO))
     assert bgr is not None, PHOTO
+    return bgr
+
+
+@pytest.fixture(scope="module")
+def turned_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real photo stored turned a quarter left with EXIF orientation 6 (a viewer,
+    and both readers, turn it back)."""
+    from PIL import Image
+
+    bgr = real_photo()
     rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
     exif = Image.Exif()
     exif[0x0112] = 6
@@ -228,12 +234,7 @@ def test_detect_finds_the_tiles_the_service_finds(
 @pytest.fixture(scope="module")
 def large_photo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real photo enlarged to 4032×3024, a 12 MP phone photo's size, as a JPEG."""
-    if not PHOTO.is_file():
-        pytest.skip(f"no hk-photos photo: {PHOTO} is missing")
-    if not (default_model_dir() / MANIFEST).is_file():
-        pytest.skip(f"no shipped model: {default_model_dir() / MANIFEST} is missing")
-    bgr = cv2.imread(str(PHOTO))
-    assert bgr is not None, PHOTO
+    bgr = real_photo()
     path = tmp_path_factory.mktemp("large") / "large.jpg"
     big = cv2.resize(bgr, (4032, 3024), interpolation=cv2.INTER_CUBIC)
     assert cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
