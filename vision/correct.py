@@ -12,8 +12,9 @@ Two kinds of constraints:
 
 - *physical* (copy counts — a kong shown all face down counting four of the kind given
   for it, a Xiamen 白板 standing in for the gold in a shown chow counting as a 白板 —, one
-  of each flower, melds being sets, a tile the layout laid among the flowers being a
-  flower): the top-1 reading is
+  of each flower, melds being sets, no meld tile read as a Xiamen gold's own face — golds
+  are never melded —, a tile the layout laid among the flowers being a flower): the
+  top-1 reading is
   impossible, so the cheapest legal reading is taken however unlikely (within the
   search bound); a tile of a shown meld that is not a set may also take the kind its
   meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P` (only a
@@ -458,7 +459,8 @@ class _Table:
     :meth:`Layout.hand` takes them), the flowers, whether the rules claim chows, and how
     they read a shown meld's tiles (``read_as``: written kind → the tile it is,
     :attr:`scoring.hand.Hand.melded_as`; Xiamen with gold 5m: ``{"5m": "P"}``, and
-    ``as_written`` the other way)."""
+    ``as_written`` the other way). A written kind's own face is never a meld's tile
+    (``gold_faces``: Xiamen, the gold, never melded; the 白板 shows in its place)."""
 
     in_hand: tuple[int, ...]
     meld_dets: frozenset[int]
@@ -468,6 +470,7 @@ class _Table:
     chows: bool = True
     read_as: Mapping[str, str] = field(default_factory=dict)
     as_written: Mapping[str, str] = field(default_factory=dict)
+    gold_faces: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, layout: Layout, chows: bool = True, hidden_kinds: Sequence[str] = (),
@@ -479,7 +482,23 @@ class _Table:
             tuple((m.detections, m.concealed) for m in layout.melds),
             tuple(hidden_kinds), tuple(layout.flowers), chows, read_as,
             {tile: written for written, tile in read_as.items()},
+            frozenset(read_as),
         )
+
+    def melded_golds(self, codes: Sequence[str]) -> list[int]:
+        """The meld tiles (concealed kongs' faces too) that ``codes``, as read (not
+        :meth:`written`: a chow's 白板 is written as the gold's kind), show as the gold's
+        own face: golds, which are never melded (Xiamen; none under rules without
+        stand-ins). A reading with any is impossible.
+
+        >>> t = _Table((0, 1, 2), frozenset((0, 1, 2)), (((0, 1, 2), False),),
+        ...            read_as={"5m": "P"}, as_written={"P": "5m"}, gold_faces=frozenset({"5m"}))
+        >>> t.melded_golds(["5m", "5m", "5m"]), t.melded_golds(["4m", "P", "6m"])
+        ([0, 1, 2], [])
+        """
+        if not self.gold_faces:
+            return []
+        return [i for dets, _ in self.melds for i in dets if codes[i] in self.gold_faces]
 
     def written(self, codes: Sequence[str]) -> Sequence[str]:
         """``codes`` with the stand-in of each shown chow that is one only with it read as
@@ -545,14 +564,20 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
     whose top-1 probability is :data:`MELD_FILL_BELOW` or more (strong evidence is not
     overridden to make a meld the layout may have grouped wrong). A chow's filler of a
     kind the rules read otherwise in a meld (``read_as``: Xiamen, gold 5m, ``{"5m":
-    "P"}``) is the tile that shows there: the 白板 standing in, not a melded gold."""
+    "P"}``) is the tile that shows there: the 白板 standing in, not a melded gold; a meld
+    holding a tile read as the gold's face (a set or not) is mended so too, and the gold
+    itself is never a filler (golds are never melded: 5m 5m ? gives none)."""
     if MELD_FILL_P <= 0:
         return {}
     top = dets.codes if written is None else written
+    golds = frozenset(read_as or ())
     out: dict[int, tuple[str, ...]] = {}
     for m in layout.melds:
         codes = [top[i] for i in m.detections]
-        if m.concealed or BACK in codes or _meld_ok(codes, False, chows):
+        if m.concealed or BACK in codes:
+            continue
+        if _meld_ok(codes, False, chows) and not any(
+                dets.codes[i] in golds for i in m.detections):
             continue
         for k, i in enumerate(m.detections):
             if float(dets.topk_probs[i, 0]) >= MELD_FILL_BELOW:
@@ -561,6 +586,7 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
             fills = meld_fillers(mates, chows)
             if read_as and len(set(mates)) > 1:
                 fills = tuple(read_as.get(f, f) for f in fills)
+            fills = tuple(f for f in fills if f not in golds)
             if fills:
                 out[i] = fills
     return out
@@ -637,11 +663,15 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
     """What makes a reading physically impossible (empty when it is possible; the search
     asks only whether, :class:`_Possible`). ``table``: the layout's :class:`_Table`
     (kinds of kongs shown all face down, the rules' stand-ins), by default one with
-    neither."""
+    neither. A meld that is a set but holds a tile read as the gold's own face
+    (:meth:`_Table.melded_golds`) is named so (:func:`gold_in_meld_problem`) unless the
+    gold's copies are already over 4: "7 copies of 5m" names those faces as golds."""
     from scoring.hand import HandError
 
     table = table or _Table.of(layout, chows)
     counts = table.held(codes)
+    golds = set(table.melded_golds(codes))
+    read = codes
     codes = table.written(codes)
     problems: list[str] = []
     problems += [f"{n} copies of {t} (there are 4)" for t, n in counts.items() if n > 4]
@@ -652,6 +682,11 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
     for m in layout.melds:
         tiles = [codes[i] for i in m.detections]
         if _meld_ok(tiles, m.concealed, chows):
+            # (named once: beside a copy count already over, that count names them)
+            shown = [read[i] for i in m.detections if i in golds]
+            if shown and counts.get(shown[0], 0) <= 4:
+                problems.append(gold_in_meld_problem(
+                    [read[i] for i in m.detections], shown, m.concealed))
             continue
         if not chows and not m.concealed and BACK not in tiles and len(set(tiles)) > 1:
             problems.append(no_chow_problem(tiles))
@@ -662,6 +697,25 @@ def _physical_problems(codes: Sequence[str], layout: Layout, chows: bool = True,
         except HandError as exc:
             problems.append(str(exc))
     return problems
+
+
+def gold_in_meld_problem(tiles: Sequence[str], golds: Sequence[str],
+                         concealed: bool = False) -> str:
+    """The problem of a meld (``tiles`` as read; ``concealed``: a concealed kong, its
+    face-down tiles left out) that is a set but holds ``golds``, tiles read as the gold's
+    own face (Xiamen: golds are never melded; a 白板 stands in for the gold's face).
+
+    >>> gold_in_meld_problem(["4m", "5m", "6m"], ["5m"])
+    'meld 4m5m6m holds a tile read as the gold 5m (golds are never melded; a 白板 stands in for it)'
+    >>> gold_in_meld_problem([BACK, "5m", "5m", BACK], ["5m", "5m"], concealed=True)[:50]
+    'concealed kong 5m5m holds 2 tiles read as the gold'
+    """
+    n = len(golds)
+    what = "a tile" if n == 1 else f"{n} tiles"
+    name = "concealed kong" if concealed else "meld"
+    faces = "".join(t for t in tiles if t != BACK)
+    return (f"{name} {faces} holds {what} read as the gold {golds[0]} (golds are never "
+            "melded; a 白板 stands in for it)")
 
 
 class _Possible:
@@ -680,6 +734,9 @@ class _Possible:
         """``codes``: as read (not written, :meth:`_Table.held`)."""
         if any(n > 4 for n in self.table.held(codes).values()):
             return False
+        if self.table.gold_faces and any(
+                codes[i] in self.table.gold_faces for i in self.table.meld_dets):
+            return False
         codes = self.table.written(codes)
         seen: set[str] = set()
         for i in self.flowers:
@@ -695,15 +752,19 @@ def _involved(codes: Sequence[str], table: _Table) -> set[int]:
     """Detections that take part in a physical impossibility of ``codes`` (as read, not
     written): every hand tile of a kind held more than 4 times, every copy of a flower
     shown twice or kind among the flowers, every tile of a meld that is not a set (as
-    written, :meth:`_Table.written`). A possible reading changes at least one of them."""
+    written, :meth:`_Table.written`), every tile of a meld holding one read as the gold's
+    own face (:meth:`_Table.melded_golds`). A possible reading changes at least one of
+    them."""
     out: set[int] = set()
     over = {t for t, n in table.held(codes).items() if n > 4}
     out.update(i for i in table.in_hand if codes[i] in over)
     fl = Counter(codes[i] for i in table.flowers)
     out.update(i for i in table.flowers if fl[codes[i]] > 1 or codes[i] not in _BONUS)
     written = table.written(codes)
+    golds = set(table.melded_golds(codes))
     for dets, concealed in table.melds:
-        if not _meld_ok([written[i] for i in dets], concealed, table.chows):
+        if (not _meld_ok([written[i] for i in dets], concealed, table.chows)
+                or golds.intersection(dets)):
             out.update(dets)
     return out
 
