@@ -402,14 +402,14 @@ function keyStatus(err) {
   return refused ? Number(refused[1]) : err.status;
 }
 
-/* Why a read failed, in a reader's words, and (``wait``, ms; 0 when the page stops
+/* Why a read failed (``status``: the status it stands for, :func:`keyStatus`), in a
+ * reader's words, and (``wait``, ms; 0 when the page stops
  * reading) when the page reads again by itself — the server's Retry-After when it gave a
  * longer one — so that nobody reloads the page, or waits for a "retry in 4 s" the page
  * does not keep. A 429's "too many requests with this key" is said with whom the key is
  * shared; a 422 names the request's fields (path.table_id: …), which the reader never
  * typed. */
-function readError(err, wait) {
-  const status = keyStatus(err);
+function readError(err, status, wait) {
   const hint = status === 401 || status === 403 || status === 422
     ? " Check the table number and its key." : "";
   let why = err.message.trim().replace(/[.!?]$/, "");
@@ -454,7 +454,7 @@ async function read(seq) {
     const status = keyStatus(err);
     const final = status === 401 || status === 403 || status === 404 || status === 422;
     if (!final && err.retryAfter) wait = Math.max(wait, err.retryAfter * 1000);
-    showError(readError(err, final ? 0 : wait));
+    showError(readError(err, status, final ? 0 : wait));
     state.reading = "failed"; // (the alert says so, once: see showError)
     $("updated").textContent = "not updated";
     $("updated").className = "pill bad";
