@@ -223,8 +223,9 @@ class HandReport:
 
 
 def image_flowers_clash(hand: str | None, flowers: int, name: str = "flowers") -> str | None:
-    """Why a count of ``flowers`` (bonus tiles, 0-8) given with an image (a camera
-    frame's or a table photo's field ``flowers``) cannot go with the hand read from it
+    """Why a count of ``flowers`` (bonus tiles, 0-8) given with a table photo (its field
+    ``flowers``; a camera frame's clash goes to the referee instead) cannot go with the
+    hand read from it
     (``hand``, notation), as :mod:`vision.flower_count` gives the count's one meaning: the
     flowers of an image that shows none. An image that shows exactly ``flowers`` of them
     keeps its reading (the scorer counts them once); one that shows another number is
