@@ -13,12 +13,12 @@ Two kinds of constraints:
 - *physical* (copy counts — a kong shown all face down counting four of the kind given
   for it, a Xiamen 白板 standing in for the gold in a shown chow counting as a 白板 —, one
   of each flower, melds being sets, no meld tile read as a Xiamen gold's own face — golds
-  are never melded —, a tile the layout laid among the flowers being a flower): the
-  top-1 reading is
-  impossible, so the cheapest legal reading is taken however unlikely (within the
-  search bound); a tile of a shown meld that is not a set may also take the kind its
-  meld-mates call for when its own readings hold none, at :data:`MELD_FILL_P` (only a
-  tile read less surely than :data:`MELD_FILL_BELOW`); a tile read at least
+  are never melded; with 白板 the gold, no 白板 in a meld —, a tile the layout laid
+  among the flowers being a flower): the top-1 reading is impossible, so the cheapest
+  legal reading is taken however unlikely (within the search bound); a tile of a shown
+  meld that is not a set may also take the kind its meld-mates call for when its own
+  readings hold none, at :data:`MELD_FILL_P` (only a tile read less surely than
+  :data:`MELD_FILL_BELOW`); a tile read at least
   :data:`SURE_P` surely may only become a code at most :data:`SURE_MAX_RATIO` times less
   probable, so strong evidence is not overridden to mend a layout's wrong grouping;
 - *winning shape*: a reading that makes the hand a win is taken only when it is at most
@@ -68,10 +68,13 @@ from vision.layout import Layout
 
 if TYPE_CHECKING:
     from scoring.hand import Hand
+    from scoring.rulesets.base import RuleSet
 
 _KIND_INDEX = {c: i for i, c in enumerate(KINDS)}
 _BONUS = frozenset(BONUS)
 _MIN_P = 1e-6
+#: 白板's code: under Xiamen it stands in for the gold's face, unless it is the gold itself
+_WHITE = "P"
 #: probability given to a kind that is not among a meld tile's readings but is the only
 #: way (with its meld-mates as read) to make the meld a set (0: such kinds not tried)
 MELD_FILL_P = 0.001
@@ -391,7 +394,15 @@ def winning_shape_check(
         return plain[key]
 
     key = (rules, repr(sorted(kwargs.items(), key=lambda kv: str(kv[0]))))
-    return _ShapeCheck(check, rule_set.stand_ins(kwargs), shape_only, key)
+    return _ShapeCheck(check, rule_set.stand_ins(kwargs), shape_only, key,
+                       _unmelded_faces(rule_set, kwargs))
+
+
+def _unmelded_faces(rule_set: RuleSet, context: Mapping[str, Any]) -> frozenset[str]:
+    """The tile faces no meld shows under ``rule_set`` and the win ``context`` (Xiamen:
+    the gold's, ``Xiamen.unmelded_faces``; gold P included, where no stand-in says so);
+    none under rules that do not say (MCR, Zhenjiang: a 百搭 melded is its own face)."""
+    return frozenset(rule_set.unmelded_faces(context))
 
 
 @dataclass(frozen=True)
@@ -409,6 +420,9 @@ class _ShapeCheck:
     #: the question it answers, ``(rules, the context given)``: two predicates with one
     #: key answer alike (:class:`vision.rewrite.RecentCorrections` keeps corrections by it)
     key: tuple[str, str] | None = field(default=None, compare=False)
+    #: the tile faces no meld shows (Xiamen: the gold's, 白板 when it is the gold):
+    #: :func:`correct` names a meld showing one (:func:`gold_in_meld_problem`)
+    unmelded: frozenset[str] = frozenset()
 
     def __call__(self, hand: Hand) -> bool:
         return self.test(hand)
@@ -460,7 +474,9 @@ class _Table:
     they read a shown meld's tiles (``read_as``: written kind → the tile it is,
     :attr:`scoring.hand.Hand.melded_as`; Xiamen with gold 5m: ``{"5m": "P"}``, and
     ``as_written`` the other way). A written kind's own face is never a meld's tile
-    (``gold_faces``: Xiamen, the gold, never melded; the 白板 shows in its place)."""
+    (``gold_faces``: Xiamen, the gold, never melded; the 白板 shows in its place), nor are
+    the faces the rules name so besides (``unmelded``: Xiamen with gold P, the 白板 itself,
+    which nothing stands in for)."""
 
     in_hand: tuple[int, ...]
     meld_dets: frozenset[int]
@@ -474,7 +490,8 @@ class _Table:
 
     @classmethod
     def of(cls, layout: Layout, chows: bool = True, hidden_kinds: Sequence[str] = (),
-           stand_ins: Sequence[tuple[str, str]] = ()) -> _Table:
+           stand_ins: Sequence[tuple[str, str]] = (),
+           unmelded: frozenset[str] = frozenset()) -> _Table:
         read_as = dict(stand_ins)
         return cls(
             tuple(layout.hand_detections),
@@ -482,19 +499,22 @@ class _Table:
             tuple((m.detections, m.concealed) for m in layout.melds),
             tuple(hidden_kinds), tuple(layout.flowers), chows, read_as,
             {tile: written for written, tile in read_as.items()},
-            frozenset(read_as),
+            frozenset(read_as) | unmelded,
         )
 
     def melded_golds(self, codes: Sequence[str]) -> list[int]:
         """The meld tiles (concealed kongs' faces too) that ``codes``, as read (not
         :meth:`written`: a chow's 白板 is written as the gold's kind), show as the gold's
-        own face: golds, which are never melded (Xiamen; none under rules without
-        stand-ins). A reading with any is impossible.
+        own face (:attr:`gold_faces`; gold P: any 白板): golds, which are never melded
+        (Xiamen; none under rules that meld every face). A reading with any is impossible.
 
         >>> t = _Table((0, 1, 2), frozenset((0, 1, 2)), (((0, 1, 2), False),),
         ...            read_as={"5m": "P"}, as_written={"P": "5m"}, gold_faces=frozenset({"5m"}))
         >>> t.melded_golds(["5m", "5m", "5m"]), t.melded_golds(["4m", "P", "6m"])
         ([0, 1, 2], [])
+        >>> replace(t, read_as={}, as_written={}, gold_faces=frozenset({"P"})).melded_golds(
+        ...     ["P", "P", "P"])  # gold P: 白板 is the gold, nothing stands in for it
+        [0, 1, 2]
         """
         if not self.gold_faces:
             return []
@@ -556,7 +576,8 @@ class _Table:
 
 def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
                 written: Sequence[str] | None = None,
-                read_as: Mapping[str, str] | None = None) -> dict[int, tuple[str, ...]]:
+                read_as: Mapping[str, str] | None = None,
+                golds: frozenset[str] | None = None) -> dict[int, tuple[str, ...]]:
     """Per tile of a shown meld that is not a set as read (top-1 codes, ``written`` with
     its stand-ins when the rules have them, :meth:`_Table.written`): the kinds that
     would make it one with its mates (:func:`meld_fillers`), to be tried at
@@ -565,12 +586,13 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
     overridden to make a meld the layout may have grouped wrong). A chow's filler of a
     kind the rules read otherwise in a meld (``read_as``: Xiamen, gold 5m, ``{"5m":
     "P"}``) is the tile that shows there: the 白板 standing in, not a melded gold; a meld
-    holding a tile read as the gold's face (a set or not) is mended so too, and the gold
-    itself is never a filler (golds are never melded: 5m 5m ? gives none)."""
+    holding a tile read as the gold's face (``golds``, :attr:`_Table.gold_faces`; by
+    default the kinds of ``read_as``) is mended so too, a set or not, and the gold itself
+    is never a filler (golds are never melded: 5m 5m ? gives none; gold P, P P ? none)."""
     if MELD_FILL_P <= 0:
         return {}
     top = dets.codes if written is None else written
-    golds = frozenset(read_as or ())
+    golds = frozenset(read_as or ()) if golds is None else golds
     out: dict[int, tuple[str, ...]] = {}
     for m in layout.melds:
         codes = [top[i] for i in m.detections]
@@ -594,15 +616,16 @@ def _meld_fills(dets: Detections, layout: Layout, chows: bool = True,
 
 def _slots(dets: Detections, layout: Layout, chows: bool = True,
            written: Sequence[str] | None = None,
-           read_as: Mapping[str, str] | None = None) -> list[_Slot]:
+           read_as: Mapping[str, str] | None = None,
+           golds: frozenset[str] | None = None) -> list[_Slot]:
     """Per detection of the hand, its allowed readings: kinds for hand tiles, bonus
-    tiles for flowers, and for a tile of a shown meld that is not a set as read, the
-    kinds that would make it one (:func:`_meld_fills`, judged on ``written``);
-    face-down tiles are fixed."""
+    tiles for flowers, and for a tile of a shown meld that is not a set as read (or
+    holds a gold's face, ``golds``), the kinds that would make it one
+    (:func:`_meld_fills`, judged on ``written``); face-down tiles are fixed."""
     hand_dets = layout.hand_detections
     top = dets.codes
     flowers = set(layout.flowers)
-    fills = _meld_fills(dets, layout, chows, written, read_as)
+    fills = _meld_fills(dets, layout, chows, written, read_as, golds)
     out = []
     for i in sorted(hand_dets) + sorted(layout.flowers):
         if top[i] == BACK:
@@ -703,19 +726,24 @@ def gold_in_meld_problem(tiles: Sequence[str], golds: Sequence[str],
                          concealed: bool = False) -> str:
     """The problem of a meld (``tiles`` as read; ``concealed``: a concealed kong, its
     face-down tiles left out) that is a set but holds ``golds``, tiles read as the gold's
-    own face (Xiamen: golds are never melded; a 白板 stands in for the gold's face).
+    own face (Xiamen: golds are never melded; a 白板 stands in for the gold's face, and
+    when 白板 is itself the gold nothing does: the scorer's words for a posted hand,
+    "白板 is the gold here, and golds are never melded").
 
     >>> gold_in_meld_problem(["4m", "5m", "6m"], ["5m"])
     'meld 4m5m6m holds a tile read as the gold 5m (golds are never melded; a 白板 stands in for it)'
     >>> gold_in_meld_problem([BACK, "5m", "5m", BACK], ["5m", "5m"], concealed=True)[:50]
     'concealed kong 5m5m holds 2 tiles read as the gold'
+    >>> gold_in_meld_problem(["P", "P", "P"], ["P", "P", "P"])
+    'meld PPP holds 3 tiles read as the gold P (白板 is the gold here, and golds are never melded)'
     """
     n = len(golds)
     what = "a tile" if n == 1 else f"{n} tiles"
     name = "concealed kong" if concealed else "meld"
     faces = "".join(t for t in tiles if t != BACK)
-    return (f"{name} {faces} holds {what} read as the gold {golds[0]} (golds are never "
-            "melded; a 白板 stands in for it)")
+    why = ("白板 is the gold here, and golds are never melded" if golds[0] == _WHITE
+           else "golds are never melded; a 白板 stands in for it")
+    return f"{name} {faces} holds {what} read as the gold {golds[0]} ({why})"
 
 
 class _Possible:
@@ -838,7 +866,9 @@ def correct(
     reading's codes (as the notation writes it) and counted as a 白板, no correction;
     the hands built for the win test read a meld's tiles so too (the layout's
     ``melded_as`` set to them when it has none: :func:`vision.recognize.recognize_detections`
-    sets it, a caller of this function need not).
+    sets it, a caller of this function need not). A meld showing a face the rules never
+    meld (``is_winning.unmelded``, :func:`winning_shape_check`: Xiamen's gold, 白板 when it
+    is the gold) is no possible reading (:func:`gold_in_meld_problem`).
 
     With a win claimed and no reading within ``max_win_ratio`` a win on the context, a
     reading of winning shape by the tiles' fields alone (``is_winning.shape_only``,
@@ -859,10 +889,11 @@ def correct(
         stand_ins = getattr(check, "stand_ins", ())
     if stand_ins and not layout.melded_as:
         layout = replace(layout, melded_as=tuple(stand_ins))
-    table = _Table.of(layout, chows, hidden_kinds, stand_ins)
+    table = _Table.of(layout, chows, hidden_kinds, stand_ins,
+                      getattr(check, "unmelded", frozenset()))
     base_codes = list(dets.codes)
     written = table.written(base_codes)
-    slots = _slots(dets, layout, chows, written, table.read_as)
+    slots = _slots(dets, layout, chows, written, table.read_as, table.gold_faces)
     top_problems = _physical_problems(base_codes, layout, chows, table)
     involved: set[int] = set()
     reach: set[int] = set()

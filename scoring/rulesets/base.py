@@ -736,6 +736,12 @@ class RuleSet(ABC):
         rules refuse such a context themselves. Default: none, each tile as written."""
         return ()
 
+    def unmelded_faces(self, extra: Mapping[str, Any]) -> frozenset[str]:
+        """The tile faces no meld may show under the rule-specific context fields
+        ``extra`` (Xiamen: the gold's, golds are never melded). A reader of photos names a
+        meld showing one. Default: none, every face may be melded."""
+        return frozenset()
+
     def shape_context(self, hand: Hand, context: WinContext) -> WinContext | None:
         """The win context a reader of photos asks whether ``hand`` is a win with, out of
         ``context``, the whole context given (:func:`scoring.shape_wins` with

@@ -11,6 +11,9 @@ of the gold kind in the standing tiles are wild for any kind, their own included
 the gold's kind (or a ``P`` in a meld) is a 白板 standing in. The copies are counted as the
 tiles are (:meth:`Xiamen.stand_ins`, ``Hand.melded_as``): gold 5m, ``[555m,1]`` is three
 白板, so four golds 5m may stand beside it, and at most one ``P`` (four 白板 in all).
+When 白板 is itself the gold nothing stands in for it: a ``P`` in a meld is a gold melded,
+a :class:`HandError` (:func:`_meld_faces`). :meth:`Xiamen.unmelded_faces` names the faces
+no meld shows (the gold's), for a reader of photos.
 
 Robbing a kong (``kong=True`` without ``self_drawn``) counts as self-drawn (抢杠自摸);
 ``kong=True`` with ``self_drawn`` is 杠上开花, off a kong among the melds.
@@ -155,6 +158,25 @@ class Xiamen(RuleSet):
         except HandError:
             return ()
         return _stand_ins(gold)
+
+    def unmelded_faces(self, extra: Mapping[str, Any]) -> frozenset[str]:
+        """The tile faces no meld shows under the context fields ``extra``: the gold's
+        (golds are never melded, seed 000: 金打出后其它玩家不能吃、碰、杠该金牌). Gold 5m:
+        a meld shows the 白板 standing in (the notation writes it 5m, :meth:`stand_ins`),
+        never a 5m face; gold P: no 白板 in any meld (nothing stands in for it). Empty when
+        no gold is given (:meth:`check_context` refuses that). A reader of photos names a
+        meld showing such a face (:func:`vision.correct.gold_in_meld_problem`).
+
+        >>> x = Xiamen()
+        >>> x.unmelded_faces({"gold": "5m"}), x.unmelded_faces({"indicator": "P"})
+        (frozenset({'5m'}), frozenset({'P'}))
+        >>> x.unmelded_faces({})
+        frozenset()
+        """
+        try:
+            return frozenset({T.code(_gold_of(extra))})
+        except HandError:
+            return frozenset()
 
     def score(self, hand: Hand, context: WinContext, settings: Mapping[str, Any]) -> Score:
         win = _win_of(context)
