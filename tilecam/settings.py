@@ -50,6 +50,18 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     #: SQLAlchemy URL; empty means SQLite in ``data_dir/tilecam.db``.
     database_url: str = ""
+    #: Copy a database that holds an older schema before upgrading it (on, the default:
+    #: a SQLite file beside it, PostgreSQL with ``pg_dump`` into ``backup_dir``); ``0``
+    #: upgrades without a copy, as ``tilecam db upgrade --no-backup`` does — for a
+    #: database copied otherwise, where the copy cannot be made (:mod:`tilecam.db.backup`).
+    upgrade_backup: bool = True
+    #: Folder of the ``pg_dump`` copy of a PostgreSQL database taken before an upgrade
+    #: (made where missing); empty means ``data_dir``. A SQLite file's copy goes beside it.
+    backup_dir: str = ""
+    #: The ``pg_dump`` program that copies a PostgreSQL database before an upgrade: a
+    #: name looked up on ``PATH`` or a path. It must be of the server's major version or
+    #: newer (an older one refuses: "server version mismatch").
+    pg_dump: str = Field(default="pg_dump", min_length=1)
     #: Folder holding the model files (see models/README.md); the shipped model by
     #: default (:func:`vision.shipped.shipped_model_dir`).
     model_dir: Path = Field(default_factory=shipped_model_dir)
@@ -153,6 +165,18 @@ class Settings(BaseSettings):
         """The named referee keys, ``(name, key)`` in the order given (read once: every
         key check of a request asks for them)."""
         return referee_keys(self.referee_keys, self.admin_key)
+
+    @property
+    def backup_folder(self) -> Path:
+        """Where a PostgreSQL database's copy from before an upgrade goes: ``backup_dir``,
+        else ``data_dir``.
+
+        >>> Settings(data_dir=Path("/srv/tc")).backup_folder
+        PosixPath('/srv/tc')
+        >>> Settings(data_dir=Path("/srv/tc"), backup_dir="/var/backups").backup_folder
+        PosixPath('/var/backups')
+        """
+        return Path(self.backup_dir) if self.backup_dir.strip() else self.data_dir
 
     @property
     def sqlalchemy_url(self) -> str:

@@ -323,3 +323,51 @@ def test_a_name_with_bytes_that_are_not_utf8_is_printed_escaped(
     assert _backup(out, sqlite_db) == 0
     assert "b\\xff.db" in capsys.readouterr().out
     assert _rows(out) == [(7,)]
+
+
+#: Runs in a child process: upgrade the SQLite file argv[1] (at an older revision), so
+#: that its copy is taken, and say which of the command modules got imported on the way.
+UPGRADE_AND_LIST = """
+import sys
+from tilecam.db import make_engine, upgrade
+copy = upgrade(make_engine("sqlite:///" + sys.argv[1]))
+print(copy is not None, sorted(m for m in sys.modules if m.startswith("tilecam.commands")))
+"""
+
+
+def test_the_copy_before_an_upgrade_needs_no_command_module(tmp_path: Path) -> None:
+    """Layering (seventy-ninth session): the database layer's copy before an upgrade is
+    :mod:`tilecam.db.backup`'s; until then it imported ``backup_sqlite`` from the ``tilecam
+    db`` command's module (:mod:`tilecam.commands.db`) — the service, upgrading on its
+    first request, imported the CLI's code. The command's ``backup_sqlite`` stays the
+    same function."""
+    import subprocess
+
+    from tilecam.db import make_engine, upgrade
+    from tilecam.db.backup import backup_sqlite
+
+    file = tmp_path / "tilecam.db"
+    engine = make_engine(f"sqlite:///{file}")
+    upgrade(engine, "0009_camera_surface")
+    engine.dispose()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", UPGRADE_AND_LIST, str(file)],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True []"
+    assert db_command.backup_sqlite is backup_sqlite
+
+
+def test_the_cli_still_starts_without_sqlalchemy() -> None:
+    """Moving the backup out of :mod:`tilecam.commands.db` keeps the CLI's start light:
+    the command imports the database modules when it runs, not when it is listed."""
+    import subprocess
+
+    code = ("import sys, contextlib\nfrom tilecam.cli import main\n"
+            "with contextlib.suppress(SystemExit):\n    main(['--version'])\n"
+            "print('sqlalchemy' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"

@@ -1,0 +1,512 @@
+"""The copy of a database taken before an upgrade changes it, and ``tilecam db backup``.
+
+A database at an older schema is copied before :func:`tilecam.db.migrate.upgrade` applies
+any revision (no older tilecam opens an upgraded database, and nothing downgrades one):
+
+* a SQLite file beside it (:func:`backup_file`, named by :func:`backup_name`) with
+  SQLite's online backup (:func:`backup_sqlite`, also ``tilecam db backup OUT``);
+* a PostgreSQL database with ``pg_dump`` in its custom format (:func:`backup_postgres`,
+  named by :func:`pg_backup_name`) into ``TILECAM_BACKUP_DIR`` (default
+  ``TILECAM_DATA_DIR``), with the ``pg_dump`` of ``TILECAM_PG_DUMP`` (default: the one
+  on ``PATH``). Until the seventy-ninth session a PostgreSQL database was upgraded with
+  no copy, the log advising ``pg_dump``.
+
+A copy that cannot be written stops the upgrade (:class:`BackupFailed`, nothing
+changed), saying how to go on: make the copy possible, or take one yourself and upgrade
+without it (``tilecam db upgrade --no-backup``; the service: ``TILECAM_UPGRADE_BACKUP=0``;
+:func:`copy_plan`).
+
+Until the seventy-ninth session this code lived in :mod:`tilecam.commands.db` and
+:mod:`tilecam.db.migrate` (the database layer importing a command's module).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL
+
+
+class BackupFailed(ValueError):
+    """The copy of a database taken before upgrading it could not be written; the upgrade
+    was not begun (nothing was changed). A ValueError: the CLI prints it on one line and
+    exits 2; the API answers 503 ``database_unavailable`` with it."""
+
+
+#: What a :class:`BackupFailed` says to do when the copy cannot be made: the way to
+#: upgrade without one (the flag of ``tilecam db upgrade``, the service's setting).
+WITHOUT_COPY = ("upgrade without a copy: tilecam db upgrade --no-backup (the service: "
+                "TILECAM_UPGRADE_BACKUP=0)")
+
+
+@dataclass(frozen=True)
+class CopyPlan:
+    """Whether and how an upgrade copies the database first: ``enabled`` (the setting
+    ``upgrade_backup``, ``--no-backup`` turns it off), the folder of a PostgreSQL
+    database's copy (``backup_dir``, else ``data_dir``) and the ``pg_dump`` program (a
+    name looked up on ``PATH``, or a path)."""
+
+    enabled: bool = True
+    folder: Path = Path(".")
+    pg_dump: str = "pg_dump"
+
+
+def copy_plan(enabled: bool | None = None) -> CopyPlan:
+    """The :class:`CopyPlan` of the process's settings (``TILECAM_UPGRADE_BACKUP``,
+    ``TILECAM_BACKUP_DIR``, ``TILECAM_DATA_DIR``, ``TILECAM_PG_DUMP``); ``enabled``,
+    where given, overrides ``TILECAM_UPGRADE_BACKUP`` (``--no-backup``). Read only when
+    a database needs a copy: an upgrade with nothing to apply reads no setting."""
+    from tilecam.settings import get_settings
+
+    settings = get_settings()
+    return CopyPlan(enabled=settings.upgrade_backup if enabled is None else enabled,
+                    folder=settings.backup_folder, pg_dump=settings.pg_dump)
+
+
+#: The longest name (bytes) a copy taken before an upgrade gets: most file systems take
+#: 255 bytes in a name (ext4, XFS, APFS, NTFS's 255 UTF-16 units).
+BACKUP_NAME_MAX = 255
+
+
+def backup_name(file: Path, revision: str, when: datetime, attempt: int = 0) -> Path:
+    """Where the copy of the SQLite ``file`` at ``revision`` is written before an upgrade
+    at ``when`` (UTC): beside it, named for the revision it is at and the time to the
+    second (``-2``, ``-3`` … after it for a second or third ``attempt`` in that second).
+
+    >>> backup_name(Path("/srv/tilecam.db"), "0002_append_only_history",
+    ...             datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC)).name
+    'tilecam.before-upgrade-from-0002_append_only_history-20261207T210509Z.db'
+    >>> backup_name(Path("/srv/t"), "0009_camera_surface",
+    ...             datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC), attempt=1).name
+    't.before-upgrade-from-0009_camera_surface-20261207T210509Z-2'
+
+    A database whose name leaves no room for that is named shorter in the copy (the
+    file system takes at most :data:`BACKUP_NAME_MAX` bytes in a name; a 200-byte name
+    stopped the upgrade with "File name too long"):
+
+    >>> name = backup_name(Path("/srv/" + "中" * 70 + ".db"), "0002_append_only_history",
+    ...                    datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC)).name
+    >>> len(name.encode()), name.endswith("-20261207T210509Z.db")
+    (254, True)
+    """
+    stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    again = f"-{attempt + 1}" if attempt else ""
+    tail = f".before-upgrade-from-{revision}-{stamp}{again}{file.suffix}"
+    stem = file.stem
+    while stem and len(os.fsencode(stem + tail)) > BACKUP_NAME_MAX:
+        stem = stem[:-1]  # whole characters: a long database name is cut, not refused
+    return file.with_name(stem + tail)
+
+
+def backup_file(file: Path, current: str, target: str) -> Path:
+    """Copy the SQLite ``file`` (at revision ``current``) to a new file beside it
+    (:func:`backup_name`) with SQLite's online backup (its write-ahead log's rows too;
+    never over another file: :func:`backup_sqlite`); the copy's path.
+    :class:`BackupFailed` naming why when it cannot be written."""
+    when = datetime.now(UTC)
+    reason = ""
+    for attempt in range(20):
+        out = backup_name(file, current, when, attempt)
+        try:
+            if out.exists():
+                continue
+            backup_sqlite(file, out)
+        except (ValueError, OSError) as exc:  # OSError: a name the file system refuses
+            reason = str(exc)
+            if out.exists():  # another process's copy took the name meanwhile
+                continue
+            break
+        return out
+    raise BackupFailed(f"the database {file} at revision {current} was not upgraded to "
+                       f"{target}: its copy from before could not be written "
+                       f"({reason or 'no free name beside it'}); nothing was changed. Make "
+                       f"room in (or give write access to) {file.parent} and start tilecam "
+                       "again, or copy the database elsewhere yourself and "
+                       f"{WITHOUT_COPY}")
+
+
+def pg_backup_name(folder: Path, database: str, revision: str, when: datetime,
+                   attempt: int = 0) -> Path:
+    """Where ``pg_dump`` writes the copy of the PostgreSQL ``database`` at ``revision``
+    before an upgrade at ``when`` (UTC): in ``folder``, named for the database, the
+    revision and the time as a SQLite file's copy is (:func:`backup_name`), ending
+    ``.dump`` (custom format: ``pg_restore`` reads it). A character of the database's
+    name that is no letter, digit, ``_`` or ``-`` is written ``_``.
+
+    >>> pg_backup_name(Path("/var/backups"), "tilecam", "0009_camera_surface",
+    ...                datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC)).name
+    'tilecam.before-upgrade-from-0009_camera_surface-20261207T210509Z.dump'
+    >>> pg_backup_name(Path("."), "club/night.2", "0009_camera_surface",
+    ...                datetime(2026, 12, 7, 21, 5, 9, tzinfo=UTC), attempt=1).name
+    'club_night_2.before-upgrade-from-0009_camera_surface-20261207T210509Z-2.dump'
+    """
+    safe = re.sub(r"[^\w-]", "_", database) or "postgres"
+    return backup_name(folder / f"{safe}.dump", revision, when, attempt)
+
+
+def backup_postgres(url: URL, current: str, target: str, plan: CopyPlan,
+                    server: tuple[int, ...] | None = None) -> Path:
+    """Copy the PostgreSQL database of ``url`` (at revision ``current``) with ``pg_dump``
+    (custom format, ``plan.pg_dump``) to a new file in ``plan.folder``
+    (:func:`pg_backup_name`, made there only where no file has the name; readable by
+    its owner only: it holds the keys' hashes); the copy's path. ``server`` is the
+    server's version (``(15, 18)``), named in an error. :class:`BackupFailed` (the
+    half-written file removed) when ``pg_dump`` is not found, fails — a ``pg_dump``
+    older than the server refuses it, "server version mismatch" — or the folder cannot
+    be written; the message says how to go on (:data:`WITHOUT_COPY`)."""
+    shown = url.render_as_string(hide_password=True)
+    database = url.database or "postgres"
+
+    def failed(reason: str, fix: str) -> BackupFailed:
+        return BackupFailed(f"the PostgreSQL database {shown} at revision {current} was not "
+                            f"upgraded to {target}: its copy from before could not be "
+                            f"written ({reason}); nothing was changed. {fix}, or pg_dump "
+                            f"the database yourself and {WITHOUT_COPY}")
+
+    program = shutil.which(plan.pg_dump)
+    if program is None:
+        raise failed(f"no pg_dump program: {plan.pg_dump!r} is not on PATH or not an "
+                     "executable file", f"Install pg_dump {_client_hint(server)} and start "
+                     "tilecam again (TILECAM_PG_DUMP names its path)")
+    try:
+        plan.folder.mkdir(parents=True, exist_ok=True)
+        out = _new_dump_file(plan.folder, database, current)
+    except OSError as exc:
+        raise failed(f"cannot write in {plan.folder}: {exc.strerror or exc}",
+                     f"Give write access to {plan.folder}, or set TILECAM_BACKUP_DIR to a "
+                     "folder that can be written, and start tilecam again") from None
+    try:
+        done = _run_pg_dump(program, url, out)
+    except BaseException:  # interrupted (Ctrl-C, the service stopping): no half copy
+        out.unlink(missing_ok=True)
+        raise
+    if done.returncode != 0:
+        out.unlink(missing_ok=True)
+        raise failed(*_pg_dump_failure(program, done.stderr, server))
+    return out
+
+
+def _client_hint(server: tuple[int, ...] | None) -> str:
+    """Which ``pg_dump`` to install for a server of version ``server``.
+
+    >>> print(_client_hint((16, 4)))
+    of the server's version 16 or newer (Debian: postgresql-client-16)
+    >>> print(_client_hint(None))
+    of the server's major version or newer
+    """
+    if not server:
+        return "of the server's major version or newer"
+    return (f"of the server's version {server[0]} or newer (Debian: "
+            f"postgresql-client-{server[0]})")
+
+
+def _new_dump_file(folder: Path, database: str, current: str) -> Path:
+    """A new, empty file in ``folder`` for the copy (:func:`pg_backup_name`; ``-2`` …
+    where a name is taken), created only where no file has the name, mode 0600."""
+    when = datetime.now(UTC)
+    for attempt in range(20):
+        out = pg_backup_name(folder, database, current, when, attempt)
+        try:
+            os.close(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            continue
+        return out
+    raise FileExistsError(f"no free name for the copy in {folder}")
+
+
+def _run_pg_dump(program: str, url: URL, out: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``pg_dump`` on the database of ``url`` into ``out`` (custom format). The
+    password goes in the environment (``PGPASSWORD``), not on its command line, which
+    other users may read; ``--no-password``: it never waits on a prompt."""
+    env = dict(os.environ)
+    if url.password is not None:
+        env["PGPASSWORD"] = str(url.password)
+    env.setdefault("PGCONNECT_TIMEOUT", "10")
+    cmd = [program, "--format=custom", "--no-password", f"--file={out}",
+           f"--dbname={pg_conninfo(url)}"]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, check=False,
+                              stdin=subprocess.DEVNULL)
+    except OSError as exc:  # found on PATH, yet not a program this system runs
+        return subprocess.CompletedProcess(cmd, 126, "", f"pg_dump: {exc}")
+
+
+def pg_conninfo(url: URL) -> str:
+    """The libpq connection string of ``url`` for ``pg_dump --dbname``: host, port, user,
+    database and the URL's query (``sslmode`` …); never the password.
+
+    >>> from sqlalchemy.engine import make_url
+    >>> pg_conninfo(make_url("postgresql+psycopg://tc:pw@db.local:5433/tile cam"
+    ...                      "?sslmode=require"))
+    "host='db.local' port='5433' user='tc' dbname='tile cam' sslmode='require'"
+    """
+    parts = {"host": url.host, "port": url.port, "user": url.username,
+             "dbname": url.database}
+    for key, value in url.query.items():
+        parts[key] = ",".join(value) if isinstance(value, tuple) else value
+    quoted = (f"{key}='{_libpq_quote(str(value))}'" for key, value in parts.items()
+              if value is not None)
+    return " ".join(quoted)
+
+
+def _libpq_quote(value: str) -> str:
+    r"""``value`` for a single-quoted libpq value: ``\`` and ``'`` escaped.
+
+    >>> print(_libpq_quote("it's a\\b"))
+    it\'s a\\b
+    """
+    return value.replace("\\", "\\\\").replace("'", "\\'")
+
+
+#: ``pg_dump``'s refusal of a newer server: "aborting because of server version
+#: mismatch" and its detail "server version: 16.4; pg_dump version: 15.18".
+_MISMATCH = re.compile(r"server version: ([^;\n]+); pg_dump version: ([^\n]+)")
+
+
+def _pg_dump_failure(program: str, stderr: str,
+                     server: tuple[int, ...] | None) -> tuple[str, str]:
+    """Why ``pg_dump`` failed (from its ``stderr``) and what to do, for
+    :func:`backup_postgres`'s message: a server newer than ``pg_dump`` is named as such.
+
+    >>> reason, fix = _pg_dump_failure("/usr/bin/pg_dump", "pg_dump: error: aborting "
+    ...     "because of server version mismatch\\npg_dump: detail: server version: 16.4; "
+    ...     "pg_dump version: 15.18\\n", None)
+    >>> print(reason)  # doctest: +NORMALIZE_WHITESPACE
+    server version mismatch: /usr/bin/pg_dump is version 15.18, the server 16.4;
+    pg_dump must be of the server's major version or newer
+    >>> print(fix)  # doctest: +NORMALIZE_WHITESPACE
+    Install pg_dump of the server's version 16 or newer (Debian: postgresql-client-16)
+    and set TILECAM_PG_DUMP to its path (such as /usr/lib/postgresql/16/bin/pg_dump)
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    found = _MISMATCH.search(stderr)
+    if found or "version mismatch" in stderr:
+        if found:
+            versions = (f"{program} is version {found.group(2).strip()}, the server "
+                        f"{found.group(1).strip()}")
+            major = re.match(r"\d+", found.group(1).strip())
+            server = (int(major.group()),) if major else server
+        else:
+            versions = f"{program} is older than the server"
+        return (f"server version mismatch: {versions}; pg_dump must be of the server's "
+                "major version or newer", f"Install pg_dump {_client_hint(server)} and "
+                "set TILECAM_PG_DUMP to its path (such as /usr/lib/postgresql/"
+                f"{server[0] if server else 'N'}/bin/pg_dump)")
+    said = "; ".join(lines[-3:]) or "no message"
+    return (f"{program} failed: {said}", "Make pg_dump work with the database's URL "
+            "(TILECAM_DATABASE_URL) and start tilecam again")
+
+
+def backup_sqlite(file: Path, out: Path) -> None:
+    """Copy the SQLite database ``file`` — its write-ahead log's rows too — into the new
+    file ``out``, whole and consistent, with SQLite's online backup (safe while the
+    service writes: the copy is of one moment). ``out`` is one file (no ``-wal`` beside
+    it) that ``TILECAM_DATA_DIR``'s ``tilecam.db`` can be replaced by, the service
+    stopped. ValueError (nothing written) when there is no database, ``out`` exists or
+    is a folder, its folder does not exist, or its name is longer than the folder's file
+    system allows (255 bytes on Linux: 85 characters such as 中, 3 bytes each in UTF-8).
+
+    No file but ``out`` is ever replaced or removed, ``out`` included: the copy is
+    written to a new file of its own beside ``out`` (a name made up for it, created only
+    where no file has it: ``OUT.<random>.part``, OUT's name shortened where the whole
+    would be too long — see :func:`_part_name`), and published as ``out`` with a hard
+    link, which fails where ``out`` exists by then (another backup, another program);
+    where the folder's file system has no hard links, ``out`` is created only where it
+    does not exist (``O_EXCL``) and the copy's bytes written into it. The temporary
+    file is removed in every case. Before the seventy-fifth session's review the copy
+    was ``OUT.part``, which a backup deleted whoever's it was, and ``out`` was replaced
+    (``os.replace``) had it appeared meanwhile; until the seventy-sixth, an OUT name of
+    230 to 255 bytes failed (the copy's name, or its ``-journal``'s, was past 255). A
+    destination that cannot be written is named as such (``cannot write OUT``), not as
+    the database."""
+    if not file.is_file():
+        raise ValueError(f"no database at {_printable(file)} to back up")
+    if os.path.isdir(out):  # a link to a folder too (no error: a name too long is False)
+        raise ValueError(f"{_printable(out)} is a folder: give a new file to write, such as "
+                         f"{_printable(out / 'tilecam-backup.db')}")
+    if os.path.lexists(out):  # a link to nowhere too: it is a file of the user's
+        raise ValueError(f"{_printable(out)} exists: give a new file (a backup never "
+                         "overwrites one)")
+    if not os.path.isdir(out.parent):
+        if os.path.lexists(out.parent):
+            raise ValueError(f"{_printable(out.parent)} is not a folder: cannot write "
+                             f"{_printable(out.name)} in it")
+        raise ValueError(f"no folder {_printable(out.parent)} to write "
+                         f"{_printable(out.name)} in")
+    name_max, name_bytes = _name_max(out.parent), len(os.fsencode(out.name))
+    if name_bytes > name_max:
+        raise ValueError(f"cannot write {_printable(out)}: its name is "
+                         f"{name_bytes} bytes long, and the file system of "
+                         f"{_printable(out.parent)} allows at most {name_max} bytes in a "
+                         "file name (a character such as 中 takes 3 bytes): give a shorter "
+                         "name")
+    try:
+        source = sqlite3.connect(file, timeout=30)
+    except sqlite3.Error as exc:
+        raise ValueError(f"cannot back up {_printable(file)}: {exc}") from None
+    part: Path | None = None
+    try:
+        part = _new_part(out, name_max)
+        try:
+            copy = sqlite3.connect(part)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot write {_printable(out)}: {exc} (in "
+                             f"{_printable(out.parent)}){_path_hint(part)}") from None
+        try:
+            try:
+                source.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")  # one file, whatever the source's
+                check = copy.execute("PRAGMA quick_check").fetchone()
+            except sqlite3.Error as exc:
+                raise ValueError(f"cannot back up {_printable(file)} to "
+                                 f"{_printable(out)}: {exc}; nothing was written to "
+                                 f"{_printable(out)}{_path_hint(part)}") from None
+            if check is None or check[0] != "ok":
+                raise ValueError(f"the copy of {_printable(file)} does not check ({check}): "
+                                 "the database may be damaged; nothing was written to "
+                                 f"{_printable(out)}")
+        finally:
+            copy.close()
+        _publish(part, out)
+    finally:
+        source.close()
+        if part is not None:
+            part.unlink(missing_ok=True)
+
+
+#: The longest suffix SQLite adds to a database's name for a file of its own beside it
+#: (``-journal``; ``-wal`` and ``-shm`` are shorter): the copy's name leaves room for it.
+_SQLITE_SUFFIX = "-journal"
+#: SQLite's unix VFS opens no database whose full path (links resolved) and
+#: :data:`_SQLITE_SUFFIX` together are longer than this many bytes (``MAX_PATHNAME``).
+_SQLITE_PATH_MAX = 512
+
+
+def _name_max(folder: Path) -> int:
+    """The longest file name, in bytes, that ``folder``'s file system allows (255 where
+    the platform does not say)."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), no answer
+        return 255
+    return limit if limit > 0 else 255
+
+
+def _part_name(out: Path, token: str, name_max: int) -> str:
+    """The name of the copy's file beside ``out``: ``OUT.<token>.part``, OUT's name cut
+    short (whole characters) where that name, or the ``-journal`` SQLite puts beside it,
+    would be longer than the file system allows (``name_max`` bytes), or its full path
+    longer than SQLite opens (:data:`_SQLITE_PATH_MAX`). So every OUT whose name the file
+    system takes is written, in any folder whose real path leaves SQLite room for the
+    copy's (up to about 485 bytes); the caller refuses a name too long for the file
+    system, and names SQLite's limit where a deeper folder meets it.
+
+    >>> _part_name(Path("/b/backup.db"), "0a1b", 255)
+    'backup.db.0a1b.part'
+    >>> len(_part_name(Path("/b/" + "中" * 85), "0a1b", 255).encode())
+    247
+    """
+    suffix = f".{token}.part"
+    folder = os.fsencode(os.path.realpath(out.parent))  # SQLite resolves links too
+    room = min(name_max, _SQLITE_PATH_MAX - len(folder) - 1) - len(_SQLITE_SUFFIX)
+    stem = out.name
+    while stem and len(os.fsencode(stem + suffix)) > room:
+        stem = stem[:-1]
+    return stem + suffix
+
+
+def _path_hint(part: Path) -> str:
+    """Where the copy's path is longer than SQLite opens: a sentence saying so."""
+    length = len(os.fsencode(os.path.realpath(part))) + len(_SQLITE_SUFFIX)
+    if length <= _SQLITE_PATH_MAX:
+        return ""
+    return (f" (SQLite opens no file whose path is over "
+            f"{_SQLITE_PATH_MAX - len(_SQLITE_SUFFIX)} bytes, links resolved, and the "
+            f"copy's in {_printable(part.parent)} is {length - len(_SQLITE_SUFFIX)}: back "
+            "up into a folder with a shorter path, then move the file)")
+
+
+def _new_part(out: Path, name_max: int) -> Path:
+    """A new, empty file beside ``out`` for its copy to be written in: a name made up for
+    it (:func:`_part_name`) and created only where no file has it (``O_EXCL``), so that
+    no other file — another backup's, the user's — is ever written or removed.
+    ValueError naming ``out`` when its folder cannot be written."""
+    for _ in range(100):
+        part = out.with_name(_part_name(out, secrets.token_hex(6), name_max))
+        try:
+            os.close(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ValueError(f"cannot write {_printable(out)}: {exc.strerror or exc} "
+                             f"(in {_printable(out.parent)})") from None
+        return part
+    raise ValueError(f"cannot write {_printable(out)}: no new file name for its copy in "
+                     f"{_printable(out.parent)}")
+
+
+def _printable(text: str | os.PathLike[str]) -> str:
+    """``text`` (a path from the command line) with any bytes that are not UTF-8 shown as
+    ``\\xNN``, so that printing it cannot fail after the backup is written; each message
+    shows a path so, as the success line does (until the seventy-sixth session's review
+    an error showed such a byte as ``\\udcff``).
+
+    >>> _printable("b\\udcff.db")
+    'b\\\\xff.db'
+    """
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
+def _publish(part: Path, out: Path) -> None:
+    """Give the complete copy ``part`` the name ``out``, only where ``out`` does not exist
+    (a hard link; else a new file created with ``O_EXCL`` and the bytes copied in): never
+    replacing a file. ``part`` is left for the caller to remove."""
+    try:
+        os.link(part, out)
+    except FileExistsError:
+        raise ValueError(f"{_printable(out)} exists: give a new file (a backup never "
+                         "overwrites one; it appeared while the copy was written)") from None
+    except OSError:  # a file system without hard links: create out itself, exclusively
+        try:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            raise ValueError(f"{_printable(out)} exists: give a new file (a backup "
+                             "never overwrites one; it appeared while the copy was "
+                             "written)") from None
+        except OSError as exc:
+            raise ValueError(f"cannot write {_printable(out)}: "
+                             f"{exc.strerror or exc}") from None
+        try:
+            with os.fdopen(fd, "wb") as dst, open(part, "rb") as src:
+                shutil.copyfileobj(src, dst)
+                dst.flush()
+                os.fsync(dst.fileno())
+        except OSError as exc:
+            os.unlink(out)  # the file made just now, half written
+            raise ValueError(f"cannot write {_printable(out)}: "
+                             f"{exc.strerror or exc}") from None
+    _sync_folder(out.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a new name in ``folder`` durable (where the platform can: best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
