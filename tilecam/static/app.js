@@ -39,7 +39,7 @@ const state = {
   photoHand: null,   // the hand box's text as the page last put it from the photo
   keptPhoto: null,   // a photo refused for its win context: sent again when that changes
   retryPhoto: null,  // a photo the server did not read (busy, slow, unreached): sent again by a button
-  retryTimer: null,  // the wait (Retry-After) before that button is enabled
+  retryTimer: null,  // the countdown (setInterval, 1 s) of the Retry-After before that button is enabled
   shownRules: null,  // the rule set whose fields the page shows
   chosen: {},        // rule set → {version, fields, flowers} the user chose, kept for the session
   takenFlowers: null, // {hand, flowers}: flowers taken out of a typed hand by rules without them
@@ -119,7 +119,7 @@ function errorText(err, photo = false) {
   }
   text = text.trim();
   if (!/[.!?]$/.test(text)) text += ".";
-  if (err.retryAfter) text += ` Try again in ${err.retryAfter} s.`;
+  if (err.retryAfter) text += ` Try again in ${waitText(err.retryAfter)}.`;
   else if (err.code === "not_json" && err.status >= 500) text += " Try again in a moment.";
   return text;
 }
@@ -155,25 +155,57 @@ function retryable(err, why) {
   return [408, 429, 502, 504].includes(err.status);
 }
 
-/** Keep ``file`` after a failure the server may not repeat (see :func:`retryable`):
- * "Send the photo again" sends it, enabled once ``seconds`` (Retry-After) have passed —
- * a hand at the table is mixed for the next deal, and cannot be photographed again. */
+/** Keep ``file`` after a failure the server may not repeat (see :func:`retryable`), or
+ * after Cancel: "Send the photo again" sends it, enabled once ``seconds`` (Retry-After)
+ * have passed — a hand at the table is mixed for the next deal, and cannot be
+ * photographed again. While it waits, the line beside the button says how long is left
+ * (every second, counted from the clock, not from the timer, which a phone slows in the
+ * background); that line is not a live region: a screen reader hears the wait once in
+ * the alert, and once, when it is over, that the photo can be sent now. */
 function offerRetry(file, seconds) {
-  clearTimeout(state.retryTimer);
+  stopRetryWait();
   state.retryPhoto = file;
-  const button = $("photo-again-btn");
-  button.disabled = seconds > 0;
-  state.retryTimer = seconds > 0 ? setTimeout(() => { button.disabled = false; },
-    seconds * 1000) : null;
   $("photo-again").hidden = false;
+  const until = Date.now() + seconds * 1000;
+  const tick = () => {
+    const left = Math.ceil((until - Date.now()) / 1000);
+    $("photo-again-btn").disabled = left > 0;
+    $("photo-again-wait").textContent = left > 0 ? `available in ${waitText(left)}` : "";
+    if (left > 0) return;
+    stopRetryWait();
+    if (seconds > 0) sayPhoto("The photo can be sent again now: “Send the photo again”.");
+  };
+  tick();
+  if (seconds > 0) state.retryTimer = setInterval(tick, 1000);
+}
+
+function stopRetryWait() {
+  clearInterval(state.retryTimer);
+  state.retryTimer = null;
 }
 
 /** No photo to send again (a photo is being sent, or a newer one chosen). */
 function dropRetry() {
-  clearTimeout(state.retryTimer);
-  state.retryTimer = null;
+  stopRetryWait();
   state.retryPhoto = null;
   $("photo-again").hidden = true;
+  $("photo-again-wait").textContent = "";
+}
+
+/** Say ``text`` to a screen reader (the photo card's polite status, seen by nobody);
+ * emptied first, so that the same words as last time (a second wait over) are said too. */
+function sayPhoto(text) {
+  const node = $("photo-said");
+  node.textContent = "";
+  setTimeout(() => { node.textContent = text; }, 100);
+}
+
+/** The Cancel button had focus and is hidden (the photo read, failed or cancelled): focus
+ * goes to "Send the photo again" when it can be pressed, else to "Take a photo" — not to
+ * the page's start, where a keyboard or screen-reader user would be lost. */
+function focusAfterBusy() {
+  const again = $("photo-again-btn");
+  (!$("photo-again").hidden && !again.disabled ? again : $("photo")).focus();
 }
 
 const postJSON = (path, data) => api(path, {
@@ -1049,10 +1081,12 @@ async function unsendable(file) {
 }
 
 function setBusy(on) {
+  const cancelFocused = document.activeElement === $("busy-cancel");
   $("busy").hidden = !on;
   $("busy-text").textContent = "Reading the tiles…";
   $("photo-card").setAttribute("aria-busy", String(on));
   if (on) $("error").hidden = true; // the last photo's (or hand's) error is not this one's
+  if (!on && cancelFocused) focusAfterBusy();
 }
 
 /** Read a photo. A newer photo supersedes one still being read (its upload is aborted and
@@ -1108,12 +1142,21 @@ async function onPhoto(file, again = false) {
   } catch (err) {
     if (seq !== state.photoSeq) return;
     const why = upload.signal.aborted ? upload.signal.reason : null;
-    if (why === "cancel") return;
+    if (why === "cancel") {
+      // kept, as after a failure: the user may have given up on a slow connection
+      offerRetry(file, 0);
+      sayPhoto("Cancelled. The photo is kept: “Send the photo again” sends it.");
+      return;
+    }
     const kept = hadPhoto ? " The previous photo and its reading are still shown." : "";
     // (not named ``again``: that is this function's parameter, read below)
-    const resend = retryable(err, why) && err.code !== "unreadable_field"
-      ? " The photo is kept: “Send the photo again” sends it"
-        + (err.retryAfter ? " once the wait is over." : ".") : "";
+    let resend = "";
+    if (err.code === "unreadable_field") { // (a resend too: the photo is not lost with it)
+      resend = " The photo is kept: once the number is mended, “Send the photo again” sends it.";
+    } else if (retryable(err, why)) {
+      resend = " The photo is kept: “Send the photo again” sends it"
+        + (err.retryAfter ? " once the wait is over." : ".");
+    }
     if (resend) offerRetry(file, why === "timeout" ? 0 : err.retryAfter || 0);
     if (why === "timeout") {
       showError(`Photo: no answer from the server in ${Math.round(limit / 1000)} s: `
@@ -1524,7 +1567,10 @@ async function init() {
   });
   $("rules").addEventListener("change", onRulesChange);
   $("photo-again-btn").addEventListener("click", () => {
-    if (state.retryPhoto) onPhoto(state.retryPhoto);
+    if (!state.retryPhoto) return;
+    onPhoto(state.retryPhoto); // (hides this button at once: see dropRetry)
+    // focus on the Cancel of its reading, not lost with the button to the page's start
+    if (!$("busy").hidden) $("busy-cancel").focus();
   });
   $("busy-cancel").addEventListener("click", () => {
     if (state.upload) state.upload.abort("cancel");

@@ -57,15 +57,35 @@ const PLAIN_STATUS = {
   504: "the server did not answer in time (gateway timeout)",
 };
 
-/** Retry-After in whole seconds (it may be a number of seconds or an HTTP date); 0 when
- * absent or unreadable. */
+/* The longest wait the pages keep, in seconds (an hour): a longer Retry-After (or a
+ * date further off) is waited for an hour, then the page reads or offers the photo again;
+ * a timer of ~25 days or more would fire at once (setTimeout's 32-bit milliseconds). */
+const RETRY_AFTER_MAX_S = 3600;
+
+/** Retry-After in whole seconds, 0 when absent or unreadable, at most RETRY_AFTER_MAX_S.
+ * RFC 9110 §10.2.3 allows two forms: a whole number of seconds (digits only: "1e3",
+ * "0x10" and "-5" are not read as numbers), or an HTTP date, counted from the answer's
+ * own Date header when it has one (the server's clock: a phone's clock may be minutes or
+ * hours off), else from the phone's clock. */
 function retryAfterSeconds(response) {
-  const value = response.headers.get("Retry-After");
-  if (!value) return 0;
-  const n = Number(value);
-  if (Number.isFinite(n)) return Math.max(0, Math.ceil(n));
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? 0 : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const value = (response.headers.get("Retry-After") || "").trim();
+  let seconds = 0;
+  if (/^\d+$/.test(value)) {
+    seconds = Number(value);
+  } else if (/[a-z]/i.test(value)) { // a date names its weekday or month
+    const at = Date.parse(value);
+    const said = Date.parse(response.headers.get("Date") || "");
+    const from = Number.isNaN(said) ? Date.now() : said;
+    if (!Number.isNaN(at)) seconds = Math.ceil((at - from) / 1000);
+  }
+  return Math.min(RETRY_AFTER_MAX_S, Math.max(0, seconds));
+}
+
+/** A wait of ``seconds`` in words: "45 s" under two minutes, whole minutes (rounded up)
+ * after, "3 min". */
+function waitText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return s < 120 ? `${s} s` : `${Math.ceil(s / 60)} min`;
 }
 
 async function readAnswer(response) {

@@ -420,7 +420,7 @@ function readError(err, status, wait) {
   } else if (status === 429) {
     why = "too many requests with this key just now (every phone or device using it counts)";
   }
-  const again = wait > 0 ? ` The page reads it again in ${Math.ceil(wait / 1000)} s by itself.`
+  const again = wait > 0 ? ` The page reads it again in ${waitText(wait / 1000)} by itself.`
     : "";
   return `Cannot read the sheet: ${why}.${hint}${again}`;
 }
