@@ -26,6 +26,7 @@ const state = {
   table: null, key: null, timer: null, seq: 0, etag: null, sheet: null,
   refreshMs: REFRESH_MS,
   reading: null, // the reads' state last announced: "ok", "failed" or null (none yet)
+  refusedSaid: "", // the settings_refused message already announced for this table
 };
 const SHEET_CARDS = ["standings-card", "next-card", "hands-card", "penalties-card"];
 
@@ -252,6 +253,18 @@ function renderRefused(table) {
     el("details", {}, el("summary", {}, "What the server says"), el("span", {}, why)));
 }
 
+/* What a screen reader is told, once, of a table whose settings are refused: when the
+ * table is first read (or the service's message changes), not at every read; the box in
+ * the "Next hand" card keeps the whole of it. "" when there is nothing new to say. */
+function refusedNotice(table) {
+  const why = (table && table.settings_refused) || "";
+  const said = state.refusedSaid;
+  state.refusedSaid = why;
+  if (!why || why === said) return "";
+  return "No win can be recorded or scored at this table: its rule settings are refused "
+    + "by this tilecam. What the referee can do is under \"Next hand\".";
+}
+
 function renderNext(next, sheet, table) {
   $("next-card").hidden = false;
   if (!next) {
@@ -363,6 +376,32 @@ function announce(text) {
   $("sheet-status").textContent = text;
 }
 
+/* The form's field that a refusal asks to fix (``id``: "table-id" or "table-key"): marked
+ * invalid, described by the error, and given focus — the cards that held focus are hidden
+ * with the sheet. The mark goes when the field is edited, or the sheet is read. */
+function markInvalid(id) {
+  clearInvalid();
+  const field = $(id);
+  field.setAttribute("aria-invalid", "true");
+  field.setAttribute("aria-describedby", "error");
+  field.focus();
+}
+
+function clearInvalid(event) {
+  const fields = event ? [event.target] : [$("table-id"), $("table-key")];
+  for (const field of fields) {
+    field.removeAttribute("aria-invalid");
+    field.removeAttribute("aria-describedby");
+  }
+}
+
+/* The field a final refusal (``status``, :func:`keyStatus`) asks to fix: the table
+ * number for a table the server does not have or takes not (404, 422), the key for a key
+ * refused (401, 403). */
+function fieldToFix(status) {
+  return status === 404 || status === 422 ? "table-id" : "table-key";
+}
+
 /* The form to open a table, and the hint on its key, shown or hidden together. */
 function showForm(shown) {
   $("open").hidden = !shown;
@@ -375,6 +414,7 @@ function clearSheet() {
   state.sheet = null;
   state.etag = null;
   state.reading = null;
+  state.refusedSaid = "";
 }
 
 function render(sheet) {
@@ -442,11 +482,16 @@ async function read(seq) {
       state.sheet = sheet;
       render(sheet);
     }
-    if (state.reading === "failed") announce(`The sheet is read again, ${time}.`);
-    else if (changed) announce(`The sheet changed, ${time}.`);
+    const said = [
+      state.reading === "failed" ? `The sheet is read again, ${time}.`
+        : changed ? `The sheet changed, ${time}.` : "",
+      sheet ? refusedNotice(sheet.table) : "", // said once per table opened
+    ].filter(Boolean);
+    if (said.length) announce(said.join(" "));
     state.reading = "ok";
     showForm(false);
     showError("");
+    clearInvalid();
     $("updated").textContent = `updated ${time}`;
     $("updated").className = "pill ok";
   } catch (err) {
@@ -461,6 +506,7 @@ async function read(seq) {
     if (final) {
       clearSheet();
       showForm(true);
+      markInvalid(fieldToFix(status));
       return; // no more reads until the address or the form says otherwise
     }
   }
@@ -515,6 +561,7 @@ $("open").addEventListener("submit", (event) => {
   const key = $("table-key").value.trim();
   if (!validTable(table)) {
     showError(`The table number is a whole number from 1 to ${MAX_TABLE}.`);
+    markInvalid("table-id");
     return;
   }
   toAddress(table, key);
@@ -535,5 +582,7 @@ function openFromAddress() {
   if (given.table !== state.table || given.key !== state.key) open(given.table, given.key);
 }
 
+$("table-id").addEventListener("input", clearInvalid);
+$("table-key").addEventListener("input", clearInvalid);
 window.addEventListener("hashchange", openFromAddress); // another table, or key, typed in
 openFromAddress();
