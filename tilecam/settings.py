@@ -51,9 +51,11 @@ class Settings(BaseSettings):
     #: SQLAlchemy URL; empty means SQLite in ``data_dir/tilecam.db``.
     database_url: str = ""
     #: Copy a database that holds an older schema before upgrading it (on, the default:
-    #: a SQLite file beside it, PostgreSQL with ``pg_dump`` into ``backup_dir``); ``0``
-    #: upgrades without a copy, as ``tilecam db upgrade --no-backup`` does — for a
-    #: database copied otherwise, where the copy cannot be made (:mod:`tilecam.db.backup`).
+    #: a SQLite file beside it, PostgreSQL with ``pg_dump`` into ``backup_dir``); off
+    #: (``0``, ``false``, ``no``, ``off``) upgrades without a copy, as ``tilecam db
+    #: upgrade --no-backup`` does — for a database copied otherwise, where the copy
+    #: cannot be made (:mod:`tilecam.db.backup`). The service's upgrade follows its
+    #: app's settings (``create_app(Settings(...))``), these three below too.
     upgrade_backup: bool = True
     #: Folder of the ``pg_dump`` copy of a PostgreSQL database taken before an upgrade
     #: (made where missing); empty means ``data_dir``. A SQLite file's copy goes beside it.

@@ -14,6 +14,7 @@ on a stand-in ``pg_dump`` run everywhere.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -219,7 +220,8 @@ def test_a_pg_dump_older_than_the_server_is_named_as_such(
     said = str(caught.value)
     for needed in ("server version mismatch", "version 15.18, the server 16.4",
                    "postgresql-client-16", "TILECAM_PG_DUMP",
-                   "/usr/lib/postgresql/16/bin/pg_dump", "nothing was changed",
+                   "e.g. on Debian: /usr/lib/postgresql/16/bin/pg_dump",
+                   "e.g. on Debian or Ubuntu: postgresql-client-16", "nothing was changed",
                    "--no-backup"):
         assert needed in said, (needed, said)
     assert in_folder(backups) == []
@@ -237,11 +239,11 @@ def test_pg_dump_gets_the_password_in_its_environment_not_its_command_line(
     program = stand_in(tmp_path, f'printf "%s\\n" "$@" > {seen}\n'
                                  f'echo "PGPASSWORD=$PGPASSWORD" >> {seen}\n'
                                  'for a in "$@"; do case "$a" in --file=*) '
-                                 'echo dump > "${a#--file=}";; esac; done\n')
+                                 'echo PGDMP-stand-in > "${a#--file=}";; esac; done\n')
     url = make_url("postgresql+psycopg://tc:s3cret@db.local:5433/club?sslmode=require")
     copy = backup_postgres(url, OLD_REVISION, head_revision(),
                            CopyPlan(folder=backups, pg_dump=str(program)))
-    assert copy.parent == backups and copy.read_text() == "dump\n"
+    assert copy.parent == backups and copy.read_text() == "PGDMP-stand-in\n"
     args = seen.read_text().splitlines()
     assert args[-1] == "PGPASSWORD=s3cret"
     assert not any("s3cret" in a for a in args[:-1])
@@ -294,3 +296,263 @@ def test_the_copy_folder_is_the_data_folder_unless_backup_dir_is_set(
     get_settings.cache_clear()
     assert not copy_plan().enabled and copy_plan(True).enabled
     assert os.fspath(copy_plan().pg_dump) == "pg_dump"
+
+
+# --- the seventy-ninth session's review of the copy (items 1 to 6) ---------------------
+
+
+def recording_stand_in(tmp_path: Path, then: str) -> tuple[Path, Path]:
+    """A stand-in ``pg_dump`` that writes its arguments and ``PGPASSWORD`` to a file
+    (one a line), then runs the shell code ``then`` (``$out``: the file it was told to
+    write); the program and the file of what it saw."""
+    seen = tmp_path / "seen"
+    program = stand_in(tmp_path, f'printf "%s\\n" "$@" > {seen}\n'
+                                 f'echo "PGPASSWORD=$PGPASSWORD" >> {seen}\n'
+                                 'for a in "$@"; do case "$a" in --file=*) '
+                                 'out="${a#--file=}";; esac; done\n' + then)
+    return program, seen
+
+
+def test_a_pg_dump_that_does_not_finish_is_stopped_and_leaves_no_file(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 1: ``pg_dump`` had no time limit and no lock wait limit, so a lock
+    held elsewhere (VACUUM FULL, ALTER TABLE) held the upgrade — and the service's every
+    request, queued behind it — for ever. It is now given ``--lock-wait-timeout`` and
+    killed after ``CopyPlan.timeout_s`` (here 0.5 s): the upgrade stops naming that, and
+    no file is left."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    program, seen = recording_stand_in(tmp_path, 'echo PGDMP > "$out"\nexec sleep 30\n')
+    plan = CopyPlan(folder=backups, pg_dump=str(program), lock_wait_s=2, timeout_s=0.5)
+    url = make_url("postgresql+psycopg://tc@db.local/club")
+    with pytest.raises(BackupFailed, match=r"did not finish in 0\.5 s") as caught:
+        backup_postgres(url, OLD_REVISION, head_revision(), plan)
+    assert "nothing was changed" in str(caught.value)
+    assert "--lock-wait-timeout=2000ms" in seen.read_text().splitlines()
+    assert in_folder(backups) == []
+
+
+def test_a_lock_held_elsewhere_stops_pg_dump_after_the_lock_wait(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 1 on a real server: another session holds ACCESS EXCLUSIVE on
+    ``events``; ``pg_dump`` gives up after ``lock_wait_s`` (0.5 s) with PostgreSQL's
+    reason instead of waiting, the database is left at its revision, no file left."""
+    import time
+
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    url, engine = old_postgres(tmp_path)
+    if shutil.which("pg_dump") is None:
+        pytest.skip("no pg_dump on PATH")
+    plan = CopyPlan(folder=backups, lock_wait_s=0.5, timeout_s=60)
+    with engine.connect() as blocker:
+        blocker.execute(text("LOCK TABLE events IN ACCESS EXCLUSIVE MODE"))
+        began = time.monotonic()
+        with pytest.raises(BackupFailed, match="holds a lock on a table"):
+            backup_postgres(make_url(url), OLD_REVISION, head_revision(), plan)
+        assert time.monotonic() - began < 30
+        blocker.rollback()
+    assert current_revision(engine) == OLD_REVISION and in_folder(backups) == []
+    engine.dispose()
+
+
+def test_pg_dump_writes_a_part_file_that_gets_the_copy_s_name_when_whole(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 2: ``pg_dump`` wrote straight to ``NAME.dump``, so one killed mid-way
+    left a file that looked like a copy. It writes ``NAME.dump.part`` (only its owner
+    reads it), named ``NAME.dump`` once whole; a ``pg_dump`` killed while writing leaves
+    nothing at all."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    program, seen = recording_stand_in(tmp_path, 'echo PGDMP-whole > "$out"\n'
+                                                 'ls -l "$out" >> ' f'{tmp_path / "ls"}\n')
+    url = make_url("postgresql+psycopg://tc@db.local/club")
+    copy = backup_postgres(url, OLD_REVISION, head_revision(),
+                           CopyPlan(folder=backups, pg_dump=str(program)))
+    [told] = [a for a in seen.read_text().splitlines() if a.startswith("--file=")]
+    assert told == f"--file={copy}.part"
+    assert (tmp_path / "ls").read_text().startswith("-rw-------")
+    assert in_folder(backups) == [copy] and copy.read_text() == "PGDMP-whole\n"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+
+    killed, _ = recording_stand_in(tmp_path, 'echo PGDMP-half > "$out"\nkill -9 $$\n')
+    with pytest.raises(BackupFailed):
+        backup_postgres(url, OLD_REVISION, head_revision(),
+                        CopyPlan(folder=backups, pg_dump=str(killed)))
+    assert in_folder(backups) == [copy]
+
+
+def test_a_password_in_the_url_s_query_is_on_no_command_line_and_in_no_message(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 3: psycopg takes ``?password=`` too. It went into ``pg_dump``'s
+    ``--dbname`` (readable with ``ps``) and into the message; it goes in
+    ``PGPASSWORD`` only, and the message shows the URL without it."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    program, seen = recording_stand_in(tmp_path, 'echo "pg_dump: error: no" >&2\nexit 1\n')
+    url = make_url("postgresql+psycopg://tc@db.local/club?password=s3cret&sslmode=require")
+    with pytest.raises(BackupFailed) as caught:
+        backup_postgres(url, OLD_REVISION, head_revision(),
+                        CopyPlan(folder=backups, pg_dump=str(program)))
+    args = seen.read_text().splitlines()
+    assert args[-1] == "PGPASSWORD=s3cret"
+    assert not any("s3cret" in a for a in args[:-1]), args
+    assert "--dbname=host='db.local' user='tc' dbname='club' sslmode='require'" in args
+    assert "s3cret" not in str(caught.value)
+    assert "db.local/club?sslmode=require" in str(caught.value)
+
+    from tilecam.db.backup import shown_url
+
+    assert "s3cret" not in shown_url(url)
+
+
+def test_the_upgrade_s_log_and_the_command_show_no_password_in_the_query(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Review item 3: the upgrade's log lines and ``tilecam db upgrade``'s output showed
+    ``?password=`` (the server takes any password here: trust)."""
+    import logging
+
+    url, engine = old_postgres(tmp_path)
+    engine.dispose()
+    secret = f"{url}?password=s3cret"
+    no_pg_dump_on_path(tmp_path, monkeypatch)
+    with caplog.at_level(logging.WARNING, logger="tilecam.db"):
+        assert main(["db", "upgrade", "--no-backup", "--url", secret]) == 0
+    assert "WITHOUT a copy" in caplog.text
+    assert "s3cret" not in caplog.text and "s3cret" not in capsys.readouterr().out
+
+
+def test_a_copy_that_cannot_be_written_is_a_503_that_says_not_to_try_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review item 4: the service answered 503 "try again" with ``Retry-After: 5`` —
+    the page counted down to a resend, and each request ran the upgrade (and pg_dump)
+    again — though only the operator can act. Now no ``Retry-After``; the answer says
+    the copy could not be written and the way out, with the admin key or without, and
+    not "repair or replace the database" (the database is intact)."""
+    import tilecam.db.backup as backup_module
+
+    def no_room(file: Path, out: Path) -> None:
+        raise ValueError(f"cannot write {out}: No space left on device")
+
+    db = tmp_path / "tilecam.db"
+    engine = make_engine(f"sqlite:///{db}")
+    upgrade(engine, OLD_REVISION)
+    engine.dispose()
+    monkeypatch.setattr(backup_module, "backup_sqlite", no_room)
+    app, _ = make_app(f"sqlite:///{db}", tmp_path / "data")
+    for client in client_for(app):
+        for headers in (admin(), {}):
+            refused = client.get("/v1/events", headers=headers)
+            assert refused.status_code == 503, refused.text
+            assert "retry-after" not in refused.headers
+            message = refused.json()["error"]["message"]
+            for needed in ("its copy from before could not be written",
+                           "trying again will not help", "tilecam db upgrade --no-backup",
+                           "TILECAM_UPGRADE_BACKUP=0", "nothing was changed"):
+                assert needed in message, (needed, message)
+            assert "try again)" not in message and "repair or replace" not in message
+    assert current_revision(make_engine(f"sqlite:///{db}")) == OLD_REVISION
+
+
+def test_the_service_s_upgrade_follows_the_app_s_settings(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 5: the service's automatic upgrade read the process's settings, not
+    those ``create_app(Settings(...))`` was given: ``upgrade_backup=False`` there still
+    wrote a copy (here of a SQLite file, beside it; of PostgreSQL, a 503 with no
+    pg_dump). Now the app's settings rule; the environment says copy (the default)."""
+    db = tmp_path / "tilecam.db"
+    engine = make_engine(f"sqlite:///{db}")
+    upgrade(engine, OLD_REVISION)
+    app, _ = make_app(f"sqlite:///{db}", tmp_path / "data", upgrade_backup=False)
+    for client in client_for(app):
+        assert client.get("/v1/events", headers=admin()).status_code == 200
+    assert current_revision(engine) == head_revision()
+    assert [p.name for p in tmp_path.iterdir() if "before-upgrade" in p.name] == []
+    engine.dispose()
+
+
+def test_the_service_s_pg_dump_copy_goes_where_the_app_s_settings_say(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 5 on PostgreSQL: the app's ``backup_dir`` gets the copy, not the
+    process's ``TILECAM_BACKUP_DIR``."""
+    url, engine = old_postgres(tmp_path)
+    if shutil.which("pg_dump") is None:
+        pytest.skip("no pg_dump on PATH")
+    own = tmp_path / "app-backups"
+    app, _ = make_app(url, tmp_path / "data", backup_dir=str(own))
+    for client in client_for(app):
+        assert client.get("/v1/events", headers=admin()).status_code == 200
+    assert current_revision(engine) == head_revision()
+    assert in_folder(backups) == [] and len(in_folder(own)) == 1
+    engine.dispose()
+
+
+@pytest.mark.parametrize(("then", "said"), [
+    ("exit 0\n", "wrote nothing (0 bytes)"),
+    ('echo "not a dump" > "$out"\n', "not a pg_dump custom-format file")])
+def test_a_pg_dump_that_ends_well_writing_no_copy_is_refused(
+        tmp_path: Path, backups: Path, then: str, said: str) -> None:
+    """Review item 6: a ``pg_dump`` that exits 0 yet writes nothing (or no custom-format
+    file, which begins ``PGDMP``) was taken for the copy, and the upgrade went on."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    program, _ = recording_stand_in(tmp_path, then)
+    with pytest.raises(BackupFailed, match=re.escape(said)):
+        backup_postgres(make_url("postgresql+psycopg://tc@db.local/club"), OLD_REVISION,
+                        head_revision(), CopyPlan(folder=backups, pg_dump=str(program)))
+    assert in_folder(backups) == []
+
+
+def test_a_backup_folder_that_is_a_file_is_named_as_such(tmp_path: Path) -> None:
+    """Review item 6: ``TILECAM_BACKUP_DIR`` naming a file said "File exists"."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    program, _ = recording_stand_in(tmp_path, 'echo PGDMP > "$out"\n')
+    with pytest.raises(BackupFailed, match=re.escape(f"{afile} is not a folder")):
+        backup_postgres(make_url("postgresql+psycopg://tc@db.local/club"), OLD_REVISION,
+                        head_revision(), CopyPlan(folder=afile, pg_dump=str(program)))
+    assert afile.read_text() == "mine\n"
+
+
+def test_a_url_without_a_database_is_refused_clearly_by_the_copy(
+        tmp_path: Path, backups: Path) -> None:
+    """Review item 6: with no database in the URL the copy was named ``postgres``
+    whatever it held. :func:`backup_postgres` given such a URL refuses, naming why."""
+    from tilecam.db.backup import CopyPlan, backup_postgres
+
+    program, seen = recording_stand_in(tmp_path, 'echo PGDMP > "$out"\n')
+    with pytest.raises(BackupFailed, match="the URL names no database"):
+        backup_postgres(make_url("postgresql+psycopg://tc@db.local"), OLD_REVISION,
+                        head_revision(), CopyPlan(folder=backups, pg_dump=str(program)))
+    assert not seen.exists() and in_folder(backups) == []
+
+
+def test_an_upgrade_through_a_url_without_a_database_names_the_copy_for_it(
+        tmp_path: Path, backups: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review item 6: a URL with no database connects to the one named as its user;
+    the upgrade's copy is of that one and named for it (it was ``postgres.…dump``)."""
+    import uuid
+
+    url, engine = old_postgres(tmp_path)
+    engine.dispose()
+    if shutil.which("pg_dump") is None:
+        pytest.skip("no pg_dump on PATH")
+    role = f"u_{uuid.uuid4().hex[:12]}"
+    admin_engine = make_engine(str(make_url(url).set(database="postgres")
+                                   .render_as_string(hide_password=False)))
+    with admin_engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text(f'CREATE ROLE "{role}" LOGIN SUPERUSER'))
+        conn.execute(text(f'CREATE DATABASE "{role}" OWNER "{role}"'))
+    admin_engine.dispose()
+    server = make_url(url)
+    bare = make_url(f"postgresql+psycopg://{role}@{server.host}:{server.port}")
+    engine = make_engine(bare.render_as_string(hide_password=False))
+    upgrade(engine, OLD_REVISION)
+    assert main(["db", "upgrade", "--url", bare.render_as_string(hide_password=False)]) == 0
+    [copy] = in_folder(backups)
+    assert copy.name.startswith(f"{role}.before-upgrade-from-{OLD_REVISION}-"), copy.name
+    assert current_revision(engine) == head_revision()
+    engine.dispose()

@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from tilecam.api.schemas import shown
+from tilecam.db.backup import COPY_NOT_WRITTEN
 from tilecam.db.engine import NEWER_TILECAM, database_fault, first_line, lasting_fault
 
 log = logging.getLogger("tilecam.api")
@@ -276,12 +277,37 @@ def unavailable(what: str, reason: str, url: str | None = None, *,
     the database cannot be opened (the reason is in the server's log; nothing was
     recorded by this request; the database was written by a newer tilecam: the
     server's operator must upgrade tilecam, or give another database: ...)
+
+    A database not upgraded because its copy from before could not be written
+    (:class:`tilecam.db.backup.BackupFailed`) is intact: the operator must make the copy
+    possible, or copy it and upgrade without one (until the seventy-ninth session's
+    review, "try again" with ``Retry-After``, each request running the upgrade again):
+
+    >>> message, headers = unavailable("the database cannot be opened", "the PostgreSQL "
+    ...     "database … was not upgraded to …: its copy from before could not be written "
+    ...     "(no pg_dump program: …)", show_reason=False)
+    >>> print(message)  # doctest: +NORMALIZE_WHITESPACE
+    the database cannot be opened (the reason is in the server's log; nothing was
+    recorded by this request; the database holds an older schema and was not upgraded,
+    as its copy from before could not be written (nothing was changed): the server's
+    operator must make that copy possible, or copy the database themselves and then
+    upgrade without a copy (tilecam db upgrade --no-backup, or the service with
+    TILECAM_UPGRADE_BACKUP=0): trying again will not help)
+    >>> headers
+    {}
     """
     said = f"{what}: {reason} (" if show_reason else f"{what} ({REASON_LOGGED}; "
     if NEWER_TILECAM in reason:  # tilecam.db.migrate.NewerDatabase: an intact database
         return (f"{said}nothing was recorded by this request; the database was "
                 f"{NEWER_TILECAM}: the server's operator must upgrade tilecam, or give "
                 "another database: trying again will not help)"), {}
+    if COPY_NOT_WRITTEN in reason:  # tilecam.db.backup.BackupFailed: an intact database
+        return (f"{said}nothing was recorded by this request; the database holds an "
+                f"older schema and was not upgraded, as {COPY_NOT_WRITTEN} (nothing was "
+                "changed): the server's operator must make that copy possible, or copy "
+                "the database themselves and then upgrade without a copy (tilecam db "
+                "upgrade --no-backup, or the service with TILECAM_UPGRADE_BACKUP=0): "
+                "trying again will not help)"), {}
     if lasting_fault(reason, url):
         return (f"{said}nothing was recorded by this request; the server's "
                 "operator must repair or replace the database, or give another: trying "

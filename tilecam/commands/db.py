@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from tilecam.db import make_engine, upgrade
-    from tilecam.db.backup import _printable, backup_sqlite
+    from tilecam.db.backup import _printable, backup_sqlite, shown_url
     from tilecam.db.engine import parsed_url, sqlite_file
     from tilecam.db.migrate import current_revision, head_revision, known_revisions
     from tilecam.settings import get_settings
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                          "give the file to write, not a folder (such as "
                          f"{_printable(args.out)}{os.sep}tilecam-backup.db)")
     url = args.url or get_settings().sqlalchemy_url
-    shown = parsed_url(url).render_as_string(hide_password=True)  # ValueError: no URL
+    shown = shown_url(parsed_url(url))  # ValueError: no URL; no password, ?password= too
     file = sqlite_file(url)  # db current does not make an empty database to read
     if args.action == "backup":
         if file is None:
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                  "upgrade tilecam to use it)")
     else:
         state = f"behind (newest is {head})"
-    print(f"{engine.url.render_as_string(hide_password=True)}: revision {rev or 'none'}, {state}")
+    print(f"{shown_url(engine.url)}: revision {rev or 'none'}, {state}")
     return 0
 
 

@@ -36,11 +36,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL
 
+    from tilecam.settings import Settings
+
+
+#: What every :class:`BackupFailed` says: the API's 503 finds it there and words its
+#: answer for it (no "try again": the operator must act; :data:`tilecam.db.engine.
+#: PERMANENT_FAULTS`, :func:`tilecam.api.errors.unavailable`).
+COPY_NOT_WRITTEN = "its copy from before could not be written"
+
 
 class BackupFailed(ValueError):
     """The copy of a database taken before upgrading it could not be written; the upgrade
     was not begun (nothing was changed). A ValueError: the CLI prints it on one line and
-    exits 2; the API answers 503 ``database_unavailable`` with it."""
+    exits 2; the API answers 503 ``database_unavailable`` with it, without "try again"
+    (until the seventy-ninth session's review, ``Retry-After: 5``: each request ran the
+    upgrade and ``pg_dump`` again, and only the operator can mend it)."""
 
 
 #: What a :class:`BackupFailed` says to do when the copy cannot be made: the way to
@@ -49,28 +59,54 @@ WITHOUT_COPY = ("upgrade without a copy: tilecam db upgrade --no-backup (the ser
                 "TILECAM_UPGRADE_BACKUP=0)")
 
 
+#: How long, in seconds, ``pg_dump`` waits for a table's shared lock (held off by
+#: another session's ALTER TABLE, VACUUM FULL …) before it gives up
+#: (``--lock-wait-timeout``).
+PG_LOCK_WAIT_S = 60.0
+#: How long, in seconds, ``pg_dump`` may run in all before it is killed: the service
+#: upgrades under a lock every request waits on.
+PG_DUMP_TIMEOUT_S = 3600.0
+
+
 @dataclass(frozen=True)
 class CopyPlan:
     """Whether and how an upgrade copies the database first: ``enabled`` (the setting
     ``upgrade_backup``, ``--no-backup`` turns it off), the folder of a PostgreSQL
-    database's copy (``backup_dir``, else ``data_dir``) and the ``pg_dump`` program (a
-    name looked up on ``PATH``, or a path)."""
+    database's copy (``backup_dir``, else ``data_dir``), the ``pg_dump`` program (a
+    name looked up on ``PATH``, or a path), and how long in seconds ``pg_dump`` waits
+    for a table's lock (``lock_wait_s``) and may run in all (``timeout_s``)."""
 
     enabled: bool = True
     folder: Path = Path(".")
     pg_dump: str = "pg_dump"
+    lock_wait_s: float = PG_LOCK_WAIT_S
+    timeout_s: float = PG_DUMP_TIMEOUT_S
 
 
-def copy_plan(enabled: bool | None = None) -> CopyPlan:
-    """The :class:`CopyPlan` of the process's settings (``TILECAM_UPGRADE_BACKUP``,
-    ``TILECAM_BACKUP_DIR``, ``TILECAM_DATA_DIR``, ``TILECAM_PG_DUMP``); ``enabled``,
-    where given, overrides ``TILECAM_UPGRADE_BACKUP`` (``--no-backup``). Read only when
-    a database needs a copy: an upgrade with nothing to apply reads no setting."""
-    from tilecam.settings import get_settings
+def copy_plan(enabled: bool | None = None, settings: Settings | None = None) -> CopyPlan:
+    """The :class:`CopyPlan` of ``settings`` (the service's own: ``create_app``'s), else
+    of the process's (``TILECAM_UPGRADE_BACKUP``, ``TILECAM_BACKUP_DIR``,
+    ``TILECAM_DATA_DIR``, ``TILECAM_PG_DUMP``); ``enabled``, where given, overrides
+    ``upgrade_backup`` (``--no-backup``). Read only when a database needs a copy: an
+    upgrade with nothing to apply reads no setting. (Until the seventy-ninth session's
+    review the service's upgrade read the process's settings, not the app's.)"""
+    if settings is None:
+        from tilecam.settings import get_settings
 
-    settings = get_settings()
+        settings = get_settings()
     return CopyPlan(enabled=settings.upgrade_backup if enabled is None else enabled,
                     folder=settings.backup_folder, pg_dump=settings.pg_dump)
+
+
+def shown_url(url: URL) -> str:
+    """``url`` as a message or the log shows it: no password, neither the URL's own nor
+    one in its query (``?password=``, which libpq and psycopg take too).
+
+    >>> from sqlalchemy.engine import make_url
+    >>> shown_url(make_url("postgresql+psycopg://tc:pw@db/club?password=s3cret&sslmode=require"))
+    'postgresql+psycopg://tc:***@db/club?sslmode=require'
+    """
+    return url.difference_update_query(["password"]).render_as_string(hide_password=True)
 
 
 #: The longest name (bytes) a copy taken before an upgrade gets: most file systems take
@@ -128,7 +164,7 @@ def backup_file(file: Path, current: str, target: str) -> Path:
             break
         return out
     raise BackupFailed(f"the database {file} at revision {current} was not upgraded to "
-                       f"{target}: its copy from before could not be written "
+                       f"{target}: {COPY_NOT_WRITTEN} "
                        f"({reason or 'no free name beside it'}); nothing was changed. Make "
                        f"room in (or give write access to) {file.parent} and start tilecam "
                        "again, or copy the database elsewhere yourself and "
@@ -158,92 +194,155 @@ def backup_postgres(url: URL, current: str, target: str, plan: CopyPlan,
                     server: tuple[int, ...] | None = None) -> Path:
     """Copy the PostgreSQL database of ``url`` (at revision ``current``) with ``pg_dump``
     (custom format, ``plan.pg_dump``) to a new file in ``plan.folder``
-    (:func:`pg_backup_name`, made there only where no file has the name; readable by
-    its owner only: it holds the keys' hashes); the copy's path. ``server`` is the
-    server's version (``(15, 18)``), named in an error. :class:`BackupFailed` (the
-    half-written file removed) when ``pg_dump`` is not found, fails — a ``pg_dump``
-    older than the server refuses it, "server version mismatch" — or the folder cannot
-    be written; the message says how to go on (:data:`WITHOUT_COPY`)."""
-    shown = url.render_as_string(hide_password=True)
-    database = url.database or "postgres"
+    (:func:`pg_backup_name`, readable by its owner only: it holds the keys' hashes); the
+    copy's path. ``url`` names the database (:func:`tilecam.db.migrate.upgrade` fills in
+    the one a URL without it connects to). ``server`` is the server's version
+    (``(15, 18)``), named in an error.
+
+    ``pg_dump`` writes ``NAME.dump.part`` (made new, mode 0600), which gets the copy's
+    name only once ``pg_dump`` has ended well and written a custom-format file (it
+    begins ``PGDMP``): an interrupted or failed dump leaves no file that looks like a
+    copy. It waits at most ``plan.lock_wait_s`` for a table's lock and runs at most
+    ``plan.timeout_s`` (then it is killed): the service upgrades under a lock its every
+    request waits on.
+
+    :class:`BackupFailed` (the unfinished file removed) when the URL names no database,
+    ``pg_dump`` is not found, fails — a ``pg_dump`` older than the server refuses it,
+    "server version mismatch" —, runs too long or writes no copy, or the folder cannot
+    be written; the message says how to go on (:data:`WITHOUT_COPY`). Until the
+    seventy-ninth session's review ``pg_dump`` wrote straight to ``NAME.dump``, had no
+    time limit, and was given a password in the URL's query on its command line."""
+    shown = shown_url(url)
 
     def failed(reason: str, fix: str) -> BackupFailed:
         return BackupFailed(f"the PostgreSQL database {shown} at revision {current} was not "
-                            f"upgraded to {target}: its copy from before could not be "
-                            f"written ({reason}); nothing was changed. {fix}, or pg_dump "
-                            f"the database yourself and {WITHOUT_COPY}")
+                            f"upgraded to {target}: {COPY_NOT_WRITTEN} ({reason}); nothing "
+                            f"was changed. {fix}, or pg_dump the database yourself and "
+                            f"{WITHOUT_COPY}")
 
+    if not url.database:
+        raise failed("the URL names no database", "Name the database in "
+                     "TILECAM_DATABASE_URL (postgresql://USER@HOST/DATABASE)")
     program = shutil.which(plan.pg_dump)
     if program is None:
         raise failed(f"no pg_dump program: {plan.pg_dump!r} is not on PATH or not an "
                      "executable file", f"Install pg_dump {_client_hint(server)} and start "
                      "tilecam again (TILECAM_PG_DUMP names its path)")
+    writable = (f"Give write access to {plan.folder}, or set TILECAM_BACKUP_DIR to a "
+                "folder that can be written, and start tilecam again")
+    if os.path.lexists(plan.folder) and not plan.folder.is_dir():
+        raise failed(f"{plan.folder} is not a folder", writable)
     try:
         plan.folder.mkdir(parents=True, exist_ok=True)
-        out = _new_dump_file(plan.folder, database, current)
+        out = _new_dump_file(plan.folder, url.database, current)
     except OSError as exc:
         raise failed(f"cannot write in {plan.folder}: {exc.strerror or exc}",
-                     f"Give write access to {plan.folder}, or set TILECAM_BACKUP_DIR to a "
-                     "folder that can be written, and start tilecam again") from None
+                     writable) from None
+    part = _part_of(out)
     try:
-        done = _run_pg_dump(program, url, out)
-    except BaseException:  # interrupted (Ctrl-C, the service stopping): no half copy
-        out.unlink(missing_ok=True)
-        raise
+        done = _run_pg_dump(program, url, part, plan)
+        wrong = _not_a_dump(part) if done.returncode == 0 else None
+        if done.returncode == 0 and wrong is None:
+            _publish(part, out)  # whole: only now under the copy's name, never over a file
+    except ValueError as exc:  # _publish: out appeared meanwhile, or cannot be written
+        raise failed(str(exc), writable) from None
+    finally:  # interrupted (Ctrl-C, the service stopping) too: no half copy
+        part.unlink(missing_ok=True)
+    if done.returncode == 124:
+        raise failed(f"{program} did not finish in {plan.timeout_s:g} s and was stopped",
+                     "Find what holds the database up (a long transaction, a lock), or "
+                     "dump it yourself")
     if done.returncode != 0:
-        out.unlink(missing_ok=True)
         raise failed(*_pg_dump_failure(program, done.stderr, server))
+    if wrong is not None:
+        raise failed(f"{program} ended well but {wrong}", "Check that TILECAM_PG_DUMP "
+                     "names PostgreSQL's pg_dump")
     return out
+
+
+#: The first bytes of every file ``pg_dump --format=custom`` writes.
+PG_DUMP_MAGIC = b"PGDMP"
+
+
+def _not_a_dump(part: Path) -> str | None:
+    """Why the file ``part`` that ``pg_dump`` wrote is no custom-format copy (it wrote
+    nothing, or something else), or None where it begins :data:`PG_DUMP_MAGIC`."""
+    try:
+        with open(part, "rb") as f:
+            head = f.read(len(PG_DUMP_MAGIC))
+    except OSError as exc:
+        return f"its copy cannot be read ({exc.strerror or exc})"
+    if not head:
+        return "wrote nothing (0 bytes)"
+    if head != PG_DUMP_MAGIC:
+        return "its file is not a pg_dump custom-format file (no PGDMP at its start)"
+    return None
 
 
 def _client_hint(server: tuple[int, ...] | None) -> str:
     """Which ``pg_dump`` to install for a server of version ``server``.
 
     >>> print(_client_hint((16, 4)))
-    of the server's version 16 or newer (Debian: postgresql-client-16)
+    of the server's version 16 or newer (e.g. on Debian or Ubuntu: postgresql-client-16)
     >>> print(_client_hint(None))
     of the server's major version or newer
     """
     if not server:
         return "of the server's major version or newer"
-    return (f"of the server's version {server[0]} or newer (Debian: "
+    return (f"of the server's version {server[0]} or newer (e.g. on Debian or Ubuntu: "
             f"postgresql-client-{server[0]})")
 
 
+def _part_of(out: Path) -> Path:
+    """The file ``pg_dump`` writes the copy ``out`` in until it is whole (``OUT.part``)."""
+    return out.with_name(out.name + ".part")
+
+
 def _new_dump_file(folder: Path, database: str, current: str) -> Path:
-    """A new, empty file in ``folder`` for the copy (:func:`pg_backup_name`; ``-2`` …
-    where a name is taken), created only where no file has the name, mode 0600."""
+    """A free name in ``folder`` for the copy (:func:`pg_backup_name`; ``-2`` … where a
+    name is taken) whose ``.part`` file (:func:`_part_of`) was created new, empty, mode
+    0600: the copy gets its name only once ``pg_dump`` has written it whole."""
     when = datetime.now(UTC)
     for attempt in range(20):
         out = pg_backup_name(folder, database, current, when, attempt)
+        if os.path.lexists(out):
+            continue
         try:
-            os.close(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.close(os.open(_part_of(out), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except FileExistsError:
             continue
         return out
     raise FileExistsError(f"no free name for the copy in {folder}")
 
 
-def _run_pg_dump(program: str, url: URL, out: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``pg_dump`` on the database of ``url`` into ``out`` (custom format). The
-    password goes in the environment (``PGPASSWORD``), not on its command line, which
-    other users may read; ``--no-password``: it never waits on a prompt."""
+def _run_pg_dump(program: str, url: URL, out: Path,
+                 plan: CopyPlan) -> subprocess.CompletedProcess[str]:
+    """Run ``pg_dump`` on the database of ``url`` into ``out`` (custom format), waiting at
+    most ``plan.lock_wait_s`` seconds for a table's lock and killed after
+    ``plan.timeout_s`` seconds (then return code 124). The password — the URL's, or one
+    in its query — goes in the environment (``PGPASSWORD``), not on its command line,
+    which other users may read; ``--no-password``: it never waits on a prompt."""
     env = dict(os.environ)
-    if url.password is not None:
-        env["PGPASSWORD"] = str(url.password)
+    password = url.password if url.password is not None else url.query.get("password")
+    if password is not None:
+        env["PGPASSWORD"] = str(password)
     env.setdefault("PGCONNECT_TIMEOUT", "10")
+    lock_wait_ms = max(1, round(plan.lock_wait_s * 1000))
     cmd = [program, "--format=custom", "--no-password", f"--file={out}",
-           f"--dbname={pg_conninfo(url)}"]
+           f"--lock-wait-timeout={lock_wait_ms}ms", f"--dbname={pg_conninfo(url)}"]
     try:
         return subprocess.run(cmd, capture_output=True, text=True, env=env, check=False,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, timeout=plan.timeout_s)
+    except subprocess.TimeoutExpired:  # run() has killed it
+        return subprocess.CompletedProcess(cmd, 124, "", "")
     except OSError as exc:  # found on PATH, yet not a program this system runs
         return subprocess.CompletedProcess(cmd, 126, "", f"pg_dump: {exc}")
 
 
 def pg_conninfo(url: URL) -> str:
     """The libpq connection string of ``url`` for ``pg_dump --dbname``: host, port, user,
-    database and the URL's query (``sslmode`` …); never the password.
+    database and the URL's query (``sslmode`` …); never the password, neither the URL's
+    nor one in its query (``PGPASSWORD`` carries it: :func:`_run_pg_dump`).
 
     >>> from sqlalchemy.engine import make_url
     >>> pg_conninfo(make_url("postgresql+psycopg://tc:pw@db.local:5433/tile cam"
@@ -253,6 +352,8 @@ def pg_conninfo(url: URL) -> str:
     parts = {"host": url.host, "port": url.port, "user": url.username,
              "dbname": url.database}
     for key, value in url.query.items():
+        if key == "password":  # until the seventy-ninth session's review: on argv
+            continue
         parts[key] = ",".join(value) if isinstance(value, tuple) else value
     quoted = (f"{key}='{_libpq_quote(str(value))}'" for key, value in parts.items()
               if value is not None)
@@ -276,7 +377,8 @@ _MISMATCH = re.compile(r"server version: ([^;\n]+); pg_dump version: ([^\n]+)")
 def _pg_dump_failure(program: str, stderr: str,
                      server: tuple[int, ...] | None) -> tuple[str, str]:
     """Why ``pg_dump`` failed (from its ``stderr``) and what to do, for
-    :func:`backup_postgres`'s message: a server newer than ``pg_dump`` is named as such.
+    :func:`backup_postgres`'s message: a server newer than ``pg_dump`` is named as such,
+    and a table's lock it gave up waiting for (``--lock-wait-timeout``).
 
     >>> reason, fix = _pg_dump_failure("/usr/bin/pg_dump", "pg_dump: error: aborting "
     ...     "because of server version mismatch\\npg_dump: detail: server version: 16.4; "
@@ -285,8 +387,14 @@ def _pg_dump_failure(program: str, stderr: str,
     server version mismatch: /usr/bin/pg_dump is version 15.18, the server 16.4;
     pg_dump must be of the server's major version or newer
     >>> print(fix)  # doctest: +NORMALIZE_WHITESPACE
-    Install pg_dump of the server's version 16 or newer (Debian: postgresql-client-16)
-    and set TILECAM_PG_DUMP to its path (such as /usr/lib/postgresql/16/bin/pg_dump)
+    Install pg_dump of the server's version 16 or newer (e.g. on Debian or Ubuntu:
+    postgresql-client-16) and set TILECAM_PG_DUMP to its path (e.g. on Debian:
+    /usr/lib/postgresql/16/bin/pg_dump)
+    >>> print(_pg_dump_failure("pg_dump", "pg_dump: error: query failed: ERROR:  canceling "
+    ...     "statement due to statement timeout\\npg_dump: detail: Query was: LOCK TABLE "
+    ...     "public.events IN ACCESS SHARE MODE\\n", None)[1])  # doctest: +NORMALIZE_WHITESPACE
+    Another session holds a lock on a table (ALTER TABLE, VACUUM FULL …): start tilecam
+    again once it has ended
     """
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     found = _MISMATCH.search(stderr)
@@ -300,9 +408,12 @@ def _pg_dump_failure(program: str, stderr: str,
             versions = f"{program} is older than the server"
         return (f"server version mismatch: {versions}; pg_dump must be of the server's "
                 "major version or newer", f"Install pg_dump {_client_hint(server)} and "
-                "set TILECAM_PG_DUMP to its path (such as /usr/lib/postgresql/"
+                "set TILECAM_PG_DUMP to its path (e.g. on Debian: /usr/lib/postgresql/"
                 f"{server[0] if server else 'N'}/bin/pg_dump)")
     said = "; ".join(lines[-3:]) or "no message"
+    if "LOCK TABLE" in stderr and "timeout" in stderr:
+        return (f"{program} failed: {said}", "Another session holds a lock on a table "
+                "(ALTER TABLE, VACUUM FULL …): start tilecam again once it has ended")
     return (f"{program} failed: {said}", "Make pg_dump work with the database's URL "
             "(TILECAM_DATABASE_URL) and start tilecam again")
 

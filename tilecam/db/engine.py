@@ -20,6 +20,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
+from tilecam.db.backup import COPY_NOT_WRITTEN
+
 log = logging.getLogger("tilecam.db")
 _engines: dict[str, Engine] = {}
 _lock = threading.Lock()
@@ -162,7 +164,11 @@ PERMANENT_FAULTS = ("readonly database", "file is not a database", "malformed",
                     # PostgreSQL: a password refused, a database that takes no writes (a
                     # hot standby, default_transaction_read_only), a role without grants
                     "password authentication failed", "read-only transaction",
-                    "permission denied for")
+                    "permission denied for",
+                    # tilecam.db.backup.BackupFailed: no copy before an upgrade (no
+                    # pg_dump, a full disk …); until the seventy-ninth session's review
+                    # "try again" with Retry-After, each request running pg_dump again
+                    COPY_NOT_WRITTEN)
 #: PostgreSQL's refusal, at connection, of a database or role the URL names that is not
 #: there (not a relation or prepared statement that does not exist, which may pass).
 _NO_SUCH_DATABASE = re.compile(r'FATAL: +(database|role) ".*" does not exist')

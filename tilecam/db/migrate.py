@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import URL
 
 from tilecam.db.backup import (
     BACKUP_NAME_MAX,
@@ -27,8 +29,12 @@ from tilecam.db.backup import (
     backup_name,
     backup_postgres,
     copy_plan,
+    shown_url,
 )
 from tilecam.db.engine import NEWER_TILECAM, sqlite_file
+
+if TYPE_CHECKING:
+    from tilecam.settings import Settings
 
 __all__ = [  # the copy's names, here before the seventy-ninth session, stay importable
     "BACKUP_NAME_MAX", "BEFORE_UPGRADE", "BackupFailed", "NewerDatabase", "alembic_config",
@@ -84,8 +90,8 @@ def check_known(revision: str | None) -> None:
         raise NewerDatabase(newer_message(revision))
 
 
-def upgrade(engine: Engine, revision: str = "head", *,
-            backup: bool | None = None) -> Path | None:
+def upgrade(engine: Engine, revision: str = "head", *, backup: bool | None = None,
+            settings: Settings | None = None) -> Path | None:
     """Bring the database of ``engine`` to ``revision`` (default: the newest); the copy
     of it taken before, or None where none was (an empty database, one at ``revision``
     already, SQLite in memory, ``backup`` off).
@@ -101,14 +107,19 @@ def upgrade(engine: Engine, revision: str = "head", *,
     seventy-ninth, the log only advised it); :class:`BackupFailed` (nothing changed)
     when the copy cannot be written, saying how to go on. ``backup`` False upgrades
     without a copy (``tilecam db upgrade --no-backup``); None, the default, follows the
-    setting ``TILECAM_UPGRADE_BACKUP`` (on unless ``0``). The copy is taken inside the
+    setting ``upgrade_backup`` — of ``settings`` (the service passes its app's), else
+    the process's ``TILECAM_UPGRADE_BACKUP`` (a boolean: ``0``, ``false``, ``no`` or
+    ``off`` turn it off; a value that is none of the known words is refused as a bad
+    setting), which also give the copy's folder and ``pg_dump``
+    (:func:`tilecam.db.backup.copy_plan`). The copy is taken inside the
     migration's transaction, so of several processes starting at once only the one
     that upgrades takes it; an upgrade that fails (rolled back: nothing changed)
     removes it again."""
     check_known(current_revision(engine))
     cfg = alembic_config(engine)
     backups: list[Path] = []
-    cfg.attributes[BEFORE_UPGRADE] = _before_upgrade(engine, revision, backups, backup)
+    cfg.attributes[BEFORE_UPGRADE] = _before_upgrade(engine, revision, backups, backup,
+                                                     settings)
     try:
         command.upgrade(cfg, revision)
     except BaseException:
@@ -128,11 +139,13 @@ def _drop_copies(backups: list[Path]) -> None:
 
 
 def _before_upgrade(engine: Engine, destination: str, backups: list[Path],
-                    backup: bool | None) -> Callable[[str | None], None]:
+                    backup: bool | None,
+                    settings: Settings | None) -> Callable[[str | None], None]:
     """What the migration environment runs, the database locked, before it applies any
     revision: given the revision the database is at, copy a database that holds a
     schema at another revision than ``destination`` (appending the copy's path to
-    ``backups``) as :func:`copy_plan` (``backup`` overriding its setting) says."""
+    ``backups``) as :func:`copy_plan` of ``settings`` (``backup`` overriding its
+    setting) says."""
 
     def before(current: str | None) -> None:
         target = ScriptDirectory(str(MIGRATIONS_DIR)).get_revision(destination)
@@ -142,12 +155,12 @@ def _before_upgrade(engine: Engine, destination: str, backups: list[Path],
         file = sqlite_file(url) if engine.dialect.name == "sqlite" else None
         if engine.dialect.name == "sqlite" and file is None:
             return  # in memory: nothing outlives the process to go back to
-        plan = copy_plan(backup)
+        plan = copy_plan(backup, settings)
         if not plan.enabled:
             log.warning("tilecam: upgrading the database %s from revision %s to %s "
                         "WITHOUT a copy from before (--no-backup or "
                         "TILECAM_UPGRADE_BACKUP=0): no older tilecam opens it afterwards",
-                        engine.url.render_as_string(hide_password=True), current,
+                        shown_url(engine.url), current,
                         target.revision)
             return
         if file is not None:
@@ -177,14 +190,26 @@ def _copy_postgres(engine: Engine, current: str, target: str, plan: CopyPlan,
     ``pg_dump``'s own connection takes the shared locks it needs, and sees the database
     as the upgrade finds it."""
     info = engine.dialect.server_version_info
-    out = backup_postgres(engine.url, current, target, plan,
+    out = backup_postgres(_with_database(engine), current, target, plan,
                           tuple(n for n in info if isinstance(n, int)) if info else None)
     backups.append(out)
     log.warning("tilecam: the database %s is at revision %s and is upgraded to %s; its "
                 "copy from before (pg_dump, custom format) is %s (to go back to the "
                 "tilecam that wrote it, restore it into an empty database with pg_restore "
                 "and point TILECAM_DATABASE_URL at that one)",
-                engine.url.render_as_string(hide_password=True), current, target, out)
+                shown_url(engine.url), current, target, out)
+
+
+def _with_database(engine: Engine) -> URL:
+    """The URL of ``engine``'s PostgreSQL database, naming it where the URL does not
+    (libpq then connects to the database named as the user): ``pg_dump`` copies the
+    database the upgrade changes, and the copy is named for it (until the seventy-ninth
+    session's review such a copy was named ``postgres``, whatever it held)."""
+    if engine.url.database:
+        return engine.url
+    with engine.connect() as conn:
+        name = conn.execute(text("SELECT current_database()")).scalar_one()
+    return engine.url.set(database=str(name))
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -77,10 +77,11 @@ def database(request: Request) -> sessionmaker[Session]:
     with _init_lock:
         sf = getattr(state, "table_db", None)
         if sf is None:
-            url = app_settings(request).sqlalchemy_url
+            settings = app_settings(request)
+            url = settings.sqlalchemy_url
             try:
                 engine = get_engine(url)
-                upgrade(engine)
+                upgrade(engine, settings=settings)  # its copy as the app's settings say
             except Exception as exc:
                 reason = first_line(exc)
                 log.warning("the database cannot be opened on %s %s: %s", request.method,
