@@ -113,11 +113,14 @@ def take_weak_flowers(
     scenes whose boxes miss a hand tile miss only a flower, and a weak box lies on it).
     A weak box lying :data:`WEAK_FLOWER_COVER` or more over a kept box is a second look at
     tiles already seen and never taken (a box straddling two flowers of the row read as a
-    third), and so is one whose likeliest bonus code is a flower already kept and read at
-    top-1 ≥ :data:`WEAK_FLOWER_SURE_P` (each flower shows once: a second look at it, or
-    dice and discards). Best score first, at most :data:`MAX_WEAK_FLOWERS`; the taken
-    boxes are appended after the others and leave ``weak``, with a note each. Returns the
-    detections, their layout and the notes (unchanged and empty when none is taken)."""
+    third) — unless it reads a flower for sure that none of the boxes it lies over reads
+    (:func:`_beside_other_faces`: boxes of tiles laid touching in rows tilted well off
+    the picture's edges lie that much over each other). So is one whose likeliest bonus
+    code is a flower already kept and read at top-1 ≥ :data:`WEAK_FLOWER_SURE_P` (each
+    flower shows once: a second look at it, or dice and discards). Best score first, at most
+    :data:`MAX_WEAK_FLOWERS`; the taken boxes are appended after the others and leave
+    ``weak``, with a note each. Returns the detections, their layout and the notes
+    (unchanged and empty when none is taken)."""
     weak = dets.weak
     if weak is None or not len(weak):
         return dets, layout, ()
@@ -131,7 +134,8 @@ def take_weak_flowers(
     notes: list[str] = []
     kept = len(dets)  # the detector's kept boxes: those before the taken ones
     for i in maybe[: 2 * MAX_WEAK_FLOWERS]:
-        if _over_kept(weak.boxes[i], dets) or _likeliest_bonus(weak, i) in shown:
+        if _likeliest_bonus(weak, i) in shown or (
+                _over_kept(weak.boxes[i], dets) and not _beside_other_faces(weak, i, dets)):
             continue
         trial = dets.join(weak.select([i]))
         t_lay = analyze(trial, params)
@@ -178,6 +182,24 @@ WEAK_FLOWER_COVER = 0.55
 #: A kept flower read at least this surely (top-1) is not taken a second time from a weak
 #: box (:func:`take_weak_flowers`; on the training photos 5 copies gained, none lost).
 WEAK_FLOWER_SURE_P = 0.9
+
+
+def _beside_other_faces(weak: Detections, i: int, kept: Detections) -> bool:
+    """Whether weak box ``i``, lying :data:`WEAK_FLOWER_COVER` or more over boxes of
+    ``kept``, is a tile beside them rather than a second look at them: it reads a flower
+    at top-1 ≥ :data:`WEAK_FLOWER_SURE_P`, and no box it lies that much over reads that
+    flower. A second look at a tile reads that tile's face (as :func:`second_look` asks of
+    weak tiles); the axis-aligned boxes of tiles laid touching in rows tilted well off
+    the picture's edges lie over each other as much, and their faces differ (hk-photos
+    val ``396293123…5040``, rows at 24°: a 5f lying 0.60 over the 6f beside it; training
+    photos ``hand_024`` at 41° and ``hand_071`` at 33°: a 1f)."""
+    from vision.postprocess import box_cover
+
+    code = weak.codes[i]
+    if code not in BONUS or float(weak.topk_probs[i, 0]) < WEAK_FLOWER_SURE_P:
+        return False
+    over = np.flatnonzero(box_cover(weak.boxes[i], kept.boxes) >= WEAK_FLOWER_COVER)
+    return all(kept.codes[int(k)] != code for k in over)
 
 
 def _surely_read_flowers(dets: Detections) -> set[str]:
