@@ -390,11 +390,14 @@ def reread_flower_runs(
     beside a tile read as a flower are read as bonus codes — as many as the hand is over,
     nearest the run's start first, weakest choice first — only if the layout then lays
     each among the flowers and the corrected reading **wins** with exactly
-    ``test.hand_size`` tiles; otherwise None. A re-read tile with no bonus code in its
-    top-k gets a free one, and its note says which flower it is was not read. Of the
+    ``test.hand_size`` tiles; otherwise None. No choice takes a tile that completes the
+    pung or kong beside it (:func:`vision.flower_runs.completes_a_set`: ``NNN`` and a tile
+    read ``E`` at .63, ``N`` at .37, is a kong, not three and a flower). A re-read tile
+    with no bonus code in its top-k gets a free one, and its note says which flower it is
+    was not read. Of the
     :data:`FLOWER_RUN_TRIES` choices, the first :data:`FLOWER_RUN_SEARCHES` that pass the
     layout's test are corrected (a bound on the work)."""
-    from vision.flower_runs import as_flowers, flower_runs, run_choices
+    from vision.flower_runs import as_flowers, completes_a_set, flower_runs, run_choices
 
     over = layout.tile_count - test.hand_size
     used = bonus_codes_read(dets, layout)
@@ -403,7 +406,8 @@ def reread_flower_runs(
     runs = flower_runs(dets, layout, FLOWER_RUN_WEAK_P, FLOWER_RUN_FAIR_P, FLOWER_RUN_BONUS_P)
     if sum(len(r) for r in runs) < over:
         return None
-    choices = run_choices(runs, over, 4 * FLOWER_RUN_TRIES)
+    choices = [c for c in run_choices(runs, over, 4 * FLOWER_RUN_TRIES)
+               if not any(completes_a_set(dets, layout, i, c) for i in c)]
     choices.sort(key=lambda c: sum(float(dets.topk_probs[i, 0]) for i in c))
     searched = 0
     for tiles in choices[:FLOWER_RUN_TRIES]:

@@ -115,6 +115,39 @@ def run_choices(runs: Sequence[Sequence[int]], count: int, limit: int) -> list[l
     return out
 
 
+def completes_a_set(dets: Detections, layout: Layout, i: int, tiles: Sequence[int]) -> bool:
+    """Whether tile ``i`` is likelier a tile of the pung or kong beside it than a flower:
+    the two tiles next to it on one side of its row (staying in the hand: none of
+    ``tiles``, none laid among the flowers) read the same kind, ``i``'s top-1 or top-2
+    reading is that kind, and that reading has more probability than ``i``'s bonus codes
+    together (:func:`bonus_probability`). A player lays a flower apart from the hand or at
+    a row's end, never as the fourth tile of a kong laid out; a tile read between ``E``
+    and ``N`` beside ``NNN`` completes the kong.
+
+    >>> from vision.layout_scene import SceneBuilder
+    >>> from vision.layout import analyze
+    >>> b = SceneBuilder().standing("666s222s777m88sNNNE")
+    >>> d = b.uncertain([("E", 0.63), ("N", 0.37)]).detections()
+    >>> completes_a_set(d, analyze(d), 14, [14]), completes_a_set(d, analyze(d), 10, [10])
+    (True, False)
+    """
+    roles = layout.roles(len(dets))
+    row = next((list(r.detections) for r in layout.rows if i in r.detections), [])
+    if not row:
+        return False
+    bonus_p = bonus_probability(dets, i)
+    likeliest = {CLASSES[int(c)] for c, p in zip(dets.topk_ids[i, :2].tolist(),
+                                                dets.topk_probs[i, :2].tolist(), strict=True)
+                 if p > bonus_p}
+    k = row.index(i)
+    for side in (row[k + 1:k + 3], row[max(0, k - 2):k][::-1]):
+        if (len(side) == 2 and not set(side) & set(tiles)
+                and all(roles[d] != FLOWER for d in side)
+                and dets.codes[side[0]] == dets.codes[side[1]] in likeliest):
+            return True
+    return False
+
+
 def bonus_probability(dets: Detections, i: int) -> float:
     """Tile ``i``'s probability of being any bonus tile, summed over its top-k."""
     return float(sum(p for c, p in zip(dets.topk_ids[i].tolist(), dets.topk_probs[i].tolist(),
