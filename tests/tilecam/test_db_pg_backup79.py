@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
+from test_db_upgrades78 import upgrade_at_once
 from test_tables_helpers import admin, client_for, database_url, make_app
 
 from tilecam.cli import main
@@ -185,16 +186,10 @@ def test_processes_upgrading_at_once_write_one_copy(tmp_path: Path, backups: Pat
     """Three ``tilecam db upgrade`` at once on an old PostgreSQL database: the one that
     holds the migration's lock first copies and upgrades it; the others find it upgraded
     and copy nothing (``pg_dump`` runs under that lock)."""
-    import sys
-
     url, engine = old_postgres(tmp_path)
     if shutil.which("pg_dump") is None:
         pytest.skip("no pg_dump on PATH")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-m", "tilecam.cli", "db", "upgrade", "--url",
-                               url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env=env) for _ in range(3)]
-    assert [p.wait(timeout=120) for p in procs] == [0] * 3
+    assert upgrade_at_once(url, 3) == [0] * 3
     assert current_revision(engine) == head_revision()
     assert len(in_folder(backups)) == 1
     engine.dispose()

@@ -308,15 +308,20 @@ def test_an_upgrade_stopped_half_way_changes_nothing_and_a_rerun_completes(
     engine.dispose()
 
 
+def upgrade_at_once(url: str, processes: int) -> list[int]:
+    """Run ``processes`` ``tilecam db upgrade --url URL`` at once; their exit codes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-m", "tilecam.cli", "db", "upgrade", "--url",
+                               url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env) for _ in range(processes)]
+    return [p.wait(timeout=120) for p in procs]
+
+
 def test_processes_upgrading_an_old_database_at_once_write_one_copy(tmp_path: Path) -> None:
     """Four `tilecam db upgrade` at once on an old file: one upgrades and copies it, the
     others find it upgraded when the lock is theirs and copy nothing."""
     url, file = old_database(tmp_path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-m", "tilecam.cli", "db", "upgrade", "--url",
-                               url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env=env) for _ in range(4)]
-    assert [p.wait(timeout=120) for p in procs] == [0] * 4
+    assert upgrade_at_once(url, 4) == [0] * 4
     assert revision_of(file) == head_revision()
     [copy] = copies(tmp_path)
     assert revision_of(copy) == OLD_REVISION

@@ -18,45 +18,29 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_gold_melds78 import STANDING, _changes, _hand, _unsure
+from test_gold_melds78 import _correct as _correct78
+from test_gold_melds78 import _read as _read78
 
 import scoring
-from vision.correct import CorrectionResult, correct, winning_shape_check
-from vision.layout import analyze
+from vision.correct import CorrectionResult, winning_shape_check
 from vision.layout_scene import SceneBuilder
-from vision.recognize import Recognition, recognize_detections
+from vision.recognize import Recognition
 
 GOLD_P: dict[str, Any] = {"gold": "P", "self_drawn": True}
-STANDING = "123p456p789pEE12s"  # with a meld and 3s: five sets and the pair EE
 WHY = "(白板 is the gold here, and golds are never melded)"
 GOLD_IN_PUNG = f"meld PPP holds 3 tiles read as the gold P {WHY}"
 
 
-def _hand(meld: str) -> SceneBuilder:
-    return SceneBuilder().standing(STANDING).meld(meld, sideways=0)
-
-
-def _unsure(b: SceneBuilder, positions: tuple[int, ...],
-            readings: list[tuple[str, float]]) -> SceneBuilder:
-    """``b`` with the tiles ``positions`` back from the last placed read ``readings``."""
-    for k in positions:
-        b._cur[-k].topk = list(readings)
-        b._cur[-k].code = readings[0][0]
-    return b
-
-
 def _correct(b: SceneBuilder, rules: str = "xiamen", ctx: dict[str, Any] = GOLD_P,
              size: int = 17) -> CorrectionResult:
-    d = b.detections()
-    return correct(d, analyze(d), rules=rules, hand_size=size,
-                   is_winning=winning_shape_check(rules, ctx))
+    return _correct78(b, rules, ctx, size)
 
 
 def _read(b: SceneBuilder, ctx: dict[str, Any] = GOLD_P) -> Recognition:
-    return recognize_detections(b.detections(), "xiamen", ctx)
+    return _read78(b, "xiamen", ctx)
 
 
-def _changes(res: CorrectionResult) -> list[tuple[str, str]]:
-    return [(c.before, c.after) for c in res.best.changes]
 
 
 def test_the_shape_check_knows_the_gold_when_white_dragon_is_the_gold() -> None:
