@@ -56,6 +56,7 @@ __all__ = [
     "resolved_settings",
     "rule_sets",
     "score",
+    "shape_question",
     "shape_wins",
     "stand_ins",
     "waits",
@@ -623,24 +624,33 @@ def shape_wins(rule_set: RuleSet, hand: Hand, context: Mapping[str, Any],
     False
     """
     try:
-        if whole:
-            shape = _shape_context(rule_set, hand, context)
-        else:
-            tiles = {k: v for k, v in context.items() if k in rule_set.tile_context}
-            shape = WinContext(self_drawn=True, extra=rule_set.resolve_context(tiles))
+        shape: WinContext | None = shape_question(rule_set, context, whole)
+        if whole and shape is not None:
+            shape = rule_set.shape_context(hand, shape)
         return shape is not None and rule_set.score(hand, shape, settings).legal
     except HandError:
         return False
 
 
-def _shape_context(rule_set: RuleSet, hand: Hand,
-                   context: Mapping[str, Any]) -> WinContext | None:
-    """:func:`shape_wins`'s context under ``whole``: the :class:`WinContext` of the whole
-    ``context`` (``version`` and ``settings`` left out), narrowed by the rules
-    (:meth:`~scoring.rulesets.base.RuleSet.shape_context`); HandError for a field the
-    scorer refuses."""
+def shape_question(rule_set: RuleSet, context: Mapping[str, Any],
+                   whole: bool = False) -> WinContext:
+    """The :class:`WinContext` :func:`shape_wins` scores a hand with: a self-drawn win with
+    only the fields of ``context`` that say what the tiles are; under ``whole``, the whole
+    ``context`` (``version`` and ``settings`` left out), before the rules narrow it for
+    the hand (:meth:`~scoring.rulesets.base.RuleSet.shape_context`). HandError for a
+    field the scorer refuses. Where the narrowed whole context equals the plain one, the
+    two questions are one (the reader of photos then scores a hand once for both).
+
+    >>> x = get_rule_set("xiamen")
+    >>> shape_question(x, {"gold": "5m", "self_drawn": True}).self_drawn
+    True
+    >>> shape_question(x, {"gold": "5m"}, whole=True).self_drawn
+    False
+    """
+    if not whole:
+        tiles = {k: v for k, v in context.items() if k in rule_set.tile_context}
+        return WinContext(self_drawn=True, extra=rule_set.resolve_context(tiles))
     given = {k: v for k, v in context.items() if k not in ("version", "settings")}
     generic = {f.name: given.pop(f.name) for f in dataclasses.fields(WinContext)
                if f.name != "extra" and f.name in given}
-    whole = WinContext(**generic, extra=rule_set.resolve_context(given))
-    return rule_set.shape_context(hand, whole)
+    return WinContext(**generic, extra=rule_set.resolve_context(given))
