@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tilecam.cli import main
-from tilecam.commands import db as db_command
+from tilecam.db.backup import backup_sqlite
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def test_the_copy_is_written_beside_out_under_a_name_the_file_system_takes(
         return conn
 
     monkeypatch.setattr(sqlite3, "connect", spy)
-    db_command.backup_sqlite(sqlite_db, out)
+    backup_sqlite(sqlite_db, out)
     part = opened[-1]
     assert part.parent == folder and part.name.endswith(".part")
     assert len(os.fsencode(part.name + "-journal")) <= name_max
@@ -163,7 +163,7 @@ def test_a_short_name_keeps_the_documented_copy_name(sqlite_db: Path, folder: Pa
         return conn
 
     monkeypatch.setattr(sqlite3, "connect", spy)
-    db_command.backup_sqlite(sqlite_db, folder / "backup.db")
+    backup_sqlite(sqlite_db, folder / "backup.db")
     name = seen[-1]
     assert name.startswith("backup.db.") and name.endswith(".part")
     assert len(name) == len("backup.db.") + 12 + len(".part")
@@ -184,7 +184,7 @@ def test_a_long_out_that_appears_meanwhile_is_never_replaced(
 
     monkeypatch.setattr(sqlite3, "connect", racing)
     with pytest.raises(ValueError, match="exists"):
-        db_command.backup_sqlite(sqlite_db, out)
+        backup_sqlite(sqlite_db, out)
     assert out.read_text() == "someone else's"
     assert [p.name for p in folder.iterdir()] == [out.name]
 
@@ -224,11 +224,11 @@ def test_a_deep_folder_takes_long_names_its_copy_cut_to_what_sqlite_opens(
     deep = _deep_folder(tmp_path / "deep", 380)
     for name in ("g" * 120, "h" * min(name_max, 255)):
         out = deep / name
-        db_command.backup_sqlite(sqlite_db, out)
+        backup_sqlite(sqlite_db, out)
         assert _rows(out) == [(7,)]
     link = tmp_path / "l"
     link.symlink_to(deep, target_is_directory=True)
-    db_command.backup_sqlite(sqlite_db, link / ("i" * 200))
+    backup_sqlite(sqlite_db, link / ("i" * 200))
     assert sorted(len(p.name) for p in deep.iterdir()) == [120, 200, min(name_max, 255)]
 
 
@@ -339,12 +339,10 @@ def test_the_copy_before_an_upgrade_needs_no_command_module(tmp_path: Path) -> N
     """Layering (seventy-ninth session): the database layer's copy before an upgrade is
     :mod:`tilecam.db.backup`'s; until then it imported ``backup_sqlite`` from the ``tilecam
     db`` command's module (:mod:`tilecam.commands.db`) — the service, upgrading on its
-    first request, imported the CLI's code. The command's ``backup_sqlite`` stays the
-    same function."""
+    first request, imported the CLI's code."""
     import subprocess
 
     from tilecam.db import make_engine, upgrade
-    from tilecam.db.backup import backup_sqlite
 
     file = tmp_path / "tilecam.db"
     engine = make_engine(f"sqlite:///{file}")
@@ -355,7 +353,6 @@ def test_the_copy_before_an_upgrade_needs_no_command_module(tmp_path: Path) -> N
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True []"
-    assert db_command.backup_sqlite is backup_sqlite
 
 
 def test_the_cli_still_starts_without_sqlalchemy() -> None:

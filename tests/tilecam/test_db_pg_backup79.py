@@ -29,7 +29,8 @@ from test_tables_helpers import admin, client_for, database_url, make_app
 
 from tilecam.cli import main
 from tilecam.db import make_engine, upgrade
-from tilecam.db.migrate import BackupFailed, current_revision, head_revision
+from tilecam.db.backup import BackupFailed
+from tilecam.db.migrate import current_revision, head_revision
 
 OLD_REVISION = "0009_camera_surface"
 

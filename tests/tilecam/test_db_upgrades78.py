@@ -26,7 +26,8 @@ from test_tables_helpers import admin, bearer, client_for, database_url, make_ap
 
 from tilecam.cli import main
 from tilecam.db import Base, make_engine, upgrade
-from tilecam.db.migrate import BackupFailed, current_revision, head_revision
+from tilecam.db.backup import BackupFailed
+from tilecam.db.migrate import current_revision, head_revision
 
 #: Revision 0002's schema and one event's data (table T1: a camera win, a table win a
 #: referee corrected, a void hand, a referee's draw; table T2: a pending camera hand, a

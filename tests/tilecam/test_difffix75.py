@@ -42,9 +42,9 @@ from test_tables_helpers import (
 
 from tilecam.api.errors import install_error_handlers
 from tilecam.cli import main
-from tilecam.commands import db as db_command
 from tilecam.db import engine as db_engine
 from tilecam.db import make_engine, upgrade
+from tilecam.db.backup import backup_sqlite
 from tilecam.db.engine import database_fault, session_factory
 from tilecam.db.models import GameTable
 from tilecam.tables import sheet
@@ -174,7 +174,7 @@ def test_backup_never_replaces_a_file_that_appears_at_out_meanwhile(
 
     monkeypatch.setattr(sqlite3, "connect", racing)  # the module db backup uses
     with pytest.raises(ValueError, match="exists"):
-        db_command.backup_sqlite(sqlite_db, out)
+        backup_sqlite(sqlite_db, out)
     assert out.read_text() == "someone else's"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["backup.db", "src"]
 
@@ -194,11 +194,11 @@ def test_backup_to_a_folder_that_cannot_be_written_names_the_destination(
 def test_a_backup_still_copies_a_database_in_use(sqlite_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "b" / "copy.db"
     out.parent.mkdir()
-    db_command.backup_sqlite(sqlite_db, out)
+    backup_sqlite(sqlite_db, out)
     assert _rows(out) == [(7,)]
     assert [p.name for p in out.parent.iterdir()] == ["copy.db"]
     with pytest.raises(ValueError, match="exists"):
-        db_command.backup_sqlite(sqlite_db, out)
+        backup_sqlite(sqlite_db, out)
 
 
 # --- F3: a table stored with chip_stack 0 and the cap on -------------------------------------

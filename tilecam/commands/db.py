@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from tilecam.db import make_engine, upgrade
-    from tilecam.db.backup import _printable, backup_sqlite, shown_url
+    from tilecam.db.backup import backup_sqlite, printable, shown_url
     from tilecam.db.engine import parsed_url, sqlite_file
     from tilecam.db.migrate import current_revision, head_revision, known_revisions
     from tilecam.settings import get_settings
@@ -53,14 +53,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("the file to write after backup is empty: give its name "
                          "(tilecam db backup OUT)")
     if args.out is not None and args.out.endswith(("/", os.sep)):  # Path drops the "/"
-        raise ValueError(f"{_printable(args.out)} ends in {args.out[-1]}: give the file to "
+        raise ValueError(f"{printable(args.out)} ends in {args.out[-1]}: give the file to "
                          "write, not a folder (such as "
-                         f"{_printable(args.out)}tilecam-backup.db)")
+                         f"{printable(args.out)}tilecam-backup.db)")
     last = os.path.basename(args.out or "")
     if last in (".", ".."):  # Path("new/.") is Path("new"): a file new was written
-        raise ValueError(f"{_printable(args.out)} names a folder (its last part is {last}): "
+        raise ValueError(f"{printable(args.out)} names a folder (its last part is {last}): "
                          "give the file to write, not a folder (such as "
-                         f"{_printable(args.out)}{os.sep}tilecam-backup.db)")
+                         f"{printable(args.out)}{os.sep}tilecam-backup.db)")
     url = args.url or get_settings().sqlalchemy_url
     shown = shown_url(parsed_url(url))  # ValueError: no URL; no password, ?password= too
     file = sqlite_file(url)  # db current does not make an empty database to read
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{shown}: tilecam db backup copies a SQLite database file; "
                              "back up a PostgreSQL database with pg_dump")
         backup_sqlite(file, Path(args.out))
-        print(f"{shown}: backed up to {_printable(args.out)}")
+        print(f"{shown}: backed up to {printable(args.out)}")
         return 0
     if args.action == "current" and file is not None and not file.exists():
         print(f"{shown}: no database yet (tilecam db upgrade, or the service's first use, "
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             # NewerDatabase (a ValueError) for a newer tilecam's database
             copy = upgrade(engine, backup=False if args.no_backup else None)
             if copy is not None:
-                print(f"{shown}: its copy from before the upgrade is {_printable(copy)} "
+                print(f"{shown}: its copy from before the upgrade is {printable(copy)} "
                       f"({_way_back(file, copy)})")
         rev = current_revision(engine)
     except (SQLAlchemyError, CommandError) as exc:
@@ -105,22 +105,11 @@ def _way_back(file: Path | None, copy: Path) -> str:
     """How to go back to the tilecam that wrote a database, from its ``copy`` taken
     before an upgrade: for the SQLite ``file``, put the copy in its place; for
     PostgreSQL (``file`` None), restore the ``pg_dump`` copy into an empty database."""
-    from tilecam.db.backup import _printable
+    from tilecam.db.backup import printable
 
     if file is not None:
         return ("to go back to the tilecam that wrote it, put the copy in place of "
-                f"{_printable(file)}")
+                f"{printable(file)}")
     return ("to go back to the tilecam that wrote it, restore it into an empty database — "
-            f"createdb NEW && pg_restore --no-owner -d NEW {_printable(copy)} — and set "
+            f"createdb NEW && pg_restore --no-owner -d NEW {printable(copy)} — and set "
             "TILECAM_DATABASE_URL to NEW")
-
-
-def __getattr__(name: str) -> Any:
-    """``backup_sqlite``: :func:`tilecam.db.backup.backup_sqlite` (here until the
-    seventy-ninth session), imported on first use, as every database module is here:
-    the CLI starts without SQLAlchemy."""
-    if name == "backup_sqlite":
-        from tilecam.db.backup import backup_sqlite
-
-        return backup_sqlite
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -441,51 +441,51 @@ def backup_sqlite(file: Path, out: Path) -> None:
     destination that cannot be written is named as such (``cannot write OUT``), not as
     the database."""
     if not file.is_file():
-        raise ValueError(f"no database at {_printable(file)} to back up")
+        raise ValueError(f"no database at {printable(file)} to back up")
     if os.path.isdir(out):  # a link to a folder too (no error: a name too long is False)
-        raise ValueError(f"{_printable(out)} is a folder: give a new file to write, such as "
-                         f"{_printable(out / 'tilecam-backup.db')}")
+        raise ValueError(f"{printable(out)} is a folder: give a new file to write, such as "
+                         f"{printable(out / 'tilecam-backup.db')}")
     if os.path.lexists(out):  # a link to nowhere too: it is a file of the user's
-        raise ValueError(f"{_printable(out)} exists: give a new file (a backup never "
+        raise ValueError(f"{printable(out)} exists: give a new file (a backup never "
                          "overwrites one)")
     if not os.path.isdir(out.parent):
         if os.path.lexists(out.parent):
-            raise ValueError(f"{_printable(out.parent)} is not a folder: cannot write "
-                             f"{_printable(out.name)} in it")
-        raise ValueError(f"no folder {_printable(out.parent)} to write "
-                         f"{_printable(out.name)} in")
+            raise ValueError(f"{printable(out.parent)} is not a folder: cannot write "
+                             f"{printable(out.name)} in it")
+        raise ValueError(f"no folder {printable(out.parent)} to write "
+                         f"{printable(out.name)} in")
     name_max, name_bytes = _name_max(out.parent), len(os.fsencode(out.name))
     if name_bytes > name_max:
-        raise ValueError(f"cannot write {_printable(out)}: its name is "
+        raise ValueError(f"cannot write {printable(out)}: its name is "
                          f"{name_bytes} bytes long, and the file system of "
-                         f"{_printable(out.parent)} allows at most {name_max} bytes in a "
+                         f"{printable(out.parent)} allows at most {name_max} bytes in a "
                          "file name (a character such as 中 takes 3 bytes): give a shorter "
                          "name")
     try:
         source = sqlite3.connect(file, timeout=30)
     except sqlite3.Error as exc:
-        raise ValueError(f"cannot back up {_printable(file)}: {exc}") from None
+        raise ValueError(f"cannot back up {printable(file)}: {exc}") from None
     part: Path | None = None
     try:
         part = _new_part(out, name_max)
         try:
             copy = sqlite3.connect(part)
         except sqlite3.Error as exc:
-            raise ValueError(f"cannot write {_printable(out)}: {exc} (in "
-                             f"{_printable(out.parent)}){_path_hint(part)}") from None
+            raise ValueError(f"cannot write {printable(out)}: {exc} (in "
+                             f"{printable(out.parent)}){_path_hint(part)}") from None
         try:
             try:
                 source.backup(copy)
                 copy.execute("PRAGMA journal_mode=DELETE")  # one file, whatever the source's
                 check = copy.execute("PRAGMA quick_check").fetchone()
             except sqlite3.Error as exc:
-                raise ValueError(f"cannot back up {_printable(file)} to "
-                                 f"{_printable(out)}: {exc}; nothing was written to "
-                                 f"{_printable(out)}{_path_hint(part)}") from None
+                raise ValueError(f"cannot back up {printable(file)} to "
+                                 f"{printable(out)}: {exc}; nothing was written to "
+                                 f"{printable(out)}{_path_hint(part)}") from None
             if check is None or check[0] != "ok":
-                raise ValueError(f"the copy of {_printable(file)} does not check ({check}): "
+                raise ValueError(f"the copy of {printable(file)} does not check ({check}): "
                                  "the database may be damaged; nothing was written to "
-                                 f"{_printable(out)}")
+                                 f"{printable(out)}")
         finally:
             copy.close()
         _publish(part, out)
@@ -543,7 +543,7 @@ def _path_hint(part: Path) -> str:
         return ""
     return (f" (SQLite opens no file whose path is over "
             f"{_SQLITE_PATH_MAX - len(_SQLITE_SUFFIX)} bytes, links resolved, and the "
-            f"copy's in {_printable(part.parent)} is {length - len(_SQLITE_SUFFIX)}: back "
+            f"copy's in {printable(part.parent)} is {length - len(_SQLITE_SUFFIX)}: back "
             "up into a folder with a shorter path, then move the file)")
 
 
@@ -559,20 +559,20 @@ def _new_part(out: Path, name_max: int) -> Path:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise ValueError(f"cannot write {_printable(out)}: {exc.strerror or exc} "
-                             f"(in {_printable(out.parent)})") from None
+            raise ValueError(f"cannot write {printable(out)}: {exc.strerror or exc} "
+                             f"(in {printable(out.parent)})") from None
         return part
-    raise ValueError(f"cannot write {_printable(out)}: no new file name for its copy in "
-                     f"{_printable(out.parent)}")
+    raise ValueError(f"cannot write {printable(out)}: no new file name for its copy in "
+                     f"{printable(out.parent)}")
 
 
-def _printable(text: str | os.PathLike[str]) -> str:
+def printable(text: str | os.PathLike[str]) -> str:
     """``text`` (a path from the command line) with any bytes that are not UTF-8 shown as
     ``\\xNN``, so that printing it cannot fail after the backup is written; each message
     shows a path so, as the success line does (until the seventy-sixth session's review
     an error showed such a byte as ``\\udcff``).
 
-    >>> _printable("b\\udcff.db")
+    >>> printable("b\\udcff.db")
     'b\\\\xff.db'
     """
     return os.fsencode(text).decode("utf-8", "backslashreplace")
@@ -585,17 +585,17 @@ def _publish(part: Path, out: Path) -> None:
     try:
         os.link(part, out)
     except FileExistsError:
-        raise ValueError(f"{_printable(out)} exists: give a new file (a backup never "
+        raise ValueError(f"{printable(out)} exists: give a new file (a backup never "
                          "overwrites one; it appeared while the copy was written)") from None
     except OSError:  # a file system without hard links: create out itself, exclusively
         try:
             fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
-            raise ValueError(f"{_printable(out)} exists: give a new file (a backup "
+            raise ValueError(f"{printable(out)} exists: give a new file (a backup "
                              "never overwrites one; it appeared while the copy was "
                              "written)") from None
         except OSError as exc:
-            raise ValueError(f"cannot write {_printable(out)}: "
+            raise ValueError(f"cannot write {printable(out)}: "
                              f"{exc.strerror or exc}") from None
         try:
             with os.fdopen(fd, "wb") as dst, open(part, "rb") as src:
@@ -604,7 +604,7 @@ def _publish(part: Path, out: Path) -> None:
                 os.fsync(dst.fileno())
         except OSError as exc:
             os.unlink(out)  # the file made just now, half written
-            raise ValueError(f"cannot write {_printable(out)}: "
+            raise ValueError(f"cannot write {printable(out)}: "
                              f"{exc.strerror or exc}") from None
     _sync_folder(out.parent)
 

@@ -22,11 +22,8 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL
 
 from tilecam.db.backup import (
-    BACKUP_NAME_MAX,
-    BackupFailed,
     CopyPlan,
     backup_file,
-    backup_name,
     backup_postgres,
     copy_plan,
     shown_url,
@@ -35,11 +32,6 @@ from tilecam.db.engine import NEWER_TILECAM, sqlite_file
 
 if TYPE_CHECKING:
     from tilecam.settings import Settings
-
-__all__ = [  # the copy's names, here before the seventy-ninth session, stay importable
-    "BACKUP_NAME_MAX", "BEFORE_UPGRADE", "BackupFailed", "NewerDatabase", "alembic_config",
-    "backup_file", "backup_name", "check_known", "current_revision", "head_revision",
-    "known_revisions", "newer_message", "upgrade"]
 
 log = logging.getLogger("tilecam.db")
 
@@ -104,7 +96,8 @@ def upgrade(engine: Engine, revision: str = "head", *, backup: bool | None = Non
     session an upgrade, the service's on its first request too, kept no copy and the
     README advised none, and an upgraded database opens in no older tilecam), a
     PostgreSQL database with ``pg_dump`` into ``TILECAM_BACKUP_DIR`` (until the
-    seventy-ninth, the log only advised it); :class:`BackupFailed` (nothing changed)
+    seventy-ninth, the log only advised it); :class:`~tilecam.db.backup.BackupFailed`
+    (nothing changed)
     when the copy cannot be written, saying how to go on. ``backup`` False upgrades
     without a copy (``tilecam db upgrade --no-backup``); None, the default, follows the
     setting ``upgrade_backup`` — of ``settings`` (the service passes its app's), else
