@@ -811,8 +811,7 @@ class _Possible:
         """``codes``: as read (not written, :meth:`_Table.held`)."""
         if any(n > 4 for n in self.table.held(codes).values()):
             return False
-        if self.table.gold_faces and any(
-                codes[i] in self.table.gold_faces for i in self.table.meld_dets):
+        if self.table.melded_golds(codes):
             return False
         codes = self.table.written(codes)
         seen: set[str] = set()

@@ -14,21 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_score_self_drawn import xm, zj  # Xiamen gold 9s, Zhenjiang 百搭 2m, unless given
 
 import scoring
 from scoring import HandError
-
-
-def zj(hand: str, **kw: Any) -> scoring.Score:
-    """A Zhenjiang score, the 百搭 2m (indicator 1m) unless given."""
-    kw.setdefault("indicator", "1m")
-    return scoring.score(hand, rules="zhenjiang", **kw)
-
-
-def xm(hand: str, **kw: Any) -> scoring.Score:
-    """A Xiamen score, the gold 9s unless given."""
-    kw.setdefault("gold", "9s")
-    return scoring.score(hand, rules="xiamen", **kw)
 
 
 def chips(s: scoring.Score) -> list[tuple[int, int]]:

@@ -250,14 +250,6 @@ def check_flowers(rules: str, flowers: int) -> None:
     check(rules, flowers, "--flowers")
 
 
-def shown_flowers(rec: Any) -> list[str]:
-    """The flowers of a reading: those of its hand, else those its layout set apart
-    (:func:`vision.flower_count.shown_flowers`)."""
-    from vision.flower_count import shown_flowers as shown
-
-    return shown(rec)
-
-
 def all_down_kongs(rec: Any) -> int:
     """Concealed kongs shown all face down in a reading (what ``--hidden-kong`` names)."""
     from vision.classes import BACK
